@@ -1,0 +1,28 @@
+# Quick start: `make lab` (set up, then JupyterLab on notebooks/) and `make test` (set up, then the whole suite).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.kcompact-installed
+
+.PHONY: setup lab test bench typecheck clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+lab: setup
+	$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1
+
+test: setup
+	$(BIN)/python -m pytest
+	$(BIN)/python -m mypy
+
+bench: setup
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis

@@ -1,0 +1,20 @@
+"""``python -m bench [SUBSTRING ...]``: run the benchmarks whose names contain any SUBSTRING (all by default)."""
+
+from __future__ import annotations
+
+import sys
+
+import bench.bench_core  # noqa: F401  (registers benchmarks)
+from bench._machine import describe
+from bench._runner import REGISTRY, format_table, run_all
+
+
+def main(argv: list[str]) -> int:
+    selected = [b for b in REGISTRY if not argv or any(s in b.name for s in argv)]
+    print(f"machine: {describe()}")
+    print(format_table(run_all(selected)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,19 @@
+"""Error types of the core model; every error the package raises on bad input derives from these."""
+
+from __future__ import annotations
+
+
+class KcompactError(Exception):
+    """Base class of every error kcompact_nb raises deliberately."""
+
+
+class KafkaModelError(KcompactError, ValueError):
+    """An operation the Kafka model cannot perform (bad offsets, invalid batch)."""
+
+
+class InvalidRecordError(KafkaModelError):
+    """A produce that Kafka rejects with ``INVALID_RECORD`` (``LogValidator``)."""
+
+
+class ConfigError(KcompactError, ValueError):
+    """A config value outside what Kafka's ``ConfigDef`` accepts."""

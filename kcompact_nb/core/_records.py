@@ -1,0 +1,179 @@
+"""Records and v2 record batches as Kafka stores them (spec 2.4-2.6)."""
+
+from __future__ import annotations
+
+import enum
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
+
+from kcompact_nb.core._errors import KafkaModelError
+from kcompact_nb.core._sizes import RECORD_BATCH_OVERHEAD, Header, record_size_bytes
+
+NO_PRODUCER_ID = -1
+NO_PRODUCER_EPOCH = -1
+NO_SEQUENCE = -1
+NO_TIMESTAMP = -1
+COMPRESSION_CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+
+
+class TimestampType(str, enum.Enum):
+    """``message.timestamp.type``: who sets the timestamps of a batch."""
+
+    CREATE_TIME = "CreateTime"
+    LOG_APPEND_TIME = "LogAppendTime"
+
+
+class ControlRecordType(enum.IntEnum):
+    """Type field of a control record key (``ControlRecordType``)."""
+
+    ABORT = 0
+    COMMIT = 1
+
+
+class Record(NamedTuple):
+    """One record as stored: absolute offset and timestamp, raw key, value and headers.
+
+    ``timestamp`` is the stored (producer) timestamp; in a ``LogAppendTime`` batch consumers
+    read the batch's ``max_timestamp`` instead (see :meth:`RecordBatch.read_timestamp`).
+    A tombstone has a key and ``value is None``; an empty value is not a tombstone.
+    """
+
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[Header, ...] = ()
+
+    @property
+    def is_tombstone(self) -> bool:
+        return self.key is not None and self.value is None
+
+
+def control_record_key(kind: ControlRecordType) -> bytes:
+    """Key of a control record: int16 version 0, int16 type (``ControlRecordType``)."""
+    return struct.pack(">hh", 0, int(kind))
+
+
+def end_txn_marker_value(coordinator_epoch: int) -> bytes:
+    """Value of a transaction marker: int16 version 0, int32 coordinator epoch (``EndTransactionMarker``)."""
+    return struct.pack(">hi", 0, coordinator_epoch)
+
+
+def control_record_type(record: Record) -> ControlRecordType | None:
+    """The marker type of a control record, ``None`` for other control types."""
+    if record.key is None or len(record.key) < 4:
+        return None
+    kind = struct.unpack(">h", record.key[2:4])[0]
+    return ControlRecordType(kind) if kind in (0, 1) else None
+
+
+def uncompressed_batch_size(base_offset: int, base_timestamp: int, records: Sequence[Record]) -> int:
+    """Bytes of an uncompressed v2 batch: 61 + the sizes of its records (spec 2.4)."""
+    total = RECORD_BATCH_OVERHEAD
+    for r in records:
+        total += record_size_bytes(r.offset - base_offset, r.timestamp - base_timestamp, r.key, r.value, r.headers)
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class RecordBatch:
+    """A magic-v2 record batch (``DefaultRecordBatch``).
+
+    ``last_offset`` is ``base_offset + lastOffsetDelta``; it survives cleaning even when the
+    trailing records are removed, so ``records`` may hold fewer offsets than the range.
+    ``delete_horizon_ms`` is set when attribute bit 6 is set; ``base_timestamp`` then holds it.
+    ``raw`` keeps the bytes read from disk so unchanged batches are written back identically.
+    """
+
+    base_offset: int
+    last_offset: int
+    records: tuple[Record, ...]
+    size_bytes: int
+    base_timestamp: int
+    max_timestamp: int
+    producer_id: int = NO_PRODUCER_ID
+    producer_epoch: int = NO_PRODUCER_EPOCH
+    base_sequence: int = NO_SEQUENCE
+    is_transactional: bool = False
+    is_control: bool = False
+    timestamp_type: TimestampType = TimestampType.CREATE_TIME
+    compression: str = "none"
+    delete_horizon_ms: int | None = None
+    partition_leader_epoch: int = 0
+    raw: bytes | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def build(
+        cls,
+        records: Sequence[Record],
+        *,
+        last_offset: int | None = None,
+        base_offset: int | None = None,
+        delete_horizon_ms: int | None = None,
+        log_append_time_ms: int | None = None,
+        **fields: object,
+    ) -> RecordBatch:
+        """An uncompressed batch with its timestamps and exact size derived from ``records``.
+
+        ``base_offset`` defaults to the first record's offset and ``last_offset`` to the last
+        record's. With ``log_append_time_ms`` the batch is ``LogAppendTime`` and its max
+        timestamp is the broker's append time (records keep their stored timestamps).
+        """
+        records = tuple(records)
+        if base_offset is None:
+            if not records:
+                raise KafkaModelError("an empty batch needs an explicit base_offset")
+            base_offset = records[0].offset
+        if last_offset is None:
+            last_offset = records[-1].offset if records else base_offset
+        _check_offsets(base_offset, last_offset, records)
+        if not records:
+            base_ts, max_ts = NO_TIMESTAMP, fields.pop("max_timestamp", NO_TIMESTAMP)
+        else:
+            base_ts = records[0].timestamp if delete_horizon_ms is None else delete_horizon_ms
+            max_ts = max(r.timestamp for r in records)
+        if log_append_time_ms is not None:
+            fields["timestamp_type"] = TimestampType.LOG_APPEND_TIME
+            max_ts = log_append_time_ms
+        size = uncompressed_batch_size(base_offset, base_ts, records)
+        return cls(
+            base_offset=base_offset,
+            last_offset=last_offset,
+            records=records,
+            size_bytes=size,
+            base_timestamp=base_ts,
+            max_timestamp=max_ts,  # type: ignore[arg-type]
+            delete_horizon_ms=delete_horizon_ms,
+            **fields,  # type: ignore[arg-type]
+        )
+
+    @property
+    def next_offset(self) -> int:
+        return self.last_offset + 1
+
+    @property
+    def has_producer_id(self) -> bool:
+        return self.producer_id != NO_PRODUCER_ID
+
+    def read_timestamp(self, record: Record) -> int:
+        """The timestamp a consumer reads for ``record`` (the batch's for ``LogAppendTime``)."""
+        if self.timestamp_type is TimestampType.LOG_APPEND_TIME:
+            return self.max_timestamp
+        return record.timestamp
+
+    def without_raw(self) -> RecordBatch:
+        return replace(self, raw=None)
+
+
+def _check_offsets(base_offset: int, last_offset: int, records: Sequence[Record]) -> None:
+    previous = base_offset - 1
+    for r in records:
+        if r.offset <= previous:
+            raise KafkaModelError(f"record offsets must increase within a batch: {r.offset} after {previous}")
+        previous = r.offset
+    if previous > last_offset or last_offset < base_offset:
+        raise KafkaModelError(f"batch last_offset {last_offset} is below its records or base offset {base_offset}")
+    if last_offset - base_offset > 0x7FFFFFFF:
+        raise KafkaModelError(f"batch offset range [{base_offset}, {last_offset}] exceeds lastOffsetDelta's 32 bits")

@@ -1,0 +1,95 @@
+"""Exact byte sizes of Kafka's v2 record format (spec 2.4-2.5).
+
+Batch header (``DefaultRecordBatch``), 61 bytes::
+
+    field                  bytes   notes
+    baseOffset             8
+    batchLength            4       total batch size - 12
+    partitionLeaderEpoch   4
+    magic                  1       2
+    crc                    4       CRC-32C over attributes..end
+    attributes             2       bits 0-2 codec, 3 LogAppendTime, 4 transactional,
+                                   5 control, 6 hasDeleteHorizonMs
+    lastOffsetDelta        4
+    baseTimestamp          8       first record's timestamp, or the delete horizon
+    maxTimestamp           8
+    producerId             8
+    producerEpoch          2
+    baseSequence           4
+    recordsCount           4
+
+Record (``DefaultRecord``)::
+
+    length varint | attributes int8 | timestampDelta varlong | offsetDelta varint |
+    keyLength varint, key | valueLength varint, value | headerCount varint |
+    per header: keyLength varint, key (UTF-8) | valueLength varint, value
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+RECORD_BATCH_OVERHEAD = 61
+"""Bytes of a v2 batch header; also the size of an empty batch (``DefaultRecordBatch``)."""
+LOG_OVERHEAD = 12
+"""Offset (8) + length (4) prefix of every batch (``Records.LOG_OVERHEAD``)."""
+CONTROL_RECORD_KEY_SIZE = 4
+END_TXN_MARKER_VALUE_SIZE = 6
+
+Header = tuple[str, "bytes | None"]
+
+
+def uvarint_len(u: int) -> int:
+    """Bytes of an unsigned base-128 varint holding ``u >= 0``."""
+    n = 1
+    while u >= 0x80:
+        u >>= 7
+        n += 1
+    return n
+
+
+def varint_len(v: int) -> int:
+    """Bytes of a zig-zag encoded signed 32-bit varint (``ByteUtils.sizeOfVarint``)."""
+    return uvarint_len(((v << 1) ^ (v >> 31)) & 0xFFFFFFFF)
+
+
+def varlong_len(v: int) -> int:
+    """Bytes of a zig-zag encoded signed 64-bit varlong (``ByteUtils.sizeOfVarlong``)."""
+    return uvarint_len(((v << 1) ^ (v >> 63)) & 0xFFFFFFFFFFFFFFFF)
+
+
+def field_len(data: bytes | None) -> int:
+    """Bytes of a length-prefixed byte field; a null field is a single varint(-1)."""
+    if data is None:
+        return 1
+    return varint_len(len(data)) + len(data)
+
+
+def headers_len(headers: Iterable[Header]) -> int:
+    """Bytes of a record's header count and headers."""
+    count = 0
+    total = 0
+    for name, value in headers:
+        encoded = name.encode("utf-8")
+        total += varint_len(len(encoded)) + len(encoded) + field_len(value)
+        count += 1
+    return varint_len(count) + total
+
+
+def record_size_bytes(
+    offset_delta: int,
+    timestamp_delta: int,
+    key: bytes | None,
+    value: bytes | None,
+    headers: Sequence[Header] = (),
+) -> int:
+    """Size of one v2 record, its length prefix included (``DefaultRecord.sizeInBytes``)."""
+    body = (
+        1
+        + varint_len(offset_delta)
+        + varlong_len(timestamp_delta)
+        + field_len(key)
+        + field_len(value)
+        + headers_len(headers)
+    )
+    return varint_len(body) + body

@@ -1,0 +1,39 @@
+"""Shared test helpers: compacted logs built through the public API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kcompact_nb import NewRecord, PartitionLog, TopicConfig
+
+
+def compacted_log(topic: str = "t", **properties: Any) -> PartitionLog:
+    """A compacted partition log with Kafka property overrides given as ``segment_bytes=...``."""
+    props: dict[str, Any] = {"cleanup.policy": "compact"}
+    props.update({name.replace("_", "."): value for name, value in properties.items()})
+    return PartitionLog(topic, config=TopicConfig.from_properties(props))
+
+
+def rec(key: str | None, value: str | None = "0123456789", timestamp: int | None = None, **kw: Any) -> NewRecord:
+    return NewRecord(
+        None if key is None else key.encode(),
+        None if value is None else value.encode(),
+        timestamp=timestamp,
+        **kw,
+    )
+
+
+def segment_layout(log: PartitionLog) -> list[tuple[int, int, list[int]]]:
+    """(base offset, size in bytes, batch last offsets) of every segment."""
+    return [(s.base_offset, s.size_bytes, [b.last_offset for b in s.batches]) for s in log.segments]
+
+
+@pytest.fixture
+def fruit_log() -> PartitionLog:
+    """Spec 13.1's worked example: segment.bytes 1000, keys k0-k2, offsets 0-29."""
+    log = compacted_log(segment_bytes=1000)
+    for i in range(30):
+        log.append([rec(f"k{i % 3}", timestamp=0)], now_ms=0)
+    return log

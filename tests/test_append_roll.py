@@ -1,0 +1,267 @@
+"""Appends, rolls and offsets as a broker performs them (spec 2.3), table-driven where possible."""
+
+from __future__ import annotations
+
+import pytest
+
+from kcompact_nb import InvalidRecordError, KafkaModelError, NewRecord, PartitionLog, TimestampType, TopicConfig
+from tests.conftest import compacted_log, rec, segment_layout
+
+
+def test_worked_example_rolls_every_12_batches(fruit_log):
+    """Spec 13.1: 80-byte batches, segment.bytes 1000 -> segments of 12 batches (960 B)."""
+    assert segment_layout(fruit_log) == [
+        (0, 960, list(range(0, 12))),
+        (12, 960, list(range(12, 24))),
+        (24, 480, list(range(24, 30))),
+    ]
+    assert (fruit_log.log_start_offset, fruit_log.log_end_offset, fruit_log.high_watermark) == (0, 30, 30)
+
+
+def test_worked_example_continues_with_a_roll_at_offset_36(fruit_log):
+    for i in range(30, 37):
+        info = fruit_log.append([rec(f"k{i % 3}", timestamp=0)], now_ms=0)
+    assert info.rolled and info.segment_base_offset == 36
+    assert [(s.base_offset, s.size_bytes) for s in fruit_log.segments] == [(0, 960), (12, 960), (24, 960), (36, 80)]
+
+
+@pytest.mark.parametrize(
+    ("segment_bytes", "batch_sizes", "expected_bases"),
+    [
+        (160, [80, 80, 80], [0, 2]),  # an append that exactly fills the segment does not roll
+        (159, [80, 80, 80], [0, 1, 2]),
+        (70, [80, 80], [0, 1]),  # an oversized batch still goes into a fresh segment
+        (1000, [80] * 25, [0, 12, 24]),
+    ],
+)
+def test_size_roll_points(segment_bytes, batch_sizes, expected_bases):
+    log = compacted_log(segment_bytes=segment_bytes)
+    for i, size in enumerate(batch_sizes):
+        assert size == 80
+        log.append([rec(f"k{i % 3}", timestamp=0)], now_ms=0)
+    assert [s.base_offset for s in log.segments] == expected_bases
+
+
+@pytest.mark.parametrize(
+    ("segment_ms", "max_lag_ms", "policy", "timestamps", "expected_bases"),
+    [
+        # waited = record timestamp - first batch timestamp; roll only when strictly greater
+        (100, None, "compact", [0, 100, 101], [0, 2]),
+        (100, None, "compact", [0, 50, 150, 201], [0, 2]),
+        # KIP-354: max.compaction.lag.ms caps the roll interval of compacted topics only
+        (1000, 100, "compact", [0, 100, 101], [0, 2]),
+        (1000, 100, "delete", [0, 100, 101], [0]),
+        # rolls follow record timestamps, not the wall clock
+        (100, None, "compact", [0, 0, 0], [0]),
+    ],
+)
+def test_time_roll_points(segment_ms, max_lag_ms, policy, timestamps, expected_bases):
+    props = {"cleanup.policy": policy, "segment.ms": segment_ms}
+    if max_lag_ms is not None:
+        props["max.compaction.lag.ms"] = max_lag_ms
+    log = PartitionLog("t", config=TopicConfig.from_properties(props))
+    for i, ts in enumerate(timestamps):
+        log.append([rec(f"k{i}", timestamp=ts)], now_ms=10_000_000)
+    assert [s.base_offset for s in log.segments] == expected_bases
+
+
+def test_time_roll_ignores_the_wall_clock_when_nothing_is_produced():
+    """Spec 12.2: the active segment never rolls without appends."""
+    log = compacted_log(segment_ms=100)
+    log.append([rec("a", timestamp=0)], now_ms=0)
+    log.append([rec("b", timestamp=50)], now_ms=10**9)
+    assert [s.base_offset for s in log.segments] == [0]
+
+
+def test_segment_jitter_is_deterministic_and_bounded():
+    log = compacted_log(segment_ms=1000, segment_jitter_ms=400)
+    jitters = []
+    for i in range(40):
+        log.append([rec(f"k{i}", timestamp=i * 700)], now_ms=i * 700)
+        jitters.append(log.active_segment.roll_jitter_ms)
+    again = compacted_log(segment_ms=1000, segment_jitter_ms=400)
+    for i in range(40):
+        again.append([rec(f"k{i}", timestamp=i * 700)], now_ms=i * 700)
+    assert segment_layout(log) == segment_layout(again)
+    assert all(0 <= j < 400 for j in jitters) and len(set(jitters)) > 1
+
+
+@pytest.mark.parametrize(
+    ("segment_index_bytes", "timestamps", "expected_bases", "offset_entries", "time_entries"),
+    [
+        # 24 bytes: 3 offset entries (8 B) and 2 time entries (12 B); equal timestamps add one time entry only
+        (24, [0] * 7, [0, 4], [3, 2], [1, 1]),
+        # 16 bytes: the time index is full after 1 entry when timestamps grow
+        (16, list(range(7)), [0, 2, 4, 6], [1, 1, 1, 0], [1, 1, 1, 0]),
+    ],
+)
+def test_roll_when_an_index_is_full(segment_index_bytes, timestamps, expected_bases, offset_entries, time_entries):
+    """index.interval.bytes 0: every append but a segment's first adds an index entry (spec 2.2, 2.3 rule 3)."""
+    log = compacted_log(segment_index_bytes=segment_index_bytes, index_interval_bytes=0)
+    for i, ts in enumerate(timestamps):
+        log.append([rec(f"k{i}", timestamp=ts)], now_ms=0)
+    assert [s.base_offset for s in log.segments] == expected_bases
+    assert [s.offset_index_entries for s in log.segments] == offset_entries
+    assert [s.time_index_entries for s in log.segments] == time_entries
+
+
+def test_index_entries_follow_index_interval_bytes():
+    log = compacted_log(index_interval_bytes=200)
+    for i in range(11):
+        log.append([rec(f"k{i}", timestamp=i)], now_ms=0)
+    segment = log.active_segment
+    # 80-byte appends: an entry once more than 200 bytes went in since the last, i.e. before appends 4, 7 and 10
+    assert (segment.offset_index_entries, segment.time_index_entries) == (3, 3)
+    log.roll(now_ms=0)
+    assert segment.time_index_entries == 4  # onBecomeInactiveSegment adds the grown max timestamp 10
+    assert segment.offset_index_bytes == 24 and segment.time_index_bytes == 48
+
+
+def test_roll_when_relative_offsets_overflow_32_bits():
+    log = compacted_log()
+    log.append([rec("a", offset=0)], now_ms=0)
+    info = log.append([rec("b", offset=2**31)], now_ms=0)
+    assert info.rolled and [s.base_offset for s in log.segments] == [0, 2**31]
+
+
+def test_follower_style_appends_leave_offset_gaps():
+    log = compacted_log(segment_bytes=160)
+    log.append([rec("a", offset=5), rec("b", offset=9)], now_ms=0)  # 97 bytes
+    info = log.append([rec("c", offset=20)], now_ms=0)  # 79 more would exceed 160
+    assert (info.first_offset, info.last_offset, log.log_end_offset) == (20, 20, 21)
+    assert [[r.offset for r in b.records] for b in log.batches()] == [[5, 9], [20]]
+    # the segment rolled for a follower append starts at the first incoming offset, not at the log end
+    assert info.rolled and [(s.base_offset, s.size_bytes) for s in log.segments] == [(0, 97), (20, 79)]
+
+
+@pytest.mark.parametrize(
+    "records",
+    [
+        [rec("a", offset=1)],  # below the log end offset 2
+        [rec("a", offset=5), rec("b")],  # mixed explicit and assigned
+        [rec("a", offset=6), rec("b", offset=6)],  # not increasing
+    ],
+)
+def test_bad_explicit_offsets_are_rejected(records):
+    log = compacted_log()
+    log.append([rec("x"), rec("y")], now_ms=0)
+    with pytest.raises(KafkaModelError):
+        log.append(records, now_ms=0)
+    assert log.log_end_offset == 2
+
+
+def test_keyless_records_are_rejected_on_compacted_topics_with_kafkas_error():
+    log = compacted_log()
+    with pytest.raises(InvalidRecordError, match=r"^Compacted topic cannot accept message without key in topic partition t-0\.$"):
+        log.append([rec("a"), rec(None)], now_ms=0)
+    assert log.log_end_offset == 0
+    plain = PartitionLog("plain")
+    plain.append([rec(None)], now_ms=0)
+    assert plain.log_end_offset == 1
+
+
+def test_tombstones_are_accepted_on_compacted_topics():
+    log = compacted_log()
+    log.append([rec("a", None)], now_ms=0)
+    assert next(log.records())[1].is_tombstone
+
+
+@pytest.mark.parametrize("via", ["topic", "append"])
+def test_log_append_time_stamps_the_batch_with_the_broker_clock(via):
+    props = {"cleanup.policy": "compact"}
+    if via == "topic":
+        props["message.timestamp.type"] = "LogAppendTime"
+    log = PartitionLog("t", config=TopicConfig.from_properties(props))
+    kind = TimestampType.LOG_APPEND_TIME if via == "append" else None
+    log.append([rec("a", timestamp=5), rec("b", timestamp=7)], now_ms=1_000, timestamp_type=kind)
+    batch = next(log.batches())
+    assert batch.timestamp_type is TimestampType.LOG_APPEND_TIME
+    assert batch.max_timestamp == 1_000 and log.active_segment.largest_timestamp == 1_000
+    assert [batch.read_timestamp(r) for r in batch.records] == [1_000, 1_000]
+    assert [r.timestamp for r in batch.records] == [5, 7]
+
+
+def test_timestamps_default_to_the_append_time():
+    log = compacted_log()
+    log.append([rec("a")], now_ms=4_242)
+    assert next(log.records())[1].timestamp == 4_242
+
+
+def test_transactions_move_the_last_stable_offset_and_markers_close_them():
+    log = compacted_log()
+    log.append([rec("a")], now_ms=0)
+    log.append([rec("b"), rec("c")], now_ms=0, producer_id=1, producer_epoch=0, transactional=True)
+    log.append([rec("d")], now_ms=0, producer_id=2, producer_epoch=0, transactional=True)
+    assert log.last_stable_offset == 1
+    log.append_end_txn_marker(1, 0, commit=True, now_ms=0)
+    assert log.last_stable_offset == 3
+    log.append_end_txn_marker(2, 0, commit=False, now_ms=0)
+    assert log.last_stable_offset == log.log_end_offset == 6
+    aborted = log.active_segment.aborted_transactions
+    assert [(t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset) for t in aborted] == [(2, 3, 5, 6)]
+
+
+def test_abort_records_the_lso_of_other_open_transactions():
+    log = compacted_log()
+    log.append([rec("a")], now_ms=0, producer_id=1, producer_epoch=0, transactional=True)
+    log.append([rec("b")], now_ms=0, producer_id=2, producer_epoch=0, transactional=True)
+    log.append_end_txn_marker(2, 0, commit=False, now_ms=0)
+    (entry,) = log.active_segment.aborted_transactions
+    assert (entry.first_offset, entry.last_offset, entry.last_stable_offset) == (1, 2, 0)
+    assert log.last_stable_offset == 0
+
+
+def test_marker_without_open_transaction_covers_only_itself():
+    log = compacted_log()
+    log.append_end_txn_marker(9, 0, commit=False, now_ms=0)
+    (entry,) = log.active_segment.aborted_transactions
+    assert (entry.first_offset, entry.last_offset, entry.last_stable_offset) == (0, 0, 1)
+
+
+def test_producer_state_tracks_last_batches_and_rejects_old_epochs():
+    log = compacted_log()
+    log.append([rec("a"), rec("b")], now_ms=0, producer_id=3, producer_epoch=1, base_sequence=0)
+    log.append([rec("c")], now_ms=5, producer_id=3, producer_epoch=1, base_sequence=2)
+    entry = log.producer_state.producers[3]
+    assert (entry.last_data_offset, entry.last_sequence, entry.last_timestamp) == (2, 2, 5)
+    with pytest.raises(KafkaModelError, match="smaller than the last seen epoch 1"):
+        log.append([rec("d")], now_ms=0, producer_id=3, producer_epoch=0)
+    assert log.producer_state.remove_expired_producers(5 + 86_400_000, 86_400_000) == [3]
+
+
+def test_transactional_batches_need_a_producer_id():
+    with pytest.raises(KafkaModelError, match="needs a producer_id"):
+        compacted_log().append([rec("a")], now_ms=0, transactional=True)
+
+
+def test_forced_roll_and_roll_at_an_expected_offset():
+    log = compacted_log()
+    log.append([rec("a")], now_ms=0)
+    log.roll(now_ms=1)
+    log.roll(now_ms=2)  # the empty active segment at the same base is replaced, not duplicated
+    assert [s.base_offset for s in log.segments] == [0, 1]
+    log.roll(now_ms=3, expected_next_offset=10)
+    assert [s.base_offset for s in log.segments] == [0, 1, 10]
+    info = log.append([rec("b")], now_ms=4)
+    assert (info.first_offset, info.segment_base_offset) == (1, 10)
+
+
+def test_high_watermark_can_be_held_below_the_log_end():
+    log = compacted_log()
+    log.append([rec("a"), rec("b")], now_ms=0)
+    log.set_high_watermark(1)
+    assert (log.high_watermark, log.last_stable_offset) == (1, 1)
+    with pytest.raises(KafkaModelError):
+        log.set_high_watermark(3)
+    log.set_high_watermark(None)
+    assert log.high_watermark == 2
+
+
+def test_compressed_appends_are_refused_by_the_core_model():
+    with pytest.raises(KafkaModelError, match="uncompressed batches only"):
+        compacted_log().append([rec("a")], now_ms=0, compression="gzip")
+
+
+def test_new_record_defaults():
+    r = NewRecord(b"k", None)
+    assert (r.timestamp, r.headers, r.offset) == (None, (), None)

@@ -1,0 +1,159 @@
+"""Topic and broker configs: Kafka names, defaults, synonyms and validation messages (spec 1, 14)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kcompact_nb import BrokerConfig, ConfigError, KafkaVersion, RuleB, TopicConfig
+
+
+def test_topic_defaults_are_kafkas():
+    c = TopicConfig()
+    assert c.to_properties() == {
+        "cleanup.policy": ("delete",),
+        "min.cleanable.dirty.ratio": 0.5,
+        "delete.retention.ms": 86_400_000,
+        "min.compaction.lag.ms": 0,
+        "max.compaction.lag.ms": 9_223_372_036_854_775_807,
+        "segment.bytes": 1_073_741_824,
+        "segment.ms": 604_800_000,
+        "segment.jitter.ms": 0,
+        "segment.index.bytes": 10_485_760,
+        "index.interval.bytes": 4096,
+        "max.message.bytes": 1_048_588,
+        "retention.ms": 604_800_000,
+        "retention.bytes": -1,
+        "file.delete.delay.ms": 60_000,
+        "message.timestamp.type": "CreateTime",
+        "compression.type": "producer",
+        "preallocate": False,
+        "compaction.strategy": "offset",
+        "compaction.strategy.header": "",
+    }
+
+
+def test_broker_defaults_are_kafkas():
+    b = BrokerConfig()
+    assert (b.log_cleaner_threads, b.log_cleaner_dedupe_buffer_size, b.log_cleaner_io_buffer_load_factor) == (
+        1,
+        134_217_728,
+        0.9,
+    )
+    assert (b.log_cleaner_io_buffer_size, b.log_cleaner_backoff_ms, b.producer_id_expiration_ms) == (
+        524_288,
+        15_000,
+        86_400_000,
+    )
+    assert b.log_cleaner_enable and b.kafka_version == "4.4.0"
+
+
+def test_properties_from_strings_like_a_properties_file():
+    c = TopicConfig.from_properties({"cleanup.policy": "compact,delete", "segment.bytes": "1000", "preallocate": "true"})
+    assert (c.cleanup_policy, c.segment_bytes, c.preallocate) == (("compact", "delete"), 1000, True)
+    assert c.compact and c.delete
+
+
+@pytest.mark.parametrize(
+    ("properties", "message"),
+    [
+        ({"min.cleanable.dirty.ratio": 1.5}, r"Invalid value 1\.5 for configuration min\.cleanable\.dirty\.ratio .*\[0, 1\]"),
+        ({"min.cleanable.dirty.ratio": -0.1}, r"min\.cleanable\.dirty\.ratio .*Value must be in \[0, 1\]"),
+        ({"segment.bytes": 13}, r"Invalid value 13 for configuration segment\.bytes .*\[14, 2\.14748e\+09\]"),
+        ({"delete.retention.ms": -1}, r"delete\.retention\.ms .*at least 0"),
+        ({"max.compaction.lag.ms": 0}, r"max\.compaction\.lag\.ms .*at least 1"),
+        ({"cleanup.policy": "compact,forever"}, r"cleanup\.policy .*one of: compact, delete"),
+        ({"cleanup.policy": ""}, r"cleanup\.policy"),
+        ({"compaction.strategy": "newest"}, r"compaction\.strategy .*one of: offset, timestamp, header"),
+        ({"segment.bytes": 10.5}, r"segment\.bytes: expected int"),
+        ({"segment.bytes": "big"}, r"segment\.bytes: expected int"),
+        ({"min.compaction.lag.ms": 10, "max.compaction.lag.ms": 5}, r"min\.compaction\.lag\.ms: it must not exceed max\.compaction\.lag\.ms \(5\)"),
+        ({"compaction.strategy": "header"}, r"compaction\.strategy\.header: a header name is required"),
+        ({"segment.byte": 100}, r"Unknown configuration 'segment\.byte'"),
+    ],
+)
+def test_invalid_topic_configs_name_property_value_and_range(properties, message):
+    with pytest.raises(ConfigError, match=message):
+        TopicConfig.from_properties(properties)
+
+
+def test_direct_construction_is_validated_and_frozen():
+    with pytest.raises(ConfigError, match=r"min\.cleanable\.dirty\.ratio \(field min_cleanable_dirty_ratio\)"):
+        TopicConfig(min_cleanable_dirty_ratio=2.0)
+    with pytest.raises(AttributeError):
+        TopicConfig().segment_bytes = 5  # type: ignore[misc]
+
+
+def test_max_segment_ms_is_capped_by_max_compaction_lag_only_when_compacted():
+    compact = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.ms": 1000, "max.compaction.lag.ms": 10})
+    delete = TopicConfig.from_properties({"cleanup.policy": "delete", "segment.ms": 1000, "max.compaction.lag.ms": 10})
+    assert (compact.max_segment_ms, delete.max_segment_ms) == (10, 1000)
+
+
+def test_broker_synonyms_become_topic_defaults_and_topic_values_override_them():
+    broker = BrokerConfig.from_properties(
+        {"log.segment.bytes": 2048, "log.roll.hours": 2, "log.cleaner.min.cleanable.ratio": 0.1, "log.retention.hours": -1}
+    )
+    topic = TopicConfig.from_properties({"segment.bytes": 4096}, broker=broker)
+    assert (topic.segment_bytes, topic.segment_ms, topic.min_cleanable_dirty_ratio, topic.retention_ms) == (
+        4096,
+        7_200_000,
+        0.1,
+        -1,
+    )
+
+
+def test_more_specific_broker_synonym_wins():
+    broker = BrokerConfig.from_properties({"log.roll.hours": 2, "log.roll.ms": 5})
+    assert TopicConfig.from_properties({}, broker=broker).segment_ms == 5
+
+
+def test_with_properties_changes_only_what_is_named():
+    c = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 1000})
+    d = c.with_properties({"min.cleanable.dirty.ratio": 0.01})
+    assert (d.segment_bytes, d.min_cleanable_dirty_ratio, c.min_cleanable_dirty_ratio) == (1000, 0.01, 0.5)
+    b = BrokerConfig.from_properties({"log.segment.bytes": 2048}).with_properties({"log.cleaner.threads": 2})
+    assert (b.log_cleaner_threads, b.topic_defaults["segment_bytes"]) == (2, 2048)
+
+
+@pytest.mark.parametrize(
+    ("properties", "message"),
+    [
+        ({"log.cleaner.dedupe.buffer.size": 1_048_576}, r"must exceed 1 MiB \(1048576\) per cleaner thread"),
+        ({"log.cleaner.dedupe.buffer.size": 3_000_000, "log.cleaner.threads": 3}, r"per cleaner thread \(3 threads\)"),
+        ({"log.cleaner.io.buffer.load.factor": 0}, r"load\.factor .*\(0, 1\]"),
+        ({"log.cleaner.threads": -1}, r"log\.cleaner\.threads .*at least 0"),
+        ({"kafka.version": "four"}, r"kafka\.version: expected MAJOR\.MINOR"),
+        ({"kafka.version": "1.1"}, r"kafka\.version: Value must be at least 2\.0"),
+        ({"log.segment.bytes": 1}, r"segment\.bytes"),
+        ({"log.cleaner.bogus": 1}, r"Unknown configuration 'log\.cleaner\.bogus'"),
+    ],
+)
+def test_invalid_broker_configs(properties, message):
+    with pytest.raises(ConfigError, match=message):
+        BrokerConfig.from_properties(properties)
+
+
+def test_dedupe_buffer_just_over_one_mib_per_thread_is_accepted():
+    BrokerConfig.from_properties({"log.cleaner.dedupe.buffer.size": 1_048_577})
+
+
+@pytest.mark.parametrize(
+    ("version", "rule_b", "batch_horizon", "max_lag"),
+    [
+        ("2.2", RuleB.ABSENT, False, False),
+        ("2.3.0", RuleB.ABSENT, False, True),
+        ("3.0.2", RuleB.ABSENT, False, True),
+        ("3.1.0", RuleB.ABSENT, True, True),
+        ("3.9.1", RuleB.ABSENT, True, True),
+        ("3.9.2", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),
+        ("4.0", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),
+        ("4.2.1", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),
+        ("4.3.0", RuleB.HIGH_WATERMARK, True, True),
+        ("4.4", RuleB.HIGH_WATERMARK, True, True),
+    ],
+)
+def test_kafka_version_rules(version, rule_b, batch_horizon, max_lag):
+    """Spec 15: each row pins one side of a version boundary."""
+    v = KafkaVersion.parse(version)
+    assert (v.rule_b, v.has_batch_delete_horizon, v.has_max_compaction_lag) == (rule_b, batch_horizon, max_lag)
+    assert str(KafkaVersion.parse("4.0")) == "4.0.0"
