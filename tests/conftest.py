@@ -37,3 +37,17 @@ def fruit_log() -> PartitionLog:
     for i in range(30):
         log.append([rec(f"k{i % 3}", timestamp=0)], now_ms=0)
     return log
+
+
+def offsets_in_log(log: PartitionLog) -> list[int]:
+    """Offsets of every record present, control records included (Kafka's ``offsetsInLog``)."""
+    return [r.offset for _, r in log.records()]
+
+
+def keys_in_log(log: PartitionLog) -> list[str]:
+    """Keys of data records with a value, in log order (Kafka's ``keysInLog``)."""
+    return [r.key.decode() for b, r in log.records() if not b.is_control and r.value is not None and r.key is not None]
+
+
+def last_offsets_per_batch(log: PartitionLog) -> list[int]:
+    return [b.last_offset for b in log.batches()]

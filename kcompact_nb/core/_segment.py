@@ -27,8 +27,9 @@ class Segment:
 
     ``rolling_based_timestamp`` is the max timestamp of the first append into the segment
     (``None`` while empty): time-based rolls and ``max.compaction.lag.ms`` measure from it.
-    Index entry counts follow ``LogSegment.append``: an entry is added when more than
-    ``index.interval.bytes`` were appended since the last one.
+    Index entries follow ``LogSegment.append``: an entry is added when more than
+    ``index.interval.bytes`` were appended since the last one. ``offset_index`` holds the
+    offset index as (last offset of the append, file position where the append starts).
     """
 
     base_offset: int
@@ -40,7 +41,7 @@ class Segment:
     max_timestamp_so_far: int = NO_TIMESTAMP
     rolling_based_timestamp: int | None = None
     last_modified_ms: int = 0
-    offset_index_entries: int = 0
+    offset_index: list[tuple[int, int]] = field(default_factory=list)
     time_index_entries: int = 0
     aborted_transactions: list[AbortedTxn] = field(default_factory=list)
     _bytes_since_last_index_entry: int = 0
@@ -70,6 +71,10 @@ class Segment:
         return self.batches[-1].last_offset if self.batches else None
 
     @property
+    def offset_index_entries(self) -> int:
+        return len(self.offset_index)
+
+    @property
     def offset_index_bytes(self) -> int:
         return self.offset_index_entries * OFFSET_INDEX_ENTRY_BYTES
 
@@ -77,8 +82,11 @@ class Segment:
     def time_index_bytes(self) -> int:
         return self.time_index_entries * TIME_INDEX_ENTRY_BYTES
 
-    def append(self, batches: Sequence[RecordBatch], now_ms: int) -> None:
-        """Append one record set (a produce request or a cleaner chunk), as ``LogSegment.append``."""
+    def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
+        """Append one record set (a produce request or a cleaner chunk), as ``LogSegment.append``.
+
+        ``largest_offset`` (default: the last batch's last offset) is what an index entry records.
+        """
         if not batches:
             return
         size = sum(b.size_bytes for b in batches)
@@ -88,13 +96,23 @@ class Segment:
         if largest > self.max_timestamp_so_far:
             self.max_timestamp_so_far = largest
         if self._bytes_since_last_index_entry > self.index_interval_bytes:
-            self.offset_index_entries += 1
+            largest = batches[-1].last_offset if largest_offset is None else largest_offset
+            self.offset_index.append((largest, self.size_bytes))
             self._maybe_append_time_index()
             self._bytes_since_last_index_entry = 0
         self._bytes_since_last_index_entry += size
         self.batches.extend(batches)
         self.size_bytes += size
         self.last_modified_ms = now_ms
+
+    def lookup_position(self, offset: int) -> int:
+        """File position to start reading for ``offset`` (``OffsetIndex.lookup``): 0 without a smaller entry."""
+        position = 0
+        for entry_offset, entry_position in self.offset_index:
+            if entry_offset > offset:
+                break
+            position = entry_position
+        return position
 
     def is_index_full(self, segment_index_bytes: int) -> bool:
         """The offset or time index has no room left (``AbstractIndex.isFull``)."""

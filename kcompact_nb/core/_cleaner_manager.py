@@ -1,0 +1,187 @@
+"""The broker's cleaner threads and their manager (``LogCleaner``, ``LogCleanerManager``; spec 3-5, 9, 11).
+
+Selection tie-break (Kafka's is its partition-map iteration order, effectively arbitrary): among
+logs with the same dirty ratio the first by (topic, partition) wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from kcompact_nb.core._cleaner import PassResult, clean_pass
+from kcompact_nb.core._config import BrokerConfig
+from kcompact_nb.core._errors import KafkaModelError, KcompactError
+from kcompact_nb.core._log import PartitionLog
+from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
+from kcompact_nb.core._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
+from kcompact_nb.core._retention import delete_old_segments, delete_records
+from kcompact_nb.core._strategies import strategy_for
+
+MAX_LOOP_ITERATIONS = 1_000_000
+
+
+@dataclass(frozen=True)
+class OffsetMapSpec:
+    """An explicit offset map for one pass: ``slots`` (with ``load_factor``), ``memory_bytes``, or ``exact``."""
+
+    slots: int | None = None
+    load_factor: float = 0.9
+    memory_bytes: int | None = None
+    exact: bool = False
+
+    def build(self, entry_bytes: int) -> OffsetMap:
+        if self.exact:
+            return ExactOffsetMap()
+        if self.slots is not None:
+            return BoundedOffsetMap(self.slots, self.load_factor, entry_bytes)
+        if self.memory_bytes is not None:
+            return BoundedOffsetMap.from_memory(self.memory_bytes, load_factor=self.load_factor, entry_bytes=entry_bytes)
+        raise KafkaModelError("an offset map spec needs slots, memory_bytes or exact=True")
+
+
+@dataclass
+class CleanerFailure:
+    """A pass that raised: Kafka marks the partition uncleanable (spec 3)."""
+
+    name: str
+    at_ms: int
+    error: str
+
+
+@dataclass
+class CleanerManager:
+    """Selects, cleans and retains compacted logs the way a broker's cleaner threads do."""
+
+    broker: BrokerConfig
+    uncleanable: set[str] = field(default_factory=set)
+    failures: list[CleanerFailure] = field(default_factory=list)
+    _last_expiry_check_ms: int = -1
+
+    def grab_filthiest_log(self, logs: Sequence[PartitionLog], *, now_ms: int) -> tuple[LogToClean | None, list[LogToClean]]:
+        """The eligible log with the highest ratio, and every considered log (``grabFilthiestCompactedLog``).
+
+        Invalid checkpoints of considered logs are rewritten to the log start offset (spec 4.1).
+        """
+        considered = []
+        for log in sorted(self._compacted(logs), key=lambda lg: (lg.topic, lg.partition)):
+            ltc = log_to_clean(log, now_ms=now_ms)
+            if ltc.checkpoint_reset is not None:
+                log.cleaner_checkpoint = ltc.first_dirty_offset
+            if ltc.total_bytes > 0:
+                considered.append(ltc)
+        eligible = [ltc for ltc in considered if ltc.eligible]
+        best = max(eligible, key=lambda ltc: ltc.cleanable_ratio, default=None)
+        return best, considered
+
+    def clean_once(self, logs: Sequence[PartitionLog], *, now_ms: int) -> PassResult | None:
+        """One cleaner-thread iteration: clean the filthiest eligible log, then compacted-log retention."""
+        if not self.broker.log_cleaner_enable:
+            return None
+        self._expire_producers(logs, now_ms)
+        best, considered = self.grab_filthiest_log(logs, now_ms=now_ms)
+        result = None
+        if best is not None:
+            log = next(lg for lg in logs if lg.name == best.name)
+            result = self._clean_or_mark_uncleanable(log, best, considered, now_ms)
+        for log in self._compacted(logs):
+            delete_old_segments(log, now_ms=now_ms if result is None else result.end_ms)
+        return result
+
+    def clean_log(
+        self,
+        log: PartitionLog,
+        *,
+        now_ms: int,
+        first_dirty_offset: int | None = None,
+        first_uncleanable_offset: int | None = None,
+        offset_map: OffsetMapSpec | None = None,
+        force: bool = False,
+    ) -> PassResult | None:
+        """One pass on ``log``; bounds not given are the broker's. None when not eligible and not forced."""
+        ltc = log_to_clean(log, now_ms=now_ms)
+        if ltc.checkpoint_reset is not None:
+            log.cleaner_checkpoint = ltc.first_dirty_offset
+        if not force and (not ltc.eligible or log.name in self.uncleanable or not log.config.compact):
+            return None
+        strategy = strategy_for(log.config)
+        return clean_pass(
+            log,
+            now_ms=now_ms,
+            first_dirty_offset=ltc.first_dirty_offset if first_dirty_offset is None else first_dirty_offset,
+            first_uncleanable_offset=ltc.first_uncleanable_offset if first_uncleanable_offset is None else first_uncleanable_offset,
+            offset_map=None if offset_map is None else offset_map.build(strategy.entry_bytes),
+            strategy=strategy,
+            cleanable_ratio=ltc.cleanable_ratio,
+        )
+
+    def run(self, logs: Sequence[PartitionLog], *, from_ms: int, until_ms: int) -> list[PassResult]:
+        """The background loop from ``from_ms`` until ``until_ms``: passes back to back, else back off.
+
+        Each of ``log.cleaner.threads`` threads loops on its own; a pass occupies its thread for its
+        simulated duration (throttled I/O, spec 11) and is applied at its start time.
+        """
+        threads = [from_ms] * max(self.broker.log_cleaner_threads, 1)
+        busy_until: dict[str, int] = {}
+        results: list[PassResult] = []
+        for _ in range(MAX_LOOP_ITERATIONS):
+            thread = min(range(len(threads)), key=lambda t: threads[t])
+            now = threads[thread]
+            if now >= until_ms or not self.broker.log_cleaner_enable:
+                return results
+            free = [lg for lg in logs if busy_until.get(lg.name, -1) <= now]
+            result = self.clean_once(free, now_ms=now)
+            if result is None:
+                threads[thread] = now + self.broker.log_cleaner_backoff_ms
+                continue
+            results.append(result)
+            busy_until[result.name] = result.end_ms
+            threads[thread] = max(result.end_ms, now)
+        raise KafkaModelError(f"the cleaner loop did not reach {until_ms} ms within {MAX_LOOP_ITERATIONS} iterations")
+
+    def delete_records(self, log: PartitionLog, offset: int, *, now_ms: int) -> None:
+        """Kafka's DeleteRecords: move the log start offset; the cleaner thread deletes the segments later."""
+        del now_ms
+        delete_records(log, offset)
+
+    def _compacted(self, logs: Sequence[PartitionLog]) -> list[PartitionLog]:
+        return [lg for lg in logs if lg.config.compact and lg.name not in self.uncleanable]
+
+    def _clean_or_mark_uncleanable(
+        self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int
+    ) -> PassResult | None:
+        try:
+            result = clean_pass(
+                log,
+                now_ms=now_ms,
+                first_dirty_offset=best.first_dirty_offset,
+                first_uncleanable_offset=best.first_uncleanable_offset,
+                cleanable_ratio=best.cleanable_ratio,
+            )
+        except KcompactError as error:
+            self.uncleanable.add(log.name)
+            self.failures.append(CleanerFailure(log.name, now_ms, str(error)))
+            return None
+        delayed = [ltc for ltc in considered if ltc.compaction_delay_ms > 0]
+        if not delayed:
+            return result
+        cleanable = sum(1 for ltc in considered if ltc.eligible)
+        extra = (
+            f"\tCleanable partitions: {cleanable}, Delayed partitions: {len(delayed)}, "
+            f"max delay: {max(ltc.compaction_delay_ms for ltc in delayed)}\n"
+        )
+        return _with_log_line(result, result.log_line + extra)
+
+    def _expire_producers(self, logs: Sequence[PartitionLog], now_ms: int) -> None:
+        """Producer expiry runs every ``producer.id.expiration.check.interval.ms`` (at its multiples here)."""
+        interval = self.broker.producer_id_expiration_check_interval_ms
+        if now_ms // interval <= self._last_expiry_check_ms // interval and self._last_expiry_check_ms >= 0:
+            return
+        check_ms = now_ms // interval * interval
+        for log in logs:
+            log.producer_state.remove_expired_producers(check_ms, self.broker.producer_id_expiration_ms)
+        self._last_expiry_check_ms = now_ms
+
+
+def _with_log_line(result: PassResult, line: str) -> PassResult:
+    return replace(result, log_line=line)
