@@ -89,12 +89,15 @@ def test_tombstone_is_stamped_then_dropped_at_its_horizon():
     # timestamp delta -61,000 is a 3-byte varlong: the 8-byte tombstone record grows to 10 bytes
     assert tombstone.size_bytes == 61 + 10
     assert offsets_in_log(log) == [1, 2, 3, 4]
-    log.set_high_watermark(None)
-    one_pass(log, now_ms=60_999)  # forced second pass before the horizon: still there
-    assert offsets_in_log(log) == [1, 2, 3, 4]
+    log.roll(now_ms=60_000)
+    log.append([rec("y", timestamp=60_000)], now_ms=60_000)
+    one_pass(log, now_ms=60_999)  # before the horizon: the tombstone, now in the clean prefix, stays
+    assert offsets_in_log(log) == [1, 2, 3, 4, 5]
+    log.roll(now_ms=60_999)
+    log.append([rec("x", timestamp=61_000)], now_ms=61_000)
     one_pass(log, now_ms=61_000)
-    assert offsets_in_log(log) == [1, 3, 4]
-    assert keys_in_log(log) == ["b", "c", "z"]
+    assert offsets_in_log(log) == [1, 3, 4, 5, 6]
+    assert keys_in_log(log) == ["b", "c", "z", "y", "x"]
 
 
 def test_superseded_tombstone_goes_without_a_horizon():
