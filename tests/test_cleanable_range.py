@@ -1,0 +1,147 @@
+"""Cleanable range, ratio, eligibility and selection (spec 4-5), and the offset map's capacity (spec 6.1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig
+from kcompact_nb.core._cleaner_manager import CleanerManager
+from kcompact_nb.core._log_to_clean import log_to_clean
+from kcompact_nb.core._offset_map import BoundedOffsetMap
+from tests.conftest import compacted_log, rec
+
+
+def filled(log: PartitionLog, keys: str, *, at: int = 0) -> PartitionLog:
+    for key in keys:
+        log.append([rec(key, timestamp=at)], now_ms=at)
+    return log
+
+
+def test_never_cleaned_log_has_ratio_one_once_a_segment_rolls():
+    """Spec 5 notes: clean bytes 0 -> ratio 1.0 with one non-active segment, duplicates or not."""
+    log = filled(compacted_log(), "abc")
+    assert (log_to_clean(log, now_ms=0).cleanable_bytes, log_to_clean(log, now_ms=0).eligible) == (0, False)
+    log.roll(now_ms=0)
+    ltc = log_to_clean(log, now_ms=0)
+    assert (ltc.first_dirty_offset, ltc.first_uncleanable_offset, ltc.cleanable_ratio, ltc.eligible) == (0, 3, 1.0, True)
+
+
+@pytest.mark.parametrize(("ratio", "eligible"), [(0.49, True), (0.5, False), (0.0, True), (1.0, False)])
+def test_eligibility_is_strictly_greater_than_min_cleanable_dirty_ratio(ratio, eligible):
+    """Spec 5.4: 237 clean, 237 cleanable bytes (79-byte batches) -> 0.5, compared with a strict >."""
+    log = filled(compacted_log(min_cleanable_dirty_ratio=ratio), "abc")
+    log.roll(now_ms=0)
+    log.cleaner_checkpoint = 3
+    filled(log, "def")
+    log.roll(now_ms=0)
+    ltc = log_to_clean(log, now_ms=0)
+    assert (ltc.clean_bytes, ltc.cleanable_bytes, ltc.cleanable_ratio, ltc.eligible) == (237, 237, 0.5, eligible)
+
+
+def test_mid_segment_checkpoint_counts_its_segment_twice():
+    """Spec 4.3 quirk: a checkpoint inside a segment puts that segment in clean and cleanable bytes."""
+    log = filled(compacted_log(), "abcd")
+    log.roll(now_ms=0)
+    log.cleaner_checkpoint = 2
+    ltc = log_to_clean(log, now_ms=0)
+    assert (ltc.first_dirty_offset, ltc.clean_bytes, ltc.cleanable_bytes, ltc.cleanable_ratio) == (2, 316, 316, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "log_start", "expected_first_dirty", "reason"),
+    [
+        (None, 0, 0, None),
+        (2, 0, 2, None),
+        (1, 3, 3, "checkpoint 1 is below the log start offset 3"),
+        (9, 0, 0, "checkpoint 9 is beyond the log end offset 6"),
+    ],
+)
+def test_checkpoint_validation(checkpoint, log_start, expected_first_dirty, reason):
+    """Spec 4.1: an out-of-range checkpoint resets to the log start offset."""
+    log = filled(compacted_log(cleanup_policy="compact,delete"), "abcdef")
+    log.roll(now_ms=0)
+    log.cleaner_checkpoint, log.log_start_offset = checkpoint, log_start
+    ltc = log_to_clean(log, now_ms=0)
+    assert (ltc.first_dirty_offset, ltc.checkpoint_reset) == (expected_first_dirty, reason)
+
+
+def test_open_transaction_blocks_its_segment_and_everything_after():
+    """Spec 4.2: the LSO rounds down to its segment's base offset."""
+    log = filled(compacted_log(segment_bytes=240), "abcd")  # 79-byte batches, 3 per segment
+    log.append([rec("e")], now_ms=0, producer_id=1, producer_epoch=0, transactional=True)
+    filled(log, "fgh")
+    log.roll(now_ms=0)
+    assert [s.base_offset for s in log.segments] == [0, 3, 6, 8]
+    assert log.last_stable_offset == 4
+    ltc = log_to_clean(log, now_ms=0)
+    assert ltc.first_uncleanable_offset == 3
+    log.append_end_txn_marker(1, 0, commit=True, now_ms=0)
+    assert log_to_clean(log, now_ms=0).first_uncleanable_offset == 8
+
+
+def test_min_compaction_lag_keeps_young_segments_dirty():
+    """Spec 4.2: the first non-active segment with largest timestamp > now - lag bounds the range."""
+    log = compacted_log(segment_bytes=160, min_compaction_lag_ms=1000)
+    filled(log, "ab", at=0)
+    filled(log, "cd", at=500)
+    filled(log, "ef", at=900)
+    assert [s.base_offset for s in log.segments] == [0, 2, 4]
+    assert log_to_clean(log, now_ms=1400).first_uncleanable_offset == 2
+    assert log_to_clean(log, now_ms=1500).first_uncleanable_offset == 4
+    assert log_to_clean(log, now_ms=10**6).first_uncleanable_offset == 4  # never beyond the active segment
+
+
+def test_max_compaction_lag_makes_a_log_eligible_below_the_ratio():
+    """Spec 5.3-5.4 (KIP-354): overdue dirty segments make the log eligible whatever its ratio."""
+    log = compacted_log(min_cleanable_dirty_ratio=0.99, max_compaction_lag_ms=1000, segment_bytes=160)
+    filled(log, "ab", at=100)
+    log.cleaner_checkpoint = 0
+    filled(log, "ab", at=200)
+    filled(log, "c", at=300)
+    log.cleaner_checkpoint = 2
+    assert log_to_clean(log, now_ms=1100).compaction_delay_ms == 0
+    ltc = log_to_clean(log, now_ms=1300)
+    assert (ltc.compaction_delay_ms, ltc.cleanable_ratio, ltc.eligible) == (100, 0.5, True)
+    old = PartitionLog("t", config=log.config, broker=BrokerConfig.from_properties({"kafka.version": "2.2"}))
+    filled(old, "ab", at=100)
+    old.roll(now_ms=0)
+    assert log_to_clean(old, now_ms=10**6).compaction_delay_ms == 0  # no max.compaction.lag.ms before 2.3
+
+
+def test_filthiest_log_is_selected_and_ties_go_to_topic_then_partition():
+    def log(topic: str, partition: int, dirty_keys: str) -> PartitionLog:
+        config = TopicConfig.from_properties({"cleanup.policy": "compact", "min.cleanable.dirty.ratio": 0.1})
+        lg = PartitionLog(topic, partition, config=config)
+        filled(lg, "abcd")
+        lg.roll(now_ms=0)
+        lg.cleaner_checkpoint = 4
+        filled(lg, dirty_keys)
+        lg.roll(now_ms=0)
+        return lg
+
+    logs = [log("b", 0, "xyz"), log("a", 1, "xyz"), log("a", 0, "x"), log("c", 0, "xy")]
+    best, considered = CleanerManager(BrokerConfig()).grab_filthiest_log(logs, now_ms=0)
+    assert best is not None and best.name == "a-1"
+    assert [c.name for c in considered] == ["a-0", "a-1", "b-0", "c-0"]
+    assert [round(c.cleanable_ratio, 4) for c in considered] == [0.2, 0.4286, 0.4286, 0.3333]
+
+
+@pytest.mark.parametrize(
+    ("buffer", "threads", "slots", "max_keys"),
+    [
+        (134_217_728, 1, 5_592_405, 5_033_164),
+        (134_217_728, 2, 2_796_202, 2_516_581),
+        (134_217_728, 4, 1_398_101, 1_258_290),
+        (4 * 2**31, 1, 89_478_485, 80_530_636),
+    ],
+)
+def test_offset_map_capacity_table(buffer, threads, slots, max_keys):
+    """Spec 6.1's table: 24-byte entries, memory capped at Int.MaxValue per thread, load factor 0.9."""
+    broker = BrokerConfig.from_properties({"log.cleaner.dedupe.buffer.size": buffer, "log.cleaner.threads": threads})
+    m = BoundedOffsetMap.for_broker(broker)
+    assert (m.slots, m.max_entries) == (slots, max_keys)
+
+
+def test_versioned_strategies_use_32_byte_entries():
+    m = BoundedOffsetMap.for_broker(BrokerConfig(), entry_bytes=32)
+    assert (m.slots, m.max_entries) == (4_194_304, 3_774_873)
