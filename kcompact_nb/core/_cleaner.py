@@ -12,6 +12,7 @@ from typing import Any
 
 from kcompact_nb.core._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core._cleaner_stats import CleanerStats, log_line
+from kcompact_nb.core._config import BrokerConfig
 from kcompact_nb.core._errors import KafkaModelError
 from kcompact_nb.core._grouping import group_segments_by_size
 from kcompact_nb.core._log import PartitionLog
@@ -53,6 +54,7 @@ class _PassContext:
     """State shared by the groups of one pass (Kafka passes these as ``cleanInto``'s many parameters)."""
 
     log: PartitionLog
+    broker: BrokerConfig
     offset_map: OffsetMap
     strategy: Strategy
     now_ms: int
@@ -74,21 +76,25 @@ def clean_pass(
     offset_map: OffsetMap | None = None,
     strategy: Strategy | None = None,
     cleanable_ratio: float = 0.0,
+    broker: BrokerConfig | None = None,
     thread_id: int = 0,
 ) -> PassResult:
     """Clean ``[first_dirty_offset, first_uncleanable_offset)`` of ``log`` at ``now_ms`` (``Cleaner.doClean``).
 
-    ``offset_map`` defaults to one cleaner thread's bounded map from the broker config, sized for
-    the strategy's entry bytes; ``strategy`` defaults to the topic's ``compaction.strategy``.
+    ``offset_map`` defaults to one cleaner thread's bounded map from the broker config (``broker``,
+    default the log's), sized for the strategy's entry bytes; ``strategy`` defaults to the topic's
+    ``compaction.strategy``. Called on an empty range, the pass ends at offset 0, as Kafka's would.
     """
+    broker = broker or log.broker
     strategy = strategy or strategy_for(log.config)
-    offset_map = offset_map or BoundedOffsetMap.for_broker(log.broker, entry_bytes=strategy.entry_bytes)
+    offset_map = offset_map or BoundedOffsetMap.for_broker(broker, entry_bytes=strategy.entry_bytes)
     ctx = _PassContext(
         log=log,
+        broker=broker,
         offset_map=offset_map,
         strategy=strategy,
         now_ms=now_ms,
-        upper_bound_offset=_rule_b_upper_bound(log, first_uncleanable_offset),
+        upper_bound_offset=_rule_b_upper_bound(log, broker, first_uncleanable_offset),
         legacy_delete_horizon_ms=_legacy_delete_horizon_ms(log, first_dirty_offset),
         stats=CleanerStats(),
     )
@@ -105,7 +111,7 @@ def clean_pass(
         _swap(log, group, _clean_segments(ctx, group))
     log.cleaner_checkpoint = end_offset
     ctx.stats.buffer_utilization = offset_map.utilization
-    _set_elapsed(ctx.stats, log)
+    _set_elapsed(ctx.stats, broker)
     line = log_line(ctx.stats, thread_id=thread_id, log_name=log.name, first_dirty_offset=first_dirty_offset, end_offset=end_offset)
     return PassResult(
         topic=log.topic,
@@ -124,9 +130,9 @@ def clean_pass(
     )
 
 
-def _rule_b_upper_bound(log: PartitionLog, first_uncleanable_offset: int) -> int | None:
+def _rule_b_upper_bound(log: PartitionLog, broker: BrokerConfig, first_uncleanable_offset: int) -> int | None:
     """The offset whose preceding batch rule B keeps, per ``kafka.version`` (spec 7.3, 15)."""
-    rule = log.broker.version.rule_b
+    rule = broker.version.rule_b
     if rule is RuleB.FIRST_UNCLEANABLE_OFFSET:
         return first_uncleanable_offset
     if rule is RuleB.HIGH_WATERMARK:
@@ -183,7 +189,7 @@ def build_offset_map(ctx: _PassContext, start: int, end: int) -> bool:
 def _map_segment(ctx: _PassContext, segment: Segment, txn: CleanedTransactionMetadata, start: int) -> bool:
     position = segment.lookup_position(start)
     first = _batch_index_at_position(segment, position)
-    for chunk, chunk_bytes in read_chunks(segment.batches, first, capacity=_read_buffer_bytes(ctx.log), limit=ctx.log.config.max_message_bytes):
+    for chunk, chunk_bytes in read_chunks(segment.batches, first, capacity=_read_buffer_bytes(ctx.broker), limit=ctx.log.config.max_message_bytes):
         for batch in chunk:
             if _map_batch(ctx, batch, txn, start):
                 return True
@@ -223,9 +229,9 @@ def _batch_index_at_position(segment: Segment, position: int) -> int:
     return len(segment.batches)
 
 
-def _read_buffer_bytes(log: PartitionLog) -> int:
+def _read_buffer_bytes(broker: BrokerConfig) -> int:
     """Per-thread read buffer: ``log.cleaner.io.buffer.size / threads / 2``."""
-    return max(log.broker.log_cleaner_io_buffer_size // max(log.broker.log_cleaner_threads, 1) // 2, 1)
+    return max(broker.log_cleaner_io_buffer_size // max(broker.log_cleaner_threads, 1) // 2, 1)
 
 
 def _clean_segments(ctx: _PassContext, group: list[Segment]) -> Segment:
@@ -258,7 +264,7 @@ def _last_records_of_active_producers(log: PartitionLog) -> dict[int, tuple[int 
 
 def _clean_into(ctx: _PassContext, source: Segment, out: Segment) -> None:
     """Filter one source segment chunk by chunk and append each chunk's survivors (``cleanInto``)."""
-    for chunk, _ in read_chunks(source.batches, 0, capacity=_read_buffer_bytes(ctx.log), limit=ctx.log.config.max_message_bytes):
+    for chunk, _ in read_chunks(source.batches, 0, capacity=_read_buffer_bytes(ctx.broker), limit=ctx.log.config.max_message_bytes):
         kept: list[RecordBatch] = []
         largest = -1
         for batch in chunk:
@@ -293,7 +299,7 @@ def _batch_retention(ctx: _PassContext, batch: RecordBatch) -> tuple[str, bool]:
     """Rules A-D of spec 7.3 (``checkBatchRetention``): the mode and "marker for an empty transaction"."""
     if batch.is_control:
         can_discard = ctx.txn.on_control_batch_read(batch)
-        if ctx.log.broker.version.has_batch_delete_horizon:
+        if ctx.broker.version.has_batch_delete_horizon:
             ctx.discard_records = can_discard and batch.delete_horizon_ms is not None and batch.delete_horizon_ms <= ctx.now_ms
         else:
             ctx.discard_records = can_discard and not ctx.retain_legacy_deletes
@@ -345,7 +351,7 @@ def _should_retain_record(ctx: _PassContext, batch: RecordBatch, record: Any) ->
 
 
 def _retains_deletes(ctx: _PassContext, batch: RecordBatch) -> bool:
-    if not ctx.log.broker.version.has_batch_delete_horizon:
+    if not ctx.broker.version.has_batch_delete_horizon:
         return ctx.retain_legacy_deletes
     return batch.delete_horizon_ms is None or ctx.now_ms < batch.delete_horizon_ms
 
@@ -354,7 +360,7 @@ def _retained_batch(ctx: _PassContext, batch: RecordBatch, retained: list[Any], 
     """The original batch when nothing changed, else a rebuilt one (``buildRetainedRecordsInto``)."""
     has_tombstone = any(r.value is None for r in retained)
     stamp = (
-        ctx.log.broker.version.has_batch_delete_horizon
+        ctx.broker.version.has_batch_delete_horizon
         and (has_tombstone or marker_for_empty_txn)
         and batch.delete_horizon_ms is None
     )
@@ -415,9 +421,9 @@ def _swap(log: PartitionLog, group: list[Segment], cleaned: Segment) -> None:
     log.segments[first : first + len(group)] = [cleaned]
 
 
-def _set_elapsed(stats: CleanerStats, log: PartitionLog) -> None:
+def _set_elapsed(stats: CleanerStats, broker: BrokerConfig) -> None:
     """Simulated pass time: only the I/O throttle takes time (spec 11); unthrottled passes take 0 s."""
-    rate = log.broker.log_cleaner_io_max_bytes_per_second
+    rate = broker.log_cleaner_io_max_bytes_per_second
     if rate >= DOUBLE_MAX:
         return
     stats.elapsed_index_secs = stats.map_bytes_read / rate

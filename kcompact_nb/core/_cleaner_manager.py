@@ -113,6 +113,7 @@ class CleanerManager:
             offset_map=None if offset_map is None else offset_map.build(strategy.entry_bytes),
             strategy=strategy,
             cleanable_ratio=ltc.cleanable_ratio,
+            broker=self.broker,
         )
 
     def run(self, logs: Sequence[PartitionLog], *, from_ms: int, until_ms: int) -> list[PassResult]:
@@ -157,6 +158,7 @@ class CleanerManager:
                 first_dirty_offset=best.first_dirty_offset,
                 first_uncleanable_offset=best.first_uncleanable_offset,
                 cleanable_ratio=best.cleanable_ratio,
+                broker=self.broker,
             )
         except KcompactError as error:
             self.uncleanable.add(log.name)
