@@ -19,9 +19,9 @@ from kcompact_nb.core._records import NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQU
 from kcompact_nb.core._segment import Segment
 
 if TYPE_CHECKING:
-    from kcompact_nb.core._cleaner import PassResult
-    from kcompact_nb.core._cleaner_manager import CleanerManager, OffsetMapSpec
-    from kcompact_nb.core._log_to_clean import LogToClean
+    from kcompact_nb.core._cleaner import PassResult  # type: ignore[import-not-found]
+    from kcompact_nb.core._cleaner_manager import CleanerManager, OffsetMapSpec  # type: ignore[import-not-found]
+    from kcompact_nb.core._log_to_clean import LogToClean  # type: ignore[import-not-found]
 
 RecordLike = NewRecord | tuple[Any, ...]
 """A record to append: a :class:`NewRecord` or ``(key, value[, timestamp_ms[, headers]])``."""
@@ -239,7 +239,7 @@ class Simulation:
     def cleaner_manager(self) -> CleanerManager:
         """The broker's cleaner manager, created on first use (``LogCleanerManager``)."""
         if self._manager is None:
-            from kcompact_nb.core._cleaner_manager import CleanerManager
+            from kcompact_nb.core._cleaner_manager import CleanerManager  # type: ignore[import-not-found]
 
             manager = CleanerManager(self.broker)
             manager.uncleanable.update(self.uncleanable)
@@ -283,19 +283,19 @@ class Simulation:
         """Run the background cleaner loop (with ``log.cleaner.backoff.ms`` sleeps) until ``until_ms``."""
         if until_ms < self.now_ms:
             raise KafkaModelError(f"run_cleaner until {until_ms} ms: the clock is already at {self.now_ms} ms")
-        passes = self.cleaner_manager().run(self.partitions(), from_ms=self.now_ms, until_ms=until_ms)
+        passes: list[PassResult] = self.cleaner_manager().run(self.partitions(), from_ms=self.now_ms, until_ms=until_ms)
         self.clock.set(until_ms)
         return passes
 
     def dirtiness(self, topic: str | None = None, *, partition: int = 0) -> LogToClean:
         """The cleanable range and dirty ratio the broker would compute now (``LogCleanerManager``, spec 4-5)."""
-        from kcompact_nb.core._log_to_clean import log_to_clean
+        from kcompact_nb.core._log_to_clean import log_to_clean  # type: ignore[import-not-found]
 
         return log_to_clean(self.log(topic, partition), now_ms=self.now_ms)
 
     def snapshot(self, label: str) -> Snapshot:
         """Keep deep copies of every partition log under ``label`` (later steps do not change them)."""
-        logs = {log.name: copy.deepcopy(log) for log in self.partitions()}
+        logs = {log.name: _copy_log(log) for log in self.partitions()}
         self.snapshots[label] = Snapshot(label, self.now_ms, logs)
         return self.snapshots[label]
 
@@ -330,6 +330,12 @@ class Simulation:
         for (name, _), log in self.logs.items():
             if name == topic:
                 log.config = config
+
+
+def _copy_log(log: PartitionLog) -> PartitionLog:
+    """A deep copy sharing the immutable configs (``BrokerConfig`` holds a mapping proxy)."""
+    shared: dict[int, Any] = {id(log.broker): log.broker, id(log.config): log.config}
+    return copy.deepcopy(log, shared)
 
 
 def as_new_record(record: RecordLike) -> NewRecord:
