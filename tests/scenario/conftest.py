@@ -36,4 +36,4 @@ def without_dirtiness(states: dict[str, Any]) -> dict[str, Any]:
 
 def scenario(*steps: dict[str, Any], topics: dict[str, Any] | None = None, **top: Any) -> dict[str, Any]:
     """A scenario document with one compacted topic ``t`` unless ``topics`` is given."""
-    return {"format": "kcompact-scenario/1", "topics": topics or {"t": {}}, "steps": list(steps), **top}
+    return {"format": "kcompact-scenario/1", "topics": {"t": {}} if topics is None else topics, "steps": list(steps), **top}
