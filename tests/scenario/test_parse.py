@@ -20,7 +20,7 @@ APPEND = {"op": "append", "records": [{"key": "k", "value": "v"}]}
         (scenario(topics={}), "topics", "at least one topic"),
         (scenario(topics={"bad name": {}}), 'topics["bad name"]', "topic name"),
         (scenario(topics={"t": {"config": {"segment.byts": 1}}}), 'topics.t.config["segment.byts"]', "Unknown configuration"),
-        (scenario(topics={"t": {"config": {"min.cleanable.dirty.ratio": 1.5}}}), 'topics.t.config["min.cleanable.dirty.ratio"]', "between"),
+        (scenario(topics={"t": {"config": {"min.cleanable.dirty.ratio": 1.5}}}), 'topics.t.config["min.cleanable.dirty.ratio"]', r"must be in \[0, 1\]"),
         (scenario(broker={"log.cleaner.threads": -1}), 'broker["log.cleaner.threads"]', "at least"),
         (scenario({"op": "compact"}), "steps[0].op", "unknown op 'compact'"),
         (scenario({"op": "append"}), "steps[0].records", "missing required field"),
