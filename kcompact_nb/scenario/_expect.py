@@ -38,7 +38,8 @@ def parse_assertions(raw: Mapping[str, Any], path: str) -> dict[str, Any]:
     _parse_ratio(raw, path, found)
     if not found:
         raise ScenarioError(path, "an expect step needs at least one assertion")
-    return found
+    ordered = {name: found[name] for name in raw if name in found}  # report failures in the file's order
+    return {**ordered, **found}
 
 
 def _parse_live_state(raw: Any, path: str) -> dict[bytes, bytes]:
