@@ -19,6 +19,7 @@ from kcompact_nb.core._records import (
     uncompressed_batch_size,
 )
 from kcompact_nb.core._segment import AbortedTxn, Segment
+from kcompact_nb.core._simulation import Simulation, Snapshot
 from kcompact_nb.core._sizes import LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, record_size_bytes, varint_len, varlong_len
 from kcompact_nb.core._versions import DEFAULT_KAFKA_VERSION, KafkaVersion, RuleB
 
@@ -45,6 +46,8 @@ __all__ = [
     "RuleB",
     "Segment",
     "SimulatedClock",
+    "Simulation",
+    "Snapshot",
     "TimestampType",
     "TopicConfig",
     "control_record_type",

@@ -1,0 +1,39 @@
+"""Scenario files (``kcompact-scenario/1``): parse, validate, run, and report results.
+
+A scenario drives a :class:`~kcompact_nb.core.Simulation` step by step; see
+``scenario-format.md`` for the contract and ``scenario.schema.json`` (shipped with the package)
+for its JSON Schema.
+"""
+
+from __future__ import annotations
+
+from kcompact_nb.scenario._bytes import decode_bytes, encode_bytes
+from kcompact_nb.scenario._errors import ScenarioError
+from kcompact_nb.scenario._model import FORMAT, RESULT_FORMAT, Scenario, Step, TopicSpec
+from kcompact_nb.scenario._parse import load_scenario, parse_scenario
+from kcompact_nb.scenario._runner import ScenarioRunner, run_scenario, simulation_for
+from kcompact_nb.scenario._schema import schema, schema_path
+from kcompact_nb.scenario._state import partition_state
+from kcompact_nb.scenario._views import live_state, retained_keys, retained_offsets
+
+__all__ = [
+    "FORMAT",
+    "RESULT_FORMAT",
+    "Scenario",
+    "ScenarioError",
+    "ScenarioRunner",
+    "Step",
+    "TopicSpec",
+    "decode_bytes",
+    "encode_bytes",
+    "live_state",
+    "load_scenario",
+    "parse_scenario",
+    "partition_state",
+    "retained_keys",
+    "retained_offsets",
+    "run_scenario",
+    "schema",
+    "schema_path",
+    "simulation_for",
+]

@@ -1,0 +1,207 @@
+"""What each scenario op does to a :class:`Simulation`, and the result it reports."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kcompact_nb.core._log import AppendInfo, PartitionLog
+from kcompact_nb.core._simulation import Simulation
+from kcompact_nb.scenario._expect import check_assertions
+from kcompact_nb.scenario._state import partition_state
+
+if TYPE_CHECKING:
+    from kcompact_nb.core._cleaner import PassResult  # type: ignore[import-not-found]
+
+Handler = Callable[[Simulation, Mapping[str, Any]], dict[str, Any]]
+
+
+def execute(sim: Simulation, op: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Run one validated step on ``sim``; returns the step's ``result`` object."""
+    return _HANDLERS[op](sim, args)
+
+
+def pass_result(result: PassResult | None) -> dict[str, Any]:
+    """A cleaner pass as the result document shows it (``selected`` is null when nothing ran)."""
+    if result is None:
+        return {"selected": None}
+    return {
+        "selected": {"topic": result.topic, "partition": result.partition},
+        "first_dirty_offset": result.first_dirty_offset,
+        "first_uncleanable_offset": result.first_uncleanable_offset,
+        "end_offset": result.end_offset,
+        "cleanable_ratio": result.cleanable_ratio,
+        "stats": result.stats.to_dict(),
+        "log_line": result.log_line,
+    }
+
+
+def _where(args: Mapping[str, Any]) -> dict[str, Any]:
+    return {"topic": args["topic"], "partition": args["partition"]}
+
+
+def _appended(info: AppendInfo) -> dict[str, Any]:
+    return {
+        "topic": info.topic,
+        "partition": info.partition,
+        "first_offset": info.first_offset,
+        "last_offset": info.last_offset,
+        "rolled": info.rolled,
+    }
+
+
+def _append(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    info = sim.append(
+        args["topic"],
+        args["records"],
+        partition=args["partition"],
+        producer_id=args["producer_id"],
+        producer_epoch=args["producer_epoch"],
+        base_sequence=args["base_sequence"],
+        transactional=args["transactional"],
+        timestamp_type=args["timestamp_type"],
+        compression=args["compression"],
+    )
+    return _appended(info)
+
+
+def _end_txn(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    info = sim.end_txn(
+        args["topic"],
+        args["producer_id"],
+        args["producer_epoch"],
+        commit=args["commit"],
+        partition=args["partition"],
+        coordinator_epoch=args["coordinator_epoch"],
+        timestamp=args["timestamp"],
+        offset=args["offset"],
+    )
+    return _appended(info)
+
+
+def _roll(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    segment = sim.roll(args["topic"], partition=args["partition"], base_offset=args["base_offset"])
+    return {**_where(args), "base_offset": segment.base_offset}
+
+
+def _load_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    io = importlib.import_module("kcompact_nb.io")  # the io layer is optional at import time
+    topic, partition = args["topic"], args["partition"]
+    log: PartitionLog = io.read_partition_dir(args["path"], topic_config=sim.topics[topic])
+    log.topic, log.partition = topic, partition
+    if log.cleaner_checkpoint is None:
+        log.cleaner_checkpoint = read_checkpoint(args["path"].parent, args["path"].name)
+    sim.replace_log(log)
+    return {
+        **_where(args),
+        "log_start_offset": log.log_start_offset,
+        "log_end_offset": log.log_end_offset,
+        "segments": len(log.segments),
+        "checkpoint": log.cleaner_checkpoint,
+    }
+
+
+def read_checkpoint(log_dir: Path, partition_dir: str) -> int | None:
+    """The partition's entry in ``log_dir/cleaner-offset-checkpoint`` (``None`` when absent).
+
+    File layout (``OffsetCheckpointFile``): a version line ``0``, an entry-count line, then one
+    ``topic partition offset`` line per entry.
+    """
+    file = log_dir / "cleaner-offset-checkpoint"
+    if not file.is_file():
+        return None
+    for line in file.read_text(encoding="utf-8").splitlines()[2:]:
+        parts = line.split()
+        if len(parts) == 3 and f"{parts[0]}-{parts[1]}" == partition_dir:
+            return int(parts[2])
+    return None
+
+
+def _clean(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    if not args["targeted"]:
+        return pass_result(sim.clean())
+    spec = None
+    if args["offset_map"] is not None:
+        from kcompact_nb.core._cleaner_manager import OffsetMapSpec  # type: ignore[import-not-found]
+
+        spec = OffsetMapSpec(**args["offset_map"])
+    result = sim.clean_log(
+        args["topic"],
+        partition=args["partition"],
+        first_dirty_offset=args["first_dirty_offset"],
+        first_uncleanable_offset=args["first_uncleanable_offset"],
+        offset_map=spec,
+        now_ms=args["now_ms"],
+        force=args["force"],
+    )
+    return pass_result(result)
+
+
+def _run_cleaner(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    passes = sim.run_cleaner(args["until_ms"])
+    return {"passes": [pass_result(p) for p in passes], "now_ms": sim.now_ms}
+
+
+def _set_config(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    sim.set_config(args["config"], topic=args["topic"])
+    return {"topic": args["topic"], "config": dict(args["config"])}
+
+
+def _set_checkpoint(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    sim.set_checkpoint(args["topic"], args["offset"], partition=args["partition"])
+    return {**_where(args), "checkpoint": args["offset"]}
+
+
+def _set_high_watermark(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    sim.set_high_watermark(args["topic"], args["offset"], partition=args["partition"])
+    return {**_where(args), "high_watermark": sim.log(args["topic"], args["partition"]).high_watermark}
+
+
+def _delete_records(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    start = sim.delete_records(args["topic"], args["offset"], partition=args["partition"])
+    return {**_where(args), "log_start_offset": start}
+
+
+def _set_log_start_offset(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    start = sim.set_log_start_offset(args["topic"], args["offset"], partition=args["partition"])
+    return {**_where(args), "log_start_offset": start}
+
+
+def _mark_uncleanable(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    sim.mark_uncleanable(args["topic"], partition=args["partition"])
+    return _where(args)
+
+
+def _expect(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    log = sim.log(args["topic"], args["partition"])
+    failures = check_assertions(log, args["assertions"], now_ms=sim.now_ms)
+    for failure in failures:
+        failure.update(_where(args))
+    return {"passed": not failures, "failures": failures}
+
+
+def states(sim: Simulation) -> dict[str, Any]:
+    """``{"topic-partition": partition state}`` of every partition at the current time."""
+    return {log.name: partition_state(log, now_ms=sim.now_ms) for log in sim.partitions()}
+
+
+_HANDLERS: dict[str, Handler] = {
+    "append": _append,
+    "load_log_dir": _load_log_dir,
+    "end_txn": _end_txn,
+    "roll": _roll,
+    "advance": lambda sim, args: {"now_ms": sim.advance(args["ms"])},
+    "set_time": lambda sim, args: {"now_ms": sim.set_time(args["now_ms"])},
+    "clean": _clean,
+    "run_cleaner": _run_cleaner,
+    "set_config": _set_config,
+    "set_checkpoint": _set_checkpoint,
+    "set_high_watermark": _set_high_watermark,
+    "delete_records": _delete_records,
+    "set_log_start_offset": _set_log_start_offset,
+    "mark_uncleanable": _mark_uncleanable,
+    "snapshot": lambda sim, args: {"label": sim.snapshot(args["label"]).label},
+    "expect": _expect,
+}

@@ -1,0 +1,109 @@
+"""Parsing and validation of ``kcompact-scenario/1`` documents (see docs ``scenario-format.md``).
+
+Everything is checked before anything runs: fields, ops, configs (with Kafka's own config
+checks), topics and partitions, the clock never going backwards, keyless records on compacted
+topics. Errors are :class:`ScenarioError` with the JSON path of the offending item.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kcompact_nb.core._config import BrokerConfig, TopicConfig
+from kcompact_nb.scenario._configs import broker_config, key_path, topic_config
+from kcompact_nb.scenario._errors import ScenarioError
+from kcompact_nb.scenario._fields import check_int, check_list, check_object, check_str, join
+from kcompact_nb.scenario._model import FORMAT, Scenario, Step, TopicSpec
+
+_TOPIC_NAME = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
+
+
+@dataclass
+class ParseContext:
+    """What validation knows while it walks the steps: configs, partitions, clock, labels."""
+
+    broker_properties: dict[str, Any]
+    broker: BrokerConfig
+    topic_properties: dict[str, dict[str, Any]]
+    topics: dict[str, TopicConfig]
+    partitions: dict[str, int]
+    now_ms: int
+    base_dir: Path | None
+    labels: set[str] = field(default_factory=set)
+
+    def target(self, raw: Mapping[str, Any], path: str) -> tuple[str, int]:
+        """The step's (topic, partition): ``topic`` may be omitted when there is exactly one."""
+        if "topic" in raw:
+            topic = check_str(raw["topic"], join(path, "topic"))
+            if topic not in self.topics:
+                known = ", ".join(sorted(self.topics))
+                raise ScenarioError(join(path, "topic"), f"topic {topic!r} is not declared in topics ({known})")
+        elif len(self.topics) == 1:
+            topic = next(iter(self.topics))
+        else:
+            raise ScenarioError(join(path, "topic"), "missing: the scenario declares several topics")
+        count = self.partitions[topic]
+        partition = check_int(raw.get("partition", 0), join(path, "partition"), minimum=0, maximum=count - 1)
+        return topic, partition
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a scenario file; relative paths in it resolve against its folder."""
+    file = Path(path)
+    try:
+        document = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ScenarioError("", f"{file}: not valid JSON ({exc})") from None
+    return parse_scenario(document, base_dir=file.resolve().parent)
+
+
+def parse_scenario(document: Any, *, base_dir: str | Path | None = None) -> Scenario:
+    """Validate a scenario document (already decoded from JSON) into a :class:`Scenario`."""
+    from kcompact_nb.scenario._steps import parse_step
+
+    doc = check_object(
+        document, "", required=("format", "topics", "steps"), optional=("name", "description", "start_ms", "broker")
+    )
+    if doc["format"] != FORMAT:
+        raise ScenarioError("format", f"expected {FORMAT!r}, got {doc['format']!r}")
+    name = check_str(doc.get("name", "scenario"), "name")
+    description = doc.get("description", "")
+    if not isinstance(description, str):
+        raise ScenarioError("description", "expected a string")
+    start_ms = check_int(doc.get("start_ms", 0), "start_ms", minimum=0)
+    context = _context(doc, start_ms, None if base_dir is None else Path(base_dir))
+    raw_steps = check_list(doc["steps"], "steps")
+    steps = tuple(parse_step(raw, index, context) for index, raw in enumerate(raw_steps))
+    topics = {t: TopicSpec(context.partitions[t], dict(doc["topics"][t].get("config", {}))) for t in context.topics}
+    broker = dict(doc.get("broker", {}))
+    return Scenario(name, description, start_ms, broker, topics, steps, context.base_dir)
+
+
+def _context(doc: Mapping[str, Any], start_ms: int, base_dir: Path | None) -> ParseContext:
+    broker_properties = dict(doc.get("broker", {})) if isinstance(doc.get("broker", {}), dict) else doc["broker"]
+    broker = broker_config(broker_properties, "broker")
+    context = ParseContext(dict(broker_properties), broker, {}, {}, {}, start_ms, base_dir)
+    topics = check_object(doc["topics"], "topics", optional=tuple(doc["topics"]) if isinstance(doc["topics"], dict) else ())
+    if not topics:
+        raise ScenarioError("topics", "declare at least one topic")
+    for name, spec in topics.items():
+        _declare_topic(context, name, spec, key_path("topics", name))
+    return context
+
+
+def _declare_topic(context: ParseContext, name: str, spec: Any, path: str) -> None:
+    if not _TOPIC_NAME.match(name):
+        raise ScenarioError(path, "a topic name is 1-249 characters from [a-zA-Z0-9._-] (Kafka's Topic.validate)")
+    spec = check_object(spec, path, optional=("partitions", "config"))
+    partitions = check_int(spec.get("partitions", 1), join(path, "partitions"), minimum=1, maximum=10_000)
+    raw_config = spec.get("config", {})
+    check_object(raw_config, join(path, "config"), optional=tuple(raw_config) if isinstance(raw_config, dict) else ())
+    overrides = {"cleanup.policy": "compact", **raw_config}
+    context.topics[name] = topic_config(overrides, join(path, "config"), broker=context.broker)
+    context.topic_properties[name] = overrides
+    context.partitions[name] = partitions

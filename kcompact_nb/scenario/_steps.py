@@ -1,0 +1,284 @@
+"""Validation of each scenario op into a :class:`Step` with converted arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from kcompact_nb.core._log import NewRecord
+from kcompact_nb.scenario._bytes import decode_bytes
+from kcompact_nb.scenario._configs import broker_config, topic_config
+from kcompact_nb.scenario._errors import ScenarioError
+from kcompact_nb.scenario._fields import (
+    check_bool,
+    check_int,
+    check_list,
+    check_number,
+    check_object,
+    check_optional_int,
+    check_str,
+    join,
+)
+from kcompact_nb.scenario._model import Step
+from kcompact_nb.scenario._parse import ParseContext
+
+INT_MAX = 2**31 - 1
+SHORT_MAX = 2**15 - 1
+TARGET = ("topic", "partition")
+EXPECT_FIELDS = (
+    "retained_offsets",
+    "retained_keys",
+    "live_state",
+    "segment_base_offsets",
+    "segment_sizes_bytes",
+    "batch_last_offsets",
+    "log_start_offset",
+    "log_end_offset",
+    "checkpoint",
+    "cleanable_ratio",
+    "tolerance",
+    "log_size_bytes",
+)
+Parser = Callable[[dict[str, Any], str, ParseContext], dict[str, Any]]
+
+
+def parse_step(raw: Any, index: int, context: ParseContext) -> Step:
+    """Validate ``steps[index]`` against the state validation has reached so far."""
+    path = f"steps[{index}]"
+    if not isinstance(raw, dict) or not isinstance(raw.get("op"), str):
+        raise ScenarioError(join(path, "op"), "each step is an object with an 'op' string")
+    op = raw["op"]
+    if op not in _OPS:
+        raise ScenarioError(join(path, "op"), f"unknown op {op!r} (known: {', '.join(sorted(_OPS))})")
+    required, optional, parser = _OPS[op]
+    fields = check_object(raw, path, required=("op", *required), optional=optional)
+    return Step(index, op, parser(fields, path, context))
+
+
+def _target(raw: Mapping[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    topic, partition = context.target(raw, path)
+    return {"topic": topic, "partition": partition}
+
+
+# -- producing ----------------------------------------------------------------------------
+
+
+def _append(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    args = _target(raw, path, context)
+    producer_id = check_int(raw.get("producer_id", -1), join(path, "producer_id"), minimum=-1)
+    args["producer_id"] = producer_id
+    args["producer_epoch"] = check_int(raw.get("producer_epoch", -1), join(path, "producer_epoch"), minimum=-1, maximum=SHORT_MAX)
+    args["base_sequence"] = check_int(raw.get("base_sequence", -1), join(path, "base_sequence"), minimum=-1, maximum=INT_MAX)
+    args["transactional"] = check_bool(raw.get("transactional", False), join(path, "transactional"))
+    if args["transactional"] and producer_id < 0:
+        raise ScenarioError(join(path, "producer_id"), "a transactional append needs a producer_id >= 0")
+    args["timestamp_type"] = check_str(
+        raw.get("timestamp_type", "CreateTime"), join(path, "timestamp_type"), choices=("CreateTime", "LogAppendTime")
+    )
+    compression = check_str(raw.get("compression", "none"), join(path, "compression"))
+    if compression != "none":
+        raise ScenarioError(join(path, "compression"), f"{compression!r}: only 'none' is supported by the simulator")
+    args["compression"] = compression
+    compacted = context.topics[args["topic"]].compact
+    records = check_list(raw["records"], join(path, "records"), non_empty=True)
+    args["records"] = tuple(_record(r, join(join(path, "records"), i), compacted) for i, r in enumerate(records))
+    _check_offsets([r.offset for r in args["records"]], join(path, "records"))
+    return args
+
+
+def _record(raw: Any, path: str, compacted: bool) -> NewRecord:
+    record = check_object(raw, path, required=("key", "value"), optional=("timestamp", "headers", "offset"))
+    key = decode_bytes(record["key"], join(path, "key"))
+    if key is None and compacted:
+        raise ScenarioError(join(path, "key"), "Compacted topic cannot accept message without key (Kafka's INVALID_RECORD)")
+    value = decode_bytes(record["value"], join(path, "value"))
+    timestamp = check_optional_int(record.get("timestamp"), join(path, "timestamp"), minimum=-1)
+    offset = check_optional_int(record.get("offset"), join(path, "offset"), minimum=0)
+    headers = tuple(_header(h, join(join(path, "headers"), i)) for i, h in enumerate(check_list(record.get("headers", []), join(path, "headers"))))
+    return NewRecord(key, value, timestamp, headers, offset)
+
+
+def _header(raw: Any, path: str) -> tuple[str, bytes | None]:
+    if not isinstance(raw, list) or len(raw) != 2:
+        raise ScenarioError(path, "a header is [name, value]")
+    name = raw[0]
+    if not isinstance(name, str):
+        raise ScenarioError(join(path, 0), "a header name is a string")
+    return name, decode_bytes(raw[1], join(path, 1), allow_long=True)
+
+
+def _check_offsets(offsets: list[int | None], path: str) -> None:
+    given = [o is not None for o in offsets]
+    if any(given) and not all(given):
+        first_missing = given.index(False)
+        raise ScenarioError(join(join(path, first_missing), "offset"), "give an offset on every record of the append or on none")
+    for i in range(1, len(offsets) if all(given) else 0):
+        if offsets[i] <= offsets[i - 1]:  # type: ignore[operator]
+            raise ScenarioError(join(join(path, i), "offset"), f"offsets must strictly increase ({offsets[i]} after {offsets[i - 1]})")
+
+
+def _end_txn(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    args = _target(raw, path, context)
+    args["producer_id"] = check_int(raw["producer_id"], join(path, "producer_id"), minimum=0)
+    args["producer_epoch"] = check_int(raw["producer_epoch"], join(path, "producer_epoch"), minimum=0, maximum=SHORT_MAX)
+    args["commit"] = check_bool(raw["commit"], join(path, "commit"))
+    args["coordinator_epoch"] = check_int(raw.get("coordinator_epoch", 0), join(path, "coordinator_epoch"), minimum=0, maximum=INT_MAX)
+    args["timestamp"] = check_optional_int(raw.get("timestamp"), join(path, "timestamp"), minimum=-1)
+    args["offset"] = check_optional_int(raw.get("offset"), join(path, "offset"), minimum=0)
+    return args
+
+
+def _roll(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    args = _target(raw, path, context)
+    args["base_offset"] = check_optional_int(raw.get("base_offset"), join(path, "base_offset"), minimum=0)
+    return args
+
+
+def _load_log_dir(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    text = check_str(raw["path"], join(path, "path"))
+    directory = Path(text) if context.base_dir is None else context.base_dir / text
+    if not directory.is_dir():
+        raise ScenarioError(join(path, "path"), f"{directory} is not a directory")
+    dir_topic, _, dir_partition = directory.name.rpartition("-")
+    defaults: dict[str, Any] = {}
+    if dir_topic in context.topics and "topic" not in raw:
+        defaults["topic"] = dir_topic
+    if dir_partition.isdigit() and "partition" not in raw:
+        defaults["partition"] = int(dir_partition)
+    args = _target({**defaults, **raw}, path, context)
+    args["path"] = directory
+    return args
+
+
+# -- clock ---------------------------------------------------------------------------------
+
+
+def _advance(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    ms = check_int(raw["ms"], join(path, "ms"), minimum=0)
+    context.now_ms += ms
+    return {"ms": ms}
+
+
+def _set_time(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    now_ms = check_int(raw["now_ms"], join(path, "now_ms"), minimum=context.now_ms)
+    context.now_ms = now_ms
+    return {"now_ms": now_ms}
+
+
+# -- cleaning ------------------------------------------------------------------------------
+
+
+def _clean(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    if len(raw) == 1:
+        return {"targeted": False}
+    args = _target(raw, path, context)
+    args["targeted"] = True
+    args["first_dirty_offset"] = check_optional_int(raw.get("first_dirty_offset"), join(path, "first_dirty_offset"), minimum=0)
+    args["first_uncleanable_offset"] = check_optional_int(
+        raw.get("first_uncleanable_offset"), join(path, "first_uncleanable_offset"), minimum=0
+    )
+    args["now_ms"] = check_optional_int(raw.get("now_ms"), join(path, "now_ms"), minimum=0)
+    args["force"] = check_bool(raw.get("force", False), join(path, "force"))
+    args["offset_map"] = None if raw.get("offset_map") is None else _offset_map(raw["offset_map"], join(path, "offset_map"))
+    return args
+
+
+def _offset_map(raw: Any, path: str) -> dict[str, Any]:
+    spec = check_object(raw, path, optional=("slots", "load_factor", "memory_bytes"))
+    if ("slots" in spec) == ("memory_bytes" in spec):
+        raise ScenarioError(path, 'give exactly one of {"slots": N} or {"memory_bytes": N}')
+    args: dict[str, Any] = {"load_factor": check_number(spec.get("load_factor", 0.9), join(path, "load_factor"), low=0, high=1, low_open=True)}
+    if "slots" in spec:
+        args["slots"] = check_int(spec["slots"], join(path, "slots"), minimum=1, maximum=INT_MAX)
+    else:
+        args["memory_bytes"] = check_int(spec["memory_bytes"], join(path, "memory_bytes"), minimum=1, maximum=INT_MAX)
+    return args
+
+
+def _run_cleaner(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    until_ms = check_int(raw["until_ms"], join(path, "until_ms"), minimum=context.now_ms)
+    context.now_ms = until_ms
+    return {"until_ms": until_ms}
+
+
+# -- configs and offsets -------------------------------------------------------------------
+
+
+def _set_config(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    config_path = join(path, "config")
+    changes = check_object(raw["config"], config_path, optional=tuple(raw["config"]) if isinstance(raw["config"], dict) else ())
+    if "topic" not in raw:
+        context.broker_properties.update(changes)
+        context.broker = broker_config(context.broker_properties, config_path)
+        for topic, overrides in context.topic_properties.items():
+            context.topics[topic] = topic_config(overrides, config_path, broker=context.broker)
+        return {"topic": None, "config": dict(changes)}
+    topic, _ = context.target({"topic": raw["topic"]}, path)
+    overrides = {**context.topic_properties[topic], **changes}
+    context.topics[topic] = topic_config(overrides, config_path, broker=context.broker)
+    context.topic_properties[topic] = overrides
+    return {"topic": topic, "config": dict(changes)}
+
+
+def _offset_step(*, nullable: bool = False) -> Parser:
+    def parse(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+        args = _target(raw, path, context)
+        check = check_optional_int if nullable else check_int
+        args["offset"] = check(raw["offset"], join(path, "offset"), minimum=0)
+        return args
+
+    return parse
+
+
+def _delete_records(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    args = _offset_step()(raw, path, context)
+    if not context.topics[args["topic"]].delete:
+        message = "DeleteRecords needs 'delete' in the topic's cleanup.policy (Kafka's PolicyViolationException)"
+        raise ScenarioError(join(path, "op"), message)
+    return args
+
+
+def _snapshot(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    label = check_str(raw["label"], join(path, "label"))
+    if label in context.labels:
+        raise ScenarioError(join(path, "label"), f"snapshot label {label!r} is already used")
+    context.labels.add(label)
+    return {"label": label}
+
+
+def _expect(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    from kcompact_nb.scenario._expect import parse_assertions
+
+    args = _target(raw, path, context)
+    args["assertions"] = parse_assertions(raw, path)
+    return args
+
+
+_OPS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Parser]] = {
+    "append": (
+        ("records",),
+        (*TARGET, "producer_id", "producer_epoch", "base_sequence", "transactional", "timestamp_type", "compression"),
+        _append,
+    ),
+    "load_log_dir": (("path",), TARGET, _load_log_dir),
+    "end_txn": (
+        ("producer_id", "producer_epoch", "commit"),
+        (*TARGET, "coordinator_epoch", "timestamp", "offset"),
+        _end_txn,
+    ),
+    "roll": ((), (*TARGET, "base_offset"), _roll),
+    "advance": (("ms",), (), _advance),
+    "set_time": (("now_ms",), (), _set_time),
+    "clean": ((), (*TARGET, "first_dirty_offset", "first_uncleanable_offset", "offset_map", "now_ms", "force"), _clean),
+    "run_cleaner": (("until_ms",), (), _run_cleaner),
+    "set_config": (("config",), ("topic",), _set_config),
+    "set_checkpoint": (("offset",), TARGET, _offset_step()),
+    "set_high_watermark": (("offset",), TARGET, _offset_step(nullable=True)),
+    "delete_records": (("offset",), TARGET, _delete_records),
+    "set_log_start_offset": (("offset",), TARGET, _offset_step()),
+    "mark_uncleanable": ((), TARGET, lambda raw, path, context: _target(raw, path, context)),
+    "snapshot": (("label",), (), _snapshot),
+    "expect": ((), (*TARGET, *EXPECT_FIELDS), _expect),
+}
+OPS = frozenset(_OPS)
