@@ -242,8 +242,6 @@ def test_forced_roll_and_roll_at_an_expected_offset():
     assert [s.base_offset for s in log.segments] == [0, 1]
     log.roll(now_ms=3, expected_next_offset=10)
     assert [s.base_offset for s in log.segments] == [0, 1, 10]
-    info = log.append([rec("b")], now_ms=4)
-    assert (info.first_offset, info.segment_base_offset) == (1, 10)
 
 
 def test_high_watermark_can_be_held_below_the_log_end():
@@ -265,3 +263,13 @@ def test_compressed_appends_are_refused_by_the_core_model():
 def test_new_record_defaults():
     r = NewRecord(b"k", None)
     assert (r.timestamp, r.headers, r.offset) == (None, (), None)
+
+
+def test_append_below_a_segment_rolled_ahead_fails_as_in_kafka():
+    """``LocalLog.roll``: a new segment may not start below the active segment's base offset."""
+    log = compacted_log()
+    log.append([rec("a")], now_ms=0)
+    log.roll(now_ms=0, expected_next_offset=10)
+    with pytest.raises(KafkaModelError, match="lower than start offset of the active segment 10"):
+        log.append([rec("b")], now_ms=0)
+    assert log.append([rec("b", offset=10)], now_ms=0).segment_base_offset == 10

@@ -230,6 +230,12 @@ class PartitionLog:
                 raise KafkaModelError(message)
             self.segments[-1] = self._new_segment(new_offset, now_ms)
             return self.segments[-1]
+        if new_offset < active.base_offset:
+            message = (
+                f"Trying to roll a new log segment for topic partition {self.name} with start offset "
+                f"{new_offset} lower than start offset of the active segment {active.base_offset}"
+            )
+            raise KafkaModelError(message)
         active.on_become_inactive()
         self.segments.append(self._new_segment(new_offset, now_ms))
         return self.segments[-1]
@@ -275,7 +281,7 @@ class PartitionLog:
                 return True
         if active.is_index_full(config.segment_index_bytes):
             return True
-        return batch.last_offset - active.base_offset > INT_MAX
+        return not 0 <= batch.last_offset - active.base_offset <= INT_MAX
 
     def _maybe_roll(self, batch: RecordBatch, now_ms: int) -> bool:
         if not self._should_roll(batch, now_ms):

@@ -1,27 +1,21 @@
-"""One simulated broker: configs, topics, partition logs, a clock and the cleaner (spec 1-5, 9).
-
-The cleaner modules are imported lazily so the model can be driven (appends, rolls, clock,
-configs, checkpoints) without them.
-"""
+"""One simulated broker: configs, topics, partition logs, a clock and the cleaner (spec 1-5, 9)."""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from kcompact_nb.core._cleaner import PassResult
+from kcompact_nb.core._cleaner_manager import CleanerManager, OffsetMapSpec
 from kcompact_nb.core._clock import SimulatedClock
 from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._errors import KafkaModelError
 from kcompact_nb.core._log import AppendInfo, NewRecord, PartitionLog
+from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core._records import NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, TimestampType
 from kcompact_nb.core._segment import Segment
-
-if TYPE_CHECKING:
-    from kcompact_nb.core._cleaner import PassResult  # type: ignore[import-not-found]
-    from kcompact_nb.core._cleaner_manager import CleanerManager, OffsetMapSpec  # type: ignore[import-not-found]
-    from kcompact_nb.core._log_to_clean import LogToClean  # type: ignore[import-not-found]
 
 RecordLike = NewRecord | tuple[Any, ...]
 """A record to append: a :class:`NewRecord` or ``(key, value[, timestamp_ms[, headers]])``."""
@@ -239,8 +233,6 @@ class Simulation:
     def cleaner_manager(self) -> CleanerManager:
         """The broker's cleaner manager, created on first use (``LogCleanerManager``)."""
         if self._manager is None:
-            from kcompact_nb.core._cleaner_manager import CleanerManager  # type: ignore[import-not-found]
-
             manager = CleanerManager(self.broker)
             manager.uncleanable.update(self.uncleanable)
             self.uncleanable = manager.uncleanable
@@ -289,8 +281,6 @@ class Simulation:
 
     def dirtiness(self, topic: str | None = None, *, partition: int = 0) -> LogToClean:
         """The cleanable range and dirty ratio the broker would compute now (``LogCleanerManager``, spec 4-5)."""
-        from kcompact_nb.core._log_to_clean import log_to_clean  # type: ignore[import-not-found]
-
         return log_to_clean(self.log(topic, partition), now_ms=self.now_ms)
 
     def snapshot(self, label: str) -> Snapshot:

@@ -5,15 +5,14 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from kcompact_nb.core._cleaner import PassResult
+from kcompact_nb.core._cleaner_manager import OffsetMapSpec
 from kcompact_nb.core._log import AppendInfo, PartitionLog
 from kcompact_nb.core._simulation import Simulation
 from kcompact_nb.scenario._expect import check_assertions
 from kcompact_nb.scenario._state import partition_state
-
-if TYPE_CHECKING:
-    from kcompact_nb.core._cleaner import PassResult  # type: ignore[import-not-found]
 
 Handler = Callable[[Simulation, Mapping[str, Any]], dict[str, Any]]
 
@@ -34,7 +33,7 @@ def pass_result(result: PassResult | None) -> dict[str, Any]:
         "end_offset": result.end_offset,
         "cleanable_ratio": result.cleanable_ratio,
         "stats": result.stats.to_dict(),
-        "log_line": result.log_line,
+        "log_line": result.log_line.strip(),  # Kafka's message without its leading line break
     }
 
 
@@ -124,8 +123,6 @@ def _clean(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
         return pass_result(sim.clean())
     spec = None
     if args["offset_map"] is not None:
-        from kcompact_nb.core._cleaner_manager import OffsetMapSpec  # type: ignore[import-not-found]
-
         spec = OffsetMapSpec(**args["offset_map"])
     result = sim.clean_log(
         args["topic"],

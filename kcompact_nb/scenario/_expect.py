@@ -12,6 +12,7 @@ from kcompact_nb.scenario._configs import key_path
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._fields import check_int, check_list, check_number, check_optional_int, join
 from kcompact_nb.scenario._views import live_state, retained_keys, retained_offsets
+from kcompact_nb.core._log_to_clean import log_to_clean
 
 DEFAULT_TOLERANCE = 1e-9
 _OFFSET_LISTS = ("retained_offsets", "segment_base_offsets", "segment_sizes_bytes", "batch_last_offsets")
@@ -81,8 +82,6 @@ def _matches(name: str, expected: Any, actual: Any, assertions: Mapping[str, Any
 
 
 def _cleanable_ratio(log: PartitionLog, now_ms: int) -> float:
-    from kcompact_nb.core._log_to_clean import log_to_clean  # type: ignore[import-not-found]
-
     return float(log_to_clean(log, now_ms=now_ms).cleanable_ratio)
 
 

@@ -8,6 +8,7 @@ from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._records import Record, RecordBatch
 from kcompact_nb.core._segment import AbortedTxn, Segment
 from kcompact_nb.scenario._bytes import encode_bytes
+from kcompact_nb.core._log_to_clean import log_to_clean
 
 
 def partition_state(log: PartitionLog, *, now_ms: int) -> dict[str, Any]:
@@ -25,8 +26,6 @@ def partition_state(log: PartitionLog, *, now_ms: int) -> dict[str, Any]:
 
 def dirtiness(log: PartitionLog, *, now_ms: int) -> dict[str, Any]:
     """The cleanable range and ratio the broker computes (``LogToClean``, spec 4-5)."""
-    from kcompact_nb.core._log_to_clean import log_to_clean  # type: ignore[import-not-found]
-
     state: dict[str, Any] = log_to_clean(log, now_ms=now_ms).to_dict()
     return state
 

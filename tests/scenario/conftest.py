@@ -1,31 +1,13 @@
-"""Helpers for scenario tests.
-
-Partition states include ``dirtiness`` from the cleaner's ``log_to_clean``. Until the cleaner
-modules are merged, the ``without_cleaner`` fixture stubs that one function so the rest of the
-state document can be produced; tests of non-clean steps compare states without that key.
-"""
+"""Helpers for scenario tests."""
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "data" / "samples" / "scenarios"
-HAVE_CLEANER = importlib.util.find_spec("kcompact_nb.core._log_to_clean") is not None
-
-
-@pytest.fixture
-def without_cleaner(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stub ``dirtiness`` when the cleaner is not there yet (real one once it is)."""
-    if not HAVE_CLEANER:
-        monkeypatch.setattr("kcompact_nb.scenario._state.dirtiness", lambda log, *, now_ms: {"stubbed": True})
-
-
 def without_dirtiness(states: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``{partition: state}`` without the ``dirtiness`` keys."""
     stripped = copy.deepcopy(states)

@@ -1,17 +1,11 @@
-"""Scenario steps that need the cleaner: clean, run_cleaner, delete_records, dirtiness, and every sample.
-
-NEEDS THE CLEANER (kcompact_nb.core._cleaner_manager, _cleaner, _log_to_clean), written on another
-branch. The importorskip below is removed when the scenario branch is merged with the cleaner.
-"""
+"""Scenario steps that need the cleaner: clean, run_cleaner, delete_records, dirtiness, and every sample."""
 
 from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("kcompact_nb.core._cleaner_manager")  # removed when the branch is merged
-
-from kcompact_nb.scenario import load_scenario, parse_scenario, run_scenario  # noqa: E402
-from tests.scenario.conftest import SAMPLES, scenario  # noqa: E402
+from kcompact_nb.scenario import load_scenario, parse_scenario, run_scenario
+from tests.scenario.conftest import SAMPLES, scenario
 
 SAMPLE_FILES = sorted(SAMPLES.glob("*.json"))
 DIRTINESS_KEYS = {

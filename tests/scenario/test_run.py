@@ -10,7 +10,6 @@ from kcompact_nb.cli import main
 from kcompact_nb.scenario import ScenarioError, ScenarioRunner, parse_scenario, run_scenario
 from tests.scenario.conftest import scenario, without_dirtiness
 
-pytestmark = pytest.mark.usefixtures("without_cleaner")
 TXN = {"producer_id": 7, "producer_epoch": 0, "transactional": True}
 
 
