@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-import bench.bench_core  # noqa: F401  (registers benchmarks)
+import bench.bench_cleaner  # noqa: F401  (registers benchmarks)
+import bench.bench_core  # noqa: F401
 from bench._machine import describe
 from bench._runner import REGISTRY, format_table, run_all
 

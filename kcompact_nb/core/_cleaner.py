@@ -200,7 +200,7 @@ def _map_segment(ctx: _PassContext, segment: Segment, txn: CleanedTransactionMet
 
 
 def _map_batch(ctx: _PassContext, batch: RecordBatch, txn: CleanedTransactionMetadata, start: int) -> bool:
-    stats, offset_map, strategy = ctx.stats, ctx.offset_map, ctx.strategy
+    stats = ctx.stats
     if batch.is_control:
         txn.on_control_batch_read(batch)
         stats.map_messages_read += 1
@@ -208,6 +208,28 @@ def _map_batch(ctx: _PassContext, batch: RecordBatch, txn: CleanedTransactionMet
     if txn.on_batch_read(batch):
         stats.map_messages_read += len(batch.records)
         return False
+    if ctx.strategy.name == "offset" and _map_offsets_at_once(ctx.offset_map, batch, start):
+        stats.map_messages_read += len(batch.records)
+        return False
+    return _map_records(ctx, batch, start)
+
+
+def _map_offsets_at_once(offset_map: OffsetMap, batch: RecordBatch, start: int) -> bool:
+    """Fast path for the offset strategy: put a whole batch when it cannot fill the map."""
+    limit = offset_map.max_entries
+    if limit is not None and offset_map.size + len(batch.records) >= limit:
+        return False
+    entries = offset_map.live_entries()
+    put = [(r.key, r.offset) for r in batch.records if r.key is not None and r.offset >= start]
+    if put:
+        entries.update(put)
+        offset_map.latest_offset = put[-1][1]
+    return True
+
+
+def _map_records(ctx: _PassContext, batch: RecordBatch, start: int) -> bool:
+    """Record by record, with Kafka's full check before every put (spec 6.3)."""
+    stats, offset_map, strategy = ctx.stats, ctx.offset_map, ctx.strategy
     by_offset = strategy.name == "offset"
     for record in batch.records:
         if record.key is not None and record.offset >= start:
@@ -283,7 +305,7 @@ def _filter_batch(ctx: _PassContext, batch: RecordBatch) -> tuple[RecordBatch, i
     if mode == "DELETE":
         return None
     stats.messages_read += len(batch.records)
-    retained = [r for r in batch.records if _should_retain_record(ctx, batch, r)]
+    retained = _retained_records(ctx, batch)
     if retained:
         output = _retained_batch(ctx, batch, retained, marker_for_empty_txn)
         stats.bytes_written += output.size_bytes
@@ -325,6 +347,23 @@ def _is_last_batch_of_producer(ctx: _PassContext, batch: RecordBatch) -> bool:
     if last_data_offset is not None:
         return batch.last_offset == last_data_offset
     return batch.is_control and batch.producer_epoch == epoch
+
+
+def _retained_records(ctx: _PassContext, batch: RecordBatch) -> list[Any]:
+    """The records of ``batch`` that survive; a tight loop for data batches under the offset strategy."""
+    if ctx.discard_records or batch.is_control or ctx.strategy.name != "offset":
+        return [r for r in batch.records if _should_retain_record(ctx, batch, r)]
+    latest, get = ctx.offset_map.latest_offset, ctx.offset_map.live_entries().get
+    keep_deletes = _retains_deletes(ctx, batch)
+    kept = []
+    for r in batch.records:
+        if r.offset > latest:
+            kept.append(r)
+        elif r.key is None:
+            ctx.stats.invalid_messages_read += 1
+        elif get(r.key, -1) <= r.offset and (keep_deletes or r.value is not None):
+            kept.append(r)
+    return kept
 
 
 def _should_retain_record(ctx: _PassContext, batch: RecordBatch, record: Any) -> bool:
@@ -387,6 +426,7 @@ def rebuild_batch(batch: RecordBatch, records: Sequence[Any], *, delete_horizon_
         last_offset=batch.last_offset,
         delete_horizon_ms=delete_horizon_ms,
         log_append_time_ms=batch.max_timestamp if log_append else None,
+        checked=True,
         producer_id=batch.producer_id,
         producer_epoch=batch.producer_epoch,
         base_sequence=batch.base_sequence,

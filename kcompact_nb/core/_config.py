@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
@@ -202,7 +203,7 @@ class BrokerConfig:
 
     @property
     def version(self) -> KafkaVersion:
-        return KafkaVersion.parse(self.kafka_version)
+        return _parsed_version(self.kafka_version)
 
     @classmethod
     def from_properties(cls, properties: Mapping[str, Any] | None = None) -> BrokerConfig:
@@ -218,6 +219,11 @@ class BrokerConfig:
 
     def to_properties(self) -> dict[str, Any]:
         return properties_of(self)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_version(text: str) -> KafkaVersion:
+    return KafkaVersion.parse(text)
 
 
 def _topic_defaults(properties: Mapping[str, Any]) -> dict[str, Any]:

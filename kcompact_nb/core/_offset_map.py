@@ -41,6 +41,8 @@ class OffsetMap(Protocol):
 
     def entries(self) -> dict[bytes, Any]: ...
 
+    def live_entries(self) -> dict[bytes, Any]: ...
+
 
 class ExactOffsetMap:
     """An unbounded map: every pass indexes its whole dirty range (for tests and what-ifs)."""
@@ -80,7 +82,12 @@ class ExactOffsetMap:
         self._entries[key] = rank
 
     def entries(self) -> dict[bytes, Any]:
+        """A copy of key -> rank."""
         return dict(self._entries)
+
+    def live_entries(self) -> dict[bytes, Any]:
+        """The map's own dict, for the pass's hot loops (callers keep the capacity rule)."""
+        return self._entries
 
 
 class BoundedOffsetMap(ExactOffsetMap):

@@ -113,6 +113,7 @@ class RecordBatch:
         base_offset: int | None = None,
         delete_horizon_ms: int | None = None,
         log_append_time_ms: int | None = None,
+        checked: bool = False,
         **fields: object,
     ) -> RecordBatch:
         """An uncompressed batch with its timestamps and exact size derived from ``records``.
@@ -120,6 +121,7 @@ class RecordBatch:
         ``base_offset`` defaults to the first record's offset and ``last_offset`` to the last
         record's. With ``log_append_time_ms`` the batch is ``LogAppendTime`` and its max
         timestamp is the broker's append time (records keep their stored timestamps).
+        ``checked=True`` skips the offset checks for records taken from a valid batch.
         """
         records = tuple(records)
         if base_offset is None:
@@ -128,7 +130,8 @@ class RecordBatch:
             base_offset = records[0].offset
         if last_offset is None:
             last_offset = records[-1].offset if records else base_offset
-        _check_offsets(base_offset, last_offset, records)
+        if not checked:
+            _check_offsets(base_offset, last_offset, records)
         if not records:
             base_ts, max_ts = NO_TIMESTAMP, fields.pop("max_timestamp", NO_TIMESTAMP)
         else:

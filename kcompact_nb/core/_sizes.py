@@ -53,6 +53,18 @@ def varint_len(v: int) -> int:
     return uvarint_len(((v << 1) ^ (v >> 31)) & 0xFFFFFFFF)
 
 
+def _zigzag_len(v: int) -> int:
+    """Varint length of a signed value inside the 32/64-bit range (zig-zag needs no mask there)."""
+    u = (v << 1) ^ (v >> 63)
+    if u < 0x80:
+        return 1
+    if u < 0x4000:
+        return 2
+    if u < 0x200000:
+        return 3
+    return uvarint_len(u)
+
+
 def varlong_len(v: int) -> int:
     """Bytes of a zig-zag encoded signed 64-bit varlong (``ByteUtils.sizeOfVarlong``)."""
     return uvarint_len(((v << 1) ^ (v >> 63)) & 0xFFFFFFFFFFFFFFFF)
@@ -84,12 +96,8 @@ def record_size_bytes(
     headers: Sequence[Header] = (),
 ) -> int:
     """Size of one v2 record, its length prefix included (``DefaultRecord.sizeInBytes``)."""
-    body = (
-        1
-        + varint_len(offset_delta)
-        + varlong_len(timestamp_delta)
-        + field_len(key)
-        + field_len(value)
-        + headers_len(headers)
-    )
-    return varint_len(body) + body
+    body = 1 + _zigzag_len(offset_delta) + _zigzag_len(timestamp_delta)
+    body += 1 if key is None else _zigzag_len(len(key)) + len(key)
+    body += 1 if value is None else _zigzag_len(len(value)) + len(value)
+    body += headers_len(headers) if headers else 1
+    return _zigzag_len(body) + body
