@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from kcompact_nb.core._clock import SimulatedClock
 from kcompact_nb.core._config import BrokerConfig, TopicConfig
+from kcompact_nb.core._explain import Explanation, TombstoneFate, explain, next_eligible_ms
 from kcompact_nb.core._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError
 from kcompact_nb.core._log import AppendInfo, NewRecord, PartitionLog
 from kcompact_nb.core._producer_state import CompletedTxn, ProducerStateEntry, ProducerStateManager
@@ -31,6 +32,7 @@ __all__ = [
     "ConfigError",
     "ControlRecordType",
     "DEFAULT_KAFKA_VERSION",
+    "Explanation",
     "InvalidRecordError",
     "KafkaModelError",
     "KafkaVersion",
@@ -49,8 +51,11 @@ __all__ = [
     "Simulation",
     "Snapshot",
     "TimestampType",
+    "TombstoneFate",
     "TopicConfig",
     "control_record_type",
+    "explain",
+    "next_eligible_ms",
     "record_size_bytes",
     "uncompressed_batch_size",
     "varint_len",

@@ -1,0 +1,111 @@
+"""Why a partition is (not) cleaned: a plain-language account of its ranges, eligibility and tombstones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kcompact_nb.core._log import PartitionLog
+from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean, non_active_segments_from
+
+
+@dataclass(frozen=True)
+class TombstoneFate:
+    """When one tombstone may go: ``horizon_ms`` once a pass has stamped its batch (spec 7.4)."""
+
+    offset: int
+    key: bytes
+    horizon_ms: int | None
+
+    def describe(self, now_ms: int) -> str:
+        key = self.key.decode("utf-8", "replace")
+        if self.horizon_ms is None:
+            return (
+                f"tombstone {key!r} at offset {self.offset}: not stamped yet; the next pass that rewrites it "
+                "stamps its delete horizon (pass time + delete.retention.ms)"
+            )
+        when = "now" if self.horizon_ms <= now_ms else f"at {self.horizon_ms} ms"
+        return f"tombstone {key!r} at offset {self.offset}: removable by the first pass {when} or later (horizon {self.horizon_ms} ms)"
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The cleaner's view of one partition at ``now_ms`` and when it would next be eligible."""
+
+    now_ms: int
+    log_to_clean: LogToClean
+    uncleanable_reason: str
+    eligible_at_ms: int | None
+    tombstones: tuple[TombstoneFate, ...]
+
+    def lines(self) -> list[str]:
+        ltc = self.log_to_clean
+        lines = [
+            f"{ltc.name} at {self.now_ms} ms:",
+            f"  clean: offsets below {ltc.first_dirty_offset} ({ltc.clean_bytes} bytes)",
+            f"  cleanable: [{ltc.first_dirty_offset}, {ltc.first_uncleanable_offset}) ({ltc.cleanable_bytes} bytes)",
+            f"  uncleanable from {ltc.first_uncleanable_offset}: {self.uncleanable_reason}",
+            f"  dirty ratio {ltc.cleanable_ratio:.4f} vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio}",
+            "  " + _eligibility(ltc, self.eligible_at_ms, self.now_ms),
+        ]
+        if ltc.checkpoint_reset:
+            lines.append(f"  checkpoint reset: {ltc.checkpoint_reset}")
+        lines += ["  " + t.describe(self.now_ms) for t in self.tombstones]
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def explain(log: PartitionLog, *, now_ms: int) -> Explanation:
+    """Explain ``log`` at ``now_ms``: ranges and why, eligibility, next eligible time, tombstones."""
+    ltc = log_to_clean(log, now_ms=now_ms)
+    tombstones = tuple(
+        TombstoneFate(r.offset, r.key, b.delete_horizon_ms)
+        for b, r in log.records()
+        if not b.is_control and r.is_tombstone and r.key is not None
+    )
+    return Explanation(now_ms, ltc, _uncleanable_reason(log, ltc, now_ms), next_eligible_ms(log, now_ms=now_ms), tombstones)
+
+
+def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:
+    """The first time at or after ``now_ms`` the log is eligible if nothing more is appended; None: never.
+
+    Without appends only the clock moves, so only ``min.compaction.lag.ms`` (segments ageing into the
+    cleanable range) and ``max.compaction.lag.ms`` (overdue segments) can change the answer.
+    """
+    candidates = {now_ms}
+    first_dirty = log_to_clean(log, now_ms=now_ms).first_dirty_offset
+    for segment in non_active_segments_from(log, first_dirty):
+        candidates.add(segment.largest_timestamp + log.config.min_compaction_lag_ms + 1)
+        if segment.first_batch_timestamp < 2**62:
+            candidates.add(segment.first_batch_timestamp + log.config.max_compaction_lag_ms + 1)
+    for t in sorted(c for c in candidates if c >= now_ms):
+        if log_to_clean(log, now_ms=t).eligible:
+            return t
+    return None
+
+
+def _eligibility(ltc: LogToClean, eligible_at_ms: int | None, now_ms: int) -> str:
+    if ltc.eligible:
+        why = "overdue per max.compaction.lag.ms" if ltc.needs_compaction_now and ltc.cleanable_ratio <= ltc.min_cleanable_dirty_ratio else "its dirty ratio is above the minimum"
+        return f"eligible now: {why}"
+    if eligible_at_ms is not None:
+        return f"not eligible now; eligible at {eligible_at_ms} ms if nothing else is produced"
+    if ltc.cleanable_bytes == 0:
+        return "not eligible: nothing is cleanable, and without new appends the active segment never rolls, so never"
+    return "not eligible: the dirty ratio is not above the minimum, and without new appends it never will be"
+
+
+def _uncleanable_reason(log: PartitionLog, ltc: LogToClean, now_ms: int) -> str:
+    """Which of Kafka's three bounds (spec 4.2) put the first uncleanable offset where it is."""
+    fu, lso = ltc.first_uncleanable_offset, log.last_stable_offset
+    if lso < log.active_segment.base_offset and log.floor_segment(lso).base_offset == fu:
+        return f"an open transaction holds the last stable offset at {lso}; its segment and all later ones wait"
+    lag = log.config.min_compaction_lag_ms
+    young = [s for s in non_active_segments_from(log, ltc.first_dirty_offset) if s.largest_timestamp > now_ms - lag]
+    if lag > 0 and young and young[0].base_offset == fu:
+        return (
+            f"segment {fu} is younger than min.compaction.lag.ms "
+            f"(largest timestamp {young[0].largest_timestamp} ms > {now_ms} - {lag})"
+        )
+    return "the active segment, never cleaned (it rolls only when records are appended)"

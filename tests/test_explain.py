@@ -1,0 +1,64 @@
+"""Plain-language explanations: ranges and why, eligibility, when it would become eligible, tombstones."""
+
+from __future__ import annotations
+
+from kcompact_nb import explain, next_eligible_ms
+from tests.conftest import compacted_log, rec
+from tests.test_cleaner_pass import one_pass
+
+
+def test_active_segment_only_is_never_eligible_without_appends():
+    log = compacted_log()
+    log.append([rec("a"), rec("a")], now_ms=0)
+    e = explain(log, now_ms=0)
+    assert e.eligible_at_ms is None
+    assert e.lines()[3] == "  uncleanable from 0: the active segment, never cleaned (it rolls only when records are appended)"
+    assert e.lines()[5] == (
+        "  not eligible: nothing is cleanable, and without new appends the active segment never rolls, so never"
+    )
+
+
+def test_min_compaction_lag_gives_a_future_eligibility_time():
+    log = compacted_log(min_compaction_lag_ms=1000)
+    log.append([rec("a", timestamp=500)], now_ms=500)
+    log.roll(now_ms=500)
+    log.append([rec("b", timestamp=600)], now_ms=600)
+    e = explain(log, now_ms=600)
+    assert "segment 0 is younger than min.compaction.lag.ms (largest timestamp 500 ms > 600 - 1000)" in str(e)
+    assert e.eligible_at_ms == next_eligible_ms(log, now_ms=600) == 1501
+    assert "not eligible now; eligible at 1501 ms if nothing else is produced" in str(e)
+
+
+def test_open_transaction_is_named_as_the_bound():
+    log = compacted_log()
+    log.append([rec("a")], now_ms=0)
+    log.roll(now_ms=0)
+    log.append([rec("b")], now_ms=0, producer_id=1, producer_epoch=0, transactional=True)
+    log.roll(now_ms=0)
+    e = explain(log, now_ms=0)
+    assert e.lines()[3] == "  uncleanable from 1: an open transaction holds the last stable offset at 1; its segment and all later ones wait"
+    assert e.lines()[5] == "  eligible now: its dirty ratio is above the minimum"
+
+
+def test_max_compaction_lag_makes_a_low_ratio_log_due():
+    log = compacted_log(min_cleanable_dirty_ratio=0.99, max_compaction_lag_ms=1000)
+    log.append([rec("a", timestamp=100)], now_ms=100)
+    log.roll(now_ms=100)
+    log.cleaner_checkpoint = 1
+    log.append([rec("b", timestamp=200)], now_ms=200)
+    log.roll(now_ms=200)
+    assert next_eligible_ms(log, now_ms=300) == 1201
+    assert "eligible now: overdue per max.compaction.lag.ms" in str(explain(log, now_ms=1201))
+
+
+def test_tombstones_before_and_after_stamping():
+    log = compacted_log(delete_retention_ms=1000)
+    log.append([rec("a", None)], now_ms=0)
+    log.roll(now_ms=0)
+    log.append([rec("b")], now_ms=0)
+    assert "not stamped yet" in explain(log, now_ms=0).lines()[-1]
+    one_pass(log, now_ms=50)
+    assert explain(log, now_ms=60).lines()[-1] == (
+        "  tombstone 'a' at offset 0: removable by the first pass at 1050 ms or later (horizon 1050 ms)"
+    )
+    assert "removable by the first pass now or later" in explain(log, now_ms=2000).lines()[-1]
