@@ -180,8 +180,8 @@ class KafkaBroker:
 
 
 def _answers_metadata(bootstrap_servers: str) -> bool:
-    from kafka.admin import KafkaAdminClient
-    from kafka.errors import KafkaError
+    from kafka.admin import KafkaAdminClient  # type: ignore[import-untyped]
+    from kafka.errors import KafkaError  # type: ignore[import-untyped]
 
     try:
         admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=3000)

@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 #: Cleaner loggers: ``kafka.log.*`` up to 4.0, ``org.apache.kafka.storage.internals.log.*`` from 4.1 (KAFKA-14485).
+#: From 4.1 the per-pass summary ("cleaned log ... size reduction") comes from the nested ``LogCleaner$CleanerThread``,
+#: which Log4j 2 does not treat as a child of ``LogCleaner`` (observed on 4.4.0).
 CLEANER_LOGGERS = (
     "kafka.log.LogCleaner",
     "kafka.log.Cleaner",
+    "kafka.log.LogCleanerManager",
     "org.apache.kafka.storage.internals.log.LogCleaner",
+    "org.apache.kafka.storage.internals.log.LogCleaner$CleanerThread",
     "org.apache.kafka.storage.internals.log.Cleaner",
+    "org.apache.kafka.storage.internals.log.LogCleanerManager",
 )
 
 #: Broker settings for a fast cleaner on a small machine (real-kafka.md 2.1).
