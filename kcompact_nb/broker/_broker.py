@@ -6,6 +6,7 @@ import atexit
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -172,11 +173,20 @@ class KafkaBroker:
         while time.monotonic() < deadline:
             if not self.is_running():
                 raise BrokerError(f"Kafka {self.version} exited during startup:\n{self.log_tail()}")
-            if _answers_metadata(self.bootstrap_servers):
+            if _port_open(self.port) and _answers_metadata(self.bootstrap_servers):
                 return
             time.sleep(0.5)
         self.stop()
         raise BrokerError(f"Kafka {self.version} not ready after {self._startup_timeout_s} s:\n{self.log_tail()}")
+
+
+def _port_open(port: int) -> bool:
+    # kafka-python's bootstrap backs off for tens of seconds on refused connections: probe the socket first.
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+            return True
+    except OSError:
+        return False
 
 
 def _answers_metadata(bootstrap_servers: str) -> bool:
