@@ -1,0 +1,61 @@
+"""A real Kafka broker from Maven-resolved jars: start/stop, workloads, waiting for its cleaner.
+
+Optional layer: needs ``java`` (17+) and, once per Kafka version, ``mvn``. Not imported by ``kcompact_nb``.
+"""
+
+from __future__ import annotations
+
+from kcompact_nb.broker._broker import KafkaBroker
+from kcompact_nb.broker._classpath import (
+    DEFAULT_VERSION,
+    KAFKA_3_VERSION,
+    classpath_dir,
+    missing_tools,
+    resolve_classpath,
+)
+from kcompact_nb.broker._cleaner import (
+    cleaned_sections,
+    cleaner_checkpoint,
+    copy_partition,
+    dump_log_segments,
+    partition_dir,
+    wait_for_cleaner,
+)
+from kcompact_nb.broker._consume import SPARK_KAFKA_COLUMNS, consume_rows, rows_to_jsonl
+from kcompact_nb.broker._errors import BrokerError
+from kcompact_nb.broker._server_config import CLEANER_LOGGERS, FAST_CLEANER_SETTINGS
+from kcompact_nb.broker._workload import (
+    COMPACTED_TOPIC_CONFIGS,
+    admin_client,
+    alter_topic_configs,
+    create_topic,
+    produce,
+    produce_transaction,
+)
+
+__all__ = [
+    "CLEANER_LOGGERS",
+    "COMPACTED_TOPIC_CONFIGS",
+    "DEFAULT_VERSION",
+    "FAST_CLEANER_SETTINGS",
+    "KAFKA_3_VERSION",
+    "SPARK_KAFKA_COLUMNS",
+    "BrokerError",
+    "KafkaBroker",
+    "admin_client",
+    "alter_topic_configs",
+    "classpath_dir",
+    "cleaned_sections",
+    "cleaner_checkpoint",
+    "consume_rows",
+    "copy_partition",
+    "create_topic",
+    "dump_log_segments",
+    "missing_tools",
+    "partition_dir",
+    "produce",
+    "produce_transaction",
+    "resolve_classpath",
+    "rows_to_jsonl",
+    "wait_for_cleaner",
+]

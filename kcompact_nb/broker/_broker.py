@@ -1,0 +1,219 @@
+"""A real single-node Kafka broker (KRaft combined mode) in a child JVM on 127.0.0.1."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+
+from ._classpath import DEFAULT_VERSION, kafka_major, resolve_classpath
+from ._errors import BrokerError
+from ._process import free_port, java_command, new_cluster_id, tail
+from ._server_config import log4j2_properties, log4j_properties, server_properties
+
+_RUNNING: set[KafkaBroker] = set()
+
+
+class KafkaBroker:
+    """A real Apache Kafka broker of ``version``, started from Maven-resolved jars.
+
+    Each start uses a fresh run folder (``work_dir`` or a temporary one) holding ``server.properties``,
+    the log configuration, ``data/`` (the one log dir) and ``logs/`` (``server.log``, ``log-cleaner.log``,
+    ``stdout.log``). ``stop()`` ends exactly the JVM it started. Use as a context manager::
+
+        with KafkaBroker("4.4.0") as broker:
+            print(broker.bootstrap_servers)
+
+    Parameters
+    ----------
+    version : Kafka release (``kafka_2.13`` on Maven Central), e.g. ``"4.4.0"`` or ``"3.9.2"``.
+    work_dir : run folder; a temporary folder (removed by ``stop``) when omitted.
+    overrides : extra ``server.properties`` entries (Kafka broker property names).
+    startup_timeout_s : seconds to wait for the broker to answer a metadata request.
+    heap_mb : maximum JVM heap in MiB.
+    """
+
+    def __init__(
+        self,
+        version: str = DEFAULT_VERSION,
+        *,
+        work_dir: Path | None = None,
+        overrides: Mapping[str, str] | None = None,
+        startup_timeout_s: float = 120.0,
+        heap_mb: int = 512,
+    ) -> None:
+        kafka_major(version)
+        self.version = version
+        self._given_dir = work_dir
+        self._overrides = dict(overrides or {})
+        self._startup_timeout_s = startup_timeout_s
+        self._heap_mb = heap_mb
+        self._process: subprocess.Popen[bytes] | None = None
+        self._run_dir: Path | None = None
+        self.port = 0
+
+    # -- properties -------------------------------------------------------------------------------
+    @property
+    def bootstrap_servers(self) -> str:
+        """``127.0.0.1:<port>`` of the PLAINTEXT listener."""
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def run_dir(self) -> Path:
+        """The run folder of the current start."""
+        if self._run_dir is None:
+            raise BrokerError("the broker has not been started")
+        return self._run_dir
+
+    @property
+    def log_dir(self) -> Path:
+        """The broker's single ``log.dirs`` entry (partition folders, ``cleaner-offset-checkpoint``)."""
+        return self.run_dir / "data"
+
+    @property
+    def logs_dir(self) -> Path:
+        """Folder of ``server.log``, ``log-cleaner.log`` and ``stdout.log``."""
+        return self.run_dir / "logs"
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of the broker JVM, or None when not started."""
+        return None if self._process is None else self._process.pid
+
+    def is_running(self) -> bool:
+        """True while the JVM this object started is alive."""
+        return self._process is not None and self._process.poll() is None
+
+    def cleaner_log(self) -> str:
+        """Everything the cleaner loggers wrote so far (``logs/log-cleaner.log``)."""
+        path = self.logs_dir / "log-cleaner.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The last lines of ``server.log`` and ``stdout.log``, for error messages."""
+        parts = [f"--- {name} ---\n{tail(self.logs_dir / name, lines)}" for name in ("server.log", "stdout.log")]
+        return "\n".join(parts)
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    def start(self) -> KafkaBroker:
+        """Resolve jars if needed, format a fresh log dir, start the JVM and wait until it serves."""
+        if self.is_running():
+            raise BrokerError(f"broker {self.version} is already running (pid {self.pid})")
+        classpath = resolve_classpath(self.version)
+        self._prepare_run_dir()
+        base = java_command(self.version, classpath=classpath, run_dir=self.run_dir, heap_mb=self._heap_mb)
+        self._format_storage(base)
+        with open(self.logs_dir / "stdout.log", "wb") as out:
+            self._process = subprocess.Popen(
+                [*base, "kafka.Kafka", str(self.run_dir / "server.properties")],
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+        _RUNNING.add(self)
+        self._wait_ready()
+        return self
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """SIGTERM the broker's process group (orderly shutdown), SIGKILL after ``timeout_s``."""
+        process, self._process = self._process, None
+        _RUNNING.discard(self)
+        if process is not None and process.poll() is None:
+            _signal_group(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                _signal_group(process.pid, signal.SIGKILL)
+                process.wait(timeout=timeout_s)
+        if self._given_dir is None and self._run_dir is not None:
+            shutil.rmtree(self._run_dir, ignore_errors=True)
+            self._run_dir = None
+
+    def __enter__(self) -> KafkaBroker:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def _prepare_run_dir(self) -> None:
+        if self._given_dir is None:
+            self._run_dir = Path(tempfile.mkdtemp(prefix=f"kcompact-kafka-{self.version}-"))
+        else:
+            self._run_dir = self._given_dir
+            shutil.rmtree(self._run_dir / "data", ignore_errors=True)
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        self.port, controller_port = free_port(), free_port()
+        major = kafka_major(self.version)
+        text = server_properties(
+            port=self.port, controller_port=controller_port, log_dir=str(self.log_dir), major=major,
+            overrides=self._overrides,
+        )  # fmt: skip
+        (self.run_dir / "server.properties").write_text(text)
+        (self.run_dir / "log4j2.properties").write_text(log4j2_properties())
+        (self.run_dir / "log4j.properties").write_text(log4j_properties())
+
+    def _format_storage(self, base: list[str]) -> None:
+        command = [*base, "kafka.tools.StorageTool", "format", "-t", new_cluster_id()]
+        command += ["-c", str(self.run_dir / "server.properties")]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+        if result.returncode != 0:
+            raise BrokerError(f"kafka-storage format failed (exit {result.returncode}):\n{result.stdout}{result.stderr}")
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self._startup_timeout_s
+        while time.monotonic() < deadline:
+            if not self.is_running():
+                raise BrokerError(f"Kafka {self.version} exited during startup:\n{self.log_tail()}")
+            if _port_open(self.port) and _answers_metadata(self.bootstrap_servers):
+                return
+            time.sleep(0.5)
+        self.stop()
+        raise BrokerError(f"Kafka {self.version} not ready after {self._startup_timeout_s} s:\n{self.log_tail()}")
+
+
+def _port_open(port: int) -> bool:
+    # kafka-python's bootstrap backs off for tens of seconds on refused connections: probe the socket first.
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def _answers_metadata(bootstrap_servers: str) -> bool:
+    from kafka.admin import KafkaAdminClient  # type: ignore[import-untyped]
+    from kafka.errors import KafkaError  # type: ignore[import-untyped]
+
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=3000)
+    except (KafkaError, OSError):
+        return False
+    try:
+        return bool(admin.describe_cluster().get("brokers"))
+    except (KafkaError, OSError):
+        return False
+    finally:
+        admin.close()
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    # start_new_session made the JVM the leader of its own process group (pgid == pid).
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+@atexit.register
+def _stop_all() -> None:
+    for broker in list(_RUNNING):
+        broker.stop(timeout_s=10.0)

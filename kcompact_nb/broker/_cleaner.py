@@ -1,0 +1,96 @@
+"""Watch a real broker's cleaner: its offset checkpoint, its partition folders and its log lines."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from ._broker import KafkaBroker
+from ._classpath import KAFKA_3_VERSION, kafka_major, resolve_classpath
+from ._errors import BrokerError
+
+_IN_FLIGHT_SUFFIXES = (".cleaned", ".swap", ".deleted")
+_CLEANED_LINE = re.compile(r"Log cleaner thread \d+ cleaned log (?P<tp>\S+) \(dirty section = \[(\d+), (\d+)\]\)")
+
+
+def cleaner_checkpoint(log_dir: Path) -> dict[tuple[str, int], int]:
+    """Entries of ``<log_dir>/cleaner-offset-checkpoint`` (version line, count line, ``topic partition offset``)."""
+    path = Path(log_dir) / "cleaner-offset-checkpoint"
+    if not path.exists():
+        return {}
+    entries: dict[tuple[str, int], int] = {}
+    for line in path.read_text().splitlines()[2:]:
+        parts = line.split()
+        if len(parts) == 3:
+            entries[(parts[0], int(parts[1]))] = int(parts[2])
+    return entries
+
+
+def partition_dir(broker: KafkaBroker, topic: str, partition: int = 0) -> Path:
+    """The folder ``<log.dirs>/<topic>-<partition>`` of a live broker."""
+    return broker.log_dir / f"{topic}-{partition}"
+
+
+def cleaned_sections(cleaner_log: str, topic: str, partition: int = 0) -> list[tuple[int, int]]:
+    """``(first dirty offset, end offset)`` of each "cleaned log" INFO line for ``topic-partition``."""
+    wanted = f"{topic}-{partition}"
+    return [(int(m.group(2)), int(m.group(3))) for m in _CLEANED_LINE.finditer(cleaner_log) if m["tp"] == wanted]
+
+
+def wait_for_cleaner(
+    broker: KafkaBroker, topic: str, offset: int, *, partition: int = 0, timeout_s: float = 60.0
+) -> int:
+    """Wait until the cleaner checkpoint of ``topic-partition`` reaches ``offset`` and its swap is done.
+
+    Returns the checkpointed offset. The cleaner never passes the active segment's base offset, so
+    ``offset`` should be the offset of a record that rolled a new segment (real-kafka.md 4.2).
+    """
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        reached = cleaner_checkpoint(broker.log_dir).get((topic, partition), -1)
+        if reached >= offset and not _swap_in_flight(partition_dir(broker, topic, partition)):
+            return reached
+        time.sleep(0.1)
+    message = f"{topic}-{partition} not cleaned up to offset {offset} within {timeout_s} s"
+    raise BrokerError(f"{message}; cleaner log:\n{broker.cleaner_log()[-3000:]}")
+
+
+def _swap_in_flight(folder: Path) -> bool:
+    return any(path.name.endswith(_IN_FLIGHT_SUFFIXES) for path in folder.iterdir())
+
+
+def copy_partition(broker: KafkaBroker, topic: str, destination: Path, *, partition: int = 0) -> Path:
+    """Copy ``<topic>-<partition>/`` and a ``cleaner-offset-checkpoint`` limited to it into ``destination``.
+
+    ``destination`` becomes a one-partition log dir; returns the copied partition folder.
+    """
+    source = partition_dir(broker, topic, partition)
+    target = Path(destination) / source.name
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in _IN_FLIGHT_SUFFIXES)))
+    offset = cleaner_checkpoint(broker.log_dir).get((topic, partition))
+    entries = [] if offset is None else [f"{topic} {partition} {offset}"]
+    (Path(destination) / "cleaner-offset-checkpoint").write_text("\n".join(["0", str(len(entries)), *entries]) + "\n")
+    return target
+
+
+def dump_log_segments(files: list[Path], *, version: str = KAFKA_3_VERSION) -> str:
+    """Output of ``kafka-dump-log.sh --files ... --print-data-log --deep-iteration`` for ``files``.
+
+    Runs ``kafka.tools.DumpLogSegments`` from the ``kafka_2.13`` jar of ``version`` (a 3.x release) through
+    ``java``. In 4.x the tool moved to ``org.apache.kafka.tools`` in the ``kafka-tools`` artifact, which
+    Maven Central lacks for 4.4.0, so segments written by any broker are dumped with the 3.9 tool
+    (the v2 on-disk format is the same).
+    """
+    if kafka_major(version) >= 4:
+        raise BrokerError(f"dump_log_segments needs a 3.x version (kafka.tools.DumpLogSegments), got {version!r}")
+    classpath = resolve_classpath(version)
+    command = ["java", "-Xmx256m", "-cp", f"{classpath}/*", "kafka.tools.DumpLogSegments"]
+    command += ["--files", ",".join(str(f) for f in files), "--print-data-log", "--deep-iteration"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    if result.returncode != 0:
+        raise BrokerError(f"DumpLogSegments failed (exit {result.returncode}):\n{result.stderr[-3000:]}")
+    return result.stdout

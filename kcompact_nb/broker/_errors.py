@@ -1,0 +1,9 @@
+"""Errors of the real-broker layer."""
+
+from __future__ import annotations
+
+from ..core import KcompactError
+
+
+class BrokerError(KcompactError):
+    """A real Kafka broker could not be resolved, started, driven or stopped."""

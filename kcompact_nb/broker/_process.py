@@ -1,0 +1,46 @@
+"""Low-level helpers for the broker JVM: free ports, cluster ids, java command lines, log tails."""
+
+from __future__ import annotations
+
+import base64
+import socket
+import uuid
+from pathlib import Path
+
+from ._classpath import kafka_major
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def new_cluster_id() -> str:
+    """A KRaft cluster id: 16 random bytes, base64url without padding, not starting with ``-`` (``Uuid``)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
+def java_command(version: str, *, classpath: Path, run_dir: Path, heap_mb: int) -> list[str]:
+    """``java`` with heap, ``kafka.logs.dir`` and the version's logging flag (no main class yet)."""
+    if kafka_major(version) >= 4:
+        log_flag = f"-Dlog4j2.configurationFile={run_dir / 'log4j2.properties'}"
+    else:
+        log_flag = f"-Dlog4j.configuration=file:{run_dir / 'log4j.properties'}"
+    return [
+        "java", f"-Xmx{heap_mb}m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
+        f"-Dkafka.logs.dir={run_dir / 'logs'}", log_flag, "-cp", f"{classpath}/*",
+    ]  # fmt: skip
+
+
+def tail(path: Path, lines: int = 30) -> str:
+    """The last ``lines`` lines of a text file, or a note when it does not exist."""
+    if not path.exists():
+        return f"({path} does not exist)"
+    text = path.read_text(errors="replace").splitlines()
+    return "\n".join(text[-lines:])
