@@ -8,6 +8,7 @@ import pytest
 
 from kcompact_nb import BrokerConfig, KafkaModelError, PartitionLog, TopicConfig
 from kcompact_nb.core._cleaner_manager import CleanerManager, OffsetMapSpec
+from kcompact_nb.core._retention import delete_records
 from tests.conftest import compacted_log, offsets_in_log, rec
 
 
@@ -119,11 +120,11 @@ def test_delete_records_needs_the_delete_policy_and_moves_the_log_start():
     manager = CleanerManager(BrokerConfig())
     compact = two_segments(compacted_log())
     with pytest.raises(KafkaModelError, match="can not be deleted due to the configured policy"):
-        manager.delete_records(compact, 2, now_ms=0)
+        delete_records(compact, 2)
     both = two_segments(compacted_log(cleanup_policy="compact,delete", segment_bytes=160))
     with pytest.raises(KafkaModelError, match="larger than the high watermark 4"):
-        manager.delete_records(both, 5, now_ms=0)
-    manager.delete_records(both, 3, now_ms=0)
+        delete_records(both, 5)
+    delete_records(both, 3)
     manager.clean_once([both], now_ms=0)
     assert (both.log_start_offset, [s.base_offset for s in both.segments]) == (3, [2, 4])
 

@@ -15,7 +15,7 @@ from kcompact_nb.core._errors import KafkaModelError, KcompactError
 from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
-from kcompact_nb.core._retention import delete_old_segments, delete_records
+from kcompact_nb.core._retention import delete_old_segments
 from kcompact_nb.core._strategies import strategy_for
 
 MAX_LOOP_ITERATIONS = 1_000_000
@@ -139,11 +139,6 @@ class CleanerManager:
             busy_until[result.name] = result.end_ms
             threads[thread] = max(result.end_ms, now)
         raise KafkaModelError(f"the cleaner loop did not reach {until_ms} ms within {MAX_LOOP_ITERATIONS} iterations")
-
-    def delete_records(self, log: PartitionLog, offset: int, *, now_ms: int) -> None:
-        """Kafka's DeleteRecords: move the log start offset; the cleaner thread deletes the segments later."""
-        del now_ms
-        delete_records(log, offset)
 
     def _compacted(self, logs: Sequence[PartitionLog]) -> list[PartitionLog]:
         return [lg for lg in logs if lg.config.compact and lg.name not in self.uncleanable]

@@ -27,11 +27,23 @@ def delete_old_segments(log: PartitionLog, *, now_ms: int) -> list[int]:
 def delete_records(log: PartitionLog, offset: int) -> None:
     """Advance the log start offset as Kafka's DeleteRecords (only with ``delete`` in the policy)."""
     if not log.config.delete:
-        raise KafkaModelError(f"Records of partition {log.name} can not be deleted due to the configured policy")
+        message = (
+            f"Records of partition {log.name} can not be deleted due to the configured policy "
+            f"(cleanup.policy={','.join(log.config.cleanup_policy)}; Kafka's PolicyViolationException)"
+        )
+        raise KafkaModelError(message)
+    increment_log_start_offset(log, offset)
+
+
+def increment_log_start_offset(log: PartitionLog, offset: int) -> None:
+    """Raise the log start offset, never lower it (``UnifiedLog.maybeIncrementLogStartOffset``).
+
+    Segments below it are deleted later, by retention in the cleaner thread (spec 9).
+    """
     if offset > log.high_watermark:
         message = (
             f"Cannot increment the log start offset to {offset} of partition {log.name} "
-            f"since it is larger than the high watermark {log.high_watermark}"
+            f"since it is larger than the high watermark {log.high_watermark} (Kafka's OffsetOutOfRangeException)"
         )
         raise KafkaModelError(message)
     log.log_start_offset = max(log.log_start_offset, offset)

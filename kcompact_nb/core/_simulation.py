@@ -14,6 +14,7 @@ from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._errors import KafkaModelError
 from kcompact_nb.core._log import AppendInfo, NewRecord, PartitionLog
 from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
+from kcompact_nb.core._retention import delete_records, increment_log_start_offset
 from kcompact_nb.core._records import NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, TimestampType
 from kcompact_nb.core._segment import Segment
 
@@ -200,13 +201,7 @@ class Simulation:
         deleted later by retention (spec 9). Returns the new log start offset.
         """
         log = self.log(topic, partition)
-        if offset > log.high_watermark:
-            message = (
-                f"{log.name}: cannot increment the log start offset to {offset}: it is above the "
-                f"high watermark {log.high_watermark} (Kafka's OffsetOutOfRangeException)"
-            )
-            raise KafkaModelError(message)
-        log.log_start_offset = max(log.log_start_offset, offset)
+        increment_log_start_offset(log, offset)
         return log.log_start_offset
 
     def delete_records(self, topic: str | None, offset: int, *, partition: int = 0) -> int:
@@ -215,13 +210,7 @@ class Simulation:
         Returns the new log start offset.
         """
         log = self.log(topic, partition)
-        if not log.config.delete:
-            message = (
-                f"{log.name}: DeleteRecords needs 'delete' in cleanup.policy "
-                f"(policy is {','.join(log.config.cleanup_policy)}; Kafka's PolicyViolationException)"
-            )
-            raise KafkaModelError(message)
-        self.cleaner_manager().delete_records(log, offset, now_ms=self.now_ms)
+        delete_records(log, offset)
         return log.log_start_offset
 
     def mark_uncleanable(self, topic: str | None = None, *, partition: int = 0) -> None:
