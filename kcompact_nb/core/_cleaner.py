@@ -7,7 +7,7 @@ it is written, and the checkpoint moves to the pass's end offset.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kcompact_nb.core._cleaned_txn import CleanedTransactionMetadata
@@ -437,21 +437,16 @@ def rebuild_batch(batch: RecordBatch, records: Sequence[Any], *, delete_horizon_
 
 
 def empty_batch(batch: RecordBatch) -> RecordBatch:
-    """The 61-byte header Kafka keeps when all records go but the batch must stay (``writeEmptyHeader``)."""
-    return RecordBatch(
-        base_offset=batch.base_offset,
-        last_offset=batch.last_offset,
+    """The 61-byte header Kafka keeps when all records go but the batch must stay (``writeEmptyHeader``):
+    offsets, producer fields, flags, timestamp type and max timestamp kept; no codec, no horizon."""
+    return replace(
+        batch,
         records=(),
         size_bytes=61,
         base_timestamp=NO_TIMESTAMP,
-        max_timestamp=batch.max_timestamp,
-        producer_id=batch.producer_id,
-        producer_epoch=batch.producer_epoch,
-        base_sequence=batch.base_sequence,
-        is_transactional=batch.is_transactional,
-        is_control=batch.is_control,
-        timestamp_type=batch.timestamp_type,
-        partition_leader_epoch=batch.partition_leader_epoch,
+        compression="none",
+        delete_horizon_ms=None,
+        raw=None,
     )
 
 
