@@ -7,12 +7,14 @@ import sys
 from collections.abc import Sequence
 
 from kcompact_nb import __version__
+from kcompact_nb.io._dump_cli import add_dump_command
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kcompact", description="See, predict and test Kafka log compaction.")
     parser.add_argument("--version", action="version", version=f"kcompact_nb {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_dump_command(subparsers)
     return parser
 
 
@@ -23,4 +25,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    return 0
+    handler = getattr(args, "handler", None)
+    return int(handler(args)) if handler is not None else 0
