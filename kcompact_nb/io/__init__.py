@@ -18,6 +18,7 @@ from kcompact_nb.io._checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from kcompact_nb.io._dump_text import DumpLogParse, ParsedSegment, parse_dump_log, read_dump_log
 from kcompact_nb.io._errors import (
     CheckpointFormatError,
     CorruptBatchError,
@@ -57,6 +58,7 @@ __all__ = [
     "CorruptBatchError",
     "CrcMismatchError",
     "DroppedBytes",
+    "DumpLogParse",
     "DumpParseError",
     "InvalidMagicError",
     "LOG_START_OFFSET_CHECKPOINT",
@@ -67,6 +69,7 @@ __all__ = [
     "MissingCodecError",
     "NotASegmentError",
     "OffsetOrderError",
+    "ParsedSegment",
     "RECOVERY_POINT_CHECKPOINT",
     "SegmentData",
     "SegmentFileReader",
@@ -79,7 +82,9 @@ __all__ = [
     "format_checkpoint",
     "iter_segment_batches",
     "parse_checkpoint",
+    "parse_dump_log",
     "read_checkpoint",
+    "read_dump_log",
     "read_log_dir",
     "read_partition_dir",
     "rebuild_producer_state",
