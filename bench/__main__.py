@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import bench.bench_core  # noqa: F401  (registers benchmarks)
+import bench.bench_io  # noqa: F401  (registers benchmarks)
 from bench._machine import describe
 from bench._runner import REGISTRY, format_table, run_all
 
