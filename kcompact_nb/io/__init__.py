@@ -33,7 +33,14 @@ from kcompact_nb.io._errors import (
     TruncatedBatchError,
 )
 from kcompact_nb.io._gaps import CompactionGap, format_gap_report, last_compaction_gap
-from kcompact_nb.io._kcat import ConsumedRecord, KcatParse, compile_kcat_format, parse_kcat_format, parse_kcat_json, read_kcat
+from kcompact_nb.io._kcat import (
+    ConsumedRecord,
+    KcatParse,
+    compile_kcat_format,
+    parse_kcat_format,
+    parse_kcat_json,
+    read_kcat,
+)
 from kcompact_nb.io._log_reader import (
     LoadedLogDir,
     LoadedPartition,
@@ -56,6 +63,8 @@ from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter
 
 __all__ = [
     "CLEANER_OFFSET_CHECKPOINT",
+    "LOG_START_OFFSET_CHECKPOINT",
+    "RECOVERY_POINT_CHECKPOINT",
     "CheckpointFormatError",
     "CompactionGap",
     "ConsumedRecord",
@@ -66,7 +75,6 @@ __all__ = [
     "DumpParseError",
     "InvalidMagicError",
     "KcatParse",
-    "LOG_START_OFFSET_CHECKPOINT",
     "LoadedLogDir",
     "LoadedPartition",
     "LogReadError",
@@ -75,7 +83,6 @@ __all__ = [
     "NotASegmentError",
     "OffsetOrderError",
     "ParsedSegment",
-    "RECOVERY_POINT_CHECKPOINT",
     "SegmentData",
     "SegmentFileReader",
     "TruncatedBatchError",

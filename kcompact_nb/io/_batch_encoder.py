@@ -73,7 +73,9 @@ def encode_records(batch: RecordBatch) -> bytes:
     )
     builder.start_at(base_timestamp_of(batch))
     for record in batch.records:
-        builder.append(record.offset - batch.base_offset, record.timestamp, record.key, record.value, list(record.headers))
+        builder.append(
+            record.offset - batch.base_offset, record.timestamp, record.key, record.value, list(record.headers)
+        )
     return bytes(builder.build()[L.BATCH_OVERHEAD :])
 
 

@@ -36,7 +36,9 @@ def parse_checkpoint(text: str, source: str | Path = "<checkpoint>") -> dict[Top
         return {}
     _expect_int(lines, 0, source, "version")
     if int(lines[0]) != CHECKPOINT_VERSION:
-        raise CheckpointFormatError(source, 1, f"unrecognised checkpoint version {lines[0].strip()!r}; expected 0", unit="line")
+        raise CheckpointFormatError(
+            source, 1, f"unrecognised checkpoint version {lines[0].strip()!r}; expected 0", unit="line"
+        )
     if len(lines) < 2:
         raise CheckpointFormatError(source, 2, "missing the entry count line", unit="line")
     expected = _expect_int(lines, 1, source, "entry count")
@@ -44,7 +46,9 @@ def parse_checkpoint(text: str, source: str | Path = "<checkpoint>") -> dict[Top
     for number, line in enumerate(lines[2:], start=3):
         parts = line.split()
         if len(parts) != 3 or not _is_int(parts[1]) or not _is_int(parts[2]):
-            raise CheckpointFormatError(source, number, f"malformed entry {line!r}; expected 'topic partition offset'", unit="line")
+            raise CheckpointFormatError(
+                source, number, f"malformed entry {line!r}; expected 'topic partition offset'", unit="line"
+            )
         entries[(parts[0], int(parts[1]))] = int(parts[2])
     found = len(lines) - 2
     if found != expected:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import argparse
 import struct
 import sys
-from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -32,9 +31,14 @@ def add_dump_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     )
     parser.add_argument("path", type=Path, help="partition directory or .log segment file")
     parser.add_argument(
-        "--records", action=argparse.BooleanOptionalAction, default=True, help="list every record under its batch (default: yes)"
+        "--records",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="list every record under its batch (default: yes)",
     )
-    parser.add_argument("--max-value-chars", type=int, default=40, metavar="N", help="shorten keys and values to N characters")
+    parser.add_argument(
+        "--max-value-chars", type=int, default=40, metavar="N", help="shorten keys and values to N characters"
+    )
     parser.set_defaults(handler=run_dump)
 
 
@@ -77,7 +81,9 @@ def _dump_others(path: Path, out: TextIO) -> None:
         out.write(f"Leftover files (not read): {', '.join(leftovers)}\n")
 
 
-def _dump_segment(file: Path, out: TextIO, min_offset: int | None, *, records: bool, max_chars: int) -> tuple[int, int | None]:
+def _dump_segment(
+    file: Path, out: TextIO, min_offset: int | None, *, records: bool, max_chars: int
+) -> tuple[int, int | None]:
     from kcompact_nb.io._segment_reader import SegmentFileReader
 
     reader = SegmentFileReader(file, min_offset=min_offset, keep_raw=False, recover=True)
@@ -161,7 +167,9 @@ def _join(cells: tuple[str, ...], widths: list[int]) -> str:
 
 
 def _batch_cells(batch: RecordBatch, position: int) -> tuple[str, ...]:
-    offsets = f"{batch.base_offset}" if batch.base_offset == batch.last_offset else f"{batch.base_offset}-{batch.last_offset}"
+    offsets = (
+        f"{batch.base_offset}" if batch.base_offset == batch.last_offset else f"{batch.base_offset}-{batch.last_offset}"
+    )
     producer = "-" if not batch.has_producer_id else f"{batch.producer_id}/e{batch.producer_epoch}"
     if batch.has_producer_id and batch.base_sequence >= 0:
         producer += f"/s{batch.base_sequence}"
@@ -230,6 +238,6 @@ def show_bytes(data: bytes | None, max_chars: int = 40) -> str:
 def format_timestamp(ms: int) -> str:
     """Epoch milliseconds as ISO-8601 UTC (``…Z``), or the number itself when out of range."""
     try:
-        return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     except (OverflowError, OSError, ValueError):
         return str(ms)

@@ -44,7 +44,11 @@ from kcompact_nb.io._log_reader import SegmentData, build_partition_log
 
 _PAIR = re.compile(r"([A-Za-z]+): (\S+)")
 _INT = re.compile(r"-?[0-9]+")
-_TIMESTAMP_TYPES = {"CreateTime": TimestampType.CREATE_TIME, "LogAppendTime": TimestampType.LOG_APPEND_TIME, "NoTimestampType": TimestampType.CREATE_TIME}
+_TIMESTAMP_TYPES = {
+    "CreateTime": TimestampType.CREATE_TIME,
+    "LogAppendTime": TimestampType.LOG_APPEND_TIME,
+    "NoTimestampType": TimestampType.CREATE_TIME,
+}
 _RECORD_META = re.compile(
     r"offset: (?P<offset>-?[0-9]+) (?P<tstype>CreateTime|LogAppendTime|NoTimestampType): (?P<ts>-?[0-9]+) "
     r"key[sS]ize: (?P<ksize>-?[0-9]+) value[sS]ize: (?P<vsize>-?[0-9]+)"
@@ -96,7 +100,13 @@ class DumpLogParse:
         ordered = sorted(self.segments, key=lambda s: s.base_offset)
         data = [SegmentData(s.base_offset, s.batches) for s in ordered]
         return build_partition_log(
-            topic, partition, data, config=config, broker=broker, log_start_offset=log_start_offset, cleaner_checkpoint=cleaner_checkpoint
+            topic,
+            partition,
+            data,
+            config=config,
+            broker=broker,
+            log_start_offset=log_start_offset,
+            cleaner_checkpoint=cleaner_checkpoint,
         )
 
 
@@ -241,7 +251,9 @@ class _DumpParser:
         for offset, what, size in pending.printed_sizes:
             data = getattr(by_offset[offset], what)
             if data is not None and len(data) != size:
-                self.inexact.append(f"offset {offset}: {what} printed as {len(data)} UTF-8 bytes but {what}Size is {size}")
+                self.inexact.append(
+                    f"offset {offset}: {what} printed as {len(data)} UTF-8 bytes but {what}Size is {size}"
+                )
 
     def batch(self, pending: _Pending) -> RecordBatch:
         f = pending.fields
@@ -317,9 +329,12 @@ class _DumpParser:
     def result(self) -> DumpLogParse:
         self.finish_batch()
         segments = tuple(
-            ParsedSegment(s.file, s.base_offset or 0, tuple(s.batches), s.invalid_trailing_bytes) for s in self.sections if s.is_log
+            ParsedSegment(s.file, s.base_offset or 0, tuple(s.batches), s.invalid_trailing_bytes)
+            for s in self.sections
+            if s.is_log
         )
         return DumpLogParse(segments, frozenset(self.missing), tuple(self.inexact), tuple(self.invalid))
+
 
 def _check_batch_offsets(parser: _DumpParser, base: int, last: int, records: tuple[Record, ...]) -> None:
     if last < base:
@@ -331,7 +346,9 @@ def _check_batch_offsets(parser: _DumpParser, base: int, last: int, records: tup
         previous = record.offset
     section = parser.section()
     if section.batches and base <= section.batches[-1].last_offset:
-        raise parser.error(f"batch base offset {base} does not follow the previous batch's last offset {section.batches[-1].last_offset}")
+        raise parser.error(
+            f"batch base offset {base} does not follow the previous batch's last offset {section.batches[-1].last_offset}"
+        )
 
 
 def _split_data(rest: str) -> tuple[str | None, str | None]:

@@ -1,4 +1,4 @@
-""""When did compaction last run on this partition?" from the offsets a consumer sees.
+""" "When did compaction last run on this partition?" from the offsets a consumer sees.
 
 Compaction is the only thing that removes records from the middle of a compacted log, so the
 last place where an offset is missing is the last place compaction provably ran. This is the
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from kcompact_nb.core import PartitionLog, Record
 
@@ -50,7 +50,7 @@ class CompactionGap:
         if self.last_gap_timestamp_ms is None:
             return None
         try:
-            return datetime.fromtimestamp(self.last_gap_timestamp_ms / 1000, tz=timezone.utc)
+            return datetime.fromtimestamp(self.last_gap_timestamp_ms / 1000, tz=UTC)
         except (OverflowError, OSError, ValueError):
             return None  # a timestamp no calendar date can show
 
@@ -121,7 +121,9 @@ class _GapScan:
 
     def result(self) -> CompactionGap:
         dirty = self.row - self.gap_row if self.gap_row is not None else self.row
-        return CompactionGap(self.gap_offset, self.gap_row, self.gap_ts, self.missing, self.gaps, self.last_offset, self.row, dirty)
+        return CompactionGap(
+            self.gap_offset, self.gap_row, self.gap_ts, self.missing, self.gaps, self.last_offset, self.row, dirty
+        )
 
 
 def _scan(rows: Iterable[tuple[int, int, int, bool]], log_start_offset: int | None) -> CompactionGap:

@@ -83,10 +83,14 @@ class KcatParse:
         """One partition's messages as a single-segment log of one-record batches (sizes as uncompressed)."""
         chosen = [m for m in self.messages if _selected(m, topic, partition)]
         name = topic if topic is not None else next((m.topic for m in chosen if m.topic), "kcat")
-        number = partition if partition is not None else next((m.partition for m in chosen if m.partition is not None), 0)
+        number = (
+            partition if partition is not None else next((m.partition for m in chosen if m.partition is not None), 0)
+        )
         batches = [RecordBatch.build([m.record]) for m in sorted(chosen, key=lambda m: m.record.offset)]
         base = log_start_offset if log_start_offset is not None else (batches[0].base_offset if batches else 0)
-        return build_partition_log(name, number, [SegmentData(base, batches)], config=config, broker=broker, log_start_offset=base)
+        return build_partition_log(
+            name, number, [SegmentData(base, batches)], config=config, broker=broker, log_start_offset=base
+        )
 
 
 def _selected(message: ConsumedRecord, topic: str | None, partition: int | None) -> bool:
@@ -158,7 +162,9 @@ def _json_headers(headers: Any, source: str, number: int) -> tuple[tuple[str, by
     if headers is None:
         return ()
     if isinstance(headers, dict):
-        pairs = [(name, v) for name, values in headers.items() for v in (values if isinstance(values, list) else [values])]
+        pairs = [
+            (name, v) for name, values in headers.items() for v in (values if isinstance(values, list) else [values])
+        ]
     elif isinstance(headers, list) and len(headers) % 2 == 0:
         pairs = list(zip(headers[::2], headers[1::2]))
     else:
@@ -213,7 +219,9 @@ def parse_kcat_format(text: str, fmt: str, *, source: str = "<kcat -f output>") 
         match = pattern.match(text, position)
         if match is None or match.end() == position:
             line = text.count("\n", 0, position) + 1
-            raise DumpParseError(source, line, f"output does not match the format {fmt!r} here: {text[position:position + 60]!r}")
+            raise DumpParseError(
+                source, line, f"output does not match the format {fmt!r} here: {text[position : position + 60]!r}"
+            )
         messages.append(_format_message(match, tokens, source, text.count("\n", 0, position) + 1))
         position = match.end()
     return KcatParse(tuple(messages), frozenset(missing))

@@ -33,7 +33,7 @@ from kcompact_nb.io._checkpoint import (
 )
 from kcompact_nb.io._errors import NotASegmentError
 from kcompact_nb.io._progress import ByteProgress
-from kcompact_nb.io._segment_reader import LEFTOVER_NAME, SEGMENT_NAME, DroppedBytes, SegmentFileReader
+from kcompact_nb.io._segment_reader import SEGMENT_NAME, DroppedBytes, SegmentFileReader
 
 PARTITION_DIR_NAME = re.compile(r"^(?P<topic>.+)-(?P<partition>[0-9]+)$")
 _LEFTOVER_SUFFIXES = (".cleaned", ".swap", ".deleted")
@@ -147,7 +147,9 @@ def read_partition_dir(
     options = _ReadOptions(config, broker, now_ms, recover, verify_crc, keep_raw)
     total = sum(f.stat().st_size for f in segment_files(path))
     with ByteProgress(total, path.name, progress) as bar:
-        return _load_partition(path, options, bar, log_start_offset, cleaner_checkpoint)
+        return _load_partition(
+            path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=cleaner_checkpoint
+        )
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,12 @@ class _ReadOptions:
 
 
 def _load_partition(
-    path: Path, options: _ReadOptions, bar: ByteProgress, log_start_offset: int | None, cleaner_checkpoint: int | None
+    path: Path,
+    options: _ReadOptions,
+    bar: ByteProgress,
+    *,
+    log_start_offset: int | None,
+    cleaner_checkpoint: int | None,
 ) -> LoadedPartition:
     topic, partition = parse_partition_dir_name(path)
     loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
@@ -181,7 +188,9 @@ def _load_partition(
     return loaded
 
 
-def _read_segments(files: list[Path], loaded: LoadedPartition, bar: ByteProgress, options: _ReadOptions) -> list[SegmentData]:
+def _read_segments(
+    files: list[Path], loaded: LoadedPartition, bar: ByteProgress, options: _ReadOptions
+) -> list[SegmentData]:
     segments: list[SegmentData] = []
     next_offset: int | None = None
     for index, file in enumerate(files):
@@ -215,7 +224,9 @@ def _scan_other_files(path: Path, loaded: LoadedPartition) -> None:
         suffix = next((s for s in _LEFTOVER_SUFFIXES if name.endswith(s)), None)
         if suffix is not None:
             loaded.leftovers.append((str(entry), _LEFTOVER_MEANING[suffix]))
-        elif not (name.endswith(_KNOWN_SUFFIXES) or name in _KNOWN_FILES) or (name.endswith(".log") and not SEGMENT_NAME.match(name)):
+        elif not (name.endswith(_KNOWN_SUFFIXES) or name in _KNOWN_FILES) or (
+            name.endswith(".log") and not SEGMENT_NAME.match(name)
+        ):
             loaded.notes.append(f"ignored {entry}: not a file Kafka keeps in a partition directory")
 
 
@@ -263,7 +274,9 @@ def build_partition_log(
 
 
 def _segment(data: SegmentData, config: TopicConfig, *, last: bool) -> Segment:
-    segment = Segment(data.base_offset, created_ms=data.last_modified_ms, index_interval_bytes=config.index_interval_bytes)
+    segment = Segment(
+        data.base_offset, created_ms=data.last_modified_ms, index_interval_bytes=config.index_interval_bytes
+    )
     for batch in data.batches:
         segment.append([batch], data.last_modified_ms)
     if not last:
@@ -353,9 +366,13 @@ def read_log_dir(
     with ByteProgress(total, path.name, progress) as bar:
         for directory in chosen:
             topic, partition = parse_partition_dir_name(directory)
-            options = _ReadOptions((topic_configs or {}).get(topic, config), broker, now_ms, recover, verify_crc, keep_raw)
+            options = _ReadOptions(
+                (topic_configs or {}).get(topic, config), broker, now_ms, recover, verify_crc, keep_raw
+            )
             key = (topic, partition)
-            result.partitions[directory.name] = _load_partition(directory, options, bar, starts.get(key), cleaner.get(key))
+            result.partitions[directory.name] = _load_partition(
+                directory, options, bar, log_start_offset=starts.get(key), cleaner_checkpoint=cleaner.get(key)
+            )
     return result
 
 

@@ -115,7 +115,11 @@ def checkpoint_entries(logs: Iterable[PartitionLog]) -> dict[str, dict[TopicPart
         if log.log_start_offset > log.segments[0].base_offset:
             starts[key] = log.log_start_offset
         recovery[key] = log.log_end_offset
-    return {CLEANER_OFFSET_CHECKPOINT: cleaner, LOG_START_OFFSET_CHECKPOINT: starts, RECOVERY_POINT_CHECKPOINT: recovery}
+    return {
+        CLEANER_OFFSET_CHECKPOINT: cleaner,
+        LOG_START_OFFSET_CHECKPOINT: starts,
+        RECOVERY_POINT_CHECKPOINT: recovery,
+    }
 
 
 def write_log_dir(logs: Iterable[PartitionLog], log_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Path:

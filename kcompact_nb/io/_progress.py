@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 PROGRESS_THRESHOLD_BYTES = 256 * 1_048_576
 """Reads of at least this many bytes show a bar when ``progress`` is left to ``None``."""
@@ -48,10 +48,12 @@ class ByteProgress:
             self._bar.update(self._pending)
             self._pending = 0
 
-    def __enter__(self) -> ByteProgress:
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         if self._bar is not None:
             self._bar.update(self._pending)
             self._bar.close()

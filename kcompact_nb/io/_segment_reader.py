@@ -125,7 +125,9 @@ class SegmentFileReader:
                 except CorruptBatchError as error:
                     if not self.recover:
                         raise
-                    self.dropped = DroppedBytes(str(self.path), self.valid_bytes, self.file_size - self.valid_bytes, error.reason)
+                    self.dropped = DroppedBytes(
+                        str(self.path), self.valid_bytes, self.file_size - self.valid_bytes, error.reason
+                    )
                     return
                 self.valid_bytes += batch.size_bytes
                 next_offset = batch.last_offset + 1
@@ -156,7 +158,9 @@ class SegmentFileReader:
         data = head + handle.read(length)
         if data[L.MAGIC_POSITION] != 2:
             self._check_magic(data[L.MAGIC_POSITION], position)
-        if self.verify_crc and L.CRC.unpack_from(data, L.CRC_POSITION)[0] != calc_crc32c(memoryview(data)[L.ATTRIBUTES_POSITION :]):
+        if self.verify_crc and L.CRC.unpack_from(data, L.CRC_POSITION)[0] != calc_crc32c(
+            memoryview(data)[L.ATTRIBUTES_POSITION :]
+        ):
             self._check_crc(data, position)
         return self._decode(data, position, next_offset)
 
@@ -174,11 +178,27 @@ class SegmentFileReader:
 
     def _decode(self, data: bytes, position: int, next_offset: int) -> RecordBatch:
         # The hot path: one header unpack, cheap checks inline, the detailed ones only on failure.
-        base_offset, _, ple, _, _, attributes, last_delta, base_ts, max_ts, producer_id, producer_epoch, base_sequence, count = (
-            L.HEADER.unpack_from(data)
-        )
+        (
+            base_offset,
+            _,
+            ple,
+            _,
+            _,
+            attributes,
+            last_delta,
+            base_ts,
+            max_ts,
+            producer_id,
+            producer_epoch,
+            base_sequence,
+            count,
+        ) = L.HEADER.unpack_from(data)
         last_offset = base_offset + last_delta
-        if last_delta < 0 or base_offset < next_offset or (self.end_offset is not None and last_offset >= self.end_offset):
+        if (
+            last_delta < 0
+            or base_offset < next_offset
+            or (self.end_offset is not None and last_offset >= self.end_offset)
+        ):
             self._check_offsets(base_offset, last_delta, position, next_offset)
         if self.base_offset is not None and last_offset - self.base_offset > L.INT_MAX:
             self._check_offsets(base_offset, last_delta, position, next_offset)
@@ -186,10 +206,12 @@ class SegmentFileReader:
             self._fail(CorruptBatchError, position, f"negative records count {count}")
         codec = "none" if attributes & L.CODEC_MASK == 0 else self._codec(attributes, position)
         records = self._records(data, attributes, codec, position)
-        if len(records) != count or (records and not base_offset <= records[0].offset <= records[-1].offset <= last_offset):
-            self._check_records(records, count, base_offset, last_offset, position)
-        elif count > 1:
-            self._check_records(records, count, base_offset, last_offset, position)
+        if (
+            len(records) != count
+            or (records and not base_offset <= records[0].offset <= records[-1].offset <= last_offset)
+            or count > 1
+        ):
+            self._check_records(records, count, (base_offset, last_offset), position)
         return RecordBatch(  # positional, in RecordBatch's field order: measurably faster per batch
             base_offset,
             last_offset,
@@ -222,7 +244,9 @@ class SegmentFileReader:
             reason = f"batch last offset {base_offset + last_delta} does not fit the segment's 32-bit relative offsets"
             self._fail(OffsetOrderError, position, reason)
         if self.end_offset is not None and base_offset + last_delta >= self.end_offset:
-            reason = f"batch last offset {base_offset + last_delta} reaches the next segment's base offset {self.end_offset}"
+            reason = (
+                f"batch last offset {base_offset + last_delta} reaches the next segment's base offset {self.end_offset}"
+            )
             self._fail(OffsetOrderError, position, reason)
 
     def _codec(self, attributes: int, position: int) -> str:
@@ -250,9 +274,12 @@ class SegmentFileReader:
                 ]
             )
         except Exception as error:  # noqa: BLE001 - any failure of the third-party decoder on these bytes is corruption
-            self._fail(CorruptBatchError, position, f"cannot decode the {codec} records: {type(error).__name__}: {error}")
+            self._fail(
+                CorruptBatchError, position, f"cannot decode the {codec} records: {type(error).__name__}: {error}"
+            )
 
-    def _check_records(self, records: tuple[Record, ...], count: int, base: int, last: int, position: int) -> None:
+    def _check_records(self, records: tuple[Record, ...], count: int, span: tuple[int, int], position: int) -> None:
+        base, last = span
         if len(records) != count:
             self._fail(CorruptBatchError, position, f"records count {count} but {len(records)} records decoded")
         previous = base - 1

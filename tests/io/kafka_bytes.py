@@ -20,7 +20,9 @@ CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 Rec = tuple[int, int, "bytes | None", "bytes | None", Sequence[tuple[str, "bytes | None"]]]
 
 
-def rec(delta: int, ts: int, key: bytes | None, value: bytes | None, headers: Sequence[tuple[str, bytes | None]] = ()) -> Rec:
+def rec(
+    delta: int, ts: int, key: bytes | None, value: bytes | None, headers: Sequence[tuple[str, bytes | None]] = ()
+) -> Rec:
     return (delta, ts, key, value, headers)
 
 
@@ -75,7 +77,9 @@ def kafka_batch(
     return bytes(buf)
 
 
-def marker_batch(offset: int, producer_id: int, producer_epoch: int, *, commit: bool, ts: int, coordinator_epoch: int = 0) -> bytes:
+def marker_batch(
+    offset: int, producer_id: int, producer_epoch: int, *, commit: bool, ts: int, coordinator_epoch: int = 0
+) -> bytes:
     """A COMMIT/ABORT control batch (78 bytes)."""
     key = struct.pack(">hh", 0, 1 if commit else 0)
     value = struct.pack(">hi", 0, coordinator_epoch)
@@ -107,7 +111,9 @@ def tree_digest(root: Path) -> dict[str, str]:
     digest = {}
     for path in sorted(root.rglob("*")):
         if path.is_file():
-            digest[str(path.relative_to(root))] = f"{hashlib.sha256(path.read_bytes()).hexdigest()}@{path.stat().st_mtime_ns}"
+            digest[str(path.relative_to(root))] = (
+                f"{hashlib.sha256(path.read_bytes()).hexdigest()}@{path.stat().st_mtime_ns}"
+            )
     return digest
 
 

@@ -9,13 +9,21 @@ from kcompact_nb.cli import main
 from kcompact_nb.io import write_partition_dir
 from kcompact_nb.io._dump_cli import show_bytes
 from tests.conftest import compacted_log, rec
-from tests.io.kafka_bytes import kafka_batch, rec as kafka_rec, simple_batches, tree_digest, write_segments
+from tests.io.kafka_bytes import kafka_batch, simple_batches, tree_digest, write_segments
+from tests.io.kafka_bytes import rec as kafka_rec
 
 
 def sample_dir(tmp_path):
     log = compacted_log(segment_bytes=250)
     for i in range(4):
-        log.append([rec(f"k{i % 2}", timestamp=1_000 + i)], now_ms=i, producer_id=2, producer_epoch=0, base_sequence=i, transactional=True)
+        log.append(
+            [rec(f"k{i % 2}", timestamp=1_000 + i)],
+            now_ms=i,
+            producer_id=2,
+            producer_epoch=0,
+            base_sequence=i,
+            transactional=True,
+        )
     log.append_end_txn_marker(2, 0, commit=True, now_ms=20, timestamp=1_010)
     log.append([rec("k1", None, timestamp=1_020), rec("big", "x" * 100, timestamp=1_021)], now_ms=30)
     return write_partition_dir(log, tmp_path)
@@ -60,7 +68,12 @@ def test_dump_shows_the_valid_prefix_of_corrupt_data_and_fails(tmp_path, capsys)
 def test_dump_flags_and_bad_paths(tmp_path, capsys):
     part = write_segments(
         tmp_path / "t-0",
-        {0: [kafka_batch([kafka_rec(0, 5, b"k", None)], base_offset=0, delete_horizon=99, log_append_time=7), kafka_batch([], base_offset=1, last_offset_delta=2)]},
+        {
+            0: [
+                kafka_batch([kafka_rec(0, 5, b"k", None)], base_offset=0, delete_horizon=99, log_append_time=7),
+                kafka_batch([], base_offset=1, last_offset_delta=2),
+            ]
+        },
     )
     assert main(["dump", str(part)]) == 0
     out = capsys.readouterr().out
@@ -78,5 +91,10 @@ def test_show_bytes():
 
 def test_dump_through_python_dash_m(tmp_path):
     part = sample_dir(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "kcompact_nb", "dump", "--no-records", str(part)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "kcompact_nb", "dump", "--no-records", str(part)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.startswith("Partition t-0: 3 segments")

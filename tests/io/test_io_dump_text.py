@@ -35,7 +35,10 @@ def test_real_shaped_output():
     assert b0 == RecordBatch(
         base_offset=0,
         last_offset=1,
-        records=(Record(0, 1690000000000, b"grape", b"$2.69"), Record(1, 1690000000007, b"lime", b"$0.49", (("src", None),))),
+        records=(
+            Record(0, 1690000000000, b"grape", b"$2.69"),
+            Record(1, 1690000000007, b"lime", b"$0.49", (("src", None),)),
+        ),
         size_bytes=90,
         base_timestamp=1690000000000,
         max_timestamp=1690000000000,
@@ -45,7 +48,11 @@ def test_real_shaped_output():
     )
     assert (b2.delete_horizon_ms, b2.base_timestamp, b2.partition_leader_epoch) == (1690086400000,) * 2 + (3,)
     assert b2.records == (Record(2, 1690000000009, b"grape", None),)
-    assert marker.is_control and marker.records[0].key == b"\x00\x00\x00\x01" and marker.records[0].value == b"\x00\x00\x00\x00\x00\x07"
+    assert (
+        marker.is_control
+        and marker.records[0].key == b"\x00\x00\x00\x01"
+        and marker.records[0].value == b"\x00\x00\x00\x00\x00\x07"
+    )
     assert (empty.size_bytes, empty.records, empty.last_offset, empty.base_timestamp) == (61, (), 6, -1)
     assert parsed.missing == {"header_values"}
     assert parsed.inexact == ()
@@ -54,7 +61,14 @@ def test_real_shaped_output():
 def test_model_log_round_trips_through_dump_text(tmp_path):
     log = compacted_log(segment_bytes=300)
     for i in range(9):
-        log.append([rec(f"k{i % 3}", f"value {i}", timestamp=100 + i)], now_ms=i, producer_id=4, producer_epoch=0, base_sequence=i, transactional=True)
+        log.append(
+            [rec(f"k{i % 3}", f"value {i}", timestamp=100 + i)],
+            now_ms=i,
+            producer_id=4,
+            producer_epoch=0,
+            base_sequence=i,
+            transactional=True,
+        )
     log.append_end_txn_marker(4, 0, commit=False, now_ms=50, coordinator_epoch=3)
     log.append([rec("k1", None, timestamp=200), rec("k2", "with spaces in it", timestamp=201)], now_ms=60)
     segments = {f"/d/t-0/{s.base_offset:020d}.log": list(s.batches) for s in log.segments}
@@ -107,9 +121,21 @@ def test_log_append_time_and_multiline_payloads_and_binary():
     [
         ("hello\n", 1, "unrecognised line 'hello'"),
         ("| offset: 0 CreateTime: 1 keySize: 1 valueSize: 1\n", 1, "record line before any batch"),
-        ("offset: 5 position: 0 CreateTime: 1 size: 70 magic: 1 compresscodec: NONE crc: 1 isvalid: true\n", 1, "legacy"),
-        ("baseOffset: 5 lastOffset: 4 position: 0 CreateTime: 1 size: 70 magic: 2 compresscodec: none\n", 1, "below baseOffset"),
-        ("baseOffset: 5 lastOffset: 5 position: 0 CreateTime: 1 size: 70 magic: 2 compresscodec: brotli\n", 1, "unknown compresscodec"),
+        (
+            "offset: 5 position: 0 CreateTime: 1 size: 70 magic: 1 compresscodec: NONE crc: 1 isvalid: true\n",
+            1,
+            "legacy",
+        ),
+        (
+            "baseOffset: 5 lastOffset: 4 position: 0 CreateTime: 1 size: 70 magic: 2 compresscodec: none\n",
+            1,
+            "below baseOffset",
+        ),
+        (
+            "baseOffset: 5 lastOffset: 5 position: 0 CreateTime: 1 size: 70 magic: 2 compresscodec: brotli\n",
+            1,
+            "unknown compresscodec",
+        ),
         ("baseOffset: 5 lastOffset: 5 position: 0 size: 70 magic: 2 compresscodec: none\n", 1, "no CreateTime"),
         ("baseOffset: 5 lastOffset: 5 position: 0 CreateTime: 1 magic: 2 compresscodec: none\n", 1, "lacks size"),
     ],

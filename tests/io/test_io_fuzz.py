@@ -58,7 +58,13 @@ def _alarm() -> Iterator[None]:
 def valid_segment() -> bytes:
     return b"".join(
         [
-            kafka_batch([rec(0, 5, b"k1", b"v1" * 20, [("h", b"x")]), rec(1, 6, None, b"")], base_offset=0, producer_id=3, producer_epoch=0, base_sequence=0),
+            kafka_batch(
+                [rec(0, 5, b"k1", b"v1" * 20, [("h", b"x")]), rec(1, 6, None, b"")],
+                base_offset=0,
+                producer_id=3,
+                producer_epoch=0,
+                base_sequence=0,
+            ),
             kafka_batch([rec(i, 7, b"key%d" % i, b"z" * 60) for i in range(4)], base_offset=2, codec="gzip"),
             kafka_batch([rec(0, 8, b"k2", None)], base_offset=6, delete_horizon=99),
             marker_batch(7, 3, 0, commit=False, ts=9),
@@ -104,7 +110,11 @@ def test_random_bytes_raise_only_project_errors(data, verify_crc, recover):
 
 
 @FUZZ
-@given(st.lists(st.tuples(st.integers(0, len(SEGMENT) - 1), st.integers(0, 255)), min_size=1, max_size=8), st.booleans(), st.booleans())
+@given(
+    st.lists(st.tuples(st.integers(0, len(SEGMENT) - 1), st.integers(0, 255)), min_size=1, max_size=8),
+    st.booleans(),
+    st.booleans(),
+)
 def test_mutated_segments_raise_only_project_errors(mutations, fix_crc, recover):
     data = bytearray(SEGMENT)
     for position, value in mutations:
@@ -192,7 +202,22 @@ def test_random_text_into_the_kcat_parsers(text, fmt):
 @given(
     st.lists(
         st.one_of(
-            st.sampled_from(['{"offset": ', '"ts": ', '"key": ', '"payload": ', '"headers": [', "]", "}", ",", "null", "1", '"x"', "\n"]),
+            st.sampled_from(
+                [
+                    '{"offset": ',
+                    '"ts": ',
+                    '"key": ',
+                    '"payload": ',
+                    '"headers": [',
+                    "]",
+                    "}",
+                    ",",
+                    "null",
+                    "1",
+                    '"x"',
+                    "\n",
+                ]
+            ),
             st.text(max_size=4),
         ),
         max_size=30,

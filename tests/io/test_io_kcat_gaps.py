@@ -19,15 +19,45 @@ from kcompact_nb.io import (
 from tests.conftest import compacted_log, rec
 from tests.io.kafka_bytes import simple_batches, write_segments
 
-JSON_LINES = "\n".join(
-    json.dumps(m)
-    for m in [
-        {"topic": "fruit", "partition": 0, "offset": 0, "tstype": "create", "ts": 1000, "broker": 1, "key": "grape", "payload": "$2.69"},
-        {"topic": "fruit", "partition": 0, "offset": 2, "tstype": "create", "ts": 1002, "broker": 1,
-         "headers": ["src", "pos", "trace", None], "key": "grape", "payload": None},
-        {"topic": "fruit", "partition": 1, "offset": 7, "tstype": "logappend", "ts": 1003, "broker": 1, "key": None, "payload": ""},
-    ]
-) + "\n% Reached end of topic fruit [0] at offset 3: exiting\n"
+JSON_LINES = (
+    "\n".join(
+        json.dumps(m)
+        for m in [
+            {
+                "topic": "fruit",
+                "partition": 0,
+                "offset": 0,
+                "tstype": "create",
+                "ts": 1000,
+                "broker": 1,
+                "key": "grape",
+                "payload": "$2.69",
+            },
+            {
+                "topic": "fruit",
+                "partition": 0,
+                "offset": 2,
+                "tstype": "create",
+                "ts": 1002,
+                "broker": 1,
+                "headers": ["src", "pos", "trace", None],
+                "key": "grape",
+                "payload": None,
+            },
+            {
+                "topic": "fruit",
+                "partition": 1,
+                "offset": 7,
+                "tstype": "logappend",
+                "ts": 1003,
+                "broker": 1,
+                "key": None,
+                "payload": "",
+            },
+        ]
+    )
+    + "\n% Reached end of topic fruit [0] at offset 3: exiting\n"
+)
 
 
 def test_kcat_json_lines():
@@ -70,7 +100,10 @@ def test_kcat_format_with_every_field():
     fmt = r"%t|%p|%o|%T|%K:%k|%S:%s|%h\n"
     text = "fruit|0|4|99|5:grape|-1:|src=pos,x\nfruit|0|6|100|-1:|0:|\n"
     parsed = parse_kcat_format(text, fmt)
-    assert parsed.records() == [Record(4, 99, b"grape", None, (("src", b"pos"), ("x", None))), Record(6, 100, None, b"")]
+    assert parsed.records() == [
+        Record(4, 99, b"grape", None, (("src", b"pos"), ("x", None))),
+        Record(6, 100, None, b""),
+    ]
     assert parsed.missing == frozenset()
     assert parsed.messages[0].topic == "fruit" and parsed.messages[0].partition == 0
 
@@ -120,7 +153,14 @@ def test_no_gap_means_every_row_may_be_dirty():
 def test_gap_analysis_on_a_partition_ignores_transaction_markers():
     log = compacted_log()
     for i in range(3):
-        log.append([rec(f"k{i}", timestamp=100 + i)], now_ms=i, producer_id=1, producer_epoch=0, base_sequence=i, transactional=True)
+        log.append(
+            [rec(f"k{i}", timestamp=100 + i)],
+            now_ms=i,
+            producer_id=1,
+            producer_epoch=0,
+            base_sequence=i,
+            transactional=True,
+        )
     log.append_end_txn_marker(1, 0, commit=True, now_ms=5)
     log.append([rec("k0", timestamp=200)], now_ms=6)
     gap = last_compaction_gap(log)

@@ -17,7 +17,8 @@ from kcompact_nb.io import (
     read_partition_dir,
     write_partition_dir,
 )
-from tests.conftest import compacted_log, rec as new_rec, segment_layout
+from tests.conftest import compacted_log, segment_layout
+from tests.conftest import rec as new_rec
 from tests.io.kafka_bytes import kafka_batch, marker_batch, rec, simple_batches, tree_digest, write_segments
 
 
@@ -25,11 +26,15 @@ def test_model_log_written_and_read_back_has_the_same_segments(tmp_path, fruit_l
     write_partition_dir(fruit_log, tmp_path)
     loaded = read_partition_dir(tmp_path / "t-0")
     log = loaded.log
-    assert segment_layout(log) == segment_layout(fruit_log) == [
-        (0, 960, list(range(12))),
-        (12, 960, list(range(12, 24))),
-        (24, 480, list(range(24, 30))),
-    ]
+    assert (
+        segment_layout(log)
+        == segment_layout(fruit_log)
+        == [
+            (0, 960, list(range(12))),
+            (12, 960, list(range(12, 24))),
+            (24, 480, list(range(24, 30))),
+        ]
+    )
     assert (log.log_start_offset, log.log_end_offset, log.cleaner_checkpoint) == (0, 30, None)
     assert [list(s.batches) for s in log.segments] == [list(s.batches) for s in fruit_log.segments]
     assert loaded.dropped == [] and loaded.leftovers == []
@@ -39,7 +44,10 @@ def test_segment_timestamps_and_offsets(tmp_path):
     part = write_segments(
         tmp_path / "fruit-prices-3",
         {
-            0: [kafka_batch([rec(0, 500, b"a", b"1"), rec(1, 900, b"b", b"2")], base_offset=0), *simple_batches([2], ts=300)],
+            0: [
+                kafka_batch([rec(0, 500, b"a", b"1"), rec(1, 900, b"b", b"2")], base_offset=0),
+                *simple_batches([2], ts=300),
+            ],
             10: simple_batches([10, 11], ts=2_000),  # offsets 3-9 missing: a cleaned gap
             20: [],
         },
@@ -48,7 +56,11 @@ def test_segment_timestamps_and_offsets(tmp_path):
     log = read_partition_dir(part).log
     assert (log.topic, log.partition) == ("fruit-prices", 3)
     s0, s10, s20 = log.segments
-    assert (s0.size_bytes, s0.largest_timestamp, s0.rolling_based_timestamp) == (sum(b.size_bytes for b in s0.batches), 900, 900)
+    assert (s0.size_bytes, s0.largest_timestamp, s0.rolling_based_timestamp) == (
+        sum(b.size_bytes for b in s0.batches),
+        900,
+        900,
+    )
     assert (s10.largest_timestamp, s10.rolling_based_timestamp) == (2_011, 2_010)
     assert (s20.size_bytes, s20.rolling_based_timestamp, s20.largest_timestamp) == (0, None, 7_000)
     assert log.active_segment is s20
@@ -61,13 +73,34 @@ def test_producer_state_open_and_aborted_transactions_are_rebuilt(tmp_path):
         tmp_path / "txn-0",
         {
             0: [
-                kafka_batch([rec(0, 10, b"a", b"1")], base_offset=0, producer_id=5, producer_epoch=0, base_sequence=0, transactional=True),
-                kafka_batch([rec(0, 11, b"b", b"1")], base_offset=1, producer_id=6, producer_epoch=0, base_sequence=0, transactional=True),
+                kafka_batch(
+                    [rec(0, 10, b"a", b"1")],
+                    base_offset=0,
+                    producer_id=5,
+                    producer_epoch=0,
+                    base_sequence=0,
+                    transactional=True,
+                ),
+                kafka_batch(
+                    [rec(0, 11, b"b", b"1")],
+                    base_offset=1,
+                    producer_id=6,
+                    producer_epoch=0,
+                    base_sequence=0,
+                    transactional=True,
+                ),
                 kafka_batch([rec(0, 12, b"c", b"1")], base_offset=2, producer_id=7, producer_epoch=1, base_sequence=4),
                 marker_batch(3, 5, 0, commit=False, ts=13, coordinator_epoch=2),
             ],
             4: [
-                kafka_batch([rec(0, 14, b"d", b"1")], base_offset=4, producer_id=6, producer_epoch=0, base_sequence=1, transactional=True),
+                kafka_batch(
+                    [rec(0, 14, b"d", b"1")],
+                    base_offset=4,
+                    producer_id=6,
+                    producer_epoch=0,
+                    base_sequence=1,
+                    transactional=True,
+                ),
                 kafka_batch([], base_offset=5, producer_id=8, producer_epoch=0, transactional=True, control=True),
             ],
         },
@@ -84,7 +117,16 @@ def test_producer_state_open_and_aborted_transactions_are_rebuilt(tmp_path):
 
 
 def test_idle_producers_expire_only_when_now_is_given(tmp_path):
-    part = write_segments(tmp_path / "p-0", {0: [kafka_batch([rec(0, 1_000, b"a", b"1")], base_offset=0, producer_id=5, producer_epoch=0, base_sequence=0)]})
+    part = write_segments(
+        tmp_path / "p-0",
+        {
+            0: [
+                kafka_batch(
+                    [rec(0, 1_000, b"a", b"1")], base_offset=0, producer_id=5, producer_epoch=0, base_sequence=0
+                )
+            ]
+        },
+    )
     assert 5 in read_partition_dir(part).log.producer_state.producers
     assert read_partition_dir(part, now_ms=1_000 + 86_400_000).log.producer_state.producers == {}
 
@@ -92,8 +134,12 @@ def test_idle_producers_expire_only_when_now_is_given(tmp_path):
 def test_a_lower_producer_epoch_is_accepted_and_noted(tmp_path):
     part = write_segments(
         tmp_path / "p-0",
-        {0: [kafka_batch([rec(0, 1, b"a", b"1")], base_offset=0, producer_id=5, producer_epoch=3, base_sequence=0),
-             kafka_batch([rec(0, 2, b"a", b"2")], base_offset=1, producer_id=5, producer_epoch=2, base_sequence=0)]},
+        {
+            0: [
+                kafka_batch([rec(0, 1, b"a", b"1")], base_offset=0, producer_id=5, producer_epoch=3, base_sequence=0),
+                kafka_batch([rec(0, 2, b"a", b"2")], base_offset=1, producer_id=5, producer_epoch=2, base_sequence=0),
+            ]
+        },
     )
     loaded = read_partition_dir(part)
     assert loaded.log.producer_state.producers[5].producer_epoch == 2
@@ -188,10 +234,14 @@ def test_checkpoint_errors_name_the_line(text, line, message):
 
 def test_core_transactions_survive_the_round_trip(tmp_path):
     log = compacted_log(segment_bytes=300)
-    log.append([new_rec("a", timestamp=1)], now_ms=1, producer_id=9, producer_epoch=0, base_sequence=0, transactional=True)
+    log.append(
+        [new_rec("a", timestamp=1)], now_ms=1, producer_id=9, producer_epoch=0, base_sequence=0, transactional=True
+    )
     log.append([new_rec("b", timestamp=2)], now_ms=2)
     log.append_end_txn_marker(9, 0, commit=False, now_ms=3)
-    log.append([new_rec("c", timestamp=4)], now_ms=4, producer_id=9, producer_epoch=1, base_sequence=0, transactional=True)
+    log.append(
+        [new_rec("c", timestamp=4)], now_ms=4, producer_id=9, producer_epoch=1, base_sequence=0, transactional=True
+    )
     write_partition_dir(log, tmp_path)
     read = read_partition_dir(tmp_path / "t-0").log
     assert segment_layout(read) == segment_layout(log)

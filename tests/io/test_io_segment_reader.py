@@ -106,7 +106,9 @@ def test_compressed_batches_decode_when_the_codec_is_installed(tmp_path, codec, 
     (batch,) = iter_segment_batches(write(tmp_path, data, base=100))
     assert batch.compression == codec
     assert batch.size_bytes == len(data) < 20 * 200
-    assert [(r.offset, r.key, r.value) for r in batch.records] == [(100 + i, b"key-%d" % i, b"x" * 200) for i in range(20)]
+    assert [(r.offset, r.key, r.value) for r in batch.records] == [
+        (100 + i, b"key-%d" % i, b"x" * 200) for i in range(20)
+    ]
 
 
 @pytest.mark.parametrize(("codec", "package"), [("snappy", "python-snappy"), ("lz4", "lz4"), ("zstd", "zstandard")])

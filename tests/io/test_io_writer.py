@@ -17,7 +17,8 @@ from kcompact_nb.io import (
     write_log_dir,
     write_partition_dir,
 )
-from tests.conftest import compacted_log, rec as new_rec
+from tests.conftest import compacted_log
+from tests.conftest import rec as new_rec
 from tests.io.kafka_bytes import file_bytes, kafka_batch, marker_batch, rec, simple_batches, write_segments
 
 
@@ -26,7 +27,9 @@ def kafka_written_partition(root):
         root / "t-0",
         {
             0: [
-                kafka_batch([rec(0, 5, b"k1", b"v1", [("h", b"x")]), rec(2, 9, None, b"")], base_offset=0, leader_epoch=4),
+                kafka_batch(
+                    [rec(0, 5, b"k1", b"v1", [("h", b"x")]), rec(2, 9, None, b"")], base_offset=0, leader_epoch=4
+                ),
                 kafka_batch([rec(0, 1_000, b"k2", None)], base_offset=3, delete_horizon=90_000_000),
                 kafka_batch([], base_offset=4, producer_id=3, producer_epoch=1, base_sequence=0, last_offset_delta=1),
                 marker_batch(6, 3, 1, commit=True, ts=2_000),
@@ -63,7 +66,11 @@ def test_model_batches_encode_to_their_model_sizes():
         RecordBatch.build([], base_offset=2, last_offset=2, max_timestamp=5, producer_id=1, producer_epoch=0),
         RecordBatch.build([Record(3, 1, b"k", b"v", (("a", b"1"),))], log_append_time_ms=99),
     ]
-    assert [len(encode_batch(b)) for b in batches] == [b.size_bytes for b in batches] == [80, 73, 61, batches[3].size_bytes]
+    assert (
+        [len(encode_batch(b)) for b in batches]
+        == [b.size_bytes for b in batches]
+        == [80, 73, 61, batches[3].size_bytes]
+    )
 
 
 def test_model_log_round_trip(tmp_path):
@@ -92,7 +99,9 @@ def test_stale_raw_bytes_are_not_written(tmp_path):
 
 def test_a_wrong_model_size_is_refused():
     batch = RecordBatch.build([Record(0, 1, b"a", b"1")])
-    with pytest.raises(LogWriteError, match="x.log: batch .0, 0. at byte position 0 encodes to 70 bytes but its size_bytes is 71"):
+    with pytest.raises(
+        LogWriteError, match="x.log: batch .0, 0. at byte position 0 encodes to 70 bytes but its size_bytes is 71"
+    ):
         batch_bytes(replace(batch, size_bytes=71), "x.log", 0)
 
 
