@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import sys
 
+<<<<<<< HEAD
 import bench.bench_cleaner  # noqa: F401  (registers benchmarks)
 import bench.bench_core  # noqa: F401
+=======
+import bench.bench_core  # noqa: F401  (registers benchmarks)
+import bench.bench_io  # noqa: F401  (registers benchmarks)
+>>>>>>> io
 from bench._machine import describe
 from bench._runner import REGISTRY, format_table, run_all
 

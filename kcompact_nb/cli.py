@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from kcompact_nb import __version__
+from kcompact_nb.io._dump_cli import add_dump_command
 from kcompact_nb.scenario._cli import add_scenario_command
 
 
@@ -15,6 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kcompact_nb {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_scenario_command(subparsers)
+    add_dump_command(subparsers)
     return parser
 
 

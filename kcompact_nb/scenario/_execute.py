@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,13 @@ from kcompact_nb.core._cleaner import PassResult
 from kcompact_nb.core._cleaner_manager import OffsetMapSpec
 from kcompact_nb.core._log import AppendInfo, PartitionLog
 from kcompact_nb.core._simulation import Simulation
+from kcompact_nb.io import (
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    read_checkpoint,
+    read_partition_dir,
+)
+from kcompact_nb.io._log_reader import parse_partition_dir_name
 from kcompact_nb.scenario._expect import check_assertions
 from kcompact_nb.scenario._state import partition_state
 
@@ -86,12 +92,19 @@ def _roll(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _load_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
-    io = importlib.import_module("kcompact_nb.io")  # the io layer is optional at import time
+    """A real partition directory, with the parent log dir's log start and cleaner checkpoints."""
+    path: Path = args["path"]
     topic, partition = args["topic"], args["partition"]
-    log: PartitionLog = io.read_partition_dir(args["path"], topic_config=sim.topics[topic])
+    key = parse_partition_dir_name(path)
+    loaded = read_partition_dir(
+        path,
+        config=sim.topics[topic],
+        broker=sim.broker,
+        log_start_offset=read_checkpoint(path.parent / LOG_START_OFFSET_CHECKPOINT).get(key),
+        cleaner_checkpoint=read_checkpoint(path.parent / CLEANER_OFFSET_CHECKPOINT).get(key),
+    )
+    log = loaded.log
     log.topic, log.partition = topic, partition
-    if log.cleaner_checkpoint is None:
-        log.cleaner_checkpoint = read_checkpoint(args["path"].parent, args["path"].name)
     sim.replace_log(log)
     return {
         **_where(args),
@@ -100,22 +113,6 @@ def _load_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
         "segments": len(log.segments),
         "checkpoint": log.cleaner_checkpoint,
     }
-
-
-def read_checkpoint(log_dir: Path, partition_dir: str) -> int | None:
-    """The partition's entry in ``log_dir/cleaner-offset-checkpoint`` (``None`` when absent).
-
-    File layout (``OffsetCheckpointFile``): a version line ``0``, an entry-count line, then one
-    ``topic partition offset`` line per entry.
-    """
-    file = log_dir / "cleaner-offset-checkpoint"
-    if not file.is_file():
-        return None
-    for line in file.read_text(encoding="utf-8").splitlines()[2:]:
-        parts = line.split()
-        if len(parts) == 3 and f"{parts[0]}-{parts[1]}" == partition_dir:
-            return int(parts[2])
-    return None
 
 
 def _clean(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,20 +1,13 @@
-"""load_log_dir: a real Kafka partition directory as the partition's state.
-
-NEEDS THE IO LAYER (kcompact_nb.io.read_partition_dir), written on another branch. The
-importorskip below is removed when the scenario branch is merged with it.
-"""
+"""load_log_dir: a real Kafka partition directory as the partition's state."""
 
 from __future__ import annotations
 
 import json
 
-import pytest
 
-io = pytest.importorskip("kcompact_nb.io")  # removed when the branch is merged
-
-from kcompact_nb import NewRecord, PartitionLog, TopicConfig  # noqa: E402
-from kcompact_nb.scenario import parse_scenario, run_scenario  # noqa: E402
-from tests.scenario.conftest import scenario  # noqa: E402
+from kcompact_nb import NewRecord, PartitionLog, TopicConfig, io
+from kcompact_nb.scenario import parse_scenario, run_scenario
+from tests.scenario.conftest import scenario
 
 
 def _write_log_dir(tmp_path):
@@ -23,7 +16,7 @@ def _write_log_dir(tmp_path):
         log.append([NewRecord(f"k{i % 2}".encode(), b"v")], now_ms=0)
     log.roll(now_ms=0)
     log.append([NewRecord(b"k0", b"w")], now_ms=0)
-    io.write_partition_dir(log, tmp_path / "orders-0")
+    io.write_partition_dir(log, tmp_path)
     (tmp_path / "cleaner-offset-checkpoint").write_text("0\n1\norders 0 3\n")
     return log
 

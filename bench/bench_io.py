@@ -1,0 +1,72 @@
+"""Benchmarks of the io layer: reading uncompressed segment files (target: >= 150,000 records/s on one core)."""
+
+from __future__ import annotations
+
+import struct
+import tempfile
+from functools import cache
+from pathlib import Path
+
+from kafka.record import util as kafka_record_util  # type: ignore[import-untyped]
+from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
+
+from bench._runner import Measurement, benchmark, timed
+from kcompact_nb.io import SegmentFileReader, read_partition_dir
+
+RECORDS = 100_000
+VALUE = b"v" * 100
+TARGET = ">= 150,000 records/s"
+# kafka-python checks CRC-32C with the C package ``crc32c`` when it is installed, else in pure Python.
+CRC_IMPLEMENTATION = "C crc32c" if getattr(kafka_record_util, "crc32c_c", None) is not None else "pure-Python CRC-32C"
+
+
+@cache
+def segment_dir(records_per_batch: int) -> Path:
+    """A partition directory with one segment of RECORDS records (100-byte values), written once per run."""
+    root = Path(tempfile.mkdtemp(prefix="kcompact-bench-")) / "bench-0"
+    root.mkdir()
+    with open(root / f"{0:020d}.log", "wb") as handle:
+        for base in range(0, RECORDS, records_per_batch):
+            builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
+            for i in range(records_per_batch):
+                builder.append(i, 1_700_000_000_000 + base + i, b"key-%d" % ((base + i) % 10_000), VALUE, [])
+            data = builder.build()
+            struct.pack_into(">q", data, 0, base)  # the CRC does not cover the base offset
+            handle.write(data)
+    return root
+
+
+def _read_segment(records_per_batch: int, *, verify_crc: bool) -> Measurement:
+    path = segment_dir(records_per_batch) / f"{0:020d}.log"
+
+    def work() -> tuple[int, int]:
+        count = sum(len(b.records) for b in SegmentFileReader(path, verify_crc=verify_crc))
+        return count, path.stat().st_size
+
+    return timed(work)
+
+
+@benchmark(f"io: segment read, batches of 50, CRC checked ({CRC_IMPLEMENTATION})", target=TARGET)
+def read_batches_of_50() -> Measurement:
+    return _read_segment(50, verify_crc=True)
+
+
+@benchmark("io: segment read, batches of 50, CRC not checked", target=TARGET)
+def read_batches_of_50_without_crc() -> Measurement:
+    return _read_segment(50, verify_crc=False)
+
+
+@benchmark(f"io: segment read, 1-record batches, CRC checked ({CRC_IMPLEMENTATION})", target=TARGET)
+def read_single_record_batches() -> Measurement:
+    return _read_segment(1, verify_crc=True)
+
+
+@benchmark(f"io: partition dir -> PartitionLog, batches of 50 ({CRC_IMPLEMENTATION})", target=TARGET)
+def read_partition_log() -> Measurement:
+    directory = segment_dir(50)
+
+    def work() -> tuple[int, int]:
+        log = read_partition_dir(directory).log
+        return sum(len(b.records) for b in log.batches()), log.size_bytes
+
+    return timed(work)

@@ -1,0 +1,115 @@
+"""Kafka's on-disk and textual formats in and out of the core model.
+
+Segment files (magic v2, read and written through kafka-python's record module), partition
+directories and whole log dirs with their checkpoint files, ``kafka-dump-log.sh`` output and
+kcat output. Readers never modify their input. Every error raised on bad input derives from
+:class:`kcompact_nb.KcompactError` and names the file and the byte position (or line).
+"""
+
+from __future__ import annotations
+
+from kcompact_nb.io._batch_encoder import encode_batch
+from kcompact_nb.io._checkpoint import (
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
+    format_checkpoint,
+    parse_checkpoint,
+    read_checkpoint,
+    write_checkpoint,
+)
+from kcompact_nb.io._dump_text import DumpLogParse, ParsedSegment, parse_dump_log, read_dump_log
+from kcompact_nb.io._errors import (
+    CheckpointFormatError,
+    CorruptBatchError,
+    CrcMismatchError,
+    DumpParseError,
+    InvalidMagicError,
+    LogReadError,
+    LogWriteError,
+    MissingCodecError,
+    NotASegmentError,
+    OffsetOrderError,
+    TruncatedBatchError,
+)
+from kcompact_nb.io._gaps import CompactionGap, format_gap_report, last_compaction_gap
+from kcompact_nb.io._kcat import (
+    ConsumedRecord,
+    KcatParse,
+    compile_kcat_format,
+    parse_kcat_format,
+    parse_kcat_json,
+    read_kcat,
+)
+from kcompact_nb.io._log_reader import (
+    LoadedLogDir,
+    LoadedPartition,
+    SegmentData,
+    build_partition_log,
+    compacted_topic_config,
+    read_log_dir,
+    read_partition_dir,
+    rebuild_producer_state,
+)
+from kcompact_nb.io._log_writer import (
+    batch_bytes,
+    checkpoint_entries,
+    segment_file_name,
+    write_log_dir,
+    write_partition_dir,
+    write_segment_file,
+)
+from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter_segment_batches, segment_base_offset
+
+__all__ = [
+    "CLEANER_OFFSET_CHECKPOINT",
+    "LOG_START_OFFSET_CHECKPOINT",
+    "RECOVERY_POINT_CHECKPOINT",
+    "CheckpointFormatError",
+    "CompactionGap",
+    "ConsumedRecord",
+    "CorruptBatchError",
+    "CrcMismatchError",
+    "DroppedBytes",
+    "DumpLogParse",
+    "DumpParseError",
+    "InvalidMagicError",
+    "KcatParse",
+    "LoadedLogDir",
+    "LoadedPartition",
+    "LogReadError",
+    "LogWriteError",
+    "MissingCodecError",
+    "NotASegmentError",
+    "OffsetOrderError",
+    "ParsedSegment",
+    "SegmentData",
+    "SegmentFileReader",
+    "TruncatedBatchError",
+    "batch_bytes",
+    "build_partition_log",
+    "checkpoint_entries",
+    "compacted_topic_config",
+    "compile_kcat_format",
+    "encode_batch",
+    "format_checkpoint",
+    "format_gap_report",
+    "iter_segment_batches",
+    "last_compaction_gap",
+    "parse_checkpoint",
+    "parse_dump_log",
+    "parse_kcat_format",
+    "parse_kcat_json",
+    "read_checkpoint",
+    "read_dump_log",
+    "read_kcat",
+    "read_log_dir",
+    "read_partition_dir",
+    "rebuild_producer_state",
+    "segment_base_offset",
+    "segment_file_name",
+    "write_checkpoint",
+    "write_log_dir",
+    "write_partition_dir",
+    "write_segment_file",
+]

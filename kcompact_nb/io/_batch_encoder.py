@@ -1,0 +1,146 @@
+"""Encode a core :class:`RecordBatch` into v2 bytes, byte-for-byte as a broker stores it.
+
+Records are encoded by kafka-python's ``DefaultRecordBatchBuilder``; the header is then
+written from the batch's own fields (base offset, leader epoch, attributes including the
+control and delete-horizon bits, lastOffsetDelta, timestamps) and the CRC-32C recomputed.
+Record timestamp deltas are relative to ``baseTimestamp``, which is the delete horizon when
+one is set (spec 2.5), so stamped batches come out exactly as the cleaner writes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import kafka.codec as kafka_codec  # type: ignore[import-untyped]
+from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
+from kafka.record.util import calc_crc32c  # type: ignore[import-untyped]
+
+from kcompact_nb.core import RecordBatch, TimestampType
+from kcompact_nb.io import _layout as L
+
+_NO_LIMIT = 1 << 62
+_GZIP_DEFAULT_LEVEL = 6  # java.util.zip.Deflater.DEFAULT_COMPRESSION, which Kafka's gzip codec uses
+
+_COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": lambda body: kafka_codec.gzip_encode(body, compresslevel=_GZIP_DEFAULT_LEVEL),
+    "snappy": kafka_codec.snappy_encode,
+    "lz4": kafka_codec.lz4_encode,
+    "zstd": kafka_codec.zstd_encode,
+}
+
+
+class _BaseTimestampBuilder(DefaultRecordBatchBuilder):  # type: ignore[misc]
+    """kafka-python's builder with the batch's base timestamp fixed before the first record.
+
+    The stock builder takes the first record's timestamp as the base; a batch with a delete
+    horizon needs every delta relative to the horizon instead.
+    """
+
+    def start_at(self, base_timestamp: int) -> None:
+        self._first_timestamp = base_timestamp
+        self._max_timestamp = base_timestamp
+
+
+def attributes_of(batch: RecordBatch, *, compressed: bool) -> int:
+    """The attributes field for ``batch`` (codec bits only when the body is compressed)."""
+    attributes = L.CODEC_NAMES.index(batch.compression) if compressed else 0
+    if batch.timestamp_type is TimestampType.LOG_APPEND_TIME:
+        attributes |= L.LOG_APPEND_TIME_BIT
+    if batch.is_transactional:
+        attributes |= L.TRANSACTIONAL_BIT
+    if batch.is_control:
+        attributes |= L.CONTROL_BIT
+    if batch.delete_horizon_ms is not None:
+        attributes |= L.DELETE_HORIZON_BIT
+    return attributes
+
+
+def base_timestamp_of(batch: RecordBatch) -> int:
+    """``baseTimestamp`` as stored: the delete horizon when set, else the batch's base timestamp."""
+    return batch.base_timestamp if batch.delete_horizon_ms is None else batch.delete_horizon_ms
+
+
+def encode_records(batch: RecordBatch) -> bytes:
+    """The uncompressed records section of ``batch`` (deltas against its stored base timestamp)."""
+    builder = _BaseTimestampBuilder(
+        magic=2,
+        compression_type=0,
+        is_transactional=batch.is_transactional,
+        producer_id=batch.producer_id,
+        producer_epoch=batch.producer_epoch,
+        base_sequence=batch.base_sequence,
+        batch_size=_NO_LIMIT,
+    )
+    builder.start_at(base_timestamp_of(batch))
+    for record in batch.records:
+        builder.append(
+            record.offset - batch.base_offset, record.timestamp, record.key, record.value, list(record.headers)
+        )
+    return bytes(builder.build()[L.BATCH_OVERHEAD :])
+
+
+def compress(codec: str, body: bytes) -> bytes:
+    """``body`` compressed with ``codec`` through kafka-python (raises ``KeyError`` for ``none``)."""
+    return bytes(_COMPRESSORS[codec](body))
+
+
+def codec_available(codec: str) -> bool:
+    """Whether kafka-python can (de)compress ``codec`` with the packages installed."""
+    return codec == "none" or bool(getattr(kafka_codec, f"has_{codec}")())
+
+
+def encode_batch(batch: RecordBatch) -> bytes:
+    """The bytes of ``batch`` as a broker writes them.
+
+    An empty batch (no records) is written uncompressed whatever its codec, as
+    ``DefaultRecordBatch.writeEmptyHeader`` does (61 bytes). The caller checks codec availability.
+    """
+    body = encode_records(batch)
+    compressed = batch.compression != "none" and bool(batch.records)
+    if compressed:
+        body = compress(batch.compression, body)
+    header = bytearray(
+        L.HEADER.pack(
+            batch.base_offset,
+            L.BATCH_OVERHEAD - L.LOG_OVERHEAD + len(body),
+            batch.partition_leader_epoch,
+            2,
+            0,
+            attributes_of(batch, compressed=compressed),
+            batch.last_offset - batch.base_offset,
+            base_timestamp_of(batch),
+            batch.max_timestamp,
+            batch.producer_id,
+            batch.producer_epoch,
+            batch.base_sequence,
+            len(batch.records),
+        )
+    )
+    data = header + body
+    L.CRC.pack_into(data, L.CRC_POSITION, calc_crc32c(memoryview(data)[L.ATTRIBUTES_POSITION :]))
+    return bytes(data)
+
+
+def raw_matches(batch: RecordBatch) -> bool:
+    """Whether ``batch.raw`` still describes ``batch`` (a model edit that kept stale bytes does not)."""
+    raw = batch.raw
+    if raw is None or len(raw) != batch.size_bytes or len(raw) < L.BATCH_OVERHEAD:
+        return False
+    fields = L.HEADER.unpack_from(raw)
+    compressed = fields[5] & L.CODEC_MASK != 0
+    expected = (
+        batch.base_offset,
+        batch.size_bytes - L.LOG_OVERHEAD,
+        batch.partition_leader_epoch,
+        2,
+        fields[4],
+        attributes_of(batch, compressed=compressed),
+        batch.last_offset - batch.base_offset,
+        base_timestamp_of(batch),
+        batch.max_timestamp,
+        batch.producer_id,
+        batch.producer_epoch,
+        batch.base_sequence,
+        len(batch.records),
+    )
+    return fields == expected and (not compressed or L.CODEC_NAMES[fields[5] & L.CODEC_MASK] == batch.compression)

@@ -1,0 +1,72 @@
+"""Error types of the io layer; each derives from :class:`kcompact_nb.KcompactError`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kcompact_nb.core import KcompactError
+
+
+class LogReadError(KcompactError, ValueError):
+    """Input that is not a valid Kafka log, checkpoint or dump; names the file and where it went wrong."""
+
+    def __init__(self, file: str | Path, position: int, reason: str, *, unit: str = "byte position") -> None:
+        self.file = str(file)
+        self.position = position
+        self.reason = reason
+        message = f"{self.file}: {reason} (at {unit} {position})"
+        super().__init__(message)
+
+
+class CorruptBatchError(LogReadError):
+    """A record batch that Kafka's log recovery would truncate at (``CorruptRecordException``)."""
+
+
+class TruncatedBatchError(CorruptBatchError):
+    """The file ends inside a batch: fewer bytes left than the batch's length field announces."""
+
+
+class CrcMismatchError(CorruptBatchError):
+    """The CRC-32C stored in the batch header does not match the bytes it covers."""
+
+
+class InvalidMagicError(CorruptBatchError):
+    """A batch whose magic byte is not 2 (legacy 0/1 message sets are not supported)."""
+
+
+class OffsetOrderError(CorruptBatchError):
+    """Batch offsets that go backwards, overlap, or fall outside the segment's offset range."""
+
+
+class NotASegmentError(LogReadError):
+    """A file or directory that is not a Kafka segment, partition directory or log directory."""
+
+
+class CheckpointFormatError(LogReadError):
+    """A checkpoint file that is not Kafka's ``CheckpointFile`` text format."""
+
+
+class DumpParseError(LogReadError):
+    """Text that is not ``kafka-dump-log.sh`` or kcat output of the expected form."""
+
+    def __init__(self, file: str | Path, line: int, reason: str) -> None:
+        super().__init__(file, line, reason, unit="line")
+
+
+class MissingCodecError(KcompactError, ImportError):
+    """A compressed batch whose codec's Python package is not installed."""
+
+    def __init__(self, file: str | Path, position: int, codec: str, package: str) -> None:
+        self.file = str(file)
+        self.position = position
+        self.codec = codec
+        self.package = package
+        message = (
+            f"{self.file}: batch at byte position {position} is {codec}-compressed; "
+            f"install the Python package {package!r} to decode it (pip install {package})"
+        )
+        super().__init__(message)
+
+
+class LogWriteError(KcompactError, ValueError):
+    """A partition log that cannot be written as asked (target exists, inconsistent batch)."""

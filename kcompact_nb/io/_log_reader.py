@@ -1,0 +1,389 @@
+"""Read Kafka partition directories and whole log directories into core :class:`PartitionLog` values.
+
+A log dir holds one ``<topic>-<partition>/`` directory per partition plus checkpoint files.
+Only ``.log`` segment files are read; ``.index``/``.timeindex``/``.txnindex``/``.snapshot``
+contents are ignored: index entry counts, producer state and aborted transactions are rebuilt
+from the batches themselves (what ``LogLoader`` does when those files are missing).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kcompact_nb.core import (
+    AbortedTxn,
+    BrokerConfig,
+    PartitionLog,
+    RecordBatch,
+    Segment,
+    TopicConfig,
+    control_record_type,
+)
+from kcompact_nb.io._checkpoint import (
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
+    TopicPartition,
+    read_checkpoint,
+)
+from kcompact_nb.io._errors import NotASegmentError
+from kcompact_nb.io._progress import ByteProgress
+from kcompact_nb.io._segment_reader import SEGMENT_NAME, DroppedBytes, SegmentFileReader
+
+PARTITION_DIR_NAME = re.compile(r"^(?P<topic>.+)-(?P<partition>[0-9]+)$")
+_LEFTOVER_SUFFIXES = (".cleaned", ".swap", ".deleted")
+_KNOWN_SUFFIXES = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
+_KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")
+_LEFTOVER_MEANING = {
+    ".cleaned": "an unfinished cleaner output; Kafka deletes it at startup",
+    ".swap": "a cleaned segment not yet swapped in; Kafka completes the swap at startup",
+    ".deleted": "a replaced segment awaiting deletion; Kafka deletes it at startup",
+}
+
+
+def compacted_topic_config() -> TopicConfig:
+    """The default topic config for logs read from disk (log dirs do not store topic configs)."""
+    return TopicConfig.from_properties({"cleanup.policy": "compact"})
+
+
+@dataclass(frozen=True)
+class SegmentData:
+    """One segment's content as read from a file or a dump, before it becomes a core :class:`Segment`."""
+
+    base_offset: int
+    batches: Sequence[RecordBatch]
+    last_modified_ms: int = 0
+
+
+@dataclass
+class LoadedPartition:
+    """A partition directory read into a :class:`PartitionLog`, with what was dropped or left alone.
+
+    ``dropped`` lists byte ranges removed by ``recover=True`` (Kafka's log recovery truncation);
+    ``leftovers`` the ``.cleaned``/``.swap``/``.deleted`` files found (reported, not read);
+    ``notes`` anything else worth knowing (ignored files, producer epoch anomalies).
+    """
+
+    log: PartitionLog
+    path: Path
+    dropped: list[DroppedBytes] = field(default_factory=list)
+    leftovers: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LoadedLogDir:
+    """A whole log dir: its partitions and the three checkpoint files' entries."""
+
+    path: Path
+    partitions: dict[str, LoadedPartition]
+    cleaner_checkpoints: dict[TopicPartition, int]
+    log_start_offsets: dict[TopicPartition, int]
+    recovery_points: dict[TopicPartition, int]
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def logs(self) -> dict[str, PartitionLog]:
+        """Each partition's log by directory name (``topic-partition``)."""
+        return {name: loaded.log for name, loaded in self.partitions.items()}
+
+
+def parse_partition_dir_name(path: Path) -> tuple[str, int]:
+    """``(topic, partition)`` from a ``<topic>-<partition>`` directory name."""
+    match = PARTITION_DIR_NAME.match(path.name)
+    if match is None:
+        raise NotASegmentError(path, 0, "not a partition directory: expected a name like my-topic-0")
+    return match.group("topic"), int(match.group("partition"))
+
+
+def segment_files(path: Path) -> list[Path]:
+    """The partition directory's segment files in base-offset order."""
+    return sorted((p for p in path.iterdir() if SEGMENT_NAME.match(p.name) and p.is_file()), key=lambda p: p.name)
+
+
+def read_partition_dir(
+    path: str | os.PathLike[str],
+    *,
+    config: TopicConfig | None = None,
+    broker: BrokerConfig | None = None,
+    log_start_offset: int | None = None,
+    cleaner_checkpoint: int | None = None,
+    now_ms: int | None = None,
+    recover: bool = False,
+    verify_crc: bool = True,
+    keep_raw: bool = True,
+    progress: bool | None = None,
+) -> LoadedPartition:
+    """Read one ``<topic>-<partition>/`` directory (``LogLoader.load`` without index files).
+
+    Parameters
+    ----------
+    path:
+        The partition directory; never modified.
+    config:
+        The topic config to attach (default: ``cleanup.policy=compact``, Kafka defaults otherwise).
+    log_start_offset:
+        From ``log-start-offset-checkpoint``; the log start offset becomes
+        ``max(log_start_offset, first segment's base offset)`` as in ``LogLoader``.
+    cleaner_checkpoint:
+        The partition's ``cleaner-offset-checkpoint`` entry, stored as is.
+    now_ms:
+        When given, producers idle for ``producer.id.expiration.ms`` are expired after loading.
+    recover:
+        Keep the valid prefix of a corrupt log instead of raising: the first invalid batch and
+        the rest of its file are dropped, and so are all later segments (``LogLoader.recoverLog``).
+    progress:
+        Show a tqdm bar (``None``: only for big reads on a terminal).
+    """
+    path = Path(path)
+    if not path.is_dir():
+        raise NotASegmentError(path, 0, "not a partition directory")
+    parse_partition_dir_name(path)
+    options = _ReadOptions(config, broker, now_ms, recover, verify_crc, keep_raw)
+    total = sum(f.stat().st_size for f in segment_files(path))
+    with ByteProgress(total, path.name, progress) as bar:
+        return _load_partition(
+            path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=cleaner_checkpoint
+        )
+
+
+@dataclass(frozen=True)
+class _ReadOptions:
+    config: TopicConfig | None
+    broker: BrokerConfig | None
+    now_ms: int | None
+    recover: bool
+    verify_crc: bool
+    keep_raw: bool
+
+
+def _load_partition(
+    path: Path,
+    options: _ReadOptions,
+    bar: ByteProgress,
+    *,
+    log_start_offset: int | None,
+    cleaner_checkpoint: int | None,
+) -> LoadedPartition:
+    topic, partition = parse_partition_dir_name(path)
+    loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
+    _scan_other_files(path, loaded)
+    segments = _read_segments(segment_files(path), loaded, bar, options)
+    loaded.log = build_partition_log(
+        topic,
+        partition,
+        segments,
+        config=options.config,
+        broker=options.broker,
+        log_start_offset=log_start_offset,
+        cleaner_checkpoint=cleaner_checkpoint,
+        now_ms=options.now_ms,
+        notes=loaded.notes,
+    )
+    return loaded
+
+
+def _read_segments(
+    files: list[Path], loaded: LoadedPartition, bar: ByteProgress, options: _ReadOptions
+) -> list[SegmentData]:
+    segments: list[SegmentData] = []
+    next_offset: int | None = None
+    for index, file in enumerate(files):
+        if loaded.dropped:
+            size = file.stat().st_size
+            reason = f"follows a truncated segment; Kafka's log recovery deletes every later segment ({size} bytes)"
+            loaded.dropped.append(DroppedBytes(str(file), 0, size, reason))
+            continue
+        end = int(files[index + 1].name[:20]) if index + 1 < len(files) else None
+        reader = SegmentFileReader(
+            file,
+            min_offset=next_offset,
+            end_offset=end,
+            verify_crc=options.verify_crc,
+            keep_raw=options.keep_raw,
+            recover=options.recover,
+            on_bytes=bar.update,
+        )
+        batches = list(reader)
+        if reader.dropped is not None:
+            loaded.dropped.append(reader.dropped)
+        if batches:
+            next_offset = batches[-1].last_offset + 1
+        segments.append(SegmentData(int(file.name[:20]), batches, _mtime_ms(file)))
+    return segments
+
+
+def _scan_other_files(path: Path, loaded: LoadedPartition) -> None:
+    for entry in sorted(path.iterdir(), key=lambda p: p.name):
+        name = entry.name
+        suffix = next((s for s in _LEFTOVER_SUFFIXES if name.endswith(s)), None)
+        if suffix is not None:
+            loaded.leftovers.append((str(entry), _LEFTOVER_MEANING[suffix]))
+        elif not (name.endswith(_KNOWN_SUFFIXES) or name in _KNOWN_FILES) or (
+            name.endswith(".log") and not SEGMENT_NAME.match(name)
+        ):
+            loaded.notes.append(f"ignored {entry}: not a file Kafka keeps in a partition directory")
+
+
+def _mtime_ms(path: Path) -> int:
+    return path.stat().st_mtime_ns // 1_000_000
+
+
+def build_partition_log(
+    topic: str,
+    partition: int,
+    segments: Sequence[SegmentData],
+    *,
+    config: TopicConfig | None = None,
+    broker: BrokerConfig | None = None,
+    log_start_offset: int | None = None,
+    cleaner_checkpoint: int | None = None,
+    now_ms: int | None = None,
+    notes: list[str] | None = None,
+) -> PartitionLog:
+    """A :class:`PartitionLog` from segments read from disk or parsed from a dump.
+
+    Each batch is appended to its segment the way ``LogSegment.append`` would have (so sizes,
+    largest timestamps, the rolling-based timestamp and index entry counts follow the model),
+    the log end offset is the active segment's next offset, and producer state plus aborted
+    transactions are rebuilt from the batches (``UnifiedLog.rebuildProducerState``).
+    """
+    config = config or compacted_topic_config()
+    built = [_segment(data, config, last=i == len(segments) - 1) for i, data in enumerate(segments)]
+    first_base = built[0].base_offset if built else 0
+    start = max(log_start_offset or 0, first_base) if built else (log_start_offset or 0)
+    end = _log_end_offset(built, start)
+    log = PartitionLog(
+        topic,
+        partition,
+        config=config,
+        broker=broker or BrokerConfig(),
+        created_ms=built[0].created_ms if built else 0,
+        segments=built,
+        log_start_offset=start,
+        log_end_offset=end,
+        cleaner_checkpoint=cleaner_checkpoint,
+    )
+    rebuild_producer_state(log, now_ms=now_ms, notes=notes)
+    return log
+
+
+def _segment(data: SegmentData, config: TopicConfig, *, last: bool) -> Segment:
+    segment = Segment(
+        data.base_offset, created_ms=data.last_modified_ms, index_interval_bytes=config.index_interval_bytes
+    )
+    for batch in data.batches:
+        segment.append([batch], data.last_modified_ms)
+    if not last:
+        segment.on_become_inactive()
+    segment.last_modified_ms = data.last_modified_ms
+    return segment
+
+
+def _log_end_offset(segments: list[Segment], start: int) -> int:
+    if not segments:
+        return start
+    last_offsets = [s.last_offset for s in segments if s.last_offset is not None]
+    next_after_batches = max(last_offsets) + 1 if last_offsets else 0
+    return max(segments[-1].base_offset, next_after_batches)
+
+
+def rebuild_producer_state(log: PartitionLog, *, now_ms: int | None = None, notes: list[str] | None = None) -> None:
+    """Replay every producer batch into ``log.producer_state`` and the segments' aborted-txn lists.
+
+    Mirrors loading with ``AppendOrigin.REPLICATION``: a lower producer epoch is accepted (Kafka
+    only warns), control batches the cleaner emptied are skipped, and each ABORT marker adds an
+    entry to the transaction index of the segment it sits in.
+    """
+    state = log.producer_state
+    for segment in log.segments:
+        segment.aborted_transactions.clear()
+        for batch in segment.batches:
+            if not batch.has_producer_id:
+                continue
+            entry = state.producers.get(batch.producer_id)
+            if entry is not None and batch.producer_epoch < entry.producer_epoch:
+                if notes is not None:
+                    notes.append(
+                        f"producer {batch.producer_id}: epoch {batch.producer_epoch} at offset {batch.base_offset} "
+                        f"is below the last seen epoch {entry.producer_epoch} (accepted, as on replication)"
+                    )
+                entry.producer_epoch = batch.producer_epoch
+            if batch.is_control:
+                _replay_marker(log, segment, batch)
+            else:
+                state.on_data_batch(batch)
+    if now_ms is not None:
+        state.remove_expired_producers(now_ms, log.broker.producer_id_expiration_ms)
+
+
+def _replay_marker(log: PartitionLog, segment: Segment, batch: RecordBatch) -> None:
+    if not batch.records or control_record_type(batch.records[0]) is None:
+        return  # emptied by the cleaner, or a non-transaction control record
+    value = batch.records[0].value or b""
+    coordinator_epoch = struct.unpack_from(">i", value, 2)[0] if len(value) >= 6 else -1
+    txn = log.producer_state.on_end_txn_marker(batch, coordinator_epoch)
+    if txn.is_aborted:
+        lso = log.producer_state.last_stable_offset_after(txn)
+        segment.aborted_transactions.append(AbortedTxn(txn.producer_id, txn.first_offset, txn.last_offset, lso))
+
+
+def read_log_dir(
+    path: str | os.PathLike[str],
+    *,
+    config: TopicConfig | None = None,
+    topic_configs: Mapping[str, TopicConfig] | None = None,
+    topics: Collection[str] | None = None,
+    broker: BrokerConfig | None = None,
+    now_ms: int | None = None,
+    recover: bool = False,
+    verify_crc: bool = True,
+    keep_raw: bool = True,
+    progress: bool | None = None,
+) -> LoadedLogDir:
+    """Read every partition of a broker log dir and apply its checkpoint files.
+
+    ``cleaner-offset-checkpoint`` sets each partition's cleaner checkpoint and
+    ``log-start-offset-checkpoint`` its log start offset; ``recovery-point-offset-checkpoint``
+    is returned as read. ``topic_configs`` gives per-topic configs (others get ``config``);
+    ``topics`` restricts the read. Directories that are not partitions (``-delete``,
+    ``-future``, ``-stray`` suffixes, or anything else) are listed in ``skipped``.
+    """
+    path = Path(path)
+    if not path.is_dir():
+        raise NotASegmentError(path, 0, "not a log directory")
+    cleaner = read_checkpoint(path / CLEANER_OFFSET_CHECKPOINT)
+    starts = read_checkpoint(path / LOG_START_OFFSET_CHECKPOINT)
+    recovery = read_checkpoint(path / RECOVERY_POINT_CHECKPOINT)
+    result = LoadedLogDir(path, {}, cleaner, starts, recovery)
+    chosen = _partition_dirs(path, topics, result.skipped)
+    total = sum(f.stat().st_size for d in chosen for f in segment_files(d))
+    with ByteProgress(total, path.name, progress) as bar:
+        for directory in chosen:
+            topic, partition = parse_partition_dir_name(directory)
+            options = _ReadOptions(
+                (topic_configs or {}).get(topic, config), broker, now_ms, recover, verify_crc, keep_raw
+            )
+            key = (topic, partition)
+            result.partitions[directory.name] = _load_partition(
+                directory, options, bar, log_start_offset=starts.get(key), cleaner_checkpoint=cleaner.get(key)
+            )
+    return result
+
+
+def _partition_dirs(path: Path, topics: Collection[str] | None, skipped: list[tuple[str, str]]) -> list[Path]:
+    chosen = []
+    for entry in sorted(path.iterdir(), key=lambda p: p.name):
+        if not entry.is_dir():
+            continue
+        match = PARTITION_DIR_NAME.match(entry.name)
+        if match is None:
+            skipped.append((str(entry), "not a <topic>-<partition> directory (deleted, future or stray replica?)"))
+        elif topics is None or match.group("topic") in topics:
+            chosen.append(entry)
+    return chosen

@@ -1,0 +1,142 @@
+"""Write core :class:`PartitionLog` values as Kafka partition directories and log dirs.
+
+Batches read from disk are written back from their ``raw`` bytes, so unchanged batches are
+byte-identical; any other batch is encoded (:func:`encode_batch`). Only ``.log`` files and the
+checkpoint files are written: a broker rebuilds missing index files when it loads the log.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from kcompact_nb.core import PartitionLog, RecordBatch, Segment
+from kcompact_nb.io import _layout as L
+from kcompact_nb.io._batch_encoder import codec_available, encode_batch, raw_matches
+from kcompact_nb.io._checkpoint import (
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
+    TopicPartition,
+    read_checkpoint,
+    write_checkpoint,
+)
+from kcompact_nb.io._errors import LogWriteError, MissingCodecError
+
+
+def segment_file_name(base_offset: int) -> str:
+    """``LogFileUtils.filenamePrefixFromOffset`` + ``.log``: the base offset zero-padded to 20 digits."""
+    return f"{base_offset:020d}.log"
+
+
+def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int = 0) -> bytes:
+    """The bytes written for ``batch``: its ``raw`` bytes when they still describe it, else an encoding.
+
+    An uncompressed batch must encode to exactly ``size_bytes``; a mismatch means the model's
+    size is wrong and raises :class:`LogWriteError` rather than writing a different log.
+    """
+    raw = batch.raw
+    if raw is not None and raw_matches(batch):
+        return raw
+    if batch.records and not codec_available(batch.compression):
+        raise MissingCodecError(file, position, batch.compression, L.CODEC_PACKAGES[batch.compression])
+    data = encode_batch(batch)
+    if (batch.compression == "none" or not batch.records) and len(data) != batch.size_bytes:
+        reason = (
+            f"{file}: batch [{batch.base_offset}, {batch.last_offset}] at byte position {position} encodes to "
+            f"{len(data)} bytes but its size_bytes is {batch.size_bytes}"
+        )
+        raise LogWriteError(reason)
+    return data
+
+
+def write_segment_file(segment: Segment, path: Path) -> int:
+    """Write one segment's batches to ``path``; returns the bytes written. Sets the file's mtime."""
+    position = 0
+    with open(path, "wb") as handle:
+        for batch in segment.batches:
+            data = batch_bytes(batch, path, position)
+            handle.write(data)
+            position += len(data)
+    if segment.last_modified_ms > 0:
+        stamp = segment.last_modified_ms * 1_000_000
+        os.utime(path, ns=(stamp, stamp))
+    return position
+
+
+def _is_non_empty_dir(path: Path) -> bool:
+    return path.is_dir() and any(path.iterdir())
+
+
+def write_partition_dir(log: PartitionLog, log_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+    """Write ``log`` as ``<log_dir>/<topic>-<partition>/`` with one ``.log`` file per segment.
+
+    An existing non-empty partition directory is refused unless ``overwrite`` is true; it is
+    then replaced as a whole (the new content is written beside it first).
+    Returns the partition directory.
+    """
+    target = Path(log_dir) / log.name
+    if target.exists() and not target.is_dir():
+        raise LogWriteError(f"{target}: exists and is not a directory")
+    if _is_non_empty_dir(target) and not overwrite:
+        raise LogWriteError(f"{target}: directory exists and is not empty; pass overwrite=True to replace it")
+    staging = target.with_name(f".{target.name}.kcompact-tmp")
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    try:
+        for segment in log.segments:
+            write_segment_file(segment, staging / segment_file_name(segment.base_offset))
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if target.exists():
+        shutil.rmtree(target)
+    staging.rename(target)
+    return target
+
+
+def checkpoint_entries(logs: Iterable[PartitionLog]) -> dict[str, dict[TopicPartition, int]]:
+    """The three checkpoint files' entries for ``logs``, as a broker writes them on shutdown.
+
+    ``log-start-offset-checkpoint`` lists only logs whose start offset is above their first
+    segment's base offset (``LogManager.checkpointLogStartOffsetsInDir``); the recovery point
+    of a cleanly shut down log is its log end offset.
+    """
+    cleaner: dict[TopicPartition, int] = {}
+    starts: dict[TopicPartition, int] = {}
+    recovery: dict[TopicPartition, int] = {}
+    for log in logs:
+        key = (log.topic, log.partition)
+        if log.cleaner_checkpoint is not None:
+            cleaner[key] = log.cleaner_checkpoint
+        if log.log_start_offset > log.segments[0].base_offset:
+            starts[key] = log.log_start_offset
+        recovery[key] = log.log_end_offset
+    return {
+        CLEANER_OFFSET_CHECKPOINT: cleaner,
+        LOG_START_OFFSET_CHECKPOINT: starts,
+        RECOVERY_POINT_CHECKPOINT: recovery,
+    }
+
+
+def write_log_dir(logs: Iterable[PartitionLog], log_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+    """Write every log as a partition directory of ``log_dir`` plus its checkpoint files.
+
+    A non-empty ``log_dir`` is refused unless ``overwrite`` is true; then the given partitions
+    are replaced and their checkpoint entries updated, other partitions' entries kept.
+    """
+    logs = list(logs)
+    root = Path(log_dir)
+    if _is_non_empty_dir(root) and not overwrite:
+        raise LogWriteError(f"{root}: log directory exists and is not empty; pass overwrite=True to write into it")
+    root.mkdir(parents=True, exist_ok=True)
+    for log in logs:
+        write_partition_dir(log, root, overwrite=overwrite)
+    written = {(log.topic, log.partition) for log in logs}
+    for name, entries in checkpoint_entries(logs).items():
+        kept = {key: offset for key, offset in read_checkpoint(root / name).items() if key not in written}
+        write_checkpoint(root / name, {**kept, **entries})
+    return root

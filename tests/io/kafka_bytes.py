@@ -1,0 +1,121 @@
+"""Segment bytes for tests, made with kafka-python's builder (independently of kcompact_nb's encoder).
+
+kafka-python writes batches the way a producer does (base offset 0, no leader epoch, no
+control or delete-horizon bits); the fields a broker sets are patched in here and the CRC
+recomputed, as real-kafka.md section 9 describes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from kafka.record.default_records import DefaultRecordBatchBuilder
+from kafka.record.util import calc_crc32c
+
+CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+# (offset delta, timestamp, key, value, headers)
+Rec = tuple[int, int, "bytes | None", "bytes | None", Sequence[tuple[str, "bytes | None"]]]
+
+
+def rec(
+    delta: int, ts: int, key: bytes | None, value: bytes | None, headers: Sequence[tuple[str, bytes | None]] = ()
+) -> Rec:
+    return (delta, ts, key, value, headers)
+
+
+def kafka_batch(
+    records: Sequence[Rec],
+    *,
+    base_offset: int,
+    codec: str = "none",
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    transactional: bool = False,
+    control: bool = False,
+    leader_epoch: int = 0,
+    log_append_time: int | None = None,
+    delete_horizon: int | None = None,
+    last_offset_delta: int | None = None,
+) -> bytes:
+    """One v2 batch as a broker stores it."""
+    builder = DefaultRecordBatchBuilder(
+        magic=2,
+        compression_type=CODECS[codec],
+        is_transactional=transactional,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        base_sequence=base_sequence,
+        batch_size=1 << 30,
+    )
+    if delete_horizon is not None:
+        builder._first_timestamp = delete_horizon  # deltas relative to the horizon, as the cleaner writes them
+        builder._max_timestamp = delete_horizon
+    for delta, ts, key, value, headers in records:
+        builder.append(delta, ts, key, value, list(headers))
+    buf = builder.build()
+    struct.pack_into(">q", buf, 0, base_offset)
+    struct.pack_into(">i", buf, 12, leader_epoch)
+    attributes = struct.unpack_from(">h", buf, 21)[0]
+    if control:
+        attributes |= 0x20
+    if delete_horizon is not None:
+        attributes |= 0x40
+        struct.pack_into(">q", buf, 27, delete_horizon)
+    if log_append_time is not None:
+        attributes |= 0x08
+        struct.pack_into(">q", buf, 35, log_append_time)
+    if not records:
+        struct.pack_into(">qq", buf, 27, -1, -1)
+    if last_offset_delta is not None:
+        struct.pack_into(">i", buf, 23, last_offset_delta)
+    struct.pack_into(">h", buf, 21, attributes)
+    struct.pack_into(">I", buf, 17, calc_crc32c(memoryview(buf)[21:]))
+    return bytes(buf)
+
+
+def marker_batch(
+    offset: int, producer_id: int, producer_epoch: int, *, commit: bool, ts: int, coordinator_epoch: int = 0
+) -> bytes:
+    """A COMMIT/ABORT control batch (78 bytes)."""
+    key = struct.pack(">hh", 0, 1 if commit else 0)
+    value = struct.pack(">hi", 0, coordinator_epoch)
+    return kafka_batch(
+        [rec(0, ts, key, value)],
+        base_offset=offset,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        transactional=True,
+        control=True,
+    )
+
+
+def simple_batches(offsets: Iterable[int], *, ts: int = 1_000, value_size: int = 10, keys: int = 3) -> list[bytes]:
+    """One single-record batch per offset, key ``k<offset % keys>``, value of ``value_size`` bytes."""
+    return [kafka_batch([rec(0, ts + o, b"k%d" % (o % keys), b"v" * value_size)], base_offset=o) for o in offsets]
+
+
+def write_segments(partition_dir: Path, segments: dict[int, Sequence[bytes]]) -> Path:
+    """Write ``{base offset: batches}`` as segment files of ``partition_dir``."""
+    partition_dir.mkdir(parents=True, exist_ok=True)
+    for base, batches in segments.items():
+        (partition_dir / f"{base:020d}.log").write_bytes(b"".join(batches))
+    return partition_dir
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``root`` plus its mtime (to prove readers change nothing)."""
+    digest = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            digest[str(path.relative_to(root))] = (
+                f"{hashlib.sha256(path.read_bytes()).hexdigest()}@{path.stat().st_mtime_ns}"
+            )
+    return digest
+
+
+def file_bytes(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

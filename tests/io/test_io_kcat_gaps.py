@@ -1,0 +1,174 @@
+"""kcat output parsers and the "when did compaction last run" gap analysis."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kcompact_nb import Record
+from kcompact_nb.io import (
+    DumpParseError,
+    format_gap_report,
+    last_compaction_gap,
+    parse_kcat_format,
+    parse_kcat_json,
+    read_kcat,
+    read_partition_dir,
+)
+from tests.conftest import compacted_log, rec
+from tests.io.kafka_bytes import simple_batches, write_segments
+
+JSON_LINES = (
+    "\n".join(
+        json.dumps(m)
+        for m in [
+            {
+                "topic": "fruit",
+                "partition": 0,
+                "offset": 0,
+                "tstype": "create",
+                "ts": 1000,
+                "broker": 1,
+                "key": "grape",
+                "payload": "$2.69",
+            },
+            {
+                "topic": "fruit",
+                "partition": 0,
+                "offset": 2,
+                "tstype": "create",
+                "ts": 1002,
+                "broker": 1,
+                "headers": ["src", "pos", "trace", None],
+                "key": "grape",
+                "payload": None,
+            },
+            {
+                "topic": "fruit",
+                "partition": 1,
+                "offset": 7,
+                "tstype": "logappend",
+                "ts": 1003,
+                "broker": 1,
+                "key": None,
+                "payload": "",
+            },
+        ]
+    )
+    + "\n% Reached end of topic fruit [0] at offset 3: exiting\n"
+)
+
+
+def test_kcat_json_lines():
+    parsed = parse_kcat_json(JSON_LINES)
+    assert parsed.records("fruit", 0) == [
+        Record(0, 1000, b"grape", b"$2.69"),
+        Record(2, 1002, b"grape", None, (("src", b"pos"), ("trace", None))),
+    ]
+    assert parsed.records(partition=1) == [Record(7, 1003, None, b"")]
+    assert parsed.missing == frozenset()
+    log = parsed.to_partition_log("fruit", 0)
+    assert (log.name, log.log_start_offset, log.log_end_offset) == ("fruit-0", 0, 3)
+    assert [b.size_bytes for b in log.batches()] == [78, 88]
+
+
+def test_kcat_json_header_map_and_errors():
+    (message,) = parse_kcat_json('{"offset": 1, "headers": {"a": ["1", "2"]}, "key": "k", "payload": "v"}').messages
+    assert message.record.headers == (("a", b"1"), ("a", b"2"))
+    with pytest.raises(DumpParseError, match="line 2"):
+        parse_kcat_json('{"offset": 1}\n{not json}\n')
+    with pytest.raises(DumpParseError, match="'offset' must be an integer"):
+        parse_kcat_json('{"offset": "1"}')
+    with pytest.raises(DumpParseError, match="headers"):
+        parse_kcat_json('{"offset": 1, "headers": ["odd"]}')
+    assert parse_kcat_json('{"offset": 1}').missing == {"timestamp"}
+
+
+def test_kcat_format_of_the_seed_script():
+    text = "0\t1690000000000\n1\t1690000000001\n5\t1690000000005\n% Reached end of topic t [0] at offset 6\n"
+    parsed = parse_kcat_format(text, r"%o\t%T\n")
+    assert [(r.offset, r.timestamp, r.key, r.value) for r in parsed.records()] == [
+        (0, 1690000000000, None, None),
+        (1, 1690000000001, None, None),
+        (5, 1690000000005, None, None),
+    ]
+    assert parsed.missing == {"key", "value", "headers", "topic", "partition"}
+
+
+def test_kcat_format_with_every_field():
+    fmt = r"%t|%p|%o|%T|%K:%k|%S:%s|%h\n"
+    text = "fruit|0|4|99|5:grape|-1:|src=pos,x\nfruit|0|6|100|-1:|0:|\n"
+    parsed = parse_kcat_format(text, fmt)
+    assert parsed.records() == [
+        Record(4, 99, b"grape", None, (("src", b"pos"), ("x", None))),
+        Record(6, 100, None, b""),
+    ]
+    assert parsed.missing == frozenset()
+    assert parsed.messages[0].topic == "fruit" and parsed.messages[0].partition == 0
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "message"),
+    [
+        (r"%o\n", "12\nnot-a-number\n", "line 2"),
+        (r"%x\n", "1\n", "unsupported kcat formatter %x"),
+        (r"%T\n", "1\n", "needs %o"),
+    ],
+)
+def test_kcat_format_errors(fmt, text, message):
+    with pytest.raises(DumpParseError, match=message):
+        parse_kcat_format(text, fmt)
+
+
+def test_read_kcat_files(tmp_path):
+    (tmp_path / "j.txt").write_text(JSON_LINES)
+    (tmp_path / "f.txt").write_text("3\t7\n")
+    assert len(read_kcat(tmp_path / "j.txt").messages) == 3
+    assert read_kcat(tmp_path / "f.txt", r"%o\t%T\n").records() == [Record(3, 7, None, None)]
+
+
+def test_gap_analysis_matches_the_seed_script():
+    rows = [(0, 10), (1, 11), (4, 14), (5, 15), (9, 19), (10, 20), (11, 21), (12, 22)]
+    gap = last_compaction_gap(rows)
+    assert (gap.last_gap_offset, gap.last_gap_row, gap.last_gap_timestamp_ms, gap.missing_offsets) == (9, 5, 19, 3)
+    assert (gap.gap_count, gap.last_offset, gap.last_row, gap.dirty_rows_since_gap) == (2, 12, 8, 3)
+    assert format_gap_report(gap).splitlines() == [
+        "last gap offset:  9",
+        "last gap row:  5",
+        "last gap time:  1970-01-01T00:00:00",
+        "last offset:  12",
+        "last row:  8",
+        "contiguous ~dirty rows since gap:  3",
+    ]
+
+
+def test_no_gap_means_every_row_may_be_dirty():
+    gap = last_compaction_gap([Record(5, 1, b"k", b"v"), Record(6, 2, b"k", b"v")])
+    assert (gap.last_gap_offset, gap.last_gap_time, gap.dirty_rows_since_gap, gap.last_row) == (None, None, 2, 2)
+    assert last_compaction_gap([(5, 1)], log_start_offset=0).last_gap_row == 1
+    assert last_compaction_gap([]).last_row == 0
+
+
+def test_gap_analysis_on_a_partition_ignores_transaction_markers():
+    log = compacted_log()
+    for i in range(3):
+        log.append(
+            [rec(f"k{i}", timestamp=100 + i)],
+            now_ms=i,
+            producer_id=1,
+            producer_epoch=0,
+            base_sequence=i,
+            transactional=True,
+        )
+    log.append_end_txn_marker(1, 0, commit=True, now_ms=5)
+    log.append([rec("k0", timestamp=200)], now_ms=6)
+    gap = last_compaction_gap(log)
+    assert (gap.gap_count, gap.last_row, gap.dirty_rows_since_gap) == (0, 4, 4)
+
+
+def test_gap_analysis_on_a_cleaned_partition_read_from_disk(tmp_path):
+    part = write_segments(tmp_path / "t-0", {0: simple_batches([2, 5], ts=0), 6: simple_batches(range(6, 9), ts=0)})
+    gap = last_compaction_gap(read_partition_dir(part).log)
+    assert (gap.last_gap_offset, gap.last_gap_row, gap.last_gap_timestamp_ms, gap.gap_count) == (5, 2, 5, 2)
+    assert gap.dirty_rows_since_gap == 3

@@ -1,0 +1,160 @@
+"""Reading segment files: every header field, every record field, sizes, raw bytes, codecs, streaming."""
+
+from __future__ import annotations
+
+import struct
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from kcompact_nb import KcompactError, Record, RecordBatch, TimestampType
+from kcompact_nb.io import MissingCodecError, SegmentFileReader, iter_segment_batches, segment_base_offset
+from tests.io.kafka_bytes import kafka_batch, marker_batch, rec, simple_batches
+
+
+def write(tmp_path: Path, *batches: bytes, base: int = 0) -> Path:
+    path = tmp_path / f"{base:020d}.log"
+    path.write_bytes(b"".join(batches))
+    return path
+
+
+def test_every_header_and_record_field(tmp_path):
+    data = kafka_batch(
+        [
+            rec(0, 1_000, b"k1", b"value-1", [("trace", b"abc"), ("null", None)]),
+            rec(1, 1_007, None, b""),
+            rec(2, 995, b"k2", None),
+        ],
+        base_offset=40,
+        producer_id=77,
+        producer_epoch=3,
+        base_sequence=12,
+        transactional=True,
+        leader_epoch=5,
+    )
+    (batch,) = iter_segment_batches(write(tmp_path, data))
+    assert batch == RecordBatch(
+        base_offset=40,
+        last_offset=42,
+        records=(
+            Record(40, 1_000, b"k1", b"value-1", (("trace", b"abc"), ("null", None))),
+            Record(41, 1_007, None, b""),
+            Record(42, 995, b"k2", None),
+        ),
+        size_bytes=len(data),
+        base_timestamp=1_000,
+        max_timestamp=1_007,
+        producer_id=77,
+        producer_epoch=3,
+        base_sequence=12,
+        is_transactional=True,
+        is_control=False,
+        timestamp_type=TimestampType.CREATE_TIME,
+        compression="none",
+        delete_horizon_ms=None,
+        partition_leader_epoch=5,
+    )
+    assert batch.raw == data
+    assert batch.size_bytes == struct.unpack_from(">i", data, 8)[0] + 12
+    assert batch.records[2].is_tombstone and not batch.records[1].is_tombstone
+
+
+def test_size_and_raw_of_consecutive_batches_match_the_file(tmp_path):
+    batches = simple_batches(range(5), value_size=10)
+    read = list(iter_segment_batches(write(tmp_path, *batches)))
+    assert [b.size_bytes for b in read] == [80] * 5  # spec 13.1: key 2 B, value 10 B -> 80-byte batch
+    assert [b.raw for b in read] == batches
+    assert [b.base_offset for b in read] == list(range(5))
+
+
+def test_log_append_time_keeps_the_stored_record_timestamps(tmp_path):
+    data = kafka_batch([rec(0, 100, b"a", b"1"), rec(1, 105, b"b", b"2")], base_offset=0, log_append_time=9_999)
+    (batch,) = iter_segment_batches(write(tmp_path, data))
+    assert batch.timestamp_type is TimestampType.LOG_APPEND_TIME
+    assert batch.max_timestamp == 9_999
+    assert [r.timestamp for r in batch.records] == [100, 105]
+    assert [batch.read_timestamp(r) for r in batch.records] == [9_999, 9_999]
+
+
+def test_delete_horizon_bit_sets_delete_horizon_ms_and_keeps_record_timestamps(tmp_path):
+    horizon = 60_000 + 86_400_000
+    data = kafka_batch([rec(0, 1_000, b"k1", None)], base_offset=9, delete_horizon=horizon)
+    (batch,) = iter_segment_batches(write(tmp_path, data, base=9))
+    assert batch.delete_horizon_ms == horizon == batch.base_timestamp
+    assert batch.records == (Record(9, 1_000, b"k1", None),)
+    assert batch.size_bytes == 73  # spec 13.1: a stamped tombstone batch grows from 70 to 73 bytes
+
+
+def test_control_batch_and_empty_batch(tmp_path):
+    marker = marker_batch(5, 77, 2, commit=True, ts=1_234, coordinator_epoch=9)
+    empty = kafka_batch([], base_offset=6, producer_id=77, producer_epoch=2, base_sequence=0, last_offset_delta=3)
+    control, shell = iter_segment_batches(write(tmp_path, marker, empty))
+    assert control.is_control and control.is_transactional and control.size_bytes == 78
+    assert control.records == (Record(5, 1_234, struct.pack(">hh", 0, 1), struct.pack(">hi", 0, 9)),)
+    assert (shell.size_bytes, shell.records, shell.base_offset, shell.last_offset) == (61, (), 6, 9)
+    assert shell.base_timestamp == -1
+
+
+@pytest.mark.parametrize(
+    ("codec", "module"), [("gzip", "gzip"), ("snappy", "snappy"), ("lz4", "lz4.frame"), ("zstd", "zstandard")]
+)
+def test_compressed_batches_decode_when_the_codec_is_installed(tmp_path, codec, module):
+    pytest.importorskip(module)
+    records = [rec(i, 1_000 + i, b"key-%d" % i, b"x" * 200) for i in range(20)]
+    data = kafka_batch(records, base_offset=100, codec=codec)
+    (batch,) = iter_segment_batches(write(tmp_path, data, base=100))
+    assert batch.compression == codec
+    assert batch.size_bytes == len(data) < 20 * 200
+    assert [(r.offset, r.key, r.value) for r in batch.records] == [
+        (100 + i, b"key-%d" % i, b"x" * 200) for i in range(20)
+    ]
+
+
+@pytest.mark.parametrize(("codec", "package"), [("snappy", "python-snappy"), ("lz4", "lz4"), ("zstd", "zstandard")])
+def test_a_missing_codec_package_is_named(tmp_path, monkeypatch, codec, package):
+    import kafka.codec
+
+    data = bytearray(kafka_batch([rec(0, 1, b"k", b"v")], base_offset=0))
+    struct.pack_into(">h", data, 21, ("none", "gzip", "snappy", "lz4", "zstd").index(codec))
+    from kafka.record.util import calc_crc32c
+
+    struct.pack_into(">I", data, 17, calc_crc32c(memoryview(data)[21:]))
+    path = write(tmp_path, bytes(data))
+    monkeypatch.setattr(kafka.codec, f"has_{codec}", lambda: False)
+    with pytest.raises(MissingCodecError, match=package) as raised:
+        list(iter_segment_batches(path, recover=True))  # a missing package is not corruption
+    assert isinstance(raised.value, KcompactError)
+    assert raised.value.file == str(path) and raised.value.position == 0
+
+
+def test_reading_streams_with_bounded_memory(tmp_path):
+    path = tmp_path / "00000000000000000000.log"
+    template = bytearray(kafka_batch([rec(0, 1, b"k", bytes(200_000))], base_offset=0))
+    with open(path, "wb") as handle:
+        for i in range(100):
+            struct.pack_into(">q", template, 0, i)  # the CRC does not cover the base offset
+            handle.write(template)
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in SegmentFileReader(path, keep_raw=False, verify_crc=False))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert count == 100
+    assert peak < size / 5, f"peak {peak} bytes while streaming a {size}-byte file"
+
+
+def test_segment_base_offset_from_file_names(tmp_path):
+    assert segment_base_offset(Path("00000000000000001234.log")) == 1234
+    assert segment_base_offset(Path("00000000000000001234.log.cleaned")) == 1234
+    assert segment_base_offset(Path("dump.log")) is None
+
+
+def test_batches_below_the_file_base_offset_are_rejected(tmp_path):
+    from kcompact_nb.io import OffsetOrderError
+
+    path = write(tmp_path, *simple_batches([5]), base=10)
+    with pytest.raises(OffsetOrderError, match="below 10"):
+        list(iter_segment_batches(path))
