@@ -99,41 +99,20 @@ def encode_batch(batch: RecordBatch) -> bytes:
     compressed = batch.compression != "none" and bool(batch.records)
     if compressed:
         body = compress(batch.compression, body)
-    header = bytearray(
-        L.HEADER.pack(
-            batch.base_offset,
-            L.BATCH_OVERHEAD - L.LOG_OVERHEAD + len(body),
-            batch.partition_leader_epoch,
-            2,
-            0,
-            attributes_of(batch, compressed=compressed),
-            batch.last_offset - batch.base_offset,
-            base_timestamp_of(batch),
-            batch.max_timestamp,
-            batch.producer_id,
-            batch.producer_epoch,
-            batch.base_sequence,
-            len(batch.records),
-        )
-    )
-    data = header + body
+    length = L.BATCH_OVERHEAD - L.LOG_OVERHEAD + len(body)
+    data = bytearray(L.HEADER.pack(*header_fields(batch, length=length, crc=0, compressed=compressed))) + body
     L.CRC.pack_into(data, L.CRC_POSITION, calc_crc32c(memoryview(data)[L.ATTRIBUTES_POSITION :]))
     return bytes(data)
 
 
-def raw_matches(batch: RecordBatch) -> bool:
-    """Whether ``batch.raw`` still describes ``batch`` (a model edit that kept stale bytes does not)."""
-    raw = batch.raw
-    if raw is None or len(raw) != batch.size_bytes or len(raw) < L.BATCH_OVERHEAD:
-        return False
-    fields = L.HEADER.unpack_from(raw)
-    compressed = fields[5] & L.CODEC_MASK != 0
-    expected = (
+def header_fields(batch: RecordBatch, *, length: int, crc: int, compressed: bool) -> tuple[int, ...]:
+    """The 61-byte header's fields in ``L.HEADER`` order (magic 2)."""
+    return (
         batch.base_offset,
-        batch.size_bytes - L.LOG_OVERHEAD,
+        length,
         batch.partition_leader_epoch,
         2,
-        fields[4],
+        crc,
         attributes_of(batch, compressed=compressed),
         batch.last_offset - batch.base_offset,
         base_timestamp_of(batch),
@@ -143,4 +122,14 @@ def raw_matches(batch: RecordBatch) -> bool:
         batch.base_sequence,
         len(batch.records),
     )
+
+
+def raw_matches(batch: RecordBatch) -> bool:
+    """Whether ``batch.raw`` still describes ``batch`` (a model edit that kept stale bytes does not)."""
+    raw = batch.raw
+    if raw is None or len(raw) != batch.size_bytes or len(raw) < L.BATCH_OVERHEAD:
+        return False
+    fields = L.HEADER.unpack_from(raw)
+    compressed = fields[5] & L.CODEC_MASK != 0
+    expected = header_fields(batch, length=batch.size_bytes - L.LOG_OVERHEAD, crc=fields[4], compressed=compressed)
     return fields == expected and (not compressed or L.CODEC_NAMES[fields[5] & L.CODEC_MASK] == batch.compression)
