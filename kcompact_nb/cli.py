@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from kcompact_nb import __version__
 from kcompact_nb.io._dump_cli import add_dump_command
+from kcompact_nb.io._inspect_cli import add_inspect_command
 from kcompact_nb.scenario._cli import add_scenario_command
 
 
@@ -17,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_scenario_command(subparsers)
     add_dump_command(subparsers)
+    add_inspect_command(subparsers)
     return parser
 
 

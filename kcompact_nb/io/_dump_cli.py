@@ -39,6 +39,14 @@ def add_dump_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     parser.add_argument(
         "--max-value-chars", type=int, default=40, metavar="N", help="shorten keys and values to N characters"
     )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the partition-state JSON of scenario files (segments, batches, records, checkpoint, dirtiness)",
+    )
+    parser.add_argument(
+        "--now-ms", type=int, default=None, metavar="MS", help="time for the dirtiness in --json (default: now)"
+    )
     parser.set_defaults(handler=run_dump)
 
 
@@ -48,6 +56,8 @@ def run_dump(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
     out = out or sys.stdout
     try:
+        if args.json:
+            return dump_json(args.path, out, now_ms=args.now_ms)
         return dump_path(args.path, out, records=args.records, max_chars=args.max_value_chars)
     except KcompactError as error:
         print(f"kcompact dump: {error}", file=sys.stderr)
@@ -73,6 +83,31 @@ def dump_path(path: Path, out: TextIO, *, records: bool = True, max_chars: int =
         if status:
             break
     return status
+
+
+def dump_json(path: Path, out: TextIO, *, now_ms: int | None = None) -> int:
+    """Write a partition directory as the scenario format's partition-state JSON.
+
+    The cleaner checkpoint and log start offset come from the parent folder's checkpoint files
+    when present; ``now_ms`` (default: the wall clock) is the time the dirtiness is computed at.
+    """
+    import json
+    import time
+
+    from kcompact_nb.io._checkpoint import CLEANER_OFFSET_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT, read_checkpoint
+    from kcompact_nb.io._log_reader import parse_partition_dir_name, read_partition_dir
+    from kcompact_nb.scenario import partition_state
+
+    key = parse_partition_dir_name(path)
+    loaded = read_partition_dir(
+        path,
+        log_start_offset=read_checkpoint(path.parent / LOG_START_OFFSET_CHECKPOINT).get(key),
+        cleaner_checkpoint=read_checkpoint(path.parent / CLEANER_OFFSET_CHECKPOINT).get(key),
+    )
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    json.dump(partition_state(loaded.log, now_ms=now), out, indent=2)
+    out.write("\n")
+    return 0
 
 
 def _dump_others(path: Path, out: TextIO) -> None:
