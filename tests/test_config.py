@@ -29,6 +29,7 @@ def test_topic_defaults_are_kafkas():
         "preallocate": False,
         "compaction.strategy": "offset",
         "compaction.strategy.header": "",
+        "internal.segment.bytes": -1,
     }
 
 
@@ -91,7 +92,8 @@ def test_max_segment_ms_is_capped_by_max_compaction_lag_only_when_compacted():
 
 def test_broker_synonyms_become_topic_defaults_and_topic_values_override_them():
     broker = BrokerConfig.from_properties(
-        {"log.segment.bytes": 2048, "log.roll.hours": 2, "log.cleaner.min.cleanable.ratio": 0.1, "log.retention.hours": -1}
+        {"log.segment.bytes": 2048, "log.roll.hours": 2, "log.cleaner.min.cleanable.ratio": 0.1,
+         "log.retention.hours": -1, "kafka.version": "3.9.2"}
     )
     topic = TopicConfig.from_properties({"segment.bytes": 4096}, broker=broker)
     assert (topic.segment_bytes, topic.segment_ms, topic.min_cleanable_dirty_ratio, topic.retention_ms) == (
@@ -157,3 +159,35 @@ def test_kafka_version_rules(version, rule_b, batch_horizon, max_lag):
     v = KafkaVersion.parse(version)
     assert (v.rule_b, v.has_batch_delete_horizon, v.has_max_compaction_lag) == (rule_b, batch_horizon, max_lag)
     assert str(KafkaVersion.parse("4.0")) == "4.0.0"
+
+
+@pytest.mark.parametrize(
+    ("version", "properties", "error", "effective"),
+    [
+        ("3.9.2", {"segment.bytes": 1024}, None, 1024),
+        ("4.0.0", {"segment.bytes": 1024}, r"segment\.bytes: Value must be at least 1048576 from Kafka 4\.0 on \(KIP-1030", None),
+        ("4.4.0", {"segment.bytes": 1_048_576}, None, 1_048_576),
+        ("4.4.0", {"internal.segment.bytes": 1024}, None, 1024),
+        ("4.4.0", {"internal.segment.bytes": 13}, r"internal\.segment\.bytes .*-1 \(unset\) or in \[14", None),
+    ],
+)
+def test_kip_1030_minimum_segment_size_by_kafka_version(version, properties, error, effective):
+    """Spec 15: from 4.0 segment.bytes must be at least 1 MiB; internal.segment.bytes overrides it (as the
+    real 4.4.0 broker accepts in tests/broker)."""
+    broker = BrokerConfig.from_properties({"kafka.version": version})
+    if error is not None:
+        with pytest.raises(ConfigError, match=error):
+            TopicConfig.from_properties(properties, broker=broker)
+        return
+    assert TopicConfig.from_properties(properties, broker=broker).effective_segment_bytes == effective
+
+
+def test_internal_segment_bytes_drives_rolls():
+    from kcompact_nb import NewRecord, PartitionLog
+
+    broker = BrokerConfig()
+    config = TopicConfig.from_properties({"cleanup.policy": "compact", "internal.segment.bytes": 160}, broker=broker)
+    log = PartitionLog("t", config=config, broker=broker)
+    for key in (b"k0", b"k1", b"k2"):
+        log.append([NewRecord(key, b"0123456789", timestamp=0)], now_ms=0)
+    assert [s.base_offset for s in log.segments] == [0, 2]

@@ -103,7 +103,7 @@ def clean_pass(
     segments = segments_overlapping(log, -1, end_offset)
     groups = group_segments_by_size(
         segments,
-        max_size_bytes=log.config.segment_bytes,
+        max_size_bytes=log.config.effective_segment_bytes,
         max_index_bytes=log.config.segment_index_bytes,
         first_uncleanable_offset=first_uncleanable_offset,
     )

@@ -99,6 +99,13 @@ class TopicConfig:
     compaction_strategy_header: str = kafka_key(
         "compaction.strategy.header", "", str, None, (("log.cleaner.compaction.strategy.header", 1),)
     )
+    internal_segment_bytes: int = kafka_key(
+        "internal.segment.bytes",
+        -1,
+        int,
+        Check(lambda v: v == -1 or 14 <= v <= INT_MAX, "Value must be -1 (unset) or in [14, 2147483647]"),
+    )
+    """Kafka 4.x's internal override of ``segment.bytes`` (no 1 MiB minimum); -1 when unset."""
 
     def __post_init__(self) -> None:
         validate_fields(self)
@@ -126,6 +133,11 @@ class TopicConfig:
         return "delete" in self.cleanup_policy
 
     @property
+    def effective_segment_bytes(self) -> int:
+        """``internal.segment.bytes`` when set, else ``segment.bytes`` (``LogConfig.segmentSize``)."""
+        return self.internal_segment_bytes if self.internal_segment_bytes != -1 else self.segment_bytes
+
+    @property
     def max_segment_ms(self) -> int:
         """Time-roll limit: ``min(segment.ms, max.compaction.lag.ms)`` when compacted (``LogConfig.maxSegmentMs``)."""
         if self.compact:
@@ -134,10 +146,22 @@ class TopicConfig:
 
     @classmethod
     def from_properties(cls, properties: Mapping[str, Any] | None = None, *, broker: BrokerConfig | None = None) -> TopicConfig:
-        """A topic config from Kafka property names, over the broker's defaults when given."""
+        """A topic config from Kafka property names, over the broker's defaults when given.
+
+        With a broker, its ``kafka.version`` rules apply too: from 4.0 ``segment.bytes`` must be at
+        least 1 MiB (KIP-1030); ``internal.segment.bytes`` gives smaller segments, as in Kafka's tests.
+        """
         merged = dict(broker.topic_defaults) if broker is not None else {}
         merged.update(fields_from_properties(cls, properties or {}, extra_ok=frozenset()))
-        return cls(**merged)
+        config = cls(**merged)
+        if broker is not None and broker.version.requires_large_segments and config.segment_bytes < MIB:
+            message = (
+                f"Invalid value {config.segment_bytes} for configuration segment.bytes: Value must be at least "
+                f"1048576 from Kafka 4.0 on (KIP-1030; kafka.version is {broker.kafka_version}). Use "
+                "internal.segment.bytes for smaller segments, or a kafka.version below 4.0"
+            )
+            raise ConfigError(message)
+        return config
 
     def with_properties(self, properties: Mapping[str, Any]) -> TopicConfig:
         """A copy with some properties changed (Kafka's ``alterConfigs``)."""

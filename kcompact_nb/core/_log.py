@@ -272,7 +272,7 @@ class PartitionLog:
         """``LogSegment.shouldRoll`` for an incoming record set of one batch."""
         active = self.active_segment
         config = self.config
-        if active.size_bytes > config.segment_bytes - batch.size_bytes:
+        if active.size_bytes > config.effective_segment_bytes - batch.size_bytes:
             return True
         if active.size_bytes > 0:
             if active.rolling_based_timestamp is not None and active.rolling_based_timestamp >= 0:

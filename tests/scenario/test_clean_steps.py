@@ -52,7 +52,7 @@ def test_clean_step_reports_the_pass_of_spec_13_1():
 def test_targeted_clean_with_bounds_and_force():
     doc = scenario(*_spec_13_1_steps(), {"op": "clean", "first_dirty_offset": 0, "first_uncleanable_offset": 12, "force": True},
                    {"op": "expect", "checkpoint": 12, "retained_offsets": [*range(9, 30)]},
-                   topics={"t": {"config": {"segment.bytes": 1000}}})
+                   topics={"t": {"config": {"internal.segment.bytes": 1000}}})
     result = run_scenario(parse_scenario(doc))
     assert result["steps"][30]["result"]["end_offset"] == 12
     assert result["passed"], result["steps"][31]
@@ -60,7 +60,7 @@ def test_targeted_clean_with_bounds_and_force():
 
 def test_run_cleaner_cleans_and_moves_the_clock():
     doc = scenario(*_spec_13_1_steps(), {"op": "run_cleaner", "until_ms": 60_000}, {"op": "expect", "checkpoint": 24},
-                   topics={"t": {"config": {"segment.bytes": 1000}}})
+                   topics={"t": {"config": {"internal.segment.bytes": 1000}}})
     result = run_scenario(parse_scenario(doc))
     run = result["steps"][30]["result"]
     assert run["now_ms"] == 60_000 and len(run["passes"]) == 1
@@ -70,7 +70,7 @@ def test_run_cleaner_cleans_and_moves_the_clock():
 def test_delete_records_and_mark_uncleanable():
     """Spec 9: DeleteRecords on compact,delete; spec 3: uncleanable partitions are skipped."""
     doc = scenario(*_spec_13_1_steps(), {"op": "delete_records", "offset": 12}, {"op": "mark_uncleanable"}, {"op": "clean"},
-                   topics={"t": {"config": {"segment.bytes": 1000, "cleanup.policy": "compact,delete"}}})
+                   topics={"t": {"config": {"internal.segment.bytes": 1000, "cleanup.policy": "compact,delete"}}})
     result = run_scenario(parse_scenario(doc))
     assert result["steps"][30]["result"]["log_start_offset"] == 12
     assert result["steps"][32]["result"] == {"selected": None}

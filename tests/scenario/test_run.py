@@ -111,7 +111,7 @@ def test_runner_steps_one_at_a_time_and_reports_model_errors_with_the_step_path(
 def test_set_config_and_offsets_steps_change_the_simulation():
     runner = ScenarioRunner(parse_scenario(scenario(
         {"op": "append", "records": [{"key": "k", "value": "v"}, {"key": "j", "value": "w"}]},
-        {"op": "set_config", "topic": "t", "config": {"segment.bytes": 100}},
+        {"op": "set_config", "topic": "t", "config": {"internal.segment.bytes": 100}},
         {"op": "set_config", "config": {"log.cleaner.backoff.ms": 1}},
         {"op": "set_high_watermark", "offset": 1},
         {"op": "set_log_start_offset", "offset": 1},
@@ -119,7 +119,7 @@ def test_set_config_and_offsets_steps_change_the_simulation():
     )))
     runner.run()
     log = runner.sim.log()
-    assert (log.config.segment_bytes, log.broker.log_cleaner_backoff_ms) == (100, 1)
+    assert (log.config.effective_segment_bytes, log.broker.log_cleaner_backoff_ms) == (100, 1)
     assert (log.high_watermark, log.log_start_offset, runner.sim.uncleanable) == (1, 1, {"t-0"})
     assert runner.step_results[4]["result"] == {"topic": "t", "partition": 0, "log_start_offset": 1}
 

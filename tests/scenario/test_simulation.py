@@ -8,7 +8,10 @@ from kcompact_nb import BrokerConfig, KafkaModelError, NewRecord, Simulation
 
 
 def test_topics_default_to_compact_over_broker_defaults():
-    sim = Simulation({"log.segment.bytes": 2000, "log.cleaner.min.cleanable.ratio": 0.2}, topics={"a": {}, "b": {"segment.bytes": 500}})
+    sim = Simulation(
+        {"log.segment.bytes": 2000, "log.cleaner.min.cleanable.ratio": 0.2, "kafka.version": "3.9.2"},
+        topics={"a": {}, "b": {"segment.bytes": 500}},
+    )
     assert sim.topics["a"].cleanup_policy == ("compact",)
     assert (sim.topics["a"].segment_bytes, sim.topics["b"].segment_bytes) == (2000, 500)
     assert sim.log("b").config.min_cleanable_dirty_ratio == 0.2
@@ -35,7 +38,7 @@ def test_keyless_append_is_rejected_on_a_compacted_topic():
 
 
 def test_topic_config_change_reaches_every_partition_and_broker_change_reaches_non_overrides():
-    sim = Simulation(topics={"t": {"segment.bytes": 700}})
+    sim = Simulation({"kafka.version": "3.9.2"}, topics={"t": {"segment.bytes": 700}})
     sim.create_topic("u", partitions=2)
     sim.set_config({"min.cleanable.dirty.ratio": 0.1}, topic="u")
     assert [sim.log("u", p).config.min_cleanable_dirty_ratio for p in (0, 1)] == [0.1, 0.1]
