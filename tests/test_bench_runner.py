@@ -25,3 +25,13 @@ def test_runner_reports_median_and_throughput():
 def test_machine_description_names_cores_and_memory():
     text = describe()
     assert "cores" in text and "GiB RAM" in text and "Python 3." in text
+
+
+def test_every_benchmark_module_registers_under_a_unique_name():
+    import bench.__main__  # noqa: F401  (imports every benchmark module)
+    from bench._runner import REGISTRY
+
+    names = [b.name for b in REGISTRY]
+    assert len(names) == len(set(names))
+    assert any(n.startswith("cleaner:") for n in names) and any(n.startswith("core:") for n in names)
+    assert any("read" in n for n in names)
