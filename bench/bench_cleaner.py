@@ -40,11 +40,11 @@ def full_pass(strategy: str) -> Measurement:
     return timed(work)
 
 
-@benchmark("cleaner: full pass, 1M records (offset strategy)", repeat=1, target="<= 2 s, <= 1.5 GB RSS")
+@benchmark("cleaner: full pass, 1M records (offset strategy)", repeat=3, target="<= 2 s, <= 1.5 GB RSS")
 def full_pass_offset() -> Measurement:
     return full_pass("offset")
 
 
-@benchmark("cleaner: full pass, 1M records (timestamp strategy)", repeat=1)
+@benchmark("cleaner: full pass, 1M records (timestamp strategy)", repeat=3)
 def full_pass_timestamp() -> Measurement:
     return full_pass("timestamp")

@@ -107,3 +107,31 @@ def test_strategy_for_config_and_map_entry_sizes():
     assert isinstance(header, HeaderStrategy) and header.header == "ver" and header.entry_bytes == 32
     with pytest.raises(ConfigError):
         TopicConfig(compaction_strategy="header")
+
+
+class CheapestWins:
+    """A user-defined strategy: the lowest price (the value, as a number) wins; ties go to the later offset."""
+
+    name = "cheapest"
+    entry_bytes = 32
+    retains_log_end_record = False
+
+    def rank(self, batch, record):
+        price = float(record.value) if record.value is not None else float("inf")
+        return (-price, record.offset)
+
+    def is_malformed(self, record):
+        return False
+
+
+def test_a_user_defined_strategy_plugs_into_the_simulation():
+    from kcompact_nb import Simulation, Strategy
+
+    strategy: Strategy = CheapestWins()
+    sim = Simulation(topics={"prices": {}})
+    sim.use_strategy("prices", strategy)
+    sim.append("prices", [("apple", "1.20"), ("apple", "0.90"), ("apple", "1.10"), ("pear", "2.00")])
+    sim.roll("prices")
+    result = sim.clean()
+    assert result is not None and result.offset_map.entries() == {b"apple": (-0.9, 1), b"pear": (-2.0, 3)}
+    assert [(r.offset, r.value) for _, r in sim.log("prices").records()] == [(1, b"0.90"), (3, b"2.00")]

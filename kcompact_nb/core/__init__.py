@@ -21,6 +21,7 @@ from kcompact_nb.core._records import (
 )
 from kcompact_nb.core._segment import AbortedTxn, Segment
 from kcompact_nb.core._simulation import Simulation, Snapshot
+from kcompact_nb.core._strategies import HeaderStrategy, OffsetStrategy, Strategy, TimestampStrategy, strategy_for
 from kcompact_nb.core._sizes import LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, record_size_bytes, varint_len, varlong_len
 from kcompact_nb.core._versions import DEFAULT_KAFKA_VERSION, KafkaVersion, RuleB
 
@@ -48,8 +49,12 @@ __all__ = [
     "RuleB",
     "Segment",
     "SimulatedClock",
+    "HeaderStrategy",
+    "OffsetStrategy",
     "Simulation",
     "Snapshot",
+    "Strategy",
+    "TimestampStrategy",
     "TimestampType",
     "TombstoneFate",
     "TopicConfig",
@@ -57,6 +62,7 @@ __all__ = [
     "explain",
     "next_eligible_ms",
     "record_size_bytes",
+    "strategy_for",
     "uncompressed_batch_size",
     "varint_len",
     "varlong_len",

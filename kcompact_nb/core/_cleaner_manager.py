@@ -16,7 +16,7 @@ from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
 from kcompact_nb.core._retention import delete_old_segments
-from kcompact_nb.core._strategies import strategy_for
+from kcompact_nb.core._strategies import Strategy, strategy_for
 
 MAX_LOOP_ITERATIONS = 1_000_000
 
@@ -56,6 +56,8 @@ class CleanerManager:
     broker: BrokerConfig
     uncleanable: set[str] = field(default_factory=set)
     failures: list[CleanerFailure] = field(default_factory=list)
+    strategies: dict[str, Strategy] = field(default_factory=dict)
+    """Per-topic user-defined strategies; other topics use their ``compaction.strategy``."""
     _last_expiry_check_ms: int = -1
 
     def grab_filthiest_log(self, logs: Sequence[PartitionLog], *, now_ms: int) -> tuple[LogToClean | None, list[LogToClean]]:
@@ -104,7 +106,7 @@ class CleanerManager:
             log.cleaner_checkpoint = ltc.first_dirty_offset
         if not force and (not ltc.eligible or log.name in self.uncleanable or not log.config.compact):
             return None
-        strategy = strategy_for(log.config)
+        strategy = self.strategy_of(log)
         return clean_pass(
             log,
             now_ms=now_ms,
@@ -140,6 +142,10 @@ class CleanerManager:
             threads[thread] = max(result.end_ms, now)
         raise KafkaModelError(f"the cleaner loop did not reach {until_ms} ms within {MAX_LOOP_ITERATIONS} iterations")
 
+    def strategy_of(self, log: PartitionLog) -> Strategy:
+        """The topic's user-defined strategy, else the one its ``compaction.strategy`` names."""
+        return self.strategies.get(log.topic) or strategy_for(log.config)
+
     def _compacted(self, logs: Sequence[PartitionLog]) -> list[PartitionLog]:
         return [lg for lg in logs if lg.config.compact and lg.name not in self.uncleanable]
 
@@ -152,6 +158,7 @@ class CleanerManager:
                 now_ms=now_ms,
                 first_dirty_offset=best.first_dirty_offset,
                 first_uncleanable_offset=best.first_uncleanable_offset,
+                strategy=self.strategy_of(log),
                 cleanable_ratio=best.cleanable_ratio,
                 broker=self.broker,
             )

@@ -17,6 +17,7 @@ from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core._retention import delete_records, increment_log_start_offset
 from kcompact_nb.core._records import NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, TimestampType
 from kcompact_nb.core._segment import Segment
+from kcompact_nb.core._strategies import Strategy
 
 RecordLike = NewRecord | tuple[Any, ...]
 """A record to append: a :class:`NewRecord` or ``(key, value[, timestamp_ms[, headers]])``."""
@@ -56,9 +57,8 @@ class Simulation:
         self.topic_overrides: dict[str, dict[str, Any]] = {}
         self.topics: dict[str, TopicConfig] = {}
         self.logs: dict[tuple[str, int], PartitionLog] = {}
-        self.uncleanable: set[str] = set()
         self.snapshots: dict[str, Snapshot] = {}
-        self._manager: CleanerManager | None = None
+        self.cleaner = CleanerManager(self.broker)
         for name, config in (topics or {}).items():
             self.create_topic(name, config=config)
 
@@ -219,14 +219,15 @@ class Simulation:
 
     # -- cleaning --------------------------------------------------------------------------
 
-    def cleaner_manager(self) -> CleanerManager:
-        """The broker's cleaner manager, created on first use (``LogCleanerManager``)."""
-        if self._manager is None:
-            manager = CleanerManager(self.broker)
-            manager.uncleanable.update(self.uncleanable)
-            self.uncleanable = manager.uncleanable
-            self._manager = manager
-        return self._manager
+    @property
+    def uncleanable(self) -> set[str]:
+        """Partitions the cleaner skips (``uncleanable-partitions-count``)."""
+        return self.cleaner.uncleanable
+
+    def use_strategy(self, topic: str, strategy: Strategy) -> None:
+        """Compact ``topic`` with a user-defined strategy (never Kafka's behaviour; see ``Strategy``)."""
+        self.topics[topic]  # unknown topics fail here
+        self.cleaner.strategies[topic] = strategy
 
     def clean(self) -> PassResult | None:
         """One cleaner iteration at the current time (``CleanerThread.doWork`` without the sleep).
@@ -234,7 +235,7 @@ class Simulation:
         Cleans the filthiest eligible log once, then runs compacted-log retention on every log;
         ``None`` when no log was eligible.
         """
-        return self.cleaner_manager().clean_once(self.partitions(), now_ms=self.now_ms)
+        return self.cleaner.clean_once(self.partitions(), now_ms=self.now_ms)
 
     def clean_log(
         self,
@@ -251,7 +252,7 @@ class Simulation:
 
         ``now_ms`` is the pass time (default: the clock); bounds not given are the broker's.
         """
-        return self.cleaner_manager().clean_log(
+        return self.cleaner.clean_log(
             self.log(topic, partition),
             now_ms=self.now_ms if now_ms is None else now_ms,
             first_dirty_offset=first_dirty_offset,
@@ -264,7 +265,7 @@ class Simulation:
         """Run the background cleaner loop (with ``log.cleaner.backoff.ms`` sleeps) until ``until_ms``."""
         if until_ms < self.now_ms:
             raise KafkaModelError(f"run_cleaner until {until_ms} ms: the clock is already at {self.now_ms} ms")
-        passes: list[PassResult] = self.cleaner_manager().run(self.partitions(), from_ms=self.now_ms, until_ms=until_ms)
+        passes: list[PassResult] = self.cleaner.run(self.partitions(), from_ms=self.now_ms, until_ms=until_ms)
         self.clock.set(until_ms)
         return passes
 
@@ -299,9 +300,7 @@ class Simulation:
             log.broker = self.broker
         for name, overrides in self.topic_overrides.items():
             self._apply_topic_config(name, TopicConfig.from_properties(overrides, broker=self.broker), overrides)
-        # The next cleaner_manager() call builds a manager with the new broker config and
-        # carries the uncleanable set over.
-        self._manager = None
+        self.cleaner.broker = self.broker
 
     def _apply_topic_config(self, topic: str, config: TopicConfig, overrides: dict[str, Any]) -> None:
         self.topic_overrides[topic] = overrides
