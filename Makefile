@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kcompact-installed
 
-.PHONY: setup lab test bench typecheck clean
+.PHONY: setup lab test bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ test: setup
 
 bench: setup
 	$(BIN)/python -m bench
+
+# A longer fuzzing run of the segment reader and the text parsers (the suite runs 150 examples per test).
+FUZZ_EXAMPLES ?= 5000
+fuzz: setup
+	KCOMPACT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/io/test_io_fuzz.py -q
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis

@@ -1,11 +1,13 @@
 """Fuzzing: random and mutated bytes into the segment reader, random text into the text parsers.
 
 Only the project's own error types may escape, and nothing may hang (a per-test alarm fails
-any test that runs far longer than its examples should take).
+any test that runs far longer than its examples should take). The suite runs 150 examples per
+test; ``make fuzz`` runs the same tests with ``KCOMPACT_FUZZ_EXAMPLES`` (default 5000 there).
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import struct
 import tempfile
@@ -31,8 +33,9 @@ from kcompact_nb.io import (
 from tests.io.dump_format import dump_text
 from tests.io.kafka_bytes import kafka_batch, marker_batch, rec
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-ALARM_SECONDS = 120
+EXAMPLES = int(os.environ.get("KCOMPACT_FUZZ_EXAMPLES", "150"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ALARM_SECONDS = max(120, EXAMPLES // 10)
 
 
 @contextmanager
