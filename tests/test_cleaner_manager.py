@@ -159,3 +159,17 @@ def test_delayed_partitions_add_kafkas_second_log_line():
     result = CleanerManager(BrokerConfig()).clean_once([log], now_ms=1400)
     assert result is not None
     assert result.log_line.endswith("\tCleanable partitions: 1, Delayed partitions: 1, max delay: 100\n")
+
+
+def test_producer_expiry_checks_start_one_interval_after_the_broker():
+    """``PeriodicProducerExpirationCheck`` first runs one interval after start, then every interval."""
+    broker = BrokerConfig.from_properties(
+        {"producer.id.expiration.ms": 100, "producer.id.expiration.check.interval.ms": 600}
+    )
+    log = PartitionLog("t", config=TopicConfig.from_properties({"cleanup.policy": "compact"}), broker=broker)
+    log.append([rec("a", timestamp=0)], now_ms=0, producer_id=5, producer_epoch=0)
+    manager = CleanerManager(broker, started_ms=1000)
+    manager.clean_once([log], now_ms=1500)  # no check yet: the first is at 1600
+    assert 5 in log.producer_state.producers
+    manager.clean_once([log], now_ms=1600)
+    assert 5 not in log.producer_state.producers

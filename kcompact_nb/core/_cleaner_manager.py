@@ -58,6 +58,8 @@ class CleanerManager:
     failures: list[CleanerFailure] = field(default_factory=list)
     strategies: dict[str, Strategy] = field(default_factory=dict)
     """Per-topic user-defined strategies; other topics use their ``compaction.strategy``."""
+    started_ms: int = 0
+    """When the broker started: producer expiry checks run every interval after it."""
     _last_expiry_check_ms: int = -1
 
     def grab_filthiest_log(self, logs: Sequence[PartitionLog], *, now_ms: int) -> tuple[LogToClean | None, list[LogToClean]]:
@@ -177,14 +179,18 @@ class CleanerManager:
         return _with_log_line(result, result.log_line + extra)
 
     def _expire_producers(self, logs: Sequence[PartitionLog], now_ms: int) -> None:
-        """Producer expiry runs every ``producer.id.expiration.check.interval.ms`` (at its multiples here)."""
+        """Producer expiry, checked every ``producer.id.expiration.check.interval.ms`` after the broker started
+        (``PeriodicProducerExpirationCheck``: first run one interval after start); applied at the latest
+        check time not later than ``now_ms``."""
         interval = self.broker.producer_id_expiration_check_interval_ms
-        if now_ms // interval <= self._last_expiry_check_ms // interval and self._last_expiry_check_ms >= 0:
+        if now_ms < self.started_ms + interval:
             return
-        check_ms = now_ms // interval * interval
+        check_ms = self.started_ms + (now_ms - self.started_ms) // interval * interval
+        if check_ms <= self._last_expiry_check_ms:
+            return
         for log in logs:
             log.producer_state.remove_expired_producers(check_ms, self.broker.producer_id_expiration_ms)
-        self._last_expiry_check_ms = now_ms
+        self._last_expiry_check_ms = check_ms
 
 
 def _with_log_line(result: PassResult, line: str) -> PassResult:

@@ -58,7 +58,7 @@ class Simulation:
         self.topics: dict[str, TopicConfig] = {}
         self.logs: dict[tuple[str, int], PartitionLog] = {}
         self.snapshots: dict[str, Snapshot] = {}
-        self.cleaner = CleanerManager(self.broker)
+        self.cleaner = CleanerManager(self.broker, started_ms=start_ms)
         for name, config in (topics or {}).items():
             self.create_topic(name, config=config)
 

@@ -51,7 +51,7 @@ def topic_settings() -> TopicConfig:
 def run_differential(broker: KafkaBroker, workload: Workload, folder: Path, *, topic: str) -> DifferentialResult:
     """Produce ``workload`` (cleaner held), copy "before", let Kafka clean once, copy "after", compare."""
     create_topic(broker, topic, configs=HOLD)
-    produce(broker, topic, list(workload.records))
+    produce(broker, topic, list(workload.records), idempotent=workload.idempotent)
     (trigger_offset,) = produce(broker, topic, [workload.trigger])
     copy_partition(broker, topic, folder / "before")
     alter_topic_configs(broker, topic, COMPACTED_TOPIC_CONFIGS)

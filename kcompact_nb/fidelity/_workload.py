@@ -21,6 +21,8 @@ class Workload:
     distribution: str
     keys: int
     records: tuple[NewRecord, ...]
+    idempotent: bool = False
+    """Produce with an idempotent producer (batches carry a producer id; rule A keeps its last batch)."""
 
     @property
     def trigger(self) -> NewRecord:
@@ -30,11 +32,18 @@ class Workload:
 
     @property
     def name(self) -> str:
-        return f"seed{self.seed}-{self.distribution}-{self.keys}keys-{len(self.records)}records"
+        producer = "-idempotent" if self.idempotent else ""
+        return f"seed{self.seed}-{self.distribution}-{self.keys}keys-{len(self.records)}records{producer}"
 
 
 def generate_workload(
-    seed: int, *, records: int = 60, keys: int = 10, distribution: str = "uniform", tombstone_ratio: float = 0.1
+    seed: int,
+    *,
+    records: int = 60,
+    keys: int = 10,
+    distribution: str = "uniform",
+    tombstone_ratio: float = 0.1,
+    idempotent: bool = False,
 ) -> Workload:
     """A reproducible workload: keys drawn uniformly or Zipf(1.1), values 1-40 bytes, some tombstones."""
     rng = random.Random(seed)
@@ -48,4 +57,4 @@ def generate_workload(
         )
         for i, k in enumerate(drawn)
     )
-    return Workload(seed, distribution, keys, produced)
+    return Workload(seed, distribution, keys, produced, idempotent)

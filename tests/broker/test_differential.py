@@ -14,13 +14,15 @@ from kcompact_nb.fidelity import generate_workload, run_differential
 from .conftest import require_java_and_maven
 
 WORKLOADS = [
-    generate_workload(seed, keys=keys, distribution=dist, records=records)
-    for seed, keys, dist, records in [
-        (1, 5, "uniform", 40),
-        (2, 10, "zipf", 60),
-        (3, 1, "uniform", 20),
-        (4, 30, "uniform", 60),
-        (5, 8, "zipf", 80),
+    generate_workload(seed, keys=keys, distribution=dist, records=records, idempotent=idempotent)
+    for seed, keys, dist, records, idempotent in [
+        (1, 5, "uniform", 40, False),
+        (2, 10, "zipf", 60, False),
+        (3, 1, "uniform", 20, False),
+        (4, 30, "uniform", 60, False),
+        (5, 8, "zipf", 80, False),
+        (6, 6, "uniform", 40, True),
+        (7, 12, "zipf", 60, True),
     ]
 ]
 
