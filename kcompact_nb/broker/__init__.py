@@ -30,6 +30,7 @@ from kcompact_nb.broker._workload import (
     alter_topic_configs,
     create_topic,
     produce,
+    produce_batches,
     produce_transaction,
 )
 
@@ -54,6 +55,7 @@ __all__ = [
     "missing_tools",
     "partition_dir",
     "produce",
+    "produce_batches",
     "produce_transaction",
     "resolve_classpath",
     "rows_to_jsonl",

@@ -93,6 +93,29 @@ def produce(
         producer.close()
 
 
+def produce_batches(
+    broker: KafkaBroker, topic: str, batches: Sequence[Sequence[NewRecord]], *, idempotent: bool = False
+) -> list[list[int]]:
+    """Send each group of records as one record batch (one produce request): queue them, then flush.
+
+    A long ``linger.ms`` keeps the producer from sending early; ``flush`` sends the whole group at once.
+    Returns the offsets of each group.
+    """
+    producer = KafkaProducer(
+        bootstrap_servers=broker.bootstrap_servers, acks="all", linger_ms=60_000, batch_size=1_048_576,
+        enable_idempotence=idempotent, max_in_flight_requests_per_connection=1,
+    )  # fmt: skip
+    try:
+        offsets = []
+        for group in batches:
+            futures = [_send(producer, topic, record) for record in group]
+            producer.flush()
+            offsets.append([future.get(timeout=30).offset for future in futures])
+        return offsets
+    finally:
+        producer.close()
+
+
 def produce_transaction(
     broker: KafkaBroker, topic: str, records: Sequence[NewRecord], *, transactional_id: str, commit: bool = True
 ) -> list[int]:

@@ -13,6 +13,7 @@ from kcompact_nb.broker import (
     copy_partition,
     create_topic,
     produce,
+    produce_batches,
     wait_for_cleaner,
 )
 from kcompact_nb.core import BrokerConfig, TopicConfig
@@ -51,7 +52,7 @@ def topic_settings() -> TopicConfig:
 def run_differential(broker: KafkaBroker, workload: Workload, folder: Path, *, topic: str) -> DifferentialResult:
     """Produce ``workload`` (cleaner held), copy "before", let Kafka clean once, copy "after", compare."""
     create_topic(broker, topic, configs=HOLD)
-    produce(broker, topic, list(workload.records), idempotent=workload.idempotent)
+    produce_batches(broker, topic, workload.batches(), idempotent=workload.idempotent)
     (trigger_offset,) = produce(broker, topic, [workload.trigger])
     copy_partition(broker, topic, folder / "before")
     alter_topic_configs(broker, topic, COMPACTED_TOPIC_CONFIGS)

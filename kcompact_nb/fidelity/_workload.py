@@ -23,6 +23,13 @@ class Workload:
     records: tuple[NewRecord, ...]
     idempotent: bool = False
     """Produce with an idempotent producer (batches carry a producer id; rule A keeps its last batch)."""
+    batch_records: int = 1
+    """Records per produced batch (one produce request each)."""
+
+    def batches(self) -> list[tuple[NewRecord, ...]]:
+        """The records grouped into the batches they are produced as."""
+        n = self.batch_records
+        return [self.records[i : i + n] for i in range(0, len(self.records), n)]
 
     @property
     def trigger(self) -> NewRecord:
@@ -33,7 +40,8 @@ class Workload:
     @property
     def name(self) -> str:
         producer = "-idempotent" if self.idempotent else ""
-        return f"seed{self.seed}-{self.distribution}-{self.keys}keys-{len(self.records)}records{producer}"
+        batches = f"-batches{self.batch_records}" if self.batch_records > 1 else ""
+        return f"seed{self.seed}-{self.distribution}-{self.keys}keys-{len(self.records)}records{producer}{batches}"
 
 
 def generate_workload(
@@ -44,6 +52,7 @@ def generate_workload(
     distribution: str = "uniform",
     tombstone_ratio: float = 0.1,
     idempotent: bool = False,
+    batch_records: int = 1,
 ) -> Workload:
     """A reproducible workload: keys drawn uniformly or Zipf(1.1), values 1-40 bytes, some tombstones."""
     rng = random.Random(seed)
@@ -57,4 +66,4 @@ def generate_workload(
         )
         for i, k in enumerate(drawn)
     )
-    return Workload(seed, distribution, keys, produced, idempotent)
+    return Workload(seed, distribution, keys, produced, idempotent, batch_records)

@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb.fidelity import generate_workload, run_differential
+from kcompact_nb.fidelity import broker_settings, generate_workload, load_stage, run_differential, topic_settings
 
 from .conftest import require_java_and_maven
 
 WORKLOADS = [
-    generate_workload(seed, keys=keys, distribution=dist, records=records, idempotent=idempotent)
-    for seed, keys, dist, records, idempotent in [
-        (1, 5, "uniform", 40, False),
-        (2, 10, "zipf", 60, False),
-        (3, 1, "uniform", 20, False),
-        (4, 30, "uniform", 60, False),
-        (5, 8, "zipf", 80, False),
-        (6, 6, "uniform", 40, True),
-        (7, 12, "zipf", 60, True),
+    generate_workload(seed, keys=keys, distribution=dist, records=records, idempotent=idem, batch_records=per_batch)
+    for seed, keys, dist, records, idem, per_batch in [
+        (1, 5, "uniform", 40, False, 1),
+        (2, 10, "zipf", 60, False, 1),
+        (3, 1, "uniform", 20, False, 1),
+        (4, 30, "uniform", 60, False, 1),
+        (5, 8, "zipf", 80, False, 1),
+        (6, 6, "uniform", 40, True, 1),
+        (7, 12, "zipf", 60, True, 1),
+        (8, 10, "uniform", 60, False, 4),
+        (9, 20, "zipf", 90, True, 3),
     ]
 ]
 
@@ -34,6 +36,10 @@ def test_one_pass_agrees_with_kafka(kafka_broker, workload, tmp_path):
     topic = f"diff-{workload.seed}"
     result = run_differential(kafka_broker, workload, tmp_path, topic=topic)
     assert result.mismatches == []
+    before = load_stage(tmp_path / "before", topic=topic_settings(), broker=broker_settings(kafka_broker.version))
+    data = [b for b in before.batches() if not b.is_control and b.records[0].key != b"trigger"]
+    assert max(len(b.records) for b in data) == workload.batch_records  # batches really were multi-record
+    assert all(b.has_producer_id == workload.idempotent for b in data)
 
 
 def test_log_line_facts_keep_only_time_independent_lines():
