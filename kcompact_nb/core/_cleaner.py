@@ -13,6 +13,7 @@ from typing import Any
 from kcompact_nb.core._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core._cleaner_stats import CleanerStats, log_line
 from kcompact_nb.core._config import BrokerConfig
+from kcompact_nb.core._config_keys import DOUBLE_MAX
 from kcompact_nb.core._errors import KafkaModelError
 from kcompact_nb.core._grouping import group_segments_by_size
 from kcompact_nb.core._log import PartitionLog
@@ -22,8 +23,6 @@ from kcompact_nb.core._records import NO_TIMESTAMP, RecordBatch, TimestampType
 from kcompact_nb.core._segment import AbortedTxn, Segment
 from kcompact_nb.core._strategies import Strategy, strategy_for
 from kcompact_nb.core._versions import RuleB
-
-DOUBLE_MAX = 1.7976931348623157e308
 
 
 @dataclass(frozen=True)

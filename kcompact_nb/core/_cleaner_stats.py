@@ -6,7 +6,7 @@ import math
 from dataclasses import asdict, dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-MIB = 1_048_576
+from kcompact_nb.core._config_keys import MIB
 
 
 @dataclass

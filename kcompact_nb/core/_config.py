@@ -12,6 +12,7 @@ from kcompact_nb.core._config_keys import (
     DOUBLE_MAX,
     INT_MAX,
     LONG_MAX,
+    MIB,
     Check,
     at_least,
     between,
@@ -27,7 +28,6 @@ from kcompact_nb.core._versions import DEFAULT_KAFKA_VERSION, KafkaVersion
 
 HOUR_MS = 3_600_000
 MINUTE_MS = 60_000
-MIB = 1_048_576
 _POLICY = one_of("compact", "delete")
 
 

@@ -10,7 +10,10 @@ from kcompact_nb.core._errors import ConfigError
 
 LONG_MAX = 9_223_372_036_854_775_807
 INT_MAX = 2_147_483_647
+"""Java's Int.MaxValue: 32-bit sizes and relative offsets."""
 DOUBLE_MAX = 1.7976931348623157e308
+"""Java's Double.MAX_VALUE: an unthrottled cleaner."""
+MIB = 1_048_576
 
 
 @dataclass(frozen=True)

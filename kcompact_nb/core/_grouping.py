@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kcompact_nb.core._config_keys import INT_MAX
 from kcompact_nb.core._segment import Segment
-
-INT_MAX = 2_147_483_647
 
 
 def group_segments_by_size(

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from kcompact_nb.core._config import BrokerConfig, TopicConfig
+from kcompact_nb.core._config_keys import INT_MAX
 from kcompact_nb.core._errors import InvalidRecordError, KafkaModelError
 from kcompact_nb.core._producer_state import ProducerStateManager
 from kcompact_nb.core._records import (
@@ -22,8 +23,6 @@ from kcompact_nb.core._records import (
 )
 from kcompact_nb.core._segment import AbortedTxn, Segment
 from kcompact_nb.core._sizes import Header
-
-INT_MAX = 2_147_483_647
 
 
 @dataclass(frozen=True)
@@ -120,13 +119,6 @@ class PartitionLog:
                 break
             chosen = segment
         return chosen
-
-    def next_base_offset(self, segment: Segment) -> int:
-        """Base offset of the segment after ``segment``, or the log end offset for the active one."""
-        index = self.segments.index(segment)
-        if index + 1 < len(self.segments):
-            return self.segments[index + 1].base_offset
-        return self.log_end_offset
 
     def append(
         self,

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from kcompact_nb.core._config import BrokerConfig
+from kcompact_nb.core._config_keys import INT_MAX
 from kcompact_nb.core._errors import ConfigError
 
-INT_MAX = 2_147_483_647
 OFFSET_ENTRY_BYTES = 24
 VERSIONED_ENTRY_BYTES = 32
 

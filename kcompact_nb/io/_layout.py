@@ -24,13 +24,18 @@ from __future__ import annotations
 
 import struct
 
+# the core's constants, re-exported under the names the readers and the writer use
+from kcompact_nb.core._config_keys import INT_MAX as INT_MAX
+from kcompact_nb.core._sizes import LOG_OVERHEAD as LOG_OVERHEAD
+from kcompact_nb.core._sizes import RECORD_BATCH_OVERHEAD
+
+BATCH_OVERHEAD = RECORD_BATCH_OVERHEAD
+
 HEADER = struct.Struct(">qiibIhiqqqhii")
 """All 13 header fields, in the order of the table above."""
 LENGTH_AND_OFFSET = struct.Struct(">qi")
 CRC = struct.Struct(">I")
 
-LOG_OVERHEAD = 12
-BATCH_OVERHEAD = 61
 MAGIC_POSITION = 16
 CRC_POSITION = 17
 ATTRIBUTES_POSITION = 21
@@ -47,4 +52,3 @@ CODEC_NAMES = ("none", "gzip", "snappy", "lz4", "zstd")
 CODEC_PACKAGES = {"gzip": "gzip", "snappy": "python-snappy", "lz4": "lz4", "zstd": "zstandard"}
 """The pip package kafka-python needs for each codec (gzip is in the standard library)."""
 
-INT_MAX = 2_147_483_647

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from kcompact_nb.core._config_keys import INT_MAX
 from kcompact_nb.core._log import NewRecord
 from kcompact_nb.scenario._bytes import decode_bytes
 from kcompact_nb.scenario._configs import broker_config, topic_config
@@ -23,7 +24,6 @@ from kcompact_nb.scenario._fields import (
 from kcompact_nb.scenario._model import Step
 from kcompact_nb.scenario._parse import ParseContext
 
-INT_MAX = 2**31 - 1
 SHORT_MAX = 2**15 - 1
 TARGET = ("topic", "partition")
 EXPECT_FIELDS = (
