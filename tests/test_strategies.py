@@ -135,3 +135,10 @@ def test_a_user_defined_strategy_plugs_into_the_simulation():
     result = sim.clean()
     assert result is not None and result.offset_map.entries() == {b"apple": (-0.9, 1), b"pear": (-2.0, 3)}
     assert [(r.offset, r.value) for _, r in sim.log("prices").records()] == [(1, b"0.90"), (3, b"2.00")]
+
+
+def test_use_strategy_names_an_unknown_topic():
+    from kcompact_nb import KafkaModelError, Simulation
+
+    with pytest.raises(KafkaModelError, match="unknown topic 'nope'; known: prices"):
+        Simulation(topics={"prices": {}}).use_strategy("nope", CheapestWins())

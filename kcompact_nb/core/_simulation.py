@@ -224,10 +224,9 @@ class Simulation:
         """Partitions the cleaner skips (``uncleanable-partitions-count``)."""
         return self.cleaner.uncleanable
 
-    def use_strategy(self, topic: str, strategy: Strategy) -> None:
+    def use_strategy(self, topic: str | None, strategy: Strategy) -> None:
         """Compact ``topic`` with a user-defined strategy (never Kafka's behaviour; see ``Strategy``)."""
-        self.topics[topic]  # unknown topics fail here
-        self.cleaner.strategies[topic] = strategy
+        self.cleaner.strategies[self._topic_name(topic)] = strategy
 
     def clean(self) -> PassResult | None:
         """One cleaner iteration at the current time (``CleanerThread.doWork`` without the sleep).

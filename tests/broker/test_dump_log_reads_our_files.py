@@ -11,6 +11,8 @@ from kcompact_nb.broker import dump_log_segments
 from kcompact_nb.core._cleaner_manager import CleanerManager
 from kcompact_nb.io import parse_dump_log, write_partition_dir
 
+from tests.io.test_samples_against_dump_log import batch_fields
+
 from .conftest import BASE_TS_MS, require_java_and_maven
 
 
@@ -31,14 +33,6 @@ def cleaned_log() -> PartitionLog:
     return log
 
 
-def fields(batch) -> tuple:
-    return (
-        batch.base_offset, batch.last_offset, batch.size_bytes, batch.producer_id, batch.producer_epoch,
-        batch.base_sequence, batch.is_transactional, batch.is_control, batch.delete_horizon_ms, batch.max_timestamp,
-        [(r.offset, r.key, r.value) for r in batch.records],
-    )
-
-
 def test_dump_log_segments_reads_what_we_write(tmp_path):
     require_java_and_maven()
     log = cleaned_log()
@@ -47,4 +41,4 @@ def test_dump_log_segments_reads_what_we_write(tmp_path):
     folder = write_partition_dir(log, tmp_path)
     parsed = parse_dump_log(dump_log_segments(sorted(folder.glob("*.log"))))
     assert parsed.invalid_batches == () and parsed.missing == frozenset()
-    assert [fields(b) for b in parsed.batches()] == [fields(b) for b in log.batches()]
+    assert [batch_fields(b) for b in parsed.batches()] == [batch_fields(b) for b in log.batches()]

@@ -12,7 +12,8 @@ SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
 DUMPS = sorted(SAMPLES.rglob("dump.txt"))
 
 
-def batch_fields(batch, missing):
+def batch_fields(batch, missing=frozenset()):
+    """What DumpLogSegments shows of a batch, less the fields a dump format could not carry."""
     fields = {
         "base_offset": batch.base_offset,
         "last_offset": batch.last_offset,
