@@ -10,6 +10,7 @@ from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._explain import Explanation, TombstoneFate, explain, next_eligible_ms
 from kcompact_nb.core._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError
 from kcompact_nb.core._log import AppendInfo, NewRecord, PartitionLog
+from kcompact_nb.core._offset_buckets import OFFSET_BUCKET_COLUMNS
 from kcompact_nb.core._producer_state import CompletedTxn, ProducerStateEntry, ProducerStateManager
 from kcompact_nb.core._records import (
     ControlRecordType,
@@ -40,6 +41,7 @@ __all__ = [
     "KcompactError",
     "LOG_OVERHEAD",
     "NewRecord",
+    "OFFSET_BUCKET_COLUMNS",
     "PartitionLog",
     "ProducerStateEntry",
     "ProducerStateManager",
