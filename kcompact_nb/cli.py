@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from kcompact_nb import __version__
+from kcompact_nb._conformance_cli import add_conformance_command
 from kcompact_nb.io._dump_cli import add_dump_command
 from kcompact_nb.io._inspect_cli import add_inspect_command
 from kcompact_nb.scenario._cli import add_scenario_command
@@ -19,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_scenario_command(subparsers)
     add_dump_command(subparsers)
     add_inspect_command(subparsers)
+    add_conformance_command(subparsers)
     return parser
 
 

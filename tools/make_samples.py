@@ -35,6 +35,7 @@ from kcompact_nb.broker import (  # noqa: E402
     produce,
     rows_to_jsonl,
     wait_for_cleaner,
+    wait_for_offsets,
 )
 
 BASE_TS_MS = 1_767_225_600_000
@@ -125,19 +126,24 @@ def idempotent(s: Sampler) -> None:
 def rule_b(s: Sampler) -> None:
     """Spec 15 rule B: is the emptied batch just before the first uncleanable offset kept (61-byte shell)?
 
-    k@0 plain; y@1 aborted data; ABORT@2 (wall clock) rolls the active segment; the same producer then
-    commits z@3 + COMMIT@4 so y@1 is not its last batch (rule A). Cleanable range [0, 2); HW = 5.
+    k@0 plain; y@1 aborted data; ABORT@2 rolls the active segment (``segment.ms`` is one minute and the
+    data is stamped two minutes before the broker's wall clock, which stamps the markers); the same
+    producer then commits z@3 + COMMIT@4 in that active segment, so y@1 is not its last batch (rule A).
+    Cleanable range [0, 2); high watermark 5. With rule B on the first uncleanable offset y@1 stays as
+    an empty batch; with rule B on the high watermark it goes.
     """
-    configs = create_topic(s.broker, "ruleb", configs=HOLD)
-    produce(s.broker, "ruleb", [rec("k", "plain", 0)])
+    configs = create_topic(s.broker, "ruleb", configs={**HOLD, "segment.ms": "60000"})
+    data_ms = int(time.time() * 1000) - 120_000
+    produce(s.broker, "ruleb", [NewRecord(b"k", b"plain", timestamp=data_ms)])
     producer = KafkaProducer(bootstrap_servers=s.broker.bootstrap_servers, transactional_id="sample-ruleb")
     producer.init_transactions()
     for commit, key in ((False, b"y"), (True, b"z")):
         producer.begin_transaction()
-        producer.send("ruleb", key=key, value=b"1", partition=0, timestamp_ms=BASE_TS_MS + 10)
+        producer.send("ruleb", key=key, value=b"1", partition=0, timestamp_ms=data_ms)
         producer.flush()
         producer.commit_transaction() if commit else producer.abort_transaction()
     producer.close()
+    wait_for_offsets(s.broker, "ruleb", end=5)  # markers are written after commit/abort returns
     s.capture(f"rule-b-kafka-{s.broker.version}", "before", "ruleb")
     s.clean("ruleb", configs, 2)
     s.capture(f"rule-b-kafka-{s.broker.version}", "after", "ruleb")

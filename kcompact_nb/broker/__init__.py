@@ -23,10 +23,12 @@ from kcompact_nb.broker._cleaner import (
 )
 from kcompact_nb.broker._consume import SPARK_KAFKA_COLUMNS, consume_rows, rows_to_jsonl
 from kcompact_nb.broker._errors import BrokerError
+from kcompact_nb.broker._offsets import partition_offsets, wait_for_offsets
 from kcompact_nb.broker._server_config import CLEANER_LOGGERS, FAST_CLEANER_SETTINGS
 from kcompact_nb.broker._workload import (
     COMPACTED_TOPIC_CONFIGS,
     admin_client,
+    alter_broker_configs,
     alter_topic_configs,
     create_topic,
     produce,
@@ -44,6 +46,7 @@ __all__ = [
     "BrokerError",
     "KafkaBroker",
     "admin_client",
+    "alter_broker_configs",
     "alter_topic_configs",
     "classpath_dir",
     "cleaned_sections",
@@ -54,10 +57,12 @@ __all__ = [
     "dump_log_segments",
     "missing_tools",
     "partition_dir",
+    "partition_offsets",
     "produce",
     "produce_batches",
     "produce_transaction",
     "resolve_classpath",
     "rows_to_jsonl",
     "wait_for_cleaner",
+    "wait_for_offsets",
 ]

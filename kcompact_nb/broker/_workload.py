@@ -141,3 +141,17 @@ def _send(producer: Any, topic: str, record: NewRecord) -> Any:
     return producer.send(
         topic, key=record.key, value=record.value, headers=headers, partition=0, timestamp_ms=record.timestamp
     )
+
+
+def alter_broker_configs(broker: KafkaBroker, configs: Mapping[str, str]) -> None:
+    """Change dynamic broker configs of the single node (``node.id=1``), e.g. the cleaner's dedupe buffer.
+
+    Cleaner settings take effect when Kafka restarts its cleaner threads (``LogCleaner.reconfigure``).
+    """
+    resource = ConfigResource(ConfigResourceType.BROKER, "1", configs=dict(configs))
+    with admin_client(broker) as admin:
+        response = admin.alter_configs([resource])
+    # kafka-python answers {"broker": {"1": "OK" or the error message}}
+    errors = {name: outcome for by_type in response.values() for name, outcome in by_type.items() if outcome != "OK"}
+    if errors:
+        raise BrokerError(f"broker rejected {dict(configs)}: {errors}")

@@ -5,31 +5,53 @@ Not imported by ``kcompact_nb``.
 
 from __future__ import annotations
 
-from kcompact_nb.fidelity._compare import catch_up, differences, layout, load_stage, pass_time_ms, simulate_broker_pass
-from kcompact_nb.fidelity._differential import (
-    DifferentialResult,
+from kcompact_nb.fidelity._catalog import CATEGORIES, catalog, generate_workload
+from kcompact_nb.fidelity._compare import (
     broker_settings,
-    compare_stages,
+    catch_up,
+    cleaner_messages,
+    compare_round,
+    differences,
+    layout,
+    load_round,
+    load_stage,
     log_line_facts,
-    run_differential,
+    pass_time_ms,
+    simulate_broker_pass,
+    simulate_phases,
     topic_settings,
 )
-from kcompact_nb.fidelity._workload import BASE_TS_MS, Workload, generate_workload
+from kcompact_nb.fidelity._differential import DifferentialResult, RoundResult, run_differential
+from kcompact_nb.fidelity._report import ConformanceReport, reproduction_scenario, save_reproductions
+from kcompact_nb.fidelity._workload import BASE_TS_MS, HOLD, Phase, Produce, Round, Workload
 
 __all__ = [
     "BASE_TS_MS",
+    "CATEGORIES",
+    "ConformanceReport",
+    "HOLD",
     "DifferentialResult",
+    "Phase",
+    "Produce",
+    "Round",
+    "RoundResult",
     "Workload",
     "broker_settings",
+    "catalog",
     "catch_up",
-    "compare_stages",
+    "cleaner_messages",
+    "compare_round",
     "differences",
     "generate_workload",
     "layout",
+    "load_round",
     "load_stage",
     "log_line_facts",
     "pass_time_ms",
+    "reproduction_scenario",
     "run_differential",
+    "save_reproductions",
     "simulate_broker_pass",
+    "simulate_phases",
     "topic_settings",
 ]

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
 from kcompact_nb.core import BrokerConfig, PartitionLog, TopicConfig
 from kcompact_nb.core._cleaner_manager import CleanerManager
+from kcompact_nb.fidelity._workload import HOLD, Workload
 from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, read_checkpoint, read_partition_dir
+
+_LOG_LINE_KEYS = ("dirty section", "Buffer utilization", "Start size", "End size", "size reduction")
+MAX_PASSES_PER_PHASE = 100
+"""A safety bound: a phase that keeps finding work beyond this is reported, not looped on."""
+
+
+def broker_settings(version: str, overrides: Mapping[str, str] | None = None) -> BrokerConfig:
+    """The simulator's broker config matching :data:`FAST_CLEANER_SETTINGS`, ``overrides`` and ``version``."""
+    cleaner = {k: v for k, v in FAST_CLEANER_SETTINGS.items() if k.startswith("log.cleaner.")}
+    return BrokerConfig.from_properties({**cleaner, **(overrides or {}), "kafka.version": version})
+
+
+def topic_settings(overrides: Mapping[str, str] | None = None, *, broker: BrokerConfig | None = None) -> TopicConfig:
+    """The compacted test topic's config (:data:`COMPACTED_TOPIC_CONFIGS`) with ``overrides``."""
+    return TopicConfig.from_properties({**COMPACTED_TOPIC_CONFIGS, **(overrides or {})}, broker=broker)
 
 
 def load_stage(stage: Path, *, topic: TopicConfig, broker: BrokerConfig) -> PartitionLog:
@@ -70,3 +88,66 @@ def differences(simulated: PartitionLog, kafka: PartitionLog) -> list[str]:
         if a != b:
             found.append(f"segment {i}: simulator {a!r}\n           Kafka     {b!r}")
     return found
+
+
+def load_round(folder: Path, workload: Workload, *, version: str, stage: str) -> PartitionLog:
+    """A round's "before" or "after" copy, under the configs the workload's records were produced with."""
+    broker = broker_settings(version, workload.broker)
+    return load_stage(folder / stage, topic=topic_settings({**HOLD, **workload.create}, broker=broker), broker=broker)
+
+
+def simulate_phases(
+    log: PartitionLog, workload: Workload, *, round_index: int, phase_ms: Sequence[int]
+) -> list[str]:
+    """Run the simulated cleaner thread through the round's phases; returns the passes' log lines.
+
+    Each phase sets the topic's configs at its release time and loops one cleaner iteration after
+    another (passes back to back, each a millisecond after the previous) until nothing is eligible.
+    """
+    manager = CleanerManager(log.broker, started_ms=phase_ms[0])
+    lines = []
+    for phase, released in zip(workload.rounds[round_index].phases, phase_ms, strict=True):
+        log.config = topic_settings(phase.configs, broker=log.broker)
+        now = released
+        for _ in range(MAX_PASSES_PER_PHASE):
+            result = manager.clean_once([log], now_ms=now)
+            if result is None:
+                break
+            lines.append(result.log_line)
+            now = max(now, result.end_ms) + 1
+    return lines
+
+
+def compare_round(
+    folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int],
+    kafka_messages: Sequence[str],
+) -> list[str]:  # fmt: skip
+    """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines."""
+    before = load_round(folder, workload, version=version, stage="before")
+    after = load_round(folder, workload, version=version, stage="after")
+    catch_up(before, after)
+    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms)
+    found = differences(before, after)
+    ours, theirs = [log_line_facts(line) for line in lines], [log_line_facts(m) for m in kafka_messages]
+    if any(len(facts) != len(_LOG_LINE_KEYS) for facts in theirs):
+        found.append(f"Kafka's cleaner log has an incomplete pass message: {theirs}")
+    elif ours != theirs:
+        found.append(f"log lines ({len(ours)} passes vs {len(theirs)}):\n  simulator {ours}\n  Kafka     {theirs}")
+    return found
+
+
+def cleaner_messages(cleaner_log: str, name: str) -> list[str]:
+    """Every "cleaned log <name>" INFO message of a broker's cleaner log, oldest first (9 lines each)."""
+    lines = cleaner_log.splitlines()
+    starts = [i for i, line in enumerate(lines) if f"cleaned log {name} (dirty section" in line]
+    return ["\n".join(lines[i : i + 9]) for i in starts]
+
+
+def log_line_facts(message: str) -> list[str]:
+    """The lines of a pass's log message that do not depend on elapsed time, whitespace trimmed."""
+    facts = []
+    for line in message.splitlines():
+        for key in _LOG_LINE_KEYS:
+            if key in line:
+                facts.append(line[line.index("Log cleaner") :] if key == "dirty section" else line.strip())
+    return facts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,87 +10,114 @@ from kcompact_nb.broker import (
     COMPACTED_TOPIC_CONFIGS,
     FAST_CLEANER_SETTINGS,
     KafkaBroker,
+    alter_broker_configs,
     alter_topic_configs,
     copy_partition,
     create_topic,
     produce,
     produce_batches,
+    produce_transaction,
     wait_for_cleaner,
+    wait_for_offsets,
 )
-from kcompact_nb.core import BrokerConfig, TopicConfig
-from kcompact_nb.fidelity._compare import differences, load_stage, simulate_broker_pass
-from kcompact_nb.fidelity._workload import Workload
+from kcompact_nb.core import NewRecord
+from kcompact_nb.fidelity._compare import cleaner_messages, compare_round
+from kcompact_nb.fidelity._workload import HOLD, Phase, Produce, Workload
 
-HOLD = {"min.cleanable.dirty.ratio": "1.0"}
-"""A never-cleaned log has ratio 1.0, which is not above 1.0: the broker's cleaner waits."""
-_LOG_LINE_KEYS = ("dirty section", "Buffer utilization", "Start size", "End size", "size reduction")
+
+@dataclass
+class RoundResult:
+    """One round: where its copies are, when each phase released the cleaner, and what differed."""
+
+    index: int
+    folder: Path
+    phase_ms: list[int]
+    kafka_passes: int
+    mismatches: list[str] = field(default_factory=list)
 
 
 @dataclass
 class DifferentialResult:
-    """The outcome of one workload: where the copies are and every mismatch found."""
+    """The outcome of one workload on one broker version."""
 
     workload: Workload
     version: str
     folder: Path
-    mismatches: list[str] = field(default_factory=list)
+    topic: str
+    rounds: list[RoundResult] = field(default_factory=list)
+
+    @property
+    def passes(self) -> int:
+        """Cleaner passes Kafka made (each compared with the simulator's)."""
+        return sum(r.kafka_passes for r in self.rounds)
+
+    @property
+    def mismatches(self) -> list[str]:
+        return [f"round {r.index}: {m}" for r in self.rounds for m in r.mismatches]
 
     @property
     def passed(self) -> bool:
         return not self.mismatches
 
 
-def broker_settings(version: str) -> BrokerConfig:
-    """The simulator's broker config matching :data:`FAST_CLEANER_SETTINGS` and ``version``."""
-    cleaner = {k: v for k, v in FAST_CLEANER_SETTINGS.items() if k.startswith("log.cleaner.")}
-    return BrokerConfig.from_properties({**cleaner, "kafka.version": version})
-
-
-def topic_settings() -> TopicConfig:
-    return TopicConfig.from_properties(dict(COMPACTED_TOPIC_CONFIGS))
+def wall_ms() -> int:
+    """The wall clock in ms: the broker's cleaner and the producers read the same clock."""
+    return time.time_ns() // 1_000_000
 
 
 def run_differential(broker: KafkaBroker, workload: Workload, folder: Path, *, topic: str) -> DifferentialResult:
-    """Produce ``workload`` (cleaner held), copy "before", let Kafka clean once, copy "after", compare."""
-    create_topic(broker, topic, configs=HOLD)
-    produce_batches(broker, topic, workload.batches(), idempotent=workload.idempotent)
-    (trigger_offset,) = produce(broker, topic, [workload.trigger])
-    copy_partition(broker, topic, folder / "before")
-    alter_topic_configs(broker, topic, COMPACTED_TOPIC_CONFIGS)
-    wait_for_cleaner(broker, topic, trigger_offset)
-    copy_partition(broker, topic, folder / "after")
-    result = DifferentialResult(workload, broker.version, folder)
-    result.mismatches = compare_stages(folder, broker.version, kafka_log=broker.cleaner_log(), topic=topic)
+    """Create ``topic``, run every round of ``workload`` on ``broker`` and compare each with the simulator."""
+    result = DifferentialResult(workload, broker.version, Path(folder), topic)
+    if workload.broker:
+        alter_broker_configs(broker, workload.broker)
+    try:
+        create_topic(broker, topic, configs={**HOLD, **workload.create})
+        for index in range(len(workload.rounds)):
+            result.rounds.append(_run_round(broker, workload, index, result))
+    finally:
+        if workload.broker:
+            alter_broker_configs(broker, {k: FAST_CLEANER_SETTINGS[k] for k in workload.broker})
     return result
 
 
-def compare_stages(folder: Path, version: str, *, kafka_log: str, topic: str) -> list[str]:
-    """Mismatches between the simulated pass over ``folder/before`` and Kafka's ``folder/after``."""
-    broker, config = broker_settings(version), topic_settings()
-    before = load_stage(folder / "before", topic=config, broker=broker)
-    after = load_stage(folder / "after", topic=config, broker=broker)
-    simulated, line = simulate_broker_pass(before, after)
-    found = differences(simulated, after)
-    ours, theirs = log_line_facts(line or ""), log_line_facts(last_cleaner_message(kafka_log, f"{topic}-0"))
-    if len(theirs) != len(_LOG_LINE_KEYS):
-        found.append(f"Kafka's cleaner log has no complete message for {topic}-0: {theirs}")
-    elif ours != theirs:
-        found.append(f"log line: simulator {ours}\n          Kafka     {theirs}")
-    return found
+def _run_round(broker: KafkaBroker, workload: Workload, index: int, result: DifferentialResult) -> RoundResult:
+    round_, topic = workload.rounds[index], result.topic
+    folder = result.folder / f"round-{index}"
+    base = workload.base_ms(index, wall_now_ms=wall_ms())
+    first_offsets = [_produce_step(broker, topic, step, base)[0] for step in round_.steps]
+    (trigger_offset,) = produce(broker, topic, [workload.trigger(index, wall_now_ms=wall_ms())])
+    copy_partition(broker, topic, folder / "before")
+    seen = len(cleaner_messages(broker.cleaner_log(), f"{topic}-0"))
+    phase_ms = [_run_phase(broker, topic, phase, first_offsets, trigger_offset) for phase in round_.phases]
+    copy_partition(broker, topic, folder / "after")
+    alter_topic_configs(broker, topic, {**COMPACTED_TOPIC_CONFIGS, **HOLD})
+    kafka = cleaner_messages(broker.cleaner_log(), f"{topic}-0")[seen:]
+    done = RoundResult(index, folder, phase_ms, len(kafka))
+    done.mismatches = compare_round(folder, workload, round_index=index, version=broker.version, phase_ms=phase_ms,
+                                    kafka_messages=kafka)  # fmt: skip
+    return done
 
 
-def last_cleaner_message(cleaner_log: str, name: str) -> str:
-    """The lines of the last "cleaned log <name>" INFO message in a broker's cleaner log."""
-    lines = cleaner_log.splitlines()
-    starts = [i for i, line in enumerate(lines) if f"cleaned log {name} (dirty section" in line]
-    return "\n".join(lines[starts[-1] : starts[-1] + 9]) if starts else ""
+def _run_phase(broker: KafkaBroker, topic: str, phase: Phase, first_offsets: list[int], trigger_offset: int) -> int:
+    """Release the cleaner under ``phase.configs`` and wait for it; returns the release time (wall ms)."""
+    released = wall_ms()
+    alter_topic_configs(broker, topic, {**COMPACTED_TOPIC_CONFIGS, **phase.configs})
+    target = trigger_offset if phase.until_step is None else first_offsets[phase.until_step]
+    if phase.wait == "log_start":
+        wait_for_offsets(broker, topic, log_start=target)
+    else:
+        wait_for_cleaner(broker, topic, target)
+    return released
 
 
-def log_line_facts(message: str) -> list[str]:
-    """The lines of a pass's log message that do not depend on elapsed time, whitespace trimmed."""
-    facts = []
-    for line in message.splitlines():
-        for key in _LOG_LINE_KEYS:
-            if key in line:
-                facts.append(line[line.index("Log cleaner") :] if key == "dirty section" else line.strip())
-    return facts
+def _produce_step(broker: KafkaBroker, topic: str, step: Produce, base_ms: int) -> list[int]:
+    """Produce one step with timestamps shifted by ``base_ms``; waits for a transaction's marker."""
+    records = [NewRecord(r.key, r.value, (r.timestamp or 0) + base_ms, r.headers) for r in step.records]
+    if not step.transactional:
+        batches = [records[i : i + step.batch_records] for i in range(0, len(records), step.batch_records)]
+        groups = produce_batches(broker, topic, batches, idempotent=step.producer == "idempotent")
+        return [offset for group in groups for offset in group]
+    offsets = produce_transaction(broker, topic, records, transactional_id=f"{topic}-txn", commit=step.producer == "commit")
+    wait_for_offsets(broker, topic, end=offsets[-1] + 2)  # the marker follows the last record
+    return offsets
+

@@ -1,30 +1,56 @@
-"""Seeded workloads for differential runs: keyed records, tombstones, time-driven segment rolls."""
+"""Differential workloads: what to produce, how the topic is configured, and when the cleaner may run.
+
+A :class:`Workload` is a list of rounds. Each round produces its steps with the cleaner held back, rolls
+the last segment with a trigger record, copies the partition ("before"), then walks its phases: each
+phase sets the topic's configs and waits for the broker's cleaner thread (a checkpoint or a log start
+offset to move), before the partition is copied again ("after").
+
+Record timestamps are relative: ``clock="fixed"`` places round ``k`` at :data:`BASE_TS_MS` plus ``k``
+days, so segment rolls (``segment.ms``) are repeatable; ``clock="wall"`` ends the round's records just
+before the wall clock at produce time, for rules that compare record times with the broker's "now"
+(``min.compaction.lag.ms``, ``max.compaction.lag.ms``, ``retention.ms``).
+"""
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from kcompact_nb.core import NewRecord
 
 BASE_TS_MS = 1_767_225_600_000
 """2026-01-01T00:00:00Z: fixed CreateTime timestamps make ``segment.ms`` rolls repeatable."""
 STEP_MS = 20
-"""Record timestamps advance by this much; with ``segment.ms=100`` a segment holds 6 records."""
+"""Default spacing of record timestamps; with ``segment.ms=100`` a segment holds 6 one-record batches."""
+DAY_MS = 86_400_000
+TRIGGER_GAP_MS = 200_000
+"""How far after the last record the trigger is stamped: far beyond ``segment.ms``, so it rolls."""
+
+PRODUCERS = ("plain", "idempotent", "commit", "abort")
+"""How a step is produced: no producer id, idempotent, or one transaction committed or aborted."""
+HOLD = MappingProxyType({"min.cleanable.dirty.ratio": "1.0"})
+"""A never-cleaned log has ratio 1.0, which is not above 1.0: the broker's cleaner waits."""
+
+
+def _frozen(mapping: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    return MappingProxyType(dict(mapping or {}))
 
 
 @dataclass(frozen=True)
-class Workload:
-    """Records to produce one per batch, then a trigger record that rolls the last segment."""
+class Produce:
+    """Records sent by one producer, ``batch_records`` per record batch (one produce request each).
 
-    seed: int
-    distribution: str
-    keys: int
+    Timestamps are relative to the round's base time (see the module docstring).
+    """
+
     records: tuple[NewRecord, ...]
-    idempotent: bool = False
-    """Produce with an idempotent producer (batches carry a producer id; rule A keeps its last batch)."""
+    producer: str = "plain"
     batch_records: int = 1
-    """Records per produced batch (one produce request each)."""
+
+    def __post_init__(self) -> None:
+        if self.producer not in PRODUCERS:
+            raise ValueError(f"producer must be one of {PRODUCERS}, got {self.producer!r}")
 
     def batches(self) -> list[tuple[NewRecord, ...]]:
         """The records grouped into the batches they are produced as."""
@@ -32,38 +58,85 @@ class Workload:
         return [self.records[i : i + n] for i in range(0, len(self.records), n)]
 
     @property
-    def trigger(self) -> NewRecord:
-        """A record far later in time: it rolls the active segment, making every earlier one cleanable."""
-        last = self.records[-1].timestamp or BASE_TS_MS
-        return NewRecord(b"trigger", b"roll", timestamp=last + 10 * STEP_MS * 100)
+    def transactional(self) -> bool:
+        return self.producer in ("commit", "abort")
+
+
+@dataclass(frozen=True)
+class Phase:
+    """Topic configs the cleaner runs under, and what to wait for.
+
+    ``wait="checkpoint"`` waits for the cleaner checkpoint, ``wait="log_start"`` for the log start offset
+    (compacted-log retention), to reach the first offset of step ``until_step`` (the trigger when ``None``).
+    """
+
+    configs: Mapping[str, str] = field(default_factory=_frozen)
+    wait: str = "checkpoint"
+    until_step: int | None = None
+
+
+@dataclass(frozen=True)
+class Round:
+    """Steps produced with the cleaner held, then the phases that let it run."""
+
+    steps: tuple[Produce, ...]
+    phases: tuple[Phase, ...] = (Phase(),)
 
     @property
-    def name(self) -> str:
-        producer = "-idempotent" if self.idempotent else ""
-        batches = f"-batches{self.batch_records}" if self.batch_records > 1 else ""
-        return f"seed{self.seed}-{self.distribution}-{self.keys}keys-{len(self.records)}records{producer}{batches}"
+    def records(self) -> int:
+        return sum(len(step.records) for step in self.steps)
+
+    @property
+    def last_timestamp(self) -> int:
+        return max((r.timestamp or 0 for step in self.steps for r in step.records), default=0)
+
+    @property
+    def has_transactions(self) -> bool:
+        return any(step.transactional for step in self.steps)
 
 
-def generate_workload(
-    seed: int,
-    *,
-    records: int = 60,
-    keys: int = 10,
-    distribution: str = "uniform",
-    tombstone_ratio: float = 0.1,
-    idempotent: bool = False,
-    batch_records: int = 1,
-) -> Workload:
-    """A reproducible workload: keys drawn uniformly or Zipf(1.1), values 1-40 bytes, some tombstones."""
-    rng = random.Random(seed)
-    weights = [1.0 / (k + 1) ** 1.1 for k in range(keys)] if distribution == "zipf" else [1.0] * keys
-    drawn = rng.choices(range(keys), weights=weights, k=records)
-    produced = tuple(
-        NewRecord(
-            b"key-%d" % k,
-            None if rng.random() < tombstone_ratio else bytes(rng.choice(b"abcdefgh") for _ in range(rng.randint(1, 40))),
-            timestamp=BASE_TS_MS + i * STEP_MS,
-        )
-        for i, k in enumerate(drawn)
+@dataclass(frozen=True)
+class Workload:
+    """A named, seeded differential workload (see the module docstring)."""
+
+    name: str
+    category: str
+    seed: int
+    rounds: tuple[Round, ...]
+    create: Mapping[str, str] = field(default_factory=_frozen)
+    """Topic configs at creation, on top of the compacted defaults and :data:`HOLD`."""
+    clock: str = "fixed"
+    broker: Mapping[str, str] = field(default_factory=_frozen)
+    """Dynamic broker configs set for this workload (e.g. a small ``log.cleaner.dedupe.buffer.size``)."""
+
+    @property
+    def records(self) -> int:
+        return sum(r.records for r in self.rounds)
+
+    def base_ms(self, round_index: int, *, wall_now_ms: int) -> int:
+        """Absolute time of relative timestamp 0 in round ``round_index``."""
+        if self.clock == "wall":
+            return wall_now_ms - self.rounds[round_index].last_timestamp - 1_000
+        return BASE_TS_MS + round_index * DAY_MS
+
+    def trigger(self, round_index: int, *, wall_now_ms: int) -> NewRecord:
+        """The record that rolls the round's last segment, making everything before it cleanable.
+
+        Transaction markers carry the broker's wall clock, and a wall-clock round ends now: then the
+        trigger is stamped a second after now; otherwise :data:`TRIGGER_GAP_MS` after the last record.
+        """
+        round_ = self.rounds[round_index]
+        if self.clock == "wall" or round_.has_transactions:
+            return NewRecord(b"trigger", b"roll", timestamp=wall_now_ms + 1_000)
+        base = self.base_ms(round_index, wall_now_ms=wall_now_ms)
+        return NewRecord(b"trigger", b"roll", timestamp=base + round_.last_timestamp + TRIGGER_GAP_MS)
+
+
+def keyed_records(
+    rng_choices: list[int], values: list[bytes | None], *, step_ms: int = STEP_MS, start_ms: int = 0
+) -> tuple[NewRecord, ...]:
+    """Records ``key-<k>`` with the given values, stamped ``start_ms``, ``start_ms + step_ms``, ..."""
+    return tuple(
+        NewRecord(b"key-%d" % k, value, timestamp=start_ms + i * step_ms)
+        for i, (k, value) in enumerate(zip(rng_choices, values, strict=True))
     )
-    return Workload(seed, distribution, keys, produced, idempotent, batch_records)

@@ -1,45 +1,40 @@
 """Differential fidelity (issue: proof of fidelity): seeded workloads through Kafka's cleaner and the simulator.
 
-Each workload is produced with the cleaner held back (ratio 1.0), copied ("before"), cleaned once by the
-broker ("after"), and compared with one simulated pass over "before": segments, batches, records,
-checkpoint and the log line's byte and message counts must all agree.
+Every workload of :func:`kcompact_nb.fidelity.catalog` (all categories: key distributions, multi-record
+batches, idempotent and transactional producers, keyless records, tombstones over several passes,
+min/max compaction lag, ``compact,delete`` retention, partial passes on a full offset map) runs on both
+Kafka lines. Each round is produced with the cleaner held, copied, cleaned by the broker and compared
+with the simulator: segments, batches, records, checkpoint, and every pass's log line.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from kcompact_nb.fidelity import broker_settings, generate_workload, load_stage, run_differential, topic_settings
+from kcompact_nb.fidelity import catalog, run_differential
 
 from .conftest import require_java_and_maven
 
-WORKLOADS = [
-    generate_workload(seed, keys=keys, distribution=dist, records=records, idempotent=idem, batch_records=per_batch)
-    for seed, keys, dist, records, idem, per_batch in [
-        (1, 5, "uniform", 40, False, 1),
-        (2, 10, "zipf", 60, False, 1),
-        (3, 1, "uniform", 20, False, 1),
-        (4, 30, "uniform", 60, False, 1),
-        (5, 8, "zipf", 80, False, 1),
-        (6, 6, "uniform", 40, True, 1),
-        (7, 12, "zipf", 60, True, 1),
-        (8, 10, "uniform", 60, False, 4),
-        (9, 20, "zipf", 90, True, 3),
-    ]
-]
+WORKLOADS = catalog()
 
 
 @pytest.mark.fidelity
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
-def test_one_pass_agrees_with_kafka(kafka_broker, workload, tmp_path):
+def test_workload_agrees_with_kafka(kafka_broker, workload, tmp_path):
     require_java_and_maven()
-    topic = f"diff-{workload.seed}"
-    result = run_differential(kafka_broker, workload, tmp_path, topic=topic)
+    result = run_differential(kafka_broker, workload, tmp_path, topic=f"diff-{workload.name}")
     assert result.mismatches == []
-    before = load_stage(tmp_path / "before", topic=topic_settings(), broker=broker_settings(kafka_broker.version))
-    data = [b for b in before.batches() if not b.is_control and b.records[0].key != b"trigger"]
-    assert max(len(b.records) for b in data) == workload.batch_records  # batches really were multi-record
-    assert all(b.has_producer_id == workload.idempotent for b in data)
+    assert result.passes >= len(workload.rounds)  # Kafka really cleaned in every round
+
+
+def test_catalog_covers_every_category_with_at_least_50_workloads():
+    categories = {w.category for w in WORKLOADS}
+    assert categories == {
+        "keys", "batches", "idempotent", "tombstones", "multi-pass", "transactions", "keyless", "min-lag",
+        "max-lag", "compact-delete", "partial",
+    }  # fmt: skip
+    assert len(WORKLOADS) >= 50
+    assert len({w.name for w in WORKLOADS}) == len(WORKLOADS)
 
 
 def test_log_line_facts_keep_only_time_independent_lines():

@@ -15,18 +15,19 @@ from kcompact_nb.fidelity import broker_settings, differences, load_stage, simul
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
 PASSES = [
-    ("compaction-basic", "before", "after"),
-    ("tombstone-lifecycle", "0-produced", "1-first-pass"),
-    ("tombstone-lifecycle", "1-first-pass", "2-second-pass"),
-    ("transactional", "before", "after"),
-    ("idempotent-producer", "before", "after"),
-    ("rule-b-kafka-4.4.0", "before", "after"),
+    ("compaction-basic", "before", "after", "4.4.0"),
+    ("tombstone-lifecycle", "0-produced", "1-first-pass", "4.4.0"),
+    ("tombstone-lifecycle", "1-first-pass", "2-second-pass", "4.4.0"),
+    ("transactional", "before", "after", "4.4.0"),
+    ("idempotent-producer", "before", "after", "4.4.0"),
+    ("rule-b-kafka-4.4.0", "before", "after", "4.4.0"),
+    ("rule-b-kafka-3.9.2", "before", "after", "3.9.2"),
 ]
 
 
-@pytest.mark.parametrize(("sample", "before_stage", "after_stage"), PASSES, ids=lambda v: str(v))
-def test_one_pass_matches_the_broker(sample, before_stage, after_stage):
-    broker, topic = broker_settings("4.4.0"), topic_settings()
+@pytest.mark.parametrize(("sample", "before_stage", "after_stage", "version"), PASSES, ids=lambda v: str(v))
+def test_one_pass_matches_the_broker(sample, before_stage, after_stage, version):
+    broker, topic = broker_settings(version), topic_settings()
     before = load_stage(SAMPLES / sample / before_stage, topic=topic, broker=broker)
     after = load_stage(SAMPLES / sample / after_stage, topic=topic, broker=broker)
     simulated, line = simulate_broker_pass(before, after)
@@ -46,3 +47,20 @@ def test_differences_name_the_checkpoint_and_the_segment_that_differ():
     assert found[0] == "checkpoint: simulator 5, Kafka 31"
     assert found[1].startswith("segment 0: simulator (0, ") and "\n           Kafka     (0, " in found[1]
     assert len(found) == 2
+
+
+@pytest.mark.parametrize(("version", "kept"), [("3.9.2", [0, 1, 2, 3, 4]), ("4.4.0", [0, 2, 3, 4])])
+def test_rule_b_differs_between_the_two_kafka_lines(version, kept):
+    """Spec 15, KAFKA-17076 vs KAFKA-20452: the aborted batch y@1 ends the cleanable range [0, 2).
+
+    Kafka 3.9.2 keeps it as an empty batch (its next offset is the first uncleanable offset); 4.4.0 keeps
+    only a batch whose next offset is the high watermark (5), so it goes. Observed on both brokers.
+    """
+    broker, topic = broker_settings(version), topic_settings()
+    kafka = load_stage(SAMPLES / f"rule-b-kafka-{version}" / "after", topic=topic, broker=broker)
+    assert [b.base_offset for b in kafka.batches()] == kept
+    before = load_stage(SAMPLES / f"rule-b-kafka-{version}" / "before", topic=topic, broker=broker)
+    simulated, _ = simulate_broker_pass(before, kafka)
+    assert [(b.base_offset, len(b.records)) for b in simulated.batches()] == [
+        (b.base_offset, len(b.records)) for b in kafka.batches()
+    ]

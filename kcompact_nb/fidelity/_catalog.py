@@ -1,0 +1,200 @@
+"""The seeded differential workloads, one generator per category of the fidelity issue.
+
+:func:`catalog` is what CI runs (every category, at least 50 workloads); :func:`catalog` with
+``scale > 1`` multiplies the seeds per category for a longer, nightly-style run.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+
+from kcompact_nb.core import NewRecord
+from kcompact_nb.fidelity._workload import HOLD, Phase, Produce, Round, Workload, keyed_records
+
+HOUR_MS = 3_600_000
+SMALL_DEDUPE_BUFFER_BYTES = 1_100_000
+"""Just over Kafka's 1 MiB minimum per cleaner thread: 45,833 slots, 41,249 keys per pass at load factor 0.9."""
+
+
+def _values(rng: random.Random, count: int, tombstone_ratio: float) -> list[bytes | None]:
+    """Values of 1-40 bytes, or ``None`` (a tombstone) with probability ``tombstone_ratio``."""
+    return [
+        None if rng.random() < tombstone_ratio else bytes(rng.choice(b"abcdefgh") for _ in range(rng.randint(1, 40)))
+        for _ in range(count)
+    ]
+
+
+def _keys(rng: random.Random, keys: int, count: int, distribution: str) -> list[int]:
+    weights = [1.0 / (k + 1) ** 1.1 for k in range(keys)] if distribution == "zipf" else None
+    return rng.choices(range(keys), weights=weights, k=count)
+
+
+def _keyed_step(
+    rng: random.Random, *, keys: int, count: int, distribution: str = "uniform", tombstone_ratio: float = 0.1,
+    producer: str = "plain", batch_records: int = 1, start_ms: int = 0,
+) -> Produce:  # fmt: skip
+    records = keyed_records(
+        _keys(rng, keys, count, distribution), _values(rng, count, tombstone_ratio), start_ms=start_ms
+    )
+    return Produce(records, producer, batch_records)
+
+
+def generate_workload(
+    seed: int,
+    *,
+    records: int = 60,
+    keys: int = 10,
+    distribution: str = "uniform",
+    tombstone_ratio: float = 0.1,
+    idempotent: bool = False,
+    batch_records: int = 1,
+    rounds: int = 1,
+    category: str | None = None,
+) -> Workload:
+    """Keyed records (uniform or Zipf(1.1) keys, 1-40-byte values, some tombstones), one pass per round."""
+    rng = random.Random(seed)
+    producer = "idempotent" if idempotent else "plain"
+    made = tuple(
+        Round((_keyed_step(rng, keys=keys, count=records, distribution=distribution, tombstone_ratio=tombstone_ratio,
+                           producer=producer, batch_records=batch_records),))
+        for _ in range(rounds)
+    )  # fmt: skip
+    shape = f"{distribution}-{keys}keys-{records}records" + (f"-x{rounds}" if rounds > 1 else "")
+    extras = ("-idempotent" if idempotent else "") + (f"-batches{batch_records}" if batch_records > 1 else "")
+    category = category or ("multi-pass" if rounds > 1 else "idempotent" if idempotent else "keys")
+    return Workload(f"seed{seed}-{shape}{extras}", category, seed, made)
+
+
+def transactions_workload(seed: int, *, transactions: int = 4, keys: int = 8, rounds: int = 1) -> Workload:
+    """Plain records, then committed and aborted transactions over the same keys (markers, aborted data)."""
+    rng = random.Random(seed)
+    made = []
+    for _ in range(rounds):
+        steps = [_keyed_step(rng, keys=keys, count=6, batch_records=2)]
+        for t in range(transactions):
+            outcome = "abort" if rng.random() < 0.4 else "commit"
+            count = rng.randint(1, 5)
+            steps.append(_keyed_step(rng, keys=keys, count=count, producer=outcome, start_ms=(t + 1) * 200))
+        made.append(Round(tuple(steps)))
+    suffix = f"-x{rounds}" if rounds > 1 else ""
+    return Workload(f"seed{seed}-transactions-{transactions}txns-{keys}keys{suffix}", "transactions", seed, tuple(made))
+
+
+def keyless_workload(seed: int, *, records: int = 40, keys: int = 6) -> Workload:
+    """Keyless and keyed records written while the topic was ``delete``, then switched to ``compact``.
+
+    The cleaner drops keyless records and counts them as invalid (spec 7.4).
+    """
+    rng = random.Random(seed)
+    keyed = _keyed_step(rng, keys=keys, count=records, tombstone_ratio=0.05, batch_records=2).records
+    mixed = tuple(NewRecord(None, r.value or b"v", timestamp=r.timestamp) if rng.random() < 0.3 else r for r in keyed)
+    create = {"cleanup.policy": "delete", "retention.ms": "-1"}
+    return Workload(f"seed{seed}-keyless-{records}records", "keyless", seed, (Round((Produce(mixed, "plain", 2),)),),
+                    create=create)  # fmt: skip
+
+
+def _old_and_recent(rng: random.Random, keys: int, count: int) -> tuple[Produce, Produce]:
+    """Records three hours before the recent ones (rolled apart by ``segment.ms``)."""
+    old = _keyed_step(rng, keys=keys, count=count, batch_records=2)
+    recent = _keyed_step(rng, keys=keys, count=count // 2, batch_records=2, start_ms=3 * HOUR_MS)
+    return old, recent
+
+
+def min_lag_workload(seed: int, *, keys: int = 8, records: int = 30) -> Workload:
+    """``min.compaction.lag.ms`` of one hour: only the segments older than that are cleaned (spec 4.2)."""
+    rng = random.Random(seed)
+    old, recent = _old_and_recent(rng, keys, records)
+    phase = Phase({"min.compaction.lag.ms": str(HOUR_MS)}, until_step=1)
+    return Workload(f"seed{seed}-min-lag-{keys}keys", "min-lag", seed, (Round((old, recent), (phase,)),), clock="wall")
+
+
+def max_lag_workload(seed: int, *, keys: int = 8, records: int = 40) -> Workload:
+    """Ratio held at 1.0 but ``max.compaction.lag.ms`` overdue: the log is cleaned anyway (KIP-354, spec 5)."""
+    rng = random.Random(seed)
+    step = _keyed_step(rng, keys=keys, count=records, batch_records=2)
+    phase = Phase({**HOLD, "max.compaction.lag.ms": "60000"})
+    return Workload(f"seed{seed}-max-lag-{keys}keys", "max-lag", seed, (Round((step,), (phase,)),))
+
+
+def compact_delete_workload(seed: int, *, keys: int = 8, records: int = 30) -> Workload:
+    """``compact,delete``: retention removes the three-hour-old segments, then the cleaner compacts the rest.
+
+    Retention runs first, with the cleaner still held, so the order of the two is the same on both sides.
+    """
+    rng = random.Random(seed)
+    old, recent = _old_and_recent(rng, keys, records)
+    policy = {"cleanup.policy": "compact,delete", "retention.ms": str(2 * HOUR_MS)}
+    phases = (Phase({**HOLD, **policy}, wait="log_start", until_step=1), Phase(policy))
+    create = {"cleanup.policy": "compact,delete", "retention.ms": "-1"}
+    return Workload(f"seed{seed}-compact-delete-{keys}keys", "compact-delete", seed, (Round((old, recent), phases),),
+                    create=create, clock="wall")  # fmt: skip
+
+
+def partial_pass_workload(seed: int, *, keys: int = 45_000, updates: int = 5_000) -> Workload:
+    """More distinct dirty keys than a just-over-1-MiB dedupe buffer holds: passes stop on a full map (spec 6.4)."""
+    rng = random.Random(seed)
+    order = list(range(keys))
+    rng.shuffle(order)
+    order += rng.choices(range(keys), k=updates)
+    values = _values(rng, len(order), 0.02)
+    step = Produce(keyed_records(order, values, step_ms=1), "plain", 500)
+    return Workload(f"seed{seed}-partial-{keys}keys", "partial", seed, (Round((step,)),),
+                    broker={"log.cleaner.dedupe.buffer.size": str(SMALL_DEDUPE_BUFFER_BYTES)})  # fmt: skip
+
+
+def _keys_category(offset: int) -> Iterator[Workload]:
+    shapes = [(1, 20), (2, 30), (5, 40), (10, 60), (30, 60), (100, 150), (1_000, 1_500), (10_000, 12_000)]
+    for i, (keys, records) in enumerate(shapes):
+        for j, distribution in enumerate(("uniform", "zipf")):
+            batch = 1 if records <= 60 else 100
+            yield generate_workload(offset + 100 + 2 * i + j, keys=keys, records=records, distribution=distribution,
+                                    batch_records=batch, category="keys")  # fmt: skip
+
+
+def _batches_category(offset: int) -> Iterator[Workload]:
+    for i, per_batch in enumerate((2, 3, 4, 7, 10, 25)):
+        yield generate_workload(offset + 200 + i, keys=12, records=80, distribution=("zipf", "uniform")[i % 2],
+                                batch_records=per_batch, tombstone_ratio=0.2, category="batches")  # fmt: skip
+
+
+def _idempotent_category(offset: int) -> Iterator[Workload]:
+    for i, per_batch in enumerate((1, 1, 2, 3, 5, 8)):
+        yield generate_workload(offset + 300 + i, keys=6 + 3 * i, records=60, distribution=("uniform", "zipf")[i % 2],
+                                idempotent=True, batch_records=per_batch)  # fmt: skip
+
+
+def _tombstones_category(offset: int) -> Iterator[Workload]:
+    for i, ratio in enumerate((0.3, 0.5, 0.8, 1.0)):
+        yield generate_workload(offset + 400 + i, keys=8, records=50, tombstone_ratio=ratio, batch_records=1 + i,
+                                rounds=2, category="tombstones")  # fmt: skip
+
+
+def _multi_pass_category(offset: int) -> Iterator[Workload]:
+    for i, (keys, per_batch, rounds) in enumerate([(5, 1, 2), (10, 3, 3), (40, 5, 2), (200, 20, 3)]):
+        yield generate_workload(offset + 500 + i, keys=keys, records=max(40, keys), batch_records=per_batch, rounds=rounds,
+                                idempotent=i % 2 == 1)  # fmt: skip
+
+
+CATEGORIES: dict[str, Callable[[int], Iterator[Workload]]] = {
+    "keys": _keys_category,
+    "batches": _batches_category,
+    "idempotent": _idempotent_category,
+    "tombstones": _tombstones_category,
+    "multi-pass": _multi_pass_category,
+    "transactions": lambda o: (transactions_workload(o + 600 + i, transactions=3 + i, rounds=1 + i % 2) for i in range(6)),
+    "keyless": lambda o: (keyless_workload(o + 700 + i, records=30 + 10 * i) for i in range(3)),
+    "min-lag": lambda o: (min_lag_workload(o + 800 + i, keys=4 + 4 * i) for i in range(3)),
+    "max-lag": lambda o: (max_lag_workload(o + 900 + i, keys=4 + 4 * i) for i in range(3)),
+    "compact-delete": lambda o: (compact_delete_workload(o + 1000 + i, keys=4 + 4 * i) for i in range(3)),
+    "partial": lambda o: (partial_pass_workload(o + 1100 + i) for i in range(2)),
+}
+
+
+def catalog(categories: list[str] | None = None, *, repeat: int = 1) -> list[Workload]:
+    """The workloads of the named categories (all when ``None``) in a stable order; ``repeat`` sets of seeds."""
+    unknown = sorted(set(categories or []) - set(CATEGORIES))
+    if unknown:
+        raise ValueError(f"unknown workload categories {unknown}; known: {sorted(CATEGORIES)}")
+    names = categories or list(CATEGORIES)
+    return [w for r in range(repeat) for name in names for w in CATEGORIES[name](r * 10_000)]
