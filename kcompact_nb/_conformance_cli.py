@@ -6,6 +6,7 @@ Kept outside ``kcompact_nb.fidelity`` so that building the CLI parser imports ne
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -33,6 +34,8 @@ def add_conformance_command(subparsers: Any) -> None:
     command.add_argument("--categories", default=None, help="comma-separated workload categories (default: all)")
     command.add_argument("--repeat", type=int, default=1, help="sets of seeds per category (default 1)")
     command.add_argument("--out", type=Path, default=None, help="folder for copies and reproductions (default: temporary)")
+    command.add_argument("--summary-json", type=Path, default=None,
+                         help="also write the summary lines as JSON (what notebooks display)")  # fmt: skip
     command.set_defaults(handler=conformance_command)
 
 
@@ -41,26 +44,28 @@ def conformance_command(args: argparse.Namespace) -> int:
     from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, missing_tools
     from kcompact_nb.fidelity._catalog import catalog
 
-    missing = missing_tools()
-    if missing:
-        print(f"conformance needs {' and '.join(missing)} on PATH (Java 17+, Maven 3)", file=sys.stderr)
-        return EXIT_CANNOT_RUN
     try:
         workloads = catalog(_split(args.categories), repeat=args.repeat)
     except ValueError as error:
         print(f"kcompact conformance: {error}", file=sys.stderr)
+        return EXIT_CANNOT_RUN
+    missing = missing_tools()
+    if missing:
+        print(f"conformance needs {' and '.join(missing)} on PATH (Java 17+, Maven 3)", file=sys.stderr)
         return EXIT_CANNOT_RUN
     versions = _split(args.versions) or [DEFAULT_VERSION, KAFKA_3_VERSION]
     out = args.out or Path(tempfile.mkdtemp(prefix="kcompact-conformance-"))
     report = run_conformance(workloads, versions, out)
     print(report.render())
     print(f"copies and reproductions: {out}", file=sys.stderr)
+    if args.summary_json is not None:
+        args.summary_json.write_text(json.dumps(report.summary(), indent=2) + "\n", encoding="utf-8")
     return EXIT_CONFORMS if report.passed else EXIT_MISMATCH
 
 
 def run_conformance(workloads: list[Workload], versions: list[str], out: Path) -> ConformanceReport:
     """Every workload on a fresh broker of each version; mismatching rounds get a scenario file."""
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
     from kcompact_nb.broker import KafkaBroker
     from kcompact_nb.fidelity._differential import run_differential

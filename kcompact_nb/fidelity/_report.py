@@ -28,12 +28,24 @@ class ConformanceReport:
     def versions(self) -> list[str]:
         return sorted({r.version for r in self.results}, reverse=True)
 
+    def counts(self, version: str) -> tuple[int, int, int]:
+        """``(workloads, passes, mismatches)`` compared against ``version``."""
+        mine = [r for r in self.results if r.version == version]
+        return len(mine), sum(r.passes for r in mine), sum(len(r.mismatches) for r in mine)
+
     def summary_line(self, version: str) -> str:
         """``"N workloads, M passes, K mismatches against Apache Kafka <version>"``."""
-        mine = [r for r in self.results if r.version == version]
-        mismatches = sum(len(r.mismatches) for r in mine)
-        passes = sum(r.passes for r in mine)
-        return f"{len(mine)} workloads, {passes} passes, {mismatches} mismatches against Apache Kafka {version}"
+        workloads, passes, mismatches = self.counts(version)
+        return f"{workloads} workloads, {passes} passes, {mismatches} mismatches against Apache Kafka {version}"
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        """Per version: workloads, passes, mismatches and the summary line (JSON-ready, for notebooks)."""
+        summary = {}
+        for version in self.versions:
+            workloads, passes, mismatches = self.counts(version)
+            line = self.summary_line(version)
+            summary[version] = {"workloads": workloads, "passes": passes, "mismatches": mismatches, "line": line}
+        return summary
 
     def render(self) -> str:
         """The report as text: a summary line per version, workloads per category, then every mismatch."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb.fidelity import catalog, run_differential
+from kcompact_nb.fidelity import DifferentialResult, catalog, load_round, run_differential
 
 from .conftest import require_java_and_maven
 
@@ -25,6 +25,28 @@ def test_workload_agrees_with_kafka(kafka_broker, workload, tmp_path):
     result = run_differential(kafka_broker, workload, tmp_path, topic=f"diff-{workload.name}")
     assert result.mismatches == []
     assert result.passes >= len(workload.rounds)  # Kafka really cleaned in every round
+    assert_category_happened(result)
+
+
+def assert_category_happened(result: DifferentialResult) -> None:
+    """The rule a category exists for really applied on the broker (so agreement is not vacuous)."""
+    category, first = result.workload.category, result.rounds[0]
+    before = load_round(first.folder, result.workload, version=result.version, stage="before")
+    after = load_round(first.folder, result.workload, version=result.version, stage="after")
+    trigger_offset = before.log_end_offset - 1
+    if category == "keyless":
+        assert any(r.key is None for b in before.batches() for r in b.records)
+        assert not any(r.key is None for b in after.batches() for r in b.records)
+    elif category == "min-lag":
+        assert 0 < after.cleaner_checkpoint < trigger_offset  # the recent segments stayed dirty
+    elif category == "compact-delete":
+        assert after.log_start_offset > before.log_start_offset  # retention removed the old segments
+    elif category == "partial":
+        assert first.kafka_passes >= 2  # the first pass stopped on a full offset map
+    elif category == "transactions":
+        assert any(b.is_control for b in before.batches())
+    else:
+        assert after.cleaner_checkpoint == trigger_offset
 
 
 def test_catalog_covers_every_category_with_at_least_50_workloads():
