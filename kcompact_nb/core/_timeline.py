@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from kcompact_nb.core._cleaner import PassResult
 from kcompact_nb.core._cleaner_manager import CleanerManager, OffsetMapSpec
+from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._segment import Segment
 from kcompact_nb.core._strategies import Strategy
@@ -69,14 +70,13 @@ class Timeline:
         return self.frames
 
 
-def copy_log(log: PartitionLog, *, config_log: PartitionLog | None = None) -> PartitionLog:
+def copy_log(log: PartitionLog, *, config: TopicConfig | None = None, broker: BrokerConfig | None = None) -> PartitionLog:
     """A copy of ``log`` whose segments, checkpoint and producer state are its own; batches are shared.
 
-    ``config_log`` (default ``log``) supplies the topic and broker configs of the copy.
+    ``config`` and ``broker`` replace the copy's configs (the same data under other settings).
     """
-    source = config_log or log
     clone = copy.copy(log)
-    clone.config, clone.broker = source.config, source.broker
+    clone.config, clone.broker = config or log.config, broker or log.broker
     clone.segments = [_copy_segment(s) for s in log.segments]
     clone.producer_state = copy.deepcopy(log.producer_state)
     return clone

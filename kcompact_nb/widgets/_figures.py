@@ -1,0 +1,23 @@
+"""Redrawing a ``FigureWidget`` in place from a freshly built figure (the widget and its view stay)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+
+def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
+    """A ``FigureWidget`` (plotly 7 builds it on anywidget) showing ``figure``."""
+    return go.FigureWidget(figure)
+
+
+def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
+    """Make ``widget`` show ``figure``: traces updated one by one when their kinds match, else replaced."""
+    with widget.batch_update():
+        same = len(widget.data) == len(figure.data) and all(w.type == f.type for w, f in zip(widget.data, figure.data))
+        if same:
+            for old, new in zip(widget.data, figure.data):
+                old.update(new.to_plotly_json(), overwrite=True)
+        else:
+            widget.data = ()
+            widget.add_traces(list(figure.data))
+        widget.layout = figure.layout
