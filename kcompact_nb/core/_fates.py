@@ -47,10 +47,10 @@ def record_fates(log: PartitionLog, *, now_ms: int, strategy: Strategy | None = 
     ``strategy`` defaults to the topic's ``compaction.strategy``; keyless records count as kept.
     """
     classifier = _Classifier(log, strategy or strategy_for(log.config), now_ms)
-    return [
-        ClassifiedRecord(record.offset, record.timestamp, record.key, batch.base_offset, classifier.fate(batch, record))
-        for batch, record in log.records()
-    ]
+    classified: list[ClassifiedRecord] = []
+    for batch in log.batches():
+        classified.extend(classifier.classify(batch))
+    return classified
 
 
 def winning_ranks(log: PartitionLog, strategy: Strategy) -> dict[bytes, Any]:
@@ -78,16 +78,27 @@ class _Classifier:
         self.winners = winning_ranks(log, strategy)
         self.now_ms = now_ms
         self.log_end_record = log.log_end_offset - 1 if strategy.retains_log_end_record else None
+        self._rank = _offset_rank if strategy.name == "offset" else strategy.rank
 
-    def fate(self, batch: RecordBatch, record: Record) -> RecordFate:
+    def classify(self, batch: RecordBatch) -> list[ClassifiedRecord]:
+        """The batch's records with their fates; one loop per batch, the hot path of large logs."""
+        base = batch.base_offset
         if batch.is_control:
-            return RecordFate.CONTROL
-        if record.key is None or record.offset == self.log_end_record:
-            return RecordFate.KEPT
-        rank = record.offset if self.strategy.name == "offset" else self.strategy.rank(batch, record)
-        if rank < self.winners[record.key]:
-            return RecordFate.SUPERSEDED
-        if record.value is not None:
-            return RecordFate.KEPT
+            return [ClassifiedRecord(r.offset, r.timestamp, r.key, base, RecordFate.CONTROL) for r in batch.records]
         horizon = batch.delete_horizon_ms
-        return RecordFate.TOMBSTONE if horizon is not None and horizon <= self.now_ms else RecordFate.AWAITING_HORIZON
+        deleted = RecordFate.TOMBSTONE if horizon is not None and horizon <= self.now_ms else RecordFate.AWAITING_HORIZON
+        rank, winners, log_end = self._rank, self.winners, self.log_end_record
+        out = []
+        for r in batch.records:
+            if r.key is None or r.offset == log_end:
+                fate = RecordFate.KEPT
+            elif rank(batch, r) < winners[r.key]:
+                fate = RecordFate.SUPERSEDED
+            else:
+                fate = RecordFate.KEPT if r.value is not None else deleted
+            out.append(ClassifiedRecord(r.offset, r.timestamp, r.key, base, fate))
+        return out
+
+
+def _offset_rank(_batch: RecordBatch, record: Record) -> int:
+    return record.offset

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from kcompact_nb.core import ClassifiedRecord, PartitionLog, SegmentRegion, offset_buckets, record_fates, segment_regions
+from kcompact_nb.viz._grid import in_row, stacked_figure
 from kcompact_nb.viz._lines import marker_line
 from kcompact_nb.viz._palette import (
     ACTIVE,
@@ -57,15 +57,15 @@ def layout_figure(
         fig.update_yaxes(title_text="records per bucket")
         return fig
     now = source.active_segment.last_modified_ms if now_ms is None else now_ms
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.45, 0.55], vertical_spacing=0.06)
+    fig = stacked_figure([0.45, 0.55], gap=0.06)
     ltc, regions = segment_regions(source, now_ms=now)
-    fig.add_traces(segment_traces(regions), rows=1, cols=1)
+    fig.add_traces(in_row(segment_traces(regions), 1))
     bucketed = sum(len(b.records) for b in source.batches()) > max_records
     if bucketed:
         traces: Sequence[go.Bar | go.Scatter] = _bucket_traces(offset_buckets(source, bucket_count=bucket_count))
     else:
         traces = record_traces(source, now_ms=now, color_by=color_by)
-    fig.add_traces(traces, rows=RECORDS_ROW, cols=1)
+    fig.add_traces(in_row(traces, RECORDS_ROW))
     _style(fig, title or f"{source.name} at {now} ms", bucketed=bucketed)
     marker_line(fig, ltc.first_dirty_offset, label=f"first dirty {ltc.first_dirty_offset}", color=COLORS[KEPT])
     marker_line(fig, ltc.first_uncleanable_offset, label=f"first uncleanable {ltc.first_uncleanable_offset}", color=COLORS[ACTIVE], dash="dot")
@@ -113,6 +113,7 @@ def _by_key(records: Sequence[ClassifiedRecord]) -> go.Scatter:
     offsets = numpy.fromiter((r.offset for r in records), dtype=numpy.int64, count=len(records))
     lane = _lane(offsets, "records by key", colors)
     lane.hovertext = [("<no key>" if r.key is None else r.key.decode("utf-8", "replace")) for r in records]
+    lane.hovertemplate = "offset %{x}<br>key %{hovertext}<extra></extra>"
     return lane
 
 
@@ -124,8 +125,7 @@ def _lane(offsets: numpy.ndarray, name: str, color: str | list[str], *, symbol: 
         y=numpy.zeros(len(offsets), dtype=numpy.int8),
         mode="markers",
         marker={"color": color, "symbol": symbol, "size": 9},
-        hovertemplate="offset %{x}<br>%{hovertext}<extra>" + name + "</extra>",
-        hovertext=[name] * len(offsets) if isinstance(color, str) else None,
+        hovertemplate="offset %{x}<extra>" + name + "</extra>",
     )
 
 
@@ -143,6 +143,9 @@ def _bucket_traces(rows: BucketRows) -> list[go.Bar]:
 
 def _style(fig: go.Figure, title: str, *, bucketed: bool) -> None:
     fig.update_layout(title=title, barmode="stack", bargap=0, legend={"orientation": "h", "y": -0.2}, margin={"t": 70})
-    fig.update_xaxes(title_text="offset", row=RECORDS_ROW, col=1)
-    fig.update_yaxes(title_text="bytes", row=1, col=1)
-    fig.update_yaxes(title_text="records per bucket" if bucketed else "", showticklabels=bucketed, row=RECORDS_ROW, col=1)
+    fig.update_layout(
+        xaxis={"showticklabels": False},
+        xaxis2={"title": {"text": "offset"}},
+        yaxis={"title": {"text": "bytes"}},
+        yaxis2={"title": {"text": "records per bucket" if bucketed else ""}, "showticklabels": bucketed},
+    )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from kcompact_nb.core import OffsetMapView
+from kcompact_nb.viz._grid import in_row, stacked_figure
 from kcompact_nb.viz._palette import CLEANABLE, COLORS, KEPT, LABELS, MISSED, UNCLEANABLE
 
 
@@ -14,22 +14,28 @@ def offset_map_figure(view: OffsetMapView, *, title: str | None = None) -> go.Fi
     """Top: "Buffer utilization", entries against the load-factor capacity and the slots
     (``log.cleaner.dedupe.buffer.size`` / entry bytes). Bottom: each key's winning offset, the keys
     a full map missed, the cleanable range shaded and the pass's end offset marked."""
-    fig = make_subplots(rows=2, cols=1, row_heights=[0.25, 0.75], vertical_spacing=0.15)
-    fig.add_traces(fill_traces(view), rows=1, cols=1)
-    fig.add_traces(entry_traces(view), rows=2, cols=1)
-    fig.add_vrect(
-        x0=view.first_dirty_offset, x1=view.first_uncleanable_offset, row=2, col=1,
+    fig = stacked_figure([0.25, 0.75], gap=0.15)
+    fig.update_layout(xaxis2={"matches": None})
+    fig.add_traces(in_row(fill_traces(view), 1))
+    fig.add_traces(in_row(entry_traces(view), 2))
+    fig.add_shape(
+        type="rect", x0=view.first_dirty_offset, x1=view.first_uncleanable_offset, xref="x2", y0=0, y1=1, yref="y2 domain",
         fillcolor=COLORS[CLEANABLE], opacity=0.15, line_width=0, name="cleanable range",
     )  # fmt: skip
     stop = "pass stopped: map full" if view.map_full else "end offset"
-    fig.add_vline(x=view.end_offset, row=2, col=1, line={"color": COLORS[MISSED], "dash": "dash"}, name=stop)
+    fig.add_shape(
+        type="line", x0=view.end_offset, x1=view.end_offset, xref="x2", y0=0, y1=1, yref="y2 domain",
+        line={"color": COLORS[MISSED], "dash": "dash"}, name=stop,
+    )  # fmt: skip
     fig.add_annotation(x=view.end_offset, y=1, yref="y2 domain", xref="x2", text=f"{stop} ({view.end_offset})", showarrow=False)
     percent = 100 * view.utilization
     fig.update_layout(title=title or f"Offset map: {len(view.entries)} keys, Buffer utilization: {percent:.1f}%", barmode="stack")
-    fig.update_xaxes(title_text="keys", row=1, col=1)
-    fig.update_xaxes(title_text="offset", row=2, col=1)
-    fig.update_yaxes(title_text="entry (by offset)", row=2, col=1)
-    fig.update_yaxes(showticklabels=False, row=1, col=1)
+    fig.update_layout(
+        xaxis={"title": {"text": "keys"}},
+        xaxis2={"title": {"text": "offset"}},
+        yaxis={"showticklabels": False},
+        yaxis2={"title": {"text": "entry (by offset)"}},
+    )
     return fig
 
 

@@ -11,13 +11,21 @@ def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
 
 
 def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
-    """Make ``widget`` show ``figure``: traces updated one by one when their kinds match, else replaced."""
+    """Make ``widget`` show ``figure``: traces updated one by one when their kinds match, else replaced.
+
+    When the traces match, the layout is merged without its template (the widget keeps the one it
+    has; validating plotly's default template again costs more than the rest of a redraw).
+    """
     with widget.batch_update():
         same = len(widget.data) == len(figure.data) and all(w.type == f.type for w, f in zip(widget.data, figure.data))
-        if same:
-            for old, new in zip(widget.data, figure.data):
-                old.update(new.to_plotly_json(), overwrite=True)
-        else:
+        if not same:
             widget.data = ()
             widget.add_traces(list(figure.data))
-        widget.layout = figure.layout
+            widget.layout = figure.layout
+            return
+        for old, new in zip(widget.data, figure.data):
+            old.update(new.to_plotly_json(), overwrite=True)
+        layout = figure.layout.to_plotly_json()
+        layout.pop("template", None)
+        widget.layout.shapes, widget.layout.annotations = (), ()
+        widget.update_layout(layout, overwrite=True)

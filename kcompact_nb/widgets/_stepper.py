@@ -61,6 +61,7 @@ class CompactionStepper:
         self.offset_map_figure = figure_widget()
         self.stats_figure = figure_widget()
         self.timeline: Timeline = self.source.timeline(self.config)
+        self._drawn_pass: PassResult | None = None
         self._wire()
         self.show(0)
         self.widget = self._assemble()
@@ -112,11 +113,15 @@ class CompactionStepper:
         sync_figure(self.layout_figure, layout_figure(frame.log, now_ms=frame.now_ms))
         latest = self._latest_pass(frame.index)
         if latest is None:
+            self._drawn_pass = None
             empty = go.Figure(layout={"title": "no cleaner pass yet"})
             sync_figure(self.offset_map_figure, empty)
             sync_figure(self.stats_figure, empty)
             return
         result, after = latest
+        if result is self._drawn_pass:
+            return
+        self._drawn_pass = result
         sync_figure(self.offset_map_figure, offset_map_figure(offset_map_view(result, after.log)))
         sync_figure(self.stats_figure, cleaner_stats_figure(result, title=f"{result.name}: pass of step {after.index}"))
 
