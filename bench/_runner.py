@@ -16,6 +16,8 @@ class Measurement:
     seconds: float
     records: int = 0
     bytes: int = 0
+    note: str = ""
+    """Anything else measured (e.g. a figure's JSON size), shown in the table's last column."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ def run_all(selected: list[Benchmark]) -> list[dict[str, str]]:
                 "MB/s": f"{sample.bytes / median / 1_048_576:,.1f}" if sample.bytes else "",
                 "peak RSS MiB": f"{peak_rss_mib():,.0f}",
                 "target": bench.target,
+                "note": sample.note,
             }
         )
     return rows

@@ -5,13 +5,21 @@ Pure Python (standard library only); never imports pyspark, plotly, ipywidgets o
 
 from __future__ import annotations
 
+from kcompact_nb.core._cleaner import PassResult
+from kcompact_nb.core._cleaner_manager import OffsetMapSpec
+from kcompact_nb.core._cleaner_stats import CleanerStats
 from kcompact_nb.core._clock import SimulatedClock
 from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._explain import Explanation, TombstoneFate, explain, next_eligible_ms
 from kcompact_nb.core._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError
 from kcompact_nb.core._log import AppendInfo, NewRecord, PartitionLog
-from kcompact_nb.core._offset_buckets import OFFSET_BUCKET_COLUMNS
+from kcompact_nb.core._fates import ClassifiedRecord, RecordFate, record_fates
+from kcompact_nb.core._history import DirtinessPoint, RecordLifetime, dirtiness_series, record_lifetimes
+from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
+from kcompact_nb.core._offset_buckets import OFFSET_BUCKET_COLUMNS, OffsetBucket, offset_buckets
+from kcompact_nb.core._pass_view import OffsetMapEntry, OffsetMapView, PassDiff, filthiest, offset_map_view, pass_diff
 from kcompact_nb.core._producer_state import CompletedTxn, ProducerStateEntry, ProducerStateManager
+from kcompact_nb.core._regions import SegmentRegion, segment_regions
 from kcompact_nb.core._records import (
     ControlRecordType,
     Record,
@@ -22,6 +30,7 @@ from kcompact_nb.core._records import (
 )
 from kcompact_nb.core._segment import AbortedTxn, Segment
 from kcompact_nb.core._simulation import Simulation, Snapshot
+from kcompact_nb.core._timeline import Frame, PassRecorder, Timeline, copy_log, pass_frames
 from kcompact_nb.core._strategies import HeaderStrategy, OffsetStrategy, Strategy, TimestampStrategy, strategy_for
 from kcompact_nb.core._sizes import LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, record_size_bytes, varint_len, varlong_len
 from kcompact_nb.core._versions import DEFAULT_KAFKA_VERSION, KafkaVersion, RuleB
@@ -30,40 +39,67 @@ __all__ = [
     "AbortedTxn",
     "AppendInfo",
     "BrokerConfig",
+    "ClassifiedRecord",
+    "CleanerStats",
     "CompletedTxn",
     "ConfigError",
     "ControlRecordType",
     "DEFAULT_KAFKA_VERSION",
+    "DirtinessPoint",
     "Explanation",
+    "Frame",
+    "HeaderStrategy",
     "InvalidRecordError",
     "KafkaModelError",
     "KafkaVersion",
     "KcompactError",
     "LOG_OVERHEAD",
+    "LogToClean",
     "NewRecord",
     "OFFSET_BUCKET_COLUMNS",
+    "OffsetBucket",
+    "OffsetMapEntry",
+    "OffsetMapSpec",
+    "OffsetMapView",
+    "OffsetStrategy",
     "PartitionLog",
+    "PassDiff",
+    "PassRecorder",
+    "PassResult",
     "ProducerStateEntry",
     "ProducerStateManager",
     "RECORD_BATCH_OVERHEAD",
     "Record",
     "RecordBatch",
+    "RecordFate",
+    "RecordLifetime",
     "RuleB",
     "Segment",
+    "SegmentRegion",
     "SimulatedClock",
-    "HeaderStrategy",
-    "OffsetStrategy",
     "Simulation",
     "Snapshot",
     "Strategy",
+    "Timeline",
     "TimestampStrategy",
     "TimestampType",
     "TombstoneFate",
     "TopicConfig",
     "control_record_type",
+    "copy_log",
+    "dirtiness_series",
     "explain",
+    "filthiest",
+    "log_to_clean",
     "next_eligible_ms",
+    "offset_buckets",
+    "offset_map_view",
+    "pass_diff",
+    "pass_frames",
+    "record_fates",
+    "record_lifetimes",
     "record_size_bytes",
+    "segment_regions",
     "strategy_for",
     "uncompressed_batch_size",
     "varint_len",

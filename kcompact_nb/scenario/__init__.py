@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kcompact_nb.scenario._bytes import decode_bytes, encode_bytes
 from kcompact_nb.scenario._errors import ScenarioError
+from kcompact_nb.scenario._frames import scenario_frames
 from kcompact_nb.scenario._model import FORMAT, RESULT_FORMAT, Scenario, Step, TopicSpec
 from kcompact_nb.scenario._parse import load_scenario, parse_scenario
 from kcompact_nb.scenario._runner import ScenarioRunner, run_scenario, simulation_for
@@ -33,6 +34,7 @@ __all__ = [
     "retained_keys",
     "retained_offsets",
     "run_scenario",
+    "scenario_frames",
     "schema",
     "schema_path",
     "simulation_for",

@@ -1,0 +1,31 @@
+"""Plotly figures of compaction: core values in, ``plotly.graph_objects.Figure`` out.
+
+Colors and labels for clean / cleanable / uncleanable / active / tombstone / empty batch (and
+record fates) come from one palette, :data:`COLORS` and :data:`LABELS`.
+"""
+
+from __future__ import annotations
+
+from kcompact_nb.viz._dirty import dirty_ratio_figure, dirty_ratio_timeline_figure
+from kcompact_nb.viz._history import key_history_figure, tombstone_timeline_figure
+from kcompact_nb.viz._layout import layout_figure
+from kcompact_nb.viz._offset_map import offset_map_figure
+from kcompact_nb.viz._palette import COLORS, KEY_COLORS, LABELS, key_color
+from kcompact_nb.viz._pass import cleaner_stats_figure, pass_diff_figure
+from kcompact_nb.viz._what_if import what_if_figure
+
+__all__ = [
+    "COLORS",
+    "KEY_COLORS",
+    "LABELS",
+    "cleaner_stats_figure",
+    "dirty_ratio_figure",
+    "dirty_ratio_timeline_figure",
+    "key_color",
+    "key_history_figure",
+    "layout_figure",
+    "offset_map_figure",
+    "pass_diff_figure",
+    "tombstone_timeline_figure",
+    "what_if_figure",
+]

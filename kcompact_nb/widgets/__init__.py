@@ -1,0 +1,21 @@
+"""ipywidgets for compaction: a stepper, a config panel with Kafka's property names, a what-if explorer.
+
+Glue only: stepping calls :mod:`kcompact_nb.core` (and scenarios), drawing calls :mod:`kcompact_nb.viz`.
+Figures are plotly ``FigureWidget`` objects (plotly 7 builds them on anywidget) updated in place.
+"""
+
+from __future__ import annotations
+
+from kcompact_nb.widgets._config_panel import BROKER_PROPERTIES, TOPIC_PROPERTIES, ConfigPanel
+from kcompact_nb.widgets._stepper import NEXT_LABEL, PREVIOUS_LABEL, CompactionStepper
+from kcompact_nb.widgets._what_if import WhatIfExplorer
+
+__all__ = [
+    "BROKER_PROPERTIES",
+    "CompactionStepper",
+    "ConfigPanel",
+    "NEXT_LABEL",
+    "PREVIOUS_LABEL",
+    "TOPIC_PROPERTIES",
+    "WhatIfExplorer",
+]

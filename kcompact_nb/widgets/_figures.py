@@ -1,0 +1,31 @@
+"""Redrawing a ``FigureWidget`` in place from a freshly built figure (the widget and its view stay)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+
+def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
+    """A ``FigureWidget`` (plotly 7 builds it on anywidget) showing ``figure``."""
+    return go.FigureWidget(figure)
+
+
+def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
+    """Make ``widget`` show ``figure``: traces updated one by one when their kinds match, else replaced.
+
+    When the traces match, the layout is merged without its template (the widget keeps the one it
+    has; validating plotly's default template again costs more than the rest of a redraw).
+    """
+    with widget.batch_update():
+        same = len(widget.data) == len(figure.data) and all(w.type == f.type for w, f in zip(widget.data, figure.data))
+        if not same:
+            widget.data = ()
+            widget.add_traces(list(figure.data))
+            widget.layout = figure.layout
+            return
+        for old, new in zip(widget.data, figure.data):
+            old.update(new.to_plotly_json(), overwrite=True)
+        layout = figure.layout.to_plotly_json()
+        layout.pop("template", None)
+        widget.layout.shapes, widget.layout.annotations = (), ()
+        widget.update_layout(layout, overwrite=True)
