@@ -17,8 +17,11 @@ setup: $(STAMP)
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# The project's python3 kernel spec (tools/jupyter) keeps JVM output out of cell outputs; conftest.py does
+# the same for the kernels pytest starts.
 lab: setup
-	$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 $(ALLOW_ROOT)
+	JUPYTER_PATH=$(CURDIR)/tools/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH)) \
+		$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 $(ALLOW_ROOT)
 
 test: setup
 	$(BIN)/python -m pytest

@@ -39,8 +39,9 @@ def test_environment_yml_lists_the_same_dependencies_as_pyproject():
     declared = dict(_requirement(s) for s in project["dependencies"] + project["optional-dependencies"]["test"])
     conda: dict[str, str] = {}
     text = (ROOT / "environment.yml").read_text()
+    # Conda packages at two spaces, PyPI-only ones in the pip section at six (but not `-e .`).
     for line in text.split("\ndependencies:\n", 1)[1].splitlines():
-        item = re.match(r"^  - ([^\s:]+.*)$", line)
+        item = re.match(r"^(?:  |      )- ([^\s:-]+.*)$", line)
         if item:
             name, bound = _requirement(item.group(1))
             conda[name] = bound

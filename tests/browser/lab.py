@@ -1,0 +1,272 @@
+"""A throwaway JupyterLab server and the Playwright steps that drive a notebook in it."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Debian's chromium under Playwright: no sandbox as root, and nothing that reaches for the network.
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+START_TIMEOUT_S = 120.0
+RUN_ALL_TIMEOUT_MS = 600_000
+UI_TIMEOUT_MS = 90_000
+
+#: User settings for the server: every cell attached to the DOM (off-screen widgets render too), no news.
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+        "doNotDisturbMode": True,
+    },
+}
+
+
+@dataclass(frozen=True)
+class NotebookUnderTest:
+    """A notebook with a button that redraws a plotly figure: what the browser test opens and clicks."""
+
+    notebook: Path
+    button_text: str
+    figure_selector: str = ".js-plotly-plot"
+
+
+@dataclass(frozen=True)
+class LabServer:
+    """A running JupyterLab: its base URL, token and root directory."""
+
+    url: str
+    token: str
+    root_dir: Path
+
+    def add_notebook(self, notebook: Path) -> str:
+        """Copy ``notebook`` into the server's root directory; return its name there."""
+        shutil.copy(notebook, self.root_dir / notebook.name)
+        return notebook.name
+
+    def notebook_url(self, name: str) -> str:
+        return f"{self.url}/lab/tree/{quote(name)}?token={self.token}"
+
+    def api(self, path: str, method: str = "GET") -> bytes:
+        request = urllib.request.Request(
+            f"{self.url}/api/{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body: bytes = response.read()
+            return body
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _lab_command(root_dir: Path, port: int, token: str) -> list[str]:
+    command = [
+        sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.open_browser=False",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
+        # window.jupyterapp lets the test run Lab's own commands and read the kernel's status.
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    if os.getuid() == 0:
+        command.append("--allow-root")
+    return command
+
+
+def _lab_env(work_dir: Path) -> dict[str, str]:
+    """The environment of a user's JupyterLab, isolated from this machine's Jupyter config and state.
+
+    JUPYTER_PATH (set by the root conftest) keeps the project's kernel spec first. PYTHONPATH makes kernels
+    import this checkout's package. PYTEST_CURRENT_TEST is dropped: under it ipykernel stops capturing file
+    descriptors, which would hide what the kernel spec is there to control.
+    """
+    env = {name: value for name, value in os.environ.items() if name != "PYTEST_CURRENT_TEST"}
+    env["PATH"] = os.pathsep.join([sysconfig.get_path("scripts"), env.get("PATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    for variable, name in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
+                           ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")]:
+        env[variable] = str(work_dir / name)
+    _write_settings(work_dir / "settings")
+    return env
+
+
+def _write_settings(settings_dir: Path) -> None:
+    for name, values in LAB_SETTINGS.items():
+        path = settings_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+
+
+def _wait_until_up(server: LabServer, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited with {process.returncode}:\n{_tail(log)}")
+        try:
+            server.api("status")
+            return
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.25)
+    raise TimeoutError(f"jupyter lab did not answer within {START_TIMEOUT_S:.0f} s:\n{_tail(log)}")
+
+
+def _stop(server: LabServer, process: subprocess.Popen[bytes]) -> None:
+    """Shut the server down through its API (which shuts its kernels down), then make sure it is gone."""
+    try:
+        server.api("shutdown", method="POST")
+        process.wait(timeout=60)
+    except (urllib.error.URLError, ConnectionError, subprocess.TimeoutExpired):
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _tail(log: Path, lines: int = 40) -> str:
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+
+
+@contextmanager
+def running_lab(work_dir: Path) -> Iterator[LabServer]:
+    """Start ``jupyter lab`` on 127.0.0.1 with a fresh port, token and root directory under ``work_dir``."""
+    root_dir = work_dir / "root"
+    root_dir.mkdir(parents=True)
+    port, token = _free_port(), secrets.token_hex(16)
+    server = LabServer(f"http://127.0.0.1:{port}", token, root_dir)
+    log = work_dir / "jupyterlab.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            _lab_command(root_dir, port, token), env=_lab_env(work_dir), stdout=sink, stderr=subprocess.STDOUT
+        )
+        try:
+            _wait_until_up(server, process, log)
+            yield server
+        finally:
+            _stop(server, process)
+
+
+# The figure's data as plotly holds it (typed arrays made plain) and what it drew: trace marks and texts
+# (when an autoscaled axis rescales, bars can keep their paths while the tick labels change).
+FIGURE_STATE_JS = """
+(plot) => ({
+  data: JSON.stringify(plot.data ?? null, (key, value) => ArrayBuffer.isView(value) ? Array.from(value) : value),
+  drawn: [
+    ...Array.from(plot.querySelectorAll('.trace path, .trace image'),
+                  (mark) => ['d', 'href', 'transform', 'style'].map((name) => mark.getAttribute(name)).join('|')),
+    ...Array.from(plot.querySelectorAll('text'), (text) => text.textContent),
+  ].join('\\n'),
+})
+"""
+
+
+@dataclass(frozen=True)
+class FigureState:
+    """What a rendered plotly figure shows: its trace data and the SVG marks and texts drawn from it."""
+
+    data: str
+    drawn: str
+
+
+def open_notebook(page: Page, server: LabServer, notebook: Path) -> None:
+    """Open a copy of ``notebook`` in JupyterLab and wait until its kernel is idle."""
+    name = server.add_notebook(notebook)
+    page.goto(server.notebook_url(name))
+    page.wait_for_function(
+        """(path) => {
+             const panel = window.jupyterapp?.shell.currentWidget;
+             return panel?.context?.path === path && panel.sessionContext.session?.kernel?.status === 'idle';
+           }""",
+        arg=name,
+        timeout=UI_TIMEOUT_MS,
+    )
+
+
+def run_all_cells(page: Page) -> None:
+    """Run every cell with Lab's own "Run All Cells" command; fail with the error outputs if one raised."""
+    # Not awaited here: page.evaluate has no timeout, wait_for_function has.
+    page.evaluate(
+        """() => {
+             window.__runAll = undefined;
+             window.jupyterapp.commands.execute('notebook:run-all-cells').then(
+               (ok) => { window.__runAll = {ok}; },
+               (error) => { window.__runAll = {ok: false, error: String(error)}; },
+             );
+           }"""
+    )
+    outcome: dict[str, Any] = page.wait_for_function("() => window.__runAll", timeout=RUN_ALL_TIMEOUT_MS).json_value()
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").all_inner_texts()
+    assert outcome["ok"], f"Run All Cells failed: {outcome.get('error', '')}\n" + "\n".join(errors)
+
+
+def rendered_figure(page: Page, selector: str) -> Locator:
+    """The one plotly figure matching ``selector``, once plotly has drawn its traces."""
+    figure = page.locator(selector)
+    figure.scroll_into_view_if_needed(timeout=UI_TIMEOUT_MS)
+    page.wait_for_function(
+        "(plot) => plot._fullData?.length > 0 && plot.querySelector('.trace') !== null",
+        arg=figure.element_handle(),
+        timeout=UI_TIMEOUT_MS,
+    )
+    return figure
+
+
+def figure_state(figure: Locator) -> FigureState:
+    state: dict[str, str] = figure.evaluate(FIGURE_STATE_JS)
+    return FigureState(**state)
+
+
+def click_and_wait_for_redraw(page: Page, button_text: str, figure: Locator) -> tuple[FigureState, FigureState]:
+    """Click the button labelled ``button_text``; return the figure's state before and after it redrew."""
+    before = figure_state(figure)
+    page.get_by_role("button", name=button_text, exact=True).click()
+    page.wait_for_function(
+        f"""([plot, before]) => {{
+              const now = ({FIGURE_STATE_JS})(plot);
+              return now.data !== before.data && now.drawn !== before.drawn;
+            }}""",
+        arg=[figure.element_handle(), asdict(before)],
+        timeout=UI_TIMEOUT_MS,
+    )
+    return before, figure_state(figure)
+
+
+def step_once(page: Page, server: LabServer, case: NotebookUnderTest) -> tuple[FigureState, FigureState]:
+    """Open and run ``case.notebook``, click its button once; the figure's state before and after."""
+    open_notebook(page, server, case.notebook)
+    run_all_cells(page)
+    figure = rendered_figure(page, case.figure_selector)
+    return click_and_wait_for_redraw(page, case.button_text, figure)
