@@ -150,7 +150,8 @@ def test_dedupe_buffer_just_over_one_mib_per_thread_is_accepted():
         ("3.9.2", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),
         ("4.0", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),
         ("4.2.1", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),
-        ("4.3.0", RuleB.HIGH_WATERMARK, True, True),
+        ("4.3.1", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),  # observed on a 4.3.1 broker
+        ("4.4.0", RuleB.HIGH_WATERMARK, True, True),
         ("4.4", RuleB.HIGH_WATERMARK, True, True),
     ],
 )

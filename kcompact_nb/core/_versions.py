@@ -7,10 +7,13 @@ rule                        change                                              
 ==========================  =====================================================  ==========================
 max.compaction.lag.ms       KIP-354 (apache/kafka#6009)                            2.3.0 and later
 delete horizon in header    KIP-534 / KAFKA-8522 (#10914)                          3.1.0 and later
-rule B, first uncleanable   KAFKA-17076 (#17193; 3.9 backport #20535, Nov 2025)    4.0.0-4.2.x, 3.9.2 and later
-rule B, high watermark      KAFKA-20452 (#22089, merged April 2026)                4.3.0 and later
+rule B, first uncleanable   KAFKA-17076 (#17193; 3.9 backport #20535, Nov 2025)    4.0.0-4.3.x, 3.9.2 and later
+rule B, high watermark      KAFKA-20452 (#22089, merged April 2026)                4.4.0 and later
 segment.bytes >= 1 MiB      KIP-1030                                               4.0.0 and later
 ==========================  =====================================================  ==========================
+
+Both rule B variants were observed on real brokers with ``tools/make_samples.py``'s probe: 3.9.2, 4.2.0,
+4.3.0 and 4.3.1 keep the emptied batch ending the cleanable range; 4.4.0 drops it.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ class KafkaVersion:
 
     @property
     def rule_b(self) -> RuleB:
-        if self >= KafkaVersion(4, 3):
+        if self >= KafkaVersion(4, 4):
             return RuleB.HIGH_WATERMARK
         if self >= KafkaVersion(4, 0) or self >= KafkaVersion(3, 9, 2):
             return RuleB.FIRST_UNCLEANABLE_OFFSET

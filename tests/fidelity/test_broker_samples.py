@@ -22,6 +22,7 @@ PASSES = [
     ("idempotent-producer", "before", "after", "4.4.0"),
     ("rule-b-kafka-4.4.0", "before", "after", "4.4.0"),
     ("rule-b-kafka-3.9.2", "before", "after", "3.9.2"),
+    ("rule-b-kafka-4.3.1", "before", "after", "4.3.1"),
 ]
 
 
@@ -49,12 +50,14 @@ def test_differences_name_the_checkpoint_and_the_segment_that_differ():
     assert len(found) == 2
 
 
-@pytest.mark.parametrize(("version", "kept"), [("3.9.2", [0, 1, 2, 3, 4]), ("4.4.0", [0, 2, 3, 4])])
-def test_rule_b_differs_between_the_two_kafka_lines(version, kept):
+@pytest.mark.parametrize(
+    ("version", "kept"), [("3.9.2", [0, 1, 2, 3, 4]), ("4.3.1", [0, 1, 2, 3, 4]), ("4.4.0", [0, 2, 3, 4])]
+)
+def test_rule_b_differs_between_kafka_releases(version, kept):
     """Spec 15, KAFKA-17076 vs KAFKA-20452: the aborted batch y@1 ends the cleanable range [0, 2).
 
-    Kafka 3.9.2 keeps it as an empty batch (its next offset is the first uncleanable offset); 4.4.0 keeps
-    only a batch whose next offset is the high watermark (5), so it goes. Observed on both brokers.
+    Kafka 3.9.2 and 4.3.1 keep it as an empty batch (its next offset is the first uncleanable offset);
+    4.4.0 keeps only a batch whose next offset is the high watermark (5), so it goes. Observed on brokers.
     """
     broker, topic = broker_settings(version), topic_settings()
     kafka = load_stage(SAMPLES / f"rule-b-kafka-{version}" / "after", topic=topic, broker=broker)
