@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-import pyarrow as pa
+import pyarrow as pa  # type: ignore[import-untyped]
 from pyspark.sql import DataFrame, SparkSession
 
 from kcompact_nb.spark._schema import RECORD_SCHEMA
@@ -65,13 +65,13 @@ def _chunks(rows: Iterator[RowTuple]) -> Iterator[pa.RecordBatch]:
     for row in rows:
         buffer.append(row)
         if len(buffer) == ARROW_CHUNK_ROWS:
-            yield _to_arrow(buffer)
+            yield to_arrow(buffer)
             buffer = []
     if buffer:
-        yield _to_arrow(buffer)
+        yield to_arrow(buffer)
 
 
-def _to_arrow(rows: list[RowTuple]) -> pa.RecordBatch:
+def to_arrow(rows: list[RowTuple]) -> pa.RecordBatch:
     columns = list(zip(*rows))
     arrays = [pa.array(values, type=f.type) for values, f in zip(columns, ARROW_SCHEMA)]
     return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
