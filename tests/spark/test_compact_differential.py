@@ -25,22 +25,36 @@ def spark_offsets(df) -> dict[str, list[int]]:
     return out
 
 
-@pytest.mark.parametrize("now_ms", [0, FAR_FUTURE_MS], ids=["before-horizons", "after-horizons"])
-def test_every_sample_stage_agrees_with_the_core_cleaner(spark, now_ms):
-    expected: dict[str, list[int]] = {}
-    frames = []
-    for stage in SAMPLE_STAGES:
-        (log,) = read_log_dir(stage).logs.values()
-        core_full_pass(log, now_ms)
-        name = f"{stage.parent.name}/{stage.name}"
-        expected[name] = offsets_in_log(log)
-        records = load_log_dir(spark, stage)
-        ranges = dirtiness(load_segments(spark, stage), load_checkpoints(spark, stage), records, now_ms=now_ms)
-        frames.append(compact(records, now_ms=now_ms, cleanable=ranges).withColumn("topic", F.lit(name)))
+def union_all(frames):
     union = frames[0]
     for frame in frames[1:]:
         union = union.unionByName(frame)
-    assert spark_offsets(union) == expected
+    return union
+
+
+@pytest.fixture(scope="module")
+def samples_as_topics(spark):
+    """Every sample stage as one partition of its own topic (named after the stage), in one DataFrame each."""
+    names = {stage: f"{stage.parent.name}/{stage.name}" for stage in SAMPLE_STAGES}
+
+    def renamed(load):
+        return union_all([load(spark, stage).withColumn("topic", F.lit(name)) for stage, name in names.items()])
+
+    records = renamed(load_log_dir).persist()
+    yield records, renamed(load_segments), renamed(load_checkpoints)
+    records.unpersist()
+
+
+@pytest.mark.parametrize("now_ms", [0, FAR_FUTURE_MS], ids=["before-horizons", "after-horizons"])
+def test_every_sample_stage_agrees_with_the_core_cleaner(spark, samples_as_topics, now_ms):
+    expected: dict[str, list[int]] = {}
+    for stage in SAMPLE_STAGES:
+        (log,) = read_log_dir(stage).logs.values()
+        core_full_pass(log, now_ms)
+        expected[f"{stage.parent.name}/{stage.name}"] = offsets_in_log(log)
+    records, segments, checkpoints = samples_as_topics
+    ranges = dirtiness(segments, checkpoints, records, now_ms=now_ms)
+    assert spark_offsets(compact(records, now_ms=now_ms, cleanable=ranges)) == expected
 
 
 KEYS = [b"a", b"b", b"c", b"d"]
