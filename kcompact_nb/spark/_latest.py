@@ -15,14 +15,13 @@ from kcompact_nb.spark._schema import PARTITION_COLUMNS, RECORD_COLUMNS, require
 from kcompact_nb.spark._txn import with_transaction_flags
 
 STRATEGIES = ("offset", "timestamp", "header")
-_TWO_POW_63 = 1 << 63
 
 
 def header_version(headers: Column, name: str) -> Column:
     """KIP-280's version: the last header called ``name`` as an 8-byte big-endian long, else null."""
     last = F.element_at(F.filter(headers, lambda h: h["key"] == F.lit(name)), -1)
-    unsigned = F.conv(F.hex(last["value"]), 16, 10).cast("decimal(20,0)")
-    signed = F.when(unsigned >= _TWO_POW_63, unsigned - 2 * _TWO_POW_63).otherwise(unsigned).cast("long")
+    # A negative target base makes ``conv`` read the 64 bits as a signed (two's complement) long.
+    signed = F.conv(F.hex(last["value"]), 16, -10).cast("long")
     return F.when(F.length(last["value"]) == 8, signed)
 
 
