@@ -7,6 +7,7 @@ import sys
 import bench.bench_cleaner  # noqa: F401  (importing registers the benchmarks)
 import bench.bench_core  # noqa: F401
 import bench.bench_io  # noqa: F401
+import bench.bench_spark  # noqa: F401
 import bench.bench_viz  # noqa: F401
 from bench._machine import describe
 from bench._runner import REGISTRY, format_table, run_all

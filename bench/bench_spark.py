@@ -1,0 +1,133 @@
+"""Benchmarks of the Spark layer (issue #6).
+
+* 10,000,000 records (1,000,000 keys, 10 partitions) as Parquet: load, live state and full compaction
+  on ``local[2]`` (target: under 90 s) and on ``local[1]`` (target: local[2] at least 1.6 times faster).
+* Segment files decoded by Spark tasks on ``local[2]`` against the single-core reader (target: 1.7 times).
+
+Each run starts its own session (a master cannot change inside one), so runs are repeated once.
+``python -m bench.bench_spark`` prints the two ratios as well.
+"""
+
+from __future__ import annotations
+
+import struct
+import tempfile
+import time
+from functools import cache
+from pathlib import Path
+
+from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from bench._runner import Measurement, benchmark
+from kcompact_nb.io import SegmentFileReader
+from kcompact_nb.spark import compact, live_state, load_log_dir, load_parquet, spark_session
+
+RECORDS = 10_000_000
+KEYS = 1_000_000
+PARTITIONS = 10
+SEGMENT_FILES = 8
+SEGMENT_RECORDS = 150_000
+BASE_TS_MS = 1_767_225_600_000
+
+
+def _session(master: str) -> SparkSession:
+    active = SparkSession.getActiveSession()
+    if active is not None and active.sparkContext.master != master:
+        active.stop()
+    return spark_session(master, shuffle_partitions=8, config={"spark.driver.memory": "8g"})
+
+
+@cache
+def parquet_table() -> Path:
+    """10M records written once: key ``id % KEYS``, partition ``key % 10``, dense offsets, 1 in 20 a tombstone."""
+    path = Path(tempfile.mkdtemp(prefix="kcompact-bench-spark-")) / "records.parquet"
+    spark = _session("local[2]")
+    ids = spark.range(RECORDS)
+    key = F.col("id") % KEYS
+    df = ids.select(
+        F.encode(F.format_string("key-%07d", key), "UTF-8").alias("key"),
+        F.when(F.col("id") % 20 == 19, F.lit(None)).otherwise(F.encode(F.format_string("value-%012d", F.col("id")), "UTF-8")).alias("value"),
+        F.lit("bench").alias("topic"),
+        (key % PARTITIONS).cast("int").alias("partition"),
+        (F.col("id") / PARTITIONS).cast("long").alias("offset"),
+        F.timestamp_millis(F.lit(BASE_TS_MS) + F.col("id")).alias("timestamp"),
+        F.lit(0).alias("timestampType"),
+        F.lit(None).cast("array<struct<key:string,value:binary>>").alias("headers"),
+        F.lit(40).alias("record_size_bytes"),
+    )
+    df.repartition(PARTITIONS, "partition").sortWithinPartitions("offset").write.parquet(str(path))
+    return path
+
+
+def _live_state_and_compaction(master: str) -> Measurement:
+    path = parquet_table()
+    spark = _session(master)
+    start = time.perf_counter()
+    records = load_parquet(spark, path)
+    live_state(records).write.format("noop").mode("overwrite").save()
+    compact(records, now_ms=BASE_TS_MS).write.format("noop").mode("overwrite").save()
+    return Measurement(time.perf_counter() - start, RECORDS)
+
+
+@benchmark("spark: 10M records, live state + full compaction, local[2]", repeat=1, target="< 90 s")
+def ten_million_two_cores() -> Measurement:
+    return _live_state_and_compaction("local[2]")
+
+
+@benchmark("spark: 10M records, live state + full compaction, local[1]", repeat=1, target="local[2] >= 1.6x faster")
+def ten_million_one_core() -> Measurement:
+    return _live_state_and_compaction("local[1]")
+
+
+@cache
+def segment_log_dir() -> Path:
+    """SEGMENT_FILES segment files of one partition, SEGMENT_RECORDS records each in batches of 50."""
+    root = Path(tempfile.mkdtemp(prefix="kcompact-bench-segments-"))
+    partition = root / "bench-0"
+    partition.mkdir()
+    for n in range(SEGMENT_FILES):
+        first = n * SEGMENT_RECORDS
+        with open(partition / f"{first:020d}.log", "wb") as handle:
+            for base in range(first, first + SEGMENT_RECORDS, 50):
+                builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
+                for i in range(50):
+                    builder.append(i, BASE_TS_MS + base + i, b"key-%d" % ((base + i) % 10_000), b"v" * 100, [])
+                data = builder.build()
+                struct.pack_into(">q", data, 0, base)
+                handle.write(data)
+    return root
+
+
+def _segment_bytes() -> int:
+    return sum(p.stat().st_size for p in segment_log_dir().glob("*/*.log"))
+
+
+@benchmark("spark: decode segment files, single-core reader (no Spark)", repeat=1)
+def decode_single_core() -> Measurement:
+    files = sorted(segment_log_dir().glob("*/*.log"))
+    start = time.perf_counter()
+    count = sum(len(b.records) for f in files for b in SegmentFileReader(f, keep_raw=False))
+    return Measurement(time.perf_counter() - start, count, _segment_bytes())
+
+
+@benchmark("spark: decode segment files, load_log_dir on local[2]", repeat=1, target=">= 1.7x the single-core reader")
+def decode_two_cores() -> Measurement:
+    spark = _session("local[2]")
+    start = time.perf_counter()
+    load_log_dir(spark, segment_log_dir()).write.format("noop").mode("overwrite").save()
+    return Measurement(time.perf_counter() - start, SEGMENT_FILES * SEGMENT_RECORDS, _segment_bytes())
+
+
+def main() -> None:
+    parquet_table()
+    segment_log_dir()
+    two, one = ten_million_two_cores(), ten_million_one_core()
+    single, spark2 = decode_single_core(), decode_two_cores()
+    print(f"10M live state + compaction: local[2] {two.seconds:.1f} s, local[1] {one.seconds:.1f} s, speed-up {one.seconds / two.seconds:.2f}x")
+    print(f"decode: single-core reader {single.seconds:.1f} s, Spark local[2] {spark2.seconds:.1f} s, speed-up {single.seconds / spark2.seconds:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

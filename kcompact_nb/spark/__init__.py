@@ -1,0 +1,94 @@
+"""Spark: load partitions at scale, analyze whole topics, compact in Spark (needs pyspark).
+
+Loaders produce one record schema (:data:`RECORD_COLUMNS`: the Kafka source's columns plus batch
+and segment columns). Analytics and compaction are DataFrame -> DataFrame (usable with
+``df.transform``); the only ``collect`` is :func:`to_partition_log`, bounded by its ``limit``.
+"""
+
+from __future__ import annotations
+
+from kcompact_nb.spark._analytics import (
+    dirty_keys,
+    duplicates,
+    exact_counts,
+    keys_on_many_partitions,
+    map_capacity,
+    tombstones,
+    with_fates,
+)
+from kcompact_nb.spark._bridge import DEFAULT_RECORD_LIMIT, BridgeLimitError, logs_to_dataframe, to_partition_log
+from kcompact_nb.spark._buckets import offset_buckets
+from kcompact_nb.spark._compact import compact, whole_log_range
+from kcompact_nb.spark._connector import (
+    CONNECTOR_SUBSTITUTES,
+    ConnectorError,
+    ConnectorVersions,
+    connector_versions,
+    kafka_connector_jars,
+)
+from kcompact_nb.spark._dirtiness import dirtiness
+from kcompact_nb.spark._latest import STRATEGIES, header_version, latest_per_key, live_state
+from kcompact_nb.spark._load_kafka import load_kafka, with_estimated_sizes
+from kcompact_nb.spark._load_log_dir import load_checkpoints, load_log_dir, load_segments
+from kcompact_nb.spark._load_tables import load_dump_log, load_jsonl, load_kcat, load_parquet
+from kcompact_nb.spark._schema import (
+    BATCH_COLUMNS,
+    KAFKA_SOURCE_COLUMNS,
+    RECORD_COLUMNS,
+    RECORD_SCHEMA,
+    SchemaMismatchError,
+    estimate_note,
+    require_columns,
+    validate_records,
+)
+from kcompact_nb.spark._session import DETERMINISM_SETTINGS, SessionSettings, session_settings, spark_session
+from kcompact_nb.spark._txn import with_transaction_flags
+
+__all__ = [
+    "BATCH_COLUMNS",
+    "CONNECTOR_SUBSTITUTES",
+    "DEFAULT_RECORD_LIMIT",
+    "DETERMINISM_SETTINGS",
+    "KAFKA_SOURCE_COLUMNS",
+    "RECORD_COLUMNS",
+    "RECORD_SCHEMA",
+    "STRATEGIES",
+    "BridgeLimitError",
+    "ConnectorError",
+    "ConnectorVersions",
+    "SchemaMismatchError",
+    "SessionSettings",
+    "compact",
+    "connector_versions",
+    "dirtiness",
+    "dirty_keys",
+    "duplicates",
+    "estimate_note",
+    "exact_counts",
+    "header_version",
+    "kafka_connector_jars",
+    "keys_on_many_partitions",
+    "latest_per_key",
+    "live_state",
+    "load_checkpoints",
+    "load_dump_log",
+    "load_jsonl",
+    "load_kafka",
+    "load_kcat",
+    "load_log_dir",
+    "load_parquet",
+    "load_segments",
+    "logs_to_dataframe",
+    "map_capacity",
+    "offset_buckets",
+    "require_columns",
+    "session_settings",
+    "spark_session",
+    "to_partition_log",
+    "tombstones",
+    "validate_records",
+    "whole_log_range",
+    "with_estimated_sizes",
+    "with_fates",
+    "with_transaction_flags",
+]

@@ -1,0 +1,117 @@
+"""Per-partition and per-topic analytics: duplicates, tombstones, dirty keys, passes, exact counts.
+
+Every function is DataFrame -> DataFrame over the record schema; control records never count.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from kcompact_nb.spark._compact import CLEANABLE_COLUMNS
+from kcompact_nb.spark._schema import PARTITION_COLUMNS, RECORD_COLUMNS, require_columns
+
+OFFSET_MAP_ENTRY_BYTES = 24
+"""Bytes per key in Kafka's offset map (16-byte MD5 + 8-byte offset; ``SkimpyOffsetMap``)."""
+INT_MAX = 2_147_483_647
+
+
+def _data(records: DataFrame) -> DataFrame:
+    require_columns(records, RECORD_COLUMNS, what="this analysis")
+    return records.filter(~F.coalesce(F.col("is_control"), F.lit(False)))
+
+
+def with_fates(records: DataFrame) -> DataFrame:
+    """Data records with ``superseded`` (a later record of the same key exists in the partition),
+    ``live`` (latest of its key, not a tombstone) and ``tombstone_latest`` (latest of its key, a tombstone).
+
+    Keyless records are neither live nor superseded (a compacted topic rejects them).
+    """
+    by_key = Window.partitionBy(*PARTITION_COLUMNS, "key")
+    latest = F.max("offset").over(by_key)
+    keyed = F.col("key").isNotNull()
+    is_latest = keyed & (F.col("offset") == latest)
+    return _data(records).withColumns(
+        {
+            "superseded": keyed & (F.col("offset") < latest),
+            "live": is_latest & F.col("value").isNotNull(),
+            "tombstone_latest": is_latest & F.col("value").isNull(),
+        }
+    )
+
+
+def duplicates(records: DataFrame) -> DataFrame:
+    """Per partition: ``records``, ``superseded`` records (what a full compaction can remove) and their bytes."""
+    fated = with_fates(records)
+    return fated.groupBy(*PARTITION_COLUMNS).agg(
+        F.count("*").alias("records"),
+        F.sum(F.col("superseded").cast("long")).alias("superseded"),
+        F.sum(F.when(F.col("superseded"), F.col("record_size_bytes")).otherwise(0)).cast("long").alias("superseded_bytes"),
+    )
+
+
+def tombstones(records: DataFrame, *, now_ms: int) -> DataFrame:
+    """Every tombstone with its delete horizon (``deleteHorizonMs`` of its batch) and fate at ``now_ms``.
+
+    ``horizon_passed`` is true once ``now_ms >= deleteHorizonMs``: the next pass removes the tombstone
+    (Kafka 3.1+, KIP-534); a tombstone without a horizon gets one on the pass that first keeps it.
+    ``superseded`` tombstones go on any pass that sees a later record of their key.
+    """
+    fated = with_fates(records).filter(F.col("key").isNotNull() & F.col("value").isNull())
+    return fated.select(
+        *PARTITION_COLUMNS,
+        "key",
+        "offset",
+        "delete_horizon_ms",
+        "superseded",
+        (F.col("delete_horizon_ms").isNotNull() & (F.lit(now_ms) >= F.col("delete_horizon_ms"))).alias("horizon_passed"),
+    )
+
+
+def map_capacity(dedupe_buffer_bytes: int, *, threads: int = 1, load_factor: float = 0.9) -> int:
+    """Keys one pass can index: ``int(min(log.cleaner.dedupe.buffer.size / threads, Int.MaxValue) / 24 * load factor)``."""
+    slots = min(dedupe_buffer_bytes // max(threads, 1), INT_MAX) // OFFSET_MAP_ENTRY_BYTES
+    return int(slots * load_factor)
+
+
+def dirty_keys(records: DataFrame, cleanable: DataFrame, *, dedupe_buffer_bytes: int = 134_217_728, threads: int = 1) -> DataFrame:
+    """Per partition: distinct keys in ``[first_dirty_offset, first_uncleanable_offset)`` and the passes
+    a dedupe buffer needs to index them (``log.cleaner.dedupe.buffer.size``, ``log.cleaner.threads``).
+
+    ``passes_needed = ceil(distinct_dirty_keys / map_capacity)``: a lower bound, exact when each
+    pass's range holds distinct keys (Kafka stops a pass once the map is full, spec 6.3).
+    """
+    capacity = map_capacity(dedupe_buffer_bytes, threads=threads)
+    joined = _data(records).join(F.broadcast(cleanable.select(*CLEANABLE_COLUMNS)), list(PARTITION_COLUMNS))
+    dirty = joined.filter((F.col("offset") >= F.col("first_dirty_offset")) & (F.col("offset") < F.col("first_uncleanable_offset")))
+    counted = dirty.groupBy(*PARTITION_COLUMNS).agg(F.count_distinct("key").alias("distinct_dirty_keys"))
+    return counted.withColumns(
+        {"map_capacity": F.lit(capacity), "passes_needed": F.ceil(F.col("distinct_dirty_keys") / F.lit(capacity)).cast("int")}
+    )
+
+
+def keys_on_many_partitions(records: DataFrame) -> DataFrame:
+    """Keys found on more than one partition of a topic: they never compact against each other
+    (the usual result of changing a topic's partition count). One row per (topic, key)."""
+    keyed = _data(records).filter(F.col("key").isNotNull())
+    per_key = keyed.groupBy("topic", "key").agg(F.array_sort(F.collect_set("partition")).alias("partitions"))
+    return per_key.filter(F.size("partitions") > 1).withColumn("partition_count", F.size("partitions"))
+
+
+def exact_counts(records: DataFrame) -> DataFrame:
+    """Exact per-partition counts of a compacted topic, next to the offset-span estimate UIs show.
+
+    Columns: ``records`` (data records present), ``live_keys``, ``tombstones`` (keys whose latest
+    record is a tombstone), ``offset_span`` (``last - first + 1``, what offset arithmetic reports).
+    """
+    fated = with_fates(records)
+    return fated.groupBy(*PARTITION_COLUMNS).agg(
+        F.count("*").alias("records"),
+        _count_true(F.col("live")).alias("live_keys"),
+        _count_true(F.col("tombstone_latest")).alias("tombstones"),
+        (F.max("offset") - F.min("offset") + 1).alias("offset_span"),
+    )
+
+
+def _count_true(flag: Column) -> Column:
+    return F.sum(flag.cast("long"))

@@ -1,0 +1,77 @@
+"""Decode files in Spark tasks: one task per file, each turning its file into Arrow record batches.
+
+The driver only lists files; decoding runs in the executors' Python workers (``mapInArrow``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa  # type: ignore[import-untyped]
+from pyspark.sql import DataFrame, SparkSession
+
+from kcompact_nb.spark._schema import RECORD_SCHEMA
+
+ARROW_CHUNK_ROWS = 65_536
+"""Rows per Arrow batch handed back to Spark (bounds a task's memory on big segments)."""
+
+ARROW_SCHEMA = pa.schema(
+    [
+        ("key", pa.binary()),
+        ("value", pa.binary()),
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("offset", pa.int64()),
+        ("timestamp", pa.timestamp("us", tz="UTC")),
+        ("timestampType", pa.int32()),
+        ("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
+        ("segment_base_offset", pa.int64()),
+        ("batch_base_offset", pa.int64()),
+        ("batch_last_offset", pa.int64()),
+        ("producer_id", pa.int64()),
+        ("producer_epoch", pa.int32()),
+        ("is_transactional", pa.bool_()),
+        ("is_control", pa.bool_()),
+        ("delete_horizon_ms", pa.int64()),
+        ("record_size_bytes", pa.int32()),
+    ]
+)
+
+RowTuple = tuple[Any, ...]
+"""One record in :data:`ARROW_SCHEMA` order; ``timestamp`` in epoch microseconds."""
+
+Decoder = Callable[[Any], Iterator[RowTuple]]
+
+
+def decode_in_tasks(spark: SparkSession, tasks: Sequence[Any], decode: Decoder) -> DataFrame:
+    """A record DataFrame from ``tasks`` (picklable descriptions of files), one Spark task each.
+
+    ``decode`` runs in the executors and yields each task's records as :data:`RowTuple`.
+    """
+    chosen = list(tasks)
+    ids = spark.range(0, len(chosen), 1, max(len(chosen), 1))
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            for task_id in batch.column(0).to_pylist():
+                yield from _chunks(decode(chosen[task_id]))
+
+    return ids.mapInArrow(run, RECORD_SCHEMA)
+
+
+def _chunks(rows: Iterator[RowTuple]) -> Iterator[pa.RecordBatch]:
+    buffer: list[RowTuple] = []
+    for row in rows:
+        buffer.append(row)
+        if len(buffer) == ARROW_CHUNK_ROWS:
+            yield to_arrow(buffer)
+            buffer = []
+    if buffer:
+        yield to_arrow(buffer)
+
+
+def to_arrow(rows: list[RowTuple]) -> pa.RecordBatch:
+    columns = list(zip(*rows))
+    arrays = [pa.array(values, type=f.type) for values, f in zip(columns, ARROW_SCHEMA)]
+    return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)

@@ -1,0 +1,101 @@
+"""A Spark session with the project's determinism settings (DESIGN.md, Determinism).
+
+Embedded ``local[*]`` by default; a master URL or a Spark Connect remote comes from a parameter
+or the standard environment variables (``SPARK_REMOTE``, ``MASTER``), so a notebook written
+against a laptop runs unchanged on a cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from pyspark.sql import SparkSession
+
+from kcompact_nb.spark._connector import kafka_connector_jars
+
+DEFAULT_APP_NAME = "kcompact_nb"
+
+#: Settings every session gets; the static ones (UI, progress bar) are skipped on Spark Connect.
+DETERMINISM_SETTINGS: dict[str, str] = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+}
+_STATIC_SETTINGS = ("spark.ui.enabled", "spark.ui.showConsoleProgress", "spark.jars")
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """Where a session runs and with which configuration; ``remote`` is a Spark Connect URL or None."""
+
+    master: str | None
+    remote: str | None
+    conf: dict[str, str] = field(default_factory=dict)
+
+
+def session_settings(
+    master: str | None = None,
+    *,
+    remote: str | None = None,
+    kafka: bool = False,
+    shuffle_partitions: int = 4,
+    config: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> SessionSettings:
+    """Resolve the session's target and configuration without starting anything.
+
+    Precedence: ``master``, then ``remote``, then ``$SPARK_REMOTE`` (Spark Connect), then
+    ``$MASTER``, then ``spark.master`` in ``config``, then ``local[*]``. ``kafka=True`` adds the
+    Kafka connector's jars as ``spark.jars`` (on Spark Connect the server must provide them).
+    """
+    env = os.environ if environ is None else environ
+    conf = {**DETERMINISM_SETTINGS, "spark.sql.shuffle.partitions": str(shuffle_partitions), **(config or {})}
+    remote = remote if master is None else None
+    remote = remote or (None if master is not None else env.get("SPARK_REMOTE"))
+    if remote is not None:
+        return SessionSettings(None, remote, {k: v for k, v in conf.items() if k not in _STATIC_SETTINGS})
+    master = master or env.get("MASTER") or conf.pop("spark.master", None) or "local[*]"
+    if kafka:
+        conf["spark.jars"] = ",".join(str(jar) for jar in kafka_connector_jars())
+    return SessionSettings(master, None, conf)
+
+
+def spark_session(
+    master: str | None = None,
+    *,
+    remote: str | None = None,
+    kafka: bool = False,
+    app_name: str = DEFAULT_APP_NAME,
+    shuffle_partitions: int = 4,
+    config: Mapping[str, str] | None = None,
+    log_level: str = "WARN",
+) -> SparkSession:
+    """Get or create the session described by :func:`session_settings`, with quiet logs.
+
+    Parameters
+    ----------
+    master : ``local[2]``, ``spark://host:7077``, ``yarn``...; default ``$MASTER`` or ``local[*]``.
+    remote : a Spark Connect URL (``sc://host:15002``); default ``$SPARK_REMOTE``.
+    kafka : add Spark's Kafka source (``spark-sql-kafka-0-10_2.13``); resolved with Maven the first time.
+        Jars are fixed when the JVM starts, so ask for it in the first session of the process.
+    shuffle_partitions : ``spark.sql.shuffle.partitions`` (small keeps tests fast and orders stable).
+    config : further Spark properties; they win over the defaults here.
+    log_level : the JVM's log level (``SparkContext.setLogLevel``); not settable over Spark Connect.
+    """
+    settings = session_settings(
+        master, remote=remote, kafka=kafka, shuffle_partitions=shuffle_partitions, config=config
+    )
+    if (settings.master or "").startswith("local"):
+        # Python workers of an embedded session run this interpreter (its packages), not ``python3`` on PATH.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app_name)
+    builder = builder.remote(settings.remote) if settings.remote else builder.master(settings.master or "local[*]")
+    for key, value in settings.conf.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    if settings.remote is None:
+        session.sparkContext.setLogLevel(log_level)
+    return session

@@ -1,0 +1,44 @@
+"""One Spark session for every Spark test (local[2], Kafka connector included), plus core references."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspark")
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+from kcompact_nb import PartitionLog  # noqa: E402
+from kcompact_nb.core._cleaner import clean_pass  # noqa: E402
+from kcompact_nb.core._log_to_clean import log_to_clean  # noqa: E402
+from kcompact_nb.core._offset_map import ExactOffsetMap  # noqa: E402
+from kcompact_nb.spark import spark_session  # noqa: E402
+from tests.broker.conftest import require_java_and_maven  # noqa: E402
+
+SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
+SAMPLE_STAGES = sorted(p.parent for p in SAMPLES.glob("*/*/cleaner-offset-checkpoint"))
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    """The shared session: local[2], 2 shuffle partitions, UTC, no UI, WARN logs, Kafka source jars."""
+    require_java_and_maven()
+    session = spark_session("local[2]", kafka=True, shuffle_partitions=2, app_name="kcompact-tests")
+    yield session
+    session.stop()
+
+
+def core_full_pass(log: PartitionLog, now_ms: int) -> tuple[int, int]:
+    """One pass of the core cleaner with an exact offset map; returns the range it cleaned."""
+    ltc = log_to_clean(log, now_ms=now_ms)
+    clean_pass(
+        log,
+        now_ms=now_ms,
+        first_dirty_offset=ltc.first_dirty_offset,
+        first_uncleanable_offset=ltc.first_uncleanable_offset,
+        offset_map=ExactOffsetMap(),
+    )
+    return ltc.first_dirty_offset, ltc.first_uncleanable_offset

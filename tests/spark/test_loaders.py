@@ -1,0 +1,82 @@
+"""Every loader yields the one record schema; log dirs decode in tasks; schema errors name columns."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import functions as F
+
+from kcompact_nb.core import RECORD_BATCH_OVERHEAD
+from kcompact_nb.spark import (
+    RECORD_COLUMNS,
+    SchemaMismatchError,
+    estimate_note,
+    load_checkpoints,
+    load_dump_log,
+    load_jsonl,
+    load_kcat,
+    load_log_dir,
+    load_parquet,
+    load_segments,
+    validate_records,
+)
+from tests.spark.conftest import SAMPLES
+
+TXN = SAMPLES / "transactional" / "before"
+BASIC = SAMPLES / "compaction-basic" / "after"
+CONSUMER_VIEW = ["key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers"]
+
+
+def rows(df, columns=None):
+    return [tuple(r) for r in df.select(*(columns or df.columns)).orderBy("topic", "partition", "offset").collect()]
+
+
+def test_log_dir_records_batches_and_segment_sizes(spark):
+    df = load_log_dir(spark, TXN)
+    assert df.columns == list(RECORD_COLUMNS)
+    got = rows(df, ["offset", "segment_base_offset", "batch_base_offset", "batch_last_offset", "is_transactional", "is_control"])
+    assert got == [
+        (0, 0, 0, 1, True, False), (1, 0, 0, 1, True, False), (2, 2, 2, 2, True, True),
+        (3, 2, 3, 4, True, False), (4, 2, 3, 4, True, False), (5, 5, 5, 5, True, True), (6, 6, 6, 6, False, False),
+    ]  # fmt: skip
+    per_segment = df.groupBy("segment_base_offset").agg(
+        (F.sum("record_size_bytes") + RECORD_BATCH_OVERHEAD * F.count_distinct("batch_base_offset")).alias("bytes")
+    )
+    sizes = {r["segment_base_offset"]: r["size_bytes"] for r in load_segments(spark, TXN).collect()}
+    assert {r[0]: r[1] for r in per_segment.collect()} == sizes  # exact v2 sizes of uncompressed batches
+    assert estimate_note(df, "record_size_bytes") is None
+
+
+def test_jsonl_dump_and_log_dir_agree_on_what_a_consumer_reads(spark):
+    from_dir = rows(load_log_dir(spark, BASIC).filter(~F.col("is_control")), CONSUMER_VIEW)
+    jsonl = load_jsonl(spark, BASIC / "records.jsonl")
+    assert rows(jsonl, CONSUMER_VIEW) == from_dir
+    assert (estimate_note(jsonl, "record_size_bytes") or "").startswith("v2 size formula with offset and timestamp deltas")
+    dump = load_dump_log(spark, BASIC / "dump.txt", topic="basic", partition=0)
+    assert rows(dump, RECORD_COLUMNS) == rows(load_log_dir(spark, BASIC), RECORD_COLUMNS)
+
+
+def test_checkpoints_parquet_and_kcat(spark, tmp_path):
+    assert [tuple(r) for r in load_checkpoints(spark, BASIC).collect()] == [("basic", 0, 31, None)]
+    load_log_dir(spark, TXN).write.parquet(str(tmp_path / "t.parquet"))
+    assert rows(load_parquet(spark, tmp_path / "t.parquet")) == rows(load_log_dir(spark, TXN))
+    (tmp_path / "k.json").write_text(
+        '{"topic":"t","partition":1,"offset":5,"ts":1000,"key":"a","payload":"1","headers":["h","x"]}\n'
+        '{"offset":6,"ts":2000,"key":"a","payload":null}\n'
+    )
+    kcat = load_kcat(spark, tmp_path / "k.json", topic="t", partition=1)
+    assert rows(kcat, ["topic", "partition", "offset", "key", "value", "headers", "record_size_bytes"]) == [
+        ("t", 1, 5, b"a", b"1", [("h", b"x")], 13),
+        ("t", 1, 6, b"a", None, None, 8),
+    ]
+
+
+def test_schema_errors_list_missing_and_present_columns(spark, tmp_path):
+    spark.createDataFrame([(b"k", 1)], "key binary, offset long").write.parquet(str(tmp_path / "bad.parquet"))
+    with pytest.raises(SchemaMismatchError) as caught:
+        load_parquet(spark, tmp_path / "bad.parquet")
+    assert str(caught.value) == (
+        "load_parquet needs the column(s) ['value', 'topic', 'partition', 'timestamp', 'timestampType', 'headers']; "
+        "the DataFrame has ['key', 'offset']"
+    )
+    with pytest.raises(SchemaMismatchError, match=r"needs the column\(s\) \['topic'"):
+        validate_records(spark.createDataFrame([(b"k", b"v")], "key binary, value binary"))
