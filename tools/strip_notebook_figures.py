@@ -62,7 +62,9 @@ def execute(path: Path) -> float:
     command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace"]
     command += ["--ExecutePreprocessor.kernel_name=python3", str(path)]
     started = time.monotonic()
-    subprocess.run(command, check=True, env=env, capture_output=True)
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{path}: execution failed\n{done.stderr[-3000:]}")
     return time.monotonic() - started
 
 
