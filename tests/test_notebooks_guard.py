@@ -55,4 +55,4 @@ def test_unchanged_copy_passes_and_a_changed_rule_fails(workspace: Path):
     changed = _nbval(_copy(workspace, "changed.ipynb", perturb=True), workspace)
     assert changed.returncode == 1, changed.stdout[-3000:]
     assert "FAILED" in changed.stdout and "changed.ipynb::Cell" in changed.stdout
-    assert "Cell outputs differ" in changed.stdout and "stamped at None ms" in changed.stdout
+    assert "Cell outputs differ" in changed.stdout and "None ms with horizon None ms" in changed.stdout
