@@ -62,3 +62,17 @@ def test_tombstones_before_and_after_stamping():
         "  tombstone 'a' at offset 0: removable by the first pass at 1050 ms or later (horizon 1050 ms)"
     )
     assert "removable by the first pass now or later" in explain(log, now_ms=2000).lines()[-1]
+
+
+def test_unset_max_compaction_lag_never_makes_a_low_ratio_log_due():
+    """max.compaction.lag.ms unset (Long.MaxValue): a ratio at the minimum stays ineligible, never 'eligible at 9.2e18 ms'."""
+    log = compacted_log()
+    log.append([rec("a", timestamp=100)], now_ms=100)
+    log.roll(now_ms=100)
+    log.cleaner_checkpoint = 1
+    log.append([rec("b", timestamp=200)], now_ms=200)
+    log.roll(now_ms=200)
+    assert next_eligible_ms(log, now_ms=300) is None
+    assert "not eligible: the dirty ratio is not above the minimum, and without new appends it never will be" in str(
+        explain(log, now_ms=300)
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import configparser
 import importlib.util
 import json
 import re
@@ -11,6 +10,7 @@ from types import ModuleType
 
 import nbformat
 import pytest
+from nbval.plugin import get_sanitize_patterns
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -28,7 +28,8 @@ def _strip_tool() -> ModuleType:
 
 
 def _code(path: Path) -> list[str]:
-    return ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
 
 
 def test_there_are_notebooks():
@@ -49,6 +50,17 @@ def test_cells_use_the_public_api_only(path):
     assert private == []
 
 
+def test_the_private_import_scan_finds_private_imports():
+    found = [PRIVATE_IMPORT.search(s) is not None for s in (
+        "from kcompact_nb.core._cleaner import clean_pass",
+        "import kcompact_nb.core._cleaner as c",
+        "from kcompact_nb._conformance_cli import main",
+        "from kcompact_nb.core import explain",
+        "from kcompact_nb.widgets import CompactionStepper",
+    )]
+    assert found == [True, True, True, False, False]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_figure_or_widget_payloads_are_committed(path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
@@ -63,7 +75,8 @@ def test_no_figure_or_widget_payloads_are_committed(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_committed_notebooks_are_stripped(path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
-    assert _strip_tool().strip(notebook) == notebook, f"run: python tools/strip_notebook_figures.py {path.relative_to(ROOT)}"
+    hint = f"run: python tools/strip_notebook_figures.py {path.relative_to(ROOT)}"
+    assert _strip_tool().strip(notebook) == notebook, hint
 
 
 def test_strip_clears_ignored_outputs_and_widget_state_only():
@@ -90,10 +103,11 @@ def test_readme_lists_every_notebook():
 
 
 def _sanitize(text: str) -> str:
-    parser = configparser.ConfigParser()
-    parser.read(ROOT / "notebooks" / "nbval-sanitize.cfg")
-    for section in parser.sections():
-        text = re.sub(parser[section]["regex"], parser[section]["replace"], text)
+    """What nbval does with ``--nbval-sanitize-with``: every pattern of the file replaced, in order."""
+    patterns = get_sanitize_patterns((ROOT / "notebooks" / "nbval-sanitize.cfg").read_text(encoding="utf-8"))
+    assert len(patterns) == 4
+    for regex, replacement in patterns:
+        text = re.sub(regex, replacement, text)
     return text
 
 

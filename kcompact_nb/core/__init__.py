@@ -32,6 +32,8 @@ from kcompact_nb.core._segment import AbortedTxn, Segment
 from kcompact_nb.core._simulation import Simulation, Snapshot
 from kcompact_nb.core._timeline import Frame, PassRecorder, Timeline, copy_log, pass_frames
 from kcompact_nb.core._strategies import HeaderStrategy, OffsetStrategy, Strategy, TimestampStrategy, strategy_for
+from kcompact_nb.core._sizing import DedupeBufferSizing, dedupe_buffer_sizing
+from kcompact_nb.core._summary import batch_facts, log_table
 from kcompact_nb.core._sizes import LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, record_size_bytes, varint_len, varlong_len
 from kcompact_nb.core._versions import DEFAULT_KAFKA_VERSION, KafkaVersion, RuleB
 
@@ -45,6 +47,7 @@ __all__ = [
     "ConfigError",
     "ControlRecordType",
     "DEFAULT_KAFKA_VERSION",
+    "DedupeBufferSizing",
     "DirtinessPoint",
     "Explanation",
     "Frame",
@@ -85,11 +88,14 @@ __all__ = [
     "TimestampType",
     "TombstoneFate",
     "TopicConfig",
+    "batch_facts",
     "control_record_type",
     "copy_log",
+    "dedupe_buffer_sizing",
     "dirtiness_series",
     "explain",
     "filthiest",
+    "log_table",
     "log_to_clean",
     "next_eligible_ms",
     "offset_buckets",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kcompact_nb.core._config_keys import LONG_MAX
 from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean, non_active_segments_from
 
@@ -77,7 +78,7 @@ def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:
     first_dirty = log_to_clean(log, now_ms=now_ms).first_dirty_offset
     for segment in non_active_segments_from(log, first_dirty):
         candidates.add(segment.largest_timestamp + log.config.min_compaction_lag_ms + 1)
-        if segment.first_batch_timestamp < 2**62:
+        if log.config.max_compaction_lag_ms < LONG_MAX and segment.first_batch_timestamp < 2**62:
             candidates.add(segment.first_batch_timestamp + log.config.max_compaction_lag_ms + 1)
     for t in sorted(c for c in candidates if c >= now_ms):
         if log_to_clean(log, now_ms=t).eligible:
