@@ -16,8 +16,6 @@ from .lab import CHROMIUM_ARGS, ROOT, UI_TIMEOUT_MS, LabServer, running_lab
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-# Notebooks under data/ are fixtures the browser opens, not notebooks to check: --nbval would collect them.
-collect_ignore_glob = ["data/*.ipynb"]
 
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 

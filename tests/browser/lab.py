@@ -57,6 +57,10 @@ class NotebookUnderTest:
     notebook: Path
     button_text: str
     figure_selector: str = ".js-plotly-plot"
+    base: Path | None = None
+    """When set, the notebook and ``support`` folders are copied keeping their paths below ``base``."""
+    support: tuple[Path, ...] = ()
+    """Folders the notebook reads by relative path (e.g. the bundled samples)."""
 
 
 @dataclass(frozen=True)
@@ -67,10 +71,15 @@ class LabServer:
     token: str
     root_dir: Path
 
-    def add_notebook(self, notebook: Path) -> str:
-        """Copy ``notebook`` into the server's root directory; return its name there."""
-        shutil.copy(notebook, self.root_dir / notebook.name)
-        return notebook.name
+    def add_notebook(self, case: NotebookUnderTest) -> str:
+        """Copy the case's notebook (and support folders) into the server's root; return the notebook's path there."""
+        base = case.base or case.notebook.parent
+        for folder in case.support:
+            shutil.copytree(folder, self.root_dir / folder.relative_to(base), dirs_exist_ok=True)
+        name = case.notebook.relative_to(base).as_posix()
+        (self.root_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(case.notebook, self.root_dir / name)
+        return name
 
     def notebook_url(self, name: str) -> str:
         return f"{self.url}/lab/tree/{quote(name)}?token={self.token}"
@@ -201,9 +210,9 @@ class FigureState:
     drawn: str
 
 
-def open_notebook(page: Page, server: LabServer, notebook: Path) -> None:
-    """Open a copy of ``notebook`` in JupyterLab and wait until its kernel is idle."""
-    name = server.add_notebook(notebook)
+def open_notebook(page: Page, server: LabServer, case: NotebookUnderTest) -> None:
+    """Open a copy of the case's notebook in JupyterLab and wait until its kernel is idle."""
+    name = server.add_notebook(case)
     page.goto(server.notebook_url(name))
     page.wait_for_function(
         """(path) => {
@@ -266,7 +275,7 @@ def click_and_wait_for_redraw(page: Page, button_text: str, figure: Locator) -> 
 
 def step_once(page: Page, server: LabServer, case: NotebookUnderTest) -> tuple[FigureState, FigureState]:
     """Open and run ``case.notebook``, click its button once; the figure's state before and after."""
-    open_notebook(page, server, case.notebook)
+    open_notebook(page, server, case)
     run_all_cells(page)
     figure = rendered_figure(page, case.figure_selector)
     return click_and_wait_for_redraw(page, case.button_text, figure)

@@ -1,17 +1,19 @@
-"""A notebook run in JupyterLab in headless chromium: clicking "Next ▶" redraws the plotly figure (issue #8)."""
+"""The stepper notebook run in JupyterLab in headless chromium: "Next ▶" redraws the layout figure (issue #8)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .lab import LabServer, NotebookUnderTest, step_once
+from .lab import ROOT, LabServer, NotebookUnderTest, step_once
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-#: The notebook driven. The stepper notebook will take this fixture's place: its path, button and figure.
-CASE = NotebookUnderTest(Path(__file__).parent / "data" / "next_button_figure.ipynb", "Next ▶", ".js-plotly-plot")
+#: The stepper notebook: its first plotly figure is the stepper's partition layout, redrawn by "Next ▶".
+CASE = NotebookUnderTest(
+    ROOT / "notebooks" / "02-how-compaction-works.ipynb", "Next ▶", ".js-plotly-plot >> nth=0",
+    base=ROOT, support=(ROOT / "data" / "samples" / "scenarios",),
+)  # fmt: skip
 
 
 def test_next_button_redraws_the_figure(jupyter_lab: LabServer, page: Page) -> None:
