@@ -24,9 +24,9 @@ BENCH_BROKER_OVERRIDES = {
 """A dedupe buffer big enough for one pass over 5M records (500k keys), and no I/O throttle."""
 
 
-def segment_bytes(folder: Path, *, active: bool = True) -> int:
-    files = sorted(folder.glob("*.log"))
-    return sum(p.stat().st_size for p in (files if active else files[:-1]))
+def cleanable_segment_bytes(folder: Path) -> int:
+    """Bytes of every segment file but the active (last) one."""
+    return sum(p.stat().st_size for p in sorted(folder.glob("*.log"))[:-1])
 
 
 def measure_core(folder: Path) -> dict[str, Any]:
@@ -65,7 +65,7 @@ def measure_pandas(folder: Path) -> dict[str, Any]:
     loaded = time.perf_counter()
     latest = frame.groupby("key", sort=False)["offset"].max()
     done = time.perf_counter()
-    return _row(loaded - start, done - loaded, len(frame), segment_bytes(folder, active=False), len(latest))
+    return _row(loaded - start, done - loaded, len(frame), cleanable_segment_bytes(folder), len(latest))
 
 
 def _row(load_s: float, compute_s: float, records: int, nbytes: int, kept: int) -> dict[str, Any]:

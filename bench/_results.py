@@ -36,7 +36,7 @@ def parse_kafka_pass(message: str) -> KafkaPass:
     if processed is None or set(sizes) != {"Start", "End"}:
         raise ValueError(f"not a complete cleaner pass message: {message!r}")
     seconds, mb_read = _number(processed[2]), _number(processed[1])
-    rate = mb_read / seconds if processed[3] in ("Infinity", "NaN") or seconds else _number(processed[3])
+    rate = math.inf if processed[3] in ("Infinity", "NaN") else _number(processed[3])
     return KafkaPass(seconds, rate, mb_read, int(_number(sizes["Start"][3])), int(_number(sizes["End"][3])))
 
 
