@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -139,6 +140,8 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per contender below 5M records (1 from 5M)")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    # SIGTERM becomes SystemExit so the finally blocks stop the broker and remove the temporary copies
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     command = "python -m bench side-by-side" + (" " + " ".join(argv) if argv else "")
     report = Report(describe(), "", command)
     with tempfile.TemporaryDirectory(prefix="kcompact-side-by-side-") as tmp:
