@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kcompact-installed
 
-.PHONY: setup lab test bench fuzz clean
+.PHONY: setup lab test bench bench-side-by-side fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ test: setup
 
 bench: setup
 	$(BIN)/python -m bench
+
+# Issue #9: our cleaner vs Kafka's own cleaner (needs Java 17 and Maven); rewrites bench/RESULTS.md.
+bench-side-by-side: setup
+	$(BIN)/python -m bench side-by-side
 
 # A longer fuzzing run of the segment reader and the text parsers (the suite runs 150 examples per test).
 FUZZ_EXAMPLES ?= 5000

@@ -1,4 +1,8 @@
-"""``python -m bench [SUBSTRING ...]``: run the benchmarks whose names contain any SUBSTRING (all by default)."""
+"""``python -m bench [SUBSTRING ...]``: run the benchmarks whose names contain any SUBSTRING (all by default).
+
+``python -m bench side-by-side [--sizes ...]``: issue #9's comparison with Kafka's own cleaner, written to
+``bench/RESULTS.md`` (needs Java 17 and Maven for the broker).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import sys
 import bench.bench_cleaner  # noqa: F401  (importing registers the benchmarks)
 import bench.bench_core  # noqa: F401
 import bench.bench_io  # noqa: F401
+import bench.bench_scenarios  # noqa: F401
 import bench.bench_spark  # noqa: F401
 import bench.bench_viz  # noqa: F401
 from bench._machine import describe
@@ -14,6 +19,10 @@ from bench._runner import REGISTRY, format_table, run_all
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["side-by-side"]:
+        from bench.side_by_side import main as side_by_side
+
+        return side_by_side(argv[1:])
     selected = [b for b in REGISTRY if not argv or any(s in b.name for s in argv)]
     print(f"machine: {describe()}")
     print(format_table(run_all(selected)))

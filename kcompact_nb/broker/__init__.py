@@ -24,6 +24,7 @@ from kcompact_nb.broker._cleaner import (
 from kcompact_nb.broker._consume import SPARK_KAFKA_COLUMNS, consume_rows, rows_to_jsonl
 from kcompact_nb.broker._errors import BrokerError
 from kcompact_nb.broker._offsets import partition_offsets, wait_for_offsets
+from kcompact_nb.broker._raw_produce import produce_encoded_batches
 from kcompact_nb.broker._server_config import CLEANER_LOGGERS, FAST_CLEANER_SETTINGS
 from kcompact_nb.broker._workload import (
     COMPACTED_TOPIC_CONFIGS,
@@ -60,6 +61,7 @@ __all__ = [
     "partition_offsets",
     "produce",
     "produce_batches",
+    "produce_encoded_batches",
     "produce_transaction",
     "resolve_classpath",
     "rows_to_jsonl",

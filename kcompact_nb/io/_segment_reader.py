@@ -112,6 +112,9 @@ class SegmentFileReader:
         self.dropped: DroppedBytes | None = None
         self.valid_bytes = 0
         self.file_size = 0
+        self._keys: dict[bytes | None, bytes | None] = {}
+        """One bytes object per distinct key: compacted topics repeat keys, and the cleaner's map
+        lookups then compare by identity and touch far fewer objects."""
 
     def __iter__(self) -> Iterator[RecordBatch]:
         with open(self.path, "rb", buffering=READ_BUFFER_BYTES) as handle:
@@ -265,11 +268,11 @@ class SegmentFileReader:
             patched = bytearray(data)
             patched[L.ATTRIBUTES_POSITION + 1] &= ~L.LOG_APPEND_TIME_BIT
             data = bytes(patched)
-        new = _new_tuple
+        new, key = _new_tuple, self._keys.setdefault
         try:
             return tuple(
                 [
-                    new(Record, (r.offset, r.timestamp, r.key, r.value, tuple(r.headers) if r.headers else ()))
+                    new(Record, (r.offset, r.timestamp, key(r.key, r.key), r.value, tuple(r.headers) if r.headers else ()))
                     for r in DefaultRecordBatch(data)
                 ]
             )

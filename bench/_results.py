@@ -1,0 +1,173 @@
+"""Pure helpers of the side-by-side benchmark: Kafka's log line parsed, medians, the growth exponent, RESULTS.md."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+MIB = 1_048_576
+_PROCESSED = re.compile(r"([\d,.]+) MB of log processed in ([\d,.]+) seconds \(([\d,.]+|Infinity|NaN) MB/sec\)")
+_SIZE = re.compile(r"(Start|End) size: ([\d,.]+) MB \(([\d,]+) messages\)")
+
+
+def _number(text: str) -> float:
+    """A Java ``%,.1f`` / ``%,d`` value (grouping commas)."""
+    return float(text.replace(",", ""))
+
+
+@dataclass(frozen=True)
+class KafkaPass:
+    """What the broker's "cleaned log" INFO message says about one pass (spec 10)."""
+
+    seconds: float
+    mb_per_s: float
+    mb_read: float
+    messages_read: int
+    messages_written: int
+
+
+def parse_kafka_pass(message: str) -> KafkaPass:
+    """Parse the nine-line message of ``LogCleaner``'s ``recordStats``; raises ``ValueError`` if incomplete."""
+    processed = _PROCESSED.search(message)
+    sizes = {m[1]: m for m in _SIZE.finditer(message)}
+    if processed is None or set(sizes) != {"Start", "End"}:
+        raise ValueError(f"not a complete cleaner pass message: {message!r}")
+    seconds, mb_read = _number(processed[2]), _number(processed[1])
+    rate = math.inf if processed[3] in ("Infinity", "NaN") else _number(processed[3])
+    return KafkaPass(seconds, rate, mb_read, int(_number(sizes["Start"][3])), int(_number(sizes["End"][3])))
+
+
+def growth_exponent(sizes: Sequence[float], values: Sequence[float]) -> float:
+    """Least-squares slope of log(value) against log(size): 1.0 is linear growth."""
+    if len(sizes) != len(values) or len(sizes) < 2:
+        raise ValueError(f"need at least two (size, value) pairs, got {len(sizes)} sizes and {len(values)} values")
+    xs, ys = [math.log(s) for s in sizes], [math.log(v) for v in values]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One contender at one size: medians over its runs (``load_s`` is None when nothing is loaded apart)."""
+
+    contender: str
+    records: int
+    nbytes: int
+    seconds: float
+    load_s: float | None = None
+    peak_rss_mib: float | None = None
+    runs: int = 1
+    note: str = ""
+
+
+@dataclass
+class Report:
+    """Everything RESULTS.md shows."""
+
+    machine: str
+    conditions: str
+    command: str
+    side_by_side: list[Row] = field(default_factory=list)
+    scaling: list[Row] = field(default_factory=list)
+    tables: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    """Further sections (interactivity, loading): runner rows under a heading."""
+    skipped: list[str] = field(default_factory=list)
+
+
+def median_row(contender: str, runs: Sequence[Row]) -> Row:
+    """The median of several runs' times and load times; the largest peak RSS."""
+    first = runs[0]
+    loads = [r.load_s for r in runs if r.load_s is not None]
+    peaks = [r.peak_rss_mib for r in runs if r.peak_rss_mib is not None]
+    return Row(
+        contender, first.records, first.nbytes, statistics.median(r.seconds for r in runs),
+        statistics.median(loads) if loads else None, max(peaks) if peaks else None, len(runs), first.note,
+    )  # fmt: skip
+
+
+def human_count(n: int) -> str:
+    """1_000_000 -> "1M", 100_000 -> "100k"."""
+    for unit, scale in (("M", 1_000_000), ("k", 1_000)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
+
+
+def _markdown(rows: Sequence[dict[str, str]]) -> list[str]:
+    if not rows:
+        return ["(nothing measured)"]
+    columns = list(rows[0])
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    return lines + ["| " + " | ".join(r[c] for c in columns) + " |" for r in rows]
+
+
+def _optional(value: float | None, fmt: str) -> str:
+    return "" if value is None else format(value, fmt)
+
+
+def side_by_side_rows(rows: Sequence[Row], reference: str) -> list[dict[str, str]]:
+    """Table rows with records/s, MB/s and the time ratio to ``reference`` at the same size."""
+    kafka = {r.records: r.seconds for r in rows if r.contender == reference}
+    return [
+        {
+            "records": human_count(r.records),
+            "contender": r.contender,
+            "load s": _optional(r.load_s, ".3f"),
+            "pass s (median)": f"{r.seconds:.3f}",
+            "records/s": f"{r.records / r.seconds:,.0f}",
+            "MB/s": f"{r.nbytes / MIB / r.seconds:,.1f}",
+            "time ratio to (b)": f"{r.seconds / kafka[r.records]:.2f}" if r.records in kafka else "",
+            "peak RSS MiB": _optional(r.peak_rss_mib, ",.0f"),
+            "runs": str(r.runs),
+            "note": r.note,
+        }
+        for r in rows
+    ]
+
+
+def scaling_lines(rows: Sequence[Row]) -> list[str]:
+    """The scaling table, then the growth exponent of time and of peak memory per contender."""
+    table = [
+        {"records": human_count(r.records), "contender": r.contender, "pass s": f"{r.seconds:.3f}",
+         "peak RSS MiB": _optional(r.peak_rss_mib, ",.0f")}
+        for r in rows
+    ]  # fmt: skip
+    lines = _markdown(table)
+    for contender in dict.fromkeys(r.contender for r in rows):
+        mine = [r for r in rows if r.contender == contender]
+        if len(mine) >= 2:
+            time_k = growth_exponent([r.records for r in mine], [r.seconds for r in mine])
+            lines.append(f"\n{contender}: time grows as n^{time_k:.2f}" + _memory_exponent(mine))
+    return lines
+
+
+def _memory_exponent(rows: Sequence[Row]) -> str:
+    peaks = [r.peak_rss_mib for r in rows]
+    if any(p is None for p in peaks):
+        return ""
+    return f", peak RSS as n^{growth_exponent([r.records for r in rows], [p or 0.0 for p in peaks]):.2f}"
+
+
+def render_results(report: Report, *, reference: str) -> str:
+    """``bench/RESULTS.md``: machine and conditions, the side-by-side table, scaling, further tables, skips."""
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Regenerated by `{report.command}`. Machine: {report.machine}. Conditions: {report.conditions}.",
+        "",
+        "## Side by side: one full cleaning pass over the identical log",
+        "",
+        *_markdown(side_by_side_rows(report.side_by_side, reference)),
+        "",
+        "## Scaling",
+        "",
+        *scaling_lines(report.scaling),
+    ]
+    for title, rows in report.tables.items():
+        lines += ["", f"## {title}", "", *_markdown(rows)]
+    if report.skipped:
+        lines += ["", "## Not measured", "", *(f"- {s}" for s in report.skipped)]
+    return "\n".join(lines) + "\n"

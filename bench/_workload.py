@@ -1,0 +1,83 @@
+"""The side-by-side workload: seeded keyed records in producer-sized v2 batches, encoded once per use.
+
+The same generator feeds the real broker (``produce_encoded_batches``) and, for the scaling runs that
+need no broker, a partition directory written directly in the broker's layout.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
+
+BASE_TS_MS = 1_767_225_600_000
+"""Every workload record's timestamp (2026-01-01T00:00:00Z): no time-based roll inside the workload."""
+TRIGGER_TS_MS = BASE_TS_MS + 3_600_000
+"""The trigger record, an hour later, rolls the segment (``segment.ms=100``) so the workload is cleanable."""
+PASS_NOW_MS = TRIGGER_TS_MS + 1
+TRIGGER_KEY = b"trigger"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """``records`` keyed records over ``records // 10`` keys, 100-byte values, 5 % tombstones, batches of 100."""
+
+    records: int
+    seed: int = 42
+    value_bytes: int = 100
+    tombstone_ratio: float = 0.05
+    batch_records: int = 100
+    """About a Java producer's default 16 KiB ``batch.size`` of these records."""
+
+    @property
+    def keys(self) -> int:
+        return max(self.records // 10, 1)
+
+    def encoded_batches(self) -> Iterator[bytes]:
+        """The workload's v2 batches (base offset 0, CRC set), in produce order."""
+        rng = random.Random(self.seed)
+        value = b"v" * self.value_bytes
+        for start in range(0, self.records, self.batch_records):
+            count = min(self.batch_records, self.records - start)
+            keys = [b"key-%08d" % rng.randrange(self.keys) for _ in range(count)]
+            yield encode([(k, None if rng.random() < self.tombstone_ratio else value) for k in keys], BASE_TS_MS)
+
+
+def encode(records: list[tuple[bytes, bytes | None]], timestamp_ms: int) -> bytes:
+    """One uncompressed v2 batch without producer id of ``(key, value)`` records."""
+    builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
+    for delta, (key, value) in enumerate(records):
+        builder.append(delta, timestamp_ms, key, value, [])
+    return bytes(builder.build())
+
+
+def trigger_batch() -> bytes:
+    return encode([(TRIGGER_KEY, b"roll")], TRIGGER_TS_MS)
+
+
+def write_partition_dir(workload: Workload, directory: Path) -> Path:
+    """``<directory>/bench-0`` as the broker lays it out: the workload's segment, then the trigger's.
+
+    Offsets are assigned as the broker would (the CRC does not cover the base offset).
+    """
+    folder = directory / "bench-0"
+    folder.mkdir(parents=True, exist_ok=True)
+    offset = 0
+    with open(folder / f"{0:020d}.log", "wb") as handle:
+        for data in workload.encoded_batches():
+            handle.write(_at_offset(data, offset))
+            offset += _record_count(data)
+    (folder / f"{offset:020d}.log").write_bytes(_at_offset(trigger_batch(), offset))
+    return folder
+
+
+def _at_offset(data: bytes, base_offset: int) -> bytes:
+    return struct.pack(">q", base_offset) + data[8:]
+
+
+def _record_count(data: bytes) -> int:
+    return int(struct.unpack_from(">i", data, 57)[0])

@@ -1,0 +1,156 @@
+"""``python -m bench side-by-side``: issue #9's comparison, written to ``bench/RESULTS.md``.
+
+(a) our core cleaner, (b) the real Kafka broker's cleaner, (c) a pandas "latest offset per key" baseline
+and (d) Spark compaction (hook below) on the identical log at each size; scaling of (a) (and (d));
+interactivity and loading tables from the registered benchmarks. Each measurement of (a), (c) and (d)
+runs in its own process so its peak RSS is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from bench._kafka_side import kafka_pass, start_broker
+from bench._machine import describe
+from bench._results import MIB, Report, Row, human_count, median_row, render_results
+from bench._runner import REGISTRY, run_all
+from bench._workload import Workload, write_partition_dir
+from bench.bench_io import segment_dir
+from kcompact_nb.broker import KafkaBroker
+
+KAFKA = "(b) Kafka 4.4.0 cleaner"
+CORE = "(a) kcompact core pass"
+PANDAS = "(c) pandas latest offset per key"
+SPARK = "(d) Spark compaction, local[2]"
+RESULTS = Path(__file__).parent / "RESULTS.md"
+
+
+def measure(kind: str, folder: Path) -> Row:
+    """Run ``bench._measure`` in a child process (its own peak RSS)."""
+    command = [sys.executable, "-m", "bench._measure", kind, str(folder)]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, env=_child_env()).stdout
+    data = json.loads(out.splitlines()[-1])
+    contender = {"core": CORE, "pandas": PANDAS}[kind]
+    note = f"{data['kept']:,} records kept"
+    return Row(contender, data["records"], data["bytes"], data["compute_s"], data["load_s"], data["peak_rss_mib"], note=note)
+
+
+def _child_env() -> dict[str, str]:
+    root = str(Path(__file__).resolve().parents[1])
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+
+
+# -- Spark hooks: each returns None (and the reason is listed) until kcompact_nb.spark exists ----------------
+def spark_compaction(folder: Path) -> Row | None:
+    """(d) Spark compaction on ``local[2]`` over ``folder``: load time apart, then the compaction's time."""
+    return None
+
+
+def spark_decode(folder: Path) -> dict[str, str] | None:
+    """Loading: decode ``folder``'s segment files with Spark on two cores (a runner row), for the io table."""
+    return None
+
+
+SPARK_SKIPPED = "(d) Spark compaction and the Spark decode comparison: `kcompact_nb.spark` does not exist yet " \
+    "(hooks `spark_compaction` and `spark_decode` in bench/side_by_side.py)"
+
+
+def spark_available() -> bool:
+    try:
+        import kcompact_nb.spark  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# -- the runs ---------------------------------------------------------------------------------------------
+def side_by_side(sizes: Sequence[int], repeat: Callable[[int], int], work: Path) -> list[Row]:
+    """(a)-(d) at each size; (b)'s runs each produce a fresh topic, the first run's copy serves the others."""
+    rows: list[Row] = []
+    broker = start_broker()
+    try:
+        for size in sizes:
+            rows += _one_size(broker, Workload(size), repeat(size), work / human_count(size))
+    finally:
+        broker.stop()
+    return rows
+
+
+def _one_size(broker: KafkaBroker, workload: Workload, runs: int, folder: Path) -> list[Row]:
+    size = workload.records
+    passes = [kafka_pass(broker, workload, f"bench-{size}-{i}", folder if i == 0 else None) for i in range(runs)]
+    copied = folder / f"bench-{size}-0-0"
+    kafka_runs = [Row(KAFKA, p.messages_read, round(p.mb_read * MIB), p.seconds, note=f"{p.messages_written:,} records kept")
+                  for p in passes]  # fmt: skip
+    rows = [median_row(KAFKA, kafka_runs)]
+    rows.append(median_row(CORE, [measure("core", copied) for _ in range(runs)]))
+    rows.append(median_row(PANDAS, [measure("pandas", copied) for _ in range(runs)]))
+    spark = spark_compaction(copied) if spark_available() else None
+    rows += [spark] if spark else []
+    shutil.rmtree(folder, ignore_errors=True)
+    return rows
+
+
+def scaling(sizes: Sequence[int], work: Path) -> list[Row]:
+    """(a) (and (d) once hooked) at each size on a partition dir written in the broker's layout."""
+    rows = []
+    for size in sizes:
+        folder = write_partition_dir(Workload(size), work / f"scale-{human_count(size)}")
+        rows.append(measure("core", folder))
+        spark = spark_compaction(folder) if spark_available() else None
+        rows += [spark] if spark else []
+        shutil.rmtree(folder.parent, ignore_errors=True)
+    return rows
+
+
+def registered(prefixes: Sequence[str]) -> list[dict[str, str]]:
+    return run_all([b for b in REGISTRY if b.name.startswith(tuple(prefixes))])
+
+
+def loading() -> list[dict[str, str]]:
+    """The io benchmarks (one core), then Spark on two cores over the same file once hooked."""
+    spark = spark_decode(segment_dir(50)) if spark_available() else None
+    return registered(["io:"]) + ([spark] if spark else [])
+
+
+def load_conditions() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.1f} / {five:.1f} / {fifteen:.1f} (1 / 5 / 15 min) when the run ended"
+
+
+def parse_sizes(text: str) -> list[int]:
+    """"100k,1M,5M" -> [100000, 1000000, 5000000]."""
+    scale = {"k": 1_000, "M": 1_000_000}
+    return [int(float(t[:-1]) * scale[t[-1]]) if t[-1] in scale else int(t) for t in text.split(",") if t]
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench side-by-side")
+    parser.add_argument("--sizes", default="100k,1M,5M", help="side-by-side sizes (records)")
+    parser.add_argument("--scaling", default="1M,2M,4M,8M", help="scaling sizes (records); empty to skip")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per contender below 5M records (1 from 5M)")
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    # SIGTERM becomes SystemExit so the finally blocks stop the broker and remove the temporary copies
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    command = "python -m bench side-by-side" + (" " + " ".join(argv) if argv else "")
+    report = Report(describe(), "", command)
+    with tempfile.TemporaryDirectory(prefix="kcompact-side-by-side-") as tmp:
+        report.side_by_side = side_by_side(parse_sizes(args.sizes), lambda n: args.repeat if n < 5_000_000 else 1, Path(tmp))
+        report.scaling = scaling(parse_sizes(args.scaling), Path(tmp))
+    report.tables["Interactivity"] = registered(["viz:", "scenario:"])
+    report.tables["Loading (segment-file decode)"] = loading()
+    report.skipped += [] if spark_available() else [SPARK_SKIPPED]
+    report.conditions = load_conditions()
+    args.output.write_text(render_results(report, reference=KAFKA))
+    print(args.output.read_text())
+    return 0
