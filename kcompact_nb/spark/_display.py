@@ -6,6 +6,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import pandas  # type: ignore[import-untyped]
 from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType
 
@@ -40,5 +41,6 @@ def table(df: DataFrame, *, limit: int = DEFAULT_DISPLAY_LIMIT, order_by: Sequen
     if decode:
         for field in df.schema.fields:
             if isinstance(field.dataType, BinaryType):
-                frame[field.name] = [None if v is None else bytes(v).decode("utf-8", "replace") for v in frame[field.name]]
+                texts = [None if v is None else bytes(v).decode("utf-8", "replace") for v in frame[field.name]]
+                frame[field.name] = pandas.Series(texts, index=frame.index, dtype=object)  # keeps null as None
     return frame
