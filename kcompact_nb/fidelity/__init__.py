@@ -23,6 +23,7 @@ from kcompact_nb.fidelity._compare import (
 )
 from kcompact_nb.fidelity._differential import DifferentialResult, RoundResult, run_differential
 from kcompact_nb.fidelity._report import ConformanceReport, reproduction_scenario, save_reproductions
+from kcompact_nb.fidelity._summary import conformance_summary
 from kcompact_nb.fidelity._workload import BASE_TS_MS, HOLD, Phase, Produce, Round, Workload
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "catch_up",
     "cleaner_messages",
     "compare_round",
+    "conformance_summary",
     "differences",
     "generate_workload",
     "layout",

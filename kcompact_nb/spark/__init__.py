@@ -27,6 +27,7 @@ from kcompact_nb.spark._connector import (
     kafka_connector_jars,
 )
 from kcompact_nb.spark._dirtiness import dirtiness
+from kcompact_nb.spark._display import DEFAULT_DISPLAY_LIMIT, DISPLAY_ORDER, table
 from kcompact_nb.spark._latest import STRATEGIES, header_version, latest_per_key, live_state
 from kcompact_nb.spark._load_kafka import load_kafka, with_estimated_sizes
 from kcompact_nb.spark._load_log_dir import load_checkpoints, load_log_dir, load_segments
@@ -42,22 +43,27 @@ from kcompact_nb.spark._schema import (
     validate_records,
 )
 from kcompact_nb.spark._session import DETERMINISM_SETTINGS, SessionSettings, session_settings, spark_session
+from kcompact_nb.spark._synthetic import SYNTHETIC_BASE_TS_MS, SyntheticTopic, segments_from_records, synthetic_topic
 from kcompact_nb.spark._txn import with_transaction_flags
 
 __all__ = [
     "BATCH_COLUMNS",
     "CONNECTOR_SUBSTITUTES",
     "DEFAULT_RECORD_LIMIT",
+    "DEFAULT_DISPLAY_LIMIT",
     "DETERMINISM_SETTINGS",
+    "DISPLAY_ORDER",
     "KAFKA_SOURCE_COLUMNS",
     "RECORD_COLUMNS",
     "RECORD_SCHEMA",
     "STRATEGIES",
+    "SYNTHETIC_BASE_TS_MS",
     "BridgeLimitError",
     "ConnectorError",
     "ConnectorVersions",
     "SchemaMismatchError",
     "SessionSettings",
+    "SyntheticTopic",
     "compact",
     "connector_versions",
     "dirtiness",
@@ -82,8 +88,11 @@ __all__ = [
     "map_capacity",
     "offset_buckets",
     "require_columns",
+    "segments_from_records",
     "session_settings",
     "spark_session",
+    "synthetic_topic",
+    "table",
     "to_partition_log",
     "tombstones",
     "validate_records",

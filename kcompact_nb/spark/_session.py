@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -25,6 +26,8 @@ DETERMINISM_SETTINGS: dict[str, str] = {
     "spark.ui.showConsoleProgress": "false",
 }
 _STATIC_SETTINGS = ("spark.ui.enabled", "spark.ui.showConsoleProgress", "spark.jars")
+PANDAS_SUPPORT_WARNING = "PySpark does not yet fully support pandas"
+"""Start of pyspark's FutureWarning about the installed pandas, filtered by :func:`spark_session`."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,12 @@ def spark_session(
     shuffle_partitions : ``spark.sql.shuffle.partitions`` (small keeps tests fast and orders stable).
     config : further Spark properties; they win over the defaults here.
     log_level : the JVM's log level (``SparkContext.setLogLevel``); not settable over Spark Connect.
+
+    pyspark's FutureWarning that it does not yet fully support the installed pandas is filtered for
+    the process (that message only): pyspark repeats it on every ``toPandas``, so notebooks' tables
+    would carry it; the project's tests run against the pandas installed here.
     """
+    warnings.filterwarnings("ignore", message=PANDAS_SUPPORT_WARNING, category=FutureWarning)
     settings = session_settings(
         master, remote=remote, kafka=kafka, shuffle_partitions=shuffle_partitions, config=config
     )
