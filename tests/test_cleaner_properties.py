@@ -9,7 +9,7 @@ from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig, unco
 from kcompact_nb.core._cleaner import clean_pass
 from kcompact_nb.core._log_to_clean import log_to_clean
 from kcompact_nb.core._offset_map import BoundedOffsetMap, ExactOffsetMap
-from kcompact_nb.core._strategies import strategy_for
+from kcompact_nb.core._strategies import OffsetStrategy, strategy_for
 
 KEYS = [b"a", b"b", b"c", b"d", b"e", b"f"]
 records = st.lists(
@@ -138,3 +138,53 @@ def test_pass_sequences_never_change_what_a_consumer_sees(segment_bytes, steps, 
             pass_over(log, arg, now_ms=i)
             assert live_state(log) == before
             assert set(o for o, _, _ in state(log)) <= set(offsets_before)
+
+
+class OffsetRankedStrategy(OffsetStrategy):
+    """Kafka's rule under another name: the pass takes its general, record-by-record paths."""
+
+    name = "offset-record-by-record"
+
+
+keyless_logs = st.tuples(
+    st.integers(100, 400),  # segment.bytes
+    st.lists(
+        st.tuples(
+            st.lists(
+                st.builds(NewRecord, key=st.one_of(st.none(), st.sampled_from(KEYS)), value=st.one_of(st.none(), st.just(b"v"))),
+                min_size=1, max_size=4,
+            ),
+            st.booleans(),
+        ),
+        min_size=1, max_size=25,
+    ),
+    st.one_of(st.none(), st.integers(2, 8)),  # offset map slots (None: exact)
+)
+
+
+def passes_with(strategy: OffsetStrategy, params: tuple) -> list:
+    """Three passes (the last beyond the tombstones' horizon) over a log switched from delete to compact
+    (so it holds keyless records)."""
+    segment_bytes, batches, slots = params
+    props = {"cleanup.policy": "delete", "segment.bytes": segment_bytes, "delete.retention.ms": 100}
+    log = PartitionLog("t", config=TopicConfig.from_properties(props), broker=BrokerConfig())
+    for i, (recs, roll) in enumerate(batches):
+        log.append(recs, now_ms=i)
+        if roll:
+            log.roll(now_ms=i)
+    log.roll(now_ms=len(batches))
+    log.config = log.config.with_properties({"cleanup.policy": "compact"})
+    outcomes = []
+    for now_ms in (1_000, 1_050, 2_000):
+        ltc = log_to_clean(log, now_ms=now_ms)
+        offset_map = ExactOffsetMap() if slots is None else BoundedOffsetMap(slots, 1.0, strategy.entry_bytes)
+        result = clean_pass(log, now_ms=now_ms, first_dirty_offset=ltc.first_dirty_offset, strategy=strategy,
+                            first_uncleanable_offset=ltc.first_uncleanable_offset, offset_map=offset_map)
+        outcomes.append((result.end_offset, result.stats, list(log.batches())))
+    return outcomes
+
+
+@settings(max_examples=150, deadline=None)
+@given(keyless_logs)
+def test_the_offset_strategy_fast_paths_decide_as_the_record_by_record_paths(params):
+    assert passes_with(OffsetStrategy(), params) == passes_with(OffsetRankedStrategy(), params)

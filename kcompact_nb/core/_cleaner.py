@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import compress, repeat
+from operator import and_, is_not, itemgetter, le
 from typing import Any
 
 from kcompact_nb.core._cleaned_txn import CleanedTransactionMetadata
@@ -23,6 +25,9 @@ from kcompact_nb.core._records import NO_TIMESTAMP, RecordBatch, TimestampType
 from kcompact_nb.core._segment import AbortedTxn, Segment
 from kcompact_nb.core._strategies import Strategy, strategy_for
 from kcompact_nb.core._versions import RuleB
+
+_OFFSET, _KEY, _VALUE = itemgetter(0), itemgetter(2), itemgetter(3)
+"""Fields of a ``Record`` (a named tuple), for whole-batch C loops."""
 
 
 @dataclass(frozen=True)
@@ -218,12 +223,21 @@ def _map_offsets_at_once(offset_map: OffsetMap, batch: RecordBatch, start: int) 
     limit = offset_map.max_entries
     if limit is not None and offset_map.size + len(batch.records) >= limit:
         return False
-    entries = offset_map.live_entries()
-    put = [(r.key, r.offset) for r in batch.records if r.key is not None and r.offset >= start]
-    if put:
-        entries.update(put)
-        offset_map.latest_offset = put[-1][1]
+    keys, offsets = _keyed_offsets(batch, start)
+    if keys:
+        offset_map.live_entries().update(zip(keys, offsets))
+        offset_map.latest_offset = offsets[-1]
     return True
+
+
+def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[list[bytes], list[int]]:
+    """Keys and offsets of the batch's keyed records at or after ``start``, in C loops when that is all of them."""
+    records = batch.records
+    keys = list(map(_KEY, records))
+    if batch.base_offset < start or None in keys:
+        records = tuple(r for r in records if r.key is not None and r.offset >= start)
+        keys = list(map(_KEY, records))
+    return keys, list(map(_OFFSET, records))
 
 
 def _map_records(ctx: _PassContext, batch: RecordBatch, start: int) -> bool:
@@ -349,20 +363,34 @@ def _is_last_batch_of_producer(ctx: _PassContext, batch: RecordBatch) -> bool:
 
 
 def _retained_records(ctx: _PassContext, batch: RecordBatch) -> list[Any]:
-    """The records of ``batch`` that survive; a tight loop for data batches under the offset strategy."""
-    if ctx.discard_records or batch.is_control or ctx.strategy.name != "offset":
-        return [r for r in batch.records if _should_retain_record(ctx, batch, r)]
-    latest, get = ctx.offset_map.latest_offset, ctx.offset_map.live_entries().get
-    keep_deletes = _retains_deletes(ctx, batch)
-    kept = []
-    for r in batch.records:
-        if r.offset > latest:
-            kept.append(r)
-        elif r.key is None:
-            ctx.stats.invalid_messages_read += 1
-        elif get(r.key, -1) <= r.offset and (keep_deletes or r.value is not None):
-            kept.append(r)
-    return kept
+    """The records of ``batch`` that survive; whole-batch C loops for indexed data batches under the offset strategy."""
+    if _is_indexed_offset_batch(ctx, batch):
+        kept = _latest_of_indexed_batch(ctx.offset_map.live_entries(), batch.records, _retains_deletes(ctx, batch))
+        if kept is not None:
+            return kept
+    return [r for r in batch.records if _should_retain_record(ctx, batch, r)]
+
+
+def _is_indexed_offset_batch(ctx: _PassContext, batch: RecordBatch) -> bool:
+    """A data batch wholly at or below the map's latest offset, records not discarded, offset strategy."""
+    return (
+        not ctx.discard_records
+        and not batch.is_control
+        and ctx.strategy.name == "offset"
+        and batch.last_offset <= ctx.offset_map.latest_offset
+    )
+
+
+def _latest_of_indexed_batch(entries: dict[bytes, Any], records: Sequence[Any], keep_deletes: bool) -> list[Any] | None:
+    """``_should_retain_record`` for such a batch in C loops: records whose offset is not below their key's
+    entry (tombstones only with ``keep_deletes``); None when a record has no key (it needs counting)."""
+    keys = list(map(_KEY, records))
+    if None in keys:
+        return None
+    latest = map(le, map(entries.get, keys, repeat(-1)), map(_OFFSET, records))
+    if not keep_deletes:
+        latest = map(and_, latest, map(is_not, map(_VALUE, records), repeat(None)))
+    return list(compress(records, latest))
 
 
 def _should_retain_record(ctx: _PassContext, batch: RecordBatch, record: Any) -> bool:

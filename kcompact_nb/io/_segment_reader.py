@@ -268,11 +268,23 @@ class SegmentFileReader:
             patched = bytearray(data)
             patched[L.ATTRIBUTES_POSITION + 1] &= ~L.LOG_APPEND_TIME_BIT
             data = bytes(patched)
-        new, key = _new_tuple, self._keys.setdefault
+        # One int object per distinct timestamp of the batch (producers often stamp a whole batch alike)
+        # and one bytes object per distinct key of the log: 32 bytes less per record, faster map lookups.
+        stamps: dict[int, int] = {}
+        new, key, stamp = _new_tuple, self._keys.setdefault, stamps.setdefault
         try:
             return tuple(
                 [
-                    new(Record, (r.offset, r.timestamp, key(r.key, r.key), r.value, tuple(r.headers) if r.headers else ()))
+                    new(
+                        Record,
+                        (
+                            r.offset,
+                            stamp(r.timestamp, r.timestamp),
+                            key(r.key, r.key),
+                            r.value,
+                            tuple(r.headers) if r.headers else (),
+                        ),
+                    )
                     for r in DefaultRecordBatch(data)
                 ]
             )
