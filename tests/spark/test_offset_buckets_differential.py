@@ -12,10 +12,10 @@ from kcompact_nb import PartitionLog
 from kcompact_nb.core import OFFSET_BUCKET_COLUMNS, KcompactError
 from kcompact_nb.core import offset_buckets as core_offset_buckets
 from kcompact_nb.io import read_log_dir
-from kcompact_nb.spark import load_checkpoints, load_log_dir, load_segments, logs_to_dataframe, offset_buckets
+from kcompact_nb.spark import logs_to_dataframe, offset_buckets
 from kcompact_nb.spark._load_log_dir import CHECKPOINT_SCHEMA, SEGMENT_SCHEMA
 from tests.conftest import compacted_log, rec
-from tests.spark.conftest import SAMPLE_STAGES, core_full_pass
+from tests.spark.conftest import SAMPLE_STAGES, core_full_pass, stage_topic
 
 BUCKET_COUNTS = (1, 3, 8)
 
@@ -39,22 +39,9 @@ def core_rows(logs, topic_of=lambda log: log.topic) -> list[tuple]:
     return sorted(rows)
 
 
-def renamed(df: DataFrame, stage_index: int) -> DataFrame:
-    """Topics of different sample stages share names: prefix them with the stage's index."""
-    return df.withColumn("topic", F.concat(F.lit(f"{stage_index}:"), F.col("topic")))
-
-
-def test_bundled_samples_give_the_same_rows_in_core_and_spark(spark):
-    records, segments, checkpoints = (
-        reduce(DataFrame.unionAll, [renamed(load(spark, s), i) for i, s in enumerate(SAMPLE_STAGES)])
-        for load in (load_log_dir, load_segments, load_checkpoints)
-    )
-    expected = [
-        row
-        for i, stage in enumerate(SAMPLE_STAGES)
-        for row in core_rows(read_log_dir(stage).logs.values(), lambda log, i=i: f"{i}:{log.topic}")
-    ]
-    assert spark_rows(records, segments, checkpoints) == sorted(expected)
+def test_bundled_samples_give_the_same_rows_in_core_and_spark(samples_as_topics):
+    expected = [row for stage in SAMPLE_STAGES for row in core_rows(read_log_dir(stage).logs.values(), lambda _, s=stage: stage_topic(s))]
+    assert spark_rows(*samples_as_topics) == sorted(expected)
 
 
 def gapped_log():
