@@ -13,7 +13,7 @@ start_offset first offset of the bucket (inclusive)
 end_offset  end of the bucket (exclusive)
 records     data records in the bucket (control records excluded)
 size_bytes  sum of the records' v2 sizes (``record_size_bytes``), batch overheads excluded
-live        records that are the latest of their key and not tombstones
+live        records that are the latest of their key and not tombstones, and keyless records
 superseded  records with a later record of the same key in the partition
 tombstones  records that are the latest of their key and tombstones
 ========== =====================================================================
@@ -65,8 +65,10 @@ def offset_buckets(
     """Summarise ``[log start offset, log end offset)`` in at most ``bucket_count`` equal-width offset buckets.
 
     Every bucket is returned, empty ones too, so offset gaps left by compaction stay visible.
-    "Later record of the same key" is by offset (Kafka's ``compaction.strategy=offset``); records
-    below the log start offset are not counted. ``topic``/``partition`` default to the log's.
+    "Later record of the same key" is by offset (Kafka's ``compaction.strategy=offset``); control
+    records and records below the log start offset are not counted; keyless records count as live.
+    :func:`kcompact_nb.spark.offset_buckets` follows the same rule and, given the same ``bucket_count``,
+    returns the same rows. ``topic``/``partition`` default to the log's.
 
     Parameters
     ----------

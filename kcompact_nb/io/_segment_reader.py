@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, NoReturn
+from typing import Any, BinaryIO, NoReturn, TypeVar
 
 import kafka.codec as kafka_codec  # type: ignore[import-untyped]
 from kafka.record.default_records import DefaultRecordBatch  # type: ignore[import-untyped]
@@ -35,6 +36,9 @@ LEFTOVER_NAME = re.compile(r"^(\d{20})\.log\.(cleaned|swap|deleted)$")
 READ_BUFFER_BYTES = 1 << 20
 
 _new_tuple = tuple.__new__
+_BASE_AND_LAST_DELTA = struct.Struct(">q15xi")
+"""baseOffset (position 0) and lastOffsetDelta (position 23) of a batch header."""
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,15 @@ class SegmentFileReader:
         lookups then compare by identity and touch far fewer objects."""
 
     def __iter__(self) -> Iterator[RecordBatch]:
+        return self.decoded(self.decode_batch)
+
+    def decoded(self, decode: Callable[[bytes, int, int], T]) -> Iterator[T]:
+        """Each batch's bytes, framed and CRC-checked here, turned into a value by ``decode``.
+
+        ``decode(data, position, next_offset)`` gets one whole batch (``position`` is its byte position in the
+        file, ``next_offset`` the lowest offset it may start at) and raises :class:`CorruptBatchError` for bad
+        content; :meth:`decode_batch` (a core :class:`RecordBatch`) is what iterating the reader uses.
+        """
         with open(self.path, "rb", buffering=READ_BUFFER_BYTES) as handle:
             self.file_size = os.fstat(handle.fileno()).st_size
             self.valid_bytes = 0
@@ -124,7 +137,8 @@ class SegmentFileReader:
             next_offset = self._first_allowed_offset()
             while self.valid_bytes < self.file_size:
                 try:
-                    batch = self._read_batch(handle, self.valid_bytes, next_offset)
+                    data = self._read_frame(handle, self.valid_bytes)
+                    value = decode(data, self.valid_bytes, next_offset)
                 except CorruptBatchError as error:
                     if not self.recover:
                         raise
@@ -132,17 +146,18 @@ class SegmentFileReader:
                         str(self.path), self.valid_bytes, self.file_size - self.valid_bytes, error.reason
                     )
                     return
-                self.valid_bytes += batch.size_bytes
-                next_offset = batch.last_offset + 1
+                self.valid_bytes += len(data)
+                base_offset, last_delta = _BASE_AND_LAST_DELTA.unpack_from(data)
+                next_offset = base_offset + last_delta + 1
                 if self.on_bytes is not None:
-                    self.on_bytes(batch.size_bytes)
-                yield batch
+                    self.on_bytes(len(data))
+                yield value
 
     def _first_allowed_offset(self) -> int:
         floors = [o for o in (self.base_offset, self.min_offset) if o is not None]
         return max(floors) if floors else 0
 
-    def _read_batch(self, handle: BinaryIO, position: int, next_offset: int) -> RecordBatch:
+    def _read_frame(self, handle: BinaryIO, position: int) -> bytes:
         remaining = self.file_size - position
         head = handle.read(L.LOG_OVERHEAD)
         if len(head) < L.LOG_OVERHEAD:
@@ -165,7 +180,7 @@ class SegmentFileReader:
             memoryview(data)[L.ATTRIBUTES_POSITION :]
         ):
             self._check_crc(data, position)
-        return self._decode(data, position, next_offset)
+        return data
 
     def _check_magic(self, magic: int, position: int) -> None:
         if magic == 2:
@@ -179,7 +194,25 @@ class SegmentFileReader:
         if stored != computed:
             self._fail(CrcMismatchError, position, f"batch CRC mismatch: stored {stored}, computed {computed}")
 
-    def _decode(self, data: bytes, position: int, next_offset: int) -> RecordBatch:
+    def check_header(self, data: bytes, position: int, next_offset: int) -> tuple[Any, ...]:
+        """The 13 header fields of one batch (:data:`HEADER` order) once its offsets and count are valid."""
+        header = L.HEADER.unpack_from(data)
+        base_offset, last_delta, count = header[0], header[6], header[12]
+        last_offset = base_offset + last_delta
+        if (
+            last_delta < 0
+            or base_offset < next_offset
+            or (self.end_offset is not None and last_offset >= self.end_offset)
+        ):
+            self._check_offsets(base_offset, last_delta, position, next_offset)
+        if self.base_offset is not None and last_offset - self.base_offset > L.INT_MAX:
+            self._check_offsets(base_offset, last_delta, position, next_offset)
+        if count < 0:
+            self._fail(CorruptBatchError, position, f"negative records count {count}")
+        return header
+
+    def decode_batch(self, data: bytes, position: int, next_offset: int) -> RecordBatch:
+        """One batch's bytes (from :meth:`decoded`) as a core :class:`RecordBatch`, records checked."""
         # The hot path: one header unpack, cheap checks inline, the detailed ones only on failure.
         (
             base_offset,
@@ -195,18 +228,8 @@ class SegmentFileReader:
             producer_epoch,
             base_sequence,
             count,
-        ) = L.HEADER.unpack_from(data)
+        ) = self.check_header(data, position, next_offset)
         last_offset = base_offset + last_delta
-        if (
-            last_delta < 0
-            or base_offset < next_offset
-            or (self.end_offset is not None and last_offset >= self.end_offset)
-        ):
-            self._check_offsets(base_offset, last_delta, position, next_offset)
-        if self.base_offset is not None and last_offset - self.base_offset > L.INT_MAX:
-            self._check_offsets(base_offset, last_delta, position, next_offset)
-        if count < 0:
-            self._fail(CorruptBatchError, position, f"negative records count {count}")
         codec = "none" if attributes & L.CODEC_MASK == 0 else self._codec(attributes, position)
         records = self._records(data, attributes, codec, position)
         if (

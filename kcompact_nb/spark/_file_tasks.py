@@ -41,13 +41,14 @@ ARROW_SCHEMA = pa.schema(
 RowTuple = tuple[Any, ...]
 """One record in :data:`ARROW_SCHEMA` order; ``timestamp`` in epoch microseconds."""
 
-Decoder = Callable[[Any], Iterator[RowTuple]]
+Decoder = Callable[[Any], Iterator[pa.RecordBatch]]
 
 
 def decode_in_tasks(spark: SparkSession, tasks: Sequence[Any], decode: Decoder) -> DataFrame:
     """A record DataFrame from ``tasks`` (picklable descriptions of files), one Spark task each.
 
-    ``decode`` runs in the executors and yields each task's records as :data:`RowTuple`.
+    ``decode`` runs in the executors and yields each task's records as Arrow batches in :data:`ARROW_SCHEMA`
+    (:func:`arrow_chunks` makes them from row tuples).
     """
     chosen = list(tasks)
     ids = spark.range(0, len(chosen), 1, max(len(chosen), 1))
@@ -55,12 +56,13 @@ def decode_in_tasks(spark: SparkSession, tasks: Sequence[Any], decode: Decoder) 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for task_id in batch.column(0).to_pylist():
-                yield from _chunks(decode(chosen[task_id]))
+                yield from decode(chosen[task_id])
 
     return ids.mapInArrow(run, RECORD_SCHEMA)
 
 
-def _chunks(rows: Iterator[RowTuple]) -> Iterator[pa.RecordBatch]:
+def arrow_chunks(rows: Iterator[RowTuple]) -> Iterator[pa.RecordBatch]:
+    """``rows`` as Arrow batches of at most :data:`ARROW_CHUNK_ROWS` rows."""
     buffer: list[RowTuple] = []
     for row in rows:
         buffer.append(row)

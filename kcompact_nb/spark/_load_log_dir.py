@@ -1,7 +1,7 @@
 """Kafka log directories into DataFrames: segment files decoded by Spark tasks, checkpoints on the side.
 
 Each ``.log`` segment file is one Spark task that reads it with :class:`kcompact_nb.io.SegmentFileReader`
-(read-only, CRC-checked). Control records (transaction markers) are included with ``is_control``;
+(read-only, CRC-checked) into Arrow columns (:mod:`kcompact_nb.spark._segment_columns`). Control records (transaction markers) are included with ``is_control``;
 batches the cleaner emptied hold no records and so have no rows.
 """
 
@@ -13,6 +13,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa  # type: ignore[import-untyped]
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
@@ -25,6 +26,7 @@ from kcompact_nb.io import (
     read_checkpoint,
 )
 from kcompact_nb.spark._file_tasks import RowTuple, decode_in_tasks
+from kcompact_nb.spark._segment_columns import decode_segment_columns
 
 _SEGMENT_SUFFIX = ".log"
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>[0-9]+)$")
@@ -93,11 +95,10 @@ def load_log_dir(spark: SparkSession, path: str | os.PathLike[str], *, topics: C
     return decode_in_tasks(spark, segment_tasks(path, topics=topics, verify_crc=verify_crc), decode_segment)
 
 
-def decode_segment(task: SegmentTask) -> Iterator[RowTuple]:
-    """The records of one segment file as row tuples (runs inside a Spark task)."""
+def decode_segment(task: SegmentTask) -> Iterator[pa.RecordBatch]:
+    """The records of one segment file as Arrow batches (runs inside a Spark task)."""
     reader = SegmentFileReader(task.path, base_offset=task.base_offset, end_offset=task.end_offset, verify_crc=task.verify_crc, keep_raw=False)
-    for batch in reader:
-        yield from batch_rows(task.topic, task.partition, task.base_offset, batch)
+    return decode_segment_columns(reader, task.topic, task.partition)
 
 
 def batch_rows(topic: str, partition: int, segment_base_offset: int, batch: RecordBatch) -> Iterator[RowTuple]:

@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 
 from kcompact_nb.core import record_size_bytes
 from kcompact_nb.io import read_dump_log, read_kcat
-from kcompact_nb.spark._file_tasks import RowTuple, decode_in_tasks
+from kcompact_nb.spark._file_tasks import RowTuple, arrow_chunks, decode_in_tasks
 from kcompact_nb.spark._load_log_dir import batch_rows
 from kcompact_nb.spark._load_kafka import with_estimated_sizes
 from kcompact_nb.spark._schema import KAFKA_SOURCE_COLUMNS, require_columns, validate_records
@@ -70,7 +70,7 @@ def load_dump_log(spark: SparkSession, paths: str | os.PathLike[str] | Sequence[
     from the dump; ``record_size_bytes`` is computed with the v2 formula from the printed fields.
     """
     tasks = [_TextFileTask(str(p), topic, partition) for p in _paths(paths)]
-    return decode_in_tasks(spark, tasks, _decode_dump)
+    return decode_in_tasks(spark, tasks, lambda task: arrow_chunks(_decode_dump(task)))
 
 
 def load_kcat(
@@ -87,7 +87,7 @@ def load_kcat(
     Batch columns are null; sizes are v2 sizes of each record as if alone in its batch.
     """
     tasks = [_TextFileTask(str(p), topic, partition, kcat_format) for p in _paths(paths)]
-    return decode_in_tasks(spark, tasks, _decode_kcat)
+    return decode_in_tasks(spark, tasks, lambda task: arrow_chunks(_decode_kcat(task)))
 
 
 def _paths(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[Path]:

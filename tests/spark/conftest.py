@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import reduce
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pyspark")
 
-from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import DataFrame, SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
 
 from kcompact_nb import PartitionLog  # noqa: E402
 from kcompact_nb.core._cleaner import clean_pass  # noqa: E402
 from kcompact_nb.core._log_to_clean import log_to_clean  # noqa: E402
 from kcompact_nb.core._offset_map import ExactOffsetMap  # noqa: E402
-from kcompact_nb.spark import spark_session  # noqa: E402
+from kcompact_nb.spark import load_checkpoints, load_log_dir, load_segments, spark_session  # noqa: E402
 from tests.broker.conftest import require_java_and_maven  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
@@ -29,6 +31,24 @@ def spark() -> Iterator[SparkSession]:
     session = spark_session("local[2]", kafka=True, shuffle_partitions=2, app_name="kcompact-tests")
     yield session
     session.stop()
+
+
+def stage_topic(stage: Path) -> str:
+    """The topic a sample stage's one partition gets in :func:`samples_as_topics` (stages share topic names)."""
+    return f"{stage.parent.name}/{stage.name}"
+
+
+@pytest.fixture(scope="session")
+def samples_as_topics(spark: SparkSession) -> Iterator[tuple[DataFrame, DataFrame, DataFrame]]:
+    """Records (decoded once, cached), segments and checkpoints of every sample stage, one topic per stage."""
+
+    def renamed(load: Callable[[SparkSession, Path], DataFrame]) -> DataFrame:
+        frames = [load(spark, stage).withColumn("topic", F.lit(stage_topic(stage))) for stage in SAMPLE_STAGES]
+        return reduce(DataFrame.unionByName, frames)
+
+    records = renamed(load_log_dir).persist()
+    yield records, renamed(load_segments), renamed(load_checkpoints)
+    records.unpersist()
 
 
 def core_full_pass(log: PartitionLog, now_ms: int) -> tuple[int, int]:

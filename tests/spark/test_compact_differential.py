@@ -6,13 +6,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pyspark.sql import functions as F
 
 from kcompact_nb import NewRecord, PartitionLog, TopicConfig
 from kcompact_nb.io import read_log_dir
-from kcompact_nb.spark import compact, dirtiness, load_checkpoints, load_log_dir, load_segments, logs_to_dataframe
+from kcompact_nb.spark import compact, dirtiness, logs_to_dataframe
 from tests.conftest import offsets_in_log
-from tests.spark.conftest import SAMPLE_STAGES, core_full_pass
+from tests.spark.conftest import SAMPLE_STAGES, core_full_pass, stage_topic
 
 FAR_FUTURE_MS = 1 << 62
 
@@ -25,33 +24,13 @@ def spark_offsets(df) -> dict[str, list[int]]:
     return out
 
 
-def union_all(frames):
-    union = frames[0]
-    for frame in frames[1:]:
-        union = union.unionByName(frame)
-    return union
-
-
-@pytest.fixture(scope="module")
-def samples_as_topics(spark):
-    """Every sample stage as one partition of its own topic (named after the stage), in one DataFrame each."""
-    names = {stage: f"{stage.parent.name}/{stage.name}" for stage in SAMPLE_STAGES}
-
-    def renamed(load):
-        return union_all([load(spark, stage).withColumn("topic", F.lit(name)) for stage, name in names.items()])
-
-    records = renamed(load_log_dir).persist()
-    yield records, renamed(load_segments), renamed(load_checkpoints)
-    records.unpersist()
-
-
 @pytest.mark.parametrize("now_ms", [0, FAR_FUTURE_MS], ids=["before-horizons", "after-horizons"])
 def test_every_sample_stage_agrees_with_the_core_cleaner(spark, samples_as_topics, now_ms):
     expected: dict[str, list[int]] = {}
     for stage in SAMPLE_STAGES:
         (log,) = read_log_dir(stage).logs.values()
         core_full_pass(log, now_ms)
-        expected[f"{stage.parent.name}/{stage.name}"] = offsets_in_log(log)
+        expected[stage_topic(stage)] = offsets_in_log(log)
     records, segments, checkpoints = samples_as_topics
     ranges = dirtiness(segments, checkpoints, records, now_ms=now_ms)
     assert spark_offsets(compact(records, now_ms=now_ms, cleanable=ranges)) == expected
