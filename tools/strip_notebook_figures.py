@@ -58,7 +58,12 @@ def strip_file(path: Path) -> bool:
 
 def execute(path: Path) -> float:
     """Run ``path`` top to bottom in place; returns the seconds it took."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # the project's kernel spec (tools/jupyter: capture_fd_output=False) keeps JVM lines out of outputs, as under nbval
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        "JUPYTER_PATH": os.pathsep.join(filter(None, [str(ROOT / "tools" / "jupyter"), os.environ.get("JUPYTER_PATH")])),
+    }
     command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace"]
     command += ["--ExecutePreprocessor.kernel_name=python3", str(path)]
     started = time.monotonic()
