@@ -28,6 +28,11 @@ logs = st.tuples(
 def build(segment_bytes: int, batches: list, strategy: str) -> PartitionLog:
     props = {"cleanup.policy": "compact", "segment.bytes": segment_bytes, "delete.retention.ms": 10**9,
              "compaction.strategy": strategy, "compaction.strategy.header": "v"}
+    return appended(props, batches)
+
+
+def appended(props: dict, batches: list) -> PartitionLog:
+    """A log under ``props`` with ``batches`` appended one per ms (rolling where asked), then rolled."""
     log = PartitionLog("t", config=TopicConfig.from_properties(props), broker=BrokerConfig())
     for i, (recs, roll) in enumerate(batches):
         log.append(recs, now_ms=i)
@@ -166,13 +171,7 @@ def passes_with(strategy: OffsetStrategy, params: tuple) -> list:
     """Three passes (the last beyond the tombstones' horizon) over a log switched from delete to compact
     (so it holds keyless records)."""
     segment_bytes, batches, slots = params
-    props = {"cleanup.policy": "delete", "segment.bytes": segment_bytes, "delete.retention.ms": 100}
-    log = PartitionLog("t", config=TopicConfig.from_properties(props), broker=BrokerConfig())
-    for i, (recs, roll) in enumerate(batches):
-        log.append(recs, now_ms=i)
-        if roll:
-            log.roll(now_ms=i)
-    log.roll(now_ms=len(batches))
+    log = appended({"cleanup.policy": "delete", "segment.bytes": segment_bytes, "delete.retention.ms": 100}, batches)
     log.config = log.config.with_properties({"cleanup.policy": "compact"})
     outcomes = []
     for now_ms in (1_000, 1_050, 2_000):

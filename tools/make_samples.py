@@ -37,10 +37,10 @@ from kcompact_nb.broker import (  # noqa: E402
     wait_for_cleaner,
     wait_for_offsets,
 )
+from kcompact_nb.fidelity import HOLD  # noqa: E402
 
 BASE_TS_MS = 1_767_225_600_000
-HOLD = {"min.cleanable.dirty.ratio": "1.0"}  # cleanableRatio > 1.0 never holds: no pass until released
-RELEASE = {"min.cleanable.dirty.ratio": "0.01"}
+RELEASE = {"min.cleanable.dirty.ratio": "0.01"}  # after HOLD (ratio 1.0, never exceeded) kept the cleaner waiting
 
 
 def rec(key: str, value: str | None, at_ms: int) -> NewRecord:

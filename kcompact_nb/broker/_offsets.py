@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from kafka import KafkaConsumer, TopicPartition  # type: ignore[import-untyped]
 
@@ -12,12 +15,8 @@ from ._errors import BrokerError
 
 def partition_offsets(broker: KafkaBroker, topic: str, partition: int = 0) -> tuple[int, int]:
     """``(log start offset, high watermark)`` of ``topic-partition`` (ListOffsets earliest and latest)."""
-    consumer = KafkaConsumer(bootstrap_servers=broker.bootstrap_servers, request_timeout_ms=10000)
-    try:
-        tp = TopicPartition(topic, partition)
-        return consumer.beginning_offsets([tp])[tp], consumer.end_offsets([tp])[tp]
-    finally:
-        consumer.close()
+    with _consumer(broker) as consumer:
+        return _offsets(consumer, TopicPartition(topic, partition))
 
 
 def wait_for_offsets(
@@ -29,11 +28,26 @@ def wait_for_offsets(
     runs in the cleaner thread: both are waited for this way.
     """
     deadline = time.monotonic() + timeout_s
-    while True:
-        offsets = partition_offsets(broker, topic, partition)
-        if offsets[0] >= log_start and offsets[1] >= end:
-            return offsets
-        if time.monotonic() > deadline:
-            wanted = f"log start >= {log_start} and end >= {end}"
-            raise BrokerError(f"{topic}-{partition} offsets {offsets} did not reach {wanted} within {timeout_s} s")
-        time.sleep(0.1)
+    tp = TopicPartition(topic, partition)
+    with _consumer(broker) as consumer:
+        while True:
+            offsets = _offsets(consumer, tp)
+            if offsets[0] >= log_start and offsets[1] >= end:
+                return offsets
+            if time.monotonic() > deadline:
+                wanted = f"log start >= {log_start} and end >= {end}"
+                raise BrokerError(f"{topic}-{partition} offsets {offsets} did not reach {wanted} within {timeout_s} s")
+            time.sleep(0.1)
+
+
+@contextmanager
+def _consumer(broker: KafkaBroker) -> Iterator[Any]:
+    consumer = KafkaConsumer(bootstrap_servers=broker.bootstrap_servers, request_timeout_ms=10000)
+    try:
+        yield consumer
+    finally:
+        consumer.close()
+
+
+def _offsets(consumer: Any, tp: Any) -> tuple[int, int]:
+    return consumer.beginning_offsets([tp])[tp], consumer.end_offsets([tp])[tp]

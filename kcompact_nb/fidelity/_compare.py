@@ -17,10 +17,15 @@ MAX_PASSES_PER_PHASE = 100
 """A safety bound: a phase that keeps finding work beyond this is reported, not looped on."""
 
 
-def broker_settings(version: str, overrides: Mapping[str, str] | None = None) -> BrokerConfig:
-    """The simulator's broker config matching :data:`FAST_CLEANER_SETTINGS`, ``overrides`` and ``version``."""
+def broker_properties(version: str, overrides: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The test broker's cleaner settings (:data:`FAST_CLEANER_SETTINGS`) with ``overrides`` and ``kafka.version``."""
     cleaner = {k: v for k, v in FAST_CLEANER_SETTINGS.items() if k.startswith("log.cleaner.")}
-    return BrokerConfig.from_properties({**cleaner, **(overrides or {}), "kafka.version": version})
+    return {**cleaner, **(overrides or {}), "kafka.version": version}
+
+
+def broker_settings(version: str, overrides: Mapping[str, str] | None = None) -> BrokerConfig:
+    """The simulator's broker config matching :func:`broker_properties`."""
+    return BrokerConfig.from_properties(broker_properties(version, overrides))
 
 
 def topic_settings(overrides: Mapping[str, str] | None = None, *, broker: BrokerConfig | None = None) -> TopicConfig:

@@ -112,11 +112,11 @@ def _run_phase(broker: KafkaBroker, topic: str, phase: Phase, first_offsets: lis
 
 def _produce_step(broker: KafkaBroker, topic: str, step: Produce, base_ms: int) -> list[int]:
     """Produce one step with timestamps shifted by ``base_ms``; waits for a transaction's marker."""
-    records = [NewRecord(r.key, r.value, (r.timestamp or 0) + base_ms, r.headers) for r in step.records]
+    batches = [[NewRecord(r.key, r.value, (r.timestamp or 0) + base_ms, r.headers) for r in b] for b in step.batches()]
     if not step.transactional:
-        batches = [records[i : i + step.batch_records] for i in range(0, len(records), step.batch_records)]
         groups = produce_batches(broker, topic, batches, idempotent=step.producer == "idempotent")
         return [offset for group in groups for offset in group]
+    records = [record for batch in batches for record in batch]
     offsets = produce_transaction(broker, topic, records, transactional_id=f"{topic}-txn", commit=step.producer == "commit")
     wait_for_offsets(broker, topic, end=offsets[-1] + 2)  # the marker follows the last record
     return offsets

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
-from kcompact_nb.fidelity._compare import load_round
+from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS
+from kcompact_nb.fidelity._compare import broker_properties, load_round
 from kcompact_nb.fidelity._differential import DifferentialResult, RoundResult
 from kcompact_nb.fidelity._workload import HOLD
-from kcompact_nb.scenario._views import retained_offsets
+from kcompact_nb.scenario import retained_offsets
 
 SCENARIO_FILE = "scenario.json"
 
@@ -93,13 +93,12 @@ def reproduction_scenario(result: DifferentialResult, round_: RoundResult) -> di
         iterations = round_.kafka_passes + 1 if number == len(phases) - 1 else 1
         steps += [s for _ in range(iterations) for s in ({"op": "clean"}, {"op": "advance", "ms": 1})]
     steps.append({"op": "expect", "topic": topic, **_kafka_state(result, round_)})
-    cleaner = {k: v for k, v in FAST_CLEANER_SETTINGS.items() if k.startswith("log.cleaner.")}
     return {
         "format": "kcompact-scenario/1",
         "name": f"conformance {workload.name} round {round_.index} on Apache Kafka {result.version}",
         "description": "Kafka's partition before the round, the round's config changes, and Kafka's result.",
         "start_ms": round_.phase_ms[0],
-        "broker": {**cleaner, **workload.broker, "kafka.version": result.version},
+        "broker": broker_properties(result.version, workload.broker),
         "topics": {topic: {"partitions": 1, "config": {**COMPACTED_TOPIC_CONFIGS, **HOLD, **workload.create}}},
         "steps": steps,
     }

@@ -83,10 +83,6 @@ class Round:
     phases: tuple[Phase, ...] = (Phase(),)
 
     @property
-    def records(self) -> int:
-        return sum(len(step.records) for step in self.steps)
-
-    @property
     def last_timestamp(self) -> int:
         return max((r.timestamp or 0 for step in self.steps for r in step.records), default=0)
 
@@ -108,10 +104,6 @@ class Workload:
     clock: str = "fixed"
     broker: Mapping[str, str] = field(default_factory=_frozen)
     """Dynamic broker configs set for this workload (e.g. a small ``log.cleaner.dedupe.buffer.size``)."""
-
-    @property
-    def records(self) -> int:
-        return sum(r.records for r in self.rounds)
 
     def base_ms(self, round_index: int, *, wall_now_ms: int) -> int:
         """Absolute time of relative timestamp 0 in round ``round_index``."""
