@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
 import resource
+import shutil
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,13 @@ def timed(fn: Callable[[], tuple[int, int]]) -> Measurement:
     start = time.perf_counter()
     records, nbytes = fn()
     return Measurement(time.perf_counter() - start, records, nbytes)
+
+
+def scratch_dir(prefix: str) -> Path:
+    """A temporary directory for generated benchmark data, removed when the process exits."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def peak_rss_mib() -> float:

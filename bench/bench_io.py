@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import struct
-import tempfile
 from functools import cache
 from pathlib import Path
 
 from kafka.record import util as kafka_record_util  # type: ignore[import-untyped]
 from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
 
-from bench._runner import Measurement, benchmark, timed
+from bench._runner import Measurement, benchmark, scratch_dir, timed
 from kcompact_nb.io import SegmentFileReader, read_partition_dir
 
 RECORDS = 100_000
@@ -23,7 +22,7 @@ CRC_IMPLEMENTATION = "C crc32c" if getattr(kafka_record_util, "crc32c_c", None) 
 @cache
 def segment_dir(records_per_batch: int) -> Path:
     """A partition directory with one segment of RECORDS records (100-byte values), written once per run."""
-    root = Path(tempfile.mkdtemp(prefix="kcompact-bench-")) / "bench-0"
+    root = scratch_dir("kcompact-bench-") / "bench-0"
     root.mkdir()
     with open(root / f"{0:020d}.log", "wb") as handle:
         for base in range(0, RECORDS, records_per_batch):
