@@ -1,13 +1,14 @@
 """One measurement in a fresh process, so peak RSS is that run's own: ``python -m bench._measure KIND DIR``.
 
-KIND is ``core`` (load the partition dir, then our cleaner's full pass) or ``pandas`` (load (key, offset)
-pairs, then latest offset per key). Prints one JSON object: load and compute seconds, records, bytes,
-records kept and peak RSS in MiB.
+KIND is ``core`` (load the partition dir, then our cleaner's full pass), ``pandas`` (load (key, offset)
+pairs, then latest offset per key) or ``spark`` (load with Spark on ``local[2]``, then its full compaction).
+Prints one JSON object: load and compute seconds, records, bytes, records kept, peak RSS in MiB and a note.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -68,12 +69,75 @@ def measure_pandas(folder: Path) -> dict[str, Any]:
     return _row(loaded - start, done - loaded, len(frame), cleanable_segment_bytes(folder), len(latest))
 
 
-def _row(load_s: float, compute_s: float, records: int, nbytes: int, kept: int) -> dict[str, Any]:
+def measure_spark(folder: Path) -> dict[str, Any]:
+    """(d) Spark on ``local[2]``: decode the partition (cached) and its cleanable range, then a full compaction.
+
+    The compaction runs twice in the session and the second is timed: the first compiles and generates code
+    (its time is in the note). Peak RSS adds the peaks of the driver, the JVM and the Python workers.
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    from kcompact_nb.spark import compact, dirtiness, load_checkpoints, load_log_dir, load_segments, spark_session
+
+    spark = spark_session("local[2]", shuffle_partitions=8, config={"spark.driver.memory": "6g"})
+    root, topic = folder.parent, folder.name.rpartition("-")[0]
+    start = time.perf_counter()
+    records = load_log_dir(spark, root, topics=[topic]).persist(StorageLevel.MEMORY_AND_DISK)
+    records.count()
+    segments, checkpoints = load_segments(spark, root, topics=[topic]), load_checkpoints(spark, root)
+    ranges = dirtiness(segments, checkpoints, records, now_ms=PASS_NOW_MS).cache()
+    end = ranges.first()["first_uncleanable_offset"]
+    loaded = time.perf_counter()
+
+    def compaction() -> float:
+        began = time.perf_counter()
+        compact(records, now_ms=PASS_NOW_MS, cleanable=ranges).write.format("noop").mode("overwrite").save()
+        return time.perf_counter() - began
+
+    first, seconds = compaction(), compaction()
+    in_range = F.col("offset") < end
+    kept = compact(records, now_ms=PASS_NOW_MS, cleanable=ranges).filter(in_range).count()
+    read = records.filter(in_range).count()
+    peak = _process_tree_peak_rss_mib()
+    spark.stop()
+    note = f"first (cold) compaction {first:.1f} s; RSS: driver + JVM + Python workers"
+    return _row(loaded - start, seconds, read, cleanable_segment_bytes(folder), kept, peak, note)
+
+
+def _process_tree_peak_rss_mib() -> float:
+    """The sum of ``VmHWM`` over this process and its descendants (Linux ``/proc``)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    tree, frontier = {os.getpid()}, [os.getpid()]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
+        tree.update(children)
+        frontier += children
+    return sum(_vm_hwm_kib(pid) for pid in tree) / 1024
+
+
+def _vm_hwm_kib(pid: int) -> int:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    lines = [line for line in status.splitlines() if line.startswith("VmHWM:")]
+    return int(lines[0].split()[1]) if lines else 0
+
+
+def _row(load_s: float, compute_s: float, records: int, nbytes: int, kept: int, peak: float | None = None, note: str = "") -> dict[str, Any]:
     return {"load_s": load_s, "compute_s": compute_s, "records": records, "bytes": nbytes, "kept": kept,
-            "peak_rss_mib": peak_rss_mib()}  # fmt: skip
+            "peak_rss_mib": peak_rss_mib() if peak is None else peak, "note": note}  # fmt: skip
 
 
-MEASURES: dict[str, Callable[[Path], dict[str, Any]]] = {"core": measure_core, "pandas": measure_pandas}
+MEASURES: dict[str, Callable[[Path], dict[str, Any]]] = {"core": measure_core, "pandas": measure_pandas, "spark": measure_spark}
 
 
 if __name__ == "__main__":

@@ -74,7 +74,6 @@ class Report:
     scaling: list[Row] = field(default_factory=list)
     tables: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     """Further sections (interactivity, loading): runner rows under a heading."""
-    skipped: list[str] = field(default_factory=list)
 
 
 def median_row(contender: str, runs: Sequence[Row]) -> Row:
@@ -152,7 +151,7 @@ def _memory_exponent(rows: Sequence[Row]) -> str:
 
 
 def render_results(report: Report, *, reference: str) -> str:
-    """``bench/RESULTS.md``: machine and conditions, the side-by-side table, scaling, further tables, skips."""
+    """``bench/RESULTS.md``: machine and conditions, the side-by-side table, scaling, further tables."""
     lines = [
         "# Benchmark results",
         "",
@@ -168,6 +167,4 @@ def render_results(report: Report, *, reference: str) -> str:
     ]
     for title, rows in report.tables.items():
         lines += ["", f"## {title}", "", *_markdown(rows)]
-    if report.skipped:
-        lines += ["", "## Not measured", "", *(f"- {s}" for s in report.skipped)]
     return "\n".join(lines) + "\n"

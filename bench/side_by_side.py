@@ -1,7 +1,7 @@
 """``python -m bench side-by-side``: issue #9's comparison, written to ``bench/RESULTS.md``.
 
 (a) our core cleaner, (b) the real Kafka broker's cleaner, (c) a pandas "latest offset per key" baseline
-and (d) Spark compaction (hook below) on the identical log at each size; scaling of (a) (and (d));
+and (d) Spark compaction on ``local[2]`` on the identical log at each size; scaling of (a) and (d);
 interactivity and loading tables from the registered benchmarks. Each measurement of (a), (c) and (d)
 runs in its own process so its peak RSS is its own.
 """
@@ -24,7 +24,6 @@ from bench._machine import describe
 from bench._results import MIB, Report, Row, human_count, median_row, render_results
 from bench._runner import REGISTRY, run_all
 from bench._workload import Workload, write_partition_dir
-from bench.bench_io import segment_dir
 from kcompact_nb.broker import KafkaBroker
 
 KAFKA = "(b) Kafka 4.4.0 cleaner"
@@ -39,37 +38,14 @@ def measure(kind: str, folder: Path) -> Row:
     command = [sys.executable, "-m", "bench._measure", kind, str(folder)]
     out = subprocess.run(command, capture_output=True, text=True, check=True, env=_child_env()).stdout
     data = json.loads(out.splitlines()[-1])
-    contender = {"core": CORE, "pandas": PANDAS}[kind]
-    note = f"{data['kept']:,} records kept"
+    contender = {"core": CORE, "pandas": PANDAS, "spark": SPARK}[kind]
+    note = "; ".join(filter(None, [f"{data['kept']:,} records kept", data["note"]]))
     return Row(contender, data["records"], data["bytes"], data["compute_s"], data["load_s"], data["peak_rss_mib"], note=note)
 
 
 def _child_env() -> dict[str, str]:
     root = str(Path(__file__).resolve().parents[1])
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
-
-
-# -- Spark hooks: each returns None (and the reason is listed) until kcompact_nb.spark exists ----------------
-def spark_compaction(folder: Path) -> Row | None:
-    """(d) Spark compaction on ``local[2]`` over ``folder``: load time apart, then the compaction's time."""
-    return None
-
-
-def spark_decode(folder: Path) -> dict[str, str] | None:
-    """Loading: decode ``folder``'s segment files with Spark on two cores (a runner row), for the io table."""
-    return None
-
-
-SPARK_SKIPPED = "(d) Spark compaction and the Spark decode comparison: `kcompact_nb.spark` does not exist yet " \
-    "(hooks `spark_compaction` and `spark_decode` in bench/side_by_side.py)"
-
-
-def spark_available() -> bool:
-    try:
-        import kcompact_nb.spark  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 # -- the runs ---------------------------------------------------------------------------------------------
@@ -94,20 +70,17 @@ def _one_size(broker: KafkaBroker, workload: Workload, runs: int, folder: Path) 
     rows = [median_row(KAFKA, kafka_runs)]
     rows.append(median_row(CORE, [measure("core", copied) for _ in range(runs)]))
     rows.append(median_row(PANDAS, [measure("pandas", copied) for _ in range(runs)]))
-    spark = spark_compaction(copied) if spark_available() else None
-    rows += [spark] if spark else []
+    rows.append(median_row(SPARK, [measure("spark", copied) for _ in range(runs)]))
     shutil.rmtree(folder, ignore_errors=True)
     return rows
 
 
 def scaling(sizes: Sequence[int], work: Path) -> list[Row]:
-    """(a) (and (d) once hooked) at each size on a partition dir written in the broker's layout."""
+    """(a) and (d) at each size on a partition dir written in the broker's layout."""
     rows = []
     for size in sizes:
         folder = write_partition_dir(Workload(size), work / f"scale-{human_count(size)}")
-        rows.append(measure("core", folder))
-        spark = spark_compaction(folder) if spark_available() else None
-        rows += [spark] if spark else []
+        rows += [measure("core", folder), measure("spark", folder)]
         shutil.rmtree(folder.parent, ignore_errors=True)
     return rows
 
@@ -117,9 +90,8 @@ def registered(prefixes: Sequence[str]) -> list[dict[str, str]]:
 
 
 def loading() -> list[dict[str, str]]:
-    """The io benchmarks (one core), then Spark on two cores over the same file once hooked."""
-    spark = spark_decode(segment_dir(50)) if spark_available() else None
-    return registered(["io:"]) + ([spark] if spark else [])
+    """The io reader's benchmarks (one core), then segment-file decoding by the reader and by Spark on two cores."""
+    return registered(["io:", "spark: decode"])
 
 
 def load_conditions() -> str:
@@ -149,7 +121,6 @@ def main(argv: Sequence[str]) -> int:
         report.scaling = scaling(parse_sizes(args.scaling), Path(tmp))
     report.tables["Interactivity"] = registered(["viz:", "scenario:"])
     report.tables["Loading (segment-file decode)"] = loading()
-    report.skipped += [] if spark_available() else [SPARK_SKIPPED]
     report.conditions = load_conditions()
     args.output.write_text(render_results(report, reference=KAFKA))
     print(args.output.read_text())

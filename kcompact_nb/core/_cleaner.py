@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import compress, repeat
-from operator import and_, is_not, itemgetter, le
-from typing import Any
+from itertools import repeat
+from operator import and_, is_not, le
+from typing import Any, cast
 
 from kcompact_nb.core._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core._cleaner_stats import CleanerStats, log_line
@@ -21,13 +21,18 @@ from kcompact_nb.core._grouping import group_segments_by_size
 from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._log_to_clean import segments_overlapping
 from kcompact_nb.core._offset_map import BoundedOffsetMap, OffsetMap
-from kcompact_nb.core._records import NO_TIMESTAMP, RecordBatch, TimestampType
+from kcompact_nb.core._records import (
+    NO_TIMESTAMP,
+    RecordBatch,
+    TimestampType,
+    record_keys,
+    record_offsets,
+    record_values,
+    select_records,
+)
 from kcompact_nb.core._segment import AbortedTxn, Segment
 from kcompact_nb.core._strategies import Strategy, strategy_for
 from kcompact_nb.core._versions import RuleB
-
-_OFFSET, _KEY, _VALUE = itemgetter(0), itemgetter(2), itemgetter(3)
-"""Fields of a ``Record`` (a named tuple), for whole-batch C loops."""
 
 
 @dataclass(frozen=True)
@@ -230,14 +235,14 @@ def _map_offsets_at_once(offset_map: OffsetMap, batch: RecordBatch, start: int) 
     return True
 
 
-def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[list[bytes], list[int]]:
+def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[Sequence[bytes], Sequence[int]]:
     """Keys and offsets of the batch's keyed records at or after ``start``, in C loops when that is all of them."""
     records = batch.records
-    keys = list(map(_KEY, records))
+    keys = record_keys(records)
     if batch.base_offset < start or None in keys:
         records = tuple(r for r in records if r.key is not None and r.offset >= start)
-        keys = list(map(_KEY, records))
-    return keys, list(map(_OFFSET, records))
+        keys = record_keys(records)
+    return cast("Sequence[bytes]", keys), record_offsets(records)
 
 
 def _map_records(ctx: _PassContext, batch: RecordBatch, start: int) -> bool:
@@ -384,13 +389,13 @@ def _is_indexed_offset_batch(ctx: _PassContext, batch: RecordBatch) -> bool:
 def _latest_of_indexed_batch(entries: dict[bytes, Any], records: Sequence[Any], keep_deletes: bool) -> list[Any] | None:
     """``_should_retain_record`` for such a batch in C loops: records whose offset is not below their key's
     entry (tombstones only with ``keep_deletes``); None when a record has no key (it needs counting)."""
-    keys = list(map(_KEY, records))
+    keys = record_keys(records)
     if None in keys:
         return None
-    latest = map(le, map(entries.get, keys, repeat(-1)), map(_OFFSET, records))
+    latest = map(le, map(entries.get, cast("Sequence[bytes]", keys), repeat(-1)), record_offsets(records))
     if not keep_deletes:
-        latest = map(and_, latest, map(is_not, map(_VALUE, records), repeat(None)))
-    return list(compress(records, latest))
+        latest = map(and_, latest, map(is_not, record_values(records), repeat(None)))
+    return select_records(records, latest)
 
 
 def _should_retain_record(ctx: _PassContext, batch: RecordBatch, record: Any) -> bool:

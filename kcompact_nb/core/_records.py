@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import enum
 import struct
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from functools import partial
+from itertools import compress, repeat
+from operator import itemgetter
+from typing import Any, NamedTuple, overload
 
 from kcompact_nb.core._errors import KafkaModelError
 from kcompact_nb.core._sizes import RECORD_BATCH_OVERHEAD, Header, record_size_bytes
@@ -51,6 +55,97 @@ class Record(NamedTuple):
         return self.key is not None and self.value is None
 
 
+_new_record = partial(tuple.__new__, Record)
+_OFFSET, _KEY, _VALUE = itemgetter(0), itemgetter(2), itemgetter(3)
+
+
+class PackedRecords(Sequence[Record]):
+    """A batch's records held by column; each :class:`Record` is built when it is read.
+
+    What the io reader stores for decoded batches: a ``Record`` tuple and an offset ``int`` per record
+    cost about 110 bytes, which a 5M-record log cannot spare. Offsets and timestamps are int64 arrays,
+    keys and values tuples of bytes, ``headers`` None when no record has any. Compares equal to the
+    tuple of the same records; slices are tuples.
+    """
+
+    __slots__ = ("offsets", "timestamps", "keys", "values", "headers")
+
+    def __init__(
+        self,
+        offsets: array[int],
+        timestamps: array[int],
+        keys: tuple[bytes | None, ...],
+        values: tuple[bytes | None, ...],
+        headers: tuple[tuple[Header, ...], ...] | None = None,
+    ) -> None:
+        if not len(offsets) == len(timestamps) == len(keys) == len(values) == len(headers or offsets):
+            raise KafkaModelError("packed record columns must have the same length")
+        self.offsets, self.timestamps, self.keys, self.values, self.headers = offsets, timestamps, keys, values, headers
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[tuple[int, int, bytes | None, bytes | None, tuple[Header, ...]]]) -> PackedRecords:
+        """Columns of ``(offset, timestamp, key, value, headers)`` rows."""
+        if not rows:
+            return cls(array("q"), array("q"), (), (), None)
+        offsets, stamps, keys, values, headers = zip(*rows)
+        return cls(array("q", offsets), array("q", stamps), keys, values, headers if any(headers) else None)
+
+    def _rows(self) -> Iterator[tuple[Any, ...]]:
+        headers = self.headers if self.headers is not None else repeat((), len(self.offsets))
+        return zip(self.offsets, self.timestamps, self.keys, self.values, headers)
+
+    def __iter__(self) -> Iterator[Record]:
+        return map(_new_record, self._rows())
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Record, ...]: ...
+    def __getitem__(self, index: int | slice) -> Record | tuple[Record, ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        headers = () if self.headers is None else self.headers[index]
+        return Record(self.offsets[index], self.timestamps[index], self.keys[index], self.values[index], headers)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (PackedRecords, tuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"PackedRecords({tuple(self)!r})"
+
+    def select(self, selectors: Iterable[object]) -> list[Record]:
+        """The records whose selector is true, built only for those (``itertools.compress``)."""
+        return list(map(_new_record, compress(self._rows(), selectors)))
+
+
+def record_keys(records: Sequence[Record]) -> Sequence[bytes | None]:
+    """The records' keys, from the column when the records are packed."""
+    return records.keys if isinstance(records, PackedRecords) else list(map(_KEY, records))
+
+
+def record_offsets(records: Sequence[Record]) -> Sequence[int]:
+    """The records' offsets, from the column when the records are packed."""
+    return records.offsets if isinstance(records, PackedRecords) else list(map(_OFFSET, records))
+
+
+def record_values(records: Sequence[Record]) -> Sequence[bytes | None]:
+    """The records' values, from the column when the records are packed."""
+    return records.values if isinstance(records, PackedRecords) else list(map(_VALUE, records))
+
+
+def select_records(records: Sequence[Record], selectors: Iterable[object]) -> list[Record]:
+    """The records whose selector is true (``itertools.compress``), without building the others when packed."""
+    return records.select(selectors) if isinstance(records, PackedRecords) else list(compress(records, selectors))
+
+
 def control_record_key(kind: ControlRecordType) -> bytes:
     """Key of a control record: int16 version 0, int16 type (``ControlRecordType``)."""
     return struct.pack(">hh", 0, int(kind))
@@ -85,11 +180,12 @@ class RecordBatch:
     trailing records are removed, so ``records`` may hold fewer offsets than the range.
     ``delete_horizon_ms`` is set when attribute bit 6 is set; ``base_timestamp`` then holds it.
     ``raw`` keeps the bytes read from disk so unchanged batches are written back identically.
+    ``records`` is a tuple, or :class:`PackedRecords` for batches read from disk.
     """
 
     base_offset: int
     last_offset: int
-    records: tuple[Record, ...]
+    records: Sequence[Record]
     size_bytes: int
     base_timestamp: int
     max_timestamp: int

@@ -19,7 +19,7 @@ import kafka.codec as kafka_codec  # type: ignore[import-untyped]
 from kafka.record.default_records import DefaultRecordBatch  # type: ignore[import-untyped]
 from kafka.record.util import calc_crc32c  # type: ignore[import-untyped]
 
-from kcompact_nb.core import Record, RecordBatch, TimestampType
+from kcompact_nb.core import PackedRecords, RecordBatch, TimestampType
 from kcompact_nb.io import _layout as L
 from kcompact_nb.io._errors import (
     CorruptBatchError,
@@ -35,7 +35,6 @@ SEGMENT_NAME = re.compile(r"^(\d{20})\.log$")
 LEFTOVER_NAME = re.compile(r"^(\d{20})\.log\.(cleaned|swap|deleted)$")
 READ_BUFFER_BYTES = 1 << 20
 
-_new_tuple = tuple.__new__
 _BASE_AND_LAST_DELTA = struct.Struct(">q15xi")
 """baseOffset (position 0) and lastOffsetDelta (position 23) of a batch header."""
 T = TypeVar("T")
@@ -234,7 +233,7 @@ class SegmentFileReader:
         records = self._records(data, attributes, codec, position)
         if (
             len(records) != count
-            or (records and not base_offset <= records[0].offset <= records[-1].offset <= last_offset)
+            or (count and not base_offset <= records.offsets[0] <= records.offsets[-1] <= last_offset)
             or count > 1
         ):
             self._check_records(records, count, (base_offset, last_offset), position)
@@ -284,48 +283,36 @@ class SegmentFileReader:
             raise MissingCodecError(self.path, position, codec, L.CODEC_PACKAGES[codec])
         return codec
 
-    def _records(self, data: bytes, attributes: int, codec: str, position: int) -> tuple[Record, ...]:
+    def _records(self, data: bytes, attributes: int, codec: str, position: int) -> PackedRecords:
         if attributes & L.LOG_APPEND_TIME_BIT:
             # kafka-python reports maxTimestamp for every record of a LogAppendTime batch; clearing
             # the bit in a copy (after the CRC check) yields the timestamps as stored.
             patched = bytearray(data)
             patched[L.ATTRIBUTES_POSITION + 1] &= ~L.LOG_APPEND_TIME_BIT
             data = bytes(patched)
-        # One int object per distinct timestamp of the batch (producers often stamp a whole batch alike)
-        # and one bytes object per distinct key of the log: 32 bytes less per record, faster map lookups.
-        stamps: dict[int, int] = {}
-        new, key, stamp = _new_tuple, self._keys.setdefault, stamps.setdefault
+        # One bytes object per distinct key of the log: less memory per record, faster map lookups.
+        key = self._keys.setdefault
         try:
-            return tuple(
-                [
-                    new(
-                        Record,
-                        (
-                            r.offset,
-                            stamp(r.timestamp, r.timestamp),
-                            key(r.key, r.key),
-                            r.value,
-                            tuple(r.headers) if r.headers else (),
-                        ),
-                    )
-                    for r in DefaultRecordBatch(data)
-                ]
-            )
+            rows = [
+                (r.offset, r.timestamp, key(r.key, r.key), r.value, tuple(r.headers) if r.headers else ())
+                for r in DefaultRecordBatch(data)
+            ]
         except Exception as error:  # noqa: BLE001 - any failure of the third-party decoder on these bytes is corruption
             self._fail(
                 CorruptBatchError, position, f"cannot decode the {codec} records: {type(error).__name__}: {error}"
             )
+        return PackedRecords.from_rows(rows)
 
-    def _check_records(self, records: tuple[Record, ...], count: int, span: tuple[int, int], position: int) -> None:
+    def _check_records(self, records: PackedRecords, count: int, span: tuple[int, int], position: int) -> None:
         base, last = span
         if len(records) != count:
             self._fail(CorruptBatchError, position, f"records count {count} but {len(records)} records decoded")
         previous = base - 1
-        for record in records:
-            if not previous < record.offset <= last:
-                reason = f"record offset {record.offset} is outside the batch range [{base}, {last}] or out of order"
+        for offset in records.offsets:
+            if not previous < offset <= last:
+                reason = f"record offset {offset} is outside the batch range [{base}, {last}] or out of order"
                 self._fail(OffsetOrderError, position, reason)
-            previous = record.offset
+            previous = offset
 
     def _fail(self, kind: type[CorruptBatchError], position: int, reason: str) -> NoReturn:
         if position == 0 and kind in (InvalidMagicError, TruncatedBatchError) and self.valid_bytes == 0:
