@@ -1,7 +1,8 @@
 """Streaming reader of one Kafka segment file (``NNNNNNNNNNNNNNNNNNNN.log``) into core batches.
 
-Batches are framed and checked here (length, magic, CRC-32C, offsets); records are decoded by
-kafka-python's ``DefaultRecordBatch``. Checks follow what ``LogSegment.recover`` does on an
+Batches are framed and checked here (length, magic, CRC-32C, offsets); uncompressed records are parsed
+into columns (:mod:`kcompact_nb.io._record_parser`), others and anything that parser does not read
+cleanly are decoded by kafka-python's ``DefaultRecordBatch``. Checks follow what ``LogSegment.recover`` does on an
 unclean shutdown: the first batch that fails ends the valid prefix of the file.
 """
 
@@ -10,7 +11,8 @@ from __future__ import annotations
 import os
 import re
 import struct
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TypeVar
@@ -19,7 +21,8 @@ import kafka.codec as kafka_codec  # type: ignore[import-untyped]
 from kafka.record.default_records import DefaultRecordBatch  # type: ignore[import-untyped]
 from kafka.record.util import calc_crc32c  # type: ignore[import-untyped]
 
-from kcompact_nb.core import PackedRecords, RecordBatch, TimestampType
+from kcompact_nb.core import PackedRecords, Record, RecordBatch, TimestampType
+from kcompact_nb.core._records import record_from_tuple, record_offsets
 from kcompact_nb.io import _layout as L
 from kcompact_nb.io._errors import (
     CorruptBatchError,
@@ -30,10 +33,13 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
+from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 
 SEGMENT_NAME = re.compile(r"^(\d{20})\.log$")
 LEFTOVER_NAME = re.compile(r"^(\d{20})\.log\.(cleaned|swap|deleted)$")
 READ_BUFFER_BYTES = 1 << 20
+PACKED_MIN_RECORDS = 3
+"""Batches of fewer records hold a tuple of records: smaller and faster to build than columns there."""
 
 _BASE_AND_LAST_DELTA = struct.Struct(">q15xi")
 """baseOffset (position 0) and lastOffsetDelta (position 23) of a batch header."""
@@ -213,6 +219,7 @@ class SegmentFileReader:
     def decode_batch(self, data: bytes, position: int, next_offset: int) -> RecordBatch:
         """One batch's bytes (from :meth:`decoded`) as a core :class:`RecordBatch`, records checked."""
         # The hot path: one header unpack, cheap checks inline, the detailed ones only on failure.
+        header = self.check_header(data, position, next_offset)
         (
             base_offset,
             _,
@@ -227,13 +234,13 @@ class SegmentFileReader:
             producer_epoch,
             base_sequence,
             count,
-        ) = self.check_header(data, position, next_offset)
+        ) = header
         last_offset = base_offset + last_delta
         codec = "none" if attributes & L.CODEC_MASK == 0 else self._codec(attributes, position)
-        records = self._records(data, attributes, codec, position)
+        records = self._records(data, header, codec, position)
         if (
             len(records) != count
-            or (count and not base_offset <= records.offsets[0] <= records.offsets[-1] <= last_offset)
+            or (count and not base_offset <= records[0].offset <= records[-1].offset <= last_offset)
             or count > 1
         ):
             self._check_records(records, count, (base_offset, last_offset), position)
@@ -283,15 +290,29 @@ class SegmentFileReader:
             raise MissingCodecError(self.path, position, codec, L.CODEC_PACKAGES[codec])
         return codec
 
-    def _records(self, data: bytes, attributes: int, codec: str, position: int) -> PackedRecords:
+    def _records(self, data: bytes, header: tuple[Any, ...], codec: str, position: int) -> Sequence[Record]:
+        base_offset, attributes, last_delta, base_ts, count = header[0], header[5], header[6], header[7], header[12]
+        # One bytes object per distinct key of the log: less memory per record, faster map lookups.
+        key = self._keys.setdefault
+        if codec == "none":
+            columns = RecordColumns()
+            try:
+                parse_records(data, base_offset, base_ts, last_delta, count, columns)
+            except NotPlain:
+                pass
+            else:
+                keys = tuple(map(key, columns.keys, columns.keys))
+                if count < PACKED_MIN_RECORDS:
+                    fields = zip(columns.offsets, columns.timestamps, keys, columns.values, columns.headers)
+                    return tuple(map(record_from_tuple, fields))
+                headers = tuple(columns.headers) if any(columns.headers) else None
+                return PackedRecords(array("q", columns.offsets), array("q", columns.timestamps), keys, tuple(columns.values), headers)
         if attributes & L.LOG_APPEND_TIME_BIT:
             # kafka-python reports maxTimestamp for every record of a LogAppendTime batch; clearing
             # the bit in a copy (after the CRC check) yields the timestamps as stored.
             patched = bytearray(data)
             patched[L.ATTRIBUTES_POSITION + 1] &= ~L.LOG_APPEND_TIME_BIT
             data = bytes(patched)
-        # One bytes object per distinct key of the log: less memory per record, faster map lookups.
-        key = self._keys.setdefault
         try:
             rows = [
                 (r.offset, r.timestamp, key(r.key, r.key), r.value, tuple(r.headers) if r.headers else ())
@@ -301,14 +322,14 @@ class SegmentFileReader:
             self._fail(
                 CorruptBatchError, position, f"cannot decode the {codec} records: {type(error).__name__}: {error}"
             )
-        return PackedRecords.from_rows(rows)
+        return PackedRecords.from_rows(rows) if len(rows) >= PACKED_MIN_RECORDS else tuple(map(record_from_tuple, rows))
 
-    def _check_records(self, records: PackedRecords, count: int, span: tuple[int, int], position: int) -> None:
+    def _check_records(self, records: Sequence[Record], count: int, span: tuple[int, int], position: int) -> None:
         base, last = span
         if len(records) != count:
             self._fail(CorruptBatchError, position, f"records count {count} but {len(records)} records decoded")
         previous = base - 1
-        for offset in records.offsets:
+        for offset in record_offsets(records):
             if not previous < offset <= last:
                 reason = f"record offset {offset} is outside the batch range [{base}, {last}] or out of order"
                 self._fail(OffsetOrderError, position, reason)
