@@ -14,7 +14,8 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 
-from kcompact_nb.core import KafkaModelError, PackedRecords, Record, RecordBatch
+from kcompact_nb.core import KafkaModelError, KeyRegistry, PackedRecords, Record, RecordBatch
+from kcompact_nb.core._offset_map import BoundedOffsetMap, ExactOffsetMap
 from kcompact_nb.core._records import record_keys, record_offsets, record_values, select_records
 from kcompact_nb.io import read_partition_dir
 from tests.io.kafka_bytes import kafka_batch, rec, write_segments
@@ -86,11 +87,54 @@ def test_batches_read_from_disk_are_packed_and_equal_to_built_ones(tmp_path) -> 
 @settings(max_examples=150, deadline=None)
 @given(logs)
 def test_a_pass_over_packed_batches_keeps_what_a_pass_over_tuples_keeps(params) -> None:
+    """Packed batches with key ids take the offset map's numpy paths (``put_offsets``, ``latest_by_key_id``)."""
     segment_bytes, batches, slots, strategy = params
     tuples, columns = build(segment_bytes, batches, strategy), build(segment_bytes, batches, strategy)
+    registry = KeyRegistry()
     for segment in columns.segments:
-        segment.batches = [replace(b, records=PackedRecords.from_rows(b.records)) for b in segment.batches]
+        segment.batches = [replace(b, records=PackedRecords.from_rows(b.records, registry)) for b in segment.batches]
     result_tuples, result_columns = pass_over(tuples, slots), pass_over(columns, slots)
     assert state(columns) == state(tuples)
     assert result_columns.stats == result_tuples.stats
     assert [[b.size_bytes for b in s.batches] for s in columns.segments] == [[b.size_bytes for b in s.batches] for s in tuples.segments]
+
+
+def test_key_registry_numbers_keys_in_order_of_first_appearance_and_interns_them() -> None:
+    registry = KeyRegistry()
+    first = bytes(b"a")
+    assert list(registry.ids([first, b"b", None, b"a"])) == [0, 1, 2, 0]
+    assert registry.keys == [b"a", b"b", None] and registry.id_of(b"b") == 1 and registry.id_of(b"z") is None
+    p = PackedRecords.from_rows([(5, 0, b"".join([b"a"]), b"v", ()), (6, 0, b"b", None, ()), (7, 0, b"c", b"w", ())], registry)
+    assert p.keys[0] is first and list(p.key_ids or ()) == [0, 1, 3] and p.all_keyed
+    assert not PackedRecords.from_rows([(1, 0, None, b"v", ())] * 1, registry).all_keyed
+    assert pickle.loads(pickle.dumps(p)) == p
+
+
+def test_put_offsets_keeps_each_keys_last_offset_in_order_of_first_appearance() -> None:
+    registry = KeyRegistry()
+    one = PackedRecords.from_rows([(0, 0, b"x", b"1", ()), (1, 0, b"y", b"1", ()), (2, 0, b"x", b"2", ())], registry)
+    two = PackedRecords.from_rows([(3, 0, b"z", b"1", ()), (4, 0, b"y", b"2", ()), (5, 0, b"z", None, ())], registry)
+    offset_map = ExactOffsetMap()
+    offset_map.put_offsets(one)
+    offset_map.put_offsets(two)
+    assert offset_map.size_upper_bound == 3  # no more than the registry's keys, before any folding
+    assert offset_map.size == 3
+    assert list(registry.keys) == [b"x", b"y", b"z"]
+    assert offset_map.latest_by_key_id(registry).tolist() == [2, 4, 5]
+    offset_map.put(b"w", 9, 9)  # a record-by-record put turns the entries into a dict
+    assert list(offset_map.entries().items()) == [(b"x", 2), (b"y", 4), (b"z", 5), (b"w", 9)]
+    assert offset_map.latest_by_key_id(registry).tolist() == [2, 4, 5]
+    three = PackedRecords.from_rows([(10, 0, b"q", b"1", ()), (11, 0, b"x", b"3", ()), (12, 0, b"q", b"2", ())], registry)
+    offset_map.put_offsets(three)
+    assert offset_map.get(b"x") == 11 and offset_map.get(b"q") == 12 and offset_map.size == 5
+    assert list(offset_map.entries()) == [b"x", b"y", b"z", b"w", b"q"]
+    assert offset_map.latest_by_key_id(registry).tolist() == [11, 4, 5, 12]
+
+
+def test_bounded_map_counts_folded_keys_against_its_capacity() -> None:
+    registry = KeyRegistry()
+    offset_map = BoundedOffsetMap(slots=4, load_factor=0.75)  # 3 keys
+    offset_map.put_offsets(PackedRecords.from_rows([(0, 0, b"a", b"", ()), (1, 0, b"b", b"", ()), (2, 0, b"a", b"", ())], registry))
+    assert not offset_map.is_full() and offset_map.size == 2 and offset_map.utilization == 0.5
+    offset_map.put_offsets(PackedRecords.from_rows([(3, 0, b"c", b"", ()), (4, 0, b"c", b"", ()), (5, 0, b"c", b"", ())], registry))
+    assert offset_map.is_full() and offset_map.size == 3

@@ -22,6 +22,7 @@ from kcompact_nb.core._producer_state import CompletedTxn, ProducerStateEntry, P
 from kcompact_nb.core._regions import SegmentRegion, segment_regions
 from kcompact_nb.core._records import (
     ControlRecordType,
+    KeyRegistry,
     PackedRecords,
     Record,
     RecordBatch,
@@ -73,6 +74,7 @@ __all__ = [
     "ProducerStateEntry",
     "ProducerStateManager",
     "RECORD_BATCH_OVERHEAD",
+    "KeyRegistry",
     "PackedRecords",
     "Record",
     "RecordBatch",

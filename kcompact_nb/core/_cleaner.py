@@ -6,11 +6,13 @@ it is written, and the checkpoint moves to the pass's end offset.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import repeat
 from operator import and_, is_not, le
-from typing import Any, cast
+from typing import Any, TypeGuard, cast
 
 from kcompact_nb.core._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core._cleaner_stats import CleanerStats, log_line
@@ -23,6 +25,8 @@ from kcompact_nb.core._log_to_clean import segments_overlapping
 from kcompact_nb.core._offset_map import BoundedOffsetMap, OffsetMap
 from kcompact_nb.core._records import (
     NO_TIMESTAMP,
+    KeyRegistry,
+    PackedRecords,
     RecordBatch,
     TimestampType,
     record_keys,
@@ -107,17 +111,18 @@ def clean_pass(
         legacy_delete_horizon_ms=_legacy_delete_horizon_ms(log, first_dirty_offset),
         stats=CleanerStats(),
     )
-    full = build_offset_map(ctx, first_dirty_offset, first_uncleanable_offset)
-    end_offset = offset_map.latest_offset + 1
-    segments = segments_overlapping(log, -1, end_offset)
-    groups = group_segments_by_size(
-        segments,
-        max_size_bytes=log.config.effective_segment_bytes,
-        max_index_bytes=log.config.segment_index_bytes,
-        first_uncleanable_offset=first_uncleanable_offset,
-    )
-    for group in groups:
-        _swap(log, group, _clean_segments(ctx, group))
+    with _cyclic_gc_paused():
+        full = build_offset_map(ctx, first_dirty_offset, first_uncleanable_offset)
+        end_offset = offset_map.latest_offset + 1
+        segments = segments_overlapping(log, -1, end_offset)
+        groups = group_segments_by_size(
+            segments,
+            max_size_bytes=log.config.effective_segment_bytes,
+            max_index_bytes=log.config.segment_index_bytes,
+            first_uncleanable_offset=first_uncleanable_offset,
+        )
+        for group in groups:
+            _swap(log, group, _clean_segments(ctx, group))
     log.cleaner_checkpoint = end_offset
     ctx.stats.buffer_utilization = offset_map.utilization
     _set_elapsed(ctx.stats, broker)
@@ -137,6 +142,22 @@ def clean_pass(
         offset_map=offset_map,
         map_full=full,
     )
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector (reference counting goes on).
+
+    A pass allocates records and batches by the million and creates no reference cycles; the
+    collector's repeated scans over them would grow a large pass faster than linearly.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _rule_b_upper_bound(log: PartitionLog, broker: BrokerConfig, first_uncleanable_offset: int) -> int | None:
@@ -225,9 +246,13 @@ def _map_batch(ctx: _PassContext, batch: RecordBatch, txn: CleanedTransactionMet
 
 def _map_offsets_at_once(offset_map: OffsetMap, batch: RecordBatch, start: int) -> bool:
     """Fast path for the offset strategy: put a whole batch when it cannot fill the map."""
-    limit = offset_map.max_entries
-    if limit is not None and offset_map.size + len(batch.records) >= limit:
+    limit, records = offset_map.max_entries, batch.records
+    if limit is not None and offset_map.size_upper_bound + len(records) >= limit and offset_map.size + len(records) >= limit:
         return False
+    if _has_key_ids(records) and batch.base_offset >= start and records and records.all_keyed:
+        offset_map.put_offsets(records)
+        offset_map.latest_offset = records.offsets[-1]
+        return True
     keys, offsets = _keyed_offsets(batch, start)
     if keys:
         offset_map.live_entries().update(zip(keys, offsets))
@@ -370,7 +395,11 @@ def _is_last_batch_of_producer(ctx: _PassContext, batch: RecordBatch) -> bool:
 def _retained_records(ctx: _PassContext, batch: RecordBatch) -> list[Any]:
     """The records of ``batch`` that survive; whole-batch C loops for indexed data batches under the offset strategy."""
     if _is_indexed_offset_batch(ctx, batch):
-        kept = _latest_of_indexed_batch(ctx.offset_map.live_entries(), batch.records, _retains_deletes(ctx, batch))
+        records = batch.records
+        if _has_key_ids(records) and records.all_keyed:
+            latest = ctx.offset_map.latest_by_key_id(cast(KeyRegistry, records.registry))
+            return records.latest_of_each_key(latest, _retains_deletes(ctx, batch))
+        kept = _latest_of_indexed_batch(ctx.offset_map.live_entries(), records, _retains_deletes(ctx, batch))
         if kept is not None:
             return kept
     return [r for r in batch.records if _should_retain_record(ctx, batch, r)]
@@ -384,6 +413,11 @@ def _is_indexed_offset_batch(ctx: _PassContext, batch: RecordBatch) -> bool:
         and ctx.strategy.name == "offset"
         and batch.last_offset <= ctx.offset_map.latest_offset
     )
+
+
+def _has_key_ids(records: Sequence[Any]) -> TypeGuard[PackedRecords]:
+    """Packed records numbered in a key registry: the map can take them by key id."""
+    return isinstance(records, PackedRecords) and records.registry is not None
 
 
 def _latest_of_indexed_batch(entries: dict[bytes, Any], records: Sequence[Any], keep_deletes: bool) -> list[Any] | None:

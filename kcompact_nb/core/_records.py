@@ -12,6 +12,8 @@ from itertools import compress, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple, overload
 
+import numpy
+
 from kcompact_nb.core._errors import KafkaModelError
 from kcompact_nb.core._sizes import RECORD_BATCH_OVERHEAD, Header, record_size_bytes
 
@@ -60,16 +62,66 @@ record_from_tuple = partial(tuple.__new__, Record)
 _OFFSET, _KEY, _VALUE = itemgetter(0), itemgetter(2), itemgetter(3)
 
 
+class KeyRegistry:
+    """The distinct keys of one log, numbered 0, 1, ... in order of first appearance.
+
+    Readers intern keys through it (one bytes object per key: less memory, identity-fast dict lookups),
+    and packed batches carry the numbers, so the cleaner's offset strategy can index a dense array
+    instead of a dict whose random accesses miss the CPU caches once a log has many keys.
+    """
+
+    __slots__ = ("keys", "_ids")
+
+    def __init__(self) -> None:
+        self.keys: list[bytes | None] = []
+        self._ids = _Numbering(self.keys)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def ids(self, keys: Iterable[bytes | None]) -> array[int]:
+        """The id of each key, numbering new keys."""
+        return array("q", map(self._ids.__getitem__, keys))
+
+    def id_of(self, key: bytes | None) -> int | None:
+        """The key's id, None for a key never registered."""
+        return self._ids.get(key)
+
+    def known_ids(self, keys: Iterable[bytes | None]) -> array[int]:
+        """The id of each key, -1 for keys never registered (nothing is numbered)."""
+        return array("q", map(self._ids.get, keys, repeat(-1)))
+
+    def interned(self, ids: Iterable[int]) -> tuple[bytes | None, ...]:
+        """The registered key object of each id."""
+        return tuple(map(self.keys.__getitem__, ids))
+
+
+class _Numbering(dict[bytes | None, int]):
+    """Key -> id; a missing key gets the next id and is appended to ``order``."""
+
+    __slots__ = ("order",)
+
+    def __init__(self, order: list[bytes | None]) -> None:
+        super().__init__()
+        self.order = order
+
+    def __missing__(self, key: bytes | None) -> int:
+        number = self[key] = len(self.order)
+        self.order.append(key)
+        return number
+
+
 class PackedRecords(Sequence[Record]):
     """A batch's records held by column; each :class:`Record` is built when it is read.
 
     What the io reader stores for decoded batches: a ``Record`` tuple and an offset ``int`` per record
     cost about 110 bytes, which a 5M-record log cannot spare. Offsets and timestamps are int64 arrays,
-    keys and values tuples of bytes, ``headers`` None when no record has any. Compares equal to the
-    tuple of the same records; slices are tuples.
+    keys and values tuples of bytes, ``headers`` None when no record has any; ``key_ids`` number the
+    keys in ``registry`` when the reader had one, and ``all_keyed`` says no key is None. Compares equal to the tuple of the same records;
+    slices are tuples.
     """
 
-    __slots__ = ("offsets", "timestamps", "keys", "values", "headers")
+    __slots__ = ("offsets", "timestamps", "keys", "values", "headers", "key_ids", "registry", "all_keyed")
 
     def __init__(
         self,
@@ -78,18 +130,44 @@ class PackedRecords(Sequence[Record]):
         keys: tuple[bytes | None, ...],
         values: tuple[bytes | None, ...],
         headers: tuple[tuple[Header, ...], ...] | None = None,
+        registry: KeyRegistry | None = None,
     ) -> None:
         if not len(offsets) == len(timestamps) == len(keys) == len(values) == len(headers or offsets):
             raise KafkaModelError("packed record columns must have the same length")
-        self.offsets, self.timestamps, self.keys, self.values, self.headers = offsets, timestamps, keys, values, headers
+        self.offsets, self.timestamps, self.values, self.headers = offsets, timestamps, values, headers
+        self.registry = registry
+        self.key_ids = None if registry is None else registry.ids(keys)
+        self.keys = keys if self.key_ids is None or registry is None else registry.interned(self.key_ids)
+        self.all_keyed = None not in keys
+        """No keyless record: known here, so hot loops need not touch every key object again."""
 
     @classmethod
-    def from_rows(cls, rows: Sequence[tuple[int, int, bytes | None, bytes | None, tuple[Header, ...]]]) -> PackedRecords:
+    def from_rows(
+        cls, rows: Sequence[tuple[int, int, bytes | None, bytes | None, tuple[Header, ...]]], registry: KeyRegistry | None = None
+    ) -> PackedRecords:
         """Columns of ``(offset, timestamp, key, value, headers)`` rows."""
         if not rows:
-            return cls(array("q"), array("q"), (), (), None)
+            return cls(array("q"), array("q"), (), (), None, registry)
         offsets, stamps, keys, values, headers = zip(*rows)
-        return cls(array("q", offsets), array("q", stamps), keys, values, headers if any(headers) else None)
+        return cls(array("q", offsets), array("q", stamps), keys, values, headers if any(headers) else None, registry)
+
+    def latest_of_each_key(self, latest: Any, keep_deletes: bool) -> list[Record]:
+        """The records whose offset is not below ``latest[key id]`` (a numpy array), tombstones only with ``keep_deletes``.
+
+        The offset strategy's retention for a batch wholly covered by the offset map (spec 7.4).
+        """
+        if self.key_ids is None:
+            raise KafkaModelError("these records have no key ids (read without a key registry)")
+        ids, offsets = numpy.frombuffer(self.key_ids, numpy.int64), numpy.frombuffer(self.offsets, numpy.int64)
+        kept: list[int] = numpy.flatnonzero(latest[ids] <= offsets).tolist()
+        if not keep_deletes:
+            values = self.values
+            kept = [i for i in kept if values[i] is not None]
+        if len(kept) < 2:
+            return [self[i] for i in kept]
+        take = itemgetter(*kept)  # a tuple per column, in C
+        headers = repeat((), len(kept)) if self.headers is None else take(self.headers)
+        return list(map(record_from_tuple, zip(take(self.offsets), take(self.timestamps), take(self.keys), take(self.values), headers)))
 
     def _rows(self) -> Iterator[tuple[Any, ...]]:
         headers = self.headers if self.headers is not None else repeat((), len(self.offsets))

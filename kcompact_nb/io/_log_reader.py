@@ -18,6 +18,7 @@ from pathlib import Path
 from kcompact_nb.core import (
     AbortedTxn,
     BrokerConfig,
+    KeyRegistry,
     PartitionLog,
     RecordBatch,
     Segment,
@@ -193,6 +194,7 @@ def _read_segments(
 ) -> list[SegmentData]:
     segments: list[SegmentData] = []
     next_offset: int | None = None
+    keys = KeyRegistry()
     for index, file in enumerate(files):
         if loaded.dropped:
             size = file.stat().st_size
@@ -208,6 +210,7 @@ def _read_segments(
             keep_raw=options.keep_raw,
             recover=options.recover,
             on_bytes=bar.update,
+            key_registry=keys,
         )
         batches = list(reader)
         if reader.dropped is not None:

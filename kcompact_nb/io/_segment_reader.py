@@ -21,7 +21,7 @@ import kafka.codec as kafka_codec  # type: ignore[import-untyped]
 from kafka.record.default_records import DefaultRecordBatch  # type: ignore[import-untyped]
 from kafka.record.util import calc_crc32c  # type: ignore[import-untyped]
 
-from kcompact_nb.core import PackedRecords, Record, RecordBatch, TimestampType
+from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType
 from kcompact_nb.core._records import record_from_tuple, record_offsets
 from kcompact_nb.io import _layout as L
 from kcompact_nb.io._errors import (
@@ -96,6 +96,9 @@ class SegmentFileReader:
         is never treated as corruption and always raises :class:`MissingCodecError`.
     on_bytes:
         Called with each batch's size in bytes (progress reporting).
+    key_registry:
+        Numbers and interns the records' keys (see :class:`KeyRegistry`); share one across a
+        partition's segments. A new one by default.
     """
 
     def __init__(
@@ -109,6 +112,7 @@ class SegmentFileReader:
         keep_raw: bool = True,
         recover: bool = False,
         on_bytes: Callable[[int], None] | None = None,
+        key_registry: KeyRegistry | None = None,
     ) -> None:
         self.path = Path(path)
         self.base_offset = segment_base_offset(self.path) if base_offset is None else base_offset
@@ -121,9 +125,7 @@ class SegmentFileReader:
         self.dropped: DroppedBytes | None = None
         self.valid_bytes = 0
         self.file_size = 0
-        self._keys: dict[bytes | None, bytes | None] = {}
-        """One bytes object per distinct key: compacted topics repeat keys, and the cleaner's map
-        lookups then compare by identity and touch far fewer objects."""
+        self.key_registry = KeyRegistry() if key_registry is None else key_registry
 
     def __iter__(self) -> Iterator[RecordBatch]:
         return self.decoded(self.decode_batch)
@@ -292,8 +294,6 @@ class SegmentFileReader:
 
     def _records(self, data: bytes, header: tuple[Any, ...], codec: str, position: int) -> Sequence[Record]:
         base_offset, attributes, last_delta, base_ts, count = header[0], header[5], header[6], header[7], header[12]
-        # One bytes object per distinct key of the log: less memory per record, faster map lookups.
-        key = self._keys.setdefault
         if codec == "none":
             columns = RecordColumns()
             try:
@@ -301,12 +301,13 @@ class SegmentFileReader:
             except NotPlain:
                 pass
             else:
-                keys = tuple(map(key, columns.keys, columns.keys))
                 if count < PACKED_MIN_RECORDS:
+                    keys = self.key_registry.interned(self.key_registry.ids(columns.keys))
                     fields = zip(columns.offsets, columns.timestamps, keys, columns.values, columns.headers)
                     return tuple(map(record_from_tuple, fields))
                 headers = tuple(columns.headers) if any(columns.headers) else None
-                return PackedRecords(array("q", columns.offsets), array("q", columns.timestamps), keys, tuple(columns.values), headers)
+                offsets, stamps = array("q", columns.offsets), array("q", columns.timestamps)
+                return PackedRecords(offsets, stamps, tuple(columns.keys), tuple(columns.values), headers, self.key_registry)
         if attributes & L.LOG_APPEND_TIME_BIT:
             # kafka-python reports maxTimestamp for every record of a LogAppendTime batch; clearing
             # the bit in a copy (after the CRC check) yields the timestamps as stored.
@@ -314,15 +315,15 @@ class SegmentFileReader:
             patched[L.ATTRIBUTES_POSITION + 1] &= ~L.LOG_APPEND_TIME_BIT
             data = bytes(patched)
         try:
-            rows = [
-                (r.offset, r.timestamp, key(r.key, r.key), r.value, tuple(r.headers) if r.headers else ())
-                for r in DefaultRecordBatch(data)
-            ]
+            rows = [(r.offset, r.timestamp, r.key, r.value, tuple(r.headers) if r.headers else ()) for r in DefaultRecordBatch(data)]
         except Exception as error:  # noqa: BLE001 - any failure of the third-party decoder on these bytes is corruption
             self._fail(
                 CorruptBatchError, position, f"cannot decode the {codec} records: {type(error).__name__}: {error}"
             )
-        return PackedRecords.from_rows(rows) if len(rows) >= PACKED_MIN_RECORDS else tuple(map(record_from_tuple, rows))
+        if len(rows) >= PACKED_MIN_RECORDS:
+            return PackedRecords.from_rows(rows, self.key_registry)
+        keys = self.key_registry.interned(self.key_registry.ids(r[2] for r in rows))
+        return tuple(record_from_tuple((*row[:2], key, *row[3:])) for row, key in zip(rows, keys))
 
     def _check_records(self, records: Sequence[Record], count: int, span: tuple[int, int], position: int) -> None:
         base, last = span

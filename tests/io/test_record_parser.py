@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import struct
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatch  # type: ignore[import-untyped]
@@ -70,3 +71,15 @@ def test_bytes_it_cannot_read_cleanly_raise_not_plain_and_truncate_restores_the_
         else:
             raise AssertionError("parsed bytes it should not read cleanly")
         assert columns.offsets == [5, 6] and len(columns) == 2
+
+
+@pytest.mark.parametrize("delta", [63, 64, 8191, 8192, 1_048_576])
+@pytest.mark.parametrize("ts_delta", [-8193, -8192, -65, -64, 63, 64, 8191, 8192])
+@pytest.mark.parametrize("length", [0, 63, 64, 8191, 8192])
+def test_record_sizes_at_varint_boundaries_match_the_bytes(delta, ts_delta, length) -> None:
+    """``record_size_bytes`` inlines one-byte varints; its edges against bytes kafka-python wrote."""
+    payload = b"x" * length
+    data = kafka_batch([rec(0, 10_000, b"k", b"v"), rec(delta, 10_000 + ts_delta, payload, payload, [("h", payload)])], base_offset=0)
+    columns = parsed(data)
+    headers = (("h", payload),)
+    assert columns.sizes == [record_size_bytes(0, 0, b"k", b"v"), record_size_bytes(delta, ts_delta, payload, payload, headers)]
