@@ -30,13 +30,19 @@ class KafkaPass:
 
 
 def parse_kafka_pass(message: str) -> KafkaPass:
-    """Parse the nine-line message of ``LogCleaner``'s ``recordStats``; raises ``ValueError`` if incomplete."""
+    """Parse the nine-line message of ``LogCleaner``'s ``recordStats``; raises ``ValueError`` if incomplete.
+
+    Kafka prints the seconds with one decimal ("1.0 seconds"), too coarse for a one-second pass; they are
+    derived from the MB read and the MB/sec instead (each printed to 0.1, so to about 0.1 % here).
+    """
     processed = _PROCESSED.search(message)
     sizes = {m[1]: m for m in _SIZE.finditer(message)}
     if processed is None or set(sizes) != {"Start", "End"}:
         raise ValueError(f"not a complete cleaner pass message: {message!r}")
     seconds, mb_read = _number(processed[2]), _number(processed[1])
     rate = math.inf if processed[3] in ("Infinity", "NaN") else _number(processed[3])
+    if 0 < rate < math.inf and mb_read > 0:
+        seconds = mb_read / rate
     return KafkaPass(seconds, rate, mb_read, int(_number(sizes["Start"][3])), int(_number(sizes["End"][3])))
 
 

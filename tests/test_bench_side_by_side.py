@@ -10,10 +10,10 @@ from bench.side_by_side import parse_sizes
 from kcompact_nb.io import read_partition_dir
 
 KAFKA_MESSAGE = """[2026-01-01 00:00:00,000] INFO Cleaner 0: Log cleaner thread 0 cleaned log bench-0 (dirty section = [0, 1000000])
-\t1,111.5 MB of log processed in 2.5 seconds (44.6 MB/sec).
-\tIndexed 111.5 MB in 1.0 seconds (111.5 Mb/sec, 40.0% of total time)
+\t1,111.5 MB of log processed in 1.0 seconds (1,066.7 MB/sec).
+\tIndexed 1,111.5 MB in 0.4 seconds (2,778.8 Mb/sec, 40.0% of total time)
 \tBuffer utilization: 1.8%
-\tCleaned 111.5 MB in 1.5 seconds (74.3 Mb/sec, 60.0% of total time)
+\tCleaned 1,111.5 MB in 0.6 seconds (1,852.5 Mb/sec, 60.0% of total time)
 \tStart size: 1,111.5 MB (1,000,000 messages)
 \tEnd size: 10.7 MB (99,995 messages)
 \t99.0% size reduction (90.0% fewer messages)
@@ -21,13 +21,15 @@ KAFKA_MESSAGE = """[2026-01-01 00:00:00,000] INFO Cleaner 0: Log cleaner thread 
 
 
 def test_kafka_pass_message_gives_time_rate_and_message_counts():
+    """The seconds come from MB / (MB/sec), both printed with four or more digits, not from "1.0 seconds"."""
     parsed = parse_kafka_pass(KAFKA_MESSAGE)
-    assert (parsed.seconds, parsed.mb_per_s, parsed.mb_read) == (2.5, 44.6, 1111.5)
+    assert (parsed.mb_per_s, parsed.mb_read) == (1066.7, 1111.5)
+    assert parsed.seconds == pytest.approx(1111.5 / 1066.7) and round(parsed.seconds, 3) == 1.042
     assert (parsed.messages_read, parsed.messages_written) == (1_000_000, 99_995)
 
 
 def test_kafka_pass_of_zero_seconds_has_infinite_rate():
-    message = KAFKA_MESSAGE.replace("2.5 seconds (44.6 MB/sec)", "0.0 seconds (Infinity MB/sec)")
+    message = KAFKA_MESSAGE.replace("1.0 seconds (1,066.7 MB/sec)", "0.0 seconds (Infinity MB/sec)")
     assert (parse_kafka_pass(message).seconds, parse_kafka_pass(message).mb_per_s) == (0.0, float("inf"))
 
 

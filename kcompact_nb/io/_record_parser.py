@@ -55,14 +55,20 @@ def parse_records(data: bytes, base_offset: int, base_ts: int, last_delta: int, 
 
     Offsets are ``base_offset + offsetDelta`` and timestamps ``base_ts + timestampDelta`` as stored.
     """
-    # Varints of one byte (small lengths and deltas, header counts) are decoded inline: a call
-    # to _varint is the largest cost per record otherwise.
+    # Varints of one byte (small lengths and deltas, header counts), and of two for the record and value
+    # lengths, are decoded inline: a call to _varint is the largest cost per record otherwise.
     keys, values, offsets, stamps, headers, sizes = out.keys, out.values, out.offsets, out.timestamps, out.headers, out.sizes
     pos, previous = BATCH_OVERHEAD, -1
     try:
         for _ in range(count):
             start, byte = pos, data[pos]
-            length, pos = ((byte >> 1) ^ -(byte & 1), pos + 1) if byte < 0x80 else _varint(data, pos)
+            if byte < 0x80:
+                length, pos = (byte >> 1) ^ -(byte & 1), pos + 1
+            elif data[pos + 1] < 0x80:  # two bytes: records of 64 to 8191 bytes
+                u = (byte & 0x7F) | (data[pos + 1] << 7)
+                length, pos = (u >> 1) ^ -(u & 1), pos + 2
+            else:
+                length, pos = _varint(data, pos)
             end = pos + length
             if data[pos] >= 0x80:  # attributes: one byte in every valid record
                 raise NotPlain
@@ -79,7 +85,13 @@ def parse_records(data: bytes, base_offset: int, base_ts: int, last_delta: int, 
             if key_length > 0:
                 pos += key_length
             byte = data[pos]
-            value_length, pos = ((byte >> 1) ^ -(byte & 1), pos + 1) if byte < 0x80 else _varint(data, pos)
+            if byte < 0x80:
+                value_length, pos = (byte >> 1) ^ -(byte & 1), pos + 1
+            elif data[pos + 1] < 0x80:
+                u = (byte & 0x7F) | (data[pos + 1] << 7)
+                value_length, pos = (u >> 1) ^ -(u & 1), pos + 2
+            else:
+                value_length, pos = _varint(data, pos)
             values.append(None if value_length < 0 else data[pos : pos + value_length])
             if value_length > 0:
                 pos += value_length
