@@ -1,6 +1,7 @@
 """Kafka's on-disk and textual formats in and out of the core model.
 
-Segment files (magic v2, read and written through kafka-python's record module), partition
+Segment files (magic v2; uncompressed records parsed into columns here and checked against
+kafka-python's record module, which decodes compressed batches and writes batches), partition
 directories and whole log dirs with their checkpoint files, ``kafka-dump-log.sh`` output and
 kcat output. Readers never modify their input. Every error raised on bad input derives from
 :class:`kcompact_nb.KcompactError` and names the file and the byte position (or line).
