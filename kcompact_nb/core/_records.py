@@ -91,6 +91,10 @@ class KeyRegistry:
         """The id of each key, -1 for keys never registered (nothing is numbered)."""
         return array("q", map(self._ids.get, keys, repeat(-1)))
 
+    def intern(self, key: bytes | None) -> bytes | None:
+        """The registered object equal to ``key``, registering it when new."""
+        return self.keys[self._ids[key]]
+
     def interned(self, ids: Iterable[int]) -> tuple[bytes | None, ...]:
         """The registered key object of each id."""
         return tuple(map(self.keys.__getitem__, ids))

@@ -19,8 +19,6 @@ A record (``DefaultRecord``) after the 61-byte batch header::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from kcompact_nb.core._sizes import Header
 from kcompact_nb.io._layout import BATCH_OVERHEAD
 
@@ -29,17 +27,21 @@ class NotPlain(Exception):
     """This parser does not read the batch cleanly: kafka-python's decoding decides."""
 
 
-@dataclass
 class RecordColumns:
-    """Column lists that :func:`parse_records` appends to, one entry per record."""
+    """Column lists that :func:`parse_records` appends to, one entry per record.
 
-    offsets: list[int] = field(default_factory=list)
-    timestamps: list[int] = field(default_factory=list)
-    keys: list[bytes | None] = field(default_factory=list)
-    values: list[bytes | None] = field(default_factory=list)
-    headers: list[tuple[Header, ...]] = field(default_factory=list)
-    sizes: list[int] = field(default_factory=list)
-    """Bytes of each record, its length varint included (``DefaultRecord.sizeInBytes``)."""
+    ``sizes`` holds the bytes of each record, its length varint included (``DefaultRecord.sizeInBytes``).
+    """
+
+    __slots__ = ("offsets", "timestamps", "keys", "values", "headers", "sizes")
+
+    def __init__(self) -> None:  # plain lists: built once per batch read
+        self.offsets: list[int] = []
+        self.timestamps: list[int] = []
+        self.keys: list[bytes | None] = []
+        self.values: list[bytes | None] = []
+        self.headers: list[tuple[Header, ...]] = []
+        self.sizes: list[int] = []
 
     def __len__(self) -> int:
         return len(self.offsets)

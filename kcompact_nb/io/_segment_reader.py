@@ -302,7 +302,7 @@ class SegmentFileReader:
                 pass
             else:
                 if count < PACKED_MIN_RECORDS:
-                    keys = self.key_registry.interned(self.key_registry.ids(columns.keys))
+                    keys = map(self.key_registry.intern, columns.keys)
                     fields = zip(columns.offsets, columns.timestamps, keys, columns.values, columns.headers)
                     return tuple(map(record_from_tuple, fields))
                 headers = tuple(columns.headers) if any(columns.headers) else None
@@ -322,8 +322,8 @@ class SegmentFileReader:
             )
         if len(rows) >= PACKED_MIN_RECORDS:
             return PackedRecords.from_rows(rows, self.key_registry)
-        keys = self.key_registry.interned(self.key_registry.ids(r[2] for r in rows))
-        return tuple(record_from_tuple((*row[:2], key, *row[3:])) for row, key in zip(rows, keys))
+        intern = self.key_registry.intern
+        return tuple(record_from_tuple((offset, stamp, intern(key), value, headers)) for offset, stamp, key, value, headers in rows)
 
     def _check_records(self, records: Sequence[Record], count: int, span: tuple[int, int], position: int) -> None:
         base, last = span
