@@ -61,6 +61,7 @@ def parquet_table() -> Path:
         F.lit(40).alias("record_size_bytes"),
     )
     df.repartition(PARTITIONS, "partition").sortWithinPartitions("offset").write.parquet(str(path))
+    spark.stop()  # each measured master starts in a fresh session, not in the one that wrote 10M rows
     return path
 
 
