@@ -35,11 +35,20 @@ SEGMENT_RECORDS = 150_000
 BASE_TS_MS = 1_767_225_600_000
 
 
+SESSION_CONFIG = {
+    "spark.driver.memory": "8g",
+    "spark.sql.files.maxPartitionBytes": "16m",
+    "spark.sql.adaptive.coalescePartitions.enabled": "false",
+}
+"""Even work for two task slots: 16 MB Parquet splits (the 8 files would make 3 scan tasks) and the
+8 shuffle partitions kept as they are instead of coalesced into fewer, unequal ones."""
+
+
 def _session(master: str) -> SparkSession:
     active = SparkSession.getActiveSession()
     if active is not None and active.sparkContext.master != master:
         active.stop()
-    return spark_session(master, shuffle_partitions=8, config={"spark.driver.memory": "8g"})
+    return spark_session(master, shuffle_partitions=8, config=SESSION_CONFIG)
 
 
 @cache
