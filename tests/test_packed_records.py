@@ -11,12 +11,13 @@ import pickle
 from array import array
 from dataclasses import replace
 
+import numpy
 import pytest
 from hypothesis import given, settings
 
 from kcompact_nb.core import KafkaModelError, KeyRegistry, PackedRecords, Record, RecordBatch
 from kcompact_nb.core._offset_map import BoundedOffsetMap, ExactOffsetMap
-from kcompact_nb.core._records import record_keys, record_offsets, record_values, select_records
+from kcompact_nb.core._records import record_keys, record_offsets, record_values
 from kcompact_nb.io import read_partition_dir
 from tests.io.kafka_bytes import kafka_batch, rec, write_segments
 from tests.test_cleaner_properties import build, logs, pass_over, state
@@ -60,13 +61,20 @@ def test_columns_must_have_one_length() -> None:
         PackedRecords(array("q", [1, 2]), array("q", [1]), (b"a", b"b"), (None, None))
 
 
-def test_columns_and_selection_match_tuple_records() -> None:
+def test_columns_match_tuple_records() -> None:
     p = packed()
     for records in (p, RECORDS):
         assert list(record_keys(records)) == [b"a", None, b"b"]
         assert list(record_offsets(records)) == [10, 11, 13]
         assert list(record_values(records)) == [b"x", b"keyless", None]
-        assert select_records(records, [True, False, True]) == [RECORDS[0], RECORDS[2]]
+
+
+def test_latest_of_each_key_keeps_records_not_below_their_keys_entry() -> None:
+    p = packed()  # key ids: a 0, None 1, b 2
+    latest = numpy.array([11, -1, 13])
+    assert p.latest_of_each_key(latest, keep_deletes=True) == [RECORDS[1], RECORDS[2]]
+    assert p.latest_of_each_key(latest, keep_deletes=False) == [RECORDS[1]]
+    assert p.latest_of_each_key(numpy.array([10, 11, 14]), keep_deletes=True) == [RECORDS[0], RECORDS[1]]
 
 
 def test_pickles_and_copies() -> None:
@@ -103,9 +111,9 @@ def test_key_registry_numbers_keys_in_order_of_first_appearance_and_interns_them
     registry = KeyRegistry()
     first = bytes(b"a")
     assert list(registry.ids([first, b"b", None, b"a"])) == [0, 1, 2, 0]
-    assert registry.keys == [b"a", b"b", None] and registry.id_of(b"b") == 1 and registry.id_of(b"z") is None
+    assert registry.keys == [b"a", b"b", None] and list(registry.known_ids([b"b", b"z"])) == [1, -1]
     p = PackedRecords.from_rows([(5, 0, b"".join([b"a"]), b"v", ()), (6, 0, b"b", None, ()), (7, 0, b"c", b"w", ())], registry)
-    assert p.keys[0] is first and list(p.key_ids or ()) == [0, 1, 3] and p.all_keyed
+    assert p.keys[0] is first and list(p.key_ids) == [0, 1, 3] and p.all_keyed
     assert not PackedRecords.from_rows([(1, 0, None, b"v", ())] * 1, registry).all_keyed
     assert pickle.loads(pickle.dumps(p)) == p
 

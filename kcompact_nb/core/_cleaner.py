@@ -10,9 +10,9 @@ import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from itertools import repeat
+from itertools import compress, repeat
 from operator import and_, is_not, le
-from typing import Any, TypeGuard, cast
+from typing import Any, cast
 
 from kcompact_nb.core._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core._cleaner_stats import CleanerStats, log_line
@@ -25,14 +25,12 @@ from kcompact_nb.core._log_to_clean import segments_overlapping
 from kcompact_nb.core._offset_map import BoundedOffsetMap, OffsetMap
 from kcompact_nb.core._records import (
     NO_TIMESTAMP,
-    KeyRegistry,
     PackedRecords,
     RecordBatch,
     TimestampType,
     record_keys,
     record_offsets,
     record_values,
-    select_records,
 )
 from kcompact_nb.core._segment import AbortedTxn, Segment
 from kcompact_nb.core._strategies import Strategy, strategy_for
@@ -249,7 +247,7 @@ def _map_offsets_at_once(offset_map: OffsetMap, batch: RecordBatch, start: int) 
     limit, records = offset_map.max_entries, batch.records
     if limit is not None and offset_map.size_upper_bound + len(records) >= limit and offset_map.size + len(records) >= limit:
         return False
-    if _has_key_ids(records) and batch.base_offset >= start and records and records.all_keyed:
+    if isinstance(records, PackedRecords) and batch.base_offset >= start and records and records.all_keyed:
         offset_map.put_offsets(records)
         offset_map.latest_offset = records.offsets[-1]
         return True
@@ -396,8 +394,8 @@ def _retained_records(ctx: _PassContext, batch: RecordBatch) -> list[Any]:
     """The records of ``batch`` that survive; whole-batch C loops for indexed data batches under the offset strategy."""
     if _is_indexed_offset_batch(ctx, batch):
         records = batch.records
-        if _has_key_ids(records) and records.all_keyed:
-            latest = ctx.offset_map.latest_by_key_id(cast(KeyRegistry, records.registry))
+        if isinstance(records, PackedRecords) and records.all_keyed:
+            latest = ctx.offset_map.latest_by_key_id(records.registry)
             return records.latest_of_each_key(latest, _retains_deletes(ctx, batch))
         kept = _latest_of_indexed_batch(ctx.offset_map.live_entries(), records, _retains_deletes(ctx, batch))
         if kept is not None:
@@ -415,11 +413,6 @@ def _is_indexed_offset_batch(ctx: _PassContext, batch: RecordBatch) -> bool:
     )
 
 
-def _has_key_ids(records: Sequence[Any]) -> TypeGuard[PackedRecords]:
-    """Packed records numbered in a key registry: the map can take them by key id."""
-    return isinstance(records, PackedRecords) and records.registry is not None
-
-
 def _latest_of_indexed_batch(entries: dict[bytes, Any], records: Sequence[Any], keep_deletes: bool) -> list[Any] | None:
     """``_should_retain_record`` for such a batch in C loops: records whose offset is not below their key's
     entry (tombstones only with ``keep_deletes``); None when a record has no key (it needs counting)."""
@@ -429,7 +422,7 @@ def _latest_of_indexed_batch(entries: dict[bytes, Any], records: Sequence[Any], 
     latest = map(le, map(entries.get, cast("Sequence[bytes]", keys), repeat(-1)), record_offsets(records))
     if not keep_deletes:
         latest = map(and_, latest, map(is_not, record_values(records), repeat(None)))
-    return select_records(records, latest)
+    return list(compress(records, latest))
 
 
 def _should_retain_record(ctx: _PassContext, batch: RecordBatch, record: Any) -> bool:

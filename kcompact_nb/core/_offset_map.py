@@ -7,7 +7,6 @@ KIP-280 strategy it also caches the version, 32 bytes (spec 14).
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterator
 from typing import Any, Protocol, cast
 
@@ -82,7 +81,7 @@ class ExactOffsetMap:
     @property
     def size_upper_bound(self) -> int:
         """``size`` without folding collected batches: no more than their records or their registry's keys."""
-        pending = min(self._pending_records, len(self._pending[0].registry or ())) if self._pending else 0
+        pending = min(self._pending_records, len(self._pending[0].registry)) if self._pending else 0
         return len(self._entries) + (self._dense.size if self._dense is not None else 0) + pending
 
     @property
@@ -106,12 +105,10 @@ class ExactOffsetMap:
         self.latest_offset = offset
 
     def put_offsets(self, records: PackedRecords) -> None:
-        """Offset strategy: put every record of ``records`` (all keyed, with key ids) at its offset.
+        """Offset strategy: put every record of ``records`` (all keyed) at its offset.
 
         The caller keeps the capacity rule (see :attr:`size_upper_bound`) and ``latest_offset``.
         """
-        if records.registry is None:
-            raise ValueError("put_offsets needs records read with a key registry")
         if self._pending and records.registry is not self._pending[0].registry:
             self._fold()
         self._by_key_id = None
@@ -156,7 +153,7 @@ class ExactOffsetMap:
         if not self._pending:
             return
         pending, self._pending, self._pending_records = self._pending, [], 0
-        registry = cast(KeyRegistry, pending[0].registry)  # put_offsets checked
+        registry = pending[0].registry
         dense = self._dense
         if dense is None or dense.registry is not registry:
             self._materialize()
@@ -192,7 +189,7 @@ class _DenseEntries:
         self.latest_for(len(self.registry))
         for start in range(0, len(batches), FLUSH_CHUNK_BATCHES):
             chunk = batches[start : start + FLUSH_CHUNK_BATCHES]
-            ids = numpy.concatenate([numpy.frombuffer(cast("array[int]", b.key_ids), numpy.int64) for b in chunk])
+            ids = numpy.concatenate([numpy.frombuffer(b.key_ids, numpy.int64) for b in chunk])
             offsets = numpy.concatenate([numpy.frombuffer(b.offsets, numpy.int64) for b in chunk])
             numpy.maximum.at(self.latest, ids, offsets)
             numpy.minimum.at(self.first, ids, offsets)

@@ -8,7 +8,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import compress, repeat
+from itertools import repeat
 from operator import itemgetter
 from typing import Any, NamedTuple, overload
 
@@ -83,10 +83,6 @@ class KeyRegistry:
         """The id of each key, numbering new keys."""
         return array("q", map(self._ids.__getitem__, keys))
 
-    def id_of(self, key: bytes | None) -> int | None:
-        """The key's id, None for a key never registered."""
-        return self._ids.get(key)
-
     def known_ids(self, keys: Iterable[bytes | None]) -> array[int]:
         """The id of each key, -1 for keys never registered (nothing is numbered)."""
         return array("q", map(self._ids.get, keys, repeat(-1)))
@@ -121,8 +117,8 @@ class PackedRecords(Sequence[Record]):
     What the io reader stores for decoded batches: a ``Record`` tuple and an offset ``int`` per record
     cost about 110 bytes, which a 5M-record log cannot spare. Offsets and timestamps are int64 arrays,
     keys and values tuples of bytes, ``headers`` None when no record has any; ``key_ids`` number the
-    keys in ``registry`` when the reader had one, and ``all_keyed`` says no key is None. Compares equal to the tuple of the same records;
-    slices are tuples.
+    keys in ``registry`` (the reader's, shared by a partition, or a new one), and ``all_keyed`` says no
+    key is None. Compares equal to the tuple of the same records; slices are tuples.
     """
 
     __slots__ = ("offsets", "timestamps", "keys", "values", "headers", "key_ids", "registry", "all_keyed")
@@ -139,9 +135,9 @@ class PackedRecords(Sequence[Record]):
         if not len(offsets) == len(timestamps) == len(keys) == len(values) == len(headers or offsets):
             raise KafkaModelError("packed record columns must have the same length")
         self.offsets, self.timestamps, self.values, self.headers = offsets, timestamps, values, headers
-        self.registry = registry
-        self.key_ids = None if registry is None else registry.ids(keys)
-        self.keys = keys if self.key_ids is None or registry is None else registry.interned(self.key_ids)
+        self.registry = KeyRegistry() if registry is None else registry
+        self.key_ids = self.registry.ids(keys)
+        self.keys = self.registry.interned(self.key_ids)
         self.all_keyed = None not in keys
         """No keyless record: known here, so hot loops need not touch every key object again."""
 
@@ -160,8 +156,6 @@ class PackedRecords(Sequence[Record]):
 
         The offset strategy's retention for a batch wholly covered by the offset map (spec 7.4).
         """
-        if self.key_ids is None:
-            raise KafkaModelError("these records have no key ids (read without a key registry)")
         ids, offsets = numpy.frombuffer(self.key_ids, numpy.int64), numpy.frombuffer(self.offsets, numpy.int64)
         kept: list[int] = numpy.flatnonzero(latest[ids] <= offsets).tolist()
         if not keep_deletes:
@@ -204,10 +198,6 @@ class PackedRecords(Sequence[Record]):
     def __repr__(self) -> str:
         return f"PackedRecords({tuple(self)!r})"
 
-    def select(self, selectors: Iterable[object]) -> list[Record]:
-        """The records whose selector is true, built only for those (``itertools.compress``)."""
-        return list(map(record_from_tuple, compress(self._rows(), selectors)))
-
 
 def record_keys(records: Sequence[Record]) -> Sequence[bytes | None]:
     """The records' keys, from the column when the records are packed."""
@@ -223,10 +213,6 @@ def record_values(records: Sequence[Record]) -> Sequence[bytes | None]:
     """The records' values, from the column when the records are packed."""
     return records.values if isinstance(records, PackedRecords) else list(map(_VALUE, records))
 
-
-def select_records(records: Sequence[Record], selectors: Iterable[object]) -> list[Record]:
-    """The records whose selector is true (``itertools.compress``), without building the others when packed."""
-    return records.select(selectors) if isinstance(records, PackedRecords) else list(compress(records, selectors))
 
 
 def control_record_key(kind: ControlRecordType) -> bytes:
