@@ -2,13 +2,15 @@
 
 Used by the segment reader and by Spark's column decoding. Anything this parser does not read cleanly
 raises :class:`NotPlain`; the caller then decodes the batch with kafka-python's ``DefaultRecordBatch``,
-which decides whether the bytes are corrupt, so results and errors are the same as kafka-python's.
+which decides whether the bytes are corrupt, so results and errors are the same as kafka-python's. One
+exception follows Kafka instead: the attributes byte is read as one byte whatever its value
+(``DefaultRecord.readFrom``), where kafka-python reads a varint.
 
 A record (``DefaultRecord``) after the 61-byte batch header::
 
     field              encoding          notes
     length             varint            bytes of the record after this field
-    attributes         int8              unused, 0
+    attributes         int8              unused (0 as written)
     timestampDelta     varlong           from the batch's baseTimestamp
     offsetDelta        varint            from the batch's baseOffset
     keyLength, key     varint, bytes     -1: null key
@@ -72,8 +74,7 @@ def parse_records(data: bytes, base_offset: int, base_ts: int, last_delta: int, 
             else:
                 length, pos = _varint(data, pos)
             end = pos + length
-            if data[pos] >= 0x80:  # attributes: one byte in every valid record
-                raise NotPlain
+            # attributes: one byte, unused (DefaultRecord.readFrom reads it with buffer.get(), never as a varint)
             byte = data[pos + 1]
             ts_delta, pos = ((byte >> 1) ^ -(byte & 1), pos + 2) if byte < 0x80 else _varint(data, pos + 1)
             byte = data[pos]

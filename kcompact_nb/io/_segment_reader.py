@@ -294,6 +294,8 @@ class SegmentFileReader:
 
     def _records(self, data: bytes, header: tuple[Any, ...], codec: str, position: int) -> Sequence[Record]:
         base_offset, attributes, last_delta, base_ts, count = header[0], header[5], header[6], header[7], header[12]
+        if count == 0:  # DefaultRecordBatch.iterator: no records, whatever follows the header is never read
+            return ()
         if codec == "none":
             columns = RecordColumns()
             try:

@@ -1,8 +1,11 @@
 """Kafka log directories into DataFrames: segment files decoded by Spark tasks, checkpoints on the side.
 
-Each ``.log`` segment file is one Spark task that reads it with :class:`kcompact_nb.io.SegmentFileReader`
-(read-only, CRC-checked) into Arrow columns (:mod:`kcompact_nb.spark._segment_columns`). Control records (transaction markers) are included with ``is_control``;
-batches the cleaner emptied hold no records and so have no rows.
+Each ``.log`` segment file is one Spark task, read-only and CRC-checked. Two decoders give the same rows
+and the same errors: the JVM segment-file source (:mod:`kcompact_nb.spark._segment_source`, kafka-clients
+in the executors), used when the session has it, and :class:`kcompact_nb.io.SegmentFileReader` in Python
+workers, writing Arrow columns (:mod:`kcompact_nb.spark._segment_columns`), for any other session.
+Control records (transaction markers) are included with ``is_control``; batches the cleaner emptied hold
+no records and so have no rows.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ from kcompact_nb.io import (
 )
 from kcompact_nb.spark._file_tasks import RowTuple, decode_in_tasks
 from kcompact_nb.spark._segment_columns import decode_segment_columns
+from kcompact_nb.spark._segment_source import SEGMENT_SOURCE_CLASS, SegmentSourceError, in_session
+
+DECODERS = ("auto", "jvm", "python")
 
 _SEGMENT_SUFFIX = ".log"
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>[0-9]+)$")
@@ -80,7 +86,14 @@ def segment_tasks(path: str | os.PathLike[str], *, topics: Collection[str] | Non
     return tasks
 
 
-def load_log_dir(spark: SparkSession, path: str | os.PathLike[str], *, topics: Collection[str] | None = None, verify_crc: bool = True) -> DataFrame:
+def load_log_dir(
+    spark: SparkSession,
+    path: str | os.PathLike[str],
+    *,
+    topics: Collection[str] | None = None,
+    verify_crc: bool = True,
+    decoder: str = "auto",
+) -> DataFrame:
     """Every record of a broker log dir (``log.dirs`` entry), one Spark task per segment file.
 
     Parameters
@@ -88,11 +101,40 @@ def load_log_dir(spark: SparkSession, path: str | os.PathLike[str], *, topics: C
     path : the log dir; never modified. Directories that are not ``<topic>-<partition>`` are skipped.
     topics : restrict to these topics.
     verify_crc : check each batch's CRC-32C (``DefaultRecordBatch.ensureValid``).
+    decoder : ``"jvm"`` (Kafka's own decoding in the executors; the session must have been started by
+        :func:`spark_session`, which adds it), ``"python"`` (the io reader in Python workers; works on
+        any session, Spark Connect included) or ``"auto"``: the JVM one when the session has it.
 
     Returns the record schema (:data:`kcompact_nb.spark.RECORD_COLUMNS`) with exact
-    ``record_size_bytes``. A corrupt batch fails its task with the io layer's error naming file and position.
+    ``record_size_bytes``. A corrupt batch fails its task with the io layer's error (its class name, the
+    file, the reason and the byte position).
     """
-    return decode_in_tasks(spark, segment_tasks(path, topics=topics, verify_crc=verify_crc), decode_segment)
+    tasks = segment_tasks(path, topics=topics, verify_crc=verify_crc)
+    if _use_segment_source(spark, decoder):
+        return spark.read.format(SEGMENT_SOURCE_CLASS).options(**segment_source_options(tasks)).load()
+    return decode_in_tasks(spark, tasks, decode_segment)
+
+
+def _use_segment_source(spark: SparkSession, decoder: str) -> bool:
+    if decoder not in DECODERS:
+        raise ValueError(f"decoder must be one of {DECODERS}, not {decoder!r}")
+    available = in_session(spark)
+    if decoder == "jvm" and not available:
+        raise SegmentSourceError(
+            "this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session "
+            "(segment_source=True, the default) or use decoder='python'"
+        )
+    return available and decoder != "python"
+
+
+def segment_source_options(tasks: list[SegmentTask]) -> dict[str, str]:
+    """The JVM source's options for ``tasks`` (``SegmentFile.fromOptions`` reads them)."""
+    options = {"segments": str(len(tasks)), "verify_crc": str(all(t.verify_crc for t in tasks)).lower()}
+    for i, task in enumerate(tasks):
+        prefix = f"segment.{i}."
+        options |= {prefix + "path": task.path, prefix + "topic": task.topic, prefix + "partition": str(task.partition)}
+        options |= {prefix + "base_offset": str(task.base_offset), prefix + "end_offset": str(-1 if task.end_offset is None else task.end_offset)}
+    return options
 
 
 def decode_segment(task: SegmentTask) -> Iterator[pa.RecordBatch]:

@@ -12,10 +12,12 @@ import sys
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from kcompact_nb.spark._connector import kafka_connector_jars
+from kcompact_nb.spark._connector import ConnectorError, kafka_connector_jars
+from kcompact_nb.spark._segment_source import SegmentSourceError, segment_source_jars
 
 DEFAULT_APP_NAME = "kcompact_nb"
 
@@ -44,6 +46,7 @@ def session_settings(
     *,
     remote: str | None = None,
     kafka: bool = False,
+    segment_source: bool = True,
     shuffle_partitions: int = 4,
     config: Mapping[str, str] | None = None,
     environ: Mapping[str, str] | None = None,
@@ -52,7 +55,10 @@ def session_settings(
 
     Precedence: ``master``, then ``remote``, then ``$SPARK_REMOTE`` (Spark Connect), then
     ``$MASTER``, then ``spark.master`` in ``config``, then ``local[*]``. ``kafka=True`` adds the
-    Kafka connector's jars as ``spark.jars`` (on Spark Connect the server must provide them).
+    Kafka connector's jars and ``segment_source=True`` the JVM segment-file source's (built the
+    first time, see :func:`segment_source_jars`) to ``spark.jars``, after any given in ``config``;
+    on Spark Connect the server must provide them. A source that cannot be built is left out with
+    a warning (``load_log_dir`` then decodes in Python workers).
     """
     env = os.environ if environ is None else environ
     conf = {**DETERMINISM_SETTINGS, "spark.sql.shuffle.partitions": str(shuffle_partitions), **(config or {})}
@@ -61,9 +67,22 @@ def session_settings(
     if remote is not None:
         return SessionSettings(None, remote, {k: v for k, v in conf.items() if k not in _STATIC_SETTINGS})
     master = master or env.get("MASTER") or conf.pop("spark.master", None) or "local[*]"
+    jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
     if kafka:
-        conf["spark.jars"] = ",".join(str(jar) for jar in kafka_connector_jars())
+        jars += map(str, kafka_connector_jars())
+    if segment_source:
+        jars += map(str, _segment_source_jars())
+    if jars:
+        conf["spark.jars"] = ",".join(dict.fromkeys(jars))
     return SessionSettings(master, None, conf)
+
+
+def _segment_source_jars() -> tuple[Path, ...]:
+    try:
+        return segment_source_jars()
+    except (SegmentSourceError, ConnectorError) as error:
+        warnings.warn(f"segment files will be decoded in Python workers (slower): {error}", RuntimeWarning, stacklevel=3)
+        return ()
 
 
 def spark_session(
@@ -71,6 +90,7 @@ def spark_session(
     *,
     remote: str | None = None,
     kafka: bool = False,
+    segment_source: bool = True,
     app_name: str = DEFAULT_APP_NAME,
     shuffle_partitions: int = 4,
     config: Mapping[str, str] | None = None,
@@ -84,6 +104,8 @@ def spark_session(
     remote : a Spark Connect URL (``sc://host:15002``); default ``$SPARK_REMOTE``.
     kafka : add Spark's Kafka source (``spark-sql-kafka-0-10_2.13``); resolved with Maven the first time.
         Jars are fixed when the JVM starts, so ask for it in the first session of the process.
+    segment_source : add the JVM segment-file source that ``load_log_dir`` uses (Kafka's own decoding in
+        the executors); built with ``javac`` and Maven the first time.
     shuffle_partitions : ``spark.sql.shuffle.partitions`` (small keeps tests fast and orders stable).
     config : further Spark properties; they win over the defaults here.
     log_level : the JVM's log level (``SparkContext.setLogLevel``); not settable over Spark Connect.
@@ -94,7 +116,7 @@ def spark_session(
     """
     warnings.filterwarnings("ignore", message=PANDAS_SUPPORT_WARNING, category=FutureWarning)
     settings = session_settings(
-        master, remote=remote, kafka=kafka, shuffle_partitions=shuffle_partitions, config=config
+        master, remote=remote, kafka=kafka, segment_source=segment_source, shuffle_partitions=shuffle_partitions, config=config
     )
     if (settings.master or "").startswith("local"):
         # Python workers of an embedded session run this interpreter (its packages), not ``python3`` on PATH.

@@ -98,6 +98,22 @@ def simple_batches(offsets: Iterable[int], *, ts: int = 1_000, value_size: int =
     return [kafka_batch([rec(0, ts + o, b"k%d" % (o % keys), b"v" * value_size)], base_offset=o) for o in offsets]
 
 
+def every_batch_kind() -> list[bytes]:
+    """One segment's batches of every kind a decoder meets (210 offsets, 209 records, 1 marker)."""
+    big = b"x" * 300  # lengths above 63 take multi-byte varints
+    many = [rec(i, 1_000 + 97 * i, b"k%d" % (i % 7), big if i % 5 else None) for i in range(200)]
+    headers = [rec(0, 5, b"h", b"v", [("trace", b"1"), ("nil", None), ("\u00e9", big)]), rec(1, 6, None, b"keyless")]
+    return [
+        kafka_batch(many, base_offset=0),
+        kafka_batch(headers, base_offset=200, log_append_time=9_999),
+        kafka_batch(many[:3], base_offset=202, codec="gzip"),
+        kafka_batch([rec(0, 7, b"k", None)], base_offset=205, delete_horizon=86_400_000, producer_id=4, producer_epoch=1),
+        kafka_batch([], base_offset=206, last_offset_delta=3, producer_id=4, producer_epoch=1),
+        kafka_batch([rec(0, 8, b"t", b"1"), rec(2, 9, b"t", b"2")], base_offset=210, producer_id=5, producer_epoch=0, transactional=True),
+        marker_batch(213, 5, 0, commit=True, ts=10),
+    ]
+
+
 def write_segments(partition_dir: Path, segments: dict[int, Sequence[bytes]]) -> Path:
     """Write ``{base offset: batches}`` as segment files of ``partition_dir``."""
     partition_dir.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from kafka.record.util import calc_crc32c
 
 from kcompact_nb import KcompactError, Record, RecordBatch, TimestampType
 from kcompact_nb.io import MissingCodecError, SegmentFileReader, iter_segment_batches, segment_base_offset
@@ -94,6 +95,17 @@ def test_control_batch_and_empty_batch(tmp_path):
     assert control.records == (Record(5, 1_234, struct.pack(">hh", 0, 1), struct.pack(">hi", 0, 9)),)
     assert (shell.size_bytes, shell.records, shell.base_offset, shell.last_offset) == (61, (), 6, 9)
     assert shell.base_timestamp == -1
+
+
+def test_an_empty_batch_is_never_decompressed(tmp_path):
+    """``DefaultRecordBatch.iterator`` returns no records when ``recordsCount`` is 0 and reads nothing after
+    the header, so an empty batch marked snappy with stray bytes after it still holds no records."""
+    empty = bytearray(kafka_batch([], base_offset=0, last_offset_delta=1) + b"\x01\x02\x03")
+    struct.pack_into(">i", empty, 8, len(empty) - 12)
+    struct.pack_into(">h", empty, 21, 2)  # snappy
+    struct.pack_into(">I", empty, 17, calc_crc32c(memoryview(empty)[21:]))
+    (batch,) = iter_segment_batches(write(tmp_path, bytes(empty)))
+    assert (batch.records, batch.compression, batch.size_bytes, batch.last_offset) == ((), "snappy", 64, 1)
 
 
 @pytest.mark.parametrize(

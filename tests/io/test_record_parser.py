@@ -61,7 +61,7 @@ def test_bytes_it_cannot_read_cleanly_raise_not_plain_and_truncate_restores_the_
     data = kafka_batch([rec(0, 1000, b"k", b"v"), rec(1, 1000, b"k2", b"v2")], base_offset=5)
     columns = parsed(data)
     assert columns.offsets == [5, 6] and columns.keys == [b"k", b"k2"] and columns.sizes == [9, 11]
-    for broken in (data[:-1], data + b"\x00", data[:62] + b"\xff" + data[63:]):  # truncated, trailing, bad attributes
+    for broken in (data[:-1], data + b"\x00", data[:61] + b"\x12" + data[62:]):  # truncated, trailing, record length
         rows = len(columns)
         try:
             header = struct.unpack_from(HEADER_FIELDS, broken)
@@ -71,6 +71,16 @@ def test_bytes_it_cannot_read_cleanly_raise_not_plain_and_truncate_restores_the_
         else:
             raise AssertionError("parsed bytes it should not read cleanly")
         assert columns.offsets == [5, 6] and len(columns) == 2
+
+
+def test_the_attributes_byte_is_one_byte_whatever_its_value() -> None:
+    """Kafka reads a record's attributes with ``buffer.get()`` (``DefaultRecord.readFrom``), and ignores them;
+    kafka-python decodes them as a varint, so a byte >= 0x80 shifts every later field there."""
+    data = kafka_batch([rec(0, 1000, b"k", b"v"), rec(1, 1000, b"k2", b"v2")], base_offset=5)
+    flagged = bytearray(data)
+    flagged[62] = flagged[62 + 9] = 0xFF  # both records' attributes (the first record is 9 bytes)
+    clean, odd = parsed(data), parsed(bytes(flagged))
+    assert (odd.offsets, odd.keys, odd.values, odd.sizes) == (clean.offsets, clean.keys, clean.values, clean.sizes) == ([5, 6], [b"k", b"k2"], [b"v", b"v2"], [9, 11])
 
 
 @pytest.mark.parametrize("delta", [63, 64, 8191, 8192, 1_048_576])

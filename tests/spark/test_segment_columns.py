@@ -9,11 +9,8 @@ from kafka.record.util import calc_crc32c
 from kcompact_nb.io import CorruptBatchError, SegmentFileReader
 from kcompact_nb.spark._file_tasks import ARROW_SCHEMA, arrow_chunks
 from kcompact_nb.spark._load_log_dir import batch_rows, decode_segment, segment_tasks
-from tests.io.kafka_bytes import kafka_batch, marker_batch, rec, write_segments
+from tests.io.kafka_bytes import every_batch_kind, kafka_batch, rec, write_segments
 from tests.spark.conftest import SAMPLES
-
-BIG = b"x" * 300  # lengths above 63 take multi-byte varints
-
 
 def reference(task) -> pa.Table:
     reader = SegmentFileReader(task.path, base_offset=task.base_offset, end_offset=task.end_offset, keep_raw=False)
@@ -32,18 +29,7 @@ def test_bundled_samples_decode_as_the_io_reader_does(stage):
 
 
 def test_every_batch_kind_decodes_as_the_io_reader_does(tmp_path):
-    many = [rec(i, 1_000 + 97 * i, b"k%d" % (i % 7), BIG if i % 5 else None) for i in range(200)]
-    headers = [rec(0, 5, b"h", b"v", [("trace", b"1"), ("nil", None), ("\u00e9", BIG)]), rec(1, 6, None, b"keyless")]
-    batches = [
-        kafka_batch(many, base_offset=0),
-        kafka_batch(headers, base_offset=200, log_append_time=9_999),
-        kafka_batch(many[:3], base_offset=202, codec="gzip"),
-        kafka_batch([rec(0, 7, b"k", None)], base_offset=205, delete_horizon=86_400_000, producer_id=4, producer_epoch=1),
-        kafka_batch([], base_offset=206, last_offset_delta=3, producer_id=4, producer_epoch=1),
-        kafka_batch([rec(0, 8, b"t", b"1"), rec(2, 9, b"t", b"2")], base_offset=210, producer_id=5, producer_epoch=0, transactional=True),
-        marker_batch(213, 5, 0, commit=True, ts=10),
-    ]
-    write_segments(tmp_path / "t-3", {0: batches})
+    write_segments(tmp_path / "t-3", {0: every_batch_kind()})
     (task,) = segment_tasks(tmp_path)
     got = decoded(task)
     assert got.num_rows == 200 + 2 + 3 + 1 + 2 + 1
