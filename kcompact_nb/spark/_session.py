@@ -110,9 +110,11 @@ def spark_session(
     config : further Spark properties; they win over the defaults here.
     log_level : the JVM's log level (``SparkContext.setLogLevel``); not settable over Spark Connect.
 
-    pyspark's FutureWarning that it does not yet fully support the installed pandas is filtered for
-    the process (that message only): pyspark repeats it on every ``toPandas``, so notebooks' tables
-    would carry it; the project's tests run against the pandas installed here.
+    A session already running in the process is returned as it is (its master and jars fixed); asking
+    for another ``master`` then warns. pyspark's FutureWarning that it does not yet fully support the
+    installed pandas is filtered for the process (that message only): pyspark repeats it on every
+    ``toPandas``, so notebooks' tables would carry it; the project's tests run against the pandas
+    installed here.
     """
     warnings.filterwarnings("ignore", message=PANDAS_SUPPORT_WARNING, category=FutureWarning)
     settings = session_settings(
@@ -128,4 +130,17 @@ def spark_session(
     session = builder.getOrCreate()
     if settings.remote is None:
         session.sparkContext.setLogLevel(log_level)
+        _warn_if_master_differs(session, master)
     return session
+
+
+def _warn_if_master_differs(session: SparkSession, requested: str | None) -> None:
+    """Sessions are get-or-create: an explicit master that differs from the running one is otherwise ignored silently."""
+    running = session.sparkContext.master
+    if requested is not None and running != requested:
+        warnings.warn(
+            f"a session on {running} is already running, so master {requested!r} was not applied; "
+            "stop it first (spark.stop()) to start one on another master",
+            UserWarning,
+            stacklevel=3,
+        )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from kcompact_nb.spark import DETERMINISM_SETTINGS, connector_versions, session_settings
+import pytest
+
+from kcompact_nb.spark import DETERMINISM_SETTINGS, connector_versions, session_settings, spark_session
 
 
 def test_embedded_local_by_default():
@@ -38,3 +40,9 @@ def test_shared_session_settings(spark):
     assert spark.sparkContext.master == "local[2]"
     jars = spark.sparkContext.getConf().get("spark.jars", "")
     assert "spark-sql-kafka-0-10_2.13" in jars and "spark-token-provider-kafka-0-10_2.13" in jars
+
+
+def test_asking_an_active_session_for_another_master_warns(spark):
+    with pytest.warns(UserWarning, match=r"a session on local\[2\] is already running, so master 'local\[1\]' was not applied"):
+        again = spark_session("local[1]", kafka=True, shuffle_partitions=2, app_name="kcompact-tests")
+    assert again is spark and again.sparkContext.master == "local[2]"
