@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TypeVar
 
 import kafka.codec as kafka_codec  # type: ignore[import-untyped]
+from crc32c import crc32c as calc_crc32c  # the C implementation kafka-python calls, without its wrapper
 from kafka.record.default_records import DefaultRecordBatch  # type: ignore[import-untyped]
-from kafka.record.util import calc_crc32c  # type: ignore[import-untyped]
 
 from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType
 from kcompact_nb.core._records import record_from_tuple, record_offsets
@@ -303,6 +303,9 @@ class SegmentFileReader:
             except NotPlain:
                 pass
             else:
+                if count == 1:  # the common small case, without the iterators below
+                    key = self.key_registry.intern(columns.keys[0])
+                    return (record_from_tuple((columns.offsets[0], columns.timestamps[0], key, columns.values[0], columns.headers[0])),)
                 if count < PACKED_MIN_RECORDS:
                     keys = map(self.key_registry.intern, columns.keys)
                     fields = zip(columns.offsets, columns.timestamps, keys, columns.values, columns.headers)
