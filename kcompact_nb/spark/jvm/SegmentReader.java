@@ -4,7 +4,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
@@ -90,8 +89,7 @@ final class SegmentReader implements PartitionReader<InternalRow> {
         if (size > Integer.MAX_VALUE) {
             throw new IOException(file.path + ": " + size + " bytes is larger than a Kafka segment can be");
         }
-        MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
-        data = mapped;
+        data = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
     }
 
     private IOException undecodable(RuntimeException error) {

@@ -1,5 +1,7 @@
 package kcompact.spark;
 
+import java.util.OptionalLong;
+
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
@@ -48,6 +50,7 @@ final class SegmentRows {
 
     /** The batch the next records belong to. */
     void startBatch(RecordBatch batch) {
+        OptionalLong horizon = batch.deleteHorizonMs();
         batchFields = new Object[] {
             batch.timestampType() == TimestampType.LOG_APPEND_TIME ? 1 : 0,
             segmentBaseOffset,
@@ -57,7 +60,7 @@ final class SegmentRows {
             (int) batch.producerEpoch(),
             batch.isTransactional(),
             batch.isControlBatch(),
-            batch.deleteHorizonMs().isPresent() ? batch.deleteHorizonMs().getAsLong() : null,
+            horizon.isPresent() ? horizon.getAsLong() : null,
         };
     }
 
