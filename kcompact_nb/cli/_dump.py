@@ -4,6 +4,7 @@ Like ``kafka-dump-log.sh --deep-iteration --print-data-log``, but one aligned ta
 segment, flags spelled out, tombstones and markers named, long values shortened. Segment files
 are streamed, so dumping a big segment needs little memory. Corrupt data is shown up to the
 first invalid batch (as Kafka's recovery would keep it); the command then exits with status 1.
+Index and snapshot files are shown by :mod:`kcompact_nb.cli._dump_index`.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from typing import TextIO
 
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._defaults import wall_clock_ms
+from kcompact_nb.cli._dump_index import dump_index_file
 from kcompact_nb.cli._dump_table import SegmentStats, Table
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._text import plural
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
+    INDEX_FILE_SUFFIXES,
     LOG_START_OFFSET_CHECKPOINT,
     SegmentFileReader,
     parse_partition_dir_name,
@@ -31,7 +34,9 @@ from kcompact_nb.scenario import partition_state
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path, help="partition directory or .log segment file")
+    parser.add_argument(
+        "path", type=Path, help="a partition directory, or one .log, .index, .timeindex, .txnindex or .snapshot file"
+    )
     parser.add_argument(
         "--records",
         action=argparse.BooleanOptionalAction,
@@ -44,7 +49,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print the partition-state JSON of scenario files (segments, batches, records, checkpoint, dirtiness)",
+        help="print JSON: a partition directory as the partition-state of scenario files (segments, batches, "
+        "records, checkpoint, dirtiness); an index or snapshot file as its entries",
     )
     parser.add_argument(
         "--now-ms", type=int, default=None, metavar="MS", help="time for the dirtiness in --json (default: now)"
@@ -52,7 +58,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
-    """Print the dump of ``args.path``; 1 when a segment holds invalid data."""
+    """Print the dump of ``args.path``; 1 when a segment holds invalid data or an index does not match."""
+    if args.path.suffix in INDEX_FILE_SUFFIXES:
+        return dump_index_file(args.path, out, as_json=args.json)
     if args.json:
         return dump_json(args.path, out, now_ms=wall_clock_ms() if args.now_ms is None else args.now_ms)
     return dump_path(args.path, out, records=args.records, max_chars=args.max_value_chars)
@@ -121,8 +129,10 @@ def _dump_segment(
 
 DUMP = Command(
     name="dump",
-    help="show the segments, batches and records of a partition directory or segment file",
-    description="Dump a Kafka partition directory (<topic>-<partition>/) or one segment file (NNN.log).",
+    help="show a partition directory's segments, batches and records, or one segment, index or snapshot file",
+    description="Dump a Kafka partition directory (<topic>-<partition>/), one segment file (NNN.log), or one "
+    "offset index, time index, transaction index or producer snapshot file (NNN.index, NNN.timeindex, "
+    "NNN.txnindex, NNN.snapshot), as kafka-dump-log.sh does.",
     add_arguments=_add_arguments,
     run=_run,
 )
