@@ -45,9 +45,11 @@ from kcompact_nb.io._log_reader import (
     SegmentData,
     build_partition_log,
     compacted_topic_config,
+    parse_partition_dir_name,
     read_log_dir,
     read_partition_dir,
     rebuild_producer_state,
+    segment_files,
 )
 from kcompact_nb.io._log_writer import (
     batch_bytes,
@@ -99,6 +101,7 @@ __all__ = [
     "parse_dump_log",
     "parse_kcat_format",
     "parse_kcat_json",
+    "parse_partition_dir_name",
     "read_checkpoint",
     "read_dump_log",
     "read_kcat",
@@ -106,6 +109,7 @@ __all__ = [
     "read_partition_dir",
     "rebuild_producer_state",
     "segment_base_offset",
+    "segment_files",
     "segment_file_name",
     "write_checkpoint",
     "write_log_dir",
