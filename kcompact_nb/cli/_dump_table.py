@@ -56,24 +56,26 @@ class Table:
     def flush(self) -> None:
         if not self.lines:
             return
-        batch_widths = _widths([BATCH_COLUMNS] + [cells for is_batch, cells in self.lines if is_batch])
-        self.out.write("  " + _join(tuple(c.upper() for c in BATCH_COLUMNS), batch_widths) + "\n")
+        batch_widths = column_widths([BATCH_COLUMNS] + [cells for is_batch, cells in self.lines if is_batch])
+        self.out.write("  " + join_cells(tuple(c.upper() for c in BATCH_COLUMNS), batch_widths) + "\n")
         record_rows = [cells for is_batch, cells in self.lines if not is_batch]
         record_widths: list[int] = []
         if self.record_columns is not None:
-            record_widths = _widths([self.record_columns] + record_rows)
-            self.out.write("    | " + _join(tuple(c.upper() for c in self.record_columns), record_widths) + "\n")
+            record_widths = column_widths([self.record_columns] + record_rows)
+            self.out.write("    | " + join_cells(tuple(c.upper() for c in self.record_columns), record_widths) + "\n")
         for is_batch, cells in self.lines:
-            line = "  " + _join(cells, batch_widths) if is_batch else "    | " + _join(cells, record_widths)
+            line = "  " + join_cells(cells, batch_widths) if is_batch else "    | " + join_cells(cells, record_widths)
             self.out.write(line + "\n")
         self.lines = []
 
 
-def _widths(rows: list[tuple[str, ...]]) -> list[int]:
+def column_widths(rows: list[tuple[str, ...]]) -> list[int]:
+    """The width of each column: its widest cell."""
     return [max(len(row[i]) for row in rows if i < len(row)) for i in range(max(len(r) for r in rows))]
 
 
-def _join(cells: tuple[str, ...], widths: list[int]) -> str:
+def join_cells(cells: tuple[str, ...], widths: list[int]) -> str:
+    """One table line: cells left-aligned to ``widths``, two spaces apart."""
     return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=False)).rstrip()
 
 
