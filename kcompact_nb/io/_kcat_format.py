@@ -44,7 +44,6 @@ class KcatFormat:
     """A compiled kcat ``-f`` format.
 
     ``print_nulls`` is kcat's ``-Z`` (null and empty keys/values print ``NULL``).
-    ``terminator`` is the literal the format ends with (what ends an unsized field's record).
     """
 
     text: str
@@ -60,6 +59,7 @@ class KcatFormat:
 
     @property
     def terminator(self) -> bytes:
+        """The literal the format ends with (empty when it ends with a key or value read by length)."""
         return self.tokens[-1].literal
 
 

@@ -39,7 +39,7 @@ def parse_kcat_json(
     also inside a record, and listed in :attr:`KcatParse.status_lines`.
     """
     lines = _lines(output)
-    order, messages, statuses = OffsetOrder(source), [], []
+    order, messages, statuses = OffsetOrder(), [], []
     missing: set[str] = set()
     index = 0
     while index < len(lines):
@@ -50,7 +50,9 @@ def parse_kcat_json(
             continue
         obj, last, skipped = _object(lines, index, source)
         message = _json_message(obj, source, index + 1, missing)
-        order.check(message, index + 1)
+        disorder = order.disorder(message)
+        if disorder is not None:
+            raise DumpParseError(source, index + 1, disorder)
         messages.append(message)
         statuses.extend(skipped)
         index = last + 1

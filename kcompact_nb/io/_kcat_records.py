@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kcompact_nb.core import BrokerConfig, PartitionLog, Record, RecordBatch, TimestampType, TopicConfig
-from kcompact_nb.io._errors import DumpParseError
 from kcompact_nb.io._log_reader import SegmentData, build_partition_log
 
 
@@ -76,18 +75,18 @@ class OffsetOrder:
     partition or twice, so the output is refused with what to do instead.
     """
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self) -> None:
         self._last: dict[tuple[str | None, int | None], int] = {}
 
-    def check(self, message: ConsumedRecord, line: int) -> None:
+    def disorder(self, message: ConsumedRecord) -> str | None:
+        """Why ``message`` cannot follow the messages before it (``None`` when it can); then it is the last one seen."""
         where = (message.topic, message.partition)
         offset = message.record.offset
         previous = self._last.get(where)
-        if previous is not None and offset <= previous:
-            raise DumpParseError(self.source, line, f"offset {offset} after offset {previous}: {_advice(message)}")
         self._last[where] = offset
-
+        if previous is not None and offset <= previous:
+            return f"offset {offset} after offset {previous}: {_advice(message)}"
+        return None
 
 
 def _advice(message: ConsumedRecord) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from kcompact_nb.core import Record
 from kcompact_nb.io._errors import DumpParseError
@@ -227,7 +228,7 @@ def parse_kcat_format(
     """
     compiled = fmt if isinstance(fmt, KcatFormat) else compile_kcat_format(fmt, print_nulls=print_nulls)
     stripped = StrippedOutput.of(as_bytes(output))
-    data, order = stripped.data, OffsetOrder(source)
+    data, order = stripped.data, OffsetOrder()
     messages: list[ConsumedRecord] = []
     statuses = list(stripped.status_lines)
     position = 0
@@ -238,9 +239,10 @@ def parse_kcat_format(
             statuses.append(status.group().rstrip(b"\n"))
             position = status.end()
             continue
-        line = stripped.line_of(position)
-        message, end = _one_reading(reader, found, compiled, source, line)
-        order.check(message, line)
+        message, end = _one_reading(reader, found, compiled, source, partial(stripped.line_of, position))
+        disorder = order.disorder(message)
+        if disorder is not None:
+            raise DumpParseError(source, stripped.line_of(position), disorder)
         messages.append(message)
         position = end
     texts = tuple(s.decode("utf-8", errors="replace") for s in statuses)
@@ -248,15 +250,20 @@ def parse_kcat_format(
 
 
 def _one_reading(
-    reader: _RecordReader, found: list[tuple[ConsumedRecord, int]], fmt: KcatFormat, source: str, line: int
+    reader: _RecordReader,
+    found: list[tuple[ConsumedRecord, int]],
+    fmt: KcatFormat,
+    source: str,
+    line: Callable[[], int],
 ) -> tuple[ConsumedRecord, int]:
+    """The one reading of a record; refused (naming its line) when there is none or two that differ."""
     if not found:
-        raise DumpParseError(source, line, _no_match(reader, fmt))
+        raise DumpParseError(source, line(), _no_match(reader, fmt))
     if len(found) > 1 and found[0][0] != found[1][0]:
         end = max(found[0][1], found[1][1])
         raise DumpParseError(
             source,
-            line,
+            line(),
             f"this record can be read in more than one way: {_excerpt(reader.data[reader.start : end])}; "
             "a key, value or header contains the separator that follows it in the format "
             f"{fmt.text!r}: put %K before %k and %S before %s (headers: use -J)",
