@@ -23,7 +23,7 @@ from kcompact_nb.cli._paths import existing_file
 from kcompact_nb.cli._text import iso_time, plural, show_bytes
 from kcompact_nb.core import Record
 from kcompact_nb.io import CompactionGap, KcatParse, format_gap_report, last_compaction_gap, read_kcat
-from kcompact_nb.scenario import encode_bytes
+from kcompact_nb.scenario import record_state
 
 RECORD_COLUMNS = ("offset", "timestamp", "key", "value", "headers")  # also the parser's field names
 _MISSING_WORDS = {"timestamp_type": "timestamp type"}
@@ -128,18 +128,8 @@ def _partition_document(parsed: KcatParse, topic: str | None, partition: int | N
     return {
         "topic": topic,
         "partition": partition,
-        "records": [_record_document(r) for r in rows],
+        "records": [record_state(r) for r in rows],
         "gap": _gap_document(last_compaction_gap(rows)),
-    }
-
-
-def _record_document(record: Record) -> dict[str, Any]:
-    return {
-        "offset": record.offset,
-        "timestamp": record.timestamp,
-        "key": encode_bytes(record.key),
-        "value": encode_bytes(record.value),
-        "headers": [[name, encode_bytes(value)] for name, value in record.headers],
     }
 
 
