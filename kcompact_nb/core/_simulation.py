@@ -95,6 +95,11 @@ class Simulation:
         """Every partition log, ordered by topic name then partition number."""
         return [self.logs[key] for key in sorted(self.logs)]
 
+    def partitions_in_creation_order(self) -> list[PartitionLog]:
+        """Every partition log in the order its topic and partition were created (the broker's log pool
+        is filled in this order, which decides the cleaner's choice among equally dirty logs)."""
+        return list(self.logs.values())
+
     def replace_log(self, log: PartitionLog) -> None:
         """Install ``log`` (for example one read from a Kafka log dir) as its partition's state."""
         key = (log.topic, log.partition)
@@ -234,7 +239,7 @@ class Simulation:
         Cleans the filthiest eligible log once, then runs compacted-log retention on every log;
         ``None`` when no log was eligible.
         """
-        return self.cleaner.clean_once(self.partitions(), now_ms=self.now_ms)
+        return self.cleaner.clean_once(self.partitions_in_creation_order(), now_ms=self.now_ms)
 
     def clean_log(
         self,
@@ -264,7 +269,7 @@ class Simulation:
         """Run the background cleaner loop (with ``log.cleaner.backoff.ms`` sleeps) until ``until_ms``."""
         if until_ms < self.now_ms:
             raise KafkaModelError(f"run_cleaner until {until_ms} ms: the clock is already at {self.now_ms} ms")
-        passes: list[PassResult] = self.cleaner.run(self.partitions(), from_ms=self.now_ms, until_ms=until_ms)
+        passes: list[PassResult] = self.cleaner.run(self.partitions_in_creation_order(), from_ms=self.now_ms, until_ms=until_ms)
         self.clock.set(until_ms)
         return passes
 
