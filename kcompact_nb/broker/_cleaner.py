@@ -13,6 +13,7 @@ from ._classpath import KAFKA_3_VERSION, kafka_major, resolve_classpath
 from ._errors import BrokerError
 
 _IN_FLIGHT_SUFFIXES = (".cleaned", ".swap", ".deleted")
+_CREATED_LINE = re.compile(r"Created log for partition (\S+) in ")
 _CLEANED_LINE = re.compile(r"Log cleaner thread \d+ cleaned log (?P<tp>\S+) \(dirty section = \[(\d+), (\d+)\]\)")
 
 
@@ -38,6 +39,24 @@ def cleaned_sections(cleaner_log: str, topic: str, partition: int = 0) -> list[t
     """``(first dirty offset, end offset)`` of each "cleaned log" INFO line for ``topic-partition``."""
     wanted = f"{topic}-{partition}"
     return [(int(m.group(2)), int(m.group(3))) for m in _CLEANED_LINE.finditer(cleaner_log) if m["tp"] == wanted]
+
+
+def cleaned_log_order(cleaner_log: str) -> list[tuple[str, int]]:
+    """``(topic, partition)`` of every "cleaned log" INFO line, in the order the passes ran."""
+    return [_topic_partition(m["tp"]) for m in _CLEANED_LINE.finditer(cleaner_log)]
+
+
+def log_creation_order(broker: KafkaBroker) -> list[tuple[str, int]]:
+    """``(topic, partition)`` of every log the broker created, in order ("Created log for partition" in
+    ``server.log``): the order its log pool (``LogManager.currentLogs``) received them."""
+    path = broker.logs_dir / "server.log"
+    text = path.read_text(errors="replace") if path.exists() else ""
+    return [_topic_partition(m[1]) for m in _CREATED_LINE.finditer(text)]
+
+
+def _topic_partition(name: str) -> tuple[str, int]:
+    topic, _, partition = name.rpartition("-")
+    return topic, int(partition)
 
 
 def wait_for_cleaner(

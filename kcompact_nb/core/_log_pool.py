@@ -5,7 +5,7 @@ log pool (``LogCleanerManager.grabFilthiestCompactedLog``: Java's ``Stream.max``
 ``max`` in 3.x both keep the first of equal elements). That pool is a ``java.util.concurrent.ConcurrentHashMap``
 keyed by ``TopicPartition`` (in 3.x wrapped by ``kafka.utils.Pool``), created with the default
 constructor, so its order follows from the keys' hash codes, the table size and the order the logs
-were created in. :class:`LogPool` replays the map's insertions (JDK 17 ``putVal``, ``addCount``,
+were created in (:func:`topic_creation_order`). :class:`LogPool` replays the map's insertions (JDK 17 ``putVal``, ``addCount``,
 ``transfer``, ``treeifyBin``, ``tryPresize``) and iterates its bins as ``Traverser`` does.
 
 Assumed, as on a broker creating partitions from one metadata thread: insertions from one thread
@@ -143,6 +143,18 @@ def _split(slot: _Bin, n: int) -> tuple[_Bin, _Bin]:
 def _table_size_for(capacity: int) -> int:
     """``tableSizeFor``: the smallest power of two at least ``capacity``."""
     return 1 << max(capacity - 1, 0).bit_length()
+
+
+def topic_creation_order(topic: str, partitions: int) -> list[int]:
+    """The order in which a broker creates the logs of a new topic's ``partitions``.
+
+    It walks the ``java.util.HashMap<TopicPartition, PartitionInfo>`` of its metadata delta's local
+    leaders (``TopicsDelta.localChanges``, ``ReplicaManager.applyLocalLeadersDelta``), filled by
+    ``putAll``: slots of a table of ``tableSizeFor(partitions / 0.75 + 1)`` in index order. Partitions
+    sharing a slot (none for a topic's consecutive partition numbers in practice) stay in number order.
+    """
+    capacity = _table_size_for(int(partitions / 0.75 + 1))
+    return sorted(range(partitions), key=lambda p: spread(topic_partition_hash(topic, p)) & (capacity - 1))
 
 
 def log_pool_order(keys: Sequence[TopicPartition]) -> list[int]:

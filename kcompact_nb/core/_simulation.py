@@ -13,6 +13,7 @@ from kcompact_nb.core._clock import SimulatedClock
 from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._errors import KafkaModelError
 from kcompact_nb.core._log import AppendInfo, NewRecord, PartitionLog
+from kcompact_nb.core._log_pool import topic_creation_order
 from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core._retention import delete_records, increment_log_start_offset
 from kcompact_nb.core._records import NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, TimestampType
@@ -79,7 +80,7 @@ class Simulation:
         topic_config = TopicConfig.from_properties(overrides, broker=self.broker)
         self.topic_overrides[name] = overrides
         self.topics[name] = topic_config
-        for partition in range(partitions):
+        for partition in topic_creation_order(name, partitions):
             self.logs[(name, partition)] = self._new_log(name, partition)
         return topic_config
 
