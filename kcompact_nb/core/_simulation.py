@@ -76,13 +76,26 @@ class Simulation:
             raise KafkaModelError(f"topic {name!r} already exists")
         if partitions < 1:
             raise KafkaModelError(f"topic {name!r}: partitions must be at least 1, got {partitions}")
-        overrides = {"cleanup.policy": "compact", **dict(config or {})}
-        topic_config = TopicConfig.from_properties(overrides, broker=self.broker)
-        self.topic_overrides[name] = overrides
-        self.topics[name] = topic_config
+        topic_config = self._declare_topic(name, config)
         for partition in topic_creation_order(name, partitions):
             self.logs[(name, partition)] = self._new_log(name, partition)
         return topic_config
+
+    def add_log(self, log: PartitionLog, *, config: Mapping[str, Any] | None = None) -> None:
+        """Add ``log`` (for example one read from a broker's log dir) as a partition of its topic.
+
+        It enters the broker's log pool after the logs already there (a broker loading its log dirs
+        adds them in the order it lists them). The topic is declared with ``config`` (``cleanup.policy``
+        defaults to ``compact``) when it is new; the log takes the topic's and the broker's configs.
+        """
+        key = (log.topic, log.partition)
+        if key in self.logs:
+            raise KafkaModelError(f"{log.name}: the simulation already has this partition")
+        if log.topic not in self.topics:
+            self._declare_topic(log.topic, config)
+        log.config = self.topics[log.topic]
+        log.broker = self.broker
+        self.logs[key] = log
 
     def log(self, topic: str | None = None, partition: int = 0) -> PartitionLog:
         """The partition log of ``topic`` (the only topic when ``None``) and ``partition``."""
@@ -294,6 +307,13 @@ class Simulation:
         if topic not in self.topics:
             raise KafkaModelError(f"unknown topic {topic!r}; known: {', '.join(sorted(self.topics)) or 'none'}")
         return topic
+
+    def _declare_topic(self, name: str, config: Mapping[str, Any] | None) -> TopicConfig:
+        overrides = {"cleanup.policy": "compact", **dict(config or {})}
+        topic_config = TopicConfig.from_properties(overrides, broker=self.broker)
+        self.topic_overrides[name] = overrides
+        self.topics[name] = topic_config
+        return topic_config
 
     def _new_log(self, topic: str, partition: int) -> PartitionLog:
         now = self.now_ms

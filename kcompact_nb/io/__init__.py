@@ -12,7 +12,7 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 from __future__ import annotations
 
 from kcompact_nb.io._batch_encoder import encode_batch
-from kcompact_nb.io._broker_log_dir import METADATA_LOG_TOPIC, producer_snapshot, write_broker_log_dir, write_segment_files
+from kcompact_nb.io._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -72,6 +72,7 @@ from kcompact_nb.io._kcat import (
     read_kcat,
 )
 from kcompact_nb.io._log_reader import (
+    METADATA_LOG_TOPIC,
     LoadedLogDir,
     LoadedPartition,
     SegmentData,

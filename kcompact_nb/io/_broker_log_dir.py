@@ -54,11 +54,8 @@ from kcompact_nb.io._index_files import (
     segment_indexes,
     write_index_file,
 )
-from kcompact_nb.io._log_reader import PARTITION_DIR_NAME
+from kcompact_nb.io._log_reader import METADATA_LOG_TOPIC, PARTITION_DIR_NAME
 from kcompact_nb.io._log_writer import batch_bytes, checkpoint_entries, segment_file_name, write_segment_file
-
-METADATA_LOG_TOPIC = "__cluster_metadata"
-"""The KRaft metadata log: kept in a log dir, but not one of the broker's logs (never cleaned)."""
 
 _SEGMENT_FILE = re.compile(r"^(\d{20})\.(log|index|timeindex|txnindex)$")
 _SNAPSHOT_FILE = re.compile(r"^(\d{20})\.snapshot$")
