@@ -10,9 +10,11 @@ from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
 from kcompact_nb.core import BrokerConfig, PartitionLog, TopicConfig
 from kcompact_nb.core._cleaner_manager import CleanerManager
 from kcompact_nb.fidelity._workload import HOLD, Workload
-from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, read_checkpoint, read_partition_dir
+from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, read_checkpoint, read_partition_dir, write_broker_log_dir
 
 _LOG_LINE_KEYS = ("dirty section", "Buffer utilization", "Start size", "End size", "size reduction")
+LOG_FILE_MISMATCH = "segment file "
+"""How a mismatch between the simulator's and Kafka's ``.log`` files starts."""
 MAX_PASSES_PER_PHASE = 100
 """A safety bound: a phase that keeps finding work beyond this is reported, not looped on."""
 
@@ -127,17 +129,39 @@ def compare_round(
     folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int],
     kafka_messages: Sequence[str],
 ) -> list[str]:  # fmt: skip
-    """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines."""
+    """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines.
+
+    The simulator's result is also written as the broker would leave it (``folder/predicted``) and its
+    ``.log`` files compared with Kafka's byte for byte.
+    """
     before = load_round(folder, workload, version=version, stage="before")
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
     lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms)
     found = differences(before, after)
+    predicted = write_broker_log_dir([before], folder / "predicted", source=folder / "before", overwrite=True)
+    found += log_file_differences(predicted / before.name, folder / "after" / before.name)
     ours, theirs = [log_line_facts(line) for line in lines], [log_line_facts(m) for m in kafka_messages]
     if any(len(facts) != len(_LOG_LINE_KEYS) for facts in theirs):
         found.append(f"Kafka's cleaner log has an incomplete pass message: {theirs}")
     elif ours != theirs:
         found.append(f"log lines ({len(ours)} passes vs {len(theirs)}):\n  simulator {ours}\n  Kafka     {theirs}")
+    return found
+
+
+def log_file_differences(ours: Path, kafka: Path) -> list[str]:
+    """The ``.log`` files of two partition folders compared byte for byte: missing, extra or different files."""
+    mine = {p.name: p for p in ours.glob("*.log")}
+    theirs = {p.name: p for p in kafka.glob("*.log")}
+    found = []
+    for name in sorted(set(mine) | set(theirs)):
+        if name not in mine or name not in theirs:
+            found.append(f"{LOG_FILE_MISMATCH}{name}: only {'Kafka' if name in theirs else 'the simulator'} has it")
+            continue
+        a, b = mine[name].read_bytes(), theirs[name].read_bytes()
+        if a != b:
+            at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            found.append(f"{LOG_FILE_MISMATCH}{name}: simulator {len(a)} bytes, Kafka {len(b)} bytes, first difference at byte {at}")
     return found
 
 
