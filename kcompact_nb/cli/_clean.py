@@ -22,18 +22,24 @@ _BROKER_PROPERTIES = frozenset(BrokerConfig().to_properties()) - {"kafka.version
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("log_dir", type=Path, help="a broker log dir (the folder holding <topic>-<partition>/); never modified")
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="where to write the log dir the iteration leaves")
+    parser.add_argument(
+        "log_dir", type=Path, help="a broker log dir (the folder holding <topic>-<partition>/); never modified"
+    )
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="where to write the log dir the iteration leaves"
+    )
     parser.add_argument("--overwrite", action="store_true", help="write into --out even when it is not empty")
     parser.add_argument(
         "--at", default=None, metavar="TIME",
-        help="when the iteration runs: an ISO-8601 time (UTC unless it says otherwise) or epoch milliseconds (default: now)",
+        help="when the iteration runs: an ISO-8601 time (UTC unless it says otherwise) or epoch ms (default: now)",
     )  # fmt: skip
     parser.add_argument(
         "--config", action="append", default=[], metavar="NAME=VALUE",
         help="a topic config for every topic (e.g. segment.ms=100) or a broker cleaner config (log.cleaner.*)",
     )  # fmt: skip
-    parser.add_argument("--kafka-version", default=None, metavar="V", help="the Kafka release to imitate (default: 4.4.0)")
+    parser.add_argument(
+        "--kafka-version", default=None, metavar="V", help="the Kafka release to imitate (default: 4.4.0)"
+    )
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
@@ -63,7 +69,8 @@ def _check_output(path: Path, *, overwrite: bool) -> None:
     if path.exists() and not path.is_dir():
         raise KcompactError(f"--out {path} is a file; give a folder")
     if path.is_dir() and any(path.iterdir()) and not overwrite:
-        raise KcompactError(f"--out {path} is not empty; give an empty or new folder, or add --overwrite to write into it")
+        advice = "give an empty or new folder, or add --overwrite to write into it"
+        raise KcompactError(f"--out {path} is not empty; {advice}")
 
 
 def parse_time_ms(text: str) -> int:
@@ -92,9 +99,10 @@ def split_configs(properties: dict[str, str]) -> tuple[dict[str, Any], dict[str,
         elif name in _BROKER_PROPERTIES or name.startswith("log."):  # broker names and topic-default synonyms
             broker[name] = value
         else:
+            topics, brokers = ", ".join(sorted(_TOPIC_PROPERTIES)), ", ".join(sorted(_BROKER_PROPERTIES))
             raise KcompactError(
-                f"--config {name}: not a config the cleaner reads; topic configs: {', '.join(sorted(_TOPIC_PROPERTIES))}; "
-                f"broker configs: {', '.join(sorted(_BROKER_PROPERTIES))} (and log.* defaults); use --kafka-version for the release"
+                f"--config {name}: not a config the cleaner reads; topic configs: {topics}; broker configs: "
+                f"{brokers} (and log.* defaults); use --kafka-version for the release"
             )
     return topic, broker
 
@@ -118,7 +126,8 @@ def _report(out: TextIO, sim: Simulation, result: PassResult | None, starts: dic
             out.write(f"  segments {', '.join(map(str, group))} -> one segment at offset {group[0]}\n")
     for log in logs:
         if log.log_start_offset > starts[log.name]:
-            out.write(f"  retention moved the log start offset of {log.name} from {starts[log.name]} to {log.log_start_offset}\n")
+            moved = f"from {starts[log.name]} to {log.log_start_offset}"
+            out.write(f"  retention moved the log start offset of {log.name} {moved}\n")
 
 
 def _indented(text: str) -> str:

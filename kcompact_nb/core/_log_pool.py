@@ -5,8 +5,9 @@ log pool (``LogCleanerManager.grabFilthiestCompactedLog``: Java's ``Stream.max``
 ``max`` in 3.x both keep the first of equal elements). That pool is a ``java.util.concurrent.ConcurrentHashMap``
 keyed by ``TopicPartition`` (in 3.x wrapped by ``kafka.utils.Pool``), created with the default
 constructor, so its order follows from the keys' hash codes, the table size and the order the logs
-were created in (:func:`topic_creation_order`). :class:`LogPool` replays the map's insertions (JDK 17 ``putVal``, ``addCount``,
-``transfer``, ``treeifyBin``, ``tryPresize``) and iterates its bins as ``Traverser`` does.
+were created in (:func:`topic_creation_order`). :class:`LogPool` replays the map's insertions (JDK 17
+``putVal``, ``addCount``, ``transfer``, ``treeifyBin``, ``tryPresize``) and iterates its bins as
+``Traverser`` does.
 
 Assumed, as on a broker creating partitions from one metadata thread: insertions from one thread
 (no counter cells) and no removals (the simulator never deletes a partition).

@@ -283,7 +283,8 @@ class Simulation:
         """Run the background cleaner loop (with ``log.cleaner.backoff.ms`` sleeps) until ``until_ms``."""
         if until_ms < self.now_ms:
             raise KafkaModelError(f"run_cleaner until {until_ms} ms: the clock is already at {self.now_ms} ms")
-        passes: list[PassResult] = self.cleaner.run(self.partitions_in_creation_order(), from_ms=self.now_ms, until_ms=until_ms)
+        logs = self.partitions_in_creation_order()
+        passes: list[PassResult] = self.cleaner.run(logs, from_ms=self.now_ms, until_ms=until_ms)
         self.clock.set(until_ms)
         return passes
 

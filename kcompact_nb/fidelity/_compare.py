@@ -161,7 +161,8 @@ def log_file_differences(ours: Path, kafka: Path) -> list[str]:
         a, b = mine[name].read_bytes(), theirs[name].read_bytes()
         if a != b:
             at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-            found.append(f"{LOG_FILE_MISMATCH}{name}: simulator {len(a)} bytes, Kafka {len(b)} bytes, first difference at byte {at}")
+            sizes = f"simulator {len(a)} bytes, Kafka {len(b)} bytes"
+            found.append(f"{LOG_FILE_MISMATCH}{name}: {sizes}, first difference at byte {at}")
     return found
 
 

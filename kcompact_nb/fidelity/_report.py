@@ -60,7 +60,8 @@ class ConformanceReport:
             counts = Counter(r.workload.category for r in self.results if r.version == version)
             lines.append(f"  {version}: " + ", ".join(f"{name} {n}" for name, n in sorted(counts.items())))
             identical, total = self.log_files_identical(version), sum(counts.values())
-            lines.append(f"  {version}: {identical} of {total} workloads leave .log files identical to Kafka's, byte for byte")
+            same = f"{identical} of {total} workloads leave .log files identical to Kafka's, byte for byte"
+            lines.append(f"  {version}: {same}")
         for result in self.results:
             for round_ in result.rounds:
                 if round_.mismatches:

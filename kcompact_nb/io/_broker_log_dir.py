@@ -55,7 +55,13 @@ from kcompact_nb.io._index_files import (
     write_index_file,
 )
 from kcompact_nb.io._log_reader import METADATA_LOG_TOPIC, PARTITION_DIR_NAME
-from kcompact_nb.io._log_writer import batch_bytes, checkpoint_entries, segment_file_name, write_segment_file
+from kcompact_nb.io._log_writer import (
+    checkpoint_entries,
+    segment_bytes,
+    segment_file_name,
+    set_mtime_ms,
+    write_segment_file,
+)
 
 _SEGMENT_FILE = re.compile(r"^(\d{20})\.(log|index|timeindex|txnindex)$")
 _SNAPSHOT_FILE = re.compile(r"^(\d{20})\.snapshot$")
@@ -106,7 +112,8 @@ def _check_target(root: Path, origin: Path | None, *, overwrite: bool) -> None:
         if out == into or into in out.parents or out in into.parents:
             raise LogWriteError(f"{root}: the output must not be, contain or lie inside the source log dir {origin}")
     if root.is_dir() and any(root.iterdir()) and not overwrite:
-        raise LogWriteError(f"{root}: directory exists and is not empty; choose an empty or new one, or allow overwriting")
+        reason = "directory exists and is not empty; choose an empty or new one, or allow overwriting"
+        raise LogWriteError(f"{root}: {reason}")
 
 
 def _copy_other_entries(origin: Path, root: Path, *, skip: set[str]) -> None:
@@ -161,16 +168,15 @@ def write_segment_files(segment: Segment, folder: Path, *, index_interval_bytes:
     if segment.aborted_transactions:
         txns = TransactionIndexFile(segment.base_offset, tuple(segment.aborted_transactions))
         files.append(write_index_file(txns, folder))
-    if segment.last_modified_ms > 0:
-        stamp = segment.last_modified_ms * 1_000_000
-        for path in files:
-            os.utime(path, ns=(stamp, stamp))
+    for path in files:
+        set_mtime_ms(path, segment.last_modified_ms)
 
 
 def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bool:
     """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes."""
     source_log = origin / segment_file_name(segment.base_offset)
-    if not source_log.is_file() or source_log.stat().st_size != segment.size_bytes or not _same_bytes(segment, source_log):
+    same_size = source_log.is_file() and source_log.stat().st_size == segment.size_bytes
+    if not same_size or not _same_bytes(segment, source_log):
         return False
     stem = source_log.name[:-4]
     for suffix in (".log", OFFSET_INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
@@ -180,14 +186,8 @@ def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bo
 
 
 def _same_bytes(segment: Segment, path: Path) -> bool:
-    position = 0
     with open(path, "rb") as handle:
-        for batch in segment.batches:
-            data = batch_bytes(batch, path, position)
-            if handle.read(len(data)) != data:
-                return False
-            position += len(data)
-        return handle.read(1) == b""
+        return all(handle.read(len(data)) == data for data in segment_bytes(segment, path)) and handle.read(1) == b""
 
 
 def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> None:
@@ -219,16 +219,18 @@ def producer_snapshot(log: PartitionLog) -> ProducerSnapshotFile:
     entries = []
     for producer_id, state in log.producer_state.producers.items():
         batch = last_batches.get(producer_id)
+        delta = 0 if batch is None or state.last_data_offset < 0 else batch.last_offset - batch.base_offset
+        open_txn = state.current_txn_first_offset
         entries.append(
             ProducerSnapshotEntry(
                 producer_id=producer_id,
                 producer_epoch=state.producer_epoch,
                 last_sequence=state.last_sequence,
                 last_offset=state.last_data_offset,
-                offset_delta=0 if batch is None or state.last_data_offset < 0 else batch.last_offset - batch.base_offset,
+                offset_delta=delta,
                 timestamp=state.last_timestamp,
                 coordinator_epoch=state.coordinator_epoch,
-                current_txn_first_offset=-1 if state.current_txn_first_offset is None else state.current_txn_first_offset,
+                current_txn_first_offset=-1 if open_txn is None else open_txn,
             )
         )
     return ProducerSnapshotFile(log.log_end_offset, tuple(java_hash_map_order(entries)))
@@ -243,7 +245,8 @@ def _write_checkpoints(root: Path, logs: list[PartitionLog], origin: Path | None
     present = _partitions_in(root)
     written = {(log.topic, log.partition) for log in logs}
     for name in names:
-        kept = {key: offset for key, offset in read_checkpoint(root / name).items() if key not in written and key in present}
+        entries = read_checkpoint(root / name).items()
+        kept = {key: offset for key, offset in entries if key not in written and key in present}
         write_checkpoint(root / name, {**kept, **updates[name]})
 
 
