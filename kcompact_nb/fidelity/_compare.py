@@ -104,25 +104,66 @@ def load_round(folder: Path, workload: Workload, *, version: str, stage: str) ->
 
 
 def simulate_phases(
-    log: PartitionLog, workload: Workload, *, round_index: int, phase_ms: Sequence[int]
+    log: PartitionLog,
+    workload: Workload,
+    *,
+    round_index: int,
+    phase_ms: Sequence[int],
+    pass_ms: Mapping[int, int] | None = None,
 ) -> list[str]:
     """Run the simulated cleaner thread through the round's phases; returns the passes' log lines.
 
     Each phase sets the topic's configs at its release time and loops one cleaner iteration after
     another (passes back to back, each a millisecond after the previous) until nothing is eligible.
+    ``pass_ms`` gives some passes (by their index in the round) a later time: Kafka's, when known.
     """
+    return [line for line, _ in _run_phases(log, workload, round_index, phase_ms, pass_ms or {})]
+
+
+def _run_phases(
+    log: PartitionLog, workload: Workload, round_index: int, phase_ms: Sequence[int], pass_ms: Mapping[int, int]
+) -> list[tuple[str, bool]]:
+    """Each pass's log line and whether it stamped a delete horizon on a batch."""
     manager = CleanerManager(log.broker, started_ms=phase_ms[0])
-    lines = []
+    passes: list[tuple[str, bool]] = []
     for phase, released in zip(workload.rounds[round_index].phases, phase_ms, strict=True):
         log.config = topic_settings(phase.configs, broker=log.broker)
         now = released
         for _ in range(MAX_PASSES_PER_PHASE):
+            now = max(now, pass_ms.get(len(passes), now))
+            stamped = _stamped_batches(log)
             result = manager.clean_once([log], now_ms=now)
             if result is None:
                 break
-            lines.append(result.log_line)
+            passes.append((result.log_line, bool(_stamped_batches(log) - stamped)))
             now = max(now, result.end_ms) + 1
-    return lines
+    return passes
+
+
+def _stamped_batches(log: PartitionLog) -> set[int]:
+    return {b.base_offset for b in log.batches() if b.delete_horizon_ms is not None}
+
+
+def kafka_pass_times(
+    folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int]
+) -> dict[int, int]:
+    """Kafka's time for each simulated pass that stamps delete horizons, read from the horizons in Kafka's
+    "after" copy (horizon - ``delete.retention.ms``): empty when the counts of such passes differ.
+
+    Kafka stamps a batch with its pass's wall clock, which only the files tell; a simulated pass at
+    another time writes other horizon bytes. The passes are found by a first run at the release times.
+    """
+    before = load_round(folder, workload, version=version, stage="before")
+    after = load_round(folder, workload, version=version, stage="after")
+    catch_up(before, after)
+    earlier = _stamped_batches(before)
+    horizons = sorted(
+        {h for b in after.batches() if (h := b.delete_horizon_ms) is not None and b.base_offset not in earlier}
+    )
+    stamping = [i for i, (_, stamped) in enumerate(_run_phases(before, workload, round_index, phase_ms, {})) if stamped]
+    if len(stamping) != len(horizons):
+        return {}
+    return {index: horizon - before.config.delete_retention_ms for index, horizon in zip(stamping, horizons, strict=True)}
 
 
 def compare_round(
@@ -134,10 +175,11 @@ def compare_round(
     The simulator's result is also written as the broker would leave it (``folder/predicted``) and its
     ``.log`` files compared with Kafka's byte for byte.
     """
+    times = kafka_pass_times(folder, workload, round_index=round_index, version=version, phase_ms=phase_ms)
     before = load_round(folder, workload, version=version, stage="before")
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
-    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms)
+    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, pass_ms=times)
     found = differences(before, after)
     predicted = write_broker_log_dir([before], folder / "predicted", source=folder / "before", overwrite=True)
     found += log_file_differences(predicted / before.name, folder / "after" / before.name)
