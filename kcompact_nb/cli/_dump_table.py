@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING, TextIO
 
-from kcompact_nb.cli._text import iso_time, plural, show_bytes
+from kcompact_nb.cli._text import column_widths, iso_time, join_cells, plural, show_bytes
 
 if TYPE_CHECKING:
     from kcompact_nb.core import Record, RecordBatch
@@ -30,7 +30,7 @@ class SegmentStats:
         self.max_timestamp = max(self.max_timestamp, batch.max_timestamp)
 
     def summary(self) -> str:
-        largest = iso_time(self.max_timestamp) if self.max_timestamp >= 0 else "none"
+        largest = _time(self.max_timestamp)
         return f"{plural(self.batches, 'batch')}, {plural(self.records, 'record')}, largest timestamp {largest}"
 
 
@@ -56,25 +56,17 @@ class Table:
     def flush(self) -> None:
         if not self.lines:
             return
-        batch_widths = _widths([BATCH_COLUMNS] + [cells for is_batch, cells in self.lines if is_batch])
-        self.out.write("  " + _join(tuple(c.upper() for c in BATCH_COLUMNS), batch_widths) + "\n")
+        batch_widths = column_widths([BATCH_COLUMNS] + [cells for is_batch, cells in self.lines if is_batch])
+        self.out.write("  " + join_cells(tuple(c.upper() for c in BATCH_COLUMNS), batch_widths) + "\n")
         record_rows = [cells for is_batch, cells in self.lines if not is_batch]
         record_widths: list[int] = []
         if self.record_columns is not None:
-            record_widths = _widths([self.record_columns] + record_rows)
-            self.out.write("    | " + _join(tuple(c.upper() for c in self.record_columns), record_widths) + "\n")
+            record_widths = column_widths([self.record_columns] + record_rows)
+            self.out.write("    | " + join_cells(tuple(c.upper() for c in self.record_columns), record_widths) + "\n")
         for is_batch, cells in self.lines:
-            line = "  " + _join(cells, batch_widths) if is_batch else "    | " + _join(cells, record_widths)
+            line = "  " + join_cells(cells, batch_widths) if is_batch else "    | " + join_cells(cells, record_widths)
             self.out.write(line + "\n")
         self.lines = []
-
-
-def _widths(rows: list[tuple[str, ...]]) -> list[int]:
-    return [max(len(row[i]) for row in rows if i < len(row)) for i in range(max(len(r) for r in rows))]
-
-
-def _join(cells: tuple[str, ...], widths: list[int]) -> str:
-    return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=False)).rstrip()
 
 
 def batch_cells(batch: RecordBatch, position: int) -> tuple[str, ...]:
@@ -90,7 +82,7 @@ def batch_cells(batch: RecordBatch, position: int) -> tuple[str, ...]:
         offsets,
         str(len(batch.records)),
         str(batch.size_bytes),
-        str(batch.max_timestamp),
+        _time(batch.max_timestamp),
         producer,
         batch_flags(batch),
         batch.compression,
@@ -107,7 +99,7 @@ def batch_flags(batch: RecordBatch) -> str:
     if batch.timestamp_type.value == "LogAppendTime":
         flags.append("log-append-time")
     if batch.delete_horizon_ms is not None:
-        flags.append(f"delete-horizon={batch.delete_horizon_ms}")
+        flags.append(f"delete-horizon={_time(batch.delete_horizon_ms)}")
     if not batch.records:
         flags.append("empty")
     return ",".join(flags) or "-"
@@ -117,9 +109,14 @@ def record_cells(batch: RecordBatch, record: Record, max_chars: int) -> tuple[st
     """The record row: offset, timestamp, key, value (tombstones and markers named), header names."""
     headers = ",".join(name for name, _ in record.headers)
     if batch.is_control:
-        return (str(record.offset), str(record.timestamp), "(control)", _marker(record), headers)
+        return (str(record.offset), _time(record.timestamp), "(control)", _marker(record), headers)
     value = "null (tombstone)" if record.value is None else show_bytes(record.value, max_chars)
-    return (str(record.offset), str(record.timestamp), show_bytes(record.key, max_chars), value, headers)
+    return (str(record.offset), _time(record.timestamp), show_bytes(record.key, max_chars), value, headers)
+
+
+def _time(ms: int) -> str:
+    """A timestamp for people: ISO-8601 UTC, ``none`` for Kafka's -1 (no timestamp)."""
+    return iso_time(ms) if ms >= 0 else "none"
 
 
 def _marker(record: Record) -> str:

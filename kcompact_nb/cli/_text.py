@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 
@@ -39,3 +40,20 @@ def show_bytes(data: bytes | None, max_chars: int = 40) -> str:
     if len(shown) > max_chars:
         shown = shown[: max(max_chars - 1, 1)] + "…"
     return f"{shown} ({len(data)} B)" if len(data) > max_chars or shown.startswith("0x") else shown
+
+
+def column_widths(rows: Sequence[tuple[str, ...]]) -> list[int]:
+    """The width of each column: its longest cell."""
+    return [max(len(row[i]) for row in rows if i < len(row)) for i in range(max(len(r) for r in rows))]
+
+
+def join_cells(cells: tuple[str, ...], widths: list[int]) -> str:
+    """One table line: cells padded to their column's width, two spaces apart."""
+    return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=False)).rstrip()
+
+
+def aligned(columns: tuple[str, ...], rows: Sequence[tuple[str, ...]], indent: str = "  ") -> list[str]:
+    """A small table: upper-case headings, then the rows, every column aligned."""
+    heading = tuple(c.upper() for c in columns)
+    widths = column_widths([heading, *rows])
+    return [indent + join_cells(row, widths) for row in (heading, *rows)]
