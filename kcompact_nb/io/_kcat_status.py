@@ -30,6 +30,16 @@ _STATUS_SUFFIX = re.compile(rb"% (?:" + _ANY + rb")[^\n]*\Z")
 STDERR_ADVICE = "keep kcat's stderr out of the file (2>/dev/null or 2>kcat.err instead of 2>&1, or kcat -q)"
 
 
+def mixed_stderr_caveats(status_lines: int) -> tuple[str, ...]:
+    """What ``-f`` output with kcat's stderr mixed in cannot tell apart (nothing when there was none)."""
+    if not status_lines:
+        return ()
+    return (
+        f"status lines: {status_lines} of kcat's own lines were found in the output and skipped; a key or value "
+        "that contains such a line verbatim would lose it. To read such data exactly, " + STDERR_ADVICE + ".",
+    )
+
+
 def status_suffix(line: bytes) -> int | None:
     """Where a kcat status line starts inside ``line`` (one physical line), if it ends the line."""
     match = _STATUS_SUFFIX.search(line)

@@ -21,7 +21,7 @@ from kcompact_nb.io._errors import DumpParseError
 from kcompact_nb.io._kcat_json import as_bytes
 from kcompact_nb.io._kcat_format import NUMBERS, KcatFormat, compile_kcat_format
 from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse, OffsetOrder
-from kcompact_nb.io._kcat_status import STATUS_LINE, STDERR_ADVICE, StrippedOutput
+from kcompact_nb.io._kcat_status import STATUS_LINE, STDERR_ADVICE, StrippedOutput, mixed_stderr_caveats
 
 _NUMBER = re.compile(rb"-?[0-9]+")
 NULL = b"NULL"
@@ -246,7 +246,7 @@ def parse_kcat_format(
         messages.append(message)
         position = end
     texts = tuple(s.decode("utf-8", errors="replace") for s in statuses)
-    return KcatParse(tuple(messages), compiled.missing, compiled.caveats, texts)
+    return KcatParse(tuple(messages), compiled.missing, compiled.caveats + mixed_stderr_caveats(len(texts)), texts)
 
 
 def _one_reading(

@@ -126,6 +126,12 @@ def test_kcat_status_lines_anywhere_even_inside_a_value():
     parsed = parse_kcat_format(output, r"%o %S %s\n")
     assert parsed.records() == [Record(0, -1, None, value), Record(1, -1, None, b"")]
     assert parsed.status_lines == (STATUS.decode().rstrip("\n"), "% ERROR: Local: Broker transport failure")
+    assert parsed.caveats == (
+        "status lines: 2 of kcat's own lines were found in the output and skipped; a key or value that contains "
+        "such a line verbatim would lose it. To read such data exactly, keep kcat's stderr out of the file "
+        "(2>/dev/null or 2>kcat.err instead of 2>&1, or kcat -q).",
+    )
+    assert parse_kcat_format(b"0 1 x\n", r"%o %S %s\n").caveats == ()
 
 
 def test_an_unknown_percent_line_names_the_stderr_fix():
