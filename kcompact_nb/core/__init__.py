@@ -11,7 +11,7 @@ from kcompact_nb.core._cleaner_stats import CleanerStats
 from kcompact_nb.core._clock import SimulatedClock
 from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._explain import Explanation, TombstoneFate, explain, next_eligible_ms
-from kcompact_nb.core._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError
+from kcompact_nb.core._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError, UnitError
 from kcompact_nb.core._log import AppendInfo, NewRecord, PartitionLog
 from kcompact_nb.core._fates import ClassifiedRecord, RecordFate, record_fates
 from kcompact_nb.core._history import DirtinessPoint, RecordLifetime, dirtiness_series, record_lifetimes
@@ -36,6 +36,14 @@ from kcompact_nb.core._timeline import Frame, PassRecorder, Timeline, copy_log, 
 from kcompact_nb.core._strategies import HeaderStrategy, OffsetStrategy, Strategy, TimestampStrategy, strategy_for
 from kcompact_nb.core._sizing import DedupeBufferSizing, dedupe_buffer_sizing
 from kcompact_nb.core._summary import batch_facts, log_table
+from kcompact_nb.core._units import (
+    format_bytes,
+    format_duration_ms,
+    format_time_ms,
+    parse_bytes,
+    parse_duration_ms,
+    parse_time_ms,
+)
 from kcompact_nb.core._sizes import LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, record_size_bytes, varint_len, varlong_len
 from kcompact_nb.core._versions import DEFAULT_KAFKA_VERSION, KafkaVersion, RuleB
 
@@ -92,6 +100,7 @@ __all__ = [
     "TimestampType",
     "TombstoneFate",
     "TopicConfig",
+    "UnitError",
     "batch_facts",
     "control_record_type",
     "copy_log",
@@ -99,12 +108,18 @@ __all__ = [
     "dirtiness_series",
     "explain",
     "filthiest",
+    "format_bytes",
+    "format_duration_ms",
+    "format_time_ms",
     "log_table",
     "log_to_clean",
     "next_eligible_ms",
     "offset_buckets",
     "offset_map_view",
     "pass_diff",
+    "parse_bytes",
+    "parse_duration_ms",
+    "parse_time_ms",
     "pass_frames",
     "record_fates",
     "record_lifetimes",
