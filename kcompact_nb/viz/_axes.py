@@ -80,7 +80,7 @@ def time_axis(times_ms: Sequence[int | float]) -> TimeAxis:
         return TimeAxis("date", 1, True)
     span = max(finite, default=0) - min(finite, default=0)
     for unit, size in _TIME_UNITS:
-        if span >= 3 * size:
+        if span >= 5 * size:
             return TimeAxis(unit, size, False)
     return TimeAxis("ms", 1, False)
 

@@ -5,6 +5,7 @@ there is room; gaps and empty batches drawn where records are missing."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import plotly.graph_objects as go
 
@@ -29,41 +30,42 @@ KIND_GROUP = "what the record is"
 OUTCOME_GROUP = "what the next pass does"
 
 
-def record_cells(view: LayoutView, *, px_per_unit: float, yaxis: str, color_by: str = "fate") -> list[go.Bar]:
+def record_cells(view: LayoutView, *, px_per_unit: float, yaxis: str, lane_px: float, color_by: str = "fate") -> list[go.Bar]:
     """Gaps and empty batches, then the records (one trace per outcome, or by key), then kind overlays."""
     traces: list[go.Bar] = [*_holes(view, yaxis)]
+    text = CellText(px_per_unit, lane_px, upright(view.records, px_per_unit, lane_px))
     if color_by == "key":
-        traces.append(_by_key(view.records, px_per_unit, yaxis))
+        traces.append(_by_key(view.records, text, yaxis))
     else:
-        traces += _by_outcome(view.records, px_per_unit, yaxis)
+        traces += _by_outcome(view.records, text, yaxis)
     traces += _kind_overlays(view.records, yaxis)
     return [t for t in traces if len(t.x)]
 
 
-def _by_outcome(records: Sequence[RecordOutcome], px_per_unit: float, yaxis: str) -> list[go.Bar]:
+def _by_outcome(records: Sequence[RecordOutcome], text: CellText, yaxis: str) -> list[go.Bar]:
     traces = []
     for index, outcome in enumerate(OUTCOMES):
         chosen = [r for r in records if r.outcome.value == outcome]
-        bar = _cells(LABELS[outcome], chosen, [COLORS[outcome]] * len(chosen), px_per_unit, yaxis)
+        bar = _cells(LABELS[outcome], chosen, [COLORS[outcome]] * len(chosen), text, yaxis)
         bar.update(legendgroup=OUTCOME_GROUP, legendgrouptitle={"text": OUTCOME_GROUP}, legendrank=100 + index)
         traces.append(bar)
     return traces
 
 
-def _by_key(records: Sequence[RecordOutcome], px_per_unit: float, yaxis: str) -> go.Bar:
+def _by_key(records: Sequence[RecordOutcome], text: CellText, yaxis: str) -> go.Bar:
     order: dict[bytes | None, int] = {}
     colors = [key_color(order.setdefault(r.key, len(order))) for r in records]
-    bar = _cells("records by key", records, colors, px_per_unit, yaxis)
+    bar = _cells("records by key", records, colors, text, yaxis)
     bar.update(showlegend=False)
     return bar
 
 
-def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], px_per_unit: float, yaxis: str) -> go.Bar:
+def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], text: CellText, yaxis: str) -> go.Bar:
     return go.Bar(
         name=name, x=[r.offset for r in records], y=[1] * len(records), base=[0] * len(records), width=CELL_WIDTH,
         marker={"color": list(colors), "line": {"color": "white", "width": 1}},
-        text=[cell_text(r, px_per_unit) for r in records], textposition="inside", insidetextanchor="middle",
-        textangle=0, constraintext="none", textfont={"size": FONT_SIZE - 2, "color": [text_color(c) for c in colors]},
+        text=[text(r) for r in records], textposition="inside", insidetextanchor="middle",
+        textangle=-90 if text.upright else 0, constraintext="none", textfont={"size": FONT_SIZE - 2, "color": [text_color(c) for c in colors]},
         hovertext=[_key(r) for r in records],
         customdata=[[_value(r), r.outcome.value, r.reason] for r in records],
         hovertemplate="offset %{x}: key %{hovertext}, value %{customdata[0]}<br>%{customdata[1]}: %{customdata[2]}<extra></extra>",
@@ -71,15 +73,35 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], p
     )  # fmt: skip
 
 
-def cell_text(record: RecordOutcome, px_per_unit: float) -> str:
-    """Key and value for wide cells, the key alone for narrower ones, nothing when even that does not fit."""
-    chars = int((px_per_unit * CELL_WIDTH - 4) / (CHAR_PX * (FONT_SIZE - 2)))
-    if chars < 2:
-        return ""
-    first = record.marker if record.marker is not None else _key(record)
-    second = {RecordKind.TOMBSTONE: "null", RecordKind.MARKER: ""}.get(record.kind, _value(record))
-    first, second = _cut(first, chars), _cut(second, chars)
-    return first if not second or px_per_unit < 34 else f"{first}<br>{second}"
+class CellText(NamedTuple):
+    """The rule for text in record cells of ``px_per_unit`` wide and ``lane_px`` tall: across the cell, key
+    and value when both fit, else the key; up the cell (``upright``) when only that fits; else none."""
+
+    px_per_unit: float
+    lane_px: float
+    upright: bool
+
+    def __call__(self, record: RecordOutcome) -> str:
+        room = self.lane_px - 6 if self.upright else self.px_per_unit * CELL_WIDTH - 4
+        chars = int(room / (CHAR_PX * (FONT_SIZE - 2)))
+        if chars < 2:
+            return ""
+        first = _cut(_name(record), chars)
+        if self.upright:
+            return first
+        second = {RecordKind.TOMBSTONE: "null", RecordKind.MARKER: ""}.get(record.kind, _value(record))
+        return first if not second or self.lane_px < 40 else f"{first}<br>{_cut(second, chars)}"
+
+
+def upright(records: Sequence[RecordOutcome], px_per_unit: float, lane_px: float) -> bool:
+    """Write keys up the cells when some key does not fit across its cell but fits up it."""
+    across = px_per_unit * CELL_WIDTH - 4
+    longest = max((len(_name(r)) for r in records), default=0) * CHAR_PX * (FONT_SIZE - 2)
+    return longest > across and px_per_unit * CELL_WIDTH >= FONT_SIZE - 2 and longest <= lane_px - 6
+
+
+def _name(record: RecordOutcome) -> str:
+    return record.marker if record.marker is not None else _key(record)
 
 
 def _cut(text: str, chars: int) -> str:

@@ -66,6 +66,7 @@ class Marks:
     cleaner_point: int | None
     first_uncleanable_offset: int | None
     pass_end_offset: int | None = None
+    pass_end_text: str | None = None
 
 
 def part_labels(parts: Sequence[LogPart], *, px_per_unit: float, bounds: tuple[float, float]) -> dict[int, list[Label]]:
@@ -83,11 +84,16 @@ def _part_text(part: LogPart) -> str:
         return "<b>log head</b> (not yet cleaned)"
     if part.level == 0:
         return "<b>log tail</b> (cleaned)"
-    return PART_NAMES[part.name]
+    return PART_NAMES.get(part.name, part.name)
 
 
 def _part_color(part: LogPart) -> str:
-    return COLORS[INK] if part.name == "head" else EDGES[part.name]
+    return EDGES.get(part.name.split(" ")[0], COLORS[INK])
+
+
+def marks_end(text: str) -> bool:
+    """A pass-end label (colored apart from the cleaner point and the first uncleanable offset)."""
+    return not text.startswith((LABELS[CLEANER_POINT], LABELS[FIRST_UNCLEANABLE]))
 
 
 def line_labels(marks: Marks) -> list[tuple[float, str]]:
@@ -98,7 +104,8 @@ def line_labels(marks: Marks) -> list[tuple[float, str]]:
     if marks.first_uncleanable_offset is not None:
         items.append((marks.first_uncleanable_offset - 0.5, f"{LABELS[FIRST_UNCLEANABLE]} {marks.first_uncleanable_offset:,}"))
     if marks.pass_end_offset is not None:
-        items.append((marks.pass_end_offset - 0.5, f"next pass stops at {marks.pass_end_offset:,}: offset map full"))
+        text = marks.pass_end_text or f"next pass stops at {marks.pass_end_offset:,}: offset map full"
+        items.append((marks.pass_end_offset - 0.5, text))
     return merged(items)
 
 
@@ -138,7 +145,7 @@ def draw_header(
         bottom = rows.span(bottom_row)[0]
         for label in lines:
             color = COLORS[CLEANER_POINT] if label.text.startswith(LABELS[CLEANER_POINT]) else COLORS[FIRST_UNCLEANABLE]
-            if label.text.startswith("next pass stops"):
+            if marks_end(label.text):
                 color = COLORS[PASS_END]
             y = low + (2 + label.row * LABEL_ROW_PX) / rows.plot_px
             dash = "solid" if color == COLORS[CLEANER_POINT] else "dash"
@@ -166,7 +173,7 @@ def segment_bars(segments: Sequence[SegmentRegion], *, px_per_unit: float, yaxis
             go.Bar(
                 name=LABELS[region], x=[(s.base_offset + s.end_offset - 1) / 2 for s in chosen],
                 width=[s.end_offset - s.base_offset for s in chosen], y=[s.size_bytes / unit.bytes for s in chosen],
-                text=[segment_text(s, style) if text_px(segment_text(s, "size"), FONT_SIZE - 1) <= (s.end_offset - s.base_offset) * px_per_unit - 8 else "" for s in chosen], textposition="inside", insidetextanchor="middle",
+                text=[segment_text(s, style) if _fits(s, "size", px_per_unit) else "" for s in chosen], textposition="inside", insidetextanchor="middle",
                 textangle=0, textfont={"size": FONT_SIZE - 1, "color": COLORS[INK]}, constraintext="none",
                 customdata=[[s.base_offset, s.end_offset - 1, format_bytes(s.size_bytes), LABELS[region]] for s in chosen],
                 hovertemplate="segment %{customdata[0]}: offsets %{customdata[0]}-%{customdata[1]}, %{customdata[2]}"
@@ -185,15 +192,12 @@ def segment_axis_title(segments: Sequence[SegmentRegion], max_bytes: int | None 
 def segment_text_style(segments: Sequence[SegmentRegion], px_per_unit: float) -> str:
     """``"name"`` (segment and size), ``"size"`` or ``""``: the richest text that fits every segment wide
     enough for a size at all (narrower ones stay blank), so that all segments read alike."""
+    wide = [s for s in segments if _fits(s, "size", px_per_unit)]
+    return next((style for style in ("name", "size") if wide and all(_fits(s, style, px_per_unit) for s in wide)), "")
 
-    def room(s: SegmentRegion) -> float:
-        return (s.end_offset - s.base_offset) * px_per_unit - 8
 
-    wide = [s for s in segments if text_px(segment_text(s, "size"), FONT_SIZE - 1) <= room(s)]
-    for style in ("name", "size"):
-        if wide and all(text_px(segment_text(s, style), FONT_SIZE - 1) <= room(s) for s in wide):
-            return style
-    return ""
+def _fits(segment: SegmentRegion, style: str, px_per_unit: float) -> bool:
+    return text_px(segment_text(segment, style), FONT_SIZE - 1) <= (segment.end_offset - segment.base_offset) * px_per_unit - 8
 
 
 def segment_text(segment: SegmentRegion, style: str) -> str:

@@ -138,7 +138,7 @@ def _record_figure(view: LayoutView, *, title: str | None, scale: LayoutScale | 
     if batches:
         fig.add_trace(batch_bars(view.batches, px_per_unit=px_per_unit, yaxis="y2"))
         cartesian.append(("batches", "y2", _lane_axis("batches")))
-    fig.add_traces(record_cells(view, px_per_unit=px_per_unit, yaxis="y3", color_by=color_by))
+    fig.add_traces(record_cells(view, px_per_unit=px_per_unit, yaxis="y3", lane_px=RECORDS_PX, color_by=color_by))
     cartesian.append(("records", "y3", _lane_axis("records")))
     axes(fig, rows, first=first, end=end, cartesian=cartesian)
     segment_boundaries(fig, view.segments, rows=rows, top_row="segments", bottom_row="records")
