@@ -74,13 +74,13 @@ class TimeAxis(NamedTuple):
 
 
 def time_axis(times_ms: Sequence[int | float]) -> TimeAxis:
-    """Days, hours, minutes or seconds on a simulated clock, by the span of ``times_ms``; dates on a wall clock."""
+    """Days, hours or minutes (from 5 of them on), seconds, or ms on a simulated clock; dates on a wall clock."""
     finite = [t for t in times_ms if t is not None]
     if finite and min(finite) >= WALL_CLOCK_FROM_MS:
         return TimeAxis("date", 1, True)
-    span = max(finite, default=0) - min(finite, default=0)
+    largest = max((abs(t) for t in finite), default=0)
     for unit, size in _TIME_UNITS:
-        if span >= 5 * size:
+        if largest >= (size if unit == "s" else 5 * size):
             return TimeAxis(unit, size, False)
     return TimeAxis("ms", 1, False)
 

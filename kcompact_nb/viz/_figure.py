@@ -76,3 +76,16 @@ def legend_below(*, plot_px: float, offset_px: float = 48) -> dict[str, Any]:
 
 def muted(text: str) -> str:
     return f"<span style='color:{COLORS[MUTED]}'>{text}</span>"
+
+
+def legend_once(fig: go.Figure) -> None:
+    """Each legend entry once, on the first trace of its name that draws data; hidden traces stay hidden."""
+    seen: set[str] = set()
+    for trace in fig.data:
+        if trace.showlegend is False:
+            continue
+        x = trace.x if trace.x is not None else ()
+        show = any(v is not None for v in x) and trace.name not in seen
+        trace.showlegend = show
+        if show:
+            seen.add(trace.name)

@@ -163,7 +163,7 @@ def draw_header(
 def segment_bars(segments: Sequence[SegmentRegion], *, px_per_unit: float, yaxis: str, max_bytes: int | None = None) -> list[go.Bar]:
     """One bar per segment over the offsets it covers, as tall as its bytes, filled by its part of the log."""
     unit = size_unit(max(max_bytes or 0, *(s.size_bytes for s in segments), 1))
-    style = segment_text_style(segments, px_per_unit)
+    texts = dict(zip((s.base_offset for s in segments), segment_texts(segments, px_per_unit)))
     traces = []
     for region in ("clean", "cleanable", "uncleanable", "active"):
         chosen = [s for s in segments if s.region == region]
@@ -173,7 +173,7 @@ def segment_bars(segments: Sequence[SegmentRegion], *, px_per_unit: float, yaxis
             go.Bar(
                 name=LABELS[region], x=[(s.base_offset + s.end_offset - 1) / 2 for s in chosen],
                 width=[s.end_offset - s.base_offset for s in chosen], y=[s.size_bytes / unit.bytes for s in chosen],
-                text=[segment_text(s, style) if _fits(s, "size", px_per_unit) else "" for s in chosen], textposition="inside", insidetextanchor="middle",
+                text=[texts[s.base_offset] for s in chosen], textposition="inside", insidetextanchor="middle",
                 textangle=0, textfont={"size": FONT_SIZE - 1, "color": COLORS[INK]}, constraintext="none",
                 customdata=[[s.base_offset, s.end_offset - 1, format_bytes(s.size_bytes), LABELS[region]] for s in chosen],
                 hovertemplate="segment %{customdata[0]}: offsets %{customdata[0]}-%{customdata[1]}, %{customdata[2]}"
@@ -189,11 +189,12 @@ def segment_axis_title(segments: Sequence[SegmentRegion], max_bytes: int | None 
     return f"segment size ({size_unit(max(max_bytes or 0, *(s.size_bytes for s in segments), 1)).name})"
 
 
-def segment_text_style(segments: Sequence[SegmentRegion], px_per_unit: float) -> str:
-    """``"name"`` (segment and size), ``"size"`` or ``""``: the richest text that fits every segment wide
+def segment_texts(segments: Sequence[SegmentRegion], px_per_unit: float) -> list[str]:
+    """Each segment's text: "segment N" and its size, or the size alone, the same for every segment wide
     enough for a size at all (narrower ones stay blank), so that all segments read alike."""
     wide = [s for s in segments if _fits(s, "size", px_per_unit)]
-    return next((style for style in ("name", "size") if wide and all(_fits(s, style, px_per_unit) for s in wide)), "")
+    style = next((style for style in ("name", "size") if wide and all(_fits(s, style, px_per_unit) for s in wide)), "")
+    return [segment_text(s, style) if s in wide else "" for s in segments]
 
 
 def _fits(segment: SegmentRegion, style: str, px_per_unit: float) -> bool:

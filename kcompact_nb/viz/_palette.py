@@ -29,6 +29,7 @@ NEWER_BEYOND = Outcome.NEWER_BEYOND.value
 BEYOND = Outcome.BEYOND.value
 WAITING = Outcome.WAITING.value
 DUE = Outcome.DUE.value
+UNSTAMPED = "unstamped"
 # Record kinds and holes (outlines and patterns).
 TOMBSTONE = "tombstone"
 ABORTED = "aborted"
@@ -69,6 +70,7 @@ COLORS: dict[str, str] = {
     BEYOND: "#f5c94c",
     WAITING: "#7b5ea7",
     DUE: "#f0a3a3",
+    UNSTAMPED: "#d9cdea",
     TOMBSTONE: "#111111",
     ABORTED: "#111111",
     MARKER: "#111111",

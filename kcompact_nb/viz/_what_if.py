@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 from kcompact_nb.core import DirtinessPoint
 from kcompact_nb.viz._axes import time_axis
 from kcompact_nb.viz._dirty import RATIO_AXIS, deadline_trace, duplicates_trace, ratio_traces
-from kcompact_nb.viz._figure import FONT_SIZE, finish
+from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_once
 from kcompact_nb.viz._labels import PLOT_WIDTH_PX, text_px
 from kcompact_nb.viz._palette import DUPLICATES, LABELS
 
@@ -44,7 +44,7 @@ def what_if_figure(series: Mapping[str, Sequence[DirtinessPoint]], *, by: str = 
             fig.update_xaxes(type=axis.layout()["type"], row=1, col=column)
     fig.update_yaxes(**RATIO_AXIS, row=1, col=1)
     fig.update_yaxes(title_text=LABELS[DUPLICATES], rangemode="tozero", row=2, col=1)
-    _legend_once(fig)
+    legend_once(fig)
     fig.update_layout(legend={"orientation": "h", "y": -0.16, "x": 0})
     for annotation in fig.layout.annotations:
         annotation.font = {"size": FONT_SIZE + 1}
@@ -62,14 +62,3 @@ def _fitted(label: str, column_px: float) -> str:
             cut = min(cuts, key=lambda i: abs(i - middle))
             return label[:cut].rstrip(",") + ("," if separator == ", " else "") + "<br>" + label[cut + len(separator) :]
     return label
-
-
-def _legend_once(fig: go.Figure) -> None:
-    """Each legend entry once: on the first trace of its name that draws data."""
-    seen: set[str] = set()
-    for trace in fig.data:
-        has_data = trace.x is not None and any(v is not None for v in trace.x)
-        show = has_data and trace.name not in seen
-        trace.showlegend = show
-        if show:
-            seen.add(trace.name)
