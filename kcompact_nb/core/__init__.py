@@ -16,7 +16,7 @@ from kcompact_nb.core._log import AppendInfo, NewRecord, PartitionLog
 from kcompact_nb.core._fates import ClassifiedRecord, RecordFate, record_fates
 from kcompact_nb.core._history import DirtinessPoint, RecordLifetime, dirtiness_series, record_lifetimes
 from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
-from kcompact_nb.core._outcomes import NextPass, Outcome, RecordKind, RecordOutcome, next_pass
+from kcompact_nb.core._outcomes import NextPass, Outcome, RecordKind, RecordOutcome, next_pass, transaction_states
 from kcompact_nb.core._offset_buckets import OFFSET_BUCKET_COLUMNS, OffsetBucket, offset_buckets
 from kcompact_nb.core._pass_view import OffsetMapEntry, OffsetMapView, PassDiff, filthiest, offset_map_view, pass_diff
 from kcompact_nb.core._producer_state import CompletedTxn, ProducerStateEntry, ProducerStateManager
@@ -52,6 +52,7 @@ from kcompact_nb.core._sizes import LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, record_
 from kcompact_nb.core._versions import DEFAULT_KAFKA_VERSION, KafkaVersion, RuleB
 
 __all__ = [
+    "transaction_states",
     "WALL_CLOCK_FROM_MS",
     "regions_of",
     "offset_gaps",

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from kcompact_nb.core._cleaner_manager import OffsetMapSpec
 from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._log_to_clean import LogToClean
-from kcompact_nb.core._outcomes import NextPass, RecordOutcome, next_pass
+from kcompact_nb.core._outcomes import NextPass, RecordOutcome, next_pass, transaction_states
 from kcompact_nb.core._records import RecordBatch
 from kcompact_nb.core._regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, regions_of
 from kcompact_nb.core._strategies import Strategy
@@ -40,6 +40,8 @@ class BatchSpan(NamedTuple):
     producer_id: int
     is_transactional: bool
     is_control: bool
+    transaction: str | None = None
+    """``"committed"``, ``"aborted"``, ``"open"`` (data) or ``"COMMIT"``/``"ABORT"`` (markers); ``None`` outside transactions."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ def layout_view(
     sizes = [s.size_bytes for s in log.segments]
     segments = regions_of(bases, sizes, log.log_end_offset, ltc.first_dirty_offset, ltc.first_uncleanable_offset)
     offsets = [r.offset for r in upcoming.records]
+    states = transaction_states(log)
     return LayoutView(
         name=log.name,
         now_ms=now_ms,
@@ -102,7 +105,7 @@ def layout_view(
         log_to_clean=ltc,
         pass_end_offset=upcoming.end_offset,
         segments=tuple(segments),
-        batches=tuple(_span(b) for b in log.batches() if b.last_offset >= log.log_start_offset),
+        batches=tuple(_span(b, states.get(b.base_offset)) for b in log.batches() if b.last_offset >= log.log_start_offset),
         records=upcoming.records,
         gaps=tuple(offset_gaps(offsets, log.log_start_offset, log.log_end_offset)),
         parts=tuple(log_parts(log.log_start_offset, segments, ltc.first_dirty_offset, ltc.first_uncleanable_offset)),
@@ -144,7 +147,7 @@ def offset_gaps(offsets: Sequence[int], start: int, end: int) -> list[tuple[int,
     return gaps
 
 
-def _span(batch: RecordBatch) -> BatchSpan:
+def _span(batch: RecordBatch, transaction: str | None) -> BatchSpan:
     return BatchSpan(
         batch.base_offset,
         batch.last_offset,
@@ -153,6 +156,7 @@ def _span(batch: RecordBatch) -> BatchSpan:
         batch.producer_id,
         batch.is_transactional,
         batch.is_control,
+        transaction,
     )
 
 

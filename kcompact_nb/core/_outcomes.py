@@ -114,6 +114,25 @@ def _run_pass(
     return result, {r.offset for _, r in work.records()}
 
 
+def transaction_states(log: PartitionLog) -> dict[int, str]:
+    """Base offset -> ``"committed"``, ``"aborted"`` or ``"open"`` for transactional data batches, and
+    ``"COMMIT"``/``"ABORT"`` for markers: aborted as the cleaner reads the transaction index (spec 7.3),
+    committed when a later COMMIT marker of the same producer follows, open otherwise."""
+    aborted = _aborted_batches(log)
+    states: dict[int, str] = {}
+    waiting: dict[int, list[int]] = {}
+    for batch in log.batches():
+        if batch.is_control:
+            marker = _marker_name(batch.records[0]) if batch.records else "control"
+            states[batch.base_offset] = marker
+            for base in waiting.pop(batch.producer_id, []):
+                states[base] = "aborted" if base in aborted else ("committed" if marker == "COMMIT" else "aborted")
+        elif batch.is_transactional:
+            states[batch.base_offset] = "aborted" if batch.base_offset in aborted else "open"
+            waiting.setdefault(batch.producer_id, []).append(batch.base_offset)
+    return states
+
+
 def _aborted_batches(log: PartitionLog) -> set[int]:
     """Base offsets of data batches in aborted transactions, read as the cleaner reads them (spec 7.3)."""
     txn = CleanedTransactionMetadata()

@@ -14,6 +14,7 @@ from kcompact_nb.viz._figure import FONT_SIZE
 from kcompact_nb.viz._labels import CHAR_PX
 from kcompact_nb.viz._palette import (
     ABORTED,
+    INK,
     COLORS,
     EMPTY_BATCH,
     GAP,
@@ -26,19 +27,19 @@ from kcompact_nb.viz._palette import (
 )
 
 CELL_WIDTH = 0.9
+KEY_LEGEND_LIMIT = 10
 KIND_GROUP = "what the record is"
 OUTCOME_GROUP = "what the next pass does"
 
 
 def record_cells(view: LayoutView, *, px_per_unit: float, yaxis: str, lane_px: float, color_by: str = "fate") -> list[go.Bar]:
     """Gaps and empty batches, then the records (one trace per outcome, or by key), then kind overlays."""
-    traces: list[go.Bar] = [*_holes(view, yaxis)]
+    traces: list[go.Bar] = [*_holes(view, yaxis), *_kind_keys(view.records, yaxis)]
     text = CellText(px_per_unit, lane_px, upright(view.records, px_per_unit, lane_px))
     if color_by == "key":
-        traces.append(_by_key(view.records, text, yaxis))
+        traces += _by_key(view.records, text, yaxis)
     else:
         traces += _by_outcome(view.records, text, yaxis)
-    traces += _kind_overlays(view.records, yaxis)
     return [t for t in traces if len(t.x)]
 
 
@@ -52,18 +53,39 @@ def _by_outcome(records: Sequence[RecordOutcome], text: CellText, yaxis: str) ->
     return traces
 
 
-def _by_key(records: Sequence[RecordOutcome], text: CellText, yaxis: str) -> go.Bar:
+def _by_key(records: Sequence[RecordOutcome], text: CellText, yaxis: str) -> list[go.Bar]:
+    """One trace per key (a legend of keys) up to :data:`KEY_LEGEND_LIMIT` keys, else one trace without legend."""
     order: dict[bytes | None, int] = {}
-    colors = [key_color(order.setdefault(r.key, len(order))) for r in records]
-    bar = _cells("records by key", records, colors, text, yaxis)
-    bar.update(showlegend=False)
-    return bar
+    for r in records:
+        order.setdefault(r.key, len(order))
+    if len(order) > KEY_LEGEND_LIMIT:
+        bar = _cells("records by key", records, [key_color(order[r.key]) for r in records], text, yaxis)
+        bar.update(showlegend=False)
+        return [bar]
+    traces = []
+    for key, index in order.items():
+        chosen = [r for r in records if r.key == key]
+        name = "(no key)" if key is None else _text(key)
+        bar = _cells(name, chosen, [key_color(index)] * len(chosen), text, yaxis)
+        bar.update(legendgroup="keys", legendgrouptitle={"text": "keys"}, legendrank=100 + index)
+        traces.append(bar)
+    return traces
 
 
 def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], text: CellText, yaxis: str) -> go.Bar:
+    """Cells of ``records``, plain data first (the legend shows the first cell's look), each styled by its kind."""
+    order = sorted(range(len(records)), key=lambda i: records[i].kind is not RecordKind.DATA)
+    records, colors = [records[i] for i in order], [colors[i] for i in order]
+    styles = [KIND_STYLES.get(r.kind, {}) for r in records]
+    marker = {
+        "color": list(colors),
+        "line": {"color": [s.get("line_color", "white") for s in styles], "width": [s.get("line_width", 1) for s in styles]},
+        "pattern": {"shape": [s.get("pattern", "") for s in styles], "fgcolor": [s.get("fgcolor", "#111111") for s in styles],
+                    "size": 8, "solidity": 0.22},
+    }  # fmt: skip
     return go.Bar(
         name=name, x=[r.offset for r in records], y=[1] * len(records), base=[0] * len(records), width=CELL_WIDTH,
-        marker={"color": list(colors), "line": {"color": "white", "width": 1}},
+        marker=marker,
         text=[text(r) for r in records], textposition="inside", insidetextanchor="middle",
         textangle=-90 if text.upright else 0, constraintext="none", textfont={"size": FONT_SIZE - 2, "color": [text_color(c) for c in colors]},
         hovertext=[_key(r) for r in records],
@@ -90,7 +112,8 @@ class CellText(NamedTuple):
         if self.upright:
             return first
         second = {RecordKind.TOMBSTONE: "null", RecordKind.MARKER: ""}.get(record.kind, _value(record))
-        return first if not second or self.lane_px < 40 else f"{first}<br>{_cut(second, chars)}"
+        readable = chars >= min(len(second), 4)  # "0…" says nothing: a value shows only when 3 characters of it fit
+        return first if not second or not readable or self.lane_px < 40 else f"{first}<br>{_cut(second, chars)}"
 
 
 def upright(records: Sequence[RecordOutcome], px_per_unit: float, lane_px: float) -> bool:
@@ -121,25 +144,33 @@ def _text(data: bytes) -> str:
     return text if text.isprintable() else "0x" + data.hex()
 
 
-def _kind_overlays(records: Sequence[RecordOutcome], yaxis: str) -> list[go.Bar]:
-    """Transparent cells drawn over the records of one kind: an outline or a pattern, with a legend entry."""
-    styles = {
-        RecordKind.TOMBSTONE: (TOMBSTONE, {"line": {"color": COLORS[TOMBSTONE], "width": 3}}),
-        RecordKind.ABORTED: (ABORTED, {"pattern": {"shape": "/", "fgcolor": COLORS[ABORTED], "size": 8, "solidity": 0.3}}),
-        RecordKind.MARKER: (MARKER, {"pattern": {"shape": ".", "fgcolor": COLORS[MARKER], "size": 9, "solidity": 0.12}}),
-    }
-    overlays = []
-    for index, (kind, (name, style)) in enumerate(styles.items()):
+KIND_STYLES: dict[RecordKind, dict[str, object]] = {
+    RecordKind.TOMBSTONE: {"line_color": COLORS[TOMBSTONE], "line_width": 3},
+    RecordKind.ABORTED: {"pattern": "/", "fgcolor": COLORS[ABORTED]},
+    RecordKind.MARKER: {"pattern": ".", "fgcolor": COLORS[MARKER]},
+}
+"""How a record's kind is drawn on its cell: an outline or a pattern under the cell's text."""
+KIND_NAMES = {RecordKind.TOMBSTONE: TOMBSTONE, RecordKind.ABORTED: ABORTED, RecordKind.MARKER: MARKER}
+
+
+def _kind_keys(records: Sequence[RecordOutcome], yaxis: str) -> list[go.Bar]:
+    """The legend of record kinds: for each kind present, its look on the cells of that kind (drawn beneath them)."""
+    keys = []
+    for index, (kind, style) in enumerate(KIND_STYLES.items()):
         chosen = [r.offset for r in records if r.kind is kind]
-        marker = {"color": "rgba(0,0,0,0)", "line": {"width": 0}, **style}
-        overlays.append(
+        marker = {
+            "color": "rgba(255,255,255,0)",
+            "line": {"color": style.get("line_color", COLORS[GAP]), "width": style.get("line_width", 1)},
+            "pattern": {"shape": style.get("pattern", ""), "fgcolor": COLORS[INK], "size": 8, "solidity": 0.22},
+        }
+        keys.append(
             go.Bar(
-                name=LABELS[name], x=chosen, y=[1] * len(chosen), base=[0] * len(chosen), width=CELL_WIDTH, marker=marker,
-                hoverinfo="skip", legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP}, legendrank=200 + index,
-                yaxis=yaxis, xaxis="x",
+                name=LABELS[KIND_NAMES[kind]], x=chosen, y=[1] * len(chosen), base=[0] * len(chosen), width=CELL_WIDTH,
+                marker=marker, hoverinfo="skip", legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP},
+                legendrank=200 + index, yaxis=yaxis, xaxis="x",
             )  # fmt: skip
         )
-    return overlays
+    return keys
 
 
 def _holes(view: LayoutView, yaxis: str) -> list[go.Bar]:
@@ -180,29 +211,44 @@ def _empty_text(batch: BatchSpan) -> str:
     )
 
 
-def batch_bars(batches: Sequence[BatchSpan], *, px_per_unit: float, yaxis: str) -> go.Bar:
-    """One cell per batch over its offsets, with its bytes written in when there is room."""
+def batch_bars(batches: Sequence[BatchSpan], *, px_per_unit: float, yaxis: str, lane_px: float = 26) -> go.Bar:
+    """One cell per batch over its offsets: its transaction state and bytes written in when there is room."""
     return go.Bar(
         name="batches", x=[(b.base_offset + b.last_offset) / 2 for b in batches],
         width=[b.last_offset - b.base_offset + CELL_WIDTH for b in batches], y=[1] * len(batches), base=[0] * len(batches),
-        marker={"color": ["#e9ecef" if not b.is_control else "#d5d9de" for b in batches], "line": {"color": "#8a8f96", "width": 1}},
-        text=[_batch_text(b, px_per_unit) for b in batches], textposition="inside", insidetextanchor="middle", textangle=0,
+        marker={"color": ["#e9ecef" if not b.is_control else "#d5d9de" for b in batches], "line": {"color": "#8a8f96", "width": 1},
+                "pattern": {"shape": ["/" if b.transaction == "aborted" else "" for b in batches], "fgcolor": "#b8bec6",
+                            "size": 8, "solidity": 0.15}},
+        text=[batch_text(b, px_per_unit, lane_px) for b in batches], textposition="inside", insidetextanchor="middle", textangle=0,
         constraintext="none", textfont={"size": FONT_SIZE - 2, "color": "#1f2933"},
         hovertext=[_batch_hover(b) for b in batches], hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
         yaxis=yaxis, xaxis="x",
     )  # fmt: skip
 
 
-def _batch_text(batch: BatchSpan, px_per_unit: float) -> str:
-    text = format_bytes(batch.size_bytes, exact=False)
+def batch_text(batch: BatchSpan, px_per_unit: float, lane_px: float) -> str:
+    """``"aborted txn<br>93 B"``, one of the two, or nothing: the most that fits the batch's cell."""
+    size = format_bytes(batch.size_bytes, exact=False)
+    state = _state(batch)
     width = (batch.last_offset - batch.base_offset + CELL_WIDTH) * px_per_unit - 4
-    return text if len(text) * CHAR_PX * (FONT_SIZE - 2) <= width else ""
+    options = [f"{state}<br>{size}"] if state and lane_px >= 34 else []
+    options += [state, size] if state else [size]
+    return next((t for t in options if max(len(p) for p in t.split("<br>")) * CHAR_PX * (FONT_SIZE - 2) <= width), "")
+
+
+def _state(batch: BatchSpan) -> str:
+    if batch.transaction in ("COMMIT", "ABORT"):
+        return batch.transaction
+    if batch.transaction is not None:
+        return f"{batch.transaction} txn"
+    return "empty batch" if batch.record_count == 0 else ""
 
 
 def _batch_hover(batch: BatchSpan) -> str:
     kind = "control batch" if batch.is_control else ("transactional batch" if batch.is_transactional else "batch")
+    state = "" if batch.transaction is None else f" ({batch.transaction})"
     producer = "" if batch.producer_id < 0 else f", producer {batch.producer_id}"
     return (
-        f"{kind} {batch.base_offset:,}-{batch.last_offset:,}: {batch.record_count} record(s), "
+        f"{kind}{state} {batch.base_offset:,}-{batch.last_offset:,}: {batch.record_count} record(s), "
         f"{format_bytes(batch.size_bytes)}{producer}"
     )

@@ -72,7 +72,7 @@ COLORS: dict[str, str] = {
     DUE: "#f0a3a3",
     UNSTAMPED: "#d9cdea",
     TOMBSTONE: "#111111",
-    ABORTED: "#111111",
+    ABORTED: "#ffffff",
     MARKER: "#111111",
     EMPTY_BATCH: "#8a8f96",
     GAP: "#b8bec6",
