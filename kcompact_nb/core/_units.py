@@ -101,6 +101,21 @@ def format_time_ms(epoch_ms: int) -> str:
     return moment.isoformat(timespec=spec).replace("+00:00", "Z")
 
 
+WALL_CLOCK_FROM_MS = 1_000_000_000_000
+"""2001-09-09T01:46:40Z: earlier times are read as a simulated clock that started at 0."""
+
+
+def format_instant_ms(ms: int) -> str:
+    """A broker time for people: ISO 8601 for wall-clock times, ``"t = 7d 0.001s"`` on a simulated clock.
+
+    Scenarios and simulations usually start their clock at 0, where ISO 8601 would read as 1970;
+    times before :data:`WALL_CLOCK_FROM_MS` are shown as the duration since that zero.
+    """
+    if ms == LONG_MAX or ms == NO_TIMESTAMP or ms >= WALL_CLOCK_FROM_MS:
+        return format_time_ms(ms)
+    return f"t = {format_duration_ms(ms)}"
+
+
 def format_bytes(size_bytes: int, *, exact: bool = True) -> str:
     """A byte count in binary units: ``"512 KiB"``, ``"1.5 MiB"``, ``"100 B"``.
 
