@@ -25,6 +25,10 @@ class FrameSource(Protocol):
     """The natural x axis over frames: ``"time"`` for scenarios, ``"frame"`` for passes at one time."""
     unit: str
     """What one step is: ``"step"`` (a scenario's step, numbered as in the file) or ``"pass"``."""
+    offset_map: OffsetMapSpec | None
+    """The passes' offset map (None: the broker's dedupe buffer)."""
+    strategy: Strategy | None
+    """The passes' strategy (None: the topic's)."""
 
     def timeline(self, panel: ConfigPanel) -> Timeline: ...
 
@@ -48,6 +52,8 @@ class ScenarioSource:
     broker: BrokerConfig
     by: str = "time"
     unit: str = "step"
+    offset_map: OffsetMapSpec | None = None
+    strategy: Strategy | None = None
 
     def step_number(self, frame: Frame) -> int | None:
         """Frame ``i`` follows the scenario's step ``i - 1`` (``steps[i - 1]`` in the file)."""

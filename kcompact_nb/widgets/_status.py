@@ -1,7 +1,7 @@
 """The stepper's texts: which step is shown, the checks made on it, why no further pass runs, a pass's stats.
 
-Times are shown as people read them: a duration since the start for simulated clocks, an ISO time
-for epoch clocks; sizes in KiB/MiB.
+Times are shown as people read them (``format_instant_ms``: a duration since the start on a simulated
+clock, an ISO time on a wall clock); sizes in KiB/MiB.
 """
 
 from __future__ import annotations
@@ -9,23 +9,16 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from kcompact_nb.core import Frame, PassResult, explain, format_bytes, format_duration_ms, format_time_ms
+from kcompact_nb.core import Frame, PassResult, explain, format_bytes, format_instant_ms
 from kcompact_nb.widgets._sources import FrameSource
 from kcompact_nb.widgets._steps import Steps
 
-EPOCH_CLOCK_MS = 10**12
-"""Clocks at or above this (2001-09-09) are wall-clock epoch times, shown as ISO times; below, simulated."""
 PLURALS = {"step": "steps", "pass": "passes"}
 BYTE_COUNTERS = frozenset({"bytes_read", "bytes_written", "map_bytes_read"})
 NO_TIME_NOTE = (
     "Kafka's own message: a pass that takes under a millisecond (as every simulated pass does) is logged "
     "with rates of Infinity MB/sec and NaN% of total time, and sizes under 0.05 MB as 0.0 MB."
 )
-
-
-def moment(now_ms: int) -> str:
-    """``now_ms`` for a person: ``t = 7d 0.001s`` on a simulated clock, ``2026-01-01T00:01:00Z`` on an epoch clock."""
-    return format_time_ms(now_ms) if now_ms >= EPOCH_CLOCK_MS else f"t = {format_duration_ms(now_ms)}"
 
 
 def step_name(source: FrameSource, frame: Frame) -> str:
@@ -49,7 +42,7 @@ def header_html(source: FrameSource, frame: Frame, last: Frame, *, exhausted: bo
     name = step_name(source, frame)
     where = f"{name} of {span}" if frame.index else f"start, before {span}"
     detail = "" if not frame.index else f" · {html.escape(step_detail(source, frame))}"
-    return f"<b>{html.escape(where)}</b> · {html.escape(moment(frame.now_ms))}{detail}"
+    return f"<b>{html.escape(where)}</b> · {html.escape(format_instant_ms(frame.now_ms))}{detail}"
 
 
 def checks_html(source: FrameSource, checks: Sequence[Frame]) -> str:

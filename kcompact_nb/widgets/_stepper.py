@@ -6,7 +6,17 @@ from typing import Any
 
 import ipywidgets
 
-from kcompact_nb.core import BrokerConfig, Frame, KcompactError, OffsetMapSpec, PassResult, TopicConfig, offset_map_view
+from kcompact_nb.core import (
+    BrokerConfig,
+    Frame,
+    KcompactError,
+    LayoutScale,
+    OffsetMapSpec,
+    PassResult,
+    TopicConfig,
+    layout_scale,
+    offset_map_view,
+)
 from kcompact_nb.viz import layout_figure, offset_map_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
 from kcompact_nb.widgets._figures import figure_widget, sync_figure
@@ -69,6 +79,7 @@ class CompactionStepper:
         self.pass_area = ipywidgets.VBox(layout=ipywidgets.Layout(width="100%"))
         self.steps = self._steps()
         self._drawn_pass: PassResult | None = None
+        self._scaled: tuple[int, LayoutScale | None] = (0, None)
         self._wire()
         self.show(0)
         self.widget = self._assemble()
@@ -120,7 +131,7 @@ class CompactionStepper:
             self.config.show_error(str(error))
             return
         self.steps = steps
-        self._drawn_pass = None
+        self._drawn_pass, self._scaled = None, (0, None)
         self.show(self.slider.value)
 
     def _draw(self, shown: Shown) -> None:
@@ -128,7 +139,11 @@ class CompactionStepper:
         self.status.value = header_html(self.source, shown.frame, self.steps.at(last).frame, exhausted=self.steps.exhausted)
         at_end = self.steps.exhausted and shown.position == last
         self.checks.value = checks_html(self.source, shown.checks) + (end_html(self.source, shown.frame) if at_end else "")
-        sync_figure(self.layout_figure, layout_figure(shown.frame.log, now_ms=shown.frame.now_ms))
+        frame = shown.frame
+        figure = layout_figure(
+            frame.log, now_ms=frame.now_ms, scale=self._scale(), offset_map=self.source.offset_map, strategy=self.source.strategy
+        )
+        sync_figure(self.layout_figure, figure)
         latest = self._latest_pass(shown.position)
         if latest is None:
             self._drawn_pass = None
@@ -142,6 +157,15 @@ class CompactionStepper:
         self._drawn_pass = result
         sync_figure(self.offset_map_figure, offset_map_figure(offset_map_view(result, after.log)))
         self.stats.value = stats_html(result, self.source, after)
+
+    def _scale(self) -> LayoutScale:
+        """One scale for every step computed so far, so that a step's figure compares with the next."""
+        frames = self.steps.timeline.frames
+        known, scale = self._scaled
+        if scale is None or known != len(frames):
+            scale = layout_scale(*(frame.log for frame in frames))
+            self._scaled = (len(frames), scale)
+        return scale
 
     def _latest_pass(self, position: int) -> tuple[PassResult, Frame] | None:
         """The last pass at or before ``position``, with the frame it ran in."""

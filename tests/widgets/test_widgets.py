@@ -20,9 +20,23 @@ LONG_MAX = 9_223_372_036_854_775_807
 FRUIT_POSITIONS = ["start", 0, 1, 2, 3, 4, 5, 7, 10, 11, 12, 13, 14, 16]
 
 
+KEPT, REMOVED = "kept", "removed by the next pass"
+SUPERSEDED_KEPT = "superseded, kept: its newer record is beyond the cleanable range"
+AWAITING = "tombstone kept until its delete horizon"
+PAST_HORIZON = "tombstone past its delete horizon: the next pass over it removes it"
+IN_MAP = "in the map: its latest offset"
+
+
 def xs(figure, name):
-    (found,) = [t for t in figure.data if t.name == name]
-    return list(found.x)
+    """The offsets drawn by the trace called ``name`` (none when the figure draws no such trace)."""
+    found = [list(t.x) for t in figure.data if t.name == name]
+    assert len(found) <= 1, name
+    return [int(x) for x in found[0]] if found else []
+
+
+def fate(figure, key):
+    """The records a layout figure draws with the fate ``LABELS[key]`` (what the next pass does to them)."""
+    return xs(figure, LABELS[key])
 
 
 def step_number(stepper):
@@ -71,7 +85,7 @@ def test_a_plain_text_placeholder_stands_for_the_pass_figures_before_the_first_p
     assert "No cleaner pass yet" in stepper.placeholder.value and "from step 7 on" in stepper.placeholder.value
     stepper.slider.value = FRUIT_POSITIONS.index(7)
     assert stepper.pass_area.children == (stepper.offset_map_figure, stepper.stats)
-    assert xs(stepper.offset_map_figure, "in the map") == [2, 3]
+    assert xs(stepper.offset_map_figure, IN_MAP) == [2, 3]
     stepper.prev_button.click()
     assert stepper.pass_area.children == (stepper.placeholder,)
 
@@ -93,21 +107,21 @@ def test_next_and_previous_redraw_the_layout_in_place():
         stepper.next_button.click()
     assert stepper.frame.label == "step 7 clean: [0, 4) cleaned"
     assert stepper.layout_figure is layout and layout.layout.autosize is True
-    assert xs(layout, LABELS["superseded"]) == [3] and xs(layout, LABELS["kept"]) == [4]
+    assert fate(layout, SUPERSEDED_KEPT) == [3] and fate(layout, KEPT) == [4] and fate(layout, AWAITING) == [2]
     stepper.prev_button.click()
     assert step_number(stepper) == 5
-    assert xs(layout, LABELS["superseded"]) == [0, 1, 3] and xs(layout, LABELS["cleanable"]) == [2.0]
+    assert fate(layout, REMOVED) == [0, 1] and fate(layout, SUPERSEDED_KEPT) == [3]
 
 
 def test_slider_and_play_move_to_any_step():
     stepper = CompactionStepper(FRUIT)
     stepper.slider.value = 13
     assert stepper.play.value == 13
-    assert xs(stepper.layout_figure, LABELS["kept"]) == [4, 7, 8]  # guava 6 is superseded by 8 in the active segment
-    assert xs(stepper.layout_figure, LABELS["superseded"]) == [6]
-    assert xs(stepper.offset_map_figure, "in the map") == [4, 6, 7]  # the second pass's map: lime, guava, kiwi
+    assert fate(stepper.layout_figure, KEPT) == [4, 7, 8]  # guava 6 is superseded by 8 in the active segment
+    assert fate(stepper.layout_figure, SUPERSEDED_KEPT) == [6]
+    assert xs(stepper.offset_map_figure, IN_MAP) == [4, 6, 7]  # the second pass's map: lime, guava, kiwi
     stepper.play.value = 8
-    assert step_number(stepper) == 10 and xs(stepper.offset_map_figure, "in the map") == [2, 3]
+    assert step_number(stepper) == 10 and xs(stepper.offset_map_figure, IN_MAP) == [2, 3]
     stepper.slider.value = 0
     stepper.prev_button.click()
     assert stepper.slider.value == 0
@@ -128,10 +142,10 @@ def test_changing_the_strategy_recomputes_the_steps():
     """KIP-280 example, topic prices-offset: offset keeps offset 1; switched to timestamp it keeps offset 0."""
     stepper = CompactionStepper(SCENARIOS / "kip280-out-of-order.json", topic="prices-offset")
     stepper.slider.value = stepper.slider.max
-    assert xs(stepper.layout_figure, LABELS["kept"]) == [1, 2]
+    assert fate(stepper.layout_figure, KEPT) == [1, 2]
     stepper.strategy.value = "timestamp"
     assert stepper.slider.value == stepper.slider.max
-    assert xs(stepper.layout_figure, LABELS["kept"]) == [0, 2]
+    assert fate(stepper.layout_figure, KEPT) == [0, 2]
     assert stepper.frame.log.config.compaction_strategy == "timestamp"
 
 
@@ -141,7 +155,7 @@ def test_a_bad_config_shows_kafkas_message_and_keeps_the_steps():
     stepper.strategy.value = "header"
     assert "compaction.strategy.header" in stepper.config.message.value and "KIP-280" in stepper.config.message.value
     assert stepper.frame.log.config.compaction_strategy == "offset"
-    assert xs(stepper.layout_figure, LABELS["kept"]) == [4, 7, 8]
+    assert fate(stepper.layout_figure, KEPT) == [4, 7, 8]
     stepper.config.header.value = "version"
     assert stepper.config.message.value == "" and stepper.frame.log.config.compaction_strategy == "header"
     stepper.config.controls["segment.bytes"].value = "1000"  # the scenario's kafka.version 4.0.0 refuses it
@@ -155,11 +169,11 @@ def test_a_config_typed_in_human_units_reruns_the_scenario():
     so that pass keeps it (its horizon has passed once it is written) and the second removes it (spec 7.4)."""
     stepper = CompactionStepper(FRUIT)
     stepper.slider.value = FRUIT_POSITIONS.index(7)
-    assert xs(stepper.layout_figure, LABELS["awaiting horizon"]) == [2]
+    assert fate(stepper.layout_figure, AWAITING) == [2]
     stepper.config.controls["delete.retention.ms"].value = "0 ms"
     assert stepper.frame.log.config.delete_retention_ms == 0
-    assert xs(stepper.layout_figure, LABELS["awaiting horizon"]) == []
-    assert xs(stepper.layout_figure, LABELS["tombstone"]) == [2]
+    assert fate(stepper.layout_figure, AWAITING) == []
+    assert fate(stepper.layout_figure, PAST_HORIZON) == [2]
     stepper.slider.value = 13
     assert 2 not in [r.offset for _, r in stepper.frame.log.records()]
 
@@ -176,7 +190,7 @@ def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_
     stepper.next_button.click()
     assert stepper.slider.max == 2
     assert stepper.status.value.startswith("<b>pass 1 of passes 1–2 so far</b> · t = 0 ms · cleaned [0, 3) of [0, 12)")
-    assert xs(stepper.offset_map_figure, "in the map") == [0, 1, 2]
+    assert xs(stepper.offset_map_figure, IN_MAP) == [0, 1, 2]
     assert xs(stepper.offset_map_figure, LABELS["missed"]) == [3, 4, 5]
     for _ in range(5):
         stepper.next_button.click()
@@ -186,7 +200,7 @@ def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_
         "<div><b>No further pass:</b> not eligible: nothing is cleanable, and without new appends the active segment "
         "never rolls, so never (dirty ratio 0.0000 vs min.cleanable.dirty.ratio 0.1).</div>"
     )
-    assert xs(stepper.layout_figure, LABELS["kept"]) == list(range(6, 12))
+    assert fate(stepper.layout_figure, KEPT) == list(range(6, 12))
     assert len(log.segments[0].batches) == 12  # the stepper works on copies
 
 
@@ -212,8 +226,8 @@ def test_stepper_over_a_simulation_partition():
     sim.roll("prices")
     stepper = CompactionStepper(sim)
     stepper.next_button.click()
-    assert xs(stepper.layout_figure, LABELS["awaiting horizon"]) == [2]
-    assert xs(stepper.layout_figure, LABELS["kept"]) == [1]
+    assert fate(stepper.layout_figure, AWAITING) == [2]
+    assert fate(stepper.layout_figure, KEPT) == [1]
     assert sim.log("prices").cleaner_checkpoint is None
 
 
@@ -285,7 +299,7 @@ def test_config_panel_errors_name_the_field_and_keep_the_last_valid_configs():
 def test_what_if_explorer_compares_two_ratios_and_reruns_one_side():
     explorer = WhatIfExplorer(FRUIT, right={"min.cleanable.dirty.ratio": 0.9}, labels=("0.5", "0.9"))
     assert isinstance(explorer.figure, go.FigureWidget) and explorer.figure.layout.autosize is True
-    duplicates = [t for t in explorer.figure.data if t.name == "duplicates stored"]
+    duplicates = [t for t in explorer.figure.data if t.name == LABELS["duplicates"]]
     assert [list(t.y)[-1] for t in duplicates] == [1, 3]
     passes = [t for t in explorer.figure.data if t.name == LABELS["pass"]]
     assert [len(t.x) for t in passes] == [2, 1]
@@ -306,3 +320,15 @@ def test_what_if_overrides_may_be_given_in_ms_or_in_human_units():
 
 def test_next_button_label():
     assert NEXT_LABEL == "Next ▶"
+
+
+def test_every_step_is_drawn_on_one_scale():
+    """Offsets 0-8 and the largest segment of any step: step 1 (two records) is drawn as wide as step 16."""
+    stepper = CompactionStepper(FRUIT)
+    ranges = []
+    for position in (1, 6, 13):
+        stepper.slider.value = position
+        layout = stepper.layout_figure.layout
+        ranges.append((tuple(layout.xaxis.range), layout.yaxis.to_plotly_json()))
+    assert ranges[0][0] == (-0.5, 8.5)
+    assert ranges[0] == ranges[1] == ranges[2]
