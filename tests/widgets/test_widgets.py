@@ -63,6 +63,8 @@ def test_the_header_speaks_of_the_step_the_label_describes():
     assert stepper.status.value == "<b>step 1 of steps 0–16</b> · t = 0 ms · append: offsets 1-1"
     stepper.slider.value = 0
     assert stepper.status.value == "<b>start, before steps 0–16</b> · t = 0 ms"
+    stepper.slider.value = FRUIT_POSITIONS.index(4)
+    assert stepper.status.value == "<b>step 4 of steps 0–16</b> · t = 7d 0.001s · advance: clock at t = 7d 0.001s"
 
 
 def test_expect_and_snapshot_steps_are_checks_on_the_step_they_check():
