@@ -20,6 +20,7 @@ from kcompact_nb.core import (
 from kcompact_nb.viz import layout_figure, offset_map_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
 from kcompact_nb.widgets._figures import figure_widget, sync_figure
+from kcompact_nb.widgets._fit import FigureFitter
 from kcompact_nb.widgets._sources import Source, frame_source
 from kcompact_nb.widgets._status import checks_html, end_html, header_html, placeholder_html, stats_html
 from kcompact_nb.widgets._steps import Shown, Steps
@@ -77,6 +78,7 @@ class CompactionStepper:
         self.stats = ipywidgets.HTML(layout=ipywidgets.Layout(width="100%"))
         self.placeholder = ipywidgets.HTML()
         self.pass_area = ipywidgets.VBox(layout=ipywidgets.Layout(width="100%"))
+        self.fitter = FigureFitter([self.layout_figure, self.offset_map_figure])
         self.steps = self._steps()
         self._drawn_pass: PassResult | None = None
         self._scaled: tuple[int, LayoutScale | None] = (0, None)
@@ -178,7 +180,7 @@ class CompactionStepper:
     def _assemble(self) -> ipywidgets.VBox:
         buttons = ipywidgets.HBox([self.prev_button, self.next_button, self.play, self.slider], layout=ipywidgets.Layout(width="100%"))
         return ipywidgets.VBox(
-            [buttons, self.status, self.checks, self.layout_figure, self.pass_area, self.config.widget],
+            [buttons, self.status, self.checks, self.layout_figure, self.pass_area, self.config.widget, self.fitter],
             layout=ipywidgets.Layout(width="100%", max_width="100%", overflow="hidden"),
         )
 

@@ -11,6 +11,7 @@ from kcompact_nb.core import BrokerConfig, DirtinessPoint, KcompactError, Offset
 from kcompact_nb.viz import what_if_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
 from kcompact_nb.widgets._figures import figure_widget, sync_figure
+from kcompact_nb.widgets._fit import FigureFitter
 from kcompact_nb.widgets._sources import FrameSource, Source, frame_source
 
 
@@ -50,7 +51,8 @@ class WhatIfExplorer:
         for panel in (self.left, self.right):
             panel.widget.layout.flex, panel.widget.layout.min_width = "1 1 0", "0"
         panels = ipywidgets.HBox([self.left.widget, self.right.widget], layout=ipywidgets.Layout(width="100%", grid_gap="16px"))
-        self.widget = ipywidgets.VBox([panels, self.figure], layout=ipywidgets.Layout(width="100%", overflow="hidden"))
+        self.fitter = FigureFitter([self.figure])
+        self.widget = ipywidgets.VBox([panels, self.figure, self.fitter], layout=ipywidgets.Layout(width="100%", overflow="hidden"))
 
     def _panel(self, overrides: Mapping[str, Any], label: str) -> ConfigPanel:
         panel = ConfigPanel(self.source.topic, self.source.broker, title=label)

@@ -58,7 +58,9 @@ class LabServer:
     root_dir: Path
 
     def notebook_url(self, name: str) -> str:
-        return f"{self.url}/lab/tree/{quote(name)}?token={self.token}"
+        """The notebook at ``name`` in a workspace of its own: Lab restores no other notebook into its page."""
+        workspace = quote(Path(name).stem, safe="")
+        return f"{self.url}/lab/workspaces/{workspace}/tree/{quote(name)}?token={self.token}"
 
     def api(self, path: str, method: str = "GET") -> bytes:
         request = urllib.request.Request(

@@ -16,8 +16,13 @@ if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
 #: Outputs worth a screenshot: plotly figures and ipywidgets views (FigureWidgets are widget views).
-PICTURE_OUTPUTS = ".jp-OutputArea-output.js-plotly-plot, .jp-OutputArea-output:has(.jupyter-widgets)"
+PICTURE_OUTPUTS = (
+    ".jp-OutputArea-output.js-plotly-plot, .jp-OutputArea-output:has(.js-plotly-plot), .jp-OutputArea-output:has(.jupyter-widgets)"
+)
 SETTLE_S = 1.5
+TALL_MARGIN_PX = 200
+"""Room for Lab's menu, tab bar and toolbar above an output, which would otherwise cover a tall one's top."""
+MAX_SHOT_HEIGHT_PX = 8000
 SETTLE_TIMEOUT_S = 90.0
 
 # Error and stderr outputs as the notebook model holds them (rendered or not), by cell index.
@@ -80,6 +85,17 @@ HIDDEN_DATA_JS = """
 }
 """
 
+# An autosized figure drawn at another width than its element has (plotly measured it while detached).
+MISFIT_JS = """
+(output) => {
+  const plots = output.matches('.js-plotly-plot') ? [output] : Array.from(output.querySelectorAll('.js-plotly-plot'));
+  return plots.filter((plot) => plot._fullLayout && !plot.layout?.width && plot.clientWidth > 0 &&
+                               Math.abs(plot._fullLayout.width - plot.clientWidth) > 2)
+              .map((plot, number) => `figure ${number} drawn ${Math.round(plot._fullLayout.width)} px wide in ` +
+                                     `${plot.clientWidth} px`);
+}
+"""
+
 # Elements that reach past the output's right edge (cut off, or hidden behind a scroll bar).
 CLIPPED_JS = """
 (output) => {
@@ -139,12 +155,13 @@ def picture_outputs(page: Page) -> list[tuple[int, Locator]]:
 
 
 def output_problems(page: Page, cell: int, output: Locator) -> list[str]:
-    """Broken widgets, hidden data and clipped content in one output."""
+    """Broken widgets, hidden data, figures not fitted to their output and clipped content in one output."""
     where = f"cell {cell}"
     found = [f"{where}: {line}" for line in output.evaluate(CLIPPED_JS)]
     if "Error displaying widget" in output.inner_text():
         found.append(f"{where}: Error displaying widget")
     found += [f"{where}, {line}" for line in output.evaluate(HIDDEN_DATA_JS)]
+    found += [f"{where}, {line}" for line in output.evaluate(MISFIT_JS)]
     return found
 
 
@@ -157,8 +174,23 @@ def inspect_outputs(page: Page, report: OutputReport, folder: Path) -> None:
     counts: dict[int, int] = {}
     for cell, output in picture_outputs(page):
         number = counts[cell] = counts.get(cell, 0) + 1
-        output.scroll_into_view_if_needed()
-        path = folder / f"cell-{cell:02d}-{number}.png"
-        output.screenshot(path=path)
-        report.screenshots.append(path)
         report.problems += output_problems(page, cell, output)
+        path = folder / f"cell-{cell:02d}-{number}.png"
+        screenshot(page, output, path)
+        report.screenshots.append(path)
+
+
+def screenshot(page: Page, output: Locator, path: Path) -> None:
+    """A PNG of ``output`` whole: for an output taller than the window the page is made taller (never wider)."""
+    viewport = page.viewport_size
+    assert viewport is not None
+    box = output.bounding_box()
+    height = int(box["height"]) if box else 0
+    if height + TALL_MARGIN_PX > viewport["height"]:
+        page.set_viewport_size({"width": viewport["width"], "height": min(height + TALL_MARGIN_PX, MAX_SHOT_HEIGHT_PX)})
+    try:
+        output.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)  # plotly redraws on resize
+        output.screenshot(path=path)
+    finally:
+        page.set_viewport_size(viewport)

@@ -334,3 +334,14 @@ def test_every_step_is_drawn_on_one_scale():
         ranges.append((tuple(layout.xaxis.range), layout.yaxis.to_plotly_json()))
     assert ranges[0][0] == (-0.5, 8.5)
     assert ranges[0] == ranges[1] == ranges[2]
+
+
+def test_figure_widgets_are_fitted_to_their_output_area_once_on_the_page():
+    """plotly draws a FigureWidget before JupyterLab attaches it (700 px wide, title misplaced); the fitter,
+    shown with the figures, relayouts them once attached (checked in the browser test)."""
+    stepper = CompactionStepper(FRUIT)
+    assert stepper.fitter.figures == [stepper.layout_figure, stepper.offset_map_figure]
+    assert stepper.fitter in stepper.widget.children and stepper.fitter.layout.display == "none"
+    assert stepper.fitter.get_state()["figures"] == [f"IPY_MODEL_{f.model_id}" for f in stepper.fitter.figures]
+    explorer = WhatIfExplorer(FRUIT)
+    assert explorer.fitter.figures == [explorer.figure] and explorer.fitter in explorer.widget.children
