@@ -7,6 +7,8 @@ from typing import Any
 import numpy
 import plotly.graph_objects as go
 
+from kcompact_nb.core import LogToClean
+
 from kcompact_nb.viz._cells import OUTCOME_GROUP
 from kcompact_nb.viz._palette import BEYOND, COLORS, KEPT, SUPERSEDED, WAITING
 from kcompact_nb.viz._rows import BucketRows, as_dicts
@@ -64,8 +66,8 @@ def segments_of(rows: BucketRows) -> tuple[list[int], list[int]]:
 
 def ranges_of(ranges: Any) -> tuple[int, int]:
     """``(first_dirty_offset, first_uncleanable_offset)`` of a ``LogToClean``, a mapping, a row or a one-row table."""
-    if hasattr(ranges, "first_dirty_offset") and not hasattr(ranges, "to_dict"):
-        return int(ranges.first_dirty_offset), int(ranges.first_uncleanable_offset)
+    if isinstance(ranges, LogToClean):
+        return ranges.first_dirty_offset, ranges.first_uncleanable_offset
     records = as_dicts(ranges if hasattr(ranges, "to_dict") or isinstance(ranges, list) else [ranges])
     if len(records) != 1:
         raise ValueError(f"ranges must describe one partition, got {len(records)} rows; filter to the partition drawn")
