@@ -36,6 +36,7 @@ from kcompact_nb.viz._frame import (
     segment_bars,
     segment_boundaries,
 )
+from kcompact_nb.viz._axes import size_unit
 from kcompact_nb.viz._labels import PLOT_WIDTH_PX
 from kcompact_nb.viz._rows import BucketRows, bucket_columns
 
@@ -148,7 +149,11 @@ def _record_figure(view: LayoutView, *, title: str | None, scale: LayoutScale | 
 
 
 def _segments_axis(segments: Sequence[SegmentRegion], max_bytes: int | None) -> dict[str, object]:
+    """Bytes from 0, reaching at least ``max_bytes`` (a shared scale) without ever fixing the range."""
     axis: dict[str, object] = {"title": {"text": segment_axis_title(segments, max_bytes)}, "rangemode": "tozero", "showgrid": True}
+    if max_bytes is not None:
+        unit = size_unit(max(max_bytes, *(s.size_bytes for s in segments), 1))
+        axis["autorangeoptions"] = {"include": [0, max_bytes / unit.bytes]}
     return axis
 
 
