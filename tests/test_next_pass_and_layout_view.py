@@ -57,7 +57,10 @@ def test_before_the_first_pass_superseded_records_split_by_where_their_newer_rec
     ]
     by_offset = {r.offset: r for r in next_pass(frame.log, now_ms=frame.now_ms).records}
     assert (by_offset[0].superseded_by, by_offset[0].reason) == (2, "superseded by offset 2")
-    assert by_offset[3].reason == "superseded by offset 4, which the pass does not map (in the active segment, never cleaned)"
+    assert (
+        by_offset[3].reason
+        == "superseded by offset 4, which the pass does not map (in the active segment, never cleaned)"
+    )
     assert by_offset[2].reason == "the pass stamps its delete horizon: pass time + delete.retention.ms (1d)"
 
 
@@ -65,7 +68,11 @@ def test_after_the_first_pass_the_stamped_tombstone_waits_for_its_horizon(fruit)
     frame = fruit[8]  # checkpoint 4 = first uncleanable offset: the cleanable range is empty, no pass runs
     view = next_pass(frame.log, now_ms=frame.now_ms)
     assert view.result is None and view.end_offset == 4
-    assert [(r.offset, r.outcome) for r in view.records] == [(2, Outcome.WAITING), (3, Outcome.NEWER_BEYOND), (4, Outcome.KEPT)]
+    assert [(r.offset, r.outcome) for r in view.records] == [
+        (2, Outcome.WAITING),
+        (3, Outcome.NEWER_BEYOND),
+        (4, Outcome.KEPT),
+    ]
     assert view.records[0].reason == "delete horizon t = 8d 0.001s, 1d from now"
 
 
@@ -141,7 +148,12 @@ def test_layout_view_names_the_parts_of_the_log_in_kafkas_terms():
     config = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.ms": 100, "delete.retention.ms": 0})
     after = read_log_dir(SAMPLES / "kafka" / "compaction-basic" / "after", config=config).logs["basic-0"]
     view = layout_view(after, now_ms=NOW_MS)
-    assert (view.cleaner_point, view.first_uncleanable_offset, view.active_base_offset, view.log_end_offset) == (31, 31, 31, 32)
+    assert (view.cleaner_point, view.first_uncleanable_offset, view.active_base_offset, view.log_end_offset) == (
+        31,
+        31,
+        31,
+        32,
+    )
     assert view.parts == (LogPart("clean", 0, 31, 0), LogPart("head", 31, 32, 0), LogPart("active", 31, 32, 1))
     assert view.gaps == ((0, 24), (26, 27))
     assert [(s.base_offset, s.end_offset, s.region) for s in view.segments] == [(0, 31, "clean"), (31, 32, "active")]

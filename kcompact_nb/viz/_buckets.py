@@ -8,7 +8,6 @@ import numpy
 import plotly.graph_objects as go
 
 from kcompact_nb.core import LogToClean
-
 from kcompact_nb.viz._cells import OUTCOME_GROUP
 from kcompact_nb.viz._palette import BEYOND, COLORS, KEPT, SUPERSEDED, WAITING
 from kcompact_nb.viz._rows import BucketRows, as_dicts
@@ -42,11 +41,20 @@ def bucket_bars(columns: dict[str, numpy.ndarray], *, first_uncleanable: int | N
             continue
         bars.append(
             go.Bar(
-                name=BUCKET_LABELS[name], x=middle, width=width, y=counts, marker={"color": color, "line": {"width": 0}},
-                customdata=numpy.column_stack([starts, ends - 1]), legendgroup=OUTCOME_GROUP, yaxis=yaxis, xaxis="x",
+                name=BUCKET_LABELS[name],
+                x=middle,
+                width=width,
+                y=counts,
+                marker={"color": color, "line": {"width": 0}},
+                customdata=numpy.column_stack([starts, ends - 1]),
+                legendgroup=OUTCOME_GROUP,
+                yaxis=yaxis,
+                xaxis="x",
                 legendgrouptitle={"text": "records per bucket"},
-                hovertemplate="offsets %{customdata[0]:,}-%{customdata[1]:,}: %{y:,} " + BUCKET_LABELS[name] + "<extra></extra>",
-            )  # fmt: skip
+                hovertemplate="offsets %{customdata[0]:,}-%{customdata[1]:,}: %{y:,} "
+                + BUCKET_LABELS[name]
+                + "<extra></extra>",
+            )
         )
     return bars
 
@@ -76,5 +84,3 @@ def ranges_of(ranges: Any) -> tuple[int, int]:
     if missing:
         raise ValueError(f"ranges lack columns {missing}; present: {sorted(row)}")
     return int(row["first_dirty_offset"]), int(row["first_uncleanable_offset"])
-
-

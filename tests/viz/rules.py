@@ -64,7 +64,9 @@ def fixed_ranges_exclude_no_data(fig: go.Figure) -> list[str]:
         for letter in ("x", "y"):
             key = _axis_key(getattr(trace, f"{letter}axis", None), letter)
             target = layout.get(key, {}).get("matches")
-            rng = layout.get(key, {}).get("range") or (layout.get(_axis_key(target, letter), {}).get("range") if target else None)
+            rng = layout.get(key, {}).get("range") or (
+                layout.get(_axis_key(target, letter), {}).get("range") if target else None
+            )
             if rng is None or layout.get(key, {}).get("type") == "date":
                 continue
             low, high = min(rng), max(rng)
@@ -88,7 +90,11 @@ def matched_groups_all_autorange(fig: go.Figure) -> list[str]:
         return []
     fixed = [root for root, members in groups.items() if any(axes.get(m, {}).get("range") is not None for m in members)]
     free = [root for root in groups if root not in fixed]
-    return [f"matched groups {fixed} have a fixed range while {free} autorange: plotly.js leaves those at [-1, 4]"] if fixed and free else []
+    return (
+        [f"matched groups {fixed} have a fixed range while {free} autorange: plotly.js leaves those at [-1, 4]"]
+        if fixed and free
+        else []
+    )
 
 
 def _x_range(fig: go.Figure) -> list[float] | None:
@@ -96,7 +102,9 @@ def _x_range(fig: go.Figure) -> list[float] | None:
     explicit = fig.layout.xaxis.range
     if explicit is not None:
         return list(explicit)
-    values = [v for t in fig.data if (getattr(t, "xaxis", None) or "x") == "x" and t.type != "table" for v in _extent(t, "x")]
+    values = [
+        v for t in fig.data if (getattr(t, "xaxis", None) or "x") == "x" and t.type != "table" for v in _extent(t, "x")
+    ]
     return [min(values), max(values)] if values else None
 
 
@@ -122,7 +130,11 @@ def no_stacked_labels(fig: go.Figure) -> list[str]:
 def _box(annotation: dict[str, Any], layout: dict[str, Any]) -> tuple[float, float, float, str, str] | None:
     """(left px, right px, y px, text, y reference) in the planned plot width, or None when not placeable."""
     text = re.sub(r"<[^>]+>", "", str(annotation.get("text", "")))
-    width = max((len(line) for line in text.split("\n")), default=0) * CHAR_PX * (annotation.get("font", {}).get("size") or 12)
+    width = (
+        max((len(line) for line in text.split("\n")), default=0)
+        * CHAR_PX
+        * (annotation.get("font", {}).get("size") or 12)
+    )
     if annotation.get("xref") == "paper":
         x = float(annotation.get("x", 0)) * PLOT_WIDTH_PX
     else:
@@ -187,7 +199,12 @@ def integer_offset_ticks(fig: go.Figure) -> list[str]:
         if not re.fullmatch(r"xaxis\d*", name) or ((axis.get("title") or {}).get("text") or "") != "offset":
             continue
         dtick = axis.get("dtick")
-        if dtick is None or float(dtick) != int(dtick) or dtick < 1 or float(axis.get("tick0", 0)) != int(axis.get("tick0", 0)):
+        if (
+            dtick is None
+            or float(dtick) != int(dtick)
+            or dtick < 1
+            or float(axis.get("tick0", 0)) != int(axis.get("tick0", 0))
+        ):
             problems.append(f"{name}: offsets need whole ticks, got dtick={dtick} tick0={axis.get('tick0')}")
     return problems
 

@@ -26,8 +26,8 @@ from kcompact_nb import (
     pass_diff,
     pass_frames,
     record_lifetimes,
+    viz,
 )
-from kcompact_nb import viz
 from kcompact_nb.io import read_log_dir
 from kcompact_nb.scenario import scenario_frames
 from tests.viz import rules
@@ -36,8 +36,13 @@ SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
 SCENARIOS = SAMPLES / "scenarios"
 NOW_MS = 1_767_225_660_000
 HOUR = 3_600_000
-KAFKA_CONFIG = {"cleanup.policy": "compact", "segment.ms": 100, "min.compaction.lag.ms": 0, "delete.retention.ms": 0,
-                "min.cleanable.dirty.ratio": 0.01}  # fmt: skip
+KAFKA_CONFIG = {
+    "cleanup.policy": "compact",
+    "segment.ms": 100,
+    "min.compaction.lag.ms": 0,
+    "delete.retention.ms": 0,
+    "min.cleanable.dirty.ratio": 0.01,
+}
 
 
 def _fruit() -> tuple:
@@ -45,7 +50,9 @@ def _fruit() -> tuple:
 
 
 def _sample(name: str, stage: str, partition: str) -> PartitionLog:
-    return read_log_dir(SAMPLES / "kafka" / name / stage, config=TopicConfig.from_properties(KAFKA_CONFIG)).logs[partition]
+    return read_log_dir(SAMPLES / "kafka" / name / stage, config=TopicConfig.from_properties(KAFKA_CONFIG)).logs[
+        partition
+    ]
 
 
 def _users() -> tuple:
@@ -58,15 +65,24 @@ def _users() -> tuple:
 
 
 def _big_log() -> PartitionLog:
-    log = PartitionLog("orders", config=TopicConfig.from_properties({"cleanup.policy": "compact", "internal.segment.bytes": 40_000}))
+    log = PartitionLog(
+        "orders", config=TopicConfig.from_properties({"cleanup.policy": "compact", "internal.segment.bytes": 40_000})
+    )
     for i in range(3_000):
         log.append([NewRecord(f"key-{(i * 7919) % 300}".encode(), b"v%d" % i, timestamp=i)], now_ms=i)
     return log
 
 
 def _what_if() -> go.Figure:
-    configs = {"defaults": {}, "segment.ms 12 h": {"segment.ms": 12 * HOUR}, "max.compaction.lag.ms 24 h": {"max.compaction.lag.ms": 24 * HOUR}}
-    series = {k: dirtiness_series(Timeline(scenario_frames(SCENARIOS / "slow-topic.json", topic_config=c)).compute_all()) for k, c in configs.items()}
+    configs = {
+        "defaults": {},
+        "segment.ms 12 h": {"segment.ms": 12 * HOUR},
+        "max.compaction.lag.ms 24 h": {"max.compaction.lag.ms": 24 * HOUR},
+    }
+    series = {
+        k: dirtiness_series(Timeline(scenario_frames(SCENARIOS / "slow-topic.json", topic_config=c)).compute_all())
+        for k, c in configs.items()
+    }
     return viz.what_if_figure(series)
 
 
@@ -78,10 +94,16 @@ def _builders() -> dict[str, Callable[[], go.Figure]]:
     txn_before, txn_after = _sample("transactional", "before", "txn-0"), _sample("transactional", "after", "txn-0")
     users = _users()
     big = _big_log()
-    considered = [dataclasses.replace(log_to_clean(f.log, now_ms=f.now_ms), topic=t) for f, t in ((fruit[15], "a"), (fruit[6], "b"), (fruit[17], "c"))]
+    considered = [
+        dataclasses.replace(log_to_clean(f.log, now_ms=f.now_ms), topic=t)
+        for f, t in ((fruit[15], "a"), (fruit[6], "b"), (fruit[17], "c"))
+    ]
     tombstones = Timeline(scenario_frames(SCENARIOS / "tombstone-lifecycle.json")).compute_all()
     kip280 = {
-        s: record_lifetimes(Timeline(scenario_frames(SCENARIOS / "kip280-out-of-order.json", topic=f"prices-{s}")).compute_all(), key=b"k")
+        s: record_lifetimes(
+            Timeline(scenario_frames(SCENARIOS / "kip280-out-of-order.json", topic=f"prices-{s}")).compute_all(),
+            key=b"k",
+        )
         for s in ("offset", "timestamp", "header")
     }
     return {
@@ -94,7 +116,8 @@ def _builders() -> dict[str, Callable[[], go.Figure]]:
         "layout partial pass": lambda: viz.layout_figure(users[1].log, now_ms=0, offset_map=OffsetMapSpec(slots=16)),
         "layout bucketed log": lambda: viz.layout_figure(big, now_ms=3_000, max_records=1_000, bucket_count=60),
         "layout bucket rows": lambda: viz.layout_figure(
-            offset_buckets(big, bucket_count=60), segments=[{"segment_base_offset": s.base_offset, "size_bytes": s.size_bytes} for s in big.segments],
+            offset_buckets(big, bucket_count=60),
+            segments=[{"segment_base_offset": s.base_offset, "size_bytes": s.size_bytes} for s in big.segments],
             ranges=log_to_clean(big, now_ms=3_000),
         ),
         "offset map": lambda: viz.offset_map_figure(offset_map_view(users[1].passes[0], users[1].log)),
@@ -103,8 +126,12 @@ def _builders() -> dict[str, Callable[[], go.Figure]]:
         "pass diff": lambda: viz.pass_diff_figure(pass_diff(fruit[7].log, fruit[8].log, fruit[8].passes[0])),
         "cleaner stats": lambda: viz.cleaner_stats_figure(fruit[8].passes[0]),
         "key history": lambda: viz.key_history_figure(kip280),
-        "tombstone lifecycle": lambda: viz.tombstone_timeline_figure(record_lifetimes(tombstones, tombstones=True), now_ms=tombstones[-1].now_ms),
-        "tombstone lifecycle fruit": lambda: viz.tombstone_timeline_figure(record_lifetimes(fruit, tombstones=True), now_ms=fruit[-1].now_ms),
+        "tombstone lifecycle": lambda: viz.tombstone_timeline_figure(
+            record_lifetimes(tombstones, tombstones=True), now_ms=tombstones[-1].now_ms
+        ),
+        "tombstone lifecycle fruit": lambda: viz.tombstone_timeline_figure(
+            record_lifetimes(fruit, tombstones=True), now_ms=fruit[-1].now_ms
+        ),
         "what if": _what_if,
         "transactions": lambda: viz.transaction_figure(txn_before, txn_after, now_ms=NOW_MS),
     }

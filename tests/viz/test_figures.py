@@ -77,7 +77,12 @@ def test_layout_before_the_first_pass(fruit):
     frame = fruit[6]
     fig = layout_figure(frame.log, now_ms=frame.now_ms)
     cleanable, active = trace(fig, LABELS["cleanable"]), trace(fig, LABELS["active"])
-    assert (list(cleanable.x), list(cleanable.width), list(cleanable.y), cleanable.marker.color) == ([1.5], [4], [305], COLORS["cleanable"])
+    assert (list(cleanable.x), list(cleanable.width), list(cleanable.y), cleanable.marker.color) == (
+        [1.5],
+        [4],
+        [305],
+        COLORS["cleanable"],
+    )
     assert (list(active.x), list(active.width), list(active.y)) == ([4.0], [1], [77])
     assert list(trace(fig, LABELS["removed by the next pass"]).x) == [0, 1]
     assert list(trace(fig, LABELS["tombstone kept until its delete horizon"]).x) == [2]
@@ -138,7 +143,10 @@ def test_before_and_after_on_one_scale():
     figures = [layout_figure(log, now_ms=NOW_MS, scale=scale) for log in (before, after)]
     assert [list(f.layout.xaxis.range) for f in figures] == [[-0.5, 31.5], [-0.5, 31.5]]
     assert [f.layout.yaxis.range for f in figures] == [None, None]  # bytes autorange, both reaching the largest segment
-    assert [f.layout.yaxis.autorangeoptions.include for f in figures] == [(0, 440), (0, 440)]  # Kafka's cleaned segment 0
+    assert [f.layout.yaxis.autorangeoptions.include for f in figures] == [
+        (0, 440),
+        (0, 440),
+    ]  # Kafka's cleaned segment 0
 
 
 def test_offsets_tick_at_integers(fruit):
@@ -175,7 +183,9 @@ def test_transactional_sample_draws_markers_aborted_data_and_the_empty_batch():
     (empty,) = [t for t in both.data if t.name == LABELS["empty batch"]]
     assert (list(empty.x), list(empty.hovertext)) == (
         [3.5],
-        ["empty batch at offsets 3-4: its records are gone, its 61 B header stays (the last batch of producer 3 keeps its state)"],
+        [
+            "empty batch at offsets 3-4: its records are gone, its 61 B header stays (the last batch of producer 3 keeps its state)"
+        ],
     )
     stages = [a.text for a in both.layout.annotations if a.name in ("before the pass", "after the pass")]
     assert stages == [
@@ -193,7 +203,12 @@ def test_a_large_log_is_drawn_from_buckets_with_its_segments_and_ranges():
         log.append([rec(f"k{i % 10}", timestamp=0)], now_ms=0)
     fig = layout_figure(log, now_ms=0, max_records=100, bucket_count=3)
     live = trace(fig, "latest of their key")
-    assert (live.type, list(live.x), list(live.width), list(live.y)) == ("bar", [49.5, 149.5, 249.5], [100, 100, 100], [0, 0, 10])
+    assert (live.type, list(live.x), list(live.width), list(live.y)) == (
+        "bar",
+        [49.5, 149.5, 249.5],
+        [100, 100, 100],
+        [0, 0, 10],
+    )
     ltc = log_to_clean(log, now_ms=0)
     segments = [t for t in fig.data if t.name in (LABELS["cleanable"], LABELS["active"])]
     assert sum(len(t.x) for t in segments) == len(log.segments)
@@ -213,7 +228,11 @@ def test_bucket_rows_with_segments_and_ranges_from_tables():
     ranges = {"first_dirty_offset": 0, "first_uncleanable_offset": log.active_segment.base_offset}
     for source in (rows, pandas.DataFrame(rows)):
         fig = layout_figure(source, segments=pandas.DataFrame(segments), ranges=pandas.DataFrame([ranges]))
-        assert [(t.name, [int(v) for v in t.y]) for t in fig.data if t.legendgroup != "segments" and t.type == "bar" and t.yaxis == "y3"] == [
+        assert [
+            (t.name, [int(v) for v in t.y])
+            for t in fig.data
+            if t.legendgroup != "segments" and t.type == "bar" and t.yaxis == "y3"
+        ] == [
             ("latest of their key", [0, 0, 1]),
             ("superseded: a pass over them removes them", [4, 4, 0]),
             ("superseded, beyond the cleanable range: kept", [0, 0, 2]),
@@ -245,7 +264,9 @@ def test_offset_map_figure_names_keys_and_labels_its_capacity():
     assert (list(in_map.x), list(in_map.text)) == ([0, 1, 2], ["k0", "k1", "k2"])
     missed = trace(fig, LABELS["missed"])
     assert (list(missed.x), list(missed.text), missed.marker.color) == ([3, 4, 5], ["k3", "k4", "k5"], COLORS["missed"])
-    assert fig.layout.title.subtitle.text.startswith("4 slots of 24 B, 3 usable at load factor 0.9 · Buffer utilization 75.0%")
+    assert fig.layout.title.subtitle.text.startswith(
+        "4 slots of 24 B, 3 usable at load factor 0.9 · Buffer utilization 75.0%"
+    )
     assert "the pass stopped at 3: offset map full" in annotation_texts(fig)
     assert "cleanable range [0, 12)" in annotation_texts(fig)
 
@@ -275,13 +296,20 @@ def test_dirty_ratio_over_time_in_days_with_passes_rolls_and_deadlines(fruit):
     log = compacted_log(max_compaction_lag_ms=1000)
     log.append([rec("a", timestamp=0)], now_ms=0)
     deadline = dirty_ratio_timeline_figure(dirtiness_series(list(pass_frames(log, now_ms=5000))))
-    assert (deadline.layout.xaxis.title.text, list(trace(deadline, LABELS["deadline"]).x)) == ("time (s since t = 0)", [1.0, 1.0, None])
+    assert (deadline.layout.xaxis.title.text, list(trace(deadline, LABELS["deadline"]).x)) == (
+        "time (s since t = 0)",
+        [1.0, 1.0, None],
+    )
 
 
 def test_pass_diff_figure(fruit):
     fig = pass_diff_figure(pass_diff(fruit[7].log, fruit[8].log, fruit[8].passes[0]))
     before, after = trace(fig, "segments before"), trace(fig, "segments after")
-    assert (list(before.x), list(before.width), list(before.text)) == ([1.5, 4.0], [4, 1], ["segment 0<br>305 B", "segment 4<br>77 B"])
+    assert (list(before.x), list(before.width), list(before.text)) == (
+        [1.5, 4.0],
+        [4, 1],
+        ["segment 0<br>305 B", "segment 4<br>77 B"],
+    )
     assert list(after.text) == ["segment 0<br>154 B", "segment 4<br>77 B"]
     assert list(trace(fig, "removed record").x) == [0, 1]
     assert list(trace(fig, "rewritten batch (records dropped or horizon stamped)").x) == [2]
@@ -293,9 +321,16 @@ def test_cleaner_stats_in_peoples_units_every_row_shown(fruit):
     result = fruit[8].passes[0]
     fig = cleaner_stats_figure(result)
     lines, counters = fig.data
-    assert list(lines.cells.values[0])[0] == "Log cleaner thread 0 cleaned log fruit-prices-0 (dirty section = [0, 4])"
+    assert (
+        next(iter(lines.cells.values[0])) == "Log cleaner thread 0 cleaned log fruit-prices-0 (dirty section = [0, 4])"
+    )
     rows = dict(zip(*(list(v) for v in counters.cells.values[:2])))
-    assert (rows["bytes_read"], rows["messages_read"], rows["messages_written"], rows["buffer_utilization"]) == ("305 bytes", "4", "2", "0.0%")
+    assert (rows["bytes_read"], rows["messages_read"], rows["messages_written"], rows["buffer_utilization"]) == (
+        "305 bytes",
+        "4",
+        "2",
+        "0.0%",
+    )
     assert fig.layout.height >= 100 + 28 * 2 + 24 * (len(list(lines.cells.values[0])) + len(rows)) + 30
     assert "Infinity MB/sec and NaN%" in annotation_texts(fig)[0]
 
@@ -325,18 +360,33 @@ def test_tombstone_lifecycle(fruit):
     phases = [t for t in fig.data if t.type == "bar"]
     assert [(t.name, list(t.base), list(t.x)) for t in phases] == [
         ("appended: no pass has stamped its delete horizon yet", [0.0], [pytest.approx((WEEK + 1) / DAY)]),
-        ("delete.retention.ms after the stamping pass: guaranteed to lagging consumers", [pytest.approx((WEEK + 1) / DAY)], [pytest.approx(1.0)]),
-        ("past its delete horizon: the next pass over it removes it", [pytest.approx((WEEK + 1 + DAY) / DAY)], [pytest.approx((WEEK + 1 - DAY) / DAY)]),
+        (
+            "delete.retention.ms after the stamping pass: guaranteed to lagging consumers",
+            [pytest.approx((WEEK + 1) / DAY)],
+            [pytest.approx(1.0)],
+        ),
+        (
+            "past its delete horizon: the next pass over it removes it",
+            [pytest.approx((WEEK + 1 + DAY) / DAY)],
+            [pytest.approx((WEEK + 1 - DAY) / DAY)],
+        ),
     ]
     assert list(fig.layout.yaxis.ticktext) == ["grape @ offset 2"]
-    assert sorted(a.text for a in fig.layout.annotations) == ["appended", "delete horizon", "pass stamps the horizon", "removed by a pass"]
+    assert sorted(a.text for a in fig.layout.annotations) == [
+        "appended",
+        "delete horizon",
+        "pass stamps the horizon",
+        "removed by a pass",
+    ]
     assert fig.layout.title.subtitle.text.startswith("delete.retention.ms 1d:")
 
 
 def test_what_if_rows_autorange_and_share_one_time_scale(fruit):
     relaxed = dirtiness_series(fruit)
     strict = dirtiness_series(
-        Timeline(scenario_frames(SCENARIOS / "fruit-prices.json", topic_config={"min.cleanable.dirty.ratio": 0.9})).compute_all()
+        Timeline(
+            scenario_frames(SCENARIOS / "fruit-prices.json", topic_config={"min.cleanable.dirty.ratio": 0.9})
+        ).compute_all()
     )
     fig = what_if_figure({"0.5": relaxed, "0.9": strict})
     duplicates = [t for t in fig.data if t.name == "superseded records stored"]

@@ -27,7 +27,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
 HOUR = 3_600_000
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium; .ci/run installs it)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="needs Chromium (apt-get install chromium; .ci/run installs it)"
+)
 
 PROBE = """<script>
 var out = {};
@@ -43,15 +45,32 @@ document.body.appendChild(pre);
 
 def browser_ranges(figures: dict[str, go.Figure], folder: Path) -> dict[str, dict[str, list[float]]]:
     """Each figure's axis ranges as plotly.js drew them in one page."""
-    divs = [pio.to_html(fig, include_plotlyjs=i == 0, full_html=False, div_id=name) for i, (name, fig) in enumerate(figures.items())]
+    divs = [
+        pio.to_html(fig, include_plotlyjs=i == 0, full_html=False, div_id=name)
+        for i, (name, fig) in enumerate(figures.items())
+    ]
     page = folder / "figures.html"
     page.write_text("<html><body>" + "".join(divs) + PROBE + "</body></html>")
     dom = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--window-size=1280,900", "--virtual-time-budget=10000",
-         "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=True,
-    ).stdout  # fmt: skip
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1280,900",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     return json.loads(html.unescape(dom.split('<pre id="ranges">', 1)[1].split("</pre>", 1)[0]))
 
 
@@ -73,8 +92,15 @@ def data_outside(fig: go.Figure, ranges: dict[str, list[float]]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def slow_series():
-    configs = {"defaults": {}, "segment.ms 12 h": {"segment.ms": 12 * HOUR}, "max.compaction.lag.ms 24 h": {"max.compaction.lag.ms": 24 * HOUR}}
-    return {k: dirtiness_series(Timeline(scenario_frames(SCENARIOS / "slow-topic.json", topic_config=c)).compute_all()) for k, c in configs.items()}
+    configs = {
+        "defaults": {},
+        "segment.ms 12 h": {"segment.ms": 12 * HOUR},
+        "max.compaction.lag.ms 24 h": {"max.compaction.lag.ms": 24 * HOUR},
+    }
+    return {
+        k: dirtiness_series(Timeline(scenario_frames(SCENARIOS / "slow-topic.json", topic_config=c)).compute_all())
+        for k, c in configs.items()
+    }
 
 
 def test_axes_fit_their_data_in_the_browser(tmp_path, slow_series):
