@@ -13,6 +13,7 @@ from kcompact_nb.core import DirtinessPoint, LogToClean, filthiest, format_bytes
 from kcompact_nb.viz._axes import TimeAxis, time_axis
 from kcompact_nb.viz._figure import FONT_SIZE, finish
 from kcompact_nb.viz._palette import COLORS, DEADLINE, DIRTY_RATIO, DUPLICATES, INK, LABELS, MIN_RATIO, PASS, ROLL
+from kcompact_nb.viz._rows import as_dicts
 
 RATIO_AXIS: dict[str, Any] = {
     "title": {"text": LABELS[DIRTY_RATIO]},
@@ -22,10 +23,19 @@ RATIO_AXIS: dict[str, Any] = {
 """The dirty ratio's y axis: always shows 0 to 1 and grows to fit anything beyond (never a fixed range)."""
 
 
-def dirty_ratio_figure(considered: Sequence[LogToClean], *, title: str | None = None) -> go.Figure:
+def dirty_ratio_figure(
+    considered: Sequence[LogToClean] | Any, *, min_cleanable_dirty_ratio: float = 0.5, title: str | None = None
+) -> go.Figure:
     """Each partition's dirty ratio (``cleanable_bytes / total_bytes``) as a bar, its
     ``min.cleanable.dirty.ratio`` as a tick, eligible partitions solid, and the filthiest eligible one
-    outlined and named: the one the cleaner picks next (``grabFilthiestCompactedLog``)."""
+    outlined and named: the one the cleaner picks next (``grabFilthiestCompactedLog``).
+
+    ``considered`` is a sequence of :class:`LogToClean`, or rows of a dirtiness table (Spark's
+    ``dirtiness``: dicts or a DataFrame with ``topic``, ``partition``, ``first_dirty_offset``,
+    ``first_uncleanable_offset``, ``clean_bytes``, ``cleanable_bytes``), whose partitions are compared
+    against ``min_cleanable_dirty_ratio``.
+    """
+    considered = log_to_clean_rows(considered, min_cleanable_dirty_ratio=min_cleanable_dirty_ratio)
     chosen = filthiest(considered)
     names = [ltc.name for ltc in considered]
     bars = go.Bar(
@@ -71,6 +81,40 @@ def dirty_ratio_figure(considered: Sequence[LogToClean], *, title: str | None = 
     )
     subtitle = "solid: eligible (ratio above the minimum, or overdue per max.compaction.lag.ms); faded: not eligible"
     return finish(fig, title=title or "Dirty ratio per partition", subtitle=subtitle, height=440, top=110, bottom=110)
+
+
+DIRTINESS_COLUMNS = (
+    "topic",
+    "partition",
+    "first_dirty_offset",
+    "first_uncleanable_offset",
+    "clean_bytes",
+    "cleanable_bytes",
+)
+
+
+def log_to_clean_rows(rows: Sequence[LogToClean] | Any, *, min_cleanable_dirty_ratio: float) -> list[LogToClean]:
+    """``rows`` as :class:`LogToClean` values (dirtiness table rows get ``min_cleanable_dirty_ratio``), by partition."""
+    if isinstance(rows, (list, tuple)) and all(isinstance(r, LogToClean) for r in rows):
+        return list(rows)
+    records = as_dicts(rows)
+    missing = [c for c in DIRTINESS_COLUMNS if records and c not in records[0]]
+    if missing:
+        raise ValueError(f"dirtiness rows lack columns {missing}; present: {sorted(records[0])}")
+    values = [
+        LogToClean(
+            topic=str(r["topic"]),
+            partition=int(r["partition"]),
+            first_dirty_offset=int(r["first_dirty_offset"]),
+            first_uncleanable_offset=int(r["first_uncleanable_offset"]),
+            clean_bytes=int(r["clean_bytes"]),
+            cleanable_bytes=int(r["cleanable_bytes"]),
+            compaction_delay_ms=0,
+            min_cleanable_dirty_ratio=min_cleanable_dirty_ratio,
+        )
+        for r in records
+    ]
+    return sorted(values, key=lambda ltc: (ltc.topic, ltc.partition))
 
 
 def _partition_hover(ltc: LogToClean, chosen: bool) -> str:

@@ -398,3 +398,20 @@ def test_what_if_rows_autorange_and_share_one_time_scale(fruit):
     assert layout.yaxis.autorangeoptions.include == (0, 1)
     assert [a.text for a in layout.annotations] == ["0.5", "0.9"]
     assert [t.showlegend for t in fig.data if t.name == "cleaner pass"] == [True, False]
+
+
+def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
+    """Notebook 08's ``dirtiness`` rows (dicts or a DataFrame) draw like LogToClean values; the filthiest is named."""
+    pandas = pytest.importorskip("pandas")
+    rows = [
+        {"topic": "orders", "partition": 1, "first_dirty_offset": 0, "first_uncleanable_offset": 40_000,
+         "clean_bytes": 0, "cleanable_bytes": 1_000, "total_bytes": 1_000, "cleanable_ratio": 1.0, "eligible": True},
+        {"topic": "orders", "partition": 0, "first_dirty_offset": 20_000, "first_uncleanable_offset": 45_000,
+         "clean_bytes": 3_000, "cleanable_bytes": 1_000, "total_bytes": 4_000, "cleanable_ratio": 0.25, "eligible": False},
+    ]  # fmt: skip
+    for source in (rows, pandas.DataFrame(rows)):
+        fig = dirty_ratio_figure(source, min_cleanable_dirty_ratio=0.5)
+        bars = trace(fig, "dirty ratio")
+        assert (list(bars.x), list(bars.y), list(bars.marker.line.width)) == (["orders-0", "orders-1"], [0.25, 1.0], [0, 3])
+    with pytest.raises(ValueError, match=r"dirtiness rows lack columns \['clean_bytes'"):
+        dirty_ratio_figure([{k: v for k, v in rows[0].items() if k != "clean_bytes"}])
