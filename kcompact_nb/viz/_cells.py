@@ -4,7 +4,7 @@ there is room; gaps and empty batches drawn where records are missing."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import plotly.graph_objects as go
@@ -202,51 +202,36 @@ def _kind_keys(records: Sequence[RecordOutcome], yaxis: str) -> list[go.Bar]:
 
 def _holes(view: LayoutView, yaxis: str) -> list[go.Bar]:
     """Gaps left by compaction (hover: a fetch returns the next record) and empty batches."""
-    gaps = view.gaps
-    stored = [r.offset for r in view.records]
-    gap = go.Bar(
-        name=LABELS[GAP],
-        x=[(a + b - 1) / 2 for a, b in gaps],
-        width=[b - a for a, b in gaps],
-        y=[1] * len(gaps),
-        base=[0] * len(gaps),
-        marker={
-            "color": "#f4f5f7",
-            "line": {"color": COLORS[GAP], "width": 1},
-            "pattern": {"shape": "-", "fgcolor": COLORS[GAP], "size": 6, "solidity": 0.15},
-        },
-        hovertext=[_gap_text(a, b, stored, view.log_end_offset) for a, b in gaps],
-        hovertemplate="%{hovertext}<extra></extra>",
-        legendgroup=KIND_GROUP,
-        legendgrouptitle={"text": KIND_GROUP},
-        legendrank=210,
-        yaxis=yaxis,
-        xaxis="x",
-    )
-    empty = [b for b in view.batches if b.record_count == 0]
-    shell = go.Bar(
-        name=LABELS[EMPTY_BATCH],
-        x=[(b.base_offset + b.last_offset) / 2 for b in empty],
-        width=[b.last_offset - b.base_offset + CELL_WIDTH for b in empty],
-        y=[1] * len(empty),
-        base=[0] * len(empty),
-        marker={
-            "color": "rgba(0,0,0,0)",
-            "line": {"color": COLORS[EMPTY_BATCH], "width": 2},
-            "pattern": {"shape": "x", "fgcolor": COLORS[EMPTY_BATCH], "size": 8, "solidity": 0.15},
-        },
-        hovertext=[_empty_text(b) for b in empty],
-        hovertemplate="%{hovertext}<extra></extra>",
-        legendgroup=KIND_GROUP,
-        legendgrouptitle={"text": KIND_GROUP},
-        legendrank=220,
-        yaxis=yaxis,
-        xaxis="x",
-    )
-    return [gap, shell]
+    gaps = [(a, b - 1, _gap_text(a, b, view.log_end_offset)) for a, b in view.gaps]
+    empty = [(b.base_offset, b.last_offset, _empty_text(b)) for b in view.batches if b.record_count == 0]
+    gap_look = {
+        "color": "#f4f5f7",
+        "line": {"color": COLORS[GAP], "width": 1},
+        "pattern": {"shape": "-", "fgcolor": COLORS[GAP], "solidity": 0.15},
+    }
+    shell_look = {
+        "color": "rgba(0,0,0,0)",
+        "line": {"color": COLORS[EMPTY_BATCH], "width": 2},
+        "pattern": {"shape": "x", "fgcolor": COLORS[EMPTY_BATCH], "solidity": 0.15},
+    }
+    return [
+        _spans(LABELS[GAP], gaps, gap_look, 210, yaxis, inset=0.0),
+        _spans(LABELS[EMPTY_BATCH], empty, shell_look, 220, yaxis, inset=1 - CELL_WIDTH),
+    ]
 
 
-def _gap_text(start: int, end: int, stored: Sequence[int], log_end_offset: int) -> str:
+def _spans(
+    name: str, spans: Sequence[tuple[int, int, str]], marker: Mapping[str, object], rank: int, yaxis: str, *, inset: float
+) -> go.Bar:
+    """Bars over offset runs ``[first, last]`` on the records lane, each with its hover text."""
+    return go.Bar(
+        name=name, x=[(a + b) / 2 for a, b, _ in spans], width=[b - a + 1 - inset for a, b, _ in spans], y=[1] * len(spans),
+        base=[0] * len(spans), marker=dict(marker), hovertext=[t for _, _, t in spans], hovertemplate="%{hovertext}<extra></extra>",
+        legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP}, legendrank=rank, yaxis=yaxis, xaxis="x",
+    )  # fmt: skip
+
+
+def _gap_text(start: int, end: int, log_end_offset: int) -> str:
     where = f"offset {start:,}" if end - start == 1 else f"offsets {start:,}-{end - 1:,}"
     if end >= log_end_offset:
         return f"{where}: no record (removed by compaction); a fetch from {start:,} waits for new records"

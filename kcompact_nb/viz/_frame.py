@@ -145,19 +145,7 @@ def draw_header(
                 type="path", path=path, xref="x", yref="paper", line={"color": color, "width": 2}, name=part.name
             )
             y = line_y + (BRACKET_PX / 2 + label.row * LABEL_ROW_PX) / rows.plot_px
-            fig.add_annotation(
-                x=label.x,
-                y=y,
-                xref="x",
-                yref="paper",
-                text=label.text,
-                showarrow=False,
-                yanchor="bottom",
-                xanchor=label.anchor,
-                font={"color": color, "size": FONT_SIZE},
-                bgcolor="rgba(255,255,255,0.9)",
-                name=part.name,
-            )
+            _annotate(fig, label, y, color, FONT_SIZE, name=part.name)
     if lines:
         low = rows.span("lines")[0]
         bottom = rows.span(bottom_row)[0]
@@ -178,19 +166,15 @@ def draw_header(
                 line={"color": color, "width": 2, "dash": dash},
                 name=label.text,
             )
-            fig.add_annotation(
-                x=label.x,
-                y=y,
-                xref="x",
-                yref="paper",
-                text=label.text,
-                showarrow=False,
-                yanchor="bottom",
-                xanchor=label.anchor,
-                font={"color": color, "size": FONT_SIZE - 1},
-                bgcolor="rgba(255,255,255,0.85)",
-                name=label.text,
-            )
+            _annotate(fig, label, y, color, FONT_SIZE - 1, name=label.text)
+
+
+def _annotate(fig: go.Figure, label: Label, y: float, color: str, size: int, *, name: str) -> None:
+    """``label`` at its offset and paper height ``y``, on a white ground so lines behind it do not cross the text."""
+    fig.add_annotation(
+        x=label.x, y=y, xref="x", yref="paper", text=label.text, showarrow=False, yanchor="bottom", xanchor=label.anchor,
+        font={"color": color, "size": size}, bgcolor="rgba(255,255,255,0.9)", name=name,
+    )  # fmt: skip
 
 
 def segment_bars(
