@@ -14,7 +14,7 @@ from kcompact_nb.viz._rows import BucketRows, as_dicts
 
 BUCKET_LABELS = {
     "live": "latest of their key",
-    "superseded": "superseded: a pass over them removes them",
+    "superseded": "superseded: a later record of their key exists",
     "beyond": "superseded, beyond the cleanable range: kept",
     "tombstones": "tombstones (latest of their key)",
 }

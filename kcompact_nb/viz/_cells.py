@@ -221,7 +221,13 @@ def _holes(view: LayoutView, yaxis: str) -> list[go.Bar]:
 
 
 def _spans(
-    name: str, spans: Sequence[tuple[int, int, str]], marker: Mapping[str, object], rank: int, yaxis: str, *, inset: float
+    name: str,
+    spans: Sequence[tuple[int, int, str]],
+    marker: Mapping[str, object],
+    rank: int,
+    yaxis: str,
+    *,
+    inset: float,
 ) -> go.Bar:
     """Bars over offset runs ``[first, last]`` on the records lane, each with its hover text."""
     return go.Bar(

@@ -47,9 +47,6 @@ def dirty_ratio_figure(
             "opacity": [1.0 if ltc.eligible else 0.4 for ltc in considered],
             "line": {"width": [3 if ltc is chosen else 0 for ltc in considered], "color": COLORS[INK]},
         },
-        text=[f"{ltc.cleanable_ratio:.0%}" for ltc in considered],
-        textposition="inside",
-        insidetextanchor="end",
         hovertext=[_partition_hover(ltc, ltc is chosen) for ltc in considered],
         hovertemplate="%{hovertext}<extra></extra>",
     )
@@ -76,7 +73,14 @@ def dirty_ratio_figure(
         )
     fig.update_layout(
         yaxis={**RATIO_AXIS, "rangemode": "tozero"},
-        xaxis={"title": {"text": "partition"}},
+        xaxis={
+            "title": {"text": "partition"},
+            "tickmode": "array",
+            "tickvals": names,
+            "ticktext": [
+                f"{ltc.name}<br>{ltc.cleanable_ratio:.0%}" for ltc in considered
+            ],  # the value, clear of every mark
+        },
         legend={"orientation": "h", "y": -0.25},
     )
     subtitle = "solid: eligible (ratio above the minimum, or overdue per max.compaction.lag.ms); faded: not eligible"

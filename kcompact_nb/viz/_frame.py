@@ -29,6 +29,7 @@ from kcompact_nb.viz._palette import (
 )
 
 LABEL_ROW_PX = 18
+LINE_PX = 14
 BRACKET_PX = 8
 GAP_PX = 14
 
@@ -178,11 +179,14 @@ def _annotate(fig: go.Figure, label: Label, y: float, color: str, size: int, *, 
 
 
 def segment_bars(
-    segments: Sequence[SegmentRegion], *, px_per_unit: float, yaxis: str, max_bytes: int | None = None
+    segments: Sequence[SegmentRegion], *, px_per_unit: float, yaxis: str, bar_px: float, max_bytes: int | None = None
 ) -> list[go.Bar]:
-    """One bar per segment over the offsets it covers, as tall as its bytes, filled by its part of the log."""
+    """One bar per segment over the offsets it covers, as tall as its bytes (the largest ``bar_px`` high),
+    filled by its part of the log."""
     unit = size_unit(max(max_bytes or 0, *(s.size_bytes for s in segments), 1))
-    texts = dict(zip((s.base_offset for s in segments), segment_texts(segments, px_per_unit)))
+    largest = max(max_bytes or 0, *(s.size_bytes for s in segments), 1)
+    heights = [s.size_bytes / largest * bar_px for s in segments]
+    texts = dict(zip((s.base_offset for s in segments), segment_texts(segments, px_per_unit, heights)))
     traces = []
     for region in ("clean", "cleanable", "uncleanable", "active"):
         chosen = [s for s in segments if s.region == region]
@@ -218,11 +222,22 @@ def segment_axis_title(segments: Sequence[SegmentRegion], max_bytes: int | None 
     return f"segment size ({size_unit(max(max_bytes or 0, *(s.size_bytes for s in segments), 1)).name})"
 
 
-def segment_texts(segments: Sequence[SegmentRegion], px_per_unit: float) -> list[str]:
-    """Each segment's text: "segment N" and its size, or the size alone, the same for every segment wide
-    enough for a size at all (narrower ones stay blank), so that all segments read alike."""
-    wide = [s for s in segments if _fits(s, "size", px_per_unit)]
-    style = next((style for style in ("name", "size") if wide and all(_fits(s, style, px_per_unit) for s in wide)), "")
+def segment_texts(
+    segments: Sequence[SegmentRegion], px_per_unit: float, heights_px: Sequence[float] | None = None
+) -> list[str]:
+    """Each segment's text: "segment N" and its size, or the size alone, the same for every segment large
+    enough for a size at all (smaller ones stay blank), so that all segments read alike.
+
+    ``heights_px`` are the bars' heights when they vary (bytes); a text needs a line of height per line.
+    """
+    heights = list(heights_px) if heights_px is not None else [float("inf")] * len(segments)
+    room = {s.base_offset: h for s, h in zip(segments, heights)}
+
+    def fits(s: SegmentRegion, style: str) -> bool:
+        return _fits(s, style, px_per_unit) and room[s.base_offset] >= LINE_PX * (1 + (style == "name")) + 4
+
+    wide = [s for s in segments if fits(s, "size")]
+    style = next((style for style in ("name", "size") if wide and all(fits(s, style) for s in wide)), "")
     return [segment_text(s, style) if s in wide else "" for s in segments]
 
 

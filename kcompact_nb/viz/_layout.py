@@ -138,7 +138,9 @@ def _record_figure(
     rows.add("records", RECORDS_PX)
     fig = go.Figure()
     max_bytes = None if scale is None else scale.max_segment_bytes
-    fig.add_traces(segment_bars(view.segments, px_per_unit=px_per_unit, yaxis="y", max_bytes=max_bytes))
+    fig.add_traces(
+        segment_bars(view.segments, px_per_unit=px_per_unit, yaxis="y", bar_px=SEGMENTS_PX - 10, max_bytes=max_bytes)
+    )
     cartesian: list[tuple[str, str, dict[str, object]]] = [("segments", "y", _segments_axis(view.segments, max_bytes))]
     if batches:
         fig.add_trace(batch_bars(view.batches, px_per_unit=px_per_unit, yaxis="y2"))
@@ -226,7 +228,9 @@ def _bucket_figure(
     if regions:
         rows.add("segments", SEGMENTS_PX)
         rows.add("gap", GAP_PX)
-        fig.add_traces(segment_bars(regions, px_per_unit=px_per_unit, yaxis="y", max_bytes=max_bytes))
+        fig.add_traces(
+            segment_bars(regions, px_per_unit=px_per_unit, yaxis="y", bar_px=SEGMENTS_PX - 10, max_bytes=max_bytes)
+        )
         cartesian.append(("segments", "y", _segments_axis(regions, max_bytes)))
     rows.add("records", BUCKETS_PX)
     fig.add_traces(bucket_bars(columns, first_uncleanable=first_uncleanable, yaxis="y3"))

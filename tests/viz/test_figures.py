@@ -212,7 +212,7 @@ def test_a_large_log_is_drawn_from_buckets_with_its_segments_and_ranges():
     ltc = log_to_clean(log, now_ms=0)
     segments = [t for t in fig.data if t.name in (LABELS["cleanable"], LABELS["active"])]
     assert sum(len(t.x) for t in segments) == len(log.segments)
-    superseded = trace(fig, "superseded: a pass over them removes them")
+    superseded = trace(fig, "superseded: a later record of their key exists")
     beyond = [t for t in fig.data if t.name == "superseded, beyond the cleanable range: kept"]
     assert sum(superseded.y) + sum(sum(t.y) for t in beyond) == 290
     assert f"first uncleanable offset {ltc.first_uncleanable_offset}" in annotation_texts(fig)
@@ -234,7 +234,7 @@ def test_bucket_rows_with_segments_and_ranges_from_tables():
             if t.legendgroup != "segments" and t.type == "bar" and t.yaxis == "y3"
         ] == [
             ("latest of their key", [0, 0, 1]),
-            ("superseded: a pass over them removes them", [4, 4, 0]),
+            ("superseded: a later record of their key exists", [4, 4, 0]),
             ("superseded, beyond the cleanable range: kept", [0, 0, 2]),
             ("tombstones (latest of their key)", [0, 0, 1]),
         ]
