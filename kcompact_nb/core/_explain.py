@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from kcompact_nb.core._config_keys import LONG_MAX
 from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean, non_active_segments_from
+from kcompact_nb.core._units import format_bytes, format_duration_ms, format_instant_ms
 
 
 @dataclass(frozen=True)
@@ -24,8 +25,11 @@ class TombstoneFate:
                 f"tombstone {key!r} at offset {self.offset}: not stamped yet; the next pass that rewrites it "
                 "stamps its delete horizon (pass time + delete.retention.ms)"
             )
-        when = "now" if self.horizon_ms <= now_ms else f"at {self.horizon_ms} ms"
-        return f"tombstone {key!r} at offset {self.offset}: removable by the first pass {when} or later (horizon {self.horizon_ms} ms)"
+        horizon = format_instant_ms(self.horizon_ms)
+        if self.horizon_ms <= now_ms:
+            return f"tombstone {key!r} at offset {self.offset}: removable by the next pass over it (delete horizon {horizon} has passed)"
+        wait = format_duration_ms(self.horizon_ms - now_ms, max_units=2)
+        return f"tombstone {key!r} at offset {self.offset}: removable by the first pass from {horizon} on (delete horizon, in {wait})"
 
 
 @dataclass(frozen=True)
@@ -40,12 +44,13 @@ class Explanation:
 
     def lines(self) -> list[str]:
         ltc = self.log_to_clean
+        fd, fu = ltc.first_dirty_offset, ltc.first_uncleanable_offset
         lines = [
-            f"{ltc.name} at {self.now_ms} ms:",
-            f"  clean: offsets below {ltc.first_dirty_offset} ({ltc.clean_bytes} bytes)",
-            f"  cleanable: [{ltc.first_dirty_offset}, {ltc.first_uncleanable_offset}) ({ltc.cleanable_bytes} bytes)",
-            f"  uncleanable from {ltc.first_uncleanable_offset}: {self.uncleanable_reason}",
-            f"  dirty ratio {ltc.cleanable_ratio:.4f} vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio}",
+            f"{ltc.name} at {format_instant_ms(self.now_ms)}:",
+            f"  log tail (cleaned): offsets below the cleaner point {fd:,}, {format_bytes(ltc.clean_bytes, exact=False)}",
+            f"  log head, cleanable: [{fd:,}, {fu:,}), {format_bytes(ltc.cleanable_bytes, exact=False)}",
+            f"  log head, uncleanable from {fu:,}: {self.uncleanable_reason}",
+            f"  dirty ratio {ltc.cleanable_ratio:.4f} vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio:g}",
             "  " + _eligibility(ltc, self.eligible_at_ms, self.now_ms),
         ]
         if ltc.checkpoint_reset:
@@ -91,7 +96,8 @@ def _eligibility(ltc: LogToClean, eligible_at_ms: int | None, now_ms: int) -> st
         why = "overdue per max.compaction.lag.ms" if ltc.needs_compaction_now and ltc.cleanable_ratio <= ltc.min_cleanable_dirty_ratio else "its dirty ratio is above the minimum"
         return f"eligible now: {why}"
     if eligible_at_ms is not None:
-        return f"not eligible now; eligible at {eligible_at_ms} ms if nothing else is produced"
+        wait = format_duration_ms(eligible_at_ms - now_ms, max_units=2)
+        return f"not eligible now; eligible at {format_instant_ms(eligible_at_ms)} (in {wait}) if nothing else is produced"
     if ltc.cleanable_bytes == 0:
         return "not eligible: nothing is cleanable, and without new appends the active segment never rolls, so never"
     return "not eligible: the dirty ratio is not above the minimum, and without new appends it never will be"
@@ -105,8 +111,9 @@ def _uncleanable_reason(log: PartitionLog, ltc: LogToClean, now_ms: int) -> str:
     lag = log.config.min_compaction_lag_ms
     young = [s for s in non_active_segments_from(log, ltc.first_dirty_offset) if s.largest_timestamp > now_ms - lag]
     if lag > 0 and young and young[0].base_offset == fu:
+        age = format_duration_ms(now_ms - young[0].largest_timestamp, max_units=2)
         return (
-            f"segment {fu} is younger than min.compaction.lag.ms "
-            f"(largest timestamp {young[0].largest_timestamp} ms > {now_ms} - {lag})"
+            f"segment {fu} is younger than min.compaction.lag.ms ({format_duration_ms(lag, max_units=2)}): "
+            f"its newest record, at {format_instant_ms(young[0].largest_timestamp)}, is {age} old"
         )
     return "the active segment, never cleaned (it rolls only when records are appended)"

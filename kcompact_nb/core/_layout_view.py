@@ -105,7 +105,9 @@ def layout_view(
         log_to_clean=ltc,
         pass_end_offset=upcoming.end_offset,
         segments=tuple(segments),
-        batches=tuple(_span(b, states.get(b.base_offset)) for b in log.batches() if b.last_offset >= log.log_start_offset),
+        batches=tuple(
+            _span(b, states.get(b.base_offset)) for b in log.batches() if b.last_offset >= log.log_start_offset
+        ),
         records=upcoming.records,
         gaps=tuple(offset_gaps(offsets, log.log_start_offset, log.log_end_offset)),
         parts=tuple(log_parts(log.log_start_offset, segments, ltc.first_dirty_offset, ltc.first_uncleanable_offset)),

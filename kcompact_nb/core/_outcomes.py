@@ -166,7 +166,16 @@ class _Context:
         outcome, reason = self._judge(batch, record, kind, newer)
         marker = _marker_name(record) if kind is RecordKind.MARKER else None
         return RecordOutcome(
-            record.offset, record.key, record.value, record.timestamp, batch.base_offset, kind, outcome, reason, newer, marker
+            record.offset,
+            record.key,
+            record.value,
+            record.timestamp,
+            batch.base_offset,
+            kind,
+            outcome,
+            reason,
+            newer,
+            marker,
         )
 
     def _newer_offset(self, batch: RecordBatch, record: Record) -> int | None:
@@ -186,7 +195,10 @@ class _Context:
         if record.offset >= self.end_offset and (newer is not None or kind is RecordKind.ABORTED):
             return Outcome.BEYOND, self._beyond(record.offset)
         if newer is not None:
-            return Outcome.NEWER_BEYOND, f"superseded by offset {newer}, which the pass does not map ({self._beyond(newer)})"
+            return (
+                Outcome.NEWER_BEYOND,
+                f"superseded by offset {newer}, which the pass does not map ({self._beyond(newer)})",
+            )
         if kind is RecordKind.TOMBSTONE:
             return self._tombstone_kept(batch, record.offset)
         return Outcome.KEPT, "the latest record of its key" if record.key is not None else "a record without a key"
@@ -223,11 +235,20 @@ class _Context:
     def _tombstone_kept(self, batch: RecordBatch, offset: int) -> tuple[Outcome, str]:
         horizon = batch.delete_horizon_ms
         if not self.log.broker.version.has_batch_delete_horizon:
-            return Outcome.WAITING, "kept while its segment is newer than the log tail's last modification minus delete.retention.ms (before Kafka 3.1)"
+            return (
+                Outcome.WAITING,
+                "kept while its segment is newer than the log tail's last modification minus delete.retention.ms (before Kafka 3.1)",
+            )
         if horizon is not None and horizon <= self.now_ms:
-            return Outcome.DUE, f"delete horizon {format_instant_ms(horizon)} has passed; no pass reaches it now ({self._beyond(offset)})"
+            return (
+                Outcome.DUE,
+                f"delete horizon {format_instant_ms(horizon)} has passed; no pass reaches it now ({self._beyond(offset)})",
+            )
         if horizon is not None:
-            return Outcome.WAITING, f"delete horizon {format_instant_ms(horizon)}, {format_duration_ms(horizon - self.now_ms, max_units=2)} from now"
+            return (
+                Outcome.WAITING,
+                f"delete horizon {format_instant_ms(horizon)}, {format_duration_ms(horizon - self.now_ms, max_units=2)} from now",
+            )
         if offset >= self.end_offset:
             return Outcome.WAITING, f"not stamped yet: {self._beyond(offset)}"
         retention = format_duration_ms(self.log.config.delete_retention_ms)

@@ -35,7 +35,11 @@ def segment_regions(log: PartitionLog, *, now_ms: int) -> tuple[LogToClean, list
 
 
 def regions_of(
-    bases: Sequence[int], sizes: Sequence[int], log_end_offset: int, first_dirty_offset: int, first_uncleanable_offset: int
+    bases: Sequence[int],
+    sizes: Sequence[int],
+    log_end_offset: int,
+    first_dirty_offset: int,
+    first_uncleanable_offset: int,
 ) -> list[SegmentRegion]:
     """Segments given by base offsets (ascending, the last one active) and bytes, with their regions.
 

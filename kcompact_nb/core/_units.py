@@ -200,7 +200,7 @@ def parse_time_ms(text: str | int, *, field: str | None = None) -> int:
     if plain is not None:
         return plain
     try:
-        moment = datetime.fromisoformat(words.upper().replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(words.upper())
     except ValueError:
         hint = 'use ISO 8601, e.g. "2023-11-14T22:13:20Z", or milliseconds since the epoch'
         raise UnitError(_what(field, text, "a time", hint)) from None

@@ -60,7 +60,7 @@ class TimeAxis(NamedTuple):
     ms_per_unit: int
     wall_clock: bool
 
-    def x(self, ms: int | float) -> float:
+    def x(self, ms: float) -> float:
         return float(ms) if self.wall_clock else ms / self.ms_per_unit
 
     def layout(self, *, title: str = "time") -> dict[str, Any]:

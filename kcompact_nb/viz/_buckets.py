@@ -7,13 +7,14 @@ from typing import Any
 import numpy
 import plotly.graph_objects as go
 
+from kcompact_nb.core import LogToClean
 from kcompact_nb.viz._cells import OUTCOME_GROUP
 from kcompact_nb.viz._palette import BEYOND, COLORS, KEPT, SUPERSEDED, WAITING
 from kcompact_nb.viz._rows import BucketRows, as_dicts
 
 BUCKET_LABELS = {
     "live": "latest of their key",
-    "superseded": "superseded: a pass over them removes them",
+    "superseded": "superseded: a later record of their key exists",
     "beyond": "superseded, beyond the cleanable range: kept",
     "tombstones": "tombstones (latest of their key)",
 }
@@ -40,11 +41,20 @@ def bucket_bars(columns: dict[str, numpy.ndarray], *, first_uncleanable: int | N
             continue
         bars.append(
             go.Bar(
-                name=BUCKET_LABELS[name], x=middle, width=width, y=counts, marker={"color": color, "line": {"width": 0}},
-                customdata=numpy.column_stack([starts, ends - 1]), legendgroup=OUTCOME_GROUP, yaxis=yaxis, xaxis="x",
+                name=BUCKET_LABELS[name],
+                x=middle,
+                width=width,
+                y=counts,
+                marker={"color": color, "line": {"width": 0}},
+                customdata=numpy.column_stack([starts, ends - 1]),
+                legendgroup=OUTCOME_GROUP,
+                yaxis=yaxis,
+                xaxis="x",
                 legendgrouptitle={"text": "records per bucket"},
-                hovertemplate="offsets %{customdata[0]:,}-%{customdata[1]:,}: %{y:,} " + BUCKET_LABELS[name] + "<extra></extra>",
-            )  # fmt: skip
+                hovertemplate="offsets %{customdata[0]:,}-%{customdata[1]:,}: %{y:,} "
+                + BUCKET_LABELS[name]
+                + "<extra></extra>",
+            )
         )
     return bars
 
@@ -64,8 +74,8 @@ def segments_of(rows: BucketRows) -> tuple[list[int], list[int]]:
 
 def ranges_of(ranges: Any) -> tuple[int, int]:
     """``(first_dirty_offset, first_uncleanable_offset)`` of a ``LogToClean``, a mapping, a row or a one-row table."""
-    if hasattr(ranges, "first_dirty_offset") and not hasattr(ranges, "to_dict"):
-        return int(ranges.first_dirty_offset), int(ranges.first_uncleanable_offset)
+    if isinstance(ranges, LogToClean):
+        return ranges.first_dirty_offset, ranges.first_uncleanable_offset
     records = as_dicts(ranges if hasattr(ranges, "to_dict") or isinstance(ranges, list) else [ranges])
     if len(records) != 1:
         raise ValueError(f"ranges must describe one partition, got {len(records)} rows; filter to the partition drawn")
@@ -74,5 +84,3 @@ def ranges_of(ranges: Any) -> tuple[int, int]:
     if missing:
         raise ValueError(f"ranges lack columns {missing}; present: {sorted(row)}")
     return int(row["first_dirty_offset"]), int(row["first_uncleanable_offset"])
-
-

@@ -4,7 +4,7 @@ there is room; gaps and empty batches drawn where records are missing."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import plotly.graph_objects as go
@@ -14,10 +14,10 @@ from kcompact_nb.viz._figure import FONT_SIZE
 from kcompact_nb.viz._labels import CHAR_PX
 from kcompact_nb.viz._palette import (
     ABORTED,
-    INK,
     COLORS,
     EMPTY_BATCH,
     GAP,
+    INK,
     LABELS,
     MARKER,
     OUTCOMES,
@@ -32,7 +32,9 @@ KIND_GROUP = "what the record is"
 OUTCOME_GROUP = "what the next pass does"
 
 
-def record_cells(view: LayoutView, *, px_per_unit: float, yaxis: str, lane_px: float, color_by: str = "fate") -> list[go.Bar]:
+def record_cells(
+    view: LayoutView, *, px_per_unit: float, yaxis: str, lane_px: float, color_by: str = "fate"
+) -> list[go.Bar]:
     """Gaps and empty batches, then the records (one trace per outcome, or by key), then kind overlays."""
     traces: list[go.Bar] = [*_holes(view, yaxis), *_kind_keys(view.records, yaxis)]
     text = CellText(px_per_unit, lane_px, upright(view.records, px_per_unit, lane_px))
@@ -79,20 +81,36 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
     styles = [KIND_STYLES.get(r.kind, {}) for r in records]
     marker = {
         "color": list(colors),
-        "line": {"color": [s.get("line_color", "white") for s in styles], "width": [s.get("line_width", 1) for s in styles]},
-        "pattern": {"shape": [s.get("pattern", "") for s in styles], "fgcolor": [s.get("fgcolor", "#111111") for s in styles],
-                    "size": 8, "solidity": 0.22},
-    }  # fmt: skip
+        "line": {
+            "color": [s.get("line_color", "white") for s in styles],
+            "width": [s.get("line_width", 1) for s in styles],
+        },
+        "pattern": {
+            "shape": [s.get("pattern", "") for s in styles],
+            "fgcolor": [s.get("fgcolor", "#111111") for s in styles],
+            "size": 8,
+            "solidity": 0.22,
+        },
+    }
     return go.Bar(
-        name=name, x=[r.offset for r in records], y=[1] * len(records), base=[0] * len(records), width=CELL_WIDTH,
+        name=name,
+        x=[r.offset for r in records],
+        y=[1] * len(records),
+        base=[0] * len(records),
+        width=CELL_WIDTH,
         marker=marker,
-        text=[text(r) for r in records], textposition="inside", insidetextanchor="middle",
-        textangle=-90 if text.upright else 0, constraintext="none", textfont={"size": FONT_SIZE - 2, "color": [text_color(c) for c in colors]},
+        text=[text(r) for r in records],
+        textposition="inside",
+        insidetextanchor="middle",
+        textangle=-90 if text.upright else 0,
+        constraintext="none",
+        textfont={"size": FONT_SIZE - 2, "color": [text_color(c) for c in colors]},
         hovertext=[_key(r) for r in records],
         customdata=[[_value(r), r.outcome.value, r.reason] for r in records],
         hovertemplate="offset %{x}: key %{hovertext}, value %{customdata[0]}<br>%{customdata[1]}: %{customdata[2]}<extra></extra>",
-        yaxis=yaxis, xaxis="x",
-    )  # fmt: skip
+        yaxis=yaxis,
+        xaxis="x",
+    )
 
 
 class CellText(NamedTuple):
@@ -165,38 +183,61 @@ def _kind_keys(records: Sequence[RecordOutcome], yaxis: str) -> list[go.Bar]:
         }
         keys.append(
             go.Bar(
-                name=LABELS[KIND_NAMES[kind]], x=chosen, y=[1] * len(chosen), base=[0] * len(chosen), width=CELL_WIDTH,
-                marker=marker, hoverinfo="skip", legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP},
-                legendrank=200 + index, yaxis=yaxis, xaxis="x",
-            )  # fmt: skip
+                name=LABELS[KIND_NAMES[kind]],
+                x=chosen,
+                y=[1] * len(chosen),
+                base=[0] * len(chosen),
+                width=CELL_WIDTH,
+                marker=marker,
+                hoverinfo="skip",
+                legendgroup=KIND_GROUP,
+                legendgrouptitle={"text": KIND_GROUP},
+                legendrank=200 + index,
+                yaxis=yaxis,
+                xaxis="x",
+            )
         )
     return keys
 
 
 def _holes(view: LayoutView, yaxis: str) -> list[go.Bar]:
     """Gaps left by compaction (hover: a fetch returns the next record) and empty batches."""
-    gaps = view.gaps
-    stored = [r.offset for r in view.records]
-    gap = go.Bar(
-        name=LABELS[GAP], x=[(a + b - 1) / 2 for a, b in gaps], width=[b - a for a, b in gaps], y=[1] * len(gaps),
-        base=[0] * len(gaps), marker={"color": "#f4f5f7", "line": {"color": COLORS[GAP], "width": 1},
-                                       "pattern": {"shape": "-", "fgcolor": COLORS[GAP], "size": 6, "solidity": 0.15}},
-        hovertext=[_gap_text(a, b, stored, view.log_end_offset) for a, b in gaps], hovertemplate="%{hovertext}<extra></extra>",
-        legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP}, legendrank=210, yaxis=yaxis, xaxis="x",
-    )  # fmt: skip
-    empty = [b for b in view.batches if b.record_count == 0]
-    shell = go.Bar(
-        name=LABELS[EMPTY_BATCH], x=[(b.base_offset + b.last_offset) / 2 for b in empty],
-        width=[b.last_offset - b.base_offset + CELL_WIDTH for b in empty], y=[1] * len(empty), base=[0] * len(empty),
-        marker={"color": "rgba(0,0,0,0)", "line": {"color": COLORS[EMPTY_BATCH], "width": 2},
-                "pattern": {"shape": "x", "fgcolor": COLORS[EMPTY_BATCH], "size": 8, "solidity": 0.15}},
-        hovertext=[_empty_text(b) for b in empty], hovertemplate="%{hovertext}<extra></extra>",
-        legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP}, legendrank=220, yaxis=yaxis, xaxis="x",
-    )  # fmt: skip
-    return [gap, shell]
+    gaps = [(a, b - 1, _gap_text(a, b, view.log_end_offset)) for a, b in view.gaps]
+    empty = [(b.base_offset, b.last_offset, _empty_text(b)) for b in view.batches if b.record_count == 0]
+    gap_look = {
+        "color": "#f4f5f7",
+        "line": {"color": COLORS[GAP], "width": 1},
+        "pattern": {"shape": "-", "fgcolor": COLORS[GAP], "solidity": 0.15},
+    }
+    shell_look = {
+        "color": "rgba(0,0,0,0)",
+        "line": {"color": COLORS[EMPTY_BATCH], "width": 2},
+        "pattern": {"shape": "x", "fgcolor": COLORS[EMPTY_BATCH], "solidity": 0.15},
+    }
+    return [
+        _spans(LABELS[GAP], gaps, gap_look, 210, yaxis, inset=0.0),
+        _spans(LABELS[EMPTY_BATCH], empty, shell_look, 220, yaxis, inset=1 - CELL_WIDTH),
+    ]
 
 
-def _gap_text(start: int, end: int, stored: Sequence[int], log_end_offset: int) -> str:
+def _spans(
+    name: str,
+    spans: Sequence[tuple[int, int, str]],
+    marker: Mapping[str, object],
+    rank: int,
+    yaxis: str,
+    *,
+    inset: float,
+) -> go.Bar:
+    """Bars over offset runs ``[first, last]`` on the records lane, each with its hover text."""
+    return go.Bar(
+        name=name, x=[(a + b) / 2 for a, b, _ in spans], width=[b - a + 1 - inset for a, b, _ in spans], y=[1] * len(spans),
+        base=[0] * len(spans), marker=dict(marker), hovertext=[t for _, _, t in spans], hovertemplate="%{hovertext}<extra></extra>",
+        legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP}, legendrank=rank, yaxis=yaxis, xaxis="x",
+    )  # fmt: skip
+
+
+def _gap_text(start: int, end: int, log_end_offset: int) -> str:
     where = f"offset {start:,}" if end - start == 1 else f"offsets {start:,}-{end - 1:,}"
     if end >= log_end_offset:
         return f"{where}: no record (removed by compaction); a fetch from {start:,} waits for new records"
@@ -204,7 +245,11 @@ def _gap_text(start: int, end: int, stored: Sequence[int], log_end_offset: int) 
 
 
 def _empty_text(batch: BatchSpan) -> str:
-    where = f"offset {batch.base_offset:,}" if batch.base_offset == batch.last_offset else f"offsets {batch.base_offset:,}-{batch.last_offset:,}"
+    where = (
+        f"offset {batch.base_offset:,}"
+        if batch.base_offset == batch.last_offset
+        else f"offsets {batch.base_offset:,}-{batch.last_offset:,}"
+    )
     return (
         f"empty batch at {where}: its records are gone, its {format_bytes(batch.size_bytes)} header stays "
         f"(the last batch of producer {batch.producer_id} keeps its state)"
@@ -214,16 +259,33 @@ def _empty_text(batch: BatchSpan) -> str:
 def batch_bars(batches: Sequence[BatchSpan], *, px_per_unit: float, yaxis: str, lane_px: float = 26) -> go.Bar:
     """One cell per batch over its offsets: its transaction state and bytes written in when there is room."""
     return go.Bar(
-        name="batches", x=[(b.base_offset + b.last_offset) / 2 for b in batches],
-        width=[b.last_offset - b.base_offset + CELL_WIDTH for b in batches], y=[1] * len(batches), base=[0] * len(batches),
-        marker={"color": ["#e9ecef" if not b.is_control else "#d5d9de" for b in batches], "line": {"color": "#8a8f96", "width": 1},
-                "pattern": {"shape": ["/" if b.transaction == "aborted" else "" for b in batches], "fgcolor": "#b8bec6",
-                            "size": 8, "solidity": 0.15}},
-        text=[batch_text(b, px_per_unit, lane_px) for b in batches], textposition="inside", insidetextanchor="middle", textangle=0,
-        constraintext="none", textfont={"size": FONT_SIZE - 2, "color": "#1f2933"},
-        hovertext=[_batch_hover(b) for b in batches], hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
-        yaxis=yaxis, xaxis="x",
-    )  # fmt: skip
+        name="batches",
+        x=[(b.base_offset + b.last_offset) / 2 for b in batches],
+        width=[b.last_offset - b.base_offset + CELL_WIDTH for b in batches],
+        y=[1] * len(batches),
+        base=[0] * len(batches),
+        marker={
+            "color": ["#e9ecef" if not b.is_control else "#d5d9de" for b in batches],
+            "line": {"color": "#8a8f96", "width": 1},
+            "pattern": {
+                "shape": ["/" if b.transaction == "aborted" else "" for b in batches],
+                "fgcolor": "#b8bec6",
+                "size": 8,
+                "solidity": 0.15,
+            },
+        },
+        text=[batch_text(b, px_per_unit, lane_px) for b in batches],
+        textposition="inside",
+        insidetextanchor="middle",
+        textangle=0,
+        constraintext="none",
+        textfont={"size": FONT_SIZE - 2, "color": "#1f2933"},
+        hovertext=[_batch_hover(b) for b in batches],
+        hovertemplate="%{hovertext}<extra></extra>",
+        showlegend=False,
+        yaxis=yaxis,
+        xaxis="x",
+    )
 
 
 def batch_text(batch: BatchSpan, px_per_unit: float, lane_px: float) -> str:

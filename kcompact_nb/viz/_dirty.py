@@ -4,6 +4,7 @@ time with passes, rolls and ``max.compaction.lag.ms`` deadlines (spec 4-5)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import plotly.graph_objects as go
@@ -12,40 +13,112 @@ from kcompact_nb.core import DirtinessPoint, LogToClean, filthiest, format_bytes
 from kcompact_nb.viz._axes import TimeAxis, time_axis
 from kcompact_nb.viz._figure import FONT_SIZE, finish
 from kcompact_nb.viz._palette import COLORS, DEADLINE, DIRTY_RATIO, DUPLICATES, INK, LABELS, MIN_RATIO, PASS, ROLL
+from kcompact_nb.viz._rows import as_dicts
 
-RATIO_AXIS: dict[str, Any] = {"title": {"text": LABELS[DIRTY_RATIO]}, "autorangeoptions": {"include": [0, 1]}, "tickformat": ".0%"}
+RATIO_AXIS: dict[str, Any] = {
+    "title": {"text": LABELS[DIRTY_RATIO]},
+    "autorangeoptions": {"include": [0, 1]},
+    "tickformat": ".0%",
+}
 """The dirty ratio's y axis: always shows 0 to 1 and grows to fit anything beyond (never a fixed range)."""
 
 
-def dirty_ratio_figure(considered: Sequence[LogToClean], *, title: str | None = None) -> go.Figure:
+def dirty_ratio_figure(
+    considered: Sequence[LogToClean] | Any, *, min_cleanable_dirty_ratio: float = 0.5, title: str | None = None
+) -> go.Figure:
     """Each partition's dirty ratio (``cleanable_bytes / total_bytes``) as a bar, its
     ``min.cleanable.dirty.ratio`` as a tick, eligible partitions solid, and the filthiest eligible one
-    outlined and named: the one the cleaner picks next (``grabFilthiestCompactedLog``)."""
+    outlined and named: the one the cleaner picks next (``grabFilthiestCompactedLog``).
+
+    ``considered`` is a sequence of :class:`LogToClean`, or rows of a dirtiness table (Spark's
+    ``dirtiness``: dicts or a DataFrame with ``topic``, ``partition``, ``first_dirty_offset``,
+    ``first_uncleanable_offset``, ``clean_bytes``, ``cleanable_bytes``), whose partitions are compared
+    against ``min_cleanable_dirty_ratio``.
+    """
+    considered = log_to_clean_rows(considered, min_cleanable_dirty_ratio=min_cleanable_dirty_ratio)
     chosen = filthiest(considered)
     names = [ltc.name for ltc in considered]
     bars = go.Bar(
-        name=LABELS[DIRTY_RATIO], x=names, y=[ltc.cleanable_ratio for ltc in considered],
+        name=LABELS[DIRTY_RATIO],
+        x=names,
+        y=[ltc.cleanable_ratio for ltc in considered],
         marker={
-            "color": COLORS[DIRTY_RATIO], "opacity": [1.0 if ltc.eligible else 0.4 for ltc in considered],
+            "color": COLORS[DIRTY_RATIO],
+            "opacity": [1.0 if ltc.eligible else 0.4 for ltc in considered],
             "line": {"width": [3 if ltc is chosen else 0 for ltc in considered], "color": COLORS[INK]},
         },
-        text=[f"{ltc.cleanable_ratio:.0%}" for ltc in considered], textposition="inside", insidetextanchor="end",
-        hovertext=[_partition_hover(ltc, ltc is chosen) for ltc in considered], hovertemplate="%{hovertext}<extra></extra>",
-    )  # fmt: skip
+        hovertext=[_partition_hover(ltc, ltc is chosen) for ltc in considered],
+        hovertemplate="%{hovertext}<extra></extra>",
+    )
     minimum = go.Scatter(
-        name=LABELS[MIN_RATIO], x=names, y=[ltc.min_cleanable_dirty_ratio for ltc in considered], mode="markers",
+        name=LABELS[MIN_RATIO],
+        x=names,
+        y=[ltc.min_cleanable_dirty_ratio for ltc in considered],
+        mode="markers",
         marker={"symbol": "line-ew-open", "size": 44, "line": {"width": 3, "color": COLORS[MIN_RATIO]}},
         hovertemplate="%{x}: min.cleanable.dirty.ratio %{y}<extra></extra>",
-    )  # fmt: skip
+    )
     fig = go.Figure([bars, minimum])
     if chosen is not None:
         fig.add_annotation(
-            x=chosen.name, y=max(chosen.cleanable_ratio, chosen.min_cleanable_dirty_ratio), text="<b>filthiest</b>: cleaned next",
-            showarrow=True, arrowhead=2, ax=0, ay=-34, yanchor="bottom", font={"size": FONT_SIZE},
-        )  # fmt: skip
-    fig.update_layout(yaxis={**RATIO_AXIS, "rangemode": "tozero"}, xaxis={"title": {"text": "partition"}}, legend={"orientation": "h", "y": -0.25})
+            x=chosen.name,
+            y=max(chosen.cleanable_ratio, chosen.min_cleanable_dirty_ratio),
+            text="<b>filthiest</b>: cleaned next",
+            showarrow=True,
+            arrowhead=2,
+            ax=0,
+            ay=-34,
+            yanchor="bottom",
+            font={"size": FONT_SIZE},
+        )
+    fig.update_layout(
+        yaxis={**RATIO_AXIS, "rangemode": "tozero"},
+        xaxis={
+            "title": {"text": "partition"},
+            "tickmode": "array",
+            "tickvals": names,
+            "ticktext": [
+                f"{ltc.name}<br>{ltc.cleanable_ratio:.0%}" for ltc in considered
+            ],  # the value, clear of every mark
+        },
+        legend={"orientation": "h", "y": -0.25},
+    )
     subtitle = "solid: eligible (ratio above the minimum, or overdue per max.compaction.lag.ms); faded: not eligible"
     return finish(fig, title=title or "Dirty ratio per partition", subtitle=subtitle, height=440, top=110, bottom=110)
+
+
+DIRTINESS_COLUMNS = (
+    "topic",
+    "partition",
+    "first_dirty_offset",
+    "first_uncleanable_offset",
+    "clean_bytes",
+    "cleanable_bytes",
+)
+
+
+def log_to_clean_rows(rows: Sequence[LogToClean] | Any, *, min_cleanable_dirty_ratio: float) -> list[LogToClean]:
+    """``rows`` as :class:`LogToClean` values (dirtiness table rows get ``min_cleanable_dirty_ratio``), by partition."""
+    if isinstance(rows, (list, tuple)) and all(isinstance(r, LogToClean) for r in rows):
+        return list(rows)
+    records = as_dicts(rows)
+    missing = [c for c in DIRTINESS_COLUMNS if records and c not in records[0]]
+    if missing:
+        raise ValueError(f"dirtiness rows lack columns {missing}; present: {sorted(records[0])}")
+    values = [
+        LogToClean(
+            topic=str(r["topic"]),
+            partition=int(r["partition"]),
+            first_dirty_offset=int(r["first_dirty_offset"]),
+            first_uncleanable_offset=int(r["first_uncleanable_offset"]),
+            clean_bytes=int(r["clean_bytes"]),
+            cleanable_bytes=int(r["cleanable_bytes"]),
+            compaction_delay_ms=0,
+            min_cleanable_dirty_ratio=min_cleanable_dirty_ratio,
+        )
+        for r in records
+    ]
+    return sorted(values, key=lambda ltc: (ltc.topic, ltc.partition))
 
 
 def _partition_hover(ltc: LogToClean, chosen: bool) -> str:
@@ -57,7 +130,9 @@ def _partition_hover(ltc: LogToClean, chosen: bool) -> str:
     )
 
 
-def dirty_ratio_timeline_figure(points: Sequence[DirtinessPoint], *, by: str = "time", title: str | None = None) -> go.Figure:
+def dirty_ratio_timeline_figure(
+    points: Sequence[DirtinessPoint], *, by: str = "time", title: str | None = None
+) -> go.Figure:
     """The dirty ratio after each step with ``min.cleanable.dirty.ratio``, passes, rolls and the
     ``max.compaction.lag.ms`` deadlines; ``by`` is ``"time"`` (hours or days, by the span) or ``"frame"``."""
     axis = time_axis([p.now_ms for p in points]) if by == "time" else None
@@ -84,32 +159,57 @@ def ratio_traces(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, leg
     when = [_when(p, axis) for p in points]
     traces = [
         go.Scatter(
-            name=LABELS[DIRTY_RATIO], x=x, y=[p.cleanable_ratio for p in points], mode="lines", line_shape="hv",
-            line={"color": COLORS[DIRTY_RATIO], "width": 2.5}, showlegend=legend, legendgroup=DIRTY_RATIO,
-            hovertext=when, hovertemplate="%{hovertext}: dirty ratio %{y:.1%}<extra></extra>",
+            name=LABELS[DIRTY_RATIO],
+            x=x,
+            y=[p.cleanable_ratio for p in points],
+            mode="lines",
+            line_shape="hv",
+            line={"color": COLORS[DIRTY_RATIO], "width": 2.5},
+            showlegend=legend,
+            legendgroup=DIRTY_RATIO,
+            hovertext=when,
+            hovertemplate="%{hovertext}: dirty ratio %{y:.1%}<extra></extra>",
         ),
         go.Scatter(
-            name=LABELS[MIN_RATIO], x=x, y=[p.min_cleanable_dirty_ratio for p in points], mode="lines",
-            line={"dash": "dash", "color": COLORS[MIN_RATIO], "width": 1.5}, showlegend=legend, legendgroup=MIN_RATIO,
+            name=LABELS[MIN_RATIO],
+            x=x,
+            y=[p.min_cleanable_dirty_ratio for p in points],
+            mode="lines",
+            line={"dash": "dash", "color": COLORS[MIN_RATIO], "width": 1.5},
+            showlegend=legend,
+            legendgroup=MIN_RATIO,
             hoverinfo="skip",
         ),
-    ]  # fmt: skip
+    ]
     passes = _pass_marks(points, axis)
     rolls = [(xi, 0.0, w) for xi, p, w in zip(x, points, when) if p.rolled]  # on the baseline: a roll has no ratio
-    traces += [m for m in (_events(PASS, passes, "triangle-down", legend), _events(ROLL, rolls, "line-ns-open", legend)) if m is not None]
+    traces += [
+        m
+        for m in (_events(PASS, passes, "triangle-down", legend), _events(ROLL, rolls, "line-ns-open", legend))
+        if m is not None
+    ]
     return traces
 
 
 def duplicates_trace(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, legend: bool = True) -> go.Scatter:
     """Superseded records still stored, after each step."""
     return go.Scatter(
-        name=LABELS[DUPLICATES], x=x_of(points, axis), y=[p.duplicates for p in points], mode="lines", line_shape="hv",
-        line={"color": COLORS[DUPLICATES], "width": 2}, showlegend=legend, legendgroup=DUPLICATES,
-        hovertext=[_when(p, axis) for p in points], hovertemplate="%{hovertext}: %{y} superseded records stored<extra></extra>",
-    )  # fmt: skip
+        name=LABELS[DUPLICATES],
+        x=x_of(points, axis),
+        y=[p.duplicates for p in points],
+        mode="lines",
+        line_shape="hv",
+        line={"color": COLORS[DUPLICATES], "width": 2},
+        showlegend=legend,
+        legendgroup=DUPLICATES,
+        hovertext=[_when(p, axis) for p in points],
+        hovertemplate="%{hovertext}: %{y} superseded records stored<extra></extra>",
+    )
 
 
-def deadline_trace(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, legend: bool = True) -> go.Scatter | None:
+def deadline_trace(
+    points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, legend: bool = True
+) -> go.Scatter | None:
     """Vertical dotted lines at each ``max.compaction.lag.ms`` deadline reached within the series (time axes only)."""
     if axis is None or not points:
         return None
@@ -123,9 +223,15 @@ def deadline_trace(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, l
         x += [axis.x(deadline), axis.x(deadline), None]
         y += [0, 1, None]
     return go.Scatter(
-        name=LABELS[DEADLINE], x=x, y=y, mode="lines", line={"color": COLORS[DEADLINE], "dash": "dot", "width": 1.5},
-        showlegend=legend, legendgroup=DEADLINE, hoverinfo="skip",
-    )  # fmt: skip
+        name=LABELS[DEADLINE],
+        x=x,
+        y=y,
+        mode="lines",
+        line={"color": COLORS[DEADLINE], "dash": "dot", "width": 1.5},
+        showlegend=legend,
+        legendgroup=DEADLINE,
+        hoverinfo="skip",
+    )
 
 
 def _when(point: DirtinessPoint, axis: TimeAxis | None) -> str:
@@ -135,10 +241,12 @@ def _when(point: DirtinessPoint, axis: TimeAxis | None) -> str:
 def _pass_marks(points: Sequence[DirtinessPoint], axis: TimeAxis | None) -> list[tuple[float, float, str]]:
     """Each pass at its start time (or step), at the ratio the cleaner saw before it."""
     marks = []
-    for before, point in zip(points, points[1:]):
+    for before, point in pairwise(points):
         for start_ms in point.pass_ms:
             x = axis.x(start_ms) if axis is not None else float(point.frame)
-            marks.append((x, before.cleanable_ratio, f"pass at {axis.text(start_ms) if axis else f'step {point.frame}'}"))
+            marks.append(
+                (x, before.cleanable_ratio, f"pass at {axis.text(start_ms) if axis else f'step {point.frame}'}")
+            )
     return marks
 
 
@@ -147,7 +255,13 @@ def _events(kind: str, at: list[tuple[float, float, str]], symbol: str, legend: 
         return None
     color = COLORS[kind]
     return go.Scatter(
-        name=LABELS[kind], x=[a for a, _, _ in at], y=[b for _, b, _ in at], mode="markers", legendgroup=kind,
-        marker={"color": color, "symbol": symbol, "size": 12, "line": {"width": 2, "color": color}}, showlegend=legend,
-        hovertext=[t for _, _, t in at], hovertemplate="%{hovertext}<extra>" + LABELS[kind] + "</extra>",
-    )  # fmt: skip
+        name=LABELS[kind],
+        x=[a for a, _, _ in at],
+        y=[b for _, b, _ in at],
+        mode="markers",
+        legendgroup=kind,
+        marker={"color": color, "symbol": symbol, "size": 12, "line": {"width": 2, "color": color}},
+        showlegend=legend,
+        hovertext=[t for _, _, t in at],
+        hovertemplate="%{hovertext}<extra>" + LABELS[kind] + "</extra>",
+    )

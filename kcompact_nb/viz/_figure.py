@@ -18,12 +18,20 @@ TITLE_FONT_SIZE = 17
 FONT_SIZE = 12
 
 
-def finish(fig: go.Figure, *, title: str, subtitle: str | None = None, height: int, top: int = 90, bottom: int = 60) -> go.Figure:
+def finish(
+    fig: go.Figure, *, title: str, subtitle: str | None = None, height: int, top: int = 90, bottom: int = 60
+) -> go.Figure:
     """Apply the house style: title (and a subtitle line), white template, fitted axes, fixed height."""
     heading: dict[str, Any] = {
-        "text": title, "x": 0.01, "xanchor": "left", "yref": "container", "y": 1, "yanchor": "top",
-        "pad": {"t": 14}, "font": {"size": TITLE_FONT_SIZE},
-    }  # fmt: skip
+        "text": title,
+        "x": 0.01,
+        "xanchor": "left",
+        "yref": "container",
+        "y": 1,
+        "yanchor": "top",
+        "pad": {"t": 14},
+        "font": {"size": TITLE_FONT_SIZE},
+    }
     if subtitle is not None:
         heading["subtitle"] = {"text": subtitle, "font": {"size": FONT_SIZE, "color": COLORS[MUTED]}}
     fig.update_layout(

@@ -29,6 +29,7 @@ from kcompact_nb.viz._palette import (
 )
 
 LABEL_ROW_PX = 18
+LINE_PX = 14
 BRACKET_PX = 8
 GAP_PX = 14
 
@@ -102,7 +103,9 @@ def line_labels(marks: Marks) -> list[tuple[float, str]]:
     if marks.cleaner_point is not None:
         items.append((marks.cleaner_point - 0.5, f"{LABELS[CLEANER_POINT]} {marks.cleaner_point:,}"))
     if marks.first_uncleanable_offset is not None:
-        items.append((marks.first_uncleanable_offset - 0.5, f"{LABELS[FIRST_UNCLEANABLE]} {marks.first_uncleanable_offset:,}"))
+        items.append(
+            (marks.first_uncleanable_offset - 0.5, f"{LABELS[FIRST_UNCLEANABLE]} {marks.first_uncleanable_offset:,}")
+        )
     if marks.pass_end_offset is not None:
         text = marks.pass_end_text or f"next pass stops at {marks.pass_end_offset:,}: offset map full"
         items.append((marks.pass_end_offset - 0.5, text))
@@ -124,24 +127,28 @@ def plan_header(
 
 
 def draw_header(
-    fig: go.Figure, rows: Rows, parts: Sequence[LogPart], labels: tuple[list[Label], dict[int, list[Label]]], *, bottom_row: str
+    fig: go.Figure,
+    rows: Rows,
+    parts: Sequence[LogPart],
+    labels: tuple[list[Label], dict[int, list[Label]]],
+    *,
+    bottom_row: str,
 ) -> None:
     """Brackets over the parts, their names, and the labelled lines down to the bottom of ``bottom_row``."""
     lines, brackets = labels
     for level, placed in brackets.items():
-        low, high = rows.span(f"parts{level}")
+        low = rows.span(f"parts{level}")[0]
         line_y = low + 4 / rows.plot_px
         for part, label in zip([p for p in parts if p.level == level], placed):
             color = _part_color(part)
             path = f"M {part.start - 0.45},{low + 1 / rows.plot_px} V {line_y} H {part.end - 0.55} V {low + 1 / rows.plot_px}"
-            fig.add_shape(type="path", path=path, xref="x", yref="paper", line={"color": color, "width": 2}, name=part.name)
+            fig.add_shape(
+                type="path", path=path, xref="x", yref="paper", line={"color": color, "width": 2}, name=part.name
+            )
             y = line_y + (BRACKET_PX / 2 + label.row * LABEL_ROW_PX) / rows.plot_px
-            fig.add_annotation(
-                x=label.x, y=y, xref="x", yref="paper", text=label.text, showarrow=False, yanchor="bottom",
-                xanchor=label.anchor, font={"color": color, "size": FONT_SIZE}, bgcolor="rgba(255,255,255,0.9)", name=part.name,
-            )  # fmt: skip
+            _annotate(fig, label, y, color, FONT_SIZE, name=part.name)
     if lines:
-        low, high = rows.span("lines")
+        low = rows.span("lines")[0]
         bottom = rows.span(bottom_row)[0]
         for label in lines:
             color = COLORS[CLEANER_POINT] if label.text.startswith(LABELS[CLEANER_POINT]) else COLORS[FIRST_UNCLEANABLE]
@@ -150,20 +157,36 @@ def draw_header(
             y = low + (2 + label.row * LABEL_ROW_PX) / rows.plot_px
             dash = "solid" if color == COLORS[CLEANER_POINT] else "dash"
             fig.add_shape(
-                type="line", x0=label.x, x1=label.x, y0=bottom, y1=y, xref="x", yref="paper",
-                line={"color": color, "width": 2, "dash": dash}, name=label.text,
-            )  # fmt: skip
-            fig.add_annotation(
-                x=label.x, y=y, xref="x", yref="paper", text=label.text, showarrow=False, yanchor="bottom",
-                xanchor=label.anchor, font={"color": color, "size": FONT_SIZE - 1}, bgcolor="rgba(255,255,255,0.85)",
+                type="line",
+                x0=label.x,
+                x1=label.x,
+                y0=bottom,
+                y1=y,
+                xref="x",
+                yref="paper",
+                line={"color": color, "width": 2, "dash": dash},
                 name=label.text,
-            )  # fmt: skip
+            )
+            _annotate(fig, label, y, color, FONT_SIZE - 1, name=label.text)
 
 
-def segment_bars(segments: Sequence[SegmentRegion], *, px_per_unit: float, yaxis: str, max_bytes: int | None = None) -> list[go.Bar]:
-    """One bar per segment over the offsets it covers, as tall as its bytes, filled by its part of the log."""
+def _annotate(fig: go.Figure, label: Label, y: float, color: str, size: int, *, name: str) -> None:
+    """``label`` at its offset and paper height ``y``, on a white ground so lines behind it do not cross the text."""
+    fig.add_annotation(
+        x=label.x, y=y, xref="x", yref="paper", text=label.text, showarrow=False, yanchor="bottom", xanchor=label.anchor,
+        font={"color": color, "size": size}, bgcolor="rgba(255,255,255,0.9)", name=name,
+    )  # fmt: skip
+
+
+def segment_bars(
+    segments: Sequence[SegmentRegion], *, px_per_unit: float, yaxis: str, bar_px: float, max_bytes: int | None = None
+) -> list[go.Bar]:
+    """One bar per segment over the offsets it covers, as tall as its bytes (the largest ``bar_px`` high),
+    filled by its part of the log."""
     unit = size_unit(max(max_bytes or 0, *(s.size_bytes for s in segments), 1))
-    texts = dict(zip((s.base_offset for s in segments), segment_texts(segments, px_per_unit)))
+    largest = max(max_bytes or 0, *(s.size_bytes for s in segments), 1)
+    heights = [s.size_bytes / largest * bar_px for s in segments]
+    texts = dict(zip((s.base_offset for s in segments), segment_texts(segments, px_per_unit, heights)))
     traces = []
     for region in ("clean", "cleanable", "uncleanable", "active"):
         chosen = [s for s in segments if s.region == region]
@@ -171,16 +194,26 @@ def segment_bars(segments: Sequence[SegmentRegion], *, px_per_unit: float, yaxis
             continue
         traces.append(
             go.Bar(
-                name=LABELS[region], x=[(s.base_offset + s.end_offset - 1) / 2 for s in chosen],
-                width=[s.end_offset - s.base_offset for s in chosen], y=[s.size_bytes / unit.bytes for s in chosen],
-                text=[texts[s.base_offset] for s in chosen], textposition="inside", insidetextanchor="middle",
-                textangle=0, textfont={"size": FONT_SIZE - 1, "color": COLORS[INK]}, constraintext="none",
-                customdata=[[s.base_offset, s.end_offset - 1, format_bytes(s.size_bytes), LABELS[region]] for s in chosen],
+                name=LABELS[region],
+                x=[(s.base_offset + s.end_offset - 1) / 2 for s in chosen],
+                width=[s.end_offset - s.base_offset for s in chosen],
+                y=[s.size_bytes / unit.bytes for s in chosen],
+                text=[texts[s.base_offset] for s in chosen],
+                textposition="inside",
+                insidetextanchor="middle",
+                textangle=0,
+                textfont={"size": FONT_SIZE - 1, "color": COLORS[INK]},
+                constraintext="none",
+                customdata=[
+                    [s.base_offset, s.end_offset - 1, format_bytes(s.size_bytes), LABELS[region]] for s in chosen
+                ],
                 hovertemplate="segment %{customdata[0]}: offsets %{customdata[0]}-%{customdata[1]}, %{customdata[2]}"
                 "<br>%{customdata[3]}<extra></extra>",
                 marker={"color": COLORS[region], "line": {"color": EDGES[region], "width": 1.5}},
-                showlegend=False, yaxis=yaxis, xaxis="x",
-            )  # fmt: skip
+                showlegend=False,
+                yaxis=yaxis,
+                xaxis="x",
+            )
         )
     return traces
 
@@ -189,16 +222,30 @@ def segment_axis_title(segments: Sequence[SegmentRegion], max_bytes: int | None 
     return f"segment size ({size_unit(max(max_bytes or 0, *(s.size_bytes for s in segments), 1)).name})"
 
 
-def segment_texts(segments: Sequence[SegmentRegion], px_per_unit: float) -> list[str]:
-    """Each segment's text: "segment N" and its size, or the size alone, the same for every segment wide
-    enough for a size at all (narrower ones stay blank), so that all segments read alike."""
-    wide = [s for s in segments if _fits(s, "size", px_per_unit)]
-    style = next((style for style in ("name", "size") if wide and all(_fits(s, style, px_per_unit) for s in wide)), "")
+def segment_texts(
+    segments: Sequence[SegmentRegion], px_per_unit: float, heights_px: Sequence[float] | None = None
+) -> list[str]:
+    """Each segment's text: "segment N" and its size, or the size alone, the same for every segment large
+    enough for a size at all (smaller ones stay blank), so that all segments read alike.
+
+    ``heights_px`` are the bars' heights when they vary (bytes); a text needs a line of height per line.
+    """
+    heights = list(heights_px) if heights_px is not None else [float("inf")] * len(segments)
+    room = {s.base_offset: h for s, h in zip(segments, heights)}
+
+    def fits(s: SegmentRegion, style: str) -> bool:
+        return _fits(s, style, px_per_unit) and room[s.base_offset] >= LINE_PX * (1 + (style == "name")) + 4
+
+    wide = [s for s in segments if fits(s, "size")]
+    style = next((style for style in ("name", "size") if wide and all(fits(s, style) for s in wide)), "")
     return [segment_text(s, style) if s in wide else "" for s in segments]
 
 
 def _fits(segment: SegmentRegion, style: str, px_per_unit: float) -> bool:
-    return text_px(segment_text(segment, style), FONT_SIZE - 1) <= (segment.end_offset - segment.base_offset) * px_per_unit - 8
+    return (
+        text_px(segment_text(segment, style), FONT_SIZE - 1)
+        <= (segment.end_offset - segment.base_offset) * px_per_unit - 8
+    )
 
 
 def segment_text(segment: SegmentRegion, style: str) -> str:
@@ -206,17 +253,29 @@ def segment_text(segment: SegmentRegion, style: str) -> str:
     return {"name": f"segment {segment.base_offset:,}<br>{size}", "size": size}.get(style, "")
 
 
-def segment_boundaries(fig: go.Figure, segments: Sequence[SegmentRegion], *, rows: Rows, top_row: str, bottom_row: str) -> None:
+def segment_boundaries(
+    fig: go.Figure, segments: Sequence[SegmentRegion], *, rows: Rows, top_row: str, bottom_row: str
+) -> None:
     """Thin lines at every segment boundary, from the top of ``top_row`` to the bottom of ``bottom_row``."""
     y0, y1 = rows.span(bottom_row)[0], rows.span(top_row)[1]
     for segment in segments[1:]:
         fig.add_shape(
-            type="line", x0=segment.base_offset - 0.5, x1=segment.base_offset - 0.5, y0=y0, y1=y1, xref="x", yref="paper",
-            line={"color": COLORS[SEGMENT_BOUNDARY], "width": 1}, layer="below", name=LABELS.get(SEGMENT_BOUNDARY, "segment boundary"),
-        )  # fmt: skip
+            type="line",
+            x0=segment.base_offset - 0.5,
+            x1=segment.base_offset - 0.5,
+            y0=y0,
+            y1=y1,
+            xref="x",
+            yref="paper",
+            line={"color": COLORS[SEGMENT_BOUNDARY], "width": 1},
+            layer="below",
+            name=LABELS.get(SEGMENT_BOUNDARY, "segment boundary"),
+        )
 
 
-def axes(fig: go.Figure, rows: Rows, *, first: int, end: int, cartesian: Sequence[tuple[str, str, dict[str, object]]]) -> None:
+def axes(
+    fig: go.Figure, rows: Rows, *, first: int, end: int, cartesian: Sequence[tuple[str, str, dict[str, object]]]
+) -> None:
     """One x axis over the offsets (anchored to the lowest row) and one y axis per cartesian row."""
     lowest = cartesian[-1][1]
     fig.update_layout(xaxis={**offset_axis(first, end, plot_px=PLOT_WIDTH_PX), "anchor": lowest, "domain": [0, 1]})
@@ -227,6 +286,14 @@ def axes(fig: go.Figure, rows: Rows, *, first: int, end: int, cartesian: Sequenc
         fig.update_layout({name: {"domain": [low, high], "anchor": "x", **options}})
         if lane:
             fig.add_annotation(
-                x=0, y=(low + high) / 2, xref="paper", yref="paper", xanchor="right", xshift=-6, text=str(lane),
-                showarrow=False, font={"size": FONT_SIZE - 1, "color": COLORS[INK]}, name=f"{lane} row",
-            )  # fmt: skip
+                x=0,
+                y=(low + high) / 2,
+                xref="paper",
+                yref="paper",
+                xanchor="right",
+                xshift=-6,
+                text=str(lane),
+                showarrow=False,
+                font={"size": FONT_SIZE - 1, "color": COLORS[INK]},
+                name=f"{lane} row",
+            )

@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 
 from kcompact_nb.core import RecordLifetime, format_duration_ms
 from kcompact_nb.viz._axes import TimeAxis, time_axis
-from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_once, legend_below
+from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_below, legend_once
 from kcompact_nb.viz._labels import PLOT_WIDTH_PX, merged, row_count, stacked
 from kcompact_nb.viz._palette import COLORS, DUE, INK, KEPT, REMOVED, UNSTAMPED, WAITING
 
@@ -27,7 +27,9 @@ def key_history_figure(histories: Mapping[str, Sequence[RecordLifetime]], *, tit
     labels = list(histories)
     lives = [life for label in labels for life in histories[label]]
     axis = time_axis([life.timestamp for life in lives])
-    fig = make_subplots(rows=1, cols=max(len(labels), 1), subplot_titles=labels, shared_yaxes=True, horizontal_spacing=0.05)
+    fig = make_subplots(
+        rows=1, cols=max(len(labels), 1), subplot_titles=labels, shared_yaxes=True, horizontal_spacing=0.05
+    )
     for column, label in enumerate(labels, start=1):
         chosen = histories[label]
         kept = [life for life in chosen if life.removed_frame is None]
@@ -44,20 +46,33 @@ def key_history_figure(histories: Mapping[str, Sequence[RecordLifetime]], *, tit
     fig.update_layout(legend={"orientation": "h", "y": -0.25}, showlegend=True)
     legend_once(fig)
     subtitle = "text: the record's value · only offset is Kafka's strategy; timestamp and header are KIP-280's (not in Apache Kafka)"
-    return finish(fig, title=title or "One key's records under each strategy", subtitle=subtitle, height=440, top=110, bottom=110)
+    return finish(
+        fig, title=title or "One key's records under each strategy", subtitle=subtitle, height=440, top=110, bottom=110
+    )
 
 
 def _records(name: str, lives: Sequence[RecordLifetime], color: str, symbol: str, axis: TimeAxis) -> go.Scatter:
     return go.Scatter(
-        name=name, x=[life.offset for life in lives], y=[axis.x(life.timestamp) for life in lives], mode="markers+text",
-        text=[_value(life.value) for life in lives], textposition="middle right", cliponaxis=False,
-        hovertext=[_describe(life) for life in lives], textfont={"size": FONT_SIZE},
-        marker={"color": color, "symbol": symbol, "size": 14}, hovertemplate="%{hovertext}<extra></extra>",
-    )  # fmt: skip
+        name=name,
+        x=[life.offset for life in lives],
+        y=[axis.x(life.timestamp) for life in lives],
+        mode="markers+text",
+        text=[_value(life.value) for life in lives],
+        textposition="middle right",
+        cliponaxis=False,
+        hovertext=[_describe(life) for life in lives],
+        textfont={"size": FONT_SIZE},
+        marker={"color": color, "symbol": symbol, "size": 14},
+        hovertemplate="%{hovertext}<extra></extra>",
+    )
 
 
 def _describe(life: RecordLifetime) -> str:
-    removed = "still stored" if life.removed_ms is None else f"removed at {_when(life.removed_ms)} (step {life.removed_frame})"
+    removed = (
+        "still stored"
+        if life.removed_ms is None
+        else f"removed at {_when(life.removed_ms)} (step {life.removed_frame})"
+    )
     return f"offset {life.offset}, timestamp {_when(life.timestamp)}, value {_value(life.value)}: {removed}"
 
 
@@ -76,7 +91,9 @@ PHASES = (
 )
 
 
-def tombstone_timeline_figure(lifetimes: Sequence[RecordLifetime], *, now_ms: int, title: str | None = None) -> go.Figure:
+def tombstone_timeline_figure(
+    lifetimes: Sequence[RecordLifetime], *, now_ms: int, title: str | None = None
+) -> go.Figure:
     """The lifecycle of each tombstone, one row each: appended, stamped by a pass with its delete horizon
     (pass time + ``delete.retention.ms``), the horizon, and the pass that removes it (spec 7.4).
 
@@ -84,7 +101,12 @@ def tombstone_timeline_figure(lifetimes: Sequence[RecordLifetime], *, now_ms: in
     for ``delete.retention.ms`` after the pass that stamps it. Phases still running end at ``now_ms``.
     """
     rows = [life for life in lifetimes if life.is_tombstone]
-    times = [t for life in rows for t in (life.appeared_ms, life.stamped_ms, life.horizon_ms, life.removed_ms) if t is not None]
+    times = [
+        t
+        for life in rows
+        for t in (life.appeared_ms, life.stamped_ms, life.horizon_ms, life.removed_ms)
+        if t is not None
+    ]
     axis = time_axis([*times, now_ms])
     low, high = axis.x(min([*times, now_ms])), axis.x(max([*times, now_ms]))
     px_per_unit = PLOT_WIDTH_PX / max(high - low, 1e-9)
@@ -97,24 +119,46 @@ def tombstone_timeline_figure(lifetimes: Sequence[RecordLifetime], *, now_ms: in
         fig.add_traces(_phase_bars(life, axis, now_ms, y))
         for label in labels:
             fig.add_annotation(
-                x=label.x, y=y + 0.5, yshift=4 + label.row * LABEL_PX, xanchor=label.anchor, yanchor="bottom", text=label.text,
-                showarrow=False, font={"size": FONT_SIZE - 1, "color": COLORS[INK]}, name="event",
-            )  # fmt: skip
+                x=label.x,
+                y=y + 0.5,
+                yshift=4 + label.row * LABEL_PX,
+                xanchor=label.anchor,
+                yanchor="bottom",
+                text=label.text,
+                showarrow=False,
+                font={"size": FONT_SIZE - 1, "color": COLORS[INK]},
+                name="event",
+            )
         fig.add_trace(_event_marks(life, axis, y))
         ticks.append((y, f"{_value(life.key)} @ offset {life.offset}"))
         y += 1 + (row_count(labels) * LABEL_PX + 10) / ROW_PX
     legend_once(fig)
     plot_px = max(int(y * ROW_PX) + 60, 150)
     fig.update_layout(
-        barmode="overlay", xaxis=axis.layout(), legend={**legend_below(plot_px=plot_px, offset_px=56), "traceorder": "normal"},
-        yaxis={"tickmode": "array", "tickvals": [t for t, _ in ticks], "ticktext": [s for _, s in ticks],
-               "range": [-0.7, y], "showgrid": False, "zeroline": False, "fixedrange": True},
-    )  # fmt: skip
-    retention = {life.horizon_ms - life.stamped_ms for life in rows if life.horizon_ms is not None and life.stamped_ms is not None}
+        barmode="overlay",
+        xaxis=axis.layout(),
+        legend={**legend_below(plot_px=plot_px, offset_px=56), "traceorder": "normal"},
+        yaxis={
+            "tickmode": "array",
+            "tickvals": [t for t, _ in ticks],
+            "ticktext": [s for _, s in ticks],
+            "range": [-0.7, y],
+            "showgrid": False,
+            "zeroline": False,
+            "fixedrange": True,
+        },
+    )
+    retention = {
+        life.horizon_ms - life.stamped_ms
+        for life in rows
+        if life.horizon_ms is not None and life.stamped_ms is not None
+    }
     subtitle = (
         f"delete.retention.ms {', '.join(format_duration_ms(r) for r in sorted(retention))}: " if retention else ""
     ) + "until a pass removes it, a consumer reading the partition still sees the delete"
-    return finish(fig, title=title or "Tombstone lifecycle", subtitle=subtitle, height=plot_px + 100 + 130, top=100, bottom=130)
+    return finish(
+        fig, title=title or "Tombstone lifecycle", subtitle=subtitle, height=plot_px + 100 + 130, top=100, bottom=130
+    )
 
 
 def _events(life: RecordLifetime, axis: TimeAxis) -> list[tuple[float, str]]:
@@ -129,14 +173,28 @@ def _events(life: RecordLifetime, axis: TimeAxis) -> list[tuple[float, str]]:
 
 
 def _event_marks(life: RecordLifetime, axis: TimeAxis, y: float) -> go.Scatter:
-    points = [(life.appeared_ms, "circle", "appended"), (life.stamped_ms, "triangle-down", "stamped"),
-              (life.horizon_ms, "diamond", "delete horizon"), (life.removed_ms, "x", "removed")]  # fmt: skip
+    points = [
+        (life.appeared_ms, "circle", "appended"),
+        (life.stamped_ms, "triangle-down", "stamped"),
+        (life.horizon_ms, "diamond", "delete horizon"),
+        (life.removed_ms, "x", "removed"),
+    ]
     shown = [(t, s, n) for t, s, n in points if t is not None]
     return go.Scatter(
-        name="events", x=[axis.x(t) for t, _, _ in shown], y=[y] * len(shown), mode="markers", showlegend=False,
-        marker={"symbol": [s for _, s, _ in shown], "size": 13, "color": COLORS[INK], "line": {"color": "white", "width": 1}},
-        hovertext=[f"{n} at {axis.text(t)}" for t, _, n in shown], hovertemplate="%{hovertext}<extra></extra>",
-    )  # fmt: skip
+        name="events",
+        x=[axis.x(t) for t, _, _ in shown],
+        y=[y] * len(shown),
+        mode="markers",
+        showlegend=False,
+        marker={
+            "symbol": [s for _, s, _ in shown],
+            "size": 13,
+            "color": COLORS[INK],
+            "line": {"color": "white", "width": 1},
+        },
+        hovertext=[f"{n} at {axis.text(t)}" for t, _, n in shown],
+        hovertemplate="%{hovertext}<extra></extra>",
+    )
 
 
 def _phase_bars(life: RecordLifetime, axis: TimeAxis, now_ms: int, y: float) -> list[go.Bar]:
@@ -150,10 +208,18 @@ def _phase_bars(life: RecordLifetime, axis: TimeAxis, now_ms: int, y: float) -> 
             continue
         bars.append(
             go.Bar(
-                name=name, y=[y], base=[axis.x(start)], x=[axis.x(stop) - axis.x(start)], orientation="h", width=0.55,
-                marker={"color": COLORS[color], "line": {"width": 0}}, legendgroup=name,
-                hovertext=[f"{name}: {axis.text(start)} to {axis.text(stop)} ({format_duration_ms(stop - start, max_units=2)})"],
+                name=name,
+                y=[y],
+                base=[axis.x(start)],
+                x=[axis.x(stop) - axis.x(start)],
+                orientation="h",
+                width=0.55,
+                marker={"color": COLORS[color], "line": {"width": 0}},
+                legendgroup=name,
+                hovertext=[
+                    f"{name}: {axis.text(start)} to {axis.text(stop)} ({format_duration_ms(stop - start, max_units=2)})"
+                ],
                 hovertemplate="%{hovertext}<extra></extra>",
-            )  # fmt: skip
+            )
         )
     return bars

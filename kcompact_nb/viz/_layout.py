@@ -23,6 +23,7 @@ from kcompact_nb.core import (
     regions_of,
     segment_regions,
 )
+from kcompact_nb.viz._axes import size_unit
 from kcompact_nb.viz._buckets import bucket_bars, ranges_of, segments_of
 from kcompact_nb.viz._cells import batch_bars, record_cells
 from kcompact_nb.viz._figure import finish, legend_below
@@ -93,7 +94,9 @@ def layout_figure(
         ltc, regions = segment_regions(source, now_ms=now)
         rows = offset_buckets(source, bucket_count=bucket_count)
         name = title or f"{source.name} at {format_instant_ms(now)}"
-        return _bucket_figure(rows, regions, ltc.first_dirty_offset, ltc.first_uncleanable_offset, title=name, scale=scale)
+        return _bucket_figure(
+            rows, regions, ltc.first_dirty_offset, ltc.first_uncleanable_offset, title=name, scale=scale
+        )
     regions, first_dirty, first_uncleanable = _bucket_frame(source, segments, ranges)
     return _bucket_figure(source, regions, first_dirty, first_uncleanable, title=title or "Offset buckets", scale=scale)
 
@@ -117,7 +120,9 @@ def _span(first: int, end: int, scale: LayoutScale | None) -> tuple[int, int]:
     return min(first, scale.first_offset), max(end, scale.end_offset)
 
 
-def _record_figure(view: LayoutView, *, title: str | None, scale: LayoutScale | None, color_by: str, show_batches: bool | None) -> go.Figure:
+def _record_figure(
+    view: LayoutView, *, title: str | None, scale: LayoutScale | None, color_by: str, show_batches: bool | None
+) -> go.Figure:
     end = max(view.log_end_offset, view.segments[-1].end_offset if view.segments else view.log_end_offset)
     first, end = _span(view.log_start_offset, end, scale)
     px_per_unit = PLOT_WIDTH_PX / max(end - first, 1)
@@ -133,7 +138,9 @@ def _record_figure(view: LayoutView, *, title: str | None, scale: LayoutScale | 
     rows.add("records", RECORDS_PX)
     fig = go.Figure()
     max_bytes = None if scale is None else scale.max_segment_bytes
-    fig.add_traces(segment_bars(view.segments, px_per_unit=px_per_unit, yaxis="y", max_bytes=max_bytes))
+    fig.add_traces(
+        segment_bars(view.segments, px_per_unit=px_per_unit, yaxis="y", bar_px=SEGMENTS_PX - 10, max_bytes=max_bytes)
+    )
     cartesian: list[tuple[str, str, dict[str, object]]] = [("segments", "y", _segments_axis(view.segments, max_bytes))]
     if batches:
         fig.add_trace(batch_bars(view.batches, px_per_unit=px_per_unit, yaxis="y2"))
@@ -144,19 +151,42 @@ def _record_figure(view: LayoutView, *, title: str | None, scale: LayoutScale | 
     segment_boundaries(fig, view.segments, rows=rows, top_row="segments", bottom_row="records")
     draw_header(fig, rows, view.parts, labels, bottom_row="records")
     fig.update_layout(barmode="overlay", bargap=0, legend=legend_below(plot_px=rows.plot_px), showlegend=True)
-    return finish(fig, title=title or _title(view), subtitle=_subtitle(view), height=int(rows.plot_px) + 90 + 50 + LEGEND_PX, bottom=50 + LEGEND_PX)
+    return finish(
+        fig,
+        title=title or _title(view),
+        subtitle=_subtitle(view),
+        height=int(rows.plot_px) + 90 + 50 + LEGEND_PX,
+        bottom=50 + LEGEND_PX,
+    )
 
 
 def _segments_axis(segments: Sequence[SegmentRegion], max_bytes: int | None) -> dict[str, object]:
-    axis: dict[str, object] = {"title": {"text": segment_axis_title(segments, max_bytes)}, "rangemode": "tozero", "showgrid": True}
+    """Bytes from 0, reaching at least ``max_bytes`` (a shared scale) without ever fixing the range."""
+    axis: dict[str, object] = {
+        "title": {"text": segment_axis_title(segments, max_bytes)},
+        "rangemode": "tozero",
+        "showgrid": True,
+    }
+    if max_bytes is not None:
+        unit = size_unit(max(max_bytes, *(s.size_bytes for s in segments), 1))
+        axis["autorangeoptions"] = {"include": [0, max_bytes / unit.bytes]}
     return axis
 
 
 def _lane_axis(title: str) -> dict[str, object]:
-    return {"range": [0, 1], "showticklabels": False, "showgrid": False, "zeroline": False, "fixedrange": True, "lane": title}
+    return {
+        "range": [0, 1],
+        "showticklabels": False,
+        "showgrid": False,
+        "zeroline": False,
+        "fixedrange": True,
+        "lane": title,
+    }
 
 
-def _bucket_frame(source: BucketRows, segments: BucketRows | None, ranges: Any) -> tuple[list[SegmentRegion], int | None, int | None]:
+def _bucket_frame(
+    source: BucketRows, segments: BucketRows | None, ranges: Any
+) -> tuple[list[SegmentRegion], int | None, int | None]:
     columns = bucket_columns(source)
     end = int(columns["end_offset"].max()) if len(columns["end_offset"]) else 0
     first_dirty, first_uncleanable = ranges_of(ranges) if ranges is not None else (None, None)
@@ -169,7 +199,13 @@ def _bucket_frame(source: BucketRows, segments: BucketRows | None, ranges: Any) 
 
 
 def _bucket_figure(
-    source: BucketRows, regions: list[SegmentRegion], first_dirty: int | None, first_uncleanable: int | None, *, title: str, scale: LayoutScale | None
+    source: BucketRows,
+    regions: list[SegmentRegion],
+    first_dirty: int | None,
+    first_uncleanable: int | None,
+    *,
+    title: str,
+    scale: LayoutScale | None,
 ) -> go.Figure:
     columns = bucket_columns(source)
     starts, ends = columns["start_offset"], columns["end_offset"]
@@ -183,14 +219,18 @@ def _bucket_figure(
     if first_dirty is not None and first_uncleanable is not None:
         parts = _bucket_parts(first, end, regions, first_dirty, first_uncleanable)
     rows = Rows()
-    labels = plan_header(rows, parts, Marks(first_dirty, first_uncleanable), px_per_unit=px_per_unit, first=first, end=end)
+    labels = plan_header(
+        rows, parts, Marks(first_dirty, first_uncleanable), px_per_unit=px_per_unit, first=first, end=end
+    )
     fig = go.Figure()
     cartesian: list[tuple[str, str, dict[str, object]]] = []
     max_bytes = None if scale is None else scale.max_segment_bytes
     if regions:
         rows.add("segments", SEGMENTS_PX)
         rows.add("gap", GAP_PX)
-        fig.add_traces(segment_bars(regions, px_per_unit=px_per_unit, yaxis="y", max_bytes=max_bytes))
+        fig.add_traces(
+            segment_bars(regions, px_per_unit=px_per_unit, yaxis="y", bar_px=SEGMENTS_PX - 10, max_bytes=max_bytes)
+        )
         cartesian.append(("segments", "y", _segments_axis(regions, max_bytes)))
     rows.add("records", BUCKETS_PX)
     fig.add_traces(bucket_bars(columns, first_uncleanable=first_uncleanable, yaxis="y3"))
@@ -202,10 +242,14 @@ def _bucket_figure(
     fig.update_layout(barmode="stack", bargap=0, legend=legend_below(plot_px=rows.plot_px), showlegend=True)
     width = int(ends[0] - starts[0]) if len(starts) else 0
     subtitle = f"{int(columns['records'].sum()):,} records in {len(starts):,} buckets of {width:,} offsets"
-    return finish(fig, title=title, subtitle=subtitle, height=int(rows.plot_px) + 90 + 50 + LEGEND_PX, bottom=50 + LEGEND_PX)
+    return finish(
+        fig, title=title, subtitle=subtitle, height=int(rows.plot_px) + 90 + 50 + LEGEND_PX, bottom=50 + LEGEND_PX
+    )
 
 
-def _bucket_parts(first: int, end: int, regions: list[SegmentRegion], first_dirty: int, first_uncleanable: int) -> list[LogPart]:
+def _bucket_parts(
+    first: int, end: int, regions: list[SegmentRegion], first_dirty: int, first_uncleanable: int
+) -> list[LogPart]:
     if regions:
         return log_parts(first, regions, first_dirty, first_uncleanable)
     spans = [

@@ -23,8 +23,19 @@ def offset_map_figure(view: OffsetMapView, *, title: str | None = None) -> go.Fi
     for the next pass), with the pass's end offset marked."""
     first, end = view.first_dirty_offset, max(view.first_uncleanable_offset, view.end_offset + 1)
     px_per_unit = PLOT_WIDTH_PX / max(end - first, 1)
-    parts = [LogPart(f"cleanable range [{view.first_dirty_offset:,}, {view.first_uncleanable_offset:,})", first, view.first_uncleanable_offset, 1)]
-    stop = f"the pass stopped at {view.end_offset:,}: offset map full" if view.map_full else f"end offset {view.end_offset:,}"
+    parts = [
+        LogPart(
+            f"cleanable range [{view.first_dirty_offset:,}, {view.first_uncleanable_offset:,})",
+            first,
+            view.first_uncleanable_offset,
+            1,
+        )
+    ]
+    stop = (
+        f"the pass stopped at {view.end_offset:,}: offset map full"
+        if view.map_full
+        else f"end offset {view.end_offset:,}"
+    )
     marks = Marks(None, None, view.end_offset, pass_end_text=stop)
     rows = Rows()
     rows.add("capacity", CAPACITY_PX)
@@ -32,24 +43,46 @@ def offset_map_figure(view: OffsetMapView, *, title: str | None = None) -> go.Fi
     labels = plan_header(rows, parts, marks, px_per_unit=px_per_unit, first=first, end=end)
     rows.add("gap", GAP_PX)
     rows.add("entries", LANE_PX)
-    lanes = [("entries", "y2", {"range": [0, 1], "showticklabels": False, "showgrid": False, "fixedrange": True, "lane": "in the map"})]
+    lanes = [
+        (
+            "entries",
+            "y2",
+            {"range": [0, 1], "showticklabels": False, "showgrid": False, "fixedrange": True, "lane": "in the map"},
+        )
+    ]
     if view.missed_keys:
         rows.add("gap2", GAP_PX / 2)
         rows.add("missed", LANE_PX)
-        lanes.append(("missed", "y3", {"range": [0, 1], "showticklabels": False, "showgrid": False, "fixedrange": True, "lane": "no room"}))
+        lanes.append(
+            (
+                "missed",
+                "y3",
+                {"range": [0, 1], "showticklabels": False, "showgrid": False, "fixedrange": True, "lane": "no room"},
+            )
+        )
     fig = go.Figure([*_entry_cells(view, px_per_unit)])
     axes(fig, rows, first=first, end=end, cartesian=lanes)
     draw_header(fig, rows, parts, labels, bottom_row=lanes[-1][0])
     fig.add_traces(fill_traces(view))
     fig.update_layout(
-        xaxis4={"domain": [0, 1], "anchor": "y4", "title": {"text": "slots of the offset map", "standoff": 2}, "dtick": _slot_step(view)},
+        xaxis4={
+            "domain": [0, 1],
+            "anchor": "y4",
+            "title": {"text": "slots of the offset map", "standoff": 2},
+            "dtick": _slot_step(view),
+        },
         yaxis4={"domain": list(rows.span("capacity")), "anchor": "x4", "showticklabels": False, "fixedrange": True},
-        barmode="stack", legend=legend_below(plot_px=rows.plot_px), bargap=0,
-    )  # fmt: skip
+        barmode="stack",
+        legend=legend_below(plot_px=rows.plot_px),
+        bargap=0,
+    )
     height = int(rows.plot_px + 90 + 140)
     percent = f"{100 * view.utilization:.1f}%"
     subtitle = f"{capacity_text(view)} · Buffer utilization {percent} (Kafka's log line: entries / slots)"
-    heading = title or f"Offset map of the pass: {len(view.entries):,} keys, cleaned [{view.first_dirty_offset:,}, {view.end_offset:,})"
+    heading = (
+        title
+        or f"Offset map of the pass: {len(view.entries):,} keys, cleaned [{view.first_dirty_offset:,}, {view.end_offset:,})"
+    )
     return finish(fig, title=heading, subtitle=subtitle, height=height, top=90, bottom=140)
 
 
@@ -71,14 +104,27 @@ def fill_traces(view: OffsetMapView) -> list[go.Bar]:
     used = len(view.entries)
     parts = [("entries", used, COLORS[KEPT])]
     if view.capacity is not None and view.slots is not None:
-        parts += [(LABELS[FREE], view.capacity - used, COLORS[FREE]), (LABELS[RESERVE], view.slots - view.capacity, COLORS[RESERVE])]
+        parts += [
+            (LABELS[FREE], view.capacity - used, COLORS[FREE]),
+            (LABELS[RESERVE], view.slots - view.capacity, COLORS[RESERVE]),
+        ]
     return [
         go.Bar(
-            name=name, x=[count], y=["slots"], orientation="h", marker={"color": color, "line": {"color": "white", "width": 1}},
-            text=[f"{count:,} {name.split(' ')[0]}"], textposition="inside", insidetextanchor="middle",
-            textfont={"color": text_color(color), "size": FONT_SIZE}, xaxis="x4", yaxis="y4", legendgroup="slots",
-            legendgrouptitle={"text": "slots"}, hovertemplate=f"{name}: {count:,} slots<extra></extra>",
-        )  # fmt: skip
+            name=name,
+            x=[count],
+            y=["slots"],
+            orientation="h",
+            marker={"color": color, "line": {"color": "white", "width": 1}},
+            text=[f"{count:,} {name.split(' ')[0]}"],
+            textposition="inside",
+            insidetextanchor="middle",
+            textfont={"color": text_color(color), "size": FONT_SIZE},
+            xaxis="x4",
+            yaxis="y4",
+            legendgroup="slots",
+            legendgrouptitle={"text": "slots"},
+            hovertemplate=f"{name}: {count:,} slots<extra></extra>",
+        )
         for name, count, color in parts
         if count > 0
     ]
@@ -87,16 +133,31 @@ def fill_traces(view: OffsetMapView) -> list[go.Bar]:
 def _entry_cells(view: OffsetMapView, px_per_unit: float) -> list[go.Bar]:
     entries = [(e.offset, _text(e.key) + ("" if e.version is None else f" v{e.version}")) for e in view.entries]
     missed = [(offset, _text(key)) for key, offset in view.missed_keys]
-    lanes = (("in the map: its latest offset", entries, COLORS[KEPT], "y2"), (LABELS[MISSED], missed, COLORS[MISSED], "y3"))
+    lanes = (
+        ("in the map: its latest offset", entries, COLORS[KEPT], "y2"),
+        (LABELS[MISSED], missed, COLORS[MISSED], "y3"),
+    )
     return [
         go.Bar(
-            name=name, x=[o for o, _ in cells], y=[1] * len(cells), base=[0] * len(cells), width=CELL_WIDTH,
+            name=name,
+            x=[o for o, _ in cells],
+            y=[1] * len(cells),
+            base=[0] * len(cells),
+            width=CELL_WIDTH,
             marker={"color": color, "line": {"color": "white", "width": 1}},
-            text=[k for _, k in cells], textposition="inside", insidetextanchor="middle",
-            textangle=key_angle([k for _, k in cells], px_per_unit, LANE_PX), constraintext="none", textfont={"size": FONT_SIZE - 2, "color": text_color(color)},
-            hovertext=[k for _, k in cells], hovertemplate="offset %{x}: key %{hovertext}<extra>" + name + "</extra>",
-            yaxis=axis, xaxis="x", legendgroup="keys", legendgrouptitle={"text": "keys"},
-        )  # fmt: skip
+            text=[k for _, k in cells],
+            textposition="inside",
+            insidetextanchor="middle",
+            textangle=key_angle([k for _, k in cells], px_per_unit, LANE_PX),
+            constraintext="none",
+            textfont={"size": FONT_SIZE - 2, "color": text_color(color)},
+            hovertext=[k for _, k in cells],
+            hovertemplate="offset %{x}: key %{hovertext}<extra>" + name + "</extra>",
+            yaxis=axis,
+            xaxis="x",
+            legendgroup="keys",
+            legendgrouptitle={"text": "keys"},
+        )
         for name, cells, color, axis in lanes
         if cells
     ]

@@ -38,11 +38,23 @@ def pass_diff_figure(diff: PassDiff, *, title: str | None = None) -> go.Figure:
             _segments(AFTER, after, px_per_unit, "y2"),
             _marks("removed record", diff.removed_offsets, "y", COLORS[REMOVED], "x"),
             _marks("removed batch", diff.removed_batches, "y", COLORS[REMOVED], "line-ns-open"),
-            _marks("rewritten batch (records dropped or horizon stamped)", diff.rewritten_batches, "y2", COLORS[KEPT], "diamond"),
+            _marks(
+                "rewritten batch (records dropped or horizon stamped)",
+                diff.rewritten_batches,
+                "y2",
+                COLORS[KEPT],
+                "diamond",
+            ),
             _marks(LABELS[EMPTY_BATCH], diff.emptied_batches, "y2", COLORS[EMPTY_BATCH], "square-open"),
         ]
     )
-    axes(fig, rows, first=first, end=end, cartesian=[(BEFORE, "y", {**lane, "lane": "before"}), (AFTER, "y2", {**lane, "lane": "after"})])
+    axes(
+        fig,
+        rows,
+        first=first,
+        end=end,
+        cartesian=[(BEFORE, "y", {**lane, "lane": "before"}), (AFTER, "y2", {**lane, "lane": "after"})],
+    )
     draw_header(fig, rows, groups, labels, bottom_row=BEFORE)
     legend_once(fig)
     fig.update_layout(barmode="overlay", bargap=0, legend=legend_below(plot_px=rows.plot_px))
@@ -64,22 +76,37 @@ def _regions(segments: Sequence[tuple[int, int]], log_end_offset: int) -> list[S
 
 def _segments(lane: str, segments: Sequence[SegmentRegion], px_per_unit: float, yaxis: str) -> go.Bar:
     return go.Bar(
-        name=f"segments {lane}", x=[(s.base_offset + s.end_offset - 1) / 2 for s in segments],
-        width=[s.end_offset - s.base_offset for s in segments], y=[1] * len(segments), base=[0] * len(segments),
-        text=segment_texts(segments, px_per_unit), textposition="inside", insidetextanchor="end", textangle=0,
-        constraintext="none", textfont={"size": FONT_SIZE - 1, "color": COLORS[INK]},
-        marker={"color": "#f1f3f5", "line": {"color": EDGES[UNCLEANABLE], "width": 1.5}}, showlegend=False,
+        name=f"segments {lane}",
+        x=[(s.base_offset + s.end_offset - 1) / 2 for s in segments],
+        width=[s.end_offset - s.base_offset for s in segments],
+        y=[1] * len(segments),
+        base=[0] * len(segments),
+        text=segment_texts(segments, px_per_unit),
+        textposition="inside",
+        insidetextanchor="end",
+        textangle=0,
+        constraintext="none",
+        textfont={"size": FONT_SIZE - 1, "color": COLORS[INK]},
+        marker={"color": "#f1f3f5", "line": {"color": EDGES[UNCLEANABLE], "width": 1.5}},
+        showlegend=False,
         customdata=[[s.base_offset, format_bytes(s.size_bytes)] for s in segments],
-        hovertemplate="segment %{customdata[0]}: %{customdata[1]}<extra>" + lane + "</extra>", yaxis=yaxis, xaxis="x",
-    )  # fmt: skip
+        hovertemplate="segment %{customdata[0]}: %{customdata[1]}<extra>" + lane + "</extra>",
+        yaxis=yaxis,
+        xaxis="x",
+    )
 
 
 def _marks(name: str, offsets: Sequence[int], yaxis: str, color: str, symbol: str) -> go.Scatter:
     return go.Scatter(
-        name=name, x=list(offsets), y=[0.3] * len(offsets), mode="markers", yaxis=yaxis, xaxis="x",
+        name=name,
+        x=list(offsets),
+        y=[0.3] * len(offsets),
+        mode="markers",
+        yaxis=yaxis,
+        xaxis="x",
         marker={"color": color, "symbol": symbol, "size": 12, "line": {"width": 2, "color": color}},
         hovertemplate="offset %{x}<extra>" + name + "</extra>",
-    )  # fmt: skip
+    )
 
 
 COUNTERS: dict[str, str] = {
@@ -109,33 +136,63 @@ def cleaner_stats_figure(result: PassResult, *, title: str | None = None) -> go.
     fig = go.Figure(
         [
             go.Table(
-                domain={"x": [0, 1], "y": [(stats_px + gap) / plot_px, 1]}, columnwidth=[1],
-                header={"values": ["<b>LogCleaner INFO message</b>"], "align": "left", "height": HEADER_PX, "fill": {"color": "#e9ecef"}},
-                cells={"values": [lines], "align": "left", "height": ROW_PX, "font": {"family": "monospace", "size": FONT_SIZE - 1}},
+                domain={"x": [0, 1], "y": [(stats_px + gap) / plot_px, 1]},
+                columnwidth=[1],
+                header={
+                    "values": ["<b>LogCleaner INFO message</b>"],
+                    "align": "left",
+                    "height": HEADER_PX,
+                    "fill": {"color": "#e9ecef"},
+                },
+                cells={
+                    "values": [lines],
+                    "align": "left",
+                    "height": ROW_PX,
+                    "font": {"family": "monospace", "size": FONT_SIZE - 1},
+                },
             ),
             go.Table(
-                domain={"x": [0, 1], "y": [0, stats_px / plot_px]}, columnwidth=[2, 2, 5],
-                header={"values": ["<b>CleanerStats</b>", "<b>value</b>", "<b>what it counts</b>"], "align": "left", "height": HEADER_PX,
-                        "fill": {"color": "#e9ecef"}},
-                cells={"values": [list(counters), [_value(k, v) for k, v in counters.items()], [COUNTERS.get(k, "") for k in counters]],
-                       "align": "left", "height": ROW_PX},
+                domain={"x": [0, 1], "y": [0, stats_px / plot_px]},
+                columnwidth=[2, 2, 5],
+                header={
+                    "values": ["<b>CleanerStats</b>", "<b>value</b>", "<b>what it counts</b>"],
+                    "align": "left",
+                    "height": HEADER_PX,
+                    "fill": {"color": "#e9ecef"},
+                },
+                cells={
+                    "values": [
+                        list(counters),
+                        [_value(k, v) for k, v in counters.items()],
+                        [COUNTERS.get(k, "") for k in counters],
+                    ],
+                    "align": "left",
+                    "height": ROW_PX,
+                },
             ),
         ]
-    )  # fmt: skip
+    )
     note = None
     if any(word in result.log_line for word in ("Infinity", "NaN")):
         note = "Kafka divides by the elapsed time: a pass that takes 0 ms (simulated passes here) prints Infinity MB/sec and NaN%"
     if note:
         fig.add_annotation(
-            x=0, y=-12 / plot_px, xref="paper", yref="paper", xanchor="left", yanchor="top", showarrow=False, text=note,
+            x=0,
+            y=-12 / plot_px,
+            xref="paper",
+            yref="paper",
+            xanchor="left",
+            yanchor="top",
+            showarrow=False,
+            text=note,
             font={"size": FONT_SIZE - 1, "color": COLORS[MUTED]},
-        )  # fmt: skip
+        )
     heading = title or f"Cleaner stats of {result.name}"
     subtitle = f"dirty section [{result.first_dirty_offset:,}, {result.end_offset:,}) of the cleanable range [{result.first_dirty_offset:,}, {result.first_uncleanable_offset:,})"
     return finish(fig, title=heading, subtitle=subtitle, height=plot_px + 100 + 40, top=100, bottom=40)
 
 
-def _value(name: str, value: float | int) -> str:
+def _value(name: str, value: float) -> str:
     if name == "buffer_utilization":
         return f"{value:.1%}"
     if "bytes" in name and isinstance(value, int):

@@ -46,21 +46,35 @@ def transaction_figure(
         rows.add(f"gap{index}", GAP_PX)
         rows.add(f"records{index}", RECORDS_PX)
         batches_axis, records_axis = f"y{2 * index + 1}", f"y{2 * index + 2}"
-        fig.add_trace(batch_bars(view.batches, px_per_unit=px_per_unit, yaxis=batches_axis.replace("y1", "y"), lane_px=BATCHES_PX))
+        fig.add_trace(
+            batch_bars(view.batches, px_per_unit=px_per_unit, yaxis=batches_axis.replace("y1", "y"), lane_px=BATCHES_PX)
+        )
         fig.add_traces(record_cells(view, px_per_unit=px_per_unit, yaxis=records_axis, lane_px=RECORDS_PX))
-        cartesian += [(f"batches{index}", batches_axis.replace("y1", "y"), {**lane, "lane": "batches"}),
-                      (f"records{index}", records_axis, {**lane, "lane": "records"})]  # fmt: skip
+        cartesian += [
+            (f"batches{index}", batches_axis.replace("y1", "y"), {**lane, "lane": "batches"}),
+            (f"records{index}", records_axis, {**lane, "lane": "records"}),
+        ]
     axes(fig, rows, first=first, end=end, cartesian=cartesian)
     for index, (name, view) in enumerate(stages):
-        low, high = rows.span(f"stage{index}")
+        low = rows.span(f"stage{index}")[0]
         fig.add_annotation(
-            x=0, y=low, xref="paper", yref="paper", xanchor="left", yanchor="bottom", showarrow=False, name=name,
-            text=f"<b>{name}</b>: {_summary(view)}", font={"size": FONT_SIZE, "color": COLORS[INK]},
-        )  # fmt: skip
+            x=0,
+            y=low,
+            xref="paper",
+            yref="paper",
+            xanchor="left",
+            yanchor="bottom",
+            showarrow=False,
+            name=name,
+            text=f"<b>{name}</b>: {_summary(view)}",
+            font={"size": FONT_SIZE, "color": COLORS[INK]},
+        )
     legend_once(fig)
     fig.update_layout(barmode="overlay", bargap=0, legend=legend_below(plot_px=rows.plot_px))
     heading = title or f"Transactions in {before.name} at {format_instant_ms(now_ms)}"
-    subtitle = "aborted data: dropped by a pass · its batch stays empty (61 B) while it is its live producer's last batch"
+    subtitle = (
+        "aborted data: dropped by a pass · its batch stays empty (61 B) while it is its live producer's last batch"
+    )
     return finish(fig, title=heading, subtitle=subtitle, height=int(rows.plot_px) + 100 + 150, top=100, bottom=150)
 
 

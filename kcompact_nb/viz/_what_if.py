@@ -15,7 +15,9 @@ from kcompact_nb.viz._labels import PLOT_WIDTH_PX, text_px
 from kcompact_nb.viz._palette import DUPLICATES, LABELS
 
 
-def what_if_figure(series: Mapping[str, Sequence[DirtinessPoint]], *, by: str = "time", title: str | None = None) -> go.Figure:
+def what_if_figure(
+    series: Mapping[str, Sequence[DirtinessPoint]], *, by: str = "time", title: str | None = None
+) -> go.Figure:
     """One column per label: the dirty ratio with passes and rolls (top) and the superseded records
     still stored (bottom), on one time scale, so one sees when duplicates disappear under each config.
 
@@ -27,9 +29,14 @@ def what_if_figure(series: Mapping[str, Sequence[DirtinessPoint]], *, by: str = 
     axis = time_axis([p.now_ms for points in series.values() for p in points]) if by == "time" else None
     titles = [_fitted(label, PLOT_WIDTH_PX / columns) for label in labels]
     fig = make_subplots(
-        rows=2, cols=columns, subplot_titles=titles, shared_yaxes="rows", shared_xaxes="all", vertical_spacing=0.14,
+        rows=2,
+        cols=columns,
+        subplot_titles=titles,
+        shared_yaxes="rows",
+        shared_xaxes="all",
+        vertical_spacing=0.14,
         horizontal_spacing=0.04,
-    )  # fmt: skip
+    )
     for column, label in enumerate(labels, start=1):
         points = series[label]
         fig.add_traces(ratio_traces(points, axis=axis), rows=1, cols=column)

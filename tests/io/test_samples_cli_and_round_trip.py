@@ -54,7 +54,7 @@ def test_inspect_explains_each_partition(tmp_path):
     lines = out.getvalue().splitlines()
     assert lines[0].endswith("1 partitions")
     assert "basic-0: 12 segments, 2,324 bytes, offsets [0, 32)" in lines
-    assert "  cleanable: [0, 31) (2250 bytes)" in lines
+    assert "  log head, cleanable: [0, 31), 2.2 KiB" in lines
     assert "  eligible now: its dirty ratio is above the minimum" in lines
 
 
