@@ -23,7 +23,9 @@ DOLLAR_DIGIT = re.compile(r"\$\s*\d[\d.]*")
 
 
 def _strip_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("strip_notebook_figures", ROOT / "tools" / "strip_notebook_figures.py")
+    spec = importlib.util.spec_from_file_location(
+        "strip_notebook_figures", ROOT / "tools" / "strip_notebook_figures.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -81,13 +83,16 @@ def test_the_dollar_scan_finds_what_jupyterlab_renders_as_maths():
 
 
 def test_the_private_import_scan_finds_private_imports():
-    found = [PRIVATE_IMPORT.search(s) is not None for s in (
-        "from kcompact_nb.core._cleaner import clean_pass",
-        "import kcompact_nb.core._cleaner as c",
-        "from kcompact_nb._conformance_cli import main",
-        "from kcompact_nb.core import explain",
-        "from kcompact_nb.widgets import CompactionStepper",
-    )]
+    found = [
+        PRIVATE_IMPORT.search(s) is not None
+        for s in (
+            "from kcompact_nb.core._cleaner import clean_pass",
+            "import kcompact_nb.core._cleaner as c",
+            "from kcompact_nb._conformance_cli import main",
+            "from kcompact_nb.core import explain",
+            "from kcompact_nb.widgets import CompactionStepper",
+        )
+    ]
     assert found == [True, True, True, False, False]
 
 
@@ -110,12 +115,21 @@ def test_committed_notebooks_are_stripped(path):
 
 
 def test_strip_clears_ignored_outputs_and_widget_state_only():
-    figure = {"data": {"application/vnd.plotly.v1+json": {"data": [1] * 5000}}, "output_type": "display_data", "metadata": {}}
+    figure = {
+        "data": {"application/vnd.plotly.v1+json": {"data": [1] * 5000}},
+        "output_type": "display_data",
+        "metadata": {},
+    }
     table = {"name": "stdout", "output_type": "stream", "text": "offset 3\n"}
     notebook = {
         "metadata": {"widgets": {"state": {}}, "kernelspec": {"name": "python3"}},
         "cells": [
-            {"cell_type": "code", "source": "# NBVAL_IGNORE_OUTPUT\nfig", "metadata": {"execution": {"a": 1}}, "outputs": [figure]},
+            {
+                "cell_type": "code",
+                "source": "# NBVAL_IGNORE_OUTPUT\nfig",
+                "metadata": {"execution": {"a": 1}},
+                "outputs": [figure],
+            },
             {"cell_type": "code", "source": "fig", "metadata": {"tags": ["nbval-ignore-output"]}, "outputs": [figure]},
             {"cell_type": "code", "source": "print(3)", "metadata": {}, "outputs": [table]},
             {"cell_type": "markdown", "source": "text", "metadata": {}},

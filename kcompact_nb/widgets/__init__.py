@@ -13,10 +13,10 @@ from kcompact_nb.widgets._what_if import WhatIfExplorer
 
 __all__ = [
     "BROKER_PROPERTIES",
-    "CompactionStepper",
-    "ConfigPanel",
     "NEXT_LABEL",
     "PREVIOUS_LABEL",
     "TOPIC_PROPERTIES",
+    "CompactionStepper",
+    "ConfigPanel",
     "WhatIfExplorer",
 ]

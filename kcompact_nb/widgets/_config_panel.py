@@ -43,6 +43,8 @@ DURATIONS = frozenset(name for name in TOPIC_PROPERTIES if name.endswith(".ms"))
 """Properties in milliseconds: shown as ``7d``, ``12h``, ``never``; typed as those or as plain ms."""
 SIZES = frozenset({"segment.bytes", "log.cleaner.dedupe.buffer.size"})
 """Properties in bytes: shown as ``1 GiB``, ``128 MiB``; typed as those or as plain bytes."""
+TEXT_STYLE = "line-height:1.4; margin:4px 0"
+"""Text in the panel wraps at its own line height, not at the 28 px of a row of widgets."""
 FIELD_WIDTH = "400px"
 LABEL_WIDTH = "230px"
 _UNIT_HINTS = {
@@ -103,7 +105,8 @@ class ConfigPanel:
     def show_error(self, text: str) -> None:
         """Show ``text`` (a validation message) in place of a failure."""
         self.error = text
-        self.message.value = f"<div style='color:#c0392b; white-space:normal; overflow-wrap:anywhere'>{html.escape(text)}</div>"
+        style = f"{TEXT_STYLE}; color:#c0392b; white-space:normal; overflow-wrap:anywhere"
+        self.message.value = f"<div style='{style}'>{html.escape(text)}</div>"
 
     def _changed(self, _change: dict[str, Any]) -> None:
         if self._quiet:
@@ -132,17 +135,27 @@ class ConfigPanel:
 
     def _assemble(self, title: str) -> ipywidgets.VBox:
         kafka = [self.controls[name] for name in KAFKA_TOPIC_PROPERTIES + BROKER_PROPERTIES]
-        grid = ipywidgets.GridBox(kafka, layout=ipywidgets.Layout(grid_template_columns=f"repeat(auto-fill, minmax({FIELD_WIDTH}, 1fr))"))
+        grid = ipywidgets.GridBox(
+            kafka, layout=ipywidgets.Layout(grid_template_columns=f"repeat(auto-fill, minmax({FIELD_WIDTH}, 1fr))")
+        )
         kip = ipywidgets.VBox(
             [
-                ipywidgets.HTML("<b>KIP-280 compaction strategy</b> <i>(not in Apache Kafka: proposed, never released)</i>"),
+                ipywidgets.HTML(
+                    f"<div style='{TEXT_STYLE}'><b>KIP-280 compaction strategy</b> "
+                    "<i>(not in Apache Kafka: proposed, never released)</i></div>"
+                ),
                 ipywidgets.HBox([self.strategy, self.header], layout=ipywidgets.Layout(flex_flow="row wrap")),
             ],
             layout=ipywidgets.Layout(border="1px dashed #999", padding="2px 6px", margin="6px 0 0 0"),
         )
-        heading = f"<b>{html.escape(title)}</b>: " if title else ""
-        intro = ipywidgets.HTML(f"{heading}Apache Kafka's properties (durations as 7d, 12h, never; sizes as MiB, KiB)")
-        return ipywidgets.VBox([intro, grid, kip, self.message], layout=ipywidgets.Layout(width="100%", overflow="hidden"))
+        heading = f"<b>{html.escape(title)}</b> " if title else ""
+        hint = (
+            "<span style='color:#555'>Apache Kafka's properties; durations as 7d, 12h, never; sizes as MiB, KiB</span>"
+        )
+        intro = ipywidgets.HTML(f"<div style='{TEXT_STYLE}'>{heading}{hint}</div>")
+        return ipywidgets.VBox(
+            [intro, grid, kip, self.message], layout=ipywidgets.Layout(width="100%", overflow="hidden")
+        )
 
 
 def _control(name: str, value: Any) -> ipywidgets.ValueWidget:
@@ -162,7 +175,7 @@ def _control(name: str, value: Any) -> ipywidgets.ValueWidget:
 
 def _shown(name: str, value: Any) -> Any:
     """``value`` (ms or bytes, or text as typed) as the field shows it."""
-    if isinstance(value, str) or isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int):
         return value
     if name in DURATIONS:
         return format_duration_ms(value)

@@ -6,7 +6,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from kcompact_nb.core import BrokerConfig, Frame, OffsetMapSpec, PartitionLog, Simulation, Strategy, Timeline, TopicConfig, copy_log, pass_frames
+from kcompact_nb.core import (
+    BrokerConfig,
+    Frame,
+    OffsetMapSpec,
+    PartitionLog,
+    Simulation,
+    Strategy,
+    Timeline,
+    TopicConfig,
+    copy_log,
+    pass_frames,
+)
 from kcompact_nb.scenario import Scenario, load_scenario, scenario_frames, simulation_for
 from kcompact_nb.widgets._config_panel import ConfigPanel
 

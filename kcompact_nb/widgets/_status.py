@@ -16,7 +16,7 @@ from kcompact_nb.widgets._steps import Steps
 PLURALS = {"step": "steps", "pass": "passes"}
 BYTE_COUNTERS = frozenset({"bytes_read", "bytes_written", "map_bytes_read"})
 NO_TIME_NOTE = (
-    "Kafka's own message: a pass that takes under a millisecond (as every simulated pass does) is logged "
+    "Kafka's own log line: a pass that takes under a millisecond (as every simulated pass does) is logged "
     "with rates of Infinity MB/sec and NaN% of total time, and sizes under 0.05 MB as 0.0 MB."
 )
 
@@ -51,7 +51,7 @@ def checks_html(source: FrameSource, checks: Sequence[Frame]) -> str:
     for check in checks:
         mark, color = ("✘", "#c0392b") if "FAILED" in check.label else ("✔", "#1e8449")
         text = f"{step_name(source, check)} {step_detail(source, check)}"
-        lines.append(f"<div style='color:{color}'>{mark} {html.escape(text)}</div>")
+        lines.append(f"<div style='color:{color}; line-height:1.4'>{mark} {html.escape(text)}</div>")
     return "".join(lines)
 
 
@@ -61,7 +61,7 @@ def end_html(source: FrameSource, frame: Frame) -> str:
     ratio = next((line for line in lines if line.startswith("dirty ratio")), "")
     eligibility = next((line for line in lines if line.startswith(("eligible", "not eligible"))), "")
     lead = "End of the scenario. The cleaner now" if source.unit == "step" else "No further pass"
-    return f"<div><b>{lead}:</b> {html.escape(eligibility)} ({html.escape(ratio)}).</div>"
+    return f"<div style='line-height:1.4'><b>{lead}:</b> {html.escape(eligibility)} ({html.escape(ratio)}).</div>"
 
 
 def placeholder_html(source: FrameSource, steps: Steps) -> str:
@@ -88,13 +88,13 @@ def stats_html(result: PassResult, source: FrameSource, after: Frame) -> str:
     )
     title = f"Latest pass: {step_name(source, after)}, {result.name}, dirty section [{result.first_dirty_offset}, {result.end_offset})"
     return (
-        f"<div><b>{html.escape(title)}</b></div>"
+        f"<div style='line-height:1.4'><div><b>{html.escape(title)}</b></div>"
         "<div style='display:flex; flex-wrap:wrap; gap:8px 32px; align-items:flex-start'>"
         f"<div style='flex:1 1 420px; min-width:0'><div>LogCleaner INFO message</div>"
         f"<pre style='white-space:pre-wrap; margin:0; font-size:12px'>{message}</pre>"
         f"<div style='font-size:11px; color:#555; max-width:560px'>{html.escape(NO_TIME_NOTE)}</div></div>"
         f"<div style='flex:0 1 auto'><div>CleanerStats</div><table style='font-size:12px'>{rows}</table></div>"
-        "</div>"
+        "</div></div>"
     )
 
 

@@ -69,7 +69,9 @@ class CompactionStepper:
         self.strategy = self.config.strategy
         self.next_button = ipywidgets.Button(description=NEXT_LABEL, tooltip="next step")
         self.prev_button = ipywidgets.Button(description=PREVIOUS_LABEL, tooltip="previous step")
-        self.slider = ipywidgets.IntSlider(value=0, min=0, max=0, readout=False, layout=ipywidgets.Layout(flex="1 1 auto"))
+        self.slider = ipywidgets.IntSlider(
+            value=0, min=0, max=0, readout=False, layout=ipywidgets.Layout(flex="1 1 auto")
+        )
         self.play = ipywidgets.Play(value=0, min=0, max=0, interval=1000, description="play")
         self.status = ipywidgets.HTML()
         self.checks = ipywidgets.HTML()
@@ -138,12 +140,20 @@ class CompactionStepper:
 
     def _draw(self, shown: Shown) -> None:
         last = len(self.steps) - 1
-        self.status.value = header_html(self.source, shown.frame, self.steps.at(last).frame, exhausted=self.steps.exhausted)
+        self.status.value = header_html(
+            self.source, shown.frame, self.steps.at(last).frame, exhausted=self.steps.exhausted
+        )
         at_end = self.steps.exhausted and shown.position == last
-        self.checks.value = checks_html(self.source, shown.checks) + (end_html(self.source, shown.frame) if at_end else "")
+        self.checks.value = checks_html(self.source, shown.checks) + (
+            end_html(self.source, shown.frame) if at_end else ""
+        )
         frame = shown.frame
         figure = layout_figure(
-            frame.log, now_ms=frame.now_ms, scale=self._scale(), offset_map=self.source.offset_map, strategy=self.source.strategy
+            frame.log,
+            now_ms=frame.now_ms,
+            scale=self._scale(),
+            offset_map=self.source.offset_map,
+            strategy=self.source.strategy,
         )
         sync_figure(self.layout_figure, figure)
         latest = self._latest_pass(shown.position)
@@ -178,7 +188,9 @@ class CompactionStepper:
         return None
 
     def _assemble(self) -> ipywidgets.VBox:
-        buttons = ipywidgets.HBox([self.prev_button, self.next_button, self.play, self.slider], layout=ipywidgets.Layout(width="100%"))
+        buttons = ipywidgets.HBox(
+            [self.prev_button, self.next_button, self.play, self.slider], layout=ipywidgets.Layout(width="100%")
+        )
         return ipywidgets.VBox(
             [buttons, self.status, self.checks, self.layout_figure, self.pass_area, self.config.widget, self.fitter],
             layout=ipywidgets.Layout(width="100%", max_width="100%", overflow="hidden"),

@@ -38,7 +38,9 @@ class WhatIfExplorer:
         now_ms: int | None = None,
         offset_map: OffsetMapSpec | None = None,
     ) -> None:
-        self.source: FrameSource = frame_source(source, topic=topic, partition=partition, now_ms=now_ms, offset_map=offset_map)
+        self.source: FrameSource = frame_source(
+            source, topic=topic, partition=partition, now_ms=now_ms, offset_map=offset_map
+        )
         self.labels = labels
         self.left = self._panel(left or {}, labels[0])
         self.right = self._panel(right or {}, labels[1])
@@ -50,9 +52,13 @@ class WhatIfExplorer:
         self._redraw()
         for panel in (self.left, self.right):
             panel.widget.layout.flex, panel.widget.layout.min_width = "1 1 0", "0"
-        panels = ipywidgets.HBox([self.left.widget, self.right.widget], layout=ipywidgets.Layout(width="100%", grid_gap="16px"))
+        panels = ipywidgets.HBox(
+            [self.left.widget, self.right.widget], layout=ipywidgets.Layout(width="100%", grid_gap="16px")
+        )
         self.fitter = FigureFitter([self.figure])
-        self.widget = ipywidgets.VBox([panels, self.figure, self.fitter], layout=ipywidgets.Layout(width="100%", overflow="hidden"))
+        self.widget = ipywidgets.VBox(
+            [panels, self.figure, self.fitter], layout=ipywidgets.Layout(width="100%", overflow="hidden")
+        )
 
     def _panel(self, overrides: Mapping[str, Any], label: str) -> ConfigPanel:
         panel = ConfigPanel(self.source.topic, self.source.broker, title=label)

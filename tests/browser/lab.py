@@ -80,9 +80,17 @@ def _free_port() -> int:
 
 def _lab_command(root_dir: Path, port: int, token: str) -> list[str]:
     command = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.open_browser=False",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ServerApp.open_browser=False",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root_dir}",
         # window.jupyterapp lets the test run Lab's own commands and read the kernel's status.
         "--LabApp.expose_app_in_browser=True",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
@@ -102,8 +110,12 @@ def _lab_env(work_dir: Path) -> dict[str, str]:
     env = {name: value for name, value in os.environ.items() if name != "PYTEST_CURRENT_TEST"}
     env["PATH"] = os.pathsep.join([sysconfig.get_path("scripts"), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    for variable, name in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-                           ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")]:
+    for variable, name in [
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+        ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+    ]:
         env[variable] = str(work_dir / name)
     _write_settings(work_dir / "settings")
     return env

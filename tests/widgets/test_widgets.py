@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import plotly.graph_objects as go
+
 from kcompact_nb import BrokerConfig, OffsetMapSpec, Simulation, TopicConfig
 from kcompact_nb.scenario import load_scenario
 from kcompact_nb.viz import COLORS, LABELS
@@ -70,10 +71,13 @@ def test_the_header_speaks_of_the_step_the_label_describes():
 def test_expect_and_snapshot_steps_are_checks_on_the_step_they_check():
     stepper = CompactionStepper(FRUIT)
     stepper.slider.value = FRUIT_POSITIONS.index(7)
-    assert [check.label for check in stepper.shown.checks] == ["step 8 snapshot: label after-first-pass", "step 9 expect: passed"]
+    assert [check.label for check in stepper.shown.checks] == [
+        "step 8 snapshot: label after-first-pass",
+        "step 9 expect: passed",
+    ]
     assert stepper.checks.value == (
-        "<div style='color:#1e8449'>✔ step 8 snapshot: label after-first-pass</div>"
-        "<div style='color:#1e8449'>✔ step 9 expect: passed</div>"
+        "<div style='color:#1e8449; line-height:1.4'>✔ step 8 snapshot: label after-first-pass</div>"
+        "<div style='color:#1e8449; line-height:1.4'>✔ step 9 expect: passed</div>"
     )
     stepper.slider.value = FRUIT_POSITIONS.index(5)
     assert "✔ step 6 expect: passed" in stepper.checks.value
@@ -135,7 +139,7 @@ def test_the_end_of_a_scenario_says_what_the_cleaner_would_do_next():
     assert "End of the scenario" not in stepper.checks.value
     stepper.slider.value = 13
     assert stepper.checks.value.endswith(
-        "<div><b>End of the scenario. The cleaner now:</b> not eligible: nothing is cleanable, and without new "
+        "<div style='line-height:1.4'><b>End of the scenario. The cleaner now:</b> not eligible: nothing is cleanable, and without new "
         "appends the active segment never rolls, so never (dirty ratio 0.0000 vs min.cleanable.dirty.ratio 0.5).</div>"
     )
 
@@ -199,7 +203,7 @@ def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_
     assert (stepper.slider.value, stepper.slider.max, stepper.steps.exhausted) == (4, 4, True)
     assert stepper.status.value.startswith("<b>pass 4 of passes 1–4</b>")
     assert stepper.checks.value == (
-        "<div><b>No further pass:</b> not eligible: nothing is cleanable, and without new appends the active segment "
+        "<div style='line-height:1.4'><b>No further pass:</b> not eligible: nothing is cleanable, and without new appends the active segment "
         "never rolls, so never (dirty ratio 0.0000 vs min.cleanable.dirty.ratio 0.1).</div>"
     )
     assert fate(stepper.layout_figure, KEPT) == list(range(6, 12))
@@ -242,7 +246,7 @@ def test_an_epoch_clock_is_shown_as_an_iso_time():
 
 def test_config_panel_labels_are_kafka_properties_and_kip_280_stands_apart():
     panel = ConfigPanel(TopicConfig(), BrokerConfig())
-    intro, kafka, kip, message = panel.widget.children
+    _intro, kafka, kip, message = panel.widget.children
     assert [c.description for c in kafka.children] == [
         "min.cleanable.dirty.ratio",
         "segment.bytes",
@@ -278,13 +282,17 @@ def test_config_fields_show_human_units_and_read_them_back_exactly():
     panel.controls["log.cleaner.dedupe.buffer.size"].value = "2 MiB"
     assert panel.broker_config.log_cleaner_dedupe_buffer_size == 2_097_152
     panel.set_value("max.compaction.lag.ms", 86_400_000)
-    assert panel.controls["max.compaction.lag.ms"].value == "1d" and panel.topic_config.max_compaction_lag_ms == 86_400_000
+    assert (
+        panel.controls["max.compaction.lag.ms"].value == "1d" and panel.topic_config.max_compaction_lag_ms == 86_400_000
+    )
 
 
 def test_config_panel_errors_name_the_field_and_keep_the_last_valid_configs():
     panel = ConfigPanel(TopicConfig(), BrokerConfig())
     seen = []
-    panel.on_change(lambda topic, broker: seen.append((topic.min_compaction_lag_ms, broker.log_cleaner_dedupe_buffer_size)))
+    panel.on_change(
+        lambda topic, broker: seen.append((topic.min_compaction_lag_ms, broker.log_cleaner_dedupe_buffer_size))
+    )
     panel.controls["max.compaction.lag.ms"].value = "100 ms"
     panel.controls["min.compaction.lag.ms"].value = "200 ms"
     assert "min.compaction.lag.ms: it must not exceed max.compaction.lag.ms (100)" in panel.message.value
