@@ -35,13 +35,15 @@ KAFKA_TOPIC_PROPERTIES = (
 KIP_280_PROPERTIES = ("compaction.strategy", "compaction.strategy.header")
 """KIP-280's topic properties: proposed, never released in any Apache Kafka version."""
 TOPIC_PROPERTIES = KIP_280_PROPERTIES + KAFKA_TOPIC_PROPERTIES
+INTERNAL_SEGMENT_BYTES = "internal.segment.bytes"
+"""Kafka's internal override of ``segment.bytes`` (below its 1 MiB minimum): shown only when a config sets it."""
 BROKER_PROPERTIES = ("log.cleaner.dedupe.buffer.size",)
 STRATEGIES = ("offset", "timestamp", "header")
 Listener = Callable[[TopicConfig, BrokerConfig], None]
 
 DURATIONS = frozenset(name for name in TOPIC_PROPERTIES if name.endswith(".ms"))
 """Properties in milliseconds: shown as ``7d``, ``12h``, ``never``; typed as those or as plain ms."""
-SIZES = frozenset({"segment.bytes", "log.cleaner.dedupe.buffer.size"})
+SIZES = frozenset({"segment.bytes", INTERNAL_SEGMENT_BYTES, "log.cleaner.dedupe.buffer.size"})
 """Properties in bytes: shown as ``1 GiB``, ``128 MiB``; typed as those or as plain bytes."""
 TEXT_STYLE = "line-height:1.4; margin:4px 0"
 """Text in the panel wraps at its own line height, not at the 28 px of a row of widgets."""
@@ -51,10 +53,12 @@ _UNIT_HINTS = {
     **{name: "a duration: 7d, 12h, 30m, 250 ms, never, or plain milliseconds" for name in DURATIONS},
     **{name: "a size: 1 GiB, 128 MiB, 512 KiB, or plain bytes" for name in SIZES},
 }
+_UNIT_HINTS[INTERNAL_SEGMENT_BYTES] += " (Kafka's internal override of segment.bytes, for segments below 1 MiB)"
 
 
 class ConfigPanel:
-    """Controls for :data:`TOPIC_PROPERTIES` and :data:`BROKER_PROPERTIES` over a base topic and broker config.
+    """Controls for :data:`TOPIC_PROPERTIES` and :data:`BROKER_PROPERTIES` over a base topic and broker config
+    (and ``internal.segment.bytes`` when the topic config sets it).
 
     ``controls`` maps each Kafka property name to its widget; durations and sizes are text fields in
     human units (:func:`~kcompact_nb.core.format_duration_ms`, :func:`~kcompact_nb.core.format_bytes`)
@@ -70,8 +74,10 @@ class ConfigPanel:
         self._listeners: list[Listener] = []
         self._quiet = False
         values = {**topic.to_properties(), **broker.to_properties()}
+        internal = (INTERNAL_SEGMENT_BYTES,) if values[INTERNAL_SEGMENT_BYTES] != -1 else ()
+        self._topic_names = TOPIC_PROPERTIES + internal
         self.controls: dict[str, ipywidgets.ValueWidget] = {
-            name: _control(name, values[name]) for name in TOPIC_PROPERTIES + BROKER_PROPERTIES
+            name: _control(name, values[name]) for name in self._topic_names + BROKER_PROPERTIES
         }
         self.strategy: ipywidgets.Dropdown = self.controls["compaction.strategy"]
         self.header: ipywidgets.Text = self.controls["compaction.strategy.header"]
@@ -96,7 +102,7 @@ class ConfigPanel:
         ------
         UnitError : a field does not read as a duration or a size.
         """
-        return {name: _read(name, self.controls[name].value) for name in TOPIC_PROPERTIES}
+        return {name: _read(name, self.controls[name].value) for name in self._topic_names}
 
     def broker_properties(self) -> dict[str, Any]:
         """The shown broker properties in Kafka's units (bytes)."""
@@ -134,7 +140,9 @@ class ConfigPanel:
             self._quiet = False
 
     def _assemble(self, title: str) -> ipywidgets.VBox:
-        kafka = [self.controls[name] for name in KAFKA_TOPIC_PROPERTIES + BROKER_PROPERTIES]
+        kafka = [
+            self.controls[name] for name in self._topic_names + BROKER_PROPERTIES if name not in KIP_280_PROPERTIES
+        ]
         grid = ipywidgets.GridBox(
             kafka, layout=ipywidgets.Layout(grid_template_columns=f"repeat(auto-fill, minmax({FIELD_WIDTH}, 1fr))")
         )

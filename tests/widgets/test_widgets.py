@@ -353,3 +353,14 @@ def test_figure_widgets_are_fitted_to_their_output_area_once_on_the_page():
     assert stepper.fitter.get_state()["figures"] == [f"IPY_MODEL_{f.model_id}" for f in stepper.fitter.figures]
     explorer = WhatIfExplorer(FRUIT)
     assert explorer.fitter.figures == [explorer.figure] and explorer.fitter in explorer.widget.children
+
+
+def test_internal_segment_bytes_is_shown_when_the_topic_sets_it():
+    """Segments below Kafka 4's 1 MiB minimum of segment.bytes come from internal.segment.bytes (KIP-1030)."""
+    assert "internal.segment.bytes" not in ConfigPanel(TopicConfig(), BrokerConfig()).controls
+    topic = TopicConfig.from_properties({"internal.segment.bytes": 1200})
+    panel = ConfigPanel(topic, BrokerConfig())
+    field = panel.controls["internal.segment.bytes"]
+    assert field.value == "1,200 B" and field in panel.widget.children[1].children
+    field.value = "2 KiB"
+    assert panel.topic_config.internal_segment_bytes == 2048 and panel.topic_config.effective_segment_bytes == 2048
