@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-PLOT_WIDTH_PX = 760
-"""The narrowest plot area the rule plans for."""
+PLOT_WIDTH_PX = 700
+"""The narrowest plot area the rule plans for: a JupyterLab output area at 1280 px with the file browser open is
+about 850 px wide, 750 px of it plot."""
 CHAR_PX = 0.62
 """Average glyph width of the figure font, in units of its size."""
 GAP_PX = 12
