@@ -68,7 +68,7 @@ def placeholder_html(source: FrameSource, steps: Steps) -> str:
     """The plain text shown where the last pass's offset map and statistics go, before any pass."""
     first = steps.first_with_pass()
     if first is not None:
-        when = f"from {step_name(source, steps.at(first).frame)} on"
+        when = f"from {step_name(source, first)} on"
     elif steps.exhausted:
         when = f"once a pass runs; none runs in these {PLURALS[source.unit]}"
     else:

@@ -141,7 +141,7 @@ class CompactionStepper:
     def _draw(self, shown: Shown) -> None:
         last = len(self.steps) - 1
         self.status.value = header_html(
-            self.source, shown.frame, self.steps.at(last).frame, exhausted=self.steps.exhausted
+            self.source, shown.frame, self.steps.last_known(), exhausted=self.steps.exhausted
         )
         at_end = self.steps.exhausted and shown.position == last
         self.checks.value = checks_html(self.source, shown.checks) + (

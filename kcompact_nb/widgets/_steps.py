@@ -53,10 +53,15 @@ class Steps:
             pass
         return Shown(position, self._shown[position], tuple(self._checks[position]))
 
-    def first_with_pass(self) -> int | None:
-        """The first position known whose step ran a cleaner pass."""
+    def last_known(self) -> Frame:
+        """The frame of the last position known so far (computes nothing)."""
         self._scan()
-        return next((i for i, frame in enumerate(self._shown) if frame.passes), None)
+        return self._shown[-1]
+
+    def first_with_pass(self) -> Frame | None:
+        """The frame of the first position known whose step ran a cleaner pass (computes nothing)."""
+        self._scan()
+        return next((frame for frame in self._shown if frame.passes), None)
 
     def _scan(self) -> None:
         frames = self.timeline.frames

@@ -191,6 +191,7 @@ def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_
     log.roll(now_ms=0)
     stepper = CompactionStepper(log, offset_map=OffsetMapSpec(slots=4))
     assert (stepper.slider.max, stepper.steps.exhausted) == (1, False)  # steps are computed one ahead
+    assert len(stepper.steps.timeline) == 2  # the start and pass 1, no more
     assert stepper.status.value == "<b>start, before passes 1–1 so far</b> · t = 0 ms"
     assert "from pass 1 on" in stepper.placeholder.value
     stepper.next_button.click()
