@@ -37,10 +37,12 @@ def header_html(source: FrameSource, frame: Frame, last: Frame, *, exhausted: bo
     first_number = 0 if source.unit == "step" else 1
     last_number = source.step_number(last)
     units = PLURALS[source.unit]
-    span = f"{units} {first_number}–{last_number}" if last_number is not None else f"no {units}"
-    span += "" if exhausted else " so far"
+    span = f"{units} {first_number}–{last_number}" + ("" if exhausted else " so far")
     name = step_name(source, frame)
-    where = f"{name} of {span}" if frame.index else f"start, before {span}"
+    if last_number is None:
+        where = f"start, no {units}" + ("" if exhausted else " yet")
+    else:
+        where = f"{name} of {span}" if frame.index else f"start, before {span}"
     detail = "" if not frame.index else f" · {html.escape(step_detail(source, frame))}"
     return f"<b>{html.escape(where)}</b> · {html.escape(format_instant_ms(frame.now_ms))}{detail}"
 

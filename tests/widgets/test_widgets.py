@@ -242,7 +242,7 @@ def test_an_epoch_clock_is_shown_as_an_iso_time():
     log = compacted_log(min_cleanable_dirty_ratio=0.1)
     log.append([rec("k", timestamp=1_767_225_600_000)], now_ms=1_767_225_600_000)
     stepper = CompactionStepper(log, now_ms=1_767_225_660_000)
-    assert stepper.status.value == "<b>start, before no passes</b> · 2026-01-01T00:01:00Z"
+    assert stepper.status.value == "<b>start, no passes</b> · 2026-01-01T00:01:00Z"
 
 
 def test_config_panel_labels_are_kafka_properties_and_kip_280_stands_apart():
