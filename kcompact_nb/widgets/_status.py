@@ -33,16 +33,19 @@ def step_detail(source: FrameSource, frame: Frame) -> str:
 
 
 def header_html(source: FrameSource, frame: Frame, last: Frame, *, exhausted: bool) -> str:
-    """``step 7 of steps 0–16 · t = 7d 0.001s · clean: [0, 4) cleaned`` (passes: ``pass 1 of passes 1–3``)."""
+    """``step 7 of steps 0–16 · t = 7d 0.001s · clean: [0, 4) cleaned``; for passes still being computed
+    ``pass 1 of passes 1–2 (more may follow)``."""
     first_number = 0 if source.unit == "step" else 1
     last_number = source.step_number(last)
     units = PLURALS[source.unit]
-    span = f"{units} {first_number}–{last_number}" + ("" if exhausted else " so far")
-    name = step_name(source, frame)
+    more = "" if exhausted else " (more may follow)"
     if last_number is None:
         where = f"start, no {units}" + ("" if exhausted else " yet")
     else:
-        where = f"{name} of {span}" if frame.index else f"start, before {span}"
+        span = (
+            f"{source.unit} {last_number}" if last_number == first_number else f"{units} {first_number}–{last_number}"
+        )
+        where = (f"{step_name(source, frame)} of {span}" if frame.index else f"start, before {span}") + more
     detail = "" if not frame.index else f" · {html.escape(step_detail(source, frame))}"
     return f"<b>{html.escape(where)}</b> · {html.escape(format_instant_ms(frame.now_ms))}{detail}"
 

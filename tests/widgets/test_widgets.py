@@ -192,11 +192,11 @@ def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_
     stepper = CompactionStepper(log, offset_map=OffsetMapSpec(slots=4))
     assert (stepper.slider.max, stepper.steps.exhausted) == (1, False)  # steps are computed one ahead
     assert len(stepper.steps.timeline) == 2  # the start and pass 1, no more
-    assert stepper.status.value == "<b>start, before passes 1–1 so far</b> · t = 0 ms"
+    assert stepper.status.value == "<b>start, before pass 1 (more may follow)</b> · t = 0 ms"
     assert "from pass 1 on" in stepper.placeholder.value
     stepper.next_button.click()
     assert stepper.slider.max == 2
-    assert stepper.status.value.startswith("<b>pass 1 of passes 1–2 so far</b> · t = 0 ms · cleaned [0, 3) of [0, 12)")
+    assert stepper.status.value.startswith("<b>pass 1 of passes 1–2 (more may follow)</b> · t = 0 ms · cleaned [0, 3) of [0, 12)")
     assert xs(stepper.offset_map_figure, IN_MAP) == [0, 1, 2]
     assert xs(stepper.offset_map_figure, LABELS["missed"]) == [3, 4, 5]
     for _ in range(5):
