@@ -38,9 +38,14 @@ def admin_client(broker: KafkaBroker) -> Iterator[Any]:
 
 
 def create_topic(
-    broker: KafkaBroker, topic: str, *, configs: Mapping[str, str] | None = None, timeout_s: float = 30.0
+    broker: KafkaBroker,
+    topic: str,
+    *,
+    configs: Mapping[str, str] | None = None,
+    partitions: int = 1,
+    timeout_s: float = 30.0,
 ) -> dict[str, str]:
-    """Create a one-partition topic with :data:`COMPACTED_TOPIC_CONFIGS` updated by ``configs``.
+    """Create a topic of ``partitions`` partitions with :data:`COMPACTED_TOPIC_CONFIGS` updated by ``configs``.
 
     Retries while the freshly started broker is not yet registered. Returns the configs used.
     """
@@ -49,7 +54,7 @@ def create_topic(
     while True:
         try:
             with admin_client(broker) as admin:
-                admin.create_topics([NewTopic(topic, 1, 1, topic_configs=merged)])
+                admin.create_topics([NewTopic(topic, partitions, 1, topic_configs=merged)])
             _wait_leader(broker, topic, deadline)
             return merged
         except KafkaError as error:
