@@ -5,7 +5,7 @@ there is room; gaps and empty batches drawn where records are missing."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import plotly.graph_objects as go
 
@@ -80,14 +80,14 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
     records, colors = [records[i] for i in order], [colors[i] for i in order]
     styles = [KIND_STYLES.get(r.kind, {}) for r in records]
     marker = {
-        "color": list(colors),
+        "color": one_or_each(colors),
         "line": {
-            "color": [s.get("line_color", "white") for s in styles],
-            "width": [s.get("line_width", 1) for s in styles],
+            "color": one_or_each([s.get("line_color", "white") for s in styles]),
+            "width": one_or_each([s.get("line_width", 1) for s in styles]),
         },
         "pattern": {
-            "shape": [s.get("pattern", "") for s in styles],
-            "fgcolor": [s.get("fgcolor", "#111111") for s in styles],
+            "shape": one_or_each([s.get("pattern", "") for s in styles]),
+            "fgcolor": one_or_each([s.get("fgcolor", "#111111") for s in styles]),
             "size": 8,
             "solidity": 0.22,
         },
@@ -104,13 +104,19 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
         insidetextanchor="middle",
         textangle=-90 if text.upright else 0,
         constraintext="none",
-        textfont={"size": FONT_SIZE - 2, "color": [text_color(c) for c in colors]},
+        textfont={"size": FONT_SIZE - 2, "color": one_or_each([text_color(c) for c in colors])},
         hovertext=[_key(r) for r in records],
         customdata=[[_value(r), r.outcome.value, r.reason] for r in records],
         hovertemplate="offset %{x}: key %{hovertext}, value %{customdata[0]}<br>%{customdata[1]}: %{customdata[2]}<extra></extra>",
         yaxis=yaxis,
         xaxis="x",
     )
+
+
+def one_or_each(values: Sequence[Any]) -> Any:
+    """One value when all are equal, else the list: plotly validates a list of colors item by item, which
+    costs seconds for thousands of cells."""
+    return values[0] if values and all(v == values[0] for v in values) else list(values)
 
 
 class CellText(NamedTuple):

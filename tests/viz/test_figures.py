@@ -87,7 +87,7 @@ def test_layout_before_the_first_pass(fruit):
     assert list(trace(fig, LABELS["removed by the next pass"]).x) == [0, 1]
     assert list(trace(fig, LABELS["tombstone kept until its delete horizon"]).x) == [2]
     superseded_kept = trace(fig, LABELS[Outcome.NEWER_BEYOND.value])
-    assert (list(superseded_kept.x), superseded_kept.marker.color[0]) == ([3], COLORS[Outcome.NEWER_BEYOND.value])
+    assert (list(superseded_kept.x), superseded_kept.marker.color) == ([3], COLORS[Outcome.NEWER_BEYOND.value])
     assert COLORS[Outcome.NEWER_BEYOND.value] != COLORS[Outcome.REMOVED.value]  # issue 15: they were one color
     assert list(trace(fig, LABELS["kept"]).x) == [4]
     assert list(trace(fig, LABELS["tombstone"]).x) == [2]  # the tombstone's outline in the legend of kinds
@@ -106,7 +106,7 @@ def test_cells_carry_key_value_and_the_reason(fruit):
     assert [c[2] for c in removed.customdata] == ["superseded by offset 2", "superseded by offset 4"]
     waiting = trace(fig, LABELS["tombstone kept until its delete horizon"])
     assert list(waiting.text) == ["grape<br>null"]
-    assert (waiting.marker.line.color[0], waiting.marker.line.width[0]) == (COLORS["tombstone"], 3)
+    assert (waiting.marker.line.color, waiting.marker.line.width) == (COLORS["tombstone"], 3)
 
 
 def test_equal_cleaner_point_and_first_uncleanable_offset_share_one_label(fruit):
@@ -164,7 +164,7 @@ def test_layout_by_key_gives_each_key_a_color_and_a_legend_entry():
         log.append([rec(key)], now_ms=0)
     fig = layout_figure(log, now_ms=0, color_by="key")
     keys = [t for t in fig.data if t.legendgroup == "keys"]
-    assert [(t.name, list(t.x), t.marker.color[0]) for t in keys] == [
+    assert [(t.name, list(t.x), t.marker.color) for t in keys] == [
         ("a", [0, 2], key_color(0)),
         ("b", [1], key_color(1)),
         ("c", [3], key_color(2)),
@@ -177,6 +177,12 @@ def test_transactional_sample_draws_markers_aborted_data_and_the_empty_batch():
     assert list(trace(fig, LABELS["aborted"]).x) == [3, 4]
     assert list(trace(fig, LABELS["marker"]).x) == [2, 5]
     assert list(trace(fig, LABELS["removed by the next pass"]).x) == [3, 4]
+    kept = trace(fig, LABELS["kept"])  # plain data first (the legend shows the first cell), then the markers
+    assert (list(kept.x), list(kept.marker.pattern.shape), list(kept.text)) == (
+        [0, 1, 6, 2, 5],
+        ["", "", "", ".", "."],
+        ["x0<br>committed", "x1<br>committed", "z<br>roll", "COMMIT", "ABORT"],
+    )
     batches = trace(fig, "batches")
     assert list(batches.x) == [0.5, 2.0, 3.5, 5.0, 6.0]
     both = transaction_figure(before, after, now_ms=NOW_MS)
@@ -412,6 +418,10 @@ def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
     for source in (rows, pandas.DataFrame(rows)):
         fig = dirty_ratio_figure(source, min_cleanable_dirty_ratio=0.5)
         bars = trace(fig, "dirty ratio")
-        assert (list(bars.x), list(bars.y), list(bars.marker.line.width)) == (["orders-0", "orders-1"], [0.25, 1.0], [0, 3])
+        assert (list(bars.x), list(bars.y), list(bars.marker.line.width)) == (
+            ["orders-0", "orders-1"],
+            [0.25, 1.0],
+            [0, 3],
+        )
     with pytest.raises(ValueError, match=r"dirtiness rows lack columns \['clean_bytes'"):
         dirty_ratio_figure([{k: v for k, v in rows[0].items() if k != "clean_bytes"}])
