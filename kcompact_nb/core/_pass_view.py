@@ -39,6 +39,10 @@ class OffsetMapView:
     end_offset: int
     map_full: bool
     missed_keys: tuple[tuple[bytes, int], ...]
+    load_factor: float | None = None
+    """``log.cleaner.io.buffer.load.factor`` of a bounded map (``None`` for an unbounded one)."""
+    entry_bytes: int | None = None
+    """Bytes per slot: 24 for Kafka's offsets (a 16-byte MD5 of the key and an 8-byte offset), more for KIP-280."""
 
 
 def offset_map_view(result: PassResult, after: PartitionLog) -> OffsetMapView:
@@ -55,6 +59,8 @@ def offset_map_view(result: PassResult, after: PartitionLog) -> OffsetMapView:
         end_offset=result.end_offset,
         map_full=result.map_full,
         missed_keys=_missed_keys(after, result, {e.key for e in entries}),
+        load_factor=getattr(offset_map, "load_factor", None),
+        entry_bytes=getattr(offset_map, "entry_bytes", None),
     )
 
 

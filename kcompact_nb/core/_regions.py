@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from kcompact_nb.core._log import PartitionLog
@@ -28,17 +29,35 @@ class SegmentRegion(NamedTuple):
 def segment_regions(log: PartitionLog, *, now_ms: int) -> tuple[LogToClean, list[SegmentRegion]]:
     """The cleaner's ranges at ``now_ms`` and every segment with its region."""
     ltc = log_to_clean(log, now_ms=now_ms)
-    bases = [s.base_offset for s in log.segments]
-    ends = bases[1:] + [max(log.log_end_offset, bases[-1] + 1)]
+    bases, sizes = [s.base_offset for s in log.segments], [s.size_bytes for s in log.segments]
+    regions = regions_of(bases, sizes, log.log_end_offset, ltc.first_dirty_offset, ltc.first_uncleanable_offset)
+    return ltc, regions
+
+
+def regions_of(
+    bases: Sequence[int],
+    sizes: Sequence[int],
+    log_end_offset: int,
+    first_dirty_offset: int,
+    first_uncleanable_offset: int,
+) -> list[SegmentRegion]:
+    """Segments given by base offsets (ascending, the last one active) and bytes, with their regions.
+
+    The same rule for a :class:`PartitionLog` and for segment tables (Spark's ``load_segments``): a
+    segment ends where the next begins; the active segment at ``max(log end offset, base + 1)``.
+    """
+    if not bases:
+        return []
+    ends = [*bases[1:], max(log_end_offset, bases[-1] + 1)]
     regions = []
-    for segment, end in zip(log.segments, ends):
-        if segment is log.active_segment:
+    for index, (base, end, size) in enumerate(zip(bases, ends, sizes)):
+        if index == len(bases) - 1:
             region = ACTIVE
-        elif end <= ltc.first_dirty_offset:
+        elif end <= first_dirty_offset:
             region = CLEAN
-        elif segment.base_offset < ltc.first_uncleanable_offset:
+        elif base < first_uncleanable_offset:
             region = CLEANABLE
         else:
             region = UNCLEANABLE
-        regions.append(SegmentRegion(segment.base_offset, end, segment.size_bytes, region))
-    return ltc, regions
+        regions.append(SegmentRegion(base, end, size, region))
+    return regions

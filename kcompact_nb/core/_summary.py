@@ -8,6 +8,7 @@ from __future__ import annotations
 from kcompact_nb.core._fates import record_fates
 from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._records import Record, RecordBatch, control_record_type
+from kcompact_nb.core._units import format_instant_ms
 
 COLUMNS = ("segment", "offset", "key", "value", "batch", "fate")
 
@@ -16,7 +17,7 @@ def log_table(log: PartitionLog, *, now_ms: int | None = None, max_chars: int = 
     """Every record of ``log`` by segment: offset, key, value, batch facts and, with ``now_ms``, its fate.
 
     The ``batch`` column names the producer (``pid``), ``txn`` and ``control`` batches, and the
-    delete horizon stamped by a pass (``horizon=<ms>``, spec 7.4); a batch that kept no record
+    delete horizon stamped by a pass (``horizon t = 1d``, spec 7.4); a batch that kept no record
     (spec 7.3) is one ``(empty batch)`` row. The ``fate`` column is :func:`record_fates` at ``now_ms``.
     Keys and values longer than ``max_chars`` are cut with ``…``.
     """
@@ -45,7 +46,11 @@ def _batch_rows(batch: RecordBatch, max_chars: int) -> list[tuple[str, str, str,
 
 
 def batch_facts(batch: RecordBatch) -> str:
-    """``pid=7 txn control horizon=123`` (only the facts that apply), ``-`` when none does."""
+    """``pid=7 txn control horizon t = 1d`` (only the facts that apply), ``-`` when none does.
+
+    The delete horizon reads as people read times (``format_instant_ms``: ``t = 8d 0.001s`` on a
+    simulated clock, an ISO time on a wall clock); ``kafka-dump-log``-style output keeps the ms.
+    """
     facts = []
     if batch.has_producer_id:
         facts.append(f"pid={batch.producer_id}")
@@ -54,7 +59,7 @@ def batch_facts(batch: RecordBatch) -> str:
     if batch.is_control:
         facts.append("control")
     if batch.delete_horizon_ms is not None:
-        facts.append(f"horizon={batch.delete_horizon_ms}")
+        facts.append(f"horizon {format_instant_ms(batch.delete_horizon_ms)}")
     return " ".join(facts) or "-"
 
 
