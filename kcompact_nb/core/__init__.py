@@ -9,6 +9,13 @@ from kcompact_nb.core._cleaner import PassResult
 from kcompact_nb.core._cleaner_manager import OffsetMapSpec
 from kcompact_nb.core._cleaner_stats import CleanerStats
 from kcompact_nb.core._clock import SimulatedClock
+from kcompact_nb.core._compression import (
+    BatchEncoder,
+    EncodedBatch,
+    EstimatingEncoder,
+    default_encoder,
+    set_default_encoder,
+)
 from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._explain import Explanation, TombstoneFate, explain, next_eligible_ms
 from kcompact_nb.core._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError
@@ -40,6 +47,11 @@ from kcompact_nb.core._sizes import LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, record_
 from kcompact_nb.core._versions import DEFAULT_KAFKA_VERSION, KafkaVersion, RuleB
 
 __all__ = [
+    "BatchEncoder",
+    "EncodedBatch",
+    "EstimatingEncoder",
+    "default_encoder",
+    "set_default_encoder",
     "AbortedTxn",
     "AppendInfo",
     "BrokerConfig",

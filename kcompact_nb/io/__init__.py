@@ -9,7 +9,8 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 
 from __future__ import annotations
 
-from kcompact_nb.io._batch_encoder import encode_batch
+from kcompact_nb.core import set_default_encoder
+from kcompact_nb.io._batch_encoder import KafkaBatchEncoder, encode_batch
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -22,6 +23,7 @@ from kcompact_nb.io._checkpoint import (
 from kcompact_nb.io._dump_text import DumpLogParse, ParsedSegment, parse_dump_log, read_dump_log
 from kcompact_nb.io._errors import (
     CheckpointFormatError,
+    CodecUnavailableError,
     CorruptBatchError,
     CrcMismatchError,
     DumpParseError,
@@ -67,6 +69,7 @@ __all__ = [
     "LOG_START_OFFSET_CHECKPOINT",
     "RECOVERY_POINT_CHECKPOINT",
     "CheckpointFormatError",
+    "CodecUnavailableError",
     "CompactionGap",
     "ConsumedRecord",
     "CorruptBatchError",
@@ -75,6 +78,7 @@ __all__ = [
     "DumpLogParse",
     "DumpParseError",
     "InvalidMagicError",
+    "KafkaBatchEncoder",
     "KcatParse",
     "LoadedLogDir",
     "LoadedPartition",
@@ -114,3 +118,6 @@ __all__ = [
     "write_partition_dir",
     "write_segment_file",
 ]
+
+# Logs built from now on size compressed batches with Kafka's codecs (core's fallback only estimates them).
+set_default_encoder(KafkaBatchEncoder())

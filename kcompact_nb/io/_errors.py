@@ -68,5 +68,18 @@ class MissingCodecError(KcompactError, ImportError):
         super().__init__(message)
 
 
+class CodecUnavailableError(KcompactError, ImportError):
+    """A batch must be compressed with a codec whose Python package is not installed; nothing was changed."""
+
+    def __init__(self, codec: str, package: str) -> None:
+        self.codec = codec
+        self.package = package
+        message = (
+            f"writing {codec}-compressed batches as Kafka does needs the Python package {package!r} "
+            f"(pip install {package}); nothing was changed"
+        )
+        super().__init__(message)
+
+
 class LogWriteError(KcompactError, ValueError):
     """A partition log that cannot be written as asked (target exists, inconsistent batch)."""
