@@ -19,6 +19,11 @@ from kcompact_nb import (
     PartitionLog,
     RecordBatch,
     TopicConfig,
+    copy_log,
+    explain,
+    log_table,
+    pass_diff,
+    segment_regions,
 )
 from kcompact_nb.core._compression import stored_compression
 from tests.conftest import compacted_log, offsets_in_log, rec
@@ -125,3 +130,42 @@ def test_the_estimating_fallback_marks_batches_and_segments():
     assert (first.size_estimated, first.raw, second.size_estimated) == (True, None, False)
     assert first.size_bytes < 2 * 200  # compressible values come out smaller than they went in
     assert log.active_segment.size_estimated
+
+
+def estimated_log() -> PartitionLog:
+    """Segment 0: a snappy batch sized by the estimating fallback, then an uncompressed one; rolled at 2."""
+    log = PartitionLog("t", config=topic(), encoder=EstimatingEncoder())
+    log.append([rec("a", "x" * 200)], now_ms=0, compression="snappy")
+    log.append([rec("a")], now_ms=0)
+    log.roll(now_ms=0)
+    return log
+
+
+def test_explain_names_the_codecs_and_the_estimated_sizes():
+    lines = explain(estimated_log(), now_ms=0).lines()
+    assert lines[-2:] == [
+        "  compressed batches: 1 snappy; a pass rewrites a partly kept one with its codec at the codec's default "
+        "level (MemoryRecords.filterTo)",
+        "  sizes estimated: 1 batch(es) were sized without Kafka's codec, so the sizes and ratios above are "
+        "estimates (import kcompact_nb.io for Kafka's exact bytes)",
+    ]
+
+
+def test_tables_and_regions_mark_estimated_sizes_and_codecs():
+    log = estimated_log()
+    size = log.segments[0].size_bytes
+    assert log_table(log).splitlines()[1].split() == ["0", f"(~{size}", "B,", "estimated)", "0", "a", "xxxxxxxxxxx…", "snappy"]
+    regions = segment_regions(log, now_ms=0)[1]
+    assert [(r.codecs, r.size_estimated, r.size_label) for r in regions] == [
+        (("none", "snappy"), True, f"~{size} bytes (estimated), snappy"),
+        ((), False, "0 bytes"),
+    ]
+
+
+def test_a_pass_diff_lists_segments_with_estimated_sizes():
+    log = estimated_log()
+    before = copy_log(log)
+    result = one_pass(log)
+    diff = pass_diff(before, log, result)
+    assert diff.estimated_segments == (0,)  # before: the snappy batch; after it is gone, leaving an exact 79 B
+    assert diff.segments_after == ((0, 79), (2, 0))

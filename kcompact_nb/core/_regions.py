@@ -16,13 +16,24 @@ ACTIVE = "active"
 class SegmentRegion(NamedTuple):
     """A segment as the offsets ``[base_offset, end_offset)`` it covers (up to the next segment), its bytes and region.
 
-    A segment holding the first dirty offset (after a partial pass) counts as cleanable.
+    A segment holding the first dirty offset (after a partial pass) counts as cleanable. ``codecs`` names
+    the compression codecs of its batches (``none`` included), ``size_estimated`` whether its size is an
+    estimate (:attr:`Segment.size_estimated`).
     """
 
     base_offset: int
     end_offset: int
     size_bytes: int
     region: str
+    codecs: tuple[str, ...] = ()
+    size_estimated: bool = False
+
+    @property
+    def size_label(self) -> str:
+        """``192 bytes`` or ``~192 bytes (estimated)``, with the codecs of a compressed segment (``zstd``)."""
+        size = f"~{self.size_bytes} bytes (estimated)" if self.size_estimated else f"{self.size_bytes} bytes"
+        compressed = [c for c in self.codecs if c != "none"]
+        return f"{size}, {'/'.join(compressed)}" if compressed else size
 
 
 def segment_regions(log: PartitionLog, *, now_ms: int) -> tuple[LogToClean, list[SegmentRegion]]:
@@ -40,5 +51,6 @@ def segment_regions(log: PartitionLog, *, now_ms: int) -> tuple[LogToClean, list
             region = CLEANABLE
         else:
             region = UNCLEANABLE
-        regions.append(SegmentRegion(segment.base_offset, end, segment.size_bytes, region))
+        codecs = tuple(sorted({b.compression for b in segment.batches}))
+        regions.append(SegmentRegion(segment.base_offset, end, segment.size_bytes, region, codecs, segment.size_estimated))
     return ltc, regions

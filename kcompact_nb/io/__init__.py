@@ -55,6 +55,7 @@ from kcompact_nb.io._log_reader import (
     rebuild_producer_state,
 )
 from kcompact_nb.io._log_writer import (
+    batch_attributes_and_crc,
     batch_bytes,
     checkpoint_entries,
     segment_file_name,
@@ -91,6 +92,7 @@ __all__ = [
     "SegmentData",
     "SegmentFileReader",
     "TruncatedBatchError",
+    "batch_attributes_and_crc",
     "batch_bytes",
     "build_partition_log",
     "checkpoint_entries",

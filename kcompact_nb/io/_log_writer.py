@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kcompact_nb.core import PartitionLog, RecordBatch, Segment
+from kcompact_nb.io import _layout as L
 from kcompact_nb.io._batch_encoder import encode_batch, raw_matches
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -48,6 +49,12 @@ def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int 
         )
         raise LogWriteError(reason)
     return data
+
+
+def batch_attributes_and_crc(batch: RecordBatch) -> tuple[int, int]:
+    """The ``attributes`` and ``crc`` header fields of ``batch`` as stored (from its bytes, see :func:`batch_bytes`)."""
+    header = L.HEADER.unpack_from(batch_bytes(batch))
+    return header[5], header[4]
 
 
 def write_segment_file(segment: Segment, path: Path) -> int:

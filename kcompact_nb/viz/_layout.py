@@ -73,7 +73,8 @@ def layout_figure(
 
 
 def segment_traces(regions: Sequence[SegmentRegion]) -> list[go.Bar]:
-    """One bar trace per region: x = middle of the segment's offsets, width = offsets covered, y = bytes."""
+    """One bar trace per region: x = middle of the segment's offsets, width = offsets covered, y = bytes;
+    the hover gives the size (marked when estimated) and the codecs of a compressed segment."""
     traces = []
     for region in REGIONS:
         chosen = [r for r in regions if r.region == region]
@@ -85,8 +86,9 @@ def segment_traces(regions: Sequence[SegmentRegion]) -> list[go.Bar]:
                 width=[r.end_offset - r.base_offset for r in chosen],
                 y=[r.size_bytes for r in chosen],
                 customdata=[r.base_offset for r in chosen],
+                hovertext=[r.size_label for r in chosen],
                 marker={"color": COLORS[region], "line": {"color": "white", "width": 1}},
-                hovertemplate="segment %{customdata}<br>%{y} bytes<extra>" + region + "</extra>",
+                hovertemplate="segment %{customdata}<br>%{hovertext}<extra>" + region + "</extra>",
             )
         )
     return traces

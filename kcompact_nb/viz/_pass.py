@@ -15,11 +15,12 @@ BEFORE, AFTER = "before", "after"
 
 def pass_diff_figure(diff: PassDiff, *, title: str | None = None) -> go.Figure:
     """Two lanes over the offset axis: segments before (grouped as the pass rewrote them, removed
-    records crossed) and after (rewritten and emptied batches marked); bar text gives bytes."""
+    records crossed) and after (rewritten and emptied batches marked); bar text gives bytes (``~`` when
+    estimated)."""
     fig = go.Figure(
         [
-            _segments(BEFORE, diff.segments_before, diff.log_end_offset, COLORS[CLEANABLE]),
-            _segments(AFTER, diff.segments_after, diff.log_end_offset, COLORS[ACTIVE]),
+            _segments(BEFORE, diff.segments_before, diff, COLORS[CLEANABLE]),
+            _segments(AFTER, diff.segments_after, diff, COLORS[ACTIVE]),
             _marks("removed record", diff.removed_offsets, BEFORE, COLORS[SUPERSEDED], "x"),
             _marks("removed batch", diff.removed_batches, BEFORE, COLORS[SUPERSEDED], "line-ns-open"),
             _marks("rewritten batch", diff.rewritten_batches, AFTER, COLORS[CLEANABLE], "diamond"),
@@ -46,11 +47,12 @@ def _spans(segments: Sequence[tuple[int, int]], log_end_offset: int) -> list[tup
     return [(b, (b, e)) for b, e in zip(bases, ends)]
 
 
-def _segments(lane: str, segments: Sequence[tuple[int, int]], log_end_offset: int, color: str) -> go.Bar:
-    spans = [span for _, span in _spans(segments, log_end_offset)]
+def _segments(lane: str, segments: Sequence[tuple[int, int]], diff: PassDiff, color: str) -> go.Bar:
+    spans = [span for _, span in _spans(segments, diff.log_end_offset)]
+    text = [f"~{size} B" if base in diff.estimated_segments else f"{size} B" for base, size in segments]
     return go.Bar(
         name=f"segments {lane}", y=[lane] * len(spans), base=[s for s, _ in spans], x=[e - s for s, e in spans],
-        orientation="h", text=[f"{size} B" for _, size in segments], marker={"color": color, "line": {"color": "white", "width": 2}},
+        orientation="h", text=text, marker={"color": color, "line": {"color": "white", "width": 2}},
         customdata=[b for b, _ in segments], hovertemplate="segment %{customdata}: %{text}<extra></extra>", opacity=0.6,
     )  # fmt: skip
 
