@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
-from kcompact_nb.core import BrokerConfig, PartitionLog, TopicConfig
+from kcompact_nb.core import BrokerConfig, PartitionLog, RecordBatch, TopicConfig, copy_log
 from kcompact_nb.core._cleaner_manager import CleanerManager
+from kcompact_nb.core._compression import compressed, stored_compression
 from kcompact_nb.fidelity._workload import HOLD, Workload
-from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, read_checkpoint, read_partition_dir
+from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, batch_bytes, read_checkpoint, read_partition_dir
 
 _LOG_LINE_KEYS = ("dirty section", "Buffer utilization", "Start size", "End size", "size reduction")
 MAX_PASSES_PER_PHASE = 100
@@ -82,7 +83,8 @@ def simulate_broker_pass(before: PartitionLog, after: PartitionLog) -> tuple[Par
 
 
 def differences(simulated: PartitionLog, kafka: PartitionLog) -> list[str]:
-    """Human-readable mismatches between the simulator's log and Kafka's (empty when they agree)."""
+    """Human-readable mismatches between the simulator's log and Kafka's (empty when they agree): the
+    checkpoint, the layout of segments, batches and records, then every batch's bytes."""
     found = []
     if simulated.cleaner_checkpoint != kafka.cleaner_checkpoint:
         found.append(f"checkpoint: simulator {simulated.cleaner_checkpoint}, Kafka {kafka.cleaner_checkpoint}")
@@ -92,35 +94,106 @@ def differences(simulated: PartitionLog, kafka: PartitionLog) -> list[str]:
         b = theirs[i] if i < len(theirs) else None
         if a != b:
             found.append(f"segment {i}: simulator {a!r}\n           Kafka     {b!r}")
+    return found or byte_differences(simulated, kafka)
+
+
+def byte_differences(simulated: PartitionLog, kafka: PartitionLog) -> list[str]:
+    """Batches whose bytes differ: the simulator's as it would write them (its codecs for rewritten compressed
+    batches) against the bytes Kafka's cleaner wrote. Logs of the same layout only."""
+    found = []
+    for ours, theirs in zip(simulated.batches(), kafka.batches(), strict=True):
+        mine, kafkas = batch_bytes(ours), batch_bytes(theirs)
+        if mine != kafkas:
+            found.append(
+                f"batch [{ours.base_offset}, {ours.last_offset}] ({ours.compression}): simulator bytes "
+                f"{_first_difference(mine, kafkas)}"
+            )
     return found
+
+
+def recompression_differences(before: PartitionLog) -> list[str]:
+    """Data batches whose bytes the model's append would not reproduce, for a topic whose broker recompressed
+    uncompressed produce requests (``LogValidator.buildRecordsAndAssignOffsets`` at the topic's level).
+
+    Only batches at or past the cleaner checkpoint are as appended; earlier ones a pass has rewritten.
+    """
+    codec, level = stored_compression(before.config, "none")
+    found = []
+    for stored in before.batches():
+        # markers are written uncompressed by the coordinator; below the checkpoint a pass has rewritten them
+        if stored.is_control or stored.base_offset < (before.cleaner_checkpoint or 0):
+            continue
+        sent = RecordBatch.build(
+            list(stored.records), base_offset=stored.base_offset, last_offset=stored.last_offset, producer_id=stored.producer_id,
+            producer_epoch=stored.producer_epoch, base_sequence=stored.base_sequence,
+            is_transactional=stored.is_transactional, partition_leader_epoch=stored.partition_leader_epoch,
+            compression=codec,
+        )  # fmt: skip
+        model = compressed(sent, before.encoder, level=level, kafka_version=before.broker.version)
+        if batch_bytes(model) != stored.raw:
+            found.append(
+                f"append of batch [{stored.base_offset}, {stored.last_offset}]: model's {codec} bytes "
+                f"{_first_difference(batch_bytes(model), stored.raw or b'')}"
+            )
+    return found
+
+
+def _first_difference(ours: bytes, theirs: bytes) -> str:
+    at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+    return f"differ from Kafka's at byte {at} ({len(ours)} vs {len(theirs)} bytes)"
 
 
 def load_round(folder: Path, workload: Workload, *, version: str, stage: str) -> PartitionLog:
     """A round's "before" or "after" copy, under the configs the workload's records were produced with."""
     broker = broker_settings(version, workload.broker)
-    return load_stage(folder / stage, topic=topic_settings({**HOLD, **workload.create}, broker=broker), broker=broker)
+    configs = {**HOLD, **workload.create, **workload.kept}
+    return load_stage(folder / stage, topic=topic_settings(configs, broker=broker), broker=broker)
 
 
 def simulate_phases(
-    log: PartitionLog, workload: Workload, *, round_index: int, phase_ms: Sequence[int]
+    log: PartitionLog, workload: Workload, *, round_index: int, phase_ms: Sequence[int], kafka_horizons: Sequence[int] = ()
 ) -> list[str]:
     """Run the simulated cleaner thread through the round's phases; returns the passes' log lines.
 
     Each phase sets the topic's configs at its release time and loops one cleaner iteration after
     another (passes back to back, each a millisecond after the previous) until nothing is eligible.
+    A pass that stamps delete horizons runs at the time Kafka's stamping pass ran (``kafka_horizons``,
+    see :func:`new_horizons`): the horizon is in the batch's bytes, and in the record deltas under it.
     """
     manager = CleanerManager(log.broker, started_ms=phase_ms[0])
+    horizons = list(kafka_horizons)
     lines = []
     for phase, released in zip(workload.rounds[round_index].phases, phase_ms, strict=True):
-        log.config = topic_settings(phase.configs, broker=log.broker)
+        log.config = topic_settings({**phase.configs, **workload.kept}, broker=log.broker)
         now = released
         for _ in range(MAX_PASSES_PER_PHASE):
+            now = _stamping_time(manager, log, now, horizons)
             result = manager.clean_once([log], now_ms=now)
             if result is None:
                 break
             lines.append(result.log_line)
             now = max(now, result.end_ms) + 1
     return lines
+
+
+def new_horizons(before: PartitionLog, after: PartitionLog) -> list[int]:
+    """The delete horizons Kafka's passes stamped between the two copies, in order: with
+    ``delete.retention.ms`` r, a pass at time t stamps t + r (``MemoryRecords.filterTo``)."""
+    stamped = {b.base_offset for b in before.batches() if b.delete_horizon_ms is not None}
+    return sorted({b.delete_horizon_ms for b in after.batches() if b.delete_horizon_ms is not None and b.base_offset not in stamped})
+
+
+def _stamping_time(manager: CleanerManager, log: PartitionLog, now: int, horizons: list[int]) -> int:
+    """``now``, or the time of Kafka's next stamping pass when a trial pass on a copy at ``now`` stamps horizons."""
+    if not horizons:
+        return now
+    trial = copy_log(log)
+    CleanerManager(manager.broker, started_ms=manager.started_ms).clean_once([trial], now_ms=now)
+    retention = log.config.delete_retention_ms
+    stamped = {b.base_offset for b in log.batches() if b.delete_horizon_ms is not None}
+    if any(b.delete_horizon_ms == now + retention and b.base_offset not in stamped for b in trial.batches()):
+        return max(now, horizons.pop(0) - retention)
+    return now
 
 
 def compare_round(
@@ -131,8 +204,10 @@ def compare_round(
     before = load_round(folder, workload, version=version, stage="before")
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
-    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms)
-    found = differences(before, after)
+    found = recompression_differences(before) if workload.recompressed_on_append else []
+    horizons = new_horizons(before, after)
+    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, kafka_horizons=horizons)
+    found += differences(before, after)
     ours, theirs = [log_line_facts(line) for line in lines], [log_line_facts(m) for m in kafka_messages]
     if any(len(facts) != len(_LOG_LINE_KEYS) for facts in theirs):
         found.append(f"Kafka's cleaner log has an incomplete pass message: {theirs}")
