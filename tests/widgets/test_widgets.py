@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import plotly.graph_objects as go
-from kcompact_nb import BrokerConfig, OffsetMapSpec, Simulation, TopicConfig
+from kcompact_nb import BrokerConfig, OffsetMapSpec, RecordFate, Simulation, TopicConfig
 from kcompact_nb.scenario import load_scenario
 from kcompact_nb.viz import COLORS, LABELS
 from kcompact_nb.widgets import NEXT_LABEL, CompactionStepper, ConfigPanel, WhatIfExplorer
@@ -153,3 +153,13 @@ def test_what_if_explorer_compares_two_ratios_and_reruns_one_side():
     assert "compaction.strategy.header" in explorer.left.message.value
     assert [p.pass_ms for p in explorer.series["0.5"] if p.pass_ms] == [(604_800_001,), (1_209_600_002,)]
     assert explorer.figure.data[0].line.shape == "hv" and passes[0].marker.color == COLORS["pass"]
+
+
+def test_the_stepper_shows_a_compressed_topic():
+    stepper = CompactionStepper(SCENARIOS / "compressed-topic.json")
+    stepper.slider.value = 4  # after the first pass (step 3 clean)
+    hover = [text for trace in stepper.layout_figure.data if trace.type == "bar" for text in trace.hovertext]
+    # the cleaned segment's size follows the zstd batches the pass rewrote (88 + 104 bytes, compressed-topic.json)
+    assert hover == ["192 bytes, zstd", "0 bytes"]
+    assert xs(stepper.layout_figure, LABELS["kept"]) == [2, 3] and "[0, 5) cleaned" in stepper.frame.label
+    assert xs(stepper.layout_figure, LABELS[RecordFate.AWAITING_HORIZON.value]) == [4]  # stamped 0 + 60 s
