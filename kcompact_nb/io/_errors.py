@@ -42,6 +42,10 @@ class NotASegmentError(LogReadError):
     """A file or directory that is not a Kafka segment, partition directory or log directory."""
 
 
+class IndexFileError(LogReadError):
+    """A ``.index``, ``.timeindex``, ``.txnindex`` or ``.snapshot`` file that is not in Kafka's format."""
+
+
 class CheckpointFormatError(LogReadError):
     """A checkpoint file that is not Kafka's ``CheckpointFile`` text format."""
 

@@ -13,7 +13,7 @@ import pytest
 
 from kcompact_nb import TopicConfig
 from kcompact_nb.io import read_partition_dir, write_partition_dir
-from kcompact_nb.io._inspect_cli import inspect_log_dir
+from kcompact_nb.cli._inspect import inspect_log_dir
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
 PARTITION_DIRS = sorted(p for p in SAMPLES.glob("*/*/*-0") if p.is_dir())
@@ -52,7 +52,7 @@ def test_inspect_explains_each_partition(tmp_path):
     config = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.ms": 100})
     inspect_log_dir(SAMPLES / "compaction-basic" / "before", out, config=config, now_ms=1_767_225_601_300)
     lines = out.getvalue().splitlines()
-    assert lines[0].endswith("1 partitions")
+    assert lines[0].endswith(": 1 partition")
     assert "basic-0: 12 segments, 2,324 bytes, offsets [0, 32)" in lines
     assert "  cleanable: [0, 31) (2250 bytes)" in lines
     assert "  eligible now: its dirty ratio is above the minimum" in lines

@@ -7,7 +7,7 @@ import sys
 
 from kcompact_nb.cli import main
 from kcompact_nb.io import write_partition_dir
-from kcompact_nb.io._dump_cli import show_bytes
+from kcompact_nb.cli._text import show_bytes
 from tests.conftest import compacted_log, rec
 from tests.io.kafka_bytes import kafka_batch, simple_batches, tree_digest, write_segments
 from tests.io.kafka_bytes import rec as kafka_rec
@@ -78,7 +78,7 @@ def test_dump_flags_and_bad_paths(tmp_path, capsys):
     assert main(["dump", str(part)]) == 0
     out = capsys.readouterr().out
     assert "log-append-time,delete-horizon=99" in out and "  61  " in out and "empty" in out
-    assert main(["dump", str(tmp_path / "nothing-here.txt")]) == 1
+    assert main(["dump", str(tmp_path / "nothing-here.txt")]) == 2
     assert "kcompact dump:" in capsys.readouterr().err
 
 
