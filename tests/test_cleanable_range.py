@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig
+from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig, filthiest
 from kcompact_nb.core._cleaner_manager import CleanerManager
 from kcompact_nb.core._log_to_clean import log_to_clean
 from kcompact_nb.core._offset_map import BoundedOffsetMap
@@ -108,7 +108,13 @@ def test_max_compaction_lag_makes_a_log_eligible_below_the_ratio():
     assert log_to_clean(old, now_ms=10**6).compaction_delay_ms == 0  # no max.compaction.lag.ms before 2.3
 
 
-def test_filthiest_log_is_selected_and_ties_go_to_topic_then_partition():
+def test_filthiest_log_is_selected_and_ties_go_to_the_first_in_the_log_pool():
+    """Spec 5: the highest ratio wins; of equals, the first in the broker's ``ConcurrentHashMap`` order.
+
+    ``TopicPartition`` hash codes 1059 (b-0), 1090 (b-1), 1058 (a-0), 1060 (c-0) fall in bins 3, 2, 2
+    and 4 of the 16-bin table, a-0 after b-1 in bin 2 (created later): so b-1 wins the tie with b-0.
+    """
+
     def log(topic: str, partition: int, dirty_keys: str) -> PartitionLog:
         config = TopicConfig.from_properties({"cleanup.policy": "compact", "min.cleanable.dirty.ratio": 0.1})
         lg = PartitionLog(topic, partition, config=config)
@@ -119,11 +125,14 @@ def test_filthiest_log_is_selected_and_ties_go_to_topic_then_partition():
         lg.roll(now_ms=0)
         return lg
 
-    logs = [log("b", 0, "xyz"), log("a", 1, "xyz"), log("a", 0, "x"), log("c", 0, "xy")]
+    logs = [log("b", 0, "xyz"), log("b", 1, "xyz"), log("a", 0, "x"), log("c", 0, "xy")]
     best, considered = CleanerManager(BrokerConfig()).grab_filthiest_log(logs, now_ms=0)
-    assert best is not None and best.name == "a-1"
-    assert [c.name for c in considered] == ["a-0", "a-1", "b-0", "c-0"]
-    assert [round(c.cleanable_ratio, 4) for c in considered] == [0.2, 0.4286, 0.4286, 0.3333]
+    assert best is not None and best.name == "b-1"
+    assert [c.name for c in considered] == ["b-1", "a-0", "b-0", "c-0"]
+    assert [round(c.cleanable_ratio, 4) for c in considered] == [0.4286, 0.2, 0.4286, 0.3333]
+    assert filthiest(considered) is best
+    busy, _ = CleanerManager(BrokerConfig()).grab_filthiest_log(logs, now_ms=0, in_progress={"b-1"})
+    assert busy is not None and busy.name == "b-0"
 
 
 @pytest.mark.parametrize(

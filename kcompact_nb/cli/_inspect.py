@@ -24,7 +24,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     """Print the explanation of every partition; 2 on unreadable input or a bad ``--config``."""
-    config = TopicConfig.from_properties({"cleanup.policy": "compact", **_properties(args.config)})
+    config = TopicConfig.from_properties({"cleanup.policy": "compact", **config_properties(args.config)})
     now_ms = wall_clock_ms() if args.now_ms is None else args.now_ms
     inspect_log_dir(args.log_dir, out, config=config, now_ms=now_ms, progress=progress_setting())
     return ExitCode.OK
@@ -50,7 +50,8 @@ def inspect_log_dir(
             out.write(f"  leftover {file}: {what}\n")
 
 
-def _properties(items: list[str]) -> dict[str, str]:
+def config_properties(items: list[str]) -> dict[str, str]:
+    """``--config NAME=VALUE`` options as a dict (the last value of a name wins)."""
     properties = {}
     for item in items:
         name, sep, value = item.partition("=")

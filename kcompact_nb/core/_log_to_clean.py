@@ -105,8 +105,16 @@ def first_uncleanable_offset(log: PartitionLog, first_dirty: int, *, now_ms: int
         young = next((s for s in non_active_segments_from(log, first_dirty) if s.largest_timestamp > now_ms - lag), None)
         if young is not None:
             candidates.append(young.base_offset)
-    bound = max(first_dirty, min(candidates))
-    containing = non_active_segments_from(log, bound)
+    return segment_aligned_uncleanable_offset(log, max(first_dirty, min(candidates)))
+
+
+def segment_aligned_uncleanable_offset(log: PartitionLog, offset: int) -> int:
+    """The base offset of the non-active segment containing ``offset``, else the active segment's (spec 4.2).
+
+    ``LogCleanerManager.calculateCleanableBytes``, which ``LogToClean`` applies to any uncleanable
+    offset it is given: a pass never ends inside a segment.
+    """
+    containing = non_active_segments_from(log, offset)
     return containing[0].base_offset if containing else log.active_segment.base_offset
 
 

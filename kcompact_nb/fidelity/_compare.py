@@ -11,9 +11,11 @@ from kcompact_nb.core import BrokerConfig, PartitionLog, RecordBatch, TopicConfi
 from kcompact_nb.core._cleaner_manager import CleanerManager
 from kcompact_nb.core._compression import compressed, stored_compression
 from kcompact_nb.fidelity._workload import HOLD, Workload
-from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, batch_bytes, read_checkpoint, read_partition_dir
+from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, batch_bytes, read_checkpoint, read_partition_dir, write_broker_log_dir
 
 _LOG_LINE_KEYS = ("dirty section", "Buffer utilization", "Start size", "End size", "size reduction")
+LOG_FILE_MISMATCH = "segment file "
+"""How a mismatch between the simulator's and Kafka's ``.log`` files starts."""
 MAX_PASSES_PER_PHASE = 100
 """A safety bound: a phase that keeps finding work beyond this is reported, not looped on."""
 
@@ -138,9 +140,13 @@ def recompression_differences(before: PartitionLog) -> list[str]:
     return found
 
 
+def first_difference(ours: bytes, theirs: bytes) -> int:
+    """The first byte position where two byte strings differ (the shorter length when one is a prefix)."""
+    return next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+
+
 def _first_difference(ours: bytes, theirs: bytes) -> str:
-    at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-    return f"differ from Kafka's at byte {at} ({len(ours)} vs {len(theirs)} bytes)"
+    return f"differ from Kafka's at byte {first_difference(ours, theirs)} ({len(ours)} vs {len(theirs)} bytes)"
 
 
 def load_round(folder: Path, workload: Workload, *, version: str, stage: str) -> PartitionLog:
@@ -200,7 +206,11 @@ def compare_round(
     folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int],
     kafka_messages: Sequence[str],
 ) -> list[str]:  # fmt: skip
-    """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines."""
+    """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines.
+
+    The simulator's result is also written as the broker would leave it (``folder/predicted``) and its
+    ``.log`` files compared with Kafka's byte for byte.
+    """
     before = load_round(folder, workload, version=version, stage="before")
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
@@ -208,11 +218,29 @@ def compare_round(
     horizons = new_horizons(before, after)
     lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, kafka_horizons=horizons)
     found += differences(before, after)
+    predicted = write_broker_log_dir([before], folder / "predicted", source=folder / "before", overwrite=True)
+    found += log_file_differences(predicted / before.name, folder / "after" / before.name)
     ours, theirs = [log_line_facts(line) for line in lines], [log_line_facts(m) for m in kafka_messages]
     if any(len(facts) != len(_LOG_LINE_KEYS) for facts in theirs):
         found.append(f"Kafka's cleaner log has an incomplete pass message: {theirs}")
     elif ours != theirs:
         found.append(f"log lines ({len(ours)} passes vs {len(theirs)}):\n  simulator {ours}\n  Kafka     {theirs}")
+    return found
+
+
+def log_file_differences(ours: Path, kafka: Path) -> list[str]:
+    """The ``.log`` files of two partition folders compared byte for byte: missing, extra or different files."""
+    mine = {p.name: p for p in ours.glob("*.log")}
+    theirs = {p.name: p for p in kafka.glob("*.log")}
+    found = []
+    for name in sorted(set(mine) | set(theirs)):
+        if name not in mine or name not in theirs:
+            found.append(f"{LOG_FILE_MISMATCH}{name}: only {'Kafka' if name in theirs else 'the simulator'} has it")
+            continue
+        a, b = mine[name].read_bytes(), theirs[name].read_bytes()
+        if a != b:
+            sizes = f"simulator {len(a)} bytes, Kafka {len(b)} bytes"
+            found.append(f"{LOG_FILE_MISMATCH}{name}: {sizes}, first difference at byte {first_difference(a, b)}")
     return found
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from kcompact_nb.core import set_default_encoder
 from kcompact_nb.io._batch_encoder import KafkaBatchEncoder, encode_batch
+from kcompact_nb.io._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -73,6 +74,7 @@ from kcompact_nb.io._kcat import (
     read_kcat,
 )
 from kcompact_nb.io._log_reader import (
+    METADATA_LOG_TOPIC,
     LoadedLogDir,
     LoadedPartition,
     SegmentData,
@@ -99,6 +101,7 @@ __all__ = [
     "CLEANER_OFFSET_CHECKPOINT",
     "INDEX_FILE_SUFFIXES",
     "LOG_START_OFFSET_CHECKPOINT",
+    "METADATA_LOG_TOPIC",
     "OFFSET_INDEX_ENTRY_BYTES",
     "RECOVERY_POINT_CHECKPOINT",
     "TIME_INDEX_ENTRY_BYTES",
@@ -159,6 +162,7 @@ __all__ = [
     "parse_kcat_json",
     "parse_partition_dir_name",
     "preallocated_bytes",
+    "producer_snapshot",
     "read_checkpoint",
     "read_dump_log",
     "read_index_file",
@@ -170,11 +174,13 @@ __all__ = [
     "segment_file_name",
     "segment_files",
     "segment_indexes",
+    "write_broker_log_dir",
     "write_checkpoint",
     "write_index_file",
     "write_log_dir",
     "write_partition_dir",
     "write_segment_file",
+    "write_segment_files",
 ]
 
 # Logs built from now on size compressed batches with Kafka's codecs (core's fallback only estimates them).

@@ -37,6 +37,8 @@ from kcompact_nb.io._progress import ByteProgress
 from kcompact_nb.io._segment_reader import SEGMENT_NAME, DroppedBytes, SegmentFileReader
 
 PARTITION_DIR_NAME = re.compile(r"^(?P<topic>.+)-(?P<partition>[0-9]+)$")
+METADATA_LOG_TOPIC = "__cluster_metadata"
+"""The KRaft metadata log: kept in a log dir, but not one of the broker's logs (``LogManager.loadLogs`` skips it)."""
 _LEFTOVER_SUFFIXES = (".cleaned", ".swap", ".deleted")
 _KNOWN_SUFFIXES = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")
@@ -355,7 +357,8 @@ def read_log_dir(
     ``log-start-offset-checkpoint`` its log start offset; ``recovery-point-offset-checkpoint``
     is returned as read. ``topic_configs`` gives per-topic configs (others get ``config``);
     ``topics`` restricts the read. Directories that are not partitions (``-delete``,
-    ``-future``, ``-stray`` suffixes, or anything else) are listed in ``skipped``.
+    ``-future``, ``-stray`` suffixes, or anything else) and the KRaft metadata log
+    (``__cluster_metadata-0``) are listed in ``skipped``.
     """
     path = Path(path)
     if not path.is_dir():
@@ -387,6 +390,8 @@ def _partition_dirs(path: Path, topics: Collection[str] | None, skipped: list[tu
         match = PARTITION_DIR_NAME.match(entry.name)
         if match is None:
             skipped.append((str(entry), "not a <topic>-<partition> directory (deleted, future or stray replica?)"))
+        elif match.group("topic") == METADATA_LOG_TOPIC:
+            skipped.append((str(entry), "the KRaft metadata log, not a log of the broker's log manager (never cleaned)"))
         elif topics is None or match.group("topic") in topics:
             chosen.append(entry)
     return chosen
