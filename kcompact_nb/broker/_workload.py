@@ -45,7 +45,7 @@ def create_topic(
     partitions: int = 1,
     timeout_s: float = 30.0,
 ) -> dict[str, str]:
-    """Create a topic (one partition by default) with :data:`COMPACTED_TOPIC_CONFIGS` updated by ``configs``.
+    """Create a topic of ``partitions`` partitions with :data:`COMPACTED_TOPIC_CONFIGS` updated by ``configs``.
 
     Retries while the freshly started broker is not yet registered; returns once every partition has
     a leader. Returns the configs used.

@@ -10,6 +10,7 @@ from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._conformance import CONFORMANCE
 from kcompact_nb.cli._dump import DUMP
 from kcompact_nb.cli._inspect import INSPECT
+from kcompact_nb.cli._kcat import KCAT
 from kcompact_nb.cli._scenario import SCENARIO
 
 COMMANDS: tuple[Command, ...] = (
@@ -17,5 +18,6 @@ COMMANDS: tuple[Command, ...] = (
     DUMP,
     INSPECT,
     CLEAN,
+    KCAT,
     CONFORMANCE,
 )

@@ -65,14 +65,11 @@ from kcompact_nb.io._index_files import (
     write_index_file,
 )
 from kcompact_nb.io._gaps import CompactionGap, format_gap_report, last_compaction_gap
-from kcompact_nb.io._kcat import (
-    ConsumedRecord,
-    KcatParse,
-    compile_kcat_format,
-    parse_kcat_format,
-    parse_kcat_json,
-    read_kcat,
-)
+from kcompact_nb.io._kcat import read_kcat
+from kcompact_nb.io._kcat_format import KcatFormat, compile_kcat_format
+from kcompact_nb.io._kcat_json import parse_kcat_json
+from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse
+from kcompact_nb.io._kcat_text import parse_kcat_format
 from kcompact_nb.io._log_reader import (
     METADATA_LOG_TOPIC,
     LoadedLogDir,
@@ -118,6 +115,7 @@ __all__ = [
     "IndexFileError",
     "InvalidMagicError",
     "KafkaBatchEncoder",
+    "KcatFormat",
     "KcatParse",
     "LoadedLogDir",
     "LoadedPartition",

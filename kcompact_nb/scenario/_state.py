@@ -70,8 +70,9 @@ def batch_state(batch: RecordBatch) -> dict[str, Any]:
 
 
 def record_state(record: Record, read_timestamp: int | None = None) -> dict[str, Any]:
-    """A record; ``timestamp`` is the stored value, ``read_timestamp`` (LogAppendTime batches only) the one
-    a consumer reads: the batch's max timestamp (``DefaultRecordBatch``'s record iterator)."""
+    """One record as scenario files write it: offset, timestamp (ms, the stored value), key, value and headers
+    as JSON bytes; ``read_timestamp`` (LogAppendTime batches only) is the one a consumer reads, the batch's
+    max timestamp (``DefaultRecordBatch``'s record iterator)."""
     state = {
         "offset": record.offset,
         "timestamp": record.timestamp,

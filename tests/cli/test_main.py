@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_registered_command_is_on_the_parser_once():
     names = [c.name for c in COMMANDS]
-    assert names == ["scenario", "dump", "inspect", "clean", "conformance"]
+    assert names == ["scenario", "dump", "inspect", "clean", "kcat", "conformance"]
     subparsers = next(a for a in build_parser()._actions if a.dest == "command")
     assert list(subparsers.choices) == names  # type: ignore[union-attr]
 
