@@ -143,6 +143,16 @@ def partial_pass_workload(seed: int, *, keys: int = 45_000, updates: int = 5_000
                     broker={"log.cleaner.dedupe.buffer.size": str(SMALL_DEDUPE_BUFFER_BYTES)})  # fmt: skip
 
 
+def _compressible_values(rng: random.Random, count: int, tombstone_ratio: float) -> list[bytes | None]:
+    """Values of about 40-200 bytes with repeated text, or tombstones: every codec shrinks a batch of them
+    (kafka-python, the workloads' producer, sends a batch uncompressed when its codec would make it bigger)."""
+    return [
+        None if rng.random() < tombstone_ratio
+        else b"price=%d;currency=EUR;" % rng.randint(1, 9_999) + b"note=" + rng.choice([b"ab", b"xyz", b"kafka"]) * rng.randint(5, 30)
+        for _ in range(count)
+    ]  # fmt: skip
+
+
 def compression_workload(
     seed: int, *, codecs: tuple[str, ...], keys: int = 10, records: int = 60, batch_records: int = 5,
     tombstone_ratio: float = 0.15, rounds: int = 2, producer: str = "plain", kept: dict[str, str] | None = None,
@@ -155,9 +165,9 @@ def compression_workload(
     for _ in range(rounds):
         steps = []
         for index, codec in enumerate(codecs):
-            step = _keyed_step(rng, keys=keys, count=records, tombstone_ratio=tombstone_ratio, producer=producer,
-                               batch_records=batch_records, start_ms=index * records * 20)  # fmt: skip
-            steps.append(Produce(step.records, step.producer, step.batch_records, codec))
+            values = _compressible_values(rng, records, tombstone_ratio)
+            step = keyed_records(_keys(rng, keys, records, "uniform"), values, start_ms=index * records * 20)
+            steps.append(Produce(step, producer, batch_records, codec))
         made.append(Round(tuple(steps)))
     broker_side = "" if not kept else "-topic-" + "-".join(v for v in kept.values())
     shape = f"{'_'.join(codecs)}{broker_side}-{keys}keys-{records}records-batches{batch_records}-x{rounds}"
@@ -170,11 +180,13 @@ def transactional_compression_workload(seed: int, *, codec: str, transactions: i
     rng = random.Random(seed)
     made = []
     for _ in range(2):
-        steps = [Produce(_keyed_step(rng, keys=keys, count=12, batch_records=3).records, "plain", 3, codec)]
+        plain = keyed_records(_keys(rng, keys, 12, "uniform"), _compressible_values(rng, 12, 0.1))
+        steps = [Produce(plain, "plain", 3, codec)]
         for t in range(transactions):
             outcome = "abort" if t % 3 == 1 else "commit"
-            step = _keyed_step(rng, keys=keys, count=rng.randint(2, 6), producer=outcome, start_ms=(t + 1) * 200)
-            steps.append(Produce(step.records, outcome, 1, codec))
+            count = rng.randint(2, 6)
+            records = keyed_records(_keys(rng, keys, count, "uniform"), _compressible_values(rng, count, 0.1), start_ms=(t + 1) * 200)
+            steps.append(Produce(records, outcome, 1, codec))
         made.append(Round(tuple(steps)))
     return Workload(f"seed{seed}-compressed-{codec}-transactions-{transactions}txns-x2", "compression", seed, tuple(made))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb.fidelity import DifferentialResult, catalog, load_round, run_differential
+from kcompact_nb.fidelity import DifferentialResult, RoundResult, catalog, load_round, run_differential
 
 from .conftest import require_java_and_maven
 
@@ -48,11 +48,18 @@ def assert_category_happened(result: DifferentialResult) -> None:
         assert any(b.is_control for b in before.batches())
     elif category == "compression":
         assert after.cleaner_checkpoint == trigger_offset
-        kept = {b.base_offset: b.raw for b in before.batches()}
-        # Kafka re-encoded compressed batches (filterTo), which the simulator matched byte for byte
-        assert any(b.compression != "none" and b.raw != kept[b.base_offset] for b in after.batches())
+        # in some round Kafka re-encoded compressed batches (filterTo), which the simulator matched byte for byte
+        assert any(rewritten_compressed_batches(result, round_) for round_ in result.rounds)
     else:
         assert after.cleaner_checkpoint == trigger_offset
+
+
+def rewritten_compressed_batches(result: DifferentialResult, round_: RoundResult) -> int:
+    """Compressed batches of Kafka's "after" copy whose bytes differ from its "before" copy."""
+    before = load_round(round_.folder, result.workload, version=result.version, stage="before")
+    after = load_round(round_.folder, result.workload, version=result.version, stage="after")
+    kept = {b.base_offset: b.raw for b in before.batches()}
+    return sum(b.compression != "none" and b.raw != kept.get(b.base_offset) for b in after.batches())
 
 
 def test_catalog_covers_every_category_with_at_least_50_workloads():
