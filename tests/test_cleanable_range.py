@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig, filthiest
+from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig, explain, filthiest
 from kcompact_nb.core._cleaner_manager import CleanerManager
 from kcompact_nb.core._log_to_clean import log_to_clean
 from kcompact_nb.core._offset_map import BoundedOffsetMap
@@ -47,22 +47,34 @@ def test_mid_segment_checkpoint_counts_its_segment_twice():
     assert (ltc.first_dirty_offset, ltc.clean_bytes, ltc.cleanable_bytes, ltc.cleanable_ratio) == (2, 316, 316, 0.5)
 
 
+BELOW_START_WARNING = "Resetting first dirty offset of t-0 to log start offset 3 since the checkpointed offset 1 is invalid."
+BEYOND_END_WARNING = (
+    "The last checkpoint dirty offset for partition t-0 is 9, which is larger than the log end offset 6. "
+    "Resetting to the log start offset 0."
+)
+
+
 @pytest.mark.parametrize(
-    ("checkpoint", "log_start", "expected_first_dirty", "reason"),
+    ("policy", "checkpoint", "log_start", "expected_first_dirty", "reason", "warning"),
     [
-        (None, 0, 0, None),
-        (2, 0, 2, None),
-        (1, 3, 3, "checkpoint 1 is below the log start offset 3"),
-        (9, 0, 0, "checkpoint 9 is beyond the log end offset 6"),
+        ("compact,delete", None, 0, 0, None, None),
+        ("compact,delete", 2, 0, 2, None, None),
+        ("compact,delete", 1, 3, 3, "checkpoint 1 is below the log start offset 3", None),
+        ("compact", 1, 3, 3, "checkpoint 1 is below the log start offset 3", BELOW_START_WARNING),
+        ("compact,delete", 9, 0, 0, "checkpoint 9 is beyond the log end offset 6", BEYOND_END_WARNING),
+        ("compact", 9, 0, 0, "checkpoint 9 is beyond the log end offset 6", BEYOND_END_WARNING),
     ],
 )
-def test_checkpoint_validation(checkpoint, log_start, expected_first_dirty, reason):
-    """Spec 4.1: an out-of-range checkpoint resets to the log start offset."""
-    log = filled(compacted_log(cleanup_policy="compact,delete"), "abcdef")
+def test_checkpoint_validation(policy, checkpoint, log_start, expected_first_dirty, reason, warning):
+    """Spec 4.1: an out-of-range checkpoint resets to the log start offset, with the WARN line
+    LogCleanerManager.cleanableOffsets logs (none below the start of a compact,delete log)."""
+    log = filled(compacted_log(cleanup_policy=policy), "abcdef")
     log.roll(now_ms=0)
     log.cleaner_checkpoint, log.log_start_offset = checkpoint, log_start
     ltc = log_to_clean(log, now_ms=0)
-    assert (ltc.first_dirty_offset, ltc.checkpoint_reset) == (expected_first_dirty, reason)
+    assert (ltc.first_dirty_offset, ltc.checkpoint_reset, ltc.checkpoint_warning) == (expected_first_dirty, reason, warning)
+    if warning is not None:
+        assert f"  Kafka's cleaner logs: WARN {warning}" in explain(log, now_ms=0).lines()
 
 
 def test_open_transaction_blocks_its_segment_and_everything_after():

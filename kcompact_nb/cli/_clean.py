@@ -11,14 +11,11 @@ from typing import Any, TextIO
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
 from kcompact_nb.cli._exit import ExitCode
-from kcompact_nb.cli._inspect import config_properties
-from kcompact_nb.cli._paths import existing_dir
+from kcompact_nb.cli._paths import existing_dir, existing_file
 from kcompact_nb.cli._text import iso_time, plural
-from kcompact_nb.core import BrokerConfig, KcompactError, PassResult, Simulation, TopicConfig
+from kcompact_nb.cli._topic_configs import ConfigSettings, add_config_arguments, read_config_file, resolve
+from kcompact_nb.core import BrokerConfig, KcompactError, PassResult, Simulation
 from kcompact_nb.io import read_log_dir, write_broker_log_dir
-
-_TOPIC_PROPERTIES = frozenset(TopicConfig().to_properties())
-_BROKER_PROPERTIES = frozenset(BrokerConfig().to_properties()) - {"kafka.version"}
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,8 +31,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="when the iteration runs: an ISO-8601 time (UTC unless it says otherwise) or epoch ms (default: now)",
     )  # fmt: skip
     parser.add_argument(
-        "--config", action="append", default=[], metavar="NAME=VALUE",
-        help="a topic config for every topic (e.g. segment.ms=100) or a broker cleaner config (log.cleaner.*)",
+        "--config", action="append", default=[], metavar="[TOPIC:]NAME=VALUE",
+        help="a topic config for every topic (segment.ms=100) or for one (orders:segment.ms=100), or a broker "
+        "cleaner config (log.cleaner.threads=2); repeatable",
+    )  # fmt: skip
+    parser.add_argument(
+        "--config-file", type=Path, metavar="FILE",
+        help="broker properties, TOPIC:NAME=VALUE lines and kafka-configs.sh --describe output, as for inspect",
     )  # fmt: skip
     parser.add_argument(
         "--kafka-version", default=None, metavar="V", help="the Kafka release to imitate (default: 4.4.0)"
@@ -47,16 +49,16 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     source = existing_dir(args.log_dir, "log dir")
     _check_output(args.out, overwrite=args.overwrite)
     at_ms = wall_clock_ms() if args.at is None else parse_time_ms(args.at)
-    topic, broker = split_configs(config_properties(args.config))
-    if args.kafka_version is not None:
-        broker["kafka.version"] = args.kafka_version
-    sim = Simulation(broker, start_ms=at_ms)
+    settings = config_settings(args.config, args.config_file, args.kafka_version)
+    configs = resolve(settings)  # validates every level; the simulation declares each topic from the same properties
+    sim = Simulation(configs.broker, start_ms=at_ms)
     loaded = read_log_dir(
-        source, config=TopicConfig.from_properties({"cleanup.policy": "compact", **topic}, broker=sim.broker),
-        broker=sim.broker, now_ms=at_ms, progress=progress_setting(),
+        source, config=configs.default, topic_configs=configs.per_topic, broker=configs.broker, now_ms=at_ms,
+        progress=progress_setting(),
     )  # fmt: skip
     for name in _listing_order(source, loaded.partitions):
-        sim.add_log(loaded.partitions[name].log, config=topic)
+        log = loaded.partitions[name].log
+        sim.add_log(log, config={**settings.every_topic, **settings.per_topic.get(log.topic, {})})
     starts = {log.name: log.log_start_offset for log in sim.partitions()}
     result = sim.clean()
     write_broker_log_dir(sim.partitions_in_creation_order(), args.out, source=source, overwrite=args.overwrite)
@@ -89,22 +91,19 @@ def parse_time_ms(text: str) -> int:
     return round(moment.timestamp() * 1000)
 
 
-def split_configs(properties: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``--config`` values split into topic configs and broker configs; unknown names are refused."""
-    topic: dict[str, Any] = {}
-    broker: dict[str, Any] = {}
-    for name, value in properties.items():
-        if name in _TOPIC_PROPERTIES:
-            topic[name] = value
-        elif name in _BROKER_PROPERTIES or name.startswith("log."):  # broker names and topic-default synonyms
-            broker[name] = value
+def config_settings(items: list[str], config_file: Path | None, kafka_version: str | None) -> ConfigSettings:
+    """``--config-file``, then ``--config`` (broker names to the broker, the rest to topics), then ``--kafka-version``."""
+    settings = read_config_file(existing_file(config_file, "--config-file")) if config_file else ConfigSettings()
+    broker_names = BrokerConfig.property_names()
+    for item in items:
+        name, sep, value = item.partition("=")
+        if sep and name.strip() in broker_names:
+            settings.broker[name.strip()] = value.strip()
         else:
-            topics, brokers = ", ".join(sorted(_TOPIC_PROPERTIES)), ", ".join(sorted(_BROKER_PROPERTIES))
-            raise KcompactError(
-                f"--config {name}: not a config the cleaner reads; topic configs: {topics}; broker configs: "
-                f"{brokers} (and log.* defaults); use --kafka-version for the release"
-            )
-    return topic, broker
+            add_config_arguments(settings, [item])
+    if kafka_version is not None:
+        settings.broker["kafka.version"] = kafka_version
+    return settings
 
 
 def _listing_order(source: Path, partitions: dict[str, Any]) -> list[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
-from kcompact_nb.core import BrokerConfig, PartitionLog, RecordBatch, TopicConfig, copy_log
+from kcompact_nb.core import BrokerConfig, PartitionLog, RecordBatch, TopicConfig
 from kcompact_nb.core._cleaner_manager import CleanerManager
 from kcompact_nb.core._compression import compressed, stored_compression
 from kcompact_nb.fidelity._workload import HOLD, Workload
@@ -157,49 +157,66 @@ def load_round(folder: Path, workload: Workload, *, version: str, stage: str) ->
 
 
 def simulate_phases(
-    log: PartitionLog, workload: Workload, *, round_index: int, phase_ms: Sequence[int], kafka_horizons: Sequence[int] = ()
+    log: PartitionLog,
+    workload: Workload,
+    *,
+    round_index: int,
+    phase_ms: Sequence[int],
+    pass_ms: Mapping[int, int] | None = None,
 ) -> list[str]:
     """Run the simulated cleaner thread through the round's phases; returns the passes' log lines.
 
     Each phase sets the topic's configs at its release time and loops one cleaner iteration after
     another (passes back to back, each a millisecond after the previous) until nothing is eligible.
-    A pass that stamps delete horizons runs at the time Kafka's stamping pass ran (``kafka_horizons``,
-    see :func:`new_horizons`): the horizon is in the batch's bytes, and in the record deltas under it.
+    ``pass_ms`` gives some passes (by their index in the round) a later time: Kafka's, when known.
     """
+    return [line for line, _ in _run_phases(log, workload, round_index, phase_ms, pass_ms or {})]
+
+
+def _run_phases(
+    log: PartitionLog, workload: Workload, round_index: int, phase_ms: Sequence[int], pass_ms: Mapping[int, int]
+) -> list[tuple[str, bool]]:
+    """Each pass's log line and whether it stamped a delete horizon on a batch."""
     manager = CleanerManager(log.broker, started_ms=phase_ms[0])
-    horizons = list(kafka_horizons)
-    lines = []
+    passes: list[tuple[str, bool]] = []
     for phase, released in zip(workload.rounds[round_index].phases, phase_ms, strict=True):
         log.config = topic_settings({**phase.configs, **workload.kept}, broker=log.broker)
         now = released
         for _ in range(MAX_PASSES_PER_PHASE):
-            now = _stamping_time(manager, log, now, horizons)
+            now = max(now, pass_ms.get(len(passes), now))
+            stamped = _stamped_batches(log)
             result = manager.clean_once([log], now_ms=now)
             if result is None:
                 break
-            lines.append(result.log_line)
+            passes.append((result.log_line, bool(_stamped_batches(log) - stamped)))
             now = max(now, result.end_ms) + 1
-    return lines
+    return passes
 
 
-def new_horizons(before: PartitionLog, after: PartitionLog) -> list[int]:
-    """The delete horizons Kafka's passes stamped between the two copies, in order: with
-    ``delete.retention.ms`` r, a pass at time t stamps t + r (``MemoryRecords.filterTo``)."""
-    stamped = {b.base_offset for b in before.batches() if b.delete_horizon_ms is not None}
-    return sorted({b.delete_horizon_ms for b in after.batches() if b.delete_horizon_ms is not None and b.base_offset not in stamped})
+def _stamped_batches(log: PartitionLog) -> set[int]:
+    return {b.base_offset for b in log.batches() if b.delete_horizon_ms is not None}
 
 
-def _stamping_time(manager: CleanerManager, log: PartitionLog, now: int, horizons: list[int]) -> int:
-    """``now``, or the time of Kafka's next stamping pass when a trial pass on a copy at ``now`` stamps horizons."""
-    if not horizons:
-        return now
-    trial = copy_log(log)
-    CleanerManager(manager.broker, started_ms=manager.started_ms).clean_once([trial], now_ms=now)
-    retention = log.config.delete_retention_ms
-    stamped = {b.base_offset for b in log.batches() if b.delete_horizon_ms is not None}
-    if any(b.delete_horizon_ms == now + retention and b.base_offset not in stamped for b in trial.batches()):
-        return max(now, horizons.pop(0) - retention)
-    return now
+def kafka_pass_times(
+    folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int]
+) -> dict[int, int]:
+    """Kafka's time for each simulated pass that stamps delete horizons, read from the horizons in Kafka's
+    "after" copy (horizon - ``delete.retention.ms``): empty when the counts of such passes differ.
+
+    Kafka stamps a batch with its pass's wall clock, which only the files tell; a simulated pass at
+    another time writes other horizon bytes. The passes are found by a first run at the release times.
+    """
+    before = load_round(folder, workload, version=version, stage="before")
+    after = load_round(folder, workload, version=version, stage="after")
+    catch_up(before, after)
+    earlier = _stamped_batches(before)
+    horizons = sorted(
+        {h for b in after.batches() if (h := b.delete_horizon_ms) is not None and b.base_offset not in earlier}
+    )
+    stamping = [i for i, (_, stamped) in enumerate(_run_phases(before, workload, round_index, phase_ms, {})) if stamped]
+    if len(stamping) != len(horizons):
+        return {}
+    return {index: horizon - before.config.delete_retention_ms for index, horizon in zip(stamping, horizons, strict=True)}
 
 
 def compare_round(
@@ -211,12 +228,12 @@ def compare_round(
     The simulator's result is also written as the broker would leave it (``folder/predicted``) and its
     ``.log`` files compared with Kafka's byte for byte.
     """
+    times = kafka_pass_times(folder, workload, round_index=round_index, version=version, phase_ms=phase_ms)
     before = load_round(folder, workload, version=version, stage="before")
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
     found = recompression_differences(before) if workload.recompressed_on_append else []
-    horizons = new_horizons(before, after)
-    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, kafka_horizons=horizons)
+    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, pass_ms=times)
     found += differences(before, after)
     predicted = write_broker_log_dir([before], folder / "predicted", source=folder / "before", overwrite=True)
     found += log_file_differences(predicted / before.name, folder / "after" / before.name)

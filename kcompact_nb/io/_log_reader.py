@@ -100,8 +100,15 @@ def parse_partition_dir_name(path: Path) -> tuple[str, int]:
     """``(topic, partition)`` from a ``<topic>-<partition>`` directory name."""
     match = PARTITION_DIR_NAME.match(path.name)
     if match is None:
-        raise NotASegmentError(path, 0, "not a partition directory: expected a name like my-topic-0")
+        raise NotASegmentError(path, None, "not a partition directory: expected a name like my-topic-0")
     return match.group("topic"), int(match.group("partition"))
+
+
+def _require_dir(path: Path, what: str) -> None:
+    if not path.exists():
+        raise NotASegmentError(path, None, "does not exist")
+    if not path.is_dir():
+        raise NotASegmentError(path, None, f"is a file, not a {what}")
 
 
 def segment_files(path: Path) -> list[Path]:
@@ -144,8 +151,7 @@ def read_partition_dir(
         Show a tqdm bar (``None``: only for big reads on a terminal).
     """
     path = Path(path)
-    if not path.is_dir():
-        raise NotASegmentError(path, 0, "not a partition directory")
+    _require_dir(path, "partition directory")
     parse_partition_dir_name(path)
     options = _ReadOptions(config, broker, now_ms, recover, verify_crc, keep_raw)
     total = sum(f.stat().st_size for f in segment_files(path))
@@ -361,8 +367,7 @@ def read_log_dir(
     (``__cluster_metadata-0``) are listed in ``skipped``.
     """
     path = Path(path)
-    if not path.is_dir():
-        raise NotASegmentError(path, 0, "not a log directory")
+    _require_dir(path, "log directory")
     cleaner = read_checkpoint(path / CLEANER_OFFSET_CHECKPOINT)
     starts = read_checkpoint(path / LOG_START_OFFSET_CHECKPOINT)
     recovery = read_checkpoint(path / RECOVERY_POINT_CHECKPOINT)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb.cli._clean import parse_time_ms, split_configs
+from kcompact_nb.cli._clean import config_settings, parse_time_ms
 from kcompact_nb.core import KcompactError
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
 from tests.cli.conftest import kcompact
@@ -70,7 +70,7 @@ def test_clean_names_bad_input(tmp_path):
     bad_time = kcompact("clean", source, "--out", tmp_path / "out", "--at", "yesterday")
     assert bad_time.returncode == 2 and "--at 'yesterday': expected epoch milliseconds" in bad_time.stderr
     bad_config = kcompact("clean", source, "--out", tmp_path / "out", "--config", "segment.msec=5")
-    assert bad_config.returncode == 2 and "--config segment.msec: not a config the cleaner reads" in bad_config.stderr
+    assert bad_config.returncode == 2 and "--config 'segment.msec=5': 'segment.msec' is not a topic config" in bad_config.stderr
     bad_version = kcompact("clean", source, "--out", tmp_path / "out", "--kafka-version", "four")
     assert bad_version.returncode == 2 and "kafka.version" in bad_version.stderr
     assert not (tmp_path / "out").exists()
@@ -85,9 +85,13 @@ def test_at_takes_epoch_ms_or_iso_times():
         parse_time_ms("1/1/2026")
 
 
-def test_configs_go_to_the_topic_or_the_broker():
-    topic, broker = split_configs({"segment.ms": "100", "log.cleaner.threads": "2", "log.retention.ms": "5"})
-    assert (topic, broker) == ({"segment.ms": "100"}, {"log.cleaner.threads": "2", "log.retention.ms": "5"})
+def test_configs_go_to_every_topic_one_topic_or_the_broker(tmp_path):
+    (tmp_path / "cluster.properties").write_text("log.cleaner.dedupe.buffer.size=8388608\norders:segment.ms=5\n")
+    items = ["segment.ms=100", "log.cleaner.threads=2", "payments:delete.retention.ms=0"]
+    settings = config_settings(items, tmp_path / "cluster.properties", "3.9.2")
+    assert settings.every_topic == {"segment.ms": "100"}
+    assert settings.per_topic == {"orders": {"segment.ms": "5"}, "payments": {"delete.retention.ms": "0"}}
+    assert settings.broker == {"log.cleaner.dedupe.buffer.size": "8388608", "log.cleaner.threads": "2", "kafka.version": "3.9.2"}
 
 
 def test_clean_marks_sizes_it_could_only_estimate(tmp_path):
