@@ -9,6 +9,13 @@ from kcompact_nb.core._cleaner import PassResult
 from kcompact_nb.core._cleaner_manager import OffsetMapSpec
 from kcompact_nb.core._cleaner_stats import CleanerStats
 from kcompact_nb.core._clock import SimulatedClock
+from kcompact_nb.core._compression import (
+    BatchEncoder,
+    EncodedBatch,
+    EstimatingEncoder,
+    default_encoder,
+    set_default_encoder,
+)
 from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._explain import Explanation, TombstoneFate, explain, next_eligible_ms
 from kcompact_nb.core._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError, UnitError
@@ -65,6 +72,7 @@ __all__ = [
     "BatchSpan",
     "AbortedTxn",
     "AppendInfo",
+    "BatchEncoder",
     "BrokerConfig",
     "ClassifiedRecord",
     "CleanerStats",
@@ -74,6 +82,8 @@ __all__ = [
     "DEFAULT_KAFKA_VERSION",
     "DedupeBufferSizing",
     "DirtinessPoint",
+    "EncodedBatch",
+    "EstimatingEncoder",
     "Explanation",
     "Frame",
     "HeaderStrategy",
@@ -124,6 +134,7 @@ __all__ = [
     "control_record_type",
     "copy_log",
     "dedupe_buffer_sizing",
+    "default_encoder",
     "dirtiness_series",
     "explain",
     "filthiest",
@@ -146,6 +157,7 @@ __all__ = [
     "record_lifetimes",
     "record_size_bytes",
     "segment_regions",
+    "set_default_encoder",
     "strategy_for",
     "uncompressed_batch_size",
     "varint_len",

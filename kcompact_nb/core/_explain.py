@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from kcompact_nb.core._config_keys import LONG_MAX
@@ -41,6 +42,10 @@ class Explanation:
     uncleanable_reason: str
     eligible_at_ms: int | None
     tombstones: tuple[TombstoneFate, ...]
+    codecs: tuple[tuple[str, int], ...] = ()
+    """(codec, batch count) of the compressed batches, most frequent first."""
+    estimated_batches: int = 0
+    """Batches whose size is an estimate (no exact encoder for their codec here)."""
 
     def lines(self) -> list[str]:
         ltc = self.log_to_clean
@@ -58,6 +63,23 @@ class Explanation:
         if ltc.checkpoint_warning:
             lines.append(f"  Kafka's cleaner logs: WARN {ltc.checkpoint_warning}")
         lines += ["  " + t.describe(self.now_ms) for t in self.tombstones]
+        lines += ["  " + line for line in self._compression_lines()]
+        return lines
+
+    def _compression_lines(self) -> list[str]:
+        lines = []
+        if self.codecs:
+            counts = ", ".join(f"{count} {codec}" for codec, count in self.codecs)
+            lines.append(
+                f"compressed batches: {counts}; a pass rewrites a partly kept one with its codec at the "
+                "codec's default level (MemoryRecords.filterTo)"
+            )
+        if self.estimated_batches:
+            n = self.estimated_batches
+            lines.append(
+                f"sizes estimated: {n} {'batch was' if n == 1 else 'batches were'} sized without Kafka's codec, so the "
+                "sizes and ratios above are estimates (import kcompact_nb.io for Kafka's exact bytes)"
+            )
         return lines
 
     def __str__(self) -> str:
@@ -72,7 +94,16 @@ def explain(log: PartitionLog, *, now_ms: int) -> Explanation:
         for b, r in log.records()
         if not b.is_control and r.is_tombstone and r.key is not None
     )
-    return Explanation(now_ms, ltc, _uncleanable_reason(log, ltc, now_ms), next_eligible_ms(log, now_ms=now_ms), tombstones)
+    codecs = Counter(b.compression for b in log.batches() if b.compression != "none")
+    return Explanation(
+        now_ms,
+        ltc,
+        _uncleanable_reason(log, ltc, now_ms),
+        next_eligible_ms(log, now_ms=now_ms),
+        tombstones,
+        codecs=tuple(codecs.most_common()),
+        estimated_batches=sum(b.size_estimated for b in log.batches()),
+    )
 
 
 def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:

@@ -17,7 +17,7 @@ from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._log_to_clean import LogToClean
 from kcompact_nb.core._outcomes import NextPass, RecordOutcome, next_pass, transaction_states
 from kcompact_nb.core._records import RecordBatch
-from kcompact_nb.core._regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, regions_of
+from kcompact_nb.core._regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, log_regions
 from kcompact_nb.core._strategies import Strategy
 
 
@@ -91,9 +91,7 @@ def layout_view(
     """
     upcoming: NextPass = next_pass(log, now_ms=now_ms, offset_map=offset_map, strategy=strategy)
     ltc = upcoming.log_to_clean
-    bases = [s.base_offset for s in log.segments]
-    sizes = [s.size_bytes for s in log.segments]
-    segments = regions_of(bases, sizes, log.log_end_offset, ltc.first_dirty_offset, ltc.first_uncleanable_offset)
+    segments = log_regions(log, ltc)
     offsets = [r.offset for r in upcoming.records]
     states = transaction_states(log)
     return LayoutView(

@@ -87,7 +87,8 @@ class PassDiff:
 
     ``rewritten_batches`` were rebuilt with fewer records or a new delete horizon;
     ``emptied_batches`` were kept as 61-byte headers without records (spec 7.3 rules A and B);
-    ``removed_batches`` vanished. Batches are named by base offset.
+    ``removed_batches`` vanished. Batches are named by base offset. ``estimated_segments`` are the base
+    offsets of segments (before or after) whose size is an estimate (no exact codec here).
     """
 
     segments_before: tuple[tuple[int, int], ...]
@@ -98,6 +99,7 @@ class PassDiff:
     emptied_batches: tuple[int, ...]
     removed_batches: tuple[int, ...]
     log_end_offset: int
+    estimated_segments: tuple[int, ...] = ()
 
 
 def pass_diff(before: PartitionLog, after: PartitionLog, result: PassResult) -> PassDiff:
@@ -116,6 +118,7 @@ def pass_diff(before: PartitionLog, after: PartitionLog, result: PassResult) -> 
         ),
         removed_batches=tuple(b.base_offset for b in changed if b.base_offset not in after_batches),
         log_end_offset=after.log_end_offset,
+        estimated_segments=tuple(sorted({s.base_offset for log in (before, after) for s in log.segments if s.size_estimated})),
     )
 
 

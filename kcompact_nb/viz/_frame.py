@@ -205,7 +205,7 @@ def segment_bars(
                 textfont={"size": FONT_SIZE - 1, "color": COLORS[INK]},
                 constraintext="none",
                 customdata=[
-                    [s.base_offset, s.end_offset - 1, format_bytes(s.size_bytes), LABELS[region]] for s in chosen
+                    [s.base_offset, s.end_offset - 1, s.size_label, LABELS[region]] for s in chosen
                 ],
                 hovertemplate="segment %{customdata[0]}: offsets %{customdata[0]}-%{customdata[1]}, %{customdata[2]}"
                 "<br>%{customdata[3]}<extra></extra>",
@@ -249,7 +249,7 @@ def _fits(segment: SegmentRegion, style: str, px_per_unit: float) -> bool:
 
 
 def segment_text(segment: SegmentRegion, style: str) -> str:
-    size = format_bytes(segment.size_bytes, exact=False)
+    size = ("~" if segment.size_estimated else "") + format_bytes(segment.size_bytes, exact=False)
     return {"name": f"segment {segment.base_offset:,}<br>{size}", "size": size}.get(style, "")
 
 

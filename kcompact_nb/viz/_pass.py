@@ -19,8 +19,8 @@ LANE_PX, GAP_PX = 70, 16
 def pass_diff_figure(diff: PassDiff, *, title: str | None = None) -> go.Figure:
     """Two lanes over the offsets: the segments before the pass (bracketed by the groups it rewrote, removed
     records crossed) and after it (rewritten batches and emptied batches marked); segments show their bytes."""
-    before = _regions(diff.segments_before, diff.log_end_offset)
-    after = _regions(diff.segments_after, diff.log_end_offset)
+    before = _regions(diff.segments_before, diff)
+    after = _regions(diff.segments_after, diff)
     first = min(s.base_offset for s in [*before, *after]) if before or after else 0
     end = max([diff.log_end_offset, *(s.end_offset for s in [*before, *after])])
     px_per_unit = PLOT_WIDTH_PX / max(end - first, 1)
@@ -68,10 +68,13 @@ def pass_diff_figure(diff: PassDiff, *, title: str | None = None) -> go.Figure:
     return finish(fig, title=heading, subtitle=subtitle, height=int(rows.plot_px) + 100 + 130, top=100, bottom=130)
 
 
-def _regions(segments: Sequence[tuple[int, int]], log_end_offset: int) -> list[SegmentRegion]:
+def _regions(segments: Sequence[tuple[int, int]], diff: PassDiff) -> list[SegmentRegion]:
     bases = [b for b, _ in segments]
-    ends = [*bases[1:], max(log_end_offset, bases[-1] + 1)] if bases else []
-    return [SegmentRegion(b, e, size, UNCLEANABLE) for (b, size), e in zip(segments, ends)]
+    ends = [*bases[1:], max(diff.log_end_offset, bases[-1] + 1)] if bases else []
+    return [
+        SegmentRegion(b, e, size, UNCLEANABLE, size_estimated=b in diff.estimated_segments)
+        for (b, size), e in zip(segments, ends)
+    ]
 
 
 def _segments(lane: str, segments: Sequence[SegmentRegion], px_per_unit: float, yaxis: str) -> go.Bar:
@@ -89,7 +92,7 @@ def _segments(lane: str, segments: Sequence[SegmentRegion], px_per_unit: float, 
         textfont={"size": FONT_SIZE - 1, "color": COLORS[INK]},
         marker={"color": "#f1f3f5", "line": {"color": EDGES[UNCLEANABLE], "width": 1.5}},
         showlegend=False,
-        customdata=[[s.base_offset, format_bytes(s.size_bytes)] for s in segments],
+        customdata=[[s.base_offset, s.size_label] for s in segments],
         hovertemplate="segment %{customdata[0]}: %{customdata[1]}<extra>" + lane + "</extra>",
         yaxis=yaxis,
         xaxis="x",

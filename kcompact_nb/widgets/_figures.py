@@ -26,7 +26,10 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
             widget.layout = figure.layout
         else:
             for old, new in zip(widget.data, figure.data):
-                old.update(new.to_plotly_json(), overwrite=True)
+                fresh = new.to_plotly_json()
+                # what the new trace leaves unset must not survive from the old one (stale hover data)
+                stale = {name: None for name in old.to_plotly_json() if name not in fresh and name not in ("type", "uid")}
+                old.update({**stale, **fresh}, overwrite=True)
             layout = figure.layout.to_plotly_json()
             layout.pop("template", None)
             widget.layout.shapes, widget.layout.annotations = (), ()

@@ -365,3 +365,14 @@ def test_internal_segment_bytes_is_shown_when_the_topic_sets_it():
     assert field.value == "1,200 B" and field in panel.widget.children[1].children
     field.value = "2 KiB"
     assert panel.topic_config.internal_segment_bytes == 2048 and panel.topic_config.effective_segment_bytes == 2048
+
+
+def test_the_stepper_shows_a_compressed_topic():
+    """compressed-topic.json: after pass 1 the cleaned segment is the two zstd batches the pass rewrote (88 + 104 B)."""
+    stepper = CompactionStepper(SCENARIOS / "compressed-topic.json")
+    stepper.slider.value = 4  # step 3: clean
+    assert step_number(stepper) == 3
+    segments = [list(c) for t in stepper.layout_figure.data if t.type == "bar" and t.name.startswith("log ") for c in t.customdata]
+    assert segments == [[0, 4, "192 B, zstd", "log tail: cleaned, below the cleaner point"]]
+    assert fate(stepper.layout_figure, "kept") == [2, 3]
+    assert fate(stepper.layout_figure, "tombstone kept until its delete horizon") == [4]  # stamped 0 + 60 s
