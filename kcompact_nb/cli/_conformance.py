@@ -12,8 +12,11 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from kcompact_nb.cli._arguments import positive_int
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._exit import ExitCode
+from kcompact_nb.cli._paths import output_file
+from kcompact_nb.core import KafkaVersion
 
 if TYPE_CHECKING:
     from kcompact_nb.fidelity import ConformanceReport, Workload
@@ -22,7 +25,7 @@ if TYPE_CHECKING:
 def _add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--versions", default=None, help="comma-separated Kafka versions (default: 4.4.0,3.9.2)")
     command.add_argument("--categories", default=None, help="comma-separated workload categories (default: all)")
-    command.add_argument("--repeat", type=int, default=1, help="sets of seeds per category (default 1)")
+    command.add_argument("--repeat", type=positive_int, default=1, help="sets of seeds per category (default 1)")
     command.add_argument("--out", type=Path, default=None, help="folder for copies and reproductions (default: temporary)")
     command.add_argument("--summary-json", type=Path, default=None,
                          help="also write the summary lines as JSON (what notebooks display)")  # fmt: skip
@@ -38,11 +41,17 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     except ValueError as error:
         print(f"kcompact conformance: {error}", file=sys.stderr)
         return ExitCode.INVALID
+    versions = _split(args.versions) or [DEFAULT_VERSION, KAFKA_3_VERSION]
+    for version in versions:
+        if KafkaVersion.parse(version) < KafkaVersion(3, 0):
+            print(f"kcompact conformance: Kafka {version}: the broker layer runs 3.x and 4.x releases", file=sys.stderr)
+            return ExitCode.INVALID
+    if args.summary_json is not None:
+        output_file(args.summary_json, "--summary-json")
     missing = missing_tools()
     if missing:
         print(f"conformance needs {' and '.join(missing)} on PATH (Java 17+, Maven 3)", file=sys.stderr)
         return ExitCode.UNAVAILABLE
-    versions = _split(args.versions) or [DEFAULT_VERSION, KAFKA_3_VERSION]
     folder = args.out or Path(tempfile.mkdtemp(prefix="kcompact-conformance-"))
     report = run_conformance(workloads, versions, folder)
     out.write(report.render() + "\n")

@@ -30,7 +30,7 @@ class SegmentStats:
         self.max_timestamp = max(self.max_timestamp, batch.max_timestamp)
 
     def summary(self) -> str:
-        largest = iso_time(self.max_timestamp) if self.max_timestamp >= 0 else "none"
+        largest = _time(self.max_timestamp)
         return f"{plural(self.batches, 'batch')}, {plural(self.records, 'record')}, largest timestamp {largest}"
 
 
@@ -82,7 +82,7 @@ def batch_cells(batch: RecordBatch, position: int) -> tuple[str, ...]:
         offsets,
         str(len(batch.records)),
         str(batch.size_bytes),
-        str(batch.max_timestamp),
+        _time(batch.max_timestamp),
         producer,
         batch_flags(batch),
         batch.compression,
@@ -99,7 +99,7 @@ def batch_flags(batch: RecordBatch) -> str:
     if batch.timestamp_type.value == "LogAppendTime":
         flags.append("log-append-time")
     if batch.delete_horizon_ms is not None:
-        flags.append(f"delete-horizon={batch.delete_horizon_ms}")
+        flags.append(f"delete-horizon={_time(batch.delete_horizon_ms)}")
     if not batch.records:
         flags.append("empty")
     return ",".join(flags) or "-"
@@ -109,9 +109,14 @@ def record_cells(batch: RecordBatch, record: Record, max_chars: int) -> tuple[st
     """The record row: offset, timestamp, key, value (tombstones and markers named), header names."""
     headers = ",".join(name for name, _ in record.headers)
     if batch.is_control:
-        return (str(record.offset), str(record.timestamp), "(control)", _marker(record), headers)
+        return (str(record.offset), _time(record.timestamp), "(control)", _marker(record), headers)
     value = "null (tombstone)" if record.value is None else show_bytes(record.value, max_chars)
-    return (str(record.offset), str(record.timestamp), show_bytes(record.key, max_chars), value, headers)
+    return (str(record.offset), _time(record.timestamp), show_bytes(record.key, max_chars), value, headers)
+
+
+def _time(ms: int) -> str:
+    """A timestamp for people: ISO-8601 UTC, ``none`` for Kafka's -1 (no timestamp)."""
+    return iso_time(ms) if ms >= 0 else "none"
 
 
 def _marker(record: Record) -> str:

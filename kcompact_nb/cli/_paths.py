@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kcompact_nb.core import KcompactError
+from kcompact_nb.io import parse_partition_dir_name
 
 
 def existing(path: Path, what: str) -> Path:
@@ -36,3 +37,12 @@ def output_file(path: Path, option: str) -> Path:
     if path.is_dir():
         raise KcompactError(f"{option} {path} is a folder; give a file name")
     return path
+
+
+def named_like_partition(path: Path) -> bool:
+    """The folder name is ``<topic>-<partition>``, as Kafka names a partition's folder."""
+    try:
+        parse_partition_dir_name(path)
+    except KcompactError:
+        return False
+    return True

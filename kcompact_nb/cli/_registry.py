@@ -5,6 +5,7 @@ A new command is one module defining a :class:`Command` and one line here.
 
 from __future__ import annotations
 
+from kcompact_nb.cli._clean import CLEAN
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._conformance import CONFORMANCE
 from kcompact_nb.cli._dump import DUMP
@@ -16,6 +17,7 @@ COMMANDS: tuple[Command, ...] = (
     SCENARIO,
     DUMP,
     INSPECT,
+    CLEAN,
     KCAT,
     CONFORMANCE,
 )

@@ -12,6 +12,7 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 from __future__ import annotations
 
 from kcompact_nb.io._batch_encoder import encode_batch
+from kcompact_nb.io._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -68,6 +69,7 @@ from kcompact_nb.io._kcat_json import parse_kcat_json
 from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse
 from kcompact_nb.io._kcat_text import parse_kcat_format
 from kcompact_nb.io._log_reader import (
+    METADATA_LOG_TOPIC,
     LoadedLogDir,
     LoadedPartition,
     SegmentData,
@@ -93,6 +95,7 @@ __all__ = [
     "CLEANER_OFFSET_CHECKPOINT",
     "INDEX_FILE_SUFFIXES",
     "LOG_START_OFFSET_CHECKPOINT",
+    "METADATA_LOG_TOPIC",
     "OFFSET_INDEX_ENTRY_BYTES",
     "RECOVERY_POINT_CHECKPOINT",
     "TIME_INDEX_ENTRY_BYTES",
@@ -151,6 +154,7 @@ __all__ = [
     "parse_kcat_json",
     "parse_partition_dir_name",
     "preallocated_bytes",
+    "producer_snapshot",
     "read_checkpoint",
     "read_dump_log",
     "read_index_file",
@@ -162,9 +166,11 @@ __all__ = [
     "segment_file_name",
     "segment_files",
     "segment_indexes",
+    "write_broker_log_dir",
     "write_checkpoint",
     "write_index_file",
     "write_log_dir",
     "write_partition_dir",
     "write_segment_file",
+    "write_segment_files",
 ]

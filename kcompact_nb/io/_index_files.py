@@ -51,6 +51,7 @@ from kcompact_nb.core import AbortedTxn, RecordBatch
 from kcompact_nb.io._errors import IndexFileError, LogWriteError
 
 NO_TIMESTAMP = -1
+LONG_MAX = 9_223_372_036_854_775_807
 OFFSET_INDEX_SUFFIX = ".index"
 TIME_INDEX_SUFFIX = ".timeindex"
 TXN_INDEX_SUFFIX = ".txnindex"
@@ -149,7 +150,9 @@ def file_offset(path: Path) -> int:
     """The offset a segment file's name encodes (``UnifiedLog.offsetFromFile``)."""
     stem = path.name.split(".", 1)[0]
     if len(stem) != 20 or not stem.isdigit():
-        raise IndexFileError(path, 0, "not a segment file name: expected 20 digits, e.g. 00000000000000000000.index")
+        raise IndexFileError(path, None, "not a segment file name: expected 20 digits, e.g. 00000000000000000000.index")
+    if int(stem) > LONG_MAX:
+        raise IndexFileError(path, None, f"the offset in the file name, {stem}, is beyond {LONG_MAX} (Long.MAX_VALUE)")
     return int(stem)
 
 
@@ -391,7 +394,7 @@ def read_index_file(path: str | os.PathLike[str]) -> IndexFile:
     path = Path(path)
     decode = _DECODERS.get(path.suffix)
     if decode is None:
-        raise IndexFileError(path, 0, f"not an index or snapshot file: expected a name ending in {', '.join(INDEX_FILE_SUFFIXES)}")
+        raise IndexFileError(path, None, f"not an index or snapshot file: expected a name ending in {', '.join(INDEX_FILE_SUFFIXES)}")
     return decode(path.read_bytes(), file_offset(path), path)
 
 

@@ -72,7 +72,7 @@ def segment_tasks(path: str | os.PathLike[str], *, topics: Collection[str] | Non
     """The segment files of every ``<topic>-<partition>/`` directory of a log dir, in offset order."""
     root = Path(path)
     if not root.is_dir():
-        raise NotASegmentError(root, 0, "not a log directory")
+        raise NotASegmentError(root, None, "not a log directory")
     tasks: list[SegmentTask] = []
     for directory in sorted(p for p in root.iterdir() if p.is_dir()):
         match = _PARTITION_DIR.match(directory.name)

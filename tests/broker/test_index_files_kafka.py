@@ -179,7 +179,10 @@ def check_partition_folder(folder: Path, *, min_index_entries: int) -> None:
     # the producer state a loader rebuilds from the batches below the snapshot's offset is what the broker saved
     below = [SegmentData(int(f.name[:20]), [b for b in SegmentFileReader(f) if b.last_offset < last.offset]) for f in files]
     state = build_partition_log("t", 0, below).producer_state.producers
-    assert [e.producer_id for e in last.entries] == sorted(state)  # ids below 16 sit in buckets of their own
+    # the broker met the producers in id order; its HashMap iterates them by bucket (e.g. 80, 81, 82, 79 of 16)
+    in_id_order = sorted(last.entries, key=lambda e: e.producer_id)
+    assert [e.producer_id for e in in_id_order] == sorted(state)
+    assert list(last.entries) == java_hash_map_order(in_id_order)
     for entry in last.entries:
         known = state[entry.producer_id]
         open_txn = -1 if known.current_txn_first_offset is None else known.current_txn_first_offset

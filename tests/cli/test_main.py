@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import ast
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
-from kcompact_nb.cli import ExitCode, build_parser
+from kcompact_nb import KcompactError
+from kcompact_nb.cli import ExitCode, build_parser, run_command
+from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._defaults import progress_setting
 from kcompact_nb.cli._registry import COMMANDS
-from kcompact_nb.io import write_partition_dir
+from kcompact_nb.io import MissingCodecError, write_partition_dir
 from tests.cli.conftest import KCOMPACT, kcompact
 from tests.conftest import compacted_log, rec
 from tests.io.kafka_bytes import tree_digest
@@ -23,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_registered_command_is_on_the_parser_once():
     names = [c.name for c in COMMANDS]
-    assert names == ["scenario", "dump", "inspect", "kcat", "conformance"]
+    assert names == ["scenario", "dump", "inspect", "clean", "kcat", "conformance"]
     subparsers = next(a for a in build_parser()._actions if a.dest == "command")
     assert list(subparsers.choices) == names  # type: ignore[union-attr]
 
@@ -44,6 +48,32 @@ def test_usage_errors_exit_2_with_argparse_message():
     assert unknown.returncode == ExitCode.INVALID and "invalid choice: 'compress'" in unknown.stderr
     missing = kcompact("dump")
     assert missing.returncode == ExitCode.INVALID and "the following arguments are required: path" in missing.stderr
+
+
+def failing_command(error: BaseException) -> Command:
+    def run(args: argparse.Namespace, out: TextIO) -> int:
+        raise error
+
+    return Command("fake", "help", "description", lambda parser: None, run)
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "message"),
+    [
+        (KeyboardInterrupt(), ExitCode.INTERRUPTED, "kcompact fake: interrupted\n"),
+        (PermissionError(13, "Permission denied", "/var/lib/kafka"), ExitCode.INVALID,
+         "kcompact fake: /var/lib/kafka: Permission denied\n"),
+        (FileNotFoundError(2, "No such file or directory", "/x.log"), ExitCode.INVALID, "kcompact fake: /x.log does not exist\n"),
+        (KcompactError("bad input"), ExitCode.INVALID, "kcompact fake: bad input\n"),
+        (MissingCodecError("/s.log", 61, "zstd", "zstandard"), ExitCode.UNAVAILABLE,
+         "kcompact fake: /s.log: batch at byte position 61 is zstd-compressed; install the Python package 'zstandard' "
+         "to decode it (pip install zstandard)\n"),
+    ],
+)  # fmt: skip
+def test_what_a_command_raises_becomes_a_message_and_an_exit_status(error, status, message, capsys):
+    assert run_command(failing_command(error), argparse.Namespace()) == status
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", message)
 
 
 def test_the_readme_documents_every_exit_status():

@@ -162,10 +162,15 @@ def test_files_not_in_kafkas_format_name_the_file_and_byte_position(decode, data
 
 
 def test_names_that_are_not_segment_files_are_refused(tmp_path):
-    for name, message in [("abc.index", "expected 20 digits"), (f"{0:020d}.idx", "not an index or snapshot file")]:
+    for name, message in [
+        ("abc.index", "expected 20 digits"),
+        (f"{0:020d}.idx", "not an index or snapshot file"),
+        ("9" * 20 + ".index", "the offset in the file name, 99999999999999999999, is beyond 9223372036854775807"),
+    ]:
         (tmp_path / name).write_bytes(b"")
-        with pytest.raises(IndexFileError, match=message):
+        with pytest.raises(IndexFileError, match=message) as raised:
             read_index_file(tmp_path / name)
+        assert raised.value.position is None and "byte position" not in str(raised.value)
 
 
 def test_snapshot_writes_in_java_hash_map_order_with_its_crc():
