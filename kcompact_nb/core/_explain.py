@@ -47,6 +47,17 @@ class Explanation:
     estimated_batches: int = 0
     """Batches whose size is an estimate (no exact encoder for their codec here)."""
 
+    @property
+    def dirty_ratio(self) -> str:
+        """``dirty ratio 0.4762 vs min.cleanable.dirty.ratio 0.5``."""
+        ltc = self.log_to_clean
+        return f"dirty ratio {ltc.cleanable_ratio:.4f} vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio:g}"
+
+    @property
+    def eligibility(self) -> str:
+        """Whether the cleaner may pick this partition now, and if not, when (or why never)."""
+        return _eligibility(self.log_to_clean, self.eligible_at_ms, self.now_ms)
+
     def lines(self) -> list[str]:
         ltc = self.log_to_clean
         fd, fu = ltc.first_dirty_offset, ltc.first_uncleanable_offset
@@ -55,8 +66,8 @@ class Explanation:
             f"  log tail (cleaned): offsets below the cleaner point {fd:,}, {format_bytes(ltc.clean_bytes, exact=False)}",
             f"  log head, cleanable: [{fd:,}, {fu:,}), {format_bytes(ltc.cleanable_bytes, exact=False)}",
             f"  log head, uncleanable from {fu:,}: {self.uncleanable_reason}",
-            f"  dirty ratio {ltc.cleanable_ratio:.4f} vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio:g}",
-            "  " + _eligibility(ltc, self.eligible_at_ms, self.now_ms),
+            "  " + self.dirty_ratio,
+            "  " + self.eligibility,
         ]
         if ltc.checkpoint_reset:
             lines.append(f"  checkpoint reset: {ltc.checkpoint_reset}")

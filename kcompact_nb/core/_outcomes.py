@@ -42,9 +42,9 @@ class Outcome(str, enum.Enum):
 
     REMOVED = "removed by the next pass"
     KEPT = "kept"
-    NEWER_BEYOND = "superseded, kept: its newer record is beyond the cleanable range"
+    NEWER_BEYOND = "superseded, kept: its newer record is beyond where the pass reaches"
     """The pass rewrites the record's segment, but its key's newer record is not in the offset map."""
-    BEYOND = "kept: beyond the cleanable range"
+    BEYOND = "kept: beyond where the pass reaches"
     """A superseded, aborted or expired record the pass does not reach (uncleanable or active segment)."""
     WAITING = "tombstone kept until its delete horizon"
     """A tombstone (or marker) the pass keeps: not stamped yet, or its delete horizon is in the future."""

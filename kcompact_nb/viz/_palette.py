@@ -112,7 +112,7 @@ LABELS: dict[str, str] = {
     ACTIVE: "active segment (never cleaned)",
     REMOVED: "removed by the next pass",
     KEPT: "kept: latest of its key",
-    NEWER_BEYOND: "superseded, kept: its newer record is beyond the cleanable range",
+    NEWER_BEYOND: "superseded, kept: its newer record is beyond where the pass reaches",
     BEYOND: "superseded or aborted, kept: beyond where the pass reaches",
     WAITING: "tombstone kept until its delete horizon",
     DUE: "tombstone past its horizon: the next pass over it removes it",

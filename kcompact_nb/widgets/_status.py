@@ -62,11 +62,12 @@ def checks_html(source: FrameSource, checks: Sequence[Frame]) -> str:
 
 def end_html(source: FrameSource, frame: Frame) -> str:
     """Why nothing follows the last step: the end of the scenario, or why no further pass runs (``explain``)."""
-    lines = [line.strip() for line in explain(frame.log, now_ms=frame.now_ms).lines()]
-    ratio = next((line for line in lines if line.startswith("dirty ratio")), "")
-    eligibility = next((line for line in lines if line.startswith(("eligible", "not eligible"))), "")
+    explanation = explain(frame.log, now_ms=frame.now_ms)
     lead = "End of the scenario. The cleaner now" if source.unit == "step" else "No further pass"
-    return f"<div style='line-height:1.4'><b>{lead}:</b> {html.escape(eligibility)} ({html.escape(ratio)}).</div>"
+    return (
+        f"<div style='line-height:1.4'><b>{lead}:</b> {html.escape(explanation.eligibility)} "
+        f"({html.escape(explanation.dirty_ratio)}).</div>"
+    )
 
 
 def placeholder_html(source: FrameSource, steps: Steps) -> str:

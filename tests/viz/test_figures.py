@@ -134,7 +134,7 @@ def test_gaps_say_what_a_fetch_from_a_removed_offset_returns():
         "offsets 0-23: no record (removed by compaction); a fetch from 0 returns offset 24, the next record",
         "offset 26: no record (removed by compaction); a fetch from 26 returns offset 27, the next record",
     ]
-    assert list(trace(fig, LABELS["superseded, kept: its newer record is beyond the cleanable range"]).x) == [24]
+    assert list(trace(fig, LABELS["superseded, kept: its newer record is beyond where the pass reaches"]).x) == [24]
 
 
 def test_before_and_after_on_one_scale():

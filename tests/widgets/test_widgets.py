@@ -22,7 +22,7 @@ FRUIT_POSITIONS = ["start", 0, 1, 2, 3, 4, 5, 7, 10, 11, 12, 13, 14, 16]
 
 
 KEPT, REMOVED = "kept", "removed by the next pass"
-SUPERSEDED_KEPT = "superseded, kept: its newer record is beyond the cleanable range"
+SUPERSEDED_KEPT = "superseded, kept: its newer record is beyond where the pass reaches"
 AWAITING = "tombstone kept until its delete horizon"
 PAST_HORIZON = "tombstone past its delete horizon: the next pass over it removes it"
 IN_MAP = "in the map: its latest offset"
