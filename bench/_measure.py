@@ -32,8 +32,8 @@ def cleanable_segment_bytes(folder: Path) -> int:
 
 def measure_core(folder: Path) -> dict[str, Any]:
     """Load with our reader, then one full pass of our cleaner as the broker would run it."""
-    from kcompact_nb.core._cleaner import clean_pass
-    from kcompact_nb.core._log_to_clean import log_to_clean
+    from kcompact_nb.core.cleaner._cleaner import clean_pass
+    from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
     from kcompact_nb.fidelity import broker_settings, topic_settings
     from kcompact_nb.io import read_partition_dir
 

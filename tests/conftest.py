@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from kcompact_nb import NewRecord, PartitionLog, TopicConfig
-from kcompact_nb.core._cleaner_manager import CleanerManager
+from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager
 
 
 def compacted_log(topic: str = "t", **properties: Any) -> PartitionLog:

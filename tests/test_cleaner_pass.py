@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
-from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig
-from kcompact_nb.core._cleaner import clean_pass
-from kcompact_nb.core._log_to_clean import log_to_clean
-from kcompact_nb.core._offset_map import BoundedOffsetMap, ExactOffsetMap
-from tests.conftest import compacted_log, keys_in_log, last_offsets_per_batch, offsets_in_log, rec, segment_layout
+from kcompact_nb import PartitionLog, TopicConfig
+from kcompact_nb.core.cleaner._cleaner import clean_pass
+from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
+from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
+from tests.conftest import compacted_log, keys_in_log, offsets_in_log, rec, segment_layout
 
 
 def one_pass(log: PartitionLog, now_ms: int = 0, offset_map=None):

@@ -6,10 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig, uncompressed_batch_size
-from kcompact_nb.core._cleaner import clean_pass
-from kcompact_nb.core._log_to_clean import log_to_clean
-from kcompact_nb.core._offset_map import BoundedOffsetMap, ExactOffsetMap
-from kcompact_nb.core._strategies import OffsetStrategy, strategy_for
+from kcompact_nb.core.cleaner._cleaner import clean_pass
+from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
+from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
+from kcompact_nb.core.cleaner._strategies import OffsetStrategy, strategy_for
 
 KEYS = [b"a", b"b", b"c", b"d", b"e", b"f"]
 records = st.lists(

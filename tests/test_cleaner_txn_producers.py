@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig
-from kcompact_nb.core._offset_map import ExactOffsetMap
+from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap
 from tests.conftest import last_offsets_per_batch, offsets_in_log, rec
 from tests.test_cleaner_pass import one_pass
 

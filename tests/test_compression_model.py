@@ -25,7 +25,7 @@ from kcompact_nb import (
     pass_diff,
     segment_regions,
 )
-from kcompact_nb.core._compression import stored_compression
+from kcompact_nb.core.model._compression import stored_compression
 from tests.conftest import compacted_log, offsets_in_log, rec
 from tests.test_cleaner_pass import one_pass
 

@@ -148,7 +148,7 @@ def test_every_citation_in_the_repository_names_a_section_of_the_rules():
 def test_the_scan_reaches_the_code_the_tests_and_the_tools():
     """The check above cannot pass by finding nothing: citations are found where they are known to be."""
     files = {file.relative_to(ROOT).as_posix() for file in repository_citations()}
-    assert "kcompact_nb/core/_cleaner.py" in files
+    assert "kcompact_nb/core/cleaner/_cleaner.py" in files
     assert "tests/test_cleaner_pass.py" in files
     assert "tools/make_samples.py" in files
     assert "README.md" in files
@@ -248,5 +248,5 @@ def test_project_paths_named_in_the_document_exist():
     """Paths the rules point to (modules, tests, notebooks, tools) must follow the code when it moves."""
     doc = rules_doc()
     paths = set(re.findall(r"`((?:kcompact_nb|tests|notebooks|tools|data)/[\w./-]+)`", doc))
-    assert "kcompact_nb/core/_cleaner.py" in paths
+    assert "kcompact_nb/core/cleaner/_cleaner.py" in paths
     assert sorted(p for p in paths if not (ROOT / p).exists()) == []

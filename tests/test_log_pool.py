@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 
-from kcompact_nb.core._log_pool import LogPool, java_string_hash, log_pool_order, spread, topic_partition_hash
+from kcompact_nb.core.cleaner._log_pool import LogPool, java_string_hash, log_pool_order, spread, topic_partition_hash
 
 
 def order(keys: list[tuple[str, int]]) -> list[tuple[str, int]]:

@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "05-tombstones-transactions-producers.ipynb"
 BROKEN_RULE = (
-    "import kcompact_nb.core._cleaner as cleaner\n"
+    "import kcompact_nb.core.cleaner._cleaner as cleaner\n"
     "cleaner._retains_deletes = lambda ctx, batch: False  # tombstones dropped by their first pass"
 )
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from kcompact_nb import OFFSET_BUCKET_COLUMNS, KafkaModelError, RecordFate, offset_buckets, record_fates, strategy_for
-from kcompact_nb.core._cleaner import clean_pass
-from kcompact_nb.core._log_to_clean import log_to_clean
-from kcompact_nb.core._sizes import record_size_bytes
+from kcompact_nb.core.cleaner._cleaner import clean_pass
+from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
+from kcompact_nb.core.model._record_sizes import record_size_bytes
 from tests.conftest import compacted_log, rec
 
 

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 
 from kcompact_nb.core import KafkaModelError, KeyRegistry, PackedRecords, Record, RecordBatch
-from kcompact_nb.core._offset_map import BoundedOffsetMap, ExactOffsetMap
-from kcompact_nb.core._records import record_keys, record_offsets, record_values
+from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
+from kcompact_nb.core.model._records import record_keys, record_offsets, record_values
 from kcompact_nb.io import read_partition_dir
 from tests.io.kafka_bytes import kafka_batch, rec, write_segments
 from tests.test_cleaner_properties import build, logs, pass_over, state

@@ -18,7 +18,7 @@ from kcompact_nb import (
     varint_len,
     varlong_len,
 )
-from kcompact_nb.core._records import control_record_key, end_txn_marker_value
+from kcompact_nb.core.model._records import control_record_key, end_txn_marker_value
 
 
 def encoded_batch_bytes(records: list[Record]) -> int:

@@ -7,8 +7,8 @@ import struct
 import pytest
 
 from kcompact_nb import ConfigError, PartitionLog, Record, RecordBatch, TopicConfig
-from kcompact_nb.core._offset_map import ExactOffsetMap
-from kcompact_nb.core._strategies import HeaderStrategy, OffsetStrategy, TimestampStrategy, strategy_for
+from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap
+from kcompact_nb.core.cleaner._strategies import HeaderStrategy, OffsetStrategy, TimestampStrategy, strategy_for
 from tests.conftest import rec
 from tests.test_cleaner_pass import one_pass
 

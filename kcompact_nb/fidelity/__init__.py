@@ -22,9 +22,9 @@ from kcompact_nb.fidelity._compare import (
     simulate_phases,
     topic_settings,
 )
+from kcompact_nb.fidelity._conformance_summary import conformance_summary
 from kcompact_nb.fidelity._differential import DifferentialResult, RoundResult, run_differential
 from kcompact_nb.fidelity._report import ConformanceReport, reproduction_scenario, save_reproductions
-from kcompact_nb.fidelity._summary import conformance_summary
 from kcompact_nb.fidelity._workload import BASE_TS_MS, HOLD, Phase, Produce, Round, Workload
 
 __all__ = [

@@ -7,11 +7,23 @@ from pathlib import Path
 from typing import Any
 
 from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
-from kcompact_nb.core import BrokerConfig, PartitionLog, RecordBatch, TopicConfig
-from kcompact_nb.core._cleaner_manager import CleanerManager
-from kcompact_nb.core._compression import compressed, stored_compression
+from kcompact_nb.core import (
+    BrokerConfig,
+    CleanerManager,
+    PartitionLog,
+    RecordBatch,
+    TopicConfig,
+    compressed,
+    stored_compression,
+)
 from kcompact_nb.fidelity._workload import HOLD, Workload
-from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, batch_bytes, read_checkpoint, read_partition_dir, write_broker_log_dir
+from kcompact_nb.io import (
+    CLEANER_OFFSET_CHECKPOINT,
+    batch_bytes,
+    read_checkpoint,
+    read_partition_dir,
+    write_broker_log_dir,
+)
 
 _LOG_LINE_KEYS = ("dirty section", "Buffer utilization", "Start size", "End size", "size reduction")
 LOG_FILE_MISMATCH = "segment file "

@@ -13,9 +13,8 @@ from __future__ import annotations
 from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
 from kafka.record.util import calc_crc32c  # type: ignore[import-untyped]
 
-from kcompact_nb.core import DEFAULT_KAFKA_VERSION, KafkaVersion, RecordBatch, TimestampType
-from kcompact_nb.core._compression import EncodedBatch
-from kcompact_nb.io import _layout as L
+from kcompact_nb.core import DEFAULT_KAFKA_VERSION, EncodedBatch, KafkaVersion, RecordBatch, TimestampType
+from kcompact_nb.io import _batch_header as L
 from kcompact_nb.io._compression import check_codec_available, compress_records
 
 _NO_LIMIT = 1 << 62

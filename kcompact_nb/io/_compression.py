@@ -36,8 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from kcompact_nb.core import KafkaVersion
-from kcompact_nb.core._compression import DEFAULT_LEVELS
+from kcompact_nb.core import DEFAULT_LEVELS, KafkaVersion
 from kcompact_nb.io._errors import CodecUnavailableError
 from kcompact_nb.io._snappy import raw_compress
 

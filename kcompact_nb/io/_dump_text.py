@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kcompact_nb.core import BrokerConfig, PartitionLog, Record, RecordBatch, TimestampType, TopicConfig
+from kcompact_nb.io._batch_header import CODEC_NAMES
 from kcompact_nb.io._errors import DumpParseError
-from kcompact_nb.io._layout import CODEC_NAMES
 from kcompact_nb.io._log_reader import SegmentData, build_partition_log
 
 _PAIR = re.compile(r"([A-Za-z]+): (\S+)")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from kcompact_nb.core import PartitionLog, RecordBatch, Segment
-from kcompact_nb.io import _layout as L
+from kcompact_nb.io import _batch_header as L
 from kcompact_nb.io._batch_encoder import encode_batch, raw_matches
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,

@@ -21,8 +21,8 @@ A record (``DefaultRecord``) after the 61-byte batch header::
 
 from __future__ import annotations
 
-from kcompact_nb.core._sizes import Header
-from kcompact_nb.io._layout import BATCH_OVERHEAD
+from kcompact_nb.core import Header
+from kcompact_nb.io._batch_header import BATCH_OVERHEAD
 
 
 class NotPlain(Exception):

@@ -21,9 +21,16 @@ import kafka.codec as kafka_codec  # type: ignore[import-untyped]
 from crc32c import crc32c as calc_crc32c  # the C implementation kafka-python calls, without its wrapper
 from kafka.record.default_records import DefaultRecordBatch  # type: ignore[import-untyped]
 
-from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType
-from kcompact_nb.core._records import record_from_tuple, record_offsets
-from kcompact_nb.io import _layout as L
+from kcompact_nb.core import (
+    KeyRegistry,
+    PackedRecords,
+    Record,
+    RecordBatch,
+    TimestampType,
+    record_from_tuple,
+    record_offsets,
+)
+from kcompact_nb.io import _batch_header as L
 from kcompact_nb.io._errors import (
     CorruptBatchError,
     CrcMismatchError,

@@ -6,8 +6,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from kcompact_nb.core._config import BrokerConfig, TopicConfig
-from kcompact_nb.core._errors import ConfigError
+from kcompact_nb.core import BrokerConfig, ConfigError, TopicConfig
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._fields import check_object
 

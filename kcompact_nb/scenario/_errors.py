@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kcompact_nb.core._errors import KcompactError
+from kcompact_nb.core import KcompactError
 
 
 class ScenarioError(KcompactError, ValueError):

@@ -6,10 +6,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core._cleaner import PassResult
-from kcompact_nb.core._cleaner_manager import OffsetMapSpec
-from kcompact_nb.core._log import AppendInfo, PartitionLog
-from kcompact_nb.core._simulation import Simulation
+from kcompact_nb.core import AppendInfo, OffsetMapSpec, PassResult, Simulation
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,

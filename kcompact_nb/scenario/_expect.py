@@ -6,13 +6,12 @@ import base64
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kcompact_nb.core._log import PartitionLog
+from kcompact_nb.core import PartitionLog, log_to_clean
 from kcompact_nb.scenario._bytes import decode_bytes, encode_bytes
 from kcompact_nb.scenario._configs import key_path
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._fields import check_int, check_list, check_number, check_optional_int, join
 from kcompact_nb.scenario._views import live_state, retained_keys, retained_offsets
-from kcompact_nb.core._log_to_clean import log_to_clean
 
 DEFAULT_TOLERANCE = 1e-9
 _OFFSET_LISTS = ("retained_offsets", "segment_base_offsets", "segment_sizes_bytes", "batch_last_offsets")

@@ -7,8 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core import format_instant_ms
-from kcompact_nb.core._timeline import Frame, PassRecorder, copy_log
+from kcompact_nb.core import Frame, PassRecorder, copy_log, format_instant_ms
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._model import Scenario, TopicSpec
 from kcompact_nb.scenario._parse import load_scenario

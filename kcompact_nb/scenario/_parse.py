@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core._config import BrokerConfig, TopicConfig
+from kcompact_nb.core import BrokerConfig, TopicConfig
 from kcompact_nb.scenario._configs import broker_config, key_path, topic_config
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._fields import check_int, check_list, check_object, check_str, join
-from kcompact_nb.scenario._model import FORMAT, Scenario, Step, TopicSpec
+from kcompact_nb.scenario._model import FORMAT, Scenario, TopicSpec
 
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
 

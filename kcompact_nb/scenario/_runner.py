@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core._config import BrokerConfig
-from kcompact_nb.core._errors import KcompactError
-from kcompact_nb.core._simulation import Simulation
+from kcompact_nb.core import BrokerConfig, KcompactError, Simulation
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._execute import execute, states
 from kcompact_nb.scenario._model import RESULT_FORMAT, Scenario, Step

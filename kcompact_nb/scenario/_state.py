@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kcompact_nb.core._log import PartitionLog
-from kcompact_nb.core._records import Record, RecordBatch, TimestampType
+from kcompact_nb.core import AbortedTxn, PartitionLog, Record, RecordBatch, Segment, TimestampType, log_to_clean
 from kcompact_nb.io import batch_attributes_and_crc
-from kcompact_nb.core._segment import AbortedTxn, Segment
 from kcompact_nb.scenario._bytes import encode_bytes
-from kcompact_nb.core._log_to_clean import log_to_clean
 
 
 def partition_state(log: PartitionLog, *, now_ms: int) -> dict[str, Any]:

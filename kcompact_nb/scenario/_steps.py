@@ -6,9 +6,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core._config_keys import INT_MAX
-from kcompact_nb.core._log import NewRecord
-from kcompact_nb.core._records import COMPRESSION_CODECS
+from kcompact_nb.core import COMPRESSION_CODECS, INT_MAX, NewRecord
 from kcompact_nb.scenario._bytes import decode_bytes
 from kcompact_nb.scenario._configs import broker_config, topic_config
 from kcompact_nb.scenario._errors import ScenarioError

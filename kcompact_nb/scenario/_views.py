@@ -5,8 +5,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 
-from kcompact_nb.core._log import PartitionLog
-from kcompact_nb.core._records import ControlRecordType, Record, RecordBatch, control_record_type
+from kcompact_nb.core import ControlRecordType, PartitionLog, Record, RecordBatch, control_record_type
 
 _NO_VERSION = (0, 0)
 

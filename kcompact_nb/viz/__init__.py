@@ -7,8 +7,8 @@ record fates) come from one palette, :data:`COLORS` and :data:`LABELS`.
 from __future__ import annotations
 
 from kcompact_nb.viz._dirty import dirty_ratio_figure, dirty_ratio_timeline_figure
-from kcompact_nb.viz._history import key_history_figure, tombstone_timeline_figure
-from kcompact_nb.viz._layout import layout_figure
+from kcompact_nb.viz._layout_figure import layout_figure
+from kcompact_nb.viz._lifetime_figures import key_history_figure, tombstone_timeline_figure
 from kcompact_nb.viz._offset_map import offset_map_figure
 from kcompact_nb.viz._palette import COLORS, KEY_COLORS, LABELS, key_color
 from kcompact_nb.viz._pass import cleaner_stats_figure, pass_diff_figure

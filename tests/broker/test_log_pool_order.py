@@ -2,7 +2,7 @@
 
 A small Java program (compiled here with ``javac`` against the broker's ``kafka-clients`` jar) puts
 ``TopicPartition`` keys into a default ``ConcurrentHashMap`` in the given order and prints its key set;
-the simulator's :class:`kcompact_nb.core._log_pool.LogPool` must iterate the same keys in the same
+the simulator's :class:`kcompact_nb.core.cleaner._log_pool.LogPool` must iterate the same keys in the same
 order, across table growth, colliding hash codes and tree bins.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kcompact_nb.broker import DEFAULT_VERSION, resolve_classpath
-from kcompact_nb.core._log_pool import log_pool_order
+from kcompact_nb.core.cleaner._log_pool import log_pool_order
 
 from .conftest import require_java_and_maven
 

@@ -7,8 +7,8 @@ import json
 import jsonschema
 import pytest
 
-from kcompact_nb.core._config import _BROKER_SYNONYMS, BrokerConfig, TopicConfig
-from kcompact_nb.core._config_keys import config_keys
+from kcompact_nb.core.model._config import _BROKER_SYNONYMS, BrokerConfig, TopicConfig
+from kcompact_nb.core.model._config_keys import config_keys
 from kcompact_nb.scenario import load_scenario, schema, schema_path
 from kcompact_nb.scenario._steps import OPS
 from tests.scenario.conftest import SAMPLES, scenario

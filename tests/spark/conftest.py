@@ -14,9 +14,9 @@ from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from kcompact_nb import PartitionLog  # noqa: E402
-from kcompact_nb.core._cleaner import clean_pass  # noqa: E402
-from kcompact_nb.core._log_to_clean import log_to_clean  # noqa: E402
-from kcompact_nb.core._offset_map import ExactOffsetMap  # noqa: E402
+from kcompact_nb.core.cleaner._cleaner import clean_pass  # noqa: E402
+from kcompact_nb.core.cleaner._log_to_clean import log_to_clean  # noqa: E402
+from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap  # noqa: E402
 from kcompact_nb.spark import load_checkpoints, load_log_dir, load_segments, spark_session  # noqa: E402
 from tests.broker.conftest import require_java_and_maven  # noqa: E402
 

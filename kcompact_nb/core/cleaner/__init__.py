@@ -1,0 +1,28 @@
+"""Kafka's log cleaner: one pass and the manager that schedules passes.
+
+The cleanable range and dirty ratio (``LogToClean``, ``LogCleanerManager.cleanableOffsets``), the offset
+map (``OffsetMap``/``SkimpyOffsetMap``), compaction strategies (Kafka's offset rule; KIP-280's, never
+released, labelled so), segment grouping, the pass itself (``Cleaner.doClean``), its statistics
+(``CleanerStats``), filthiest-log selection, back-off and checkpoints (``LogCleanerManager``), the log
+pool's iteration order, and ``compact,delete`` retention. Imports :mod:`kcompact_nb.core.model` only.
+"""
+
+from __future__ import annotations
+
+from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
+from kcompact_nb.core.cleaner._cleaner import PassResult
+from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager, OffsetMapSpec
+from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
+from kcompact_nb.core.cleaner._log_pool import topic_creation_order
+from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean, non_active_segments_from
+from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES
+from kcompact_nb.core.cleaner._retention import delete_records, increment_log_start_offset
+from kcompact_nb.core.cleaner._strategies import (
+    HeaderStrategy,
+    OffsetStrategy,
+    Strategy,
+    TimestampStrategy,
+    strategy_for,
+)
+
+__all__ = ["CleanedTransactionMetadata", "CleanerManager", "CleanerStats", "delete_records", "HeaderStrategy", "increment_log_start_offset", "log_to_clean", "LogToClean", "non_active_segments_from", "OFFSET_ENTRY_BYTES", "OffsetMapSpec", "OffsetStrategy", "PassResult", "Strategy", "strategy_for", "TimestampStrategy", "topic_creation_order"]

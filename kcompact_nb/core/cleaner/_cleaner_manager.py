@@ -1,0 +1,210 @@
+"""The broker's cleaner threads and their manager (``LogCleaner``, ``LogCleanerManager``; spec 3-5, 9, 11).
+
+Logs are given in the order the broker created them: among logs with the same dirty ratio the first
+in the broker's log pool iteration order wins, as in Kafka (:mod:`kcompact_nb.core.cleaner._log_pool`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
+
+from kcompact_nb.core.cleaner._cleaner import PassResult, clean_pass
+from kcompact_nb.core.cleaner._log_pool import log_pool_order
+from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
+from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
+from kcompact_nb.core.cleaner._retention import delete_old_segments
+from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
+from kcompact_nb.core.model import BrokerConfig, KafkaModelError, KcompactError, PartitionLog
+
+MAX_LOOP_ITERATIONS = 1_000_000
+
+
+@dataclass(frozen=True)
+class OffsetMapSpec:
+    """An explicit offset map for one pass: ``slots`` (with ``load_factor``), ``memory_bytes``, or ``exact``."""
+
+    slots: int | None = None
+    load_factor: float = 0.9
+    memory_bytes: int | None = None
+    exact: bool = False
+
+    def build(self, entry_bytes: int) -> OffsetMap:
+        if self.exact:
+            return ExactOffsetMap()
+        if self.slots is not None:
+            return BoundedOffsetMap(self.slots, self.load_factor, entry_bytes)
+        if self.memory_bytes is not None:
+            return BoundedOffsetMap.from_memory(self.memory_bytes, load_factor=self.load_factor, entry_bytes=entry_bytes)
+        raise KafkaModelError("an offset map spec needs slots, memory_bytes or exact=True")
+
+
+@dataclass
+class CleanerFailure:
+    """A pass that raised: Kafka marks the partition uncleanable (spec 3)."""
+
+    name: str
+    at_ms: int
+    error: str
+
+
+@dataclass
+class CleanerManager:
+    """Selects, cleans and retains compacted logs the way a broker's cleaner threads do."""
+
+    broker: BrokerConfig
+    uncleanable: set[str] = field(default_factory=set)
+    failures: list[CleanerFailure] = field(default_factory=list)
+    strategies: dict[str, Strategy] = field(default_factory=dict)
+    """Per-topic user-defined strategies; other topics use their ``compaction.strategy``."""
+    started_ms: int = 0
+    """When the broker started: producer expiry checks run every interval after it."""
+    _last_expiry_check_ms: int = -1
+
+    def grab_filthiest_log(
+        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
+    ) -> tuple[LogToClean | None, list[LogToClean]]:
+        """The eligible log with the highest ratio, and every considered log (``grabFilthiestCompactedLog``).
+
+        ``logs`` are every log of the broker in the order it created them; they are considered in
+        its log pool's iteration order and the first of equally dirty logs wins (``Stream.max``).
+        Logs in ``in_progress`` (being cleaned by another thread) are skipped. Invalid checkpoints
+        of considered logs are rewritten to the log start offset (spec 4.1).
+        """
+        considered = []
+        pool = [logs[i] for i in log_pool_order([(lg.topic, lg.partition) for lg in logs])]
+        for log in self._compacted(pool):
+            if log.name in in_progress:
+                continue
+            ltc = log_to_clean(log, now_ms=now_ms)
+            if ltc.checkpoint_reset is not None:
+                log.cleaner_checkpoint = ltc.first_dirty_offset
+            if ltc.total_bytes > 0:
+                considered.append(ltc)
+        eligible = [ltc for ltc in considered if ltc.eligible]
+        best = max(eligible, key=lambda ltc: ltc.cleanable_ratio, default=None)
+        return best, considered
+
+    def clean_once(
+        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
+    ) -> PassResult | None:
+        """One cleaner-thread iteration: clean the filthiest eligible log, then compacted-log retention.
+
+        ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained.
+        """
+        if not self.broker.log_cleaner_enable:
+            return None
+        self._expire_producers(logs, now_ms)
+        best, considered = self.grab_filthiest_log(logs, now_ms=now_ms, in_progress=in_progress)
+        result = None
+        if best is not None:
+            log = next(lg for lg in logs if lg.name == best.name)
+            result = self._clean_or_mark_uncleanable(log, best, considered, now_ms)
+        for log in self._compacted(logs):
+            if log.name not in in_progress:
+                delete_old_segments(log, now_ms=now_ms if result is None else result.end_ms)
+        return result
+
+    def clean_log(
+        self,
+        log: PartitionLog,
+        *,
+        now_ms: int,
+        first_dirty_offset: int | None = None,
+        first_uncleanable_offset: int | None = None,
+        offset_map: OffsetMapSpec | None = None,
+        force: bool = False,
+    ) -> PassResult | None:
+        """One pass on ``log``; bounds not given are the broker's. None when not eligible and not forced."""
+        ltc = log_to_clean(log, now_ms=now_ms)
+        if ltc.checkpoint_reset is not None:
+            log.cleaner_checkpoint = ltc.first_dirty_offset
+        if not force and (not ltc.eligible or log.name in self.uncleanable or not log.config.compact):
+            return None
+        strategy = self.strategy_of(log)
+        return clean_pass(
+            log,
+            now_ms=now_ms,
+            first_dirty_offset=ltc.first_dirty_offset if first_dirty_offset is None else first_dirty_offset,
+            first_uncleanable_offset=ltc.first_uncleanable_offset if first_uncleanable_offset is None else first_uncleanable_offset,
+            offset_map=None if offset_map is None else offset_map.build(strategy.entry_bytes),
+            strategy=strategy,
+            cleanable_ratio=ltc.cleanable_ratio,
+            broker=self.broker,
+        )
+
+    def run(self, logs: Sequence[PartitionLog], *, from_ms: int, until_ms: int) -> list[PassResult]:
+        """The background loop from ``from_ms`` until ``until_ms``: passes back to back, else back off.
+
+        Each of ``log.cleaner.threads`` threads loops on its own; a pass occupies its thread for its
+        simulated duration (throttled I/O, spec 11) and is applied at its start time.
+        """
+        threads = [from_ms] * max(self.broker.log_cleaner_threads, 1)
+        busy_until: dict[str, int] = {}
+        results: list[PassResult] = []
+        for _ in range(MAX_LOOP_ITERATIONS):
+            thread = min(range(len(threads)), key=lambda t: threads[t])
+            now = threads[thread]
+            if now >= until_ms or not self.broker.log_cleaner_enable:
+                return results
+            busy = {name for name, until in busy_until.items() if until > now}
+            result = self.clean_once(logs, now_ms=now, in_progress=busy)
+            if result is None:
+                threads[thread] = now + self.broker.log_cleaner_backoff_ms
+                continue
+            results.append(result)
+            busy_until[result.name] = result.end_ms
+            threads[thread] = max(result.end_ms, now)
+        raise KafkaModelError(f"the cleaner loop did not reach {until_ms} ms within {MAX_LOOP_ITERATIONS} iterations")
+
+    def strategy_of(self, log: PartitionLog) -> Strategy:
+        """The topic's user-defined strategy, else the one its ``compaction.strategy`` names."""
+        return self.strategies.get(log.topic) or strategy_for(log.config)
+
+    def _compacted(self, logs: Sequence[PartitionLog]) -> list[PartitionLog]:
+        return [lg for lg in logs if lg.config.compact and lg.name not in self.uncleanable]
+
+    def _clean_or_mark_uncleanable(
+        self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int
+    ) -> PassResult | None:
+        try:
+            result = clean_pass(
+                log,
+                now_ms=now_ms,
+                first_dirty_offset=best.first_dirty_offset,
+                first_uncleanable_offset=best.first_uncleanable_offset,
+                strategy=self.strategy_of(log),
+                cleanable_ratio=best.cleanable_ratio,
+                broker=self.broker,
+            )
+        except KcompactError as error:
+            self.uncleanable.add(log.name)
+            self.failures.append(CleanerFailure(log.name, now_ms, str(error)))
+            return None
+        delayed = [ltc for ltc in considered if ltc.compaction_delay_ms > 0]
+        if not delayed:
+            return result
+        cleanable = sum(1 for ltc in considered if ltc.eligible)
+        extra = (
+            f"\tCleanable partitions: {cleanable}, Delayed partitions: {len(delayed)}, "
+            f"max delay: {max(ltc.compaction_delay_ms for ltc in delayed)}\n"
+        )
+        return _with_log_line(result, result.log_line + extra)
+
+    def _expire_producers(self, logs: Sequence[PartitionLog], now_ms: int) -> None:
+        """Producer expiry, checked every ``producer.id.expiration.check.interval.ms`` after the broker started
+        (``PeriodicProducerExpirationCheck``: first run one interval after start); applied at the latest
+        check time not later than ``now_ms``."""
+        interval = self.broker.producer_id_expiration_check_interval_ms
+        if now_ms < self.started_ms + interval:
+            return
+        check_ms = self.started_ms + (now_ms - self.started_ms) // interval * interval
+        if check_ms <= self._last_expiry_check_ms:
+            return
+        for log in logs:
+            log.producer_state.remove_expired_producers(check_ms, self.broker.producer_id_expiration_ms)
+        self._last_expiry_check_ms = check_ms
+
+
+def _with_log_line(result: PassResult, line: str) -> PassResult:
+    return replace(result, log_line=line)

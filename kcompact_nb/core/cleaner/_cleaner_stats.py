@@ -1,0 +1,88 @@
+"""Per-pass statistics and Kafka's INFO log line for a pass (``CleanerStats``, ``recordStats``; spec 10)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from kcompact_nb.core.model import MIB
+
+
+@dataclass
+class CleanerStats:
+    """Counters of one pass, named as Kafka's ``CleanerStats`` fields (snake_cased).
+
+    ``bytes_read``/``messages_read`` cover the whole rewritten prefix, not just the dirty
+    section; ``elapsed_secs`` and ``elapsed_index_secs`` are simulated time.
+    ``malformed_version_headers`` is not Kafka's: the KIP-280 header strategy's count of
+    records whose version header is not 8 bytes.
+    """
+
+    bytes_read: int = 0
+    bytes_written: int = 0
+    messages_read: int = 0
+    messages_written: int = 0
+    map_bytes_read: int = 0
+    map_messages_read: int = 0
+    invalid_messages_read: int = 0
+    buffer_utilization: float = 0.0
+    elapsed_secs: float = 0.0
+    elapsed_index_secs: float = 0.0
+    malformed_version_headers: int = 0
+
+    def to_dict(self) -> dict[str, float | int]:
+        """The counters of the scenario result document (spec keys only)."""
+        data = asdict(self)
+        for extra in ("elapsed_secs", "elapsed_index_secs", "malformed_version_headers"):
+            del data[extra]
+        return data
+
+
+def java_fixed(value: float, *, grouping: bool = False) -> str:
+    """Java's ``%.1f`` / ``%,.1f``: HALF_UP rounding of the exact double, ``Infinity``/``NaN`` spelled out."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    rounded = Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return f"{rounded:,.1f}" if grouping else f"{rounded:.1f}"
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    """Java double division: x/0 is +-Infinity, 0/0 is NaN."""
+    if denominator == 0:
+        if numerator == 0 or math.isnan(numerator):
+            return math.nan
+        return math.copysign(math.inf, numerator)
+    return numerator / denominator
+
+
+def _grouped(value: float) -> str:
+    return java_fixed(value, grouping=True)
+
+
+def log_line(stats: CleanerStats, *, thread_id: int, log_name: str, first_dirty_offset: int, end_offset: int) -> str:
+    """Kafka's INFO message for a finished pass (``LogCleaner.recordStats``), lines separated by ``\\n``."""
+    mb_read = stats.bytes_read / MIB
+    mb_map = stats.map_bytes_read / MIB
+    clean_secs = stats.elapsed_secs - stats.elapsed_index_secs
+    f, g = java_fixed, _grouped
+    lines = [
+        "",
+        f"\tLog cleaner thread {thread_id} cleaned log {log_name} (dirty section = [{first_dirty_offset}, {end_offset}])",
+        f"\t{g(mb_read)} MB of log processed in {g(stats.elapsed_secs)} seconds "
+        f"({g(_ratio(mb_read, stats.elapsed_secs))} MB/sec).",
+        f"\tIndexed {g(mb_map)} MB in {f(stats.elapsed_index_secs)} seconds "
+        f"({g(_ratio(mb_map, stats.elapsed_index_secs))} Mb/sec, "
+        f"{f(_ratio(100 * stats.elapsed_index_secs, stats.elapsed_secs))}% of total time)",
+        f"\tBuffer utilization: {f(100 * stats.buffer_utilization)}%",
+        f"\tCleaned {g(mb_read)} MB in {f(clean_secs)} seconds ({g(_ratio(mb_read, clean_secs))} Mb/sec, "
+        f"{f(_ratio(100 * clean_secs, stats.elapsed_secs))}% of total time)",
+        f"\tStart size: {g(mb_read)} MB ({stats.messages_read:,} messages)",
+        f"\tEnd size: {g(stats.bytes_written / MIB)} MB ({stats.messages_written:,} messages)",
+        f"\t{f(100.0 * (1.0 - _ratio(stats.bytes_written, stats.bytes_read)))}% size reduction "
+        f"({f(100.0 * (1.0 - _ratio(stats.messages_written, stats.messages_read)))}% fewer messages)",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,163 @@
+"""Cleanable range, dirty ratio and eligibility of a partition (``LogCleanerManager.cleanableOffsets``,
+``calculateCleanableBytes``, ``maxCompactionDelay``, ``LogToClean``; spec 4-5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kcompact_nb.core.model import PartitionLog, Segment
+
+
+@dataclass(frozen=True)
+class LogToClean:
+    """A partition as the cleaner sees it at ``now_ms``: its clean, cleanable and uncleanable parts.
+
+    ``first_uncleanable_offset`` is segment-aligned (spec 4.2). ``checkpoint_reset`` says why the
+    stored checkpoint would be replaced by the log start offset (spec 4.1), ``None`` when valid;
+    ``checkpoint_warning`` is the WARN line ``LogCleanerManager.cleanableOffsets`` logs then (none for a
+    checkpoint below the log start offset of a ``compact,delete`` log).
+    """
+
+    topic: str
+    partition: int
+    first_dirty_offset: int
+    first_uncleanable_offset: int
+    clean_bytes: int
+    cleanable_bytes: int
+    compaction_delay_ms: int
+    min_cleanable_dirty_ratio: float
+    checkpoint_reset: str | None = None
+    checkpoint_warning: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+    @property
+    def total_bytes(self) -> int:
+        return self.clean_bytes + self.cleanable_bytes
+
+    @property
+    def cleanable_ratio(self) -> float:
+        """``cleanable_bytes / total_bytes`` (0.0 for an empty log, which is never selected)."""
+        return self.cleanable_bytes / self.total_bytes if self.total_bytes else 0.0
+
+    @property
+    def needs_compaction_now(self) -> bool:
+        """Overdue per ``max.compaction.lag.ms`` (KIP-354)."""
+        return self.compaction_delay_ms > 0
+
+    @property
+    def eligible(self) -> bool:
+        """``(needCompactionNow && cleanableBytes > 0) || ratio > min.cleanable.dirty.ratio`` (strict)."""
+        if self.total_bytes == 0:
+            return False
+        overdue = self.needs_compaction_now and self.cleanable_bytes > 0
+        return overdue or self.cleanable_ratio > self.min_cleanable_dirty_ratio
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``dirtiness`` object of the scenario result document."""
+        return {
+            "first_dirty_offset": self.first_dirty_offset,
+            "first_uncleanable_offset": self.first_uncleanable_offset,
+            "clean_bytes": self.clean_bytes,
+            "cleanable_bytes": self.cleanable_bytes,
+            "total_bytes": self.total_bytes,
+            "cleanable_ratio": self.cleanable_ratio,
+            "compaction_delay_ms": self.compaction_delay_ms,
+            "eligible": self.eligible,
+        }
+
+
+def log_to_clean(log: PartitionLog, *, now_ms: int) -> LogToClean:
+    """The partition's cleanable range and ratio at ``now_ms``; does not modify the log."""
+    first_dirty, reset, warning = first_dirty_offset(log)
+    first_uncleanable = first_uncleanable_offset(log, first_dirty, now_ms=now_ms)
+    return LogToClean(
+        topic=log.topic,
+        partition=log.partition,
+        first_dirty_offset=first_dirty,
+        first_uncleanable_offset=first_uncleanable,
+        clean_bytes=sum(s.size_bytes for s in segments_overlapping(log, -1, first_dirty)),
+        cleanable_bytes=cleanable_bytes(log, first_dirty, first_uncleanable),
+        compaction_delay_ms=max_compaction_delay_ms(log, first_dirty, now_ms=now_ms),
+        min_cleanable_dirty_ratio=log.config.min_cleanable_dirty_ratio,
+        checkpoint_reset=reset,
+        checkpoint_warning=warning,
+    )
+
+
+def first_dirty_offset(log: PartitionLog) -> tuple[int, str | None, str | None]:
+    """The validated checkpoint and, when it is replaced by the log start offset, why and Kafka's WARN line (spec 4.1).
+
+    The warnings are ``LogCleanerManager.cleanableOffsets``' own text.
+    """
+    checkpoint, start, end = log.cleaner_checkpoint, log.log_start_offset, log.log_end_offset
+    if checkpoint is None:
+        return start, None, None
+    if checkpoint < start:
+        warning = None if log.config.compact and log.config.delete else (
+            f"Resetting first dirty offset of {log.name} to log start offset {start} "
+            f"since the checkpointed offset {checkpoint} is invalid."
+        )  # fmt: skip
+        return start, f"checkpoint {checkpoint} is below the log start offset {start}", warning
+    if checkpoint > end:
+        warning = (
+            f"The last checkpoint dirty offset for partition {log.name} is {checkpoint}, which is larger than "
+            f"the log end offset {end}. Resetting to the log start offset {start}."
+        )
+        return start, f"checkpoint {checkpoint} is beyond the log end offset {end}", warning
+    return checkpoint, None, None
+
+
+def first_uncleanable_offset(log: PartitionLog, first_dirty: int, *, now_ms: int) -> int:
+    """``min(LSO, active base, first too-young segment)``, at least ``first_dirty``, segment-aligned (spec 4.2)."""
+    candidates = [log.last_stable_offset, log.active_segment.base_offset]
+    lag = log.config.min_compaction_lag_ms
+    if lag > 0:
+        young = next((s for s in non_active_segments_from(log, first_dirty) if s.largest_timestamp > now_ms - lag), None)
+        if young is not None:
+            candidates.append(young.base_offset)
+    return segment_aligned_uncleanable_offset(log, max(first_dirty, min(candidates)))
+
+
+def segment_aligned_uncleanable_offset(log: PartitionLog, offset: int) -> int:
+    """The base offset of the non-active segment containing ``offset``, else the active segment's (spec 4.2).
+
+    ``LogCleanerManager.calculateCleanableBytes``, which ``LogToClean`` applies to any uncleanable
+    offset it is given: a pass never ends inside a segment.
+    """
+    containing = non_active_segments_from(log, offset)
+    return containing[0].base_offset if containing else log.active_segment.base_offset
+
+
+def cleanable_bytes(log: PartitionLog, first_dirty: int, first_uncleanable: int) -> int:
+    """Bytes of the segments overlapping ``[min(fd, fu), fu)``; a mid-segment ``fd`` counts its segment twice."""
+    start = min(first_dirty, first_uncleanable)
+    return sum(s.size_bytes for s in segments_overlapping(log, start, first_uncleanable))
+
+
+def max_compaction_delay_ms(log: PartitionLog, first_dirty: int, *, now_ms: int) -> int:
+    """How overdue the dirty segments are per ``max.compaction.lag.ms`` (KIP-354, spec 5.3); 0 before Kafka 2.3."""
+    if not log.broker.version.has_max_compaction_lag:
+        return 0
+    stamps = [s.first_batch_timestamp for s in non_active_segments_from(log, first_dirty)]
+    earliest = min((t for t in stamps if t > 0), default=None)
+    clean_until = now_ms - max(log.config.max_compaction_lag_ms, 0)
+    if earliest is None or earliest >= clean_until:
+        return 0
+    return clean_until - earliest
+
+
+def segments_overlapping(log: PartitionLog, start: int, end: int) -> list[Segment]:
+    """Kafka's ``logSegments(from, to)``: the segment containing ``start`` and every later one below ``end``."""
+    if start >= end:
+        return []
+    floor = log.floor_segment(start).base_offset if start >= log.segments[0].base_offset else -1
+    return [s for s in log.segments if floor <= s.base_offset < end]
+
+
+def non_active_segments_from(log: PartitionLog, offset: int) -> list[Segment]:
+    """``nonActiveLogSegmentsFrom``: the segment containing ``offset`` and later ones, active excluded."""
+    return segments_overlapping(log, offset, log.active_segment.base_offset)

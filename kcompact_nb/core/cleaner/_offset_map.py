@@ -1,0 +1,255 @@
+"""The cleaner's offset map (``OffsetMap`` / ``SkimpyOffsetMap``, spec 6.1-6.2).
+
+Kafka keys the map by the MD5 of the key bytes; probing affects speed only, so a dict keyed by
+the raw key bytes decides the same. An entry is 24 bytes (16-byte hash + 8-byte offset); with a
+KIP-280 strategy it also caches the version, 32 bytes (spec 14).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol, cast
+
+import numpy
+
+from kcompact_nb.core.model import INT_MAX, BrokerConfig, ConfigError, KeyRegistry, PackedRecords
+
+OFFSET_ENTRY_BYTES = 24
+VERSIONED_ENTRY_BYTES = 32
+FLUSH_CHUNK_BATCHES = 256
+"""Collected batches whose key ids and offsets are joined into one numpy array at a time when they are folded."""
+
+
+class OffsetMap(Protocol):
+    """Key -> rank of the winning record, with Kafka's capacity rule and ``latestOffset``."""
+
+    latest_offset: int
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def max_entries(self) -> int | None: ...
+
+    @property
+    def utilization(self) -> float: ...
+
+    def is_full(self) -> bool: ...
+
+    def put(self, key: bytes, rank: Any, offset: int) -> None: ...
+
+    def put_offsets(self, records: PackedRecords) -> None: ...
+
+    @property
+    def size_upper_bound(self) -> int: ...
+
+    def latest_by_key_id(self, registry: KeyRegistry) -> Any: ...
+
+    def get(self, key: bytes) -> Any: ...
+
+    def promote(self, key: bytes, rank: Any) -> None: ...
+
+    def entries(self) -> dict[bytes, Any]: ...
+
+    def live_entries(self) -> dict[bytes, Any]: ...
+
+
+class ExactOffsetMap:
+    """An unbounded map: every pass indexes its whole dirty range (for tests and what-ifs).
+
+    Under the offset strategy the cleaner hands it whole packed batches (:meth:`put_offsets`). Their key
+    ids and offsets are folded with numpy into per-id arrays (each key's last and first offset), and a
+    dict is made from them, keys in order of first appearance, only when something asks for one.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[bytes, Any] = {}
+        self._pending: list[PackedRecords] = []
+        self._pending_records = 0
+        self._dense: _DenseEntries | None = None
+        self._by_key_id: tuple[KeyRegistry, int, Any] | None = None
+        self.latest_offset = -1
+
+    @property
+    def size(self) -> int:
+        self._fold()
+        return len(self._entries) + (self._dense.size if self._dense is not None else 0)
+
+    @property
+    def size_upper_bound(self) -> int:
+        """``size`` without folding collected batches: no more than their records or their registry's keys."""
+        pending = min(self._pending_records, len(self._pending[0].registry)) if self._pending else 0
+        return len(self._entries) + (self._dense.size if self._dense is not None else 0) + pending
+
+    @property
+    def max_entries(self) -> int | None:
+        return None
+
+    @property
+    def utilization(self) -> float:
+        """Unbounded: reported as 0.0."""
+        return 0.0
+
+    def is_full(self) -> bool:
+        return False
+
+    def put(self, key: bytes, rank: Any, offset: int) -> None:
+        """Keep the highest rank for ``key`` (for offsets: the later one) and note ``offset`` as latest."""
+        entries = self._dict(changing=True)
+        current = entries.get(key)
+        if current is None or rank > current:
+            entries[key] = rank
+        self.latest_offset = offset
+
+    def put_offsets(self, records: PackedRecords) -> None:
+        """Offset strategy: put every record of ``records`` (all keyed) at its offset.
+
+        The caller keeps the capacity rule (see :attr:`size_upper_bound`) and ``latest_offset``.
+        """
+        if self._pending and records.registry is not self._pending[0].registry:
+            self._fold()
+        self._by_key_id = None
+        self._pending.append(records)
+        self._pending_records += len(records)
+
+    def get(self, key: bytes) -> Any:
+        return self._dict().get(key)
+
+    def promote(self, key: bytes, rank: Any) -> None:
+        """Raise an existing entry to ``rank`` (KIP-280: a clean record that beats the dirty winner)."""
+        self._dict(changing=True)[key] = rank
+
+    def entries(self) -> dict[bytes, Any]:
+        """A copy of key -> rank."""
+        return dict(self._dict())
+
+    def live_entries(self) -> dict[bytes, Any]:
+        """The map's own dict, for the pass's hot loops (callers keep the capacity rule)."""
+        return self._dict(changing=True)
+
+    def latest_by_key_id(self, registry: KeyRegistry) -> Any:
+        """Offset strategy: a numpy array of each registered key's entry (-1 when absent), kept until the map changes."""
+        self._fold()
+        dense = self._dense
+        if dense is not None and not self._entries and dense.registry is registry:
+            return dense.latest_for(len(registry))
+        cached = self._by_key_id
+        if cached is not None and cached[0] is registry and cached[1] == len(registry):
+            return cached[2]
+        entries = self._dict()
+        ids = numpy.frombuffer(registry.known_ids(entries), numpy.int64)
+        ranks = numpy.fromiter(entries.values(), numpy.int64, len(entries))
+        latest = numpy.full(len(registry), -1, numpy.int64)
+        known = ids >= 0
+        latest[ids[known]] = ranks[known]
+        self._by_key_id = (registry, len(registry), latest)
+        return latest
+
+    def _fold(self) -> None:
+        """Fold collected batches into the per-id arrays (into the dict when it already holds entries)."""
+        if not self._pending:
+            return
+        pending, self._pending, self._pending_records = self._pending, [], 0
+        registry = pending[0].registry
+        dense = self._dense
+        if dense is None or dense.registry is not registry:
+            self._materialize()
+            dense = self._dense = _DenseEntries(registry)
+        dense.add(pending)
+        if self._entries:
+            self._materialize()
+
+    def _dict(self, *, changing: bool = False) -> dict[bytes, Any]:
+        self._fold()
+        self._materialize()
+        if changing:
+            self._by_key_id = None
+        return self._entries
+
+    def _materialize(self) -> None:
+        if self._dense is not None:
+            self._entries.update(self._dense.items())
+            self._dense = None
+
+
+class _DenseEntries:
+    """Offset-map entries by key id: each key's last and first offset (-1 / int64 max when absent)."""
+
+    def __init__(self, registry: KeyRegistry) -> None:
+        self.registry = registry
+        self.latest = numpy.full(len(registry), -1, numpy.int64)
+        self.first = numpy.full(len(registry), _NO_OFFSET, numpy.int64)
+        self.size = 0
+
+    def add(self, batches: list[PackedRecords]) -> None:
+        """Fold the batches' key ids and offsets in, a chunk of batches per numpy call."""
+        self.latest_for(len(self.registry))
+        for start in range(0, len(batches), FLUSH_CHUNK_BATCHES):
+            chunk = batches[start : start + FLUSH_CHUNK_BATCHES]
+            ids = numpy.concatenate([numpy.frombuffer(b.key_ids, numpy.int64) for b in chunk])
+            offsets = numpy.concatenate([numpy.frombuffer(b.offsets, numpy.int64) for b in chunk])
+            numpy.maximum.at(self.latest, ids, offsets)
+            numpy.minimum.at(self.first, ids, offsets)
+        self.size = int(numpy.count_nonzero(self.latest >= 0))
+
+    def latest_for(self, keys: int) -> Any:
+        """``latest`` grown to ``keys`` ids (the registry may have grown since)."""
+        grow = keys - len(self.latest)
+        if grow > 0:
+            self.latest = numpy.concatenate([self.latest, numpy.full(grow, -1, numpy.int64)])
+            self.first = numpy.concatenate([self.first, numpy.full(grow, _NO_OFFSET, numpy.int64)])
+        return self.latest
+
+    def items(self) -> Iterator[tuple[bytes, int]]:
+        """(key, last offset) in order of each key's first offset."""
+        present = numpy.flatnonzero(self.latest >= 0)
+        present = present[numpy.argsort(self.first[present], kind="stable")]
+        keys = cast("list[bytes]", self.registry.keys)  # put_offsets takes keyed records only
+        return zip(map(keys.__getitem__, present.tolist()), self.latest[present].tolist())
+
+
+_NO_OFFSET = numpy.iinfo(numpy.int64).max
+
+
+class BoundedOffsetMap(ExactOffsetMap):
+    """Kafka's fixed-size map: ``slots`` entries, usable up to ``int(slots * load_factor)`` distinct keys.
+
+    ``is_full`` is Kafka's check before every put, which stops the pass even when the key is
+    already present (``buildOffsetMapForSegment``).
+    """
+
+    def __init__(self, slots: int, load_factor: float = 0.9, entry_bytes: int = OFFSET_ENTRY_BYTES) -> None:
+        super().__init__()
+        if slots < 1 or not 0 < load_factor <= 1 or int(slots * load_factor) < 1:
+            message = f"offset map of {slots} slots at load factor {load_factor} holds no key"
+            raise ConfigError(message)
+        self.slots = slots
+        self.load_factor = load_factor
+        self.entry_bytes = entry_bytes
+
+    @classmethod
+    def from_memory(cls, memory_bytes: int, *, load_factor: float = 0.9, entry_bytes: int = OFFSET_ENTRY_BYTES) -> BoundedOffsetMap:
+        """A map over ``memory_bytes`` of buffer: ``slots = memory_bytes // entry_bytes``."""
+        return cls(min(memory_bytes, INT_MAX) // entry_bytes, load_factor, entry_bytes)
+
+    @classmethod
+    def for_broker(cls, broker: BrokerConfig, *, entry_bytes: int = OFFSET_ENTRY_BYTES) -> BoundedOffsetMap:
+        """One cleaner thread's map: ``min(log.cleaner.dedupe.buffer.size / threads, Int.MaxValue)`` bytes."""
+        memory = broker.log_cleaner_dedupe_buffer_size // max(broker.log_cleaner_threads, 1)
+        return cls.from_memory(memory, load_factor=broker.log_cleaner_io_buffer_load_factor, entry_bytes=entry_bytes)
+
+    @property
+    def max_entries(self) -> int:
+        return int(self.slots * self.load_factor)
+
+    @property
+    def memory_bytes(self) -> int:
+        return self.slots * self.entry_bytes
+
+    @property
+    def utilization(self) -> float:
+        """``entries / slots`` (Kafka's "Buffer utilization"; a full map reads about 90 %)."""
+        return self.size / self.slots
+
+    def is_full(self) -> bool:
+        return self.size >= self.max_entries

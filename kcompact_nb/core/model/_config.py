@@ -1,0 +1,295 @@
+"""Topic and broker configs: frozen, validated, named after Kafka's properties (spec 1, 14)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Any
+
+from kcompact_nb.core.model._config_keys import (
+    DOUBLE_MAX,
+    INT_MAX,
+    LONG_MAX,
+    MIB,
+    Check,
+    at_least,
+    between,
+    config_keys,
+    fields_from_properties,
+    kafka_key,
+    one_of,
+    properties_of,
+    validate_fields,
+)
+from kcompact_nb.core.model._errors import ConfigError
+from kcompact_nb.core.model._versions import DEFAULT_KAFKA_VERSION, KafkaVersion
+
+HOUR_MS = 3_600_000
+MINUTE_MS = 60_000
+_POLICY = one_of("compact", "delete")
+
+
+@dataclass(frozen=True)
+class TopicConfig:
+    """Topic-level configs that shape compaction (``LogConfig``), with Kafka's defaults.
+
+    Field names are Kafka's property names snake_cased; :meth:`from_properties` takes the
+    dotted names. ``compaction_strategy`` and ``compaction_strategy_header`` are KIP-280's
+    (never released by Apache Kafka; only ``offset`` is Kafka's behaviour).
+    """
+
+    cleanup_policy: tuple[str, ...] = kafka_key("cleanup.policy", ("delete",), tuple, _POLICY, (("log.cleanup.policy", 1),))
+    min_cleanable_dirty_ratio: float = kafka_key(
+        "min.cleanable.dirty.ratio", 0.5, float, between(0, 1), (("log.cleaner.min.cleanable.ratio", 1),)
+    )
+    delete_retention_ms: int = kafka_key(
+        "delete.retention.ms", 86_400_000, int, at_least(0), (("log.cleaner.delete.retention.ms", 1),)
+    )
+    min_compaction_lag_ms: int = kafka_key(
+        "min.compaction.lag.ms", 0, int, at_least(0), (("log.cleaner.min.compaction.lag.ms", 1),)
+    )
+    max_compaction_lag_ms: int = kafka_key(
+        "max.compaction.lag.ms", LONG_MAX, int, at_least(1), (("log.cleaner.max.compaction.lag.ms", 1),)
+    )
+    segment_bytes: int = kafka_key("segment.bytes", 1_073_741_824, int, between(14, INT_MAX), (("log.segment.bytes", 1),))
+    segment_ms: int = kafka_key(
+        "segment.ms", 604_800_000, int, at_least(1), (("log.roll.ms", 1), ("log.roll.hours", HOUR_MS))
+    )
+    segment_jitter_ms: int = kafka_key(
+        "segment.jitter.ms", 0, int, at_least(0), (("log.roll.jitter.ms", 1), ("log.roll.jitter.hours", HOUR_MS))
+    )
+    segment_index_bytes: int = kafka_key(
+        "segment.index.bytes", 10_485_760, int, between(4, INT_MAX), (("log.index.size.max.bytes", 1),)
+    )
+    index_interval_bytes: int = kafka_key(
+        "index.interval.bytes", 4096, int, between(0, INT_MAX), (("log.index.interval.bytes", 1),)
+    )
+    max_message_bytes: int = kafka_key("max.message.bytes", 1_048_588, int, between(0, INT_MAX), (("message.max.bytes", 1),))
+    retention_ms: int = kafka_key(
+        "retention.ms",
+        604_800_000,
+        int,
+        at_least(-1),
+        (("log.retention.ms", 1), ("log.retention.minutes", MINUTE_MS), ("log.retention.hours", HOUR_MS)),
+    )
+    retention_bytes: int = kafka_key("retention.bytes", -1, int, None, (("log.retention.bytes", 1),))
+    file_delete_delay_ms: int = kafka_key(
+        "file.delete.delay.ms", 60_000, int, at_least(0), (("log.segment.delete.delay.ms", 1),)
+    )
+    message_timestamp_type: str = kafka_key(
+        "message.timestamp.type",
+        "CreateTime",
+        str,
+        one_of("CreateTime", "LogAppendTime"),
+        (("log.message.timestamp.type", 1),),
+    )
+    compression_type: str = kafka_key(
+        "compression.type",
+        "producer",
+        str,
+        one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
+        (("compression.type", 1),),
+    )
+    """The codec the broker stores batches with: ``producer`` keeps the producer's (``LogValidator``)."""
+    compression_gzip_level: int = kafka_key(
+        "compression.gzip.level",
+        -1,
+        int,
+        Check(lambda v: v == -1 or 1 <= v <= 9, "Value must be -1 or in [1, 9]"),
+        (("compression.gzip.level", 1),),
+    )
+    compression_lz4_level: int = kafka_key("compression.lz4.level", 9, int, between(1, 17), (("compression.lz4.level", 1),))
+    compression_zstd_level: int = kafka_key(
+        "compression.zstd.level", 3, int, between(-131072, 22), (("compression.zstd.level", 1),)
+    )
+    preallocate: bool = kafka_key("preallocate", False, bool, None, (("log.preallocate", 1),))
+    compaction_strategy: str = kafka_key(
+        "compaction.strategy",
+        "offset",
+        str,
+        one_of("offset", "timestamp", "header"),
+        (("log.cleaner.compaction.strategy", 1),),
+    )
+    compaction_strategy_header: str = kafka_key(
+        "compaction.strategy.header", "", str, None, (("log.cleaner.compaction.strategy.header", 1),)
+    )
+    internal_segment_bytes: int = kafka_key(
+        "internal.segment.bytes",
+        -1,
+        int,
+        Check(lambda v: v == -1 or 14 <= v <= INT_MAX, "Value must be -1 (unset) or in [14, 2147483647]"),
+    )
+    """Kafka 4.x's internal override of ``segment.bytes`` (no 1 MiB minimum); -1 when unset."""
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
+        if self.min_compaction_lag_ms > self.max_compaction_lag_ms:
+            message = (
+                f"Invalid value {self.min_compaction_lag_ms} for configuration min.compaction.lag.ms: "
+                f"it must not exceed max.compaction.lag.ms ({self.max_compaction_lag_ms})"
+            )
+            raise ConfigError(message)
+        if self.compaction_strategy == "header" and not self.compaction_strategy_header:
+            message = (
+                "Invalid value '' for configuration compaction.strategy.header: "
+                "a header name is required when compaction.strategy is 'header' (KIP-280)"
+            )
+            raise ConfigError(message)
+
+    @property
+    def compact(self) -> bool:
+        """``compact`` is in ``cleanup.policy``: the cleaner considers this log."""
+        return "compact" in self.cleanup_policy
+
+    @property
+    def delete(self) -> bool:
+        """``delete`` is in ``cleanup.policy``: time and size retention apply."""
+        return "delete" in self.cleanup_policy
+
+    @property
+    def effective_segment_bytes(self) -> int:
+        """``internal.segment.bytes`` when set, else ``segment.bytes`` (``LogConfig.segmentSize``)."""
+        return self.internal_segment_bytes if self.internal_segment_bytes != -1 else self.segment_bytes
+
+    @property
+    def max_segment_ms(self) -> int:
+        """Time-roll limit: ``min(segment.ms, max.compaction.lag.ms)`` when compacted (``LogConfig.maxSegmentMs``)."""
+        if self.compact:
+            return min(self.segment_ms, self.max_compaction_lag_ms)
+        return self.segment_ms
+
+    @classmethod
+    def from_properties(cls, properties: Mapping[str, Any] | None = None, *, broker: BrokerConfig | None = None) -> TopicConfig:
+        """A topic config from Kafka property names, over the broker's defaults when given.
+
+        With a broker, its ``kafka.version`` rules apply too: from 4.0 ``segment.bytes`` must be at
+        least 1 MiB (KIP-1030); ``internal.segment.bytes`` gives smaller segments, as in Kafka's tests.
+        """
+        merged = dict(broker.topic_defaults) if broker is not None else {}
+        merged.update(fields_from_properties(cls, properties or {}, extra_ok=frozenset()))
+        config = cls(**merged)
+        if broker is not None and broker.version.requires_large_segments and config.segment_bytes < MIB:
+            message = (
+                f"Invalid value {config.segment_bytes} for configuration segment.bytes: Value must be at least "
+                f"1048576 from Kafka 4.0 on (KIP-1030; kafka.version is {broker.kafka_version}). Use "
+                "internal.segment.bytes for smaller segments, or a kafka.version below 4.0"
+            )
+            raise ConfigError(message)
+        return config
+
+    @classmethod
+    def property_names(cls) -> frozenset[str]:
+        """The Kafka property names :meth:`from_properties` accepts."""
+        return frozenset(config_keys(cls))
+
+    def with_properties(self, properties: Mapping[str, Any]) -> TopicConfig:
+        """A copy with some properties changed (Kafka's ``alterConfigs``)."""
+        changes = fields_from_properties(type(self), properties, extra_ok=frozenset())
+        current = {f.name: getattr(self, f.name) for f in fields(self)}
+        return type(self)(**{**current, **changes})
+
+    def to_properties(self) -> dict[str, Any]:
+        return properties_of(self)
+
+
+def _broker_synonyms() -> dict[str, tuple[str, str, int]]:
+    """Broker property -> (topic property, TopicConfig field, unit factor)."""
+    synonyms: dict[str, tuple[str, str, int]] = {}
+    for name, (f, key) in config_keys(TopicConfig).items():
+        for broker_name, factor in key.synonyms:
+            synonyms[broker_name] = (name, f.name, factor)
+    return synonyms
+
+
+_BROKER_SYNONYMS = _broker_synonyms()
+
+
+@dataclass(frozen=True)
+class BrokerConfig:
+    """Broker-wide cleaner configs (``CleanerConfig``) and topic defaults given by broker synonyms.
+
+    ``kafka_version`` (property ``kafka.version``) selects the release whose cleaner is imitated;
+    it is not a Kafka property.
+    """
+
+    log_cleaner_enable: bool = kafka_key("log.cleaner.enable", True, bool)
+    log_cleaner_threads: int = kafka_key("log.cleaner.threads", 1, int, at_least(0))
+    log_cleaner_dedupe_buffer_size: int = kafka_key("log.cleaner.dedupe.buffer.size", 134_217_728, int, at_least(0))
+    log_cleaner_io_buffer_load_factor: float = kafka_key(
+        "log.cleaner.io.buffer.load.factor", 0.9, float, Check(lambda v: 0 < v <= 1, "Value must be in (0, 1]")
+    )
+    log_cleaner_io_buffer_size: int = kafka_key("log.cleaner.io.buffer.size", 524_288, int, at_least(0))
+    log_cleaner_io_max_bytes_per_second: float = kafka_key(
+        "log.cleaner.io.max.bytes.per.second", DOUBLE_MAX, float, Check(lambda v: v > 0, "Value must be above 0")
+    )
+    log_cleaner_backoff_ms: int = kafka_key("log.cleaner.backoff.ms", 15_000, int, at_least(0))
+    producer_id_expiration_ms: int = kafka_key("producer.id.expiration.ms", 86_400_000, int, at_least(1))
+    producer_id_expiration_check_interval_ms: int = kafka_key(
+        "producer.id.expiration.check.interval.ms", 600_000, int, at_least(1)
+    )
+    kafka_version: str = kafka_key("kafka.version", DEFAULT_KAFKA_VERSION, str)
+    topic_defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
+        KafkaVersion.parse(self.kafka_version)
+        object.__setattr__(self, "topic_defaults", MappingProxyType(dict(self.topic_defaults)))
+        TopicConfig(**self.topic_defaults)
+        threads = max(self.log_cleaner_threads, 1)
+        if self.log_cleaner_dedupe_buffer_size / threads <= MIB:
+            message = (
+                f"Invalid value {self.log_cleaner_dedupe_buffer_size} for configuration "
+                f"log.cleaner.dedupe.buffer.size: it must exceed 1 MiB (1048576) per cleaner thread "
+                f"({threads} threads)"
+            )
+            raise ConfigError(message)
+
+    @property
+    def version(self) -> KafkaVersion:
+        return _parsed_version(self.kafka_version)
+
+    @classmethod
+    def from_properties(cls, properties: Mapping[str, Any] | None = None) -> BrokerConfig:
+        """A broker config from Kafka property names; topic-default synonyms (``log.segment.bytes``...) allowed."""
+        properties = dict(properties or {})
+        kwargs = fields_from_properties(cls, properties, extra_ok=frozenset(_BROKER_SYNONYMS))
+        kwargs["topic_defaults"] = _topic_defaults(properties)
+        return cls(**kwargs)
+
+    @classmethod
+    def property_names(cls) -> frozenset[str]:
+        """The property names :meth:`from_properties` accepts: broker configs and topic-default synonyms."""
+        return frozenset(config_keys(cls)) | frozenset(_BROKER_SYNONYMS)
+
+    def with_properties(self, properties: Mapping[str, Any]) -> BrokerConfig:
+        current = {**self.to_properties(), **_topic_properties_as_broker(self.topic_defaults)}
+        return BrokerConfig.from_properties({**current, **properties})
+
+    def to_properties(self) -> dict[str, Any]:
+        return properties_of(self)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_version(text: str) -> KafkaVersion:
+    return KafkaVersion.parse(text)
+
+
+def _topic_defaults(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """TopicConfig field values from broker synonyms; the first synonym listed for a key wins."""
+    defaults: dict[str, Any] = {}
+    for broker_name, (topic_name, field_name, factor) in reversed(list(_BROKER_SYNONYMS.items())):
+        if broker_name in properties:
+            value = fields_from_properties(TopicConfig, {topic_name: properties[broker_name]}, extra_ok=frozenset())
+            converted = value[field_name]
+            if factor != 1 and converted != -1:
+                converted *= factor
+            defaults[field_name] = converted
+    return defaults
+
+
+def _topic_properties_as_broker(defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """Broker synonym properties (unit factor 1) that reproduce ``defaults``."""
+    by_field = {field_name: broker for broker, (_, field_name, factor) in _BROKER_SYNONYMS.items() if factor == 1}
+    return {by_field[name]: value for name, value in defaults.items()}

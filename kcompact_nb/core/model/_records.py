@@ -1,0 +1,351 @@
+"""Records and v2 record batches as Kafka stores them (spec 2.4-2.6)."""
+
+from __future__ import annotations
+
+import enum
+import struct
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from itertools import repeat
+from operator import itemgetter
+from typing import Any, NamedTuple, overload
+
+import numpy
+
+from kcompact_nb.core.model._errors import KafkaModelError
+from kcompact_nb.core.model._record_sizes import RECORD_BATCH_OVERHEAD, Header, record_size_bytes
+
+NO_PRODUCER_ID = -1
+NO_PRODUCER_EPOCH = -1
+NO_SEQUENCE = -1
+NO_TIMESTAMP = -1
+COMPRESSION_CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+
+
+class TimestampType(str, enum.Enum):
+    """``message.timestamp.type``: who sets the timestamps of a batch."""
+
+    CREATE_TIME = "CreateTime"
+    LOG_APPEND_TIME = "LogAppendTime"
+
+
+class ControlRecordType(enum.IntEnum):
+    """Type field of a control record key (``ControlRecordType``)."""
+
+    ABORT = 0
+    COMMIT = 1
+
+
+class Record(NamedTuple):
+    """One record as stored: absolute offset and timestamp, raw key, value and headers.
+
+    ``timestamp`` is the stored (producer) timestamp; in a ``LogAppendTime`` batch consumers
+    read the batch's ``max_timestamp`` instead (see :meth:`RecordBatch.read_timestamp`).
+    A tombstone has a key and ``value is None``; an empty value is not a tombstone.
+    """
+
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[Header, ...] = ()
+
+    @property
+    def is_tombstone(self) -> bool:
+        return self.key is not None and self.value is None
+
+
+record_from_tuple = partial(tuple.__new__, Record)
+"""A :class:`Record` from a tuple of its five fields, faster than ``Record._make`` (no length check)."""
+_OFFSET, _KEY, _VALUE = itemgetter(0), itemgetter(2), itemgetter(3)
+
+
+class KeyRegistry:
+    """The distinct keys of one log, numbered 0, 1, ... in order of first appearance.
+
+    Readers intern keys through it (one bytes object per key: less memory, identity-fast dict lookups),
+    and packed batches carry the numbers, so the cleaner's offset strategy can index a dense array
+    instead of a dict whose random accesses miss the CPU caches once a log has many keys.
+    """
+
+    __slots__ = ("keys", "_ids")
+
+    def __init__(self) -> None:
+        self.keys: list[bytes | None] = []
+        self._ids = _Numbering(self.keys)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def ids(self, keys: Iterable[bytes | None]) -> array[int]:
+        """The id of each key, numbering new keys."""
+        return array("q", map(self._ids.__getitem__, keys))
+
+    def known_ids(self, keys: Iterable[bytes | None]) -> array[int]:
+        """The id of each key, -1 for keys never registered (nothing is numbered)."""
+        return array("q", map(self._ids.get, keys, repeat(-1)))
+
+    def intern(self, key: bytes | None) -> bytes | None:
+        """The registered object equal to ``key``, registering it when new."""
+        return self.keys[self._ids[key]]
+
+    def interned(self, ids: Iterable[int]) -> tuple[bytes | None, ...]:
+        """The registered key object of each id."""
+        return tuple(map(self.keys.__getitem__, ids))
+
+
+class _Numbering(dict[bytes | None, int]):
+    """Key -> id; a missing key gets the next id and is appended to ``order``."""
+
+    __slots__ = ("order",)
+
+    def __init__(self, order: list[bytes | None]) -> None:
+        super().__init__()
+        self.order = order
+
+    def __missing__(self, key: bytes | None) -> int:
+        number = self[key] = len(self.order)
+        self.order.append(key)
+        return number
+
+
+class PackedRecords(Sequence[Record]):
+    """A batch's records held by column; each :class:`Record` is built when it is read.
+
+    What the io reader stores for decoded batches: a ``Record`` tuple and an offset ``int`` per record
+    cost about 110 bytes, which a 5M-record log cannot spare. Offsets and timestamps are int64 arrays,
+    keys and values tuples of bytes, ``headers`` None when no record has any; ``key_ids`` number the
+    keys in ``registry`` (the reader's, shared by a partition, or a new one), and ``all_keyed`` says no
+    key is None. Compares equal to the tuple of the same records; slices are tuples.
+    """
+
+    __slots__ = ("offsets", "timestamps", "keys", "values", "headers", "key_ids", "registry", "all_keyed")
+
+    def __init__(
+        self,
+        offsets: array[int],
+        timestamps: array[int],
+        keys: tuple[bytes | None, ...],
+        values: tuple[bytes | None, ...],
+        headers: tuple[tuple[Header, ...], ...] | None = None,
+        registry: KeyRegistry | None = None,
+    ) -> None:
+        if not len(offsets) == len(timestamps) == len(keys) == len(values) == len(headers or offsets):
+            raise KafkaModelError("packed record columns must have the same length")
+        self.offsets, self.timestamps, self.values, self.headers = offsets, timestamps, values, headers
+        self.registry = KeyRegistry() if registry is None else registry
+        self.key_ids = self.registry.ids(keys)
+        self.keys = self.registry.interned(self.key_ids)
+        self.all_keyed = None not in keys
+        """No keyless record: known here, so hot loops need not touch every key object again."""
+
+    @classmethod
+    def from_rows(
+        cls, rows: Sequence[tuple[int, int, bytes | None, bytes | None, tuple[Header, ...]]], registry: KeyRegistry | None = None
+    ) -> PackedRecords:
+        """Columns of ``(offset, timestamp, key, value, headers)`` rows."""
+        if not rows:
+            return cls(array("q"), array("q"), (), (), None, registry)
+        offsets, stamps, keys, values, headers = zip(*rows)
+        return cls(array("q", offsets), array("q", stamps), keys, values, headers if any(headers) else None, registry)
+
+    def latest_of_each_key(self, latest: Any, keep_deletes: bool) -> list[Record]:
+        """The records whose offset is not below ``latest[key id]`` (a numpy array), tombstones only with ``keep_deletes``.
+
+        The offset strategy's retention for a batch wholly covered by the offset map (spec 7.4).
+        """
+        ids, offsets = numpy.frombuffer(self.key_ids, numpy.int64), numpy.frombuffer(self.offsets, numpy.int64)
+        kept: list[int] = numpy.flatnonzero(latest[ids] <= offsets).tolist()
+        if not keep_deletes:
+            values = self.values
+            kept = [i for i in kept if values[i] is not None]
+        if len(kept) < 2:
+            return [self[i] for i in kept]
+        take = itemgetter(*kept)  # a tuple per column, in C
+        headers = repeat((), len(kept)) if self.headers is None else take(self.headers)
+        return list(map(record_from_tuple, zip(take(self.offsets), take(self.timestamps), take(self.keys), take(self.values), headers)))
+
+    def _rows(self) -> Iterator[tuple[Any, ...]]:
+        headers = self.headers if self.headers is not None else repeat((), len(self.offsets))
+        return zip(self.offsets, self.timestamps, self.keys, self.values, headers)
+
+    def __iter__(self) -> Iterator[Record]:
+        return map(record_from_tuple, self._rows())
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Record, ...]: ...
+    def __getitem__(self, index: int | slice) -> Record | tuple[Record, ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        headers = () if self.headers is None else self.headers[index]
+        return Record(self.offsets[index], self.timestamps[index], self.keys[index], self.values[index], headers)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (PackedRecords, tuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"PackedRecords({tuple(self)!r})"
+
+
+def record_keys(records: Sequence[Record]) -> Sequence[bytes | None]:
+    """The records' keys, from the column when the records are packed."""
+    return records.keys if isinstance(records, PackedRecords) else list(map(_KEY, records))
+
+
+def record_offsets(records: Sequence[Record]) -> Sequence[int]:
+    """The records' offsets, from the column when the records are packed."""
+    return records.offsets if isinstance(records, PackedRecords) else list(map(_OFFSET, records))
+
+
+def record_values(records: Sequence[Record]) -> Sequence[bytes | None]:
+    """The records' values, from the column when the records are packed."""
+    return records.values if isinstance(records, PackedRecords) else list(map(_VALUE, records))
+
+
+
+def control_record_key(kind: ControlRecordType) -> bytes:
+    """Key of a control record: int16 version 0, int16 type (``ControlRecordType``)."""
+    return struct.pack(">hh", 0, int(kind))
+
+
+def end_txn_marker_value(coordinator_epoch: int) -> bytes:
+    """Value of a transaction marker: int16 version 0, int32 coordinator epoch (``EndTransactionMarker``)."""
+    return struct.pack(">hi", 0, coordinator_epoch)
+
+
+def control_record_type(record: Record) -> ControlRecordType | None:
+    """The marker type of a control record, ``None`` for other control types."""
+    if record.key is None or len(record.key) < 4:
+        return None
+    kind = struct.unpack(">h", record.key[2:4])[0]
+    return ControlRecordType(kind) if kind in (0, 1) else None
+
+
+def uncompressed_batch_size(base_offset: int, base_timestamp: int, records: Sequence[Record]) -> int:
+    """Bytes of an uncompressed v2 batch: 61 + the sizes of its records (spec 2.4)."""
+    total = RECORD_BATCH_OVERHEAD
+    for r in records:
+        total += record_size_bytes(r.offset - base_offset, r.timestamp - base_timestamp, r.key, r.value, r.headers)
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class RecordBatch:
+    """A magic-v2 record batch (``DefaultRecordBatch``).
+
+    ``last_offset`` is ``base_offset + lastOffsetDelta``; it survives cleaning even when the
+    trailing records are removed, so ``records`` may hold fewer offsets than the range.
+    ``delete_horizon_ms`` is set when attribute bit 6 is set; ``base_timestamp`` then holds it.
+    ``raw`` keeps the bytes read from disk (or a codec's output) so the batch is written back identically.
+    ``records`` is a tuple, or :class:`PackedRecords` for batches read from disk.
+    ``compression`` is the codec of the records section (``none``, ``gzip``, ``snappy``, ``lz4``,
+    ``zstd``); ``size_estimated`` is True when ``size_bytes`` came from an encoder that could not
+    promise Kafka's bytes (see :mod:`kcompact_nb.core.model._compression`).
+    """
+
+    base_offset: int
+    last_offset: int
+    records: Sequence[Record]
+    size_bytes: int
+    base_timestamp: int
+    max_timestamp: int
+    producer_id: int = NO_PRODUCER_ID
+    producer_epoch: int = NO_PRODUCER_EPOCH
+    base_sequence: int = NO_SEQUENCE
+    is_transactional: bool = False
+    is_control: bool = False
+    timestamp_type: TimestampType = TimestampType.CREATE_TIME
+    compression: str = "none"
+    delete_horizon_ms: int | None = None
+    partition_leader_epoch: int = 0
+    raw: bytes | None = field(default=None, compare=False, repr=False)
+    size_estimated: bool = False
+
+    @classmethod
+    def build(
+        cls,
+        records: Sequence[Record],
+        *,
+        last_offset: int | None = None,
+        base_offset: int | None = None,
+        delete_horizon_ms: int | None = None,
+        log_append_time_ms: int | None = None,
+        checked: bool = False,
+        **fields: object,
+    ) -> RecordBatch:
+        """An uncompressed batch with its timestamps and exact size derived from ``records``.
+
+        ``base_offset`` defaults to the first record's offset and ``last_offset`` to the last
+        record's. With ``log_append_time_ms`` the batch is ``LogAppendTime`` and its max
+        timestamp is the broker's append time (records keep their stored timestamps).
+        ``checked=True`` skips the offset checks for records taken from a valid batch.
+        """
+        records = tuple(records)
+        if base_offset is None:
+            if not records:
+                raise KafkaModelError("an empty batch needs an explicit base_offset")
+            base_offset = records[0].offset
+        if last_offset is None:
+            last_offset = records[-1].offset if records else base_offset
+        if not checked:
+            _check_offsets(base_offset, last_offset, records)
+        if not records:
+            base_ts, max_ts = NO_TIMESTAMP, fields.pop("max_timestamp", NO_TIMESTAMP)
+        else:
+            base_ts = records[0].timestamp if delete_horizon_ms is None else delete_horizon_ms
+            max_ts = max(r.timestamp for r in records)
+        if log_append_time_ms is not None:
+            fields["timestamp_type"] = TimestampType.LOG_APPEND_TIME
+            max_ts = log_append_time_ms
+        size = uncompressed_batch_size(base_offset, base_ts, records)
+        return cls(
+            base_offset=base_offset,
+            last_offset=last_offset,
+            records=records,
+            size_bytes=size,
+            base_timestamp=base_ts,
+            max_timestamp=max_ts,  # type: ignore[arg-type]
+            delete_horizon_ms=delete_horizon_ms,
+            **fields,  # type: ignore[arg-type]
+        )
+
+    @property
+    def next_offset(self) -> int:
+        return self.last_offset + 1
+
+    @property
+    def has_producer_id(self) -> bool:
+        return self.producer_id != NO_PRODUCER_ID
+
+    def read_timestamp(self, record: Record) -> int:
+        """The timestamp a consumer reads for ``record`` (the batch's for ``LogAppendTime``)."""
+        if self.timestamp_type is TimestampType.LOG_APPEND_TIME:
+            return self.max_timestamp
+        return record.timestamp
+
+    def without_raw(self) -> RecordBatch:
+        return replace(self, raw=None)
+
+
+def _check_offsets(base_offset: int, last_offset: int, records: Sequence[Record]) -> None:
+    previous = base_offset - 1
+    for r in records:
+        if r.offset <= previous:
+            raise KafkaModelError(f"record offsets must increase within a batch: {r.offset} after {previous}")
+        previous = r.offset
+    if previous > last_offset or last_offset < base_offset:
+        raise KafkaModelError(f"batch last_offset {last_offset} is below its records or base offset {base_offset}")
+    if last_offset - base_offset > 0x7FFFFFFF:
+        raise KafkaModelError(f"batch offset range [{base_offset}, {last_offset}] exceeds lastOffsetDelta's 32 bits")

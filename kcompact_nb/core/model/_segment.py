@@ -1,0 +1,136 @@
+"""A log segment: its batches, byte size, timestamps and index entry counts (spec 2.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kcompact_nb.core.model._records import NO_TIMESTAMP, RecordBatch
+
+OFFSET_INDEX_ENTRY_BYTES = 8
+TIME_INDEX_ENTRY_BYTES = 12
+
+
+@dataclass(frozen=True)
+class AbortedTxn:
+    """An entry of a segment's transaction index (``AbortedTxn``)."""
+
+    producer_id: int
+    first_offset: int
+    last_offset: int
+    last_stable_offset: int
+
+
+@dataclass
+class Segment:
+    """One segment of a partition log (``LogSegment``).
+
+    ``rolling_based_timestamp`` is the max timestamp of the first append into the segment
+    (``None`` while empty): time-based rolls and ``max.compaction.lag.ms`` measure from it.
+    Index entries follow ``LogSegment.append``: an entry is added when more than
+    ``index.interval.bytes`` were appended since the last one. ``offset_index`` holds the
+    offset index as (last offset of the append, file position where the append starts).
+    """
+
+    base_offset: int
+    created_ms: int
+    index_interval_bytes: int = 4096
+    roll_jitter_ms: int = 0
+    batches: list[RecordBatch] = field(default_factory=list)
+    size_bytes: int = 0
+    max_timestamp_so_far: int = NO_TIMESTAMP
+    rolling_based_timestamp: int | None = None
+    last_modified_ms: int = 0
+    offset_index: list[tuple[int, int]] = field(default_factory=list)
+    time_index_entries: int = 0
+    aborted_transactions: list[AbortedTxn] = field(default_factory=list)
+    _bytes_since_last_index_entry: int = 0
+    _last_time_index_timestamp: int = NO_TIMESTAMP
+
+    def __post_init__(self) -> None:
+        if self.last_modified_ms == 0:
+            self.last_modified_ms = self.created_ms
+
+    @property
+    def largest_timestamp(self) -> int:
+        """Max batch timestamp, or the file's last-modified time when there is none (``largestTimestamp``)."""
+        if self.max_timestamp_so_far >= 0:
+            return self.max_timestamp_so_far
+        return self.last_modified_ms
+
+    @property
+    def first_batch_timestamp(self) -> int:
+        """``getFirstBatchTimestamp``: ``Long.MaxValue`` when unknown, as the cleaner uses it."""
+        if self.rolling_based_timestamp is None or self.rolling_based_timestamp < 0:
+            return 9_223_372_036_854_775_807
+        return self.rolling_based_timestamp
+
+    @property
+    def last_offset(self) -> int | None:
+        """Last offset of the last batch, ``None`` for an empty segment."""
+        return self.batches[-1].last_offset if self.batches else None
+
+    @property
+    def offset_index_entries(self) -> int:
+        return len(self.offset_index)
+
+    @property
+    def offset_index_bytes(self) -> int:
+        return self.offset_index_entries * OFFSET_INDEX_ENTRY_BYTES
+
+    @property
+    def time_index_bytes(self) -> int:
+        return self.time_index_entries * TIME_INDEX_ENTRY_BYTES
+
+    @property
+    def size_estimated(self) -> bool:
+        """Some batch's size is an estimate (:attr:`RecordBatch.size_estimated`), so ``size_bytes`` is too."""
+        return any(batch.size_estimated for batch in self.batches)
+
+    def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
+        """Append one record set (a produce request or a cleaner chunk), as ``LogSegment.append``.
+
+        ``largest_offset`` (default: the last batch's last offset) is what an index entry records.
+        """
+        if not batches:
+            return
+        size = sum(b.size_bytes for b in batches)
+        largest = max(b.max_timestamp for b in batches)
+        if self.size_bytes == 0 and self.rolling_based_timestamp is None:
+            self.rolling_based_timestamp = largest
+        if largest > self.max_timestamp_so_far:
+            self.max_timestamp_so_far = largest
+        if self._bytes_since_last_index_entry > self.index_interval_bytes:
+            largest = batches[-1].last_offset if largest_offset is None else largest_offset
+            self.offset_index.append((largest, self.size_bytes))
+            self._maybe_append_time_index()
+            self._bytes_since_last_index_entry = 0
+        self._bytes_since_last_index_entry += size
+        self.batches.extend(batches)
+        self.size_bytes += size
+        self.last_modified_ms = now_ms
+
+    def lookup_position(self, offset: int) -> int:
+        """File position to start reading for ``offset`` (``OffsetIndex.lookup``): 0 without a smaller entry."""
+        position = 0
+        for entry_offset, entry_position in self.offset_index:
+            if entry_offset > offset:
+                break
+            position = entry_position
+        return position
+
+    def is_index_full(self, segment_index_bytes: int) -> bool:
+        """The offset or time index has no room left (``AbstractIndex.isFull``)."""
+        return (
+            self.offset_index_entries >= segment_index_bytes // OFFSET_INDEX_ENTRY_BYTES
+            or self.time_index_entries >= segment_index_bytes // TIME_INDEX_ENTRY_BYTES
+        )
+
+    def on_become_inactive(self) -> None:
+        """Final time-index entry when the segment stops being active (``onBecomeInactiveSegment``)."""
+        self._maybe_append_time_index()
+
+    def _maybe_append_time_index(self) -> None:
+        if self.max_timestamp_so_far > self._last_time_index_timestamp:
+            self.time_index_entries += 1
+            self._last_time_index_timestamp = self.max_timestamp_so_far

@@ -1,0 +1,92 @@
+"""``kafka.version``: which Apache Kafka release's cleaner the simulator imitates (spec 15).
+
+Version-dependent rules, each with the change that introduced it:
+
+==========================  =====================================================  ==========================
+rule                        change                                                 releases
+==========================  =====================================================  ==========================
+max.compaction.lag.ms       KIP-354 (apache/kafka#6009)                            2.3.0 and later
+delete horizon in header    KIP-534 / KAFKA-8522 (#10914)                          3.1.0 and later
+rule B, first uncleanable   KAFKA-17076 (#17193; 3.9 backport #20535, Nov 2025)    4.0.0-4.3.x, 3.9.2 and later
+rule B, high watermark      KAFKA-20452 (#22089, merged April 2026)                4.4.0 and later
+segment.bytes >= 1 MiB      KIP-1030                                               4.0.0 and later
+==========================  =====================================================  ==========================
+
+Both rule B variants were observed on real brokers with ``tools/make_samples.py``'s probe: 3.9.2, 4.2.0,
+4.3.0 and 4.3.1 keep the emptied batch ending the cleanable range; 4.4.0 drops it.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from kcompact_nb.core.model._errors import ConfigError
+
+DEFAULT_KAFKA_VERSION = "4.4.0"
+"""The newest Apache Kafka release on Maven Central when this was written; the default broker."""
+
+_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
+KNOWN_RELEASE_LINES = {2: range(0, 9), 3: range(0, 10), 4: range(0, 5)}
+"""Apache Kafka's release lines (major -> minors) from 2.0 to the newest, 4.4; any patch release of them."""
+
+
+class RuleB(str, enum.Enum):
+    """How a release keeps the batch at the end of the cleaned range (spec 7.3 rule B)."""
+
+    ABSENT = "absent"
+    FIRST_UNCLEANABLE_OFFSET = "first_uncleanable_offset"
+    HIGH_WATERMARK = "high_watermark"
+
+
+@dataclass(frozen=True, order=True)
+class KafkaVersion:
+    """A parsed Kafka release number such as ``4.0`` or ``3.9.1``."""
+
+    major: int
+    minor: int
+    patch: int = 0
+
+    @classmethod
+    def parse(cls, text: str) -> KafkaVersion:
+        match = _VERSION.match(str(text).strip())
+        if match is None:
+            message = f"Invalid value {text!r} for configuration kafka.version: expected MAJOR.MINOR[.PATCH]"
+            raise ConfigError(message)
+        major, minor, patch = match.groups()
+        version = cls(int(major), int(minor), int(patch or 0))
+        if version < cls(2, 0):
+            raise ConfigError(f"Invalid value {text!r} for configuration kafka.version: Value must be at least 2.0")
+        if version.minor not in KNOWN_RELEASE_LINES.get(version.major, ()):
+            lines = ", ".join(f"{major}.{m.start}-{major}.{m.stop - 1}" for major, m in KNOWN_RELEASE_LINES.items())
+            message = (
+                f"Invalid value {text!r} for configuration kafka.version: not an Apache Kafka release line the "
+                f"simulator knows; known: {lines} (any patch release of them, e.g. 3.9.2 or 4.4.0)"
+            )
+            raise ConfigError(message)
+        return version
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+    @property
+    def has_max_compaction_lag(self) -> bool:
+        return self >= KafkaVersion(2, 3)
+
+    @property
+    def has_batch_delete_horizon(self) -> bool:
+        return self >= KafkaVersion(3, 1)
+
+    @property
+    def requires_large_segments(self) -> bool:
+        """KIP-1030: ``segment.bytes`` must be at least 1 MiB from 4.0 on."""
+        return self >= KafkaVersion(4, 0)
+
+    @property
+    def rule_b(self) -> RuleB:
+        if self >= KafkaVersion(4, 4):
+            return RuleB.HIGH_WATERMARK
+        if self >= KafkaVersion(4, 0) or self >= KafkaVersion(3, 9, 2):
+            return RuleB.FIRST_UNCLEANABLE_OFFSET
+        return RuleB.ABSENT

@@ -1,0 +1,159 @@
+"""Frames: copies of one partition after each step (a pass, an append, a roll, time), computed on demand.
+
+Steppers and what-if plots move back and forth over frames; each frame's log is a copy that
+later steps never change. Copies share the immutable batches, so a frame costs O(segments +
+batches), not O(records).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from kcompact_nb.core.cleaner import CleanerManager, OffsetMapSpec, PassResult, Strategy
+from kcompact_nb.core.model import BrokerConfig, PartitionLog, Segment, TopicConfig
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One partition at ``now_ms`` after step ``index`` (0: the start), with the passes that step ran on it."""
+
+    index: int
+    label: str
+    now_ms: int
+    log: PartitionLog
+    passes: tuple[PassResult, ...] = ()
+
+
+class Timeline:
+    """Frames computed from ``frames`` as they are first asked for, then kept (moving back is free)."""
+
+    def __init__(self, frames: Iterable[Frame]) -> None:
+        self._source: Iterator[Frame] = iter(frames)
+        self._frames: list[Frame] = []
+        self.exhausted = False
+
+    def __len__(self) -> int:
+        """Frames computed so far."""
+        return len(self._frames)
+
+    @property
+    def frames(self) -> tuple[Frame, ...]:
+        return tuple(self._frames)
+
+    def frame(self, index: int) -> Frame:
+        """Frame ``index``, computing the frames up to it; ``IndexError`` past the last one."""
+        while index >= len(self._frames) and self.extend():
+            pass
+        return self._frames[index]
+
+    def extend(self) -> bool:
+        """Compute one more frame; False when there is none."""
+        if self.exhausted:
+            return False
+        nxt = next(self._source, None)
+        if nxt is None:
+            self.exhausted = True
+            return False
+        self._frames.append(nxt)
+        return True
+
+    def compute_all(self, *, limit: int = 10_000) -> tuple[Frame, ...]:
+        """Every frame (at most ``limit``)."""
+        while len(self._frames) < limit and self.extend():
+            pass
+        return self.frames
+
+
+def copy_log(log: PartitionLog, *, config: TopicConfig | None = None, broker: BrokerConfig | None = None) -> PartitionLog:
+    """A copy of ``log`` whose segments, checkpoint and producer state are its own; batches are shared.
+
+    ``config`` and ``broker`` replace the copy's configs (the same data under other settings).
+    """
+    clone = copy.copy(log)
+    clone.config, clone.broker = config or log.config, broker or log.broker
+    clone.segments = [_copy_segment(s) for s in log.segments]
+    clone.producer_state = copy.deepcopy(log.producer_state)
+    return clone
+
+
+def _copy_segment(segment: Segment) -> Segment:
+    clone = copy.copy(segment)
+    clone.batches = list(segment.batches)
+    clone.offset_index = list(segment.offset_index)
+    clone.aborted_transactions = list(segment.aborted_transactions)
+    return clone
+
+
+def pass_frames(
+    log: PartitionLog,
+    *,
+    now_ms: int,
+    offset_map: OffsetMapSpec | None = None,
+    strategy: Strategy | None = None,
+    max_passes: int = 1_000,
+) -> Iterator[Frame]:
+    """The start frame, then one frame per cleaner pass at ``now_ms`` while the log stays eligible.
+
+    Each pass is the broker's (``LogCleanerManager`` bounds, ``min.cleanable.dirty.ratio``); a
+    small ``offset_map`` gives partial passes (spec 6.3). ``log`` itself is never modified.
+    """
+    current = copy_log(log)
+    yield Frame(0, "start", now_ms, current)
+    manager = CleanerManager(log.broker, strategies={log.topic: strategy} if strategy else {})
+    for index in range(1, max_passes + 1):
+        nxt = copy_log(current)
+        result = manager.clean_log(nxt, now_ms=now_ms, offset_map=offset_map)
+        if result is None:
+            return
+        yield Frame(index, pass_label(index, result), now_ms, nxt, (result,))
+        current = nxt
+
+
+def pass_label(index: int, result: PassResult) -> str:
+    """``pass 2: [fd, end) of [fd, fu), N -> M messages`` (plus "map full" for a partial pass)."""
+    stats = result.stats
+    partial = ", offset map full" if result.map_full else ""
+    return (
+        f"pass {index}: cleaned [{result.first_dirty_offset}, {result.end_offset}) of "
+        f"[{result.first_dirty_offset}, {result.first_uncleanable_offset}), "
+        f"{stats.messages_read} -> {stats.messages_written} messages{partial}"
+    )
+
+
+@dataclass
+class PassRecorder(CleanerManager):
+    """A :class:`CleanerManager` that also keeps every pass it runs in ``passes`` (for frames)."""
+
+    passes: list[PassResult] = field(default_factory=list)
+
+    def clean_once(
+        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
+    ) -> PassResult | None:
+        return self._kept(super().clean_once(logs, now_ms=now_ms, in_progress=in_progress))
+
+    def clean_log(
+        self,
+        log: PartitionLog,
+        *,
+        now_ms: int,
+        first_dirty_offset: int | None = None,
+        first_uncleanable_offset: int | None = None,
+        offset_map: OffsetMapSpec | None = None,
+        force: bool = False,
+    ) -> PassResult | None:
+        result = super().clean_log(
+            log,
+            now_ms=now_ms,
+            first_dirty_offset=first_dirty_offset,
+            first_uncleanable_offset=first_uncleanable_offset,
+            offset_map=offset_map,
+            force=force,
+        )
+        return self._kept(result)
+
+    def _kept(self, result: PassResult | None) -> PassResult | None:
+        if result is not None:
+            self.passes.append(result)
+        return result

@@ -1,0 +1,161 @@
+"""Why a partition is (not) cleaned: a plain-language account of its ranges, eligibility and tombstones."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from kcompact_nb.core.cleaner import LogToClean, log_to_clean, non_active_segments_from
+from kcompact_nb.core.model import LONG_MAX, PartitionLog, format_bytes, format_duration_ms, format_instant_ms
+
+
+@dataclass(frozen=True)
+class TombstoneFate:
+    """When one tombstone may go: ``horizon_ms`` once a pass has stamped its batch (spec 7.4)."""
+
+    offset: int
+    key: bytes
+    horizon_ms: int | None
+
+    def describe(self, now_ms: int) -> str:
+        key = self.key.decode("utf-8", "replace")
+        if self.horizon_ms is None:
+            return (
+                f"tombstone {key!r} at offset {self.offset}: not stamped yet; the next pass that rewrites it "
+                "stamps its delete horizon (pass time + delete.retention.ms)"
+            )
+        horizon = format_instant_ms(self.horizon_ms)
+        if self.horizon_ms <= now_ms:
+            return f"tombstone {key!r} at offset {self.offset}: removable by the next pass over it (delete horizon {horizon} has passed)"
+        wait = format_duration_ms(self.horizon_ms - now_ms, max_units=2)
+        return f"tombstone {key!r} at offset {self.offset}: removable by the first pass from {horizon} on (delete horizon, in {wait})"
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The cleaner's view of one partition at ``now_ms`` and when it would next be eligible."""
+
+    now_ms: int
+    log_to_clean: LogToClean
+    uncleanable_reason: str
+    eligible_at_ms: int | None
+    tombstones: tuple[TombstoneFate, ...]
+    codecs: tuple[tuple[str, int], ...] = ()
+    """(codec, batch count) of the compressed batches, most frequent first."""
+    estimated_batches: int = 0
+    """Batches whose size is an estimate (no exact encoder for their codec here)."""
+
+    @property
+    def dirty_ratio(self) -> str:
+        """``dirty ratio 0.4762 vs min.cleanable.dirty.ratio 0.5``."""
+        ltc = self.log_to_clean
+        return f"dirty ratio {ltc.cleanable_ratio:.4f} vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio:g}"
+
+    @property
+    def eligibility(self) -> str:
+        """Whether the cleaner may pick this partition now, and if not, when (or why never)."""
+        return _eligibility(self.log_to_clean, self.eligible_at_ms, self.now_ms)
+
+    def lines(self) -> list[str]:
+        ltc = self.log_to_clean
+        fd, fu = ltc.first_dirty_offset, ltc.first_uncleanable_offset
+        lines = [
+            f"{ltc.name} at {format_instant_ms(self.now_ms)}:",
+            f"  log tail (cleaned): offsets below the cleaner point {fd:,}, {format_bytes(ltc.clean_bytes, exact=False)}",
+            f"  log head, cleanable: [{fd:,}, {fu:,}), {format_bytes(ltc.cleanable_bytes, exact=False)}",
+            f"  log head, uncleanable from {fu:,}: {self.uncleanable_reason}",
+            "  " + self.dirty_ratio,
+            "  " + self.eligibility,
+        ]
+        if ltc.checkpoint_reset:
+            lines.append(f"  checkpoint reset: {ltc.checkpoint_reset}")
+        if ltc.checkpoint_warning:
+            lines.append(f"  Kafka's cleaner logs: WARN {ltc.checkpoint_warning}")
+        lines += ["  " + t.describe(self.now_ms) for t in self.tombstones]
+        lines += ["  " + line for line in self._compression_lines()]
+        return lines
+
+    def _compression_lines(self) -> list[str]:
+        lines = []
+        if self.codecs:
+            counts = ", ".join(f"{count} {codec}" for codec, count in self.codecs)
+            lines.append(
+                f"compressed batches: {counts}; a pass rewrites a partly kept one with its codec at the "
+                "codec's default level (MemoryRecords.filterTo)"
+            )
+        if self.estimated_batches:
+            n = self.estimated_batches
+            lines.append(
+                f"sizes estimated: {n} {'batch was' if n == 1 else 'batches were'} sized without Kafka's codec, so the "
+                "sizes and ratios above are estimates (import kcompact_nb.io for Kafka's exact bytes)"
+            )
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def explain(log: PartitionLog, *, now_ms: int) -> Explanation:
+    """Explain ``log`` at ``now_ms``: ranges and why, eligibility, next eligible time, tombstones."""
+    ltc = log_to_clean(log, now_ms=now_ms)
+    tombstones = tuple(
+        TombstoneFate(r.offset, r.key, b.delete_horizon_ms)
+        for b, r in log.records()
+        if not b.is_control and r.is_tombstone and r.key is not None
+    )
+    codecs = Counter(b.compression for b in log.batches() if b.compression != "none")
+    return Explanation(
+        now_ms,
+        ltc,
+        _uncleanable_reason(log, ltc, now_ms),
+        next_eligible_ms(log, now_ms=now_ms),
+        tombstones,
+        codecs=tuple(codecs.most_common()),
+        estimated_batches=sum(b.size_estimated for b in log.batches()),
+    )
+
+
+def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:
+    """The first time at or after ``now_ms`` the log is eligible if nothing more is appended; None: never.
+
+    Without appends only the clock moves, so only ``min.compaction.lag.ms`` (segments ageing into the
+    cleanable range) and ``max.compaction.lag.ms`` (overdue segments) can change the answer.
+    """
+    candidates = {now_ms}
+    first_dirty = log_to_clean(log, now_ms=now_ms).first_dirty_offset
+    for segment in non_active_segments_from(log, first_dirty):
+        candidates.add(segment.largest_timestamp + log.config.min_compaction_lag_ms + 1)
+        if log.config.max_compaction_lag_ms < LONG_MAX and segment.first_batch_timestamp < 2**62:
+            candidates.add(segment.first_batch_timestamp + log.config.max_compaction_lag_ms + 1)
+    for t in sorted(c for c in candidates if c >= now_ms):
+        if log_to_clean(log, now_ms=t).eligible:
+            return t
+    return None
+
+
+def _eligibility(ltc: LogToClean, eligible_at_ms: int | None, now_ms: int) -> str:
+    if ltc.eligible:
+        why = "overdue per max.compaction.lag.ms" if ltc.needs_compaction_now and ltc.cleanable_ratio <= ltc.min_cleanable_dirty_ratio else "its dirty ratio is above the minimum"
+        return f"eligible now: {why}"
+    if eligible_at_ms is not None:
+        wait = format_duration_ms(eligible_at_ms - now_ms, max_units=2)
+        return f"not eligible now; eligible at {format_instant_ms(eligible_at_ms)} (in {wait}) if nothing else is produced"
+    if ltc.cleanable_bytes == 0:
+        return "not eligible: nothing is cleanable, and without new appends the active segment never rolls, so never"
+    return "not eligible: the dirty ratio is not above the minimum, and without new appends it never will be"
+
+
+def _uncleanable_reason(log: PartitionLog, ltc: LogToClean, now_ms: int) -> str:
+    """Which of Kafka's three bounds (spec 4.2) put the first uncleanable offset where it is."""
+    fu, lso = ltc.first_uncleanable_offset, log.last_stable_offset
+    if lso < log.active_segment.base_offset and log.floor_segment(lso).base_offset == fu:
+        return f"an open transaction holds the last stable offset at {lso}; its segment and all later ones wait"
+    lag = log.config.min_compaction_lag_ms
+    young = [s for s in non_active_segments_from(log, ltc.first_dirty_offset) if s.largest_timestamp > now_ms - lag]
+    if lag > 0 and young and young[0].base_offset == fu:
+        age = format_duration_ms(now_ms - young[0].largest_timestamp, max_units=2)
+        return (
+            f"segment {fu} is younger than min.compaction.lag.ms ({format_duration_ms(lag, max_units=2)}): "
+            f"its newest record, at {format_instant_ms(young[0].largest_timestamp)}, is {age} old"
+        )
+    return "the active segment, never cleaned (it rolls only when records are appended)"

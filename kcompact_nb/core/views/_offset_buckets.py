@@ -1,0 +1,149 @@
+"""Column contract of offset-bucketed partition summaries (drawing large partitions without collecting them).
+
+One row per (topic, partition, bucket): records in ``[start_offset, end_offset)`` counted by fate.
+The core computes it from a :class:`PartitionLog`, Spark from a DataFrame; figures read either.
+
+========== =====================================================================
+column      meaning
+========== =====================================================================
+topic       topic name
+partition   partition number
+bucket      bucket index, 0-based from the partition's first offset
+start_offset first offset of the bucket (inclusive)
+end_offset  end of the bucket (exclusive)
+records     data records in the bucket (control records excluded)
+size_bytes  sum of the records' v2 sizes (``record_size_bytes``), batch overheads excluded
+live        records that are the latest of their key and not tombstones, and keyless records
+superseded  records with a later record of the same key in the partition
+tombstones  records that are the latest of their key and tombstones
+========== =====================================================================
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy
+
+from kcompact_nb.core.model import (
+    RECORD_BATCH_OVERHEAD,
+    KafkaModelError,
+    PartitionLog,
+    Record,
+    RecordBatch,
+    record_size_bytes,
+)
+
+OFFSET_BUCKET_COLUMNS: tuple[str, ...] = (
+    "topic",
+    "partition",
+    "bucket",
+    "start_offset",
+    "end_offset",
+    "records",
+    "size_bytes",
+    "live",
+    "superseded",
+    "tombstones",
+)
+
+
+class OffsetBucket(NamedTuple):
+    """One row of an offset-bucketed summary; the fields are :data:`OFFSET_BUCKET_COLUMNS`."""
+
+    topic: str
+    partition: int
+    bucket: int
+    start_offset: int
+    end_offset: int
+    records: int
+    size_bytes: int
+    live: int
+    superseded: int
+    tombstones: int
+
+
+def offset_buckets(
+    log: PartitionLog, *, bucket_count: int, topic: str | None = None, partition: int | None = None
+) -> list[OffsetBucket]:
+    """Summarise ``[log start offset, log end offset)`` in at most ``bucket_count`` equal-width offset buckets.
+
+    Every bucket is returned, empty ones too, so offset gaps left by compaction stay visible.
+    "Later record of the same key" is by offset (Kafka's ``compaction.strategy=offset``); control
+    records and records below the log start offset are not counted; keyless records count as live.
+    :func:`kcompact_nb.spark.offset_buckets` follows the same rule and, given the same ``bucket_count``,
+    returns the same rows. ``topic``/``partition`` default to the log's.
+
+    Parameters
+    ----------
+    log
+        The partition; it is only read.
+    bucket_count
+        Upper bound on the number of rows (at least 1); each bucket spans ``ceil(span / bucket_count)`` offsets.
+    """
+    if bucket_count < 1:
+        raise KafkaModelError(f"bucket_count must be at least 1, got {bucket_count}")
+    start, end = log.log_start_offset, log.log_end_offset
+    if end <= start:
+        return []
+    width = -(-(end - start) // bucket_count)
+    tally = _Tally(start, width, -(-(end - start) // width))
+    for batch in log.batches():
+        if not batch.is_control and batch.last_offset >= start:
+            tally.add_batch(batch)
+    where = (log.topic if topic is None else topic, log.partition if partition is None else partition)
+    return [
+        OffsetBucket(*where, i, start + i * width, min(start + (i + 1) * width, end), *map(int, row))
+        for i, row in enumerate(tally.rows())
+    ]
+
+
+class _Tally:
+    """Per-bucket counts: records and bytes batch by batch, then live and tombstones from each key's latest record."""
+
+    def __init__(self, start: int, width: int, buckets: int) -> None:
+        self.start, self.width, self.buckets = start, width, buckets
+        self.records = [0] * buckets
+        self.size_bytes = [0] * buckets
+        self.latest: dict[bytes, Record] = {}
+        self.keyless: list[int] = []
+
+    def add_batch(self, batch: RecordBatch) -> None:
+        records, start, width = batch.records, self.start, self.width
+        latest = self.latest
+        for record in records:
+            if record.key is None:
+                self.keyless.append(record.offset)
+            else:
+                latest[record.key] = record
+        if not records:
+            return
+        first = (records[0].offset - start) // width
+        if batch.compression == "none" and records[0].offset >= start and first == (records[-1].offset - start) // width:
+            self.records[first] += len(records)  # one bucket holds the batch: its record bytes are the size minus the header
+            self.size_bytes[first] += batch.size_bytes - RECORD_BATCH_OVERHEAD
+            return
+        for record in records:
+            if record.offset >= start:
+                self.records[(record.offset - start) // width] += 1
+                self.size_bytes[(record.offset - start) // width] += _record_size(batch, record)
+
+    def rows(self) -> numpy.ndarray:
+        """Columns records, size_bytes, live, superseded, tombstones; one row per bucket."""
+        winners = [r for r in self.latest.values() if r.offset >= self.start]
+        offsets = numpy.fromiter((r.offset for r in winners), dtype=numpy.int64, count=len(winners))
+        deleted = numpy.fromiter((r.value is None for r in winners), dtype=bool, count=len(winners))
+        tombstones = self._histogram(offsets[deleted])
+        live = self._histogram(offsets[~deleted]) + self._histogram(numpy.array(self.keyless, dtype=numpy.int64))
+        records = numpy.array(self.records, dtype=numpy.int64)
+        sizes = numpy.array(self.size_bytes, dtype=numpy.int64)
+        return numpy.column_stack([records, sizes, live, records - live - tombstones, tombstones])
+
+    def _histogram(self, offsets: numpy.ndarray) -> numpy.ndarray:
+        kept = offsets[offsets >= self.start]
+        return numpy.bincount((kept - self.start) // self.width, minlength=self.buckets).astype(numpy.int64)
+
+
+def _record_size(batch: RecordBatch, record: Record) -> int:
+    deltas = (record.offset - batch.base_offset, record.timestamp - batch.base_timestamp)
+    return record_size_bytes(*deltas, record.key, record.value, record.headers)
