@@ -8,13 +8,14 @@ import subprocess
 import time
 from pathlib import Path
 
+from kcompact_nb.core import LEFTOVER_FILE_SUFFIXES
+
 from ._broker import KafkaBroker
 from ._classpath import KAFKA_3_VERSION, kafka_major, resolve_classpath
 from ._errors import BrokerError
 
 _INDEX_PROBLEMS = ("Mismatches in :", "Found timestamp mismatch in :", "Found out of order timestamp in :")
 """How ``DumpLogSegments`` starts its reports of index entries that do not match the log."""
-_IN_FLIGHT_SUFFIXES = (".cleaned", ".swap", ".deleted")
 _CREATED_LINE = re.compile(r"Created log for partition (\S+) in ")
 _CLEANED_LINE = re.compile(r"Log cleaner thread \d+ cleaned log (?P<tp>\S+) \(dirty section = \[(\d+), (\d+)\]\)")
 
@@ -80,7 +81,7 @@ def wait_for_cleaner(
 
 
 def _swap_in_flight(folder: Path) -> bool:
-    return any(path.name.endswith(_IN_FLIGHT_SUFFIXES) for path in folder.iterdir())
+    return any(path.name.endswith(LEFTOVER_FILE_SUFFIXES) for path in folder.iterdir())
 
 
 def copy_partition(broker: KafkaBroker, topic: str, destination: Path, *, partition: int = 0) -> Path:
@@ -91,7 +92,7 @@ def copy_partition(broker: KafkaBroker, topic: str, destination: Path, *, partit
     source = partition_dir(broker, topic, partition)
     target = Path(destination) / source.name
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in _IN_FLIGHT_SUFFIXES)))
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in LEFTOVER_FILE_SUFFIXES)))
     offset = cleaner_checkpoint(broker.log_dir).get((topic, partition))
     entries = [] if offset is None else [f"{topic} {partition} {offset}"]
     (Path(destination) / "cleaner-offset-checkpoint").write_text("\n".join(["0", str(len(entries)), *entries]) + "\n")

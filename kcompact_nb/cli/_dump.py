@@ -22,7 +22,7 @@ from kcompact_nb.cli._dump_table import SegmentStats, Table
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import existing, named_like_partition
 from kcompact_nb.cli._text import plural
-from kcompact_nb.core import KcompactError
+from kcompact_nb.core import KcompactError, segment_file_name
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     INDEX_FILE_SUFFIXES,
@@ -30,7 +30,6 @@ from kcompact_nb.io import (
     LoadedPartition,
     MissingCodecError,
     SegmentFileReader,
-    index_file_name,
     parse_partition_dir_name,
     read_checkpoint,
     read_partition_dir,
@@ -116,7 +115,7 @@ def _partition_heading(path: Path, out: TextIO) -> list[Path]:
     if not files:
         base = _loaded(path).log.active_segment.base_offset
         out.write(f"Partition {topic}-{partition}: 1 segment, 0 bytes ({path})\n")
-        out.write(f"\nSegment {index_file_name(base, '.log')}: base offset {base}, 0 bytes; no file: Kafka creates "
+        out.write(f"\nSegment {segment_file_name(base, '.log')}: base offset {base}, 0 bytes; no file: Kafka creates "
                   "this empty active segment when it loads the partition\n")  # fmt: skip
         return []
     out.write(f"Partition {topic}-{partition}: {plural(len(files), 'segment')}, {total:,} bytes ({path})\n")

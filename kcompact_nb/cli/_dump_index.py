@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._text import aligned, iso_time, plural
-from kcompact_nb.core import RecordBatch
+from kcompact_nb.core import RecordBatch, segment_file_name
 from kcompact_nb.io import (
     IndexFile,
     OffsetIndexFile,
@@ -24,7 +24,6 @@ from kcompact_nb.io import (
     SegmentFileReader,
     TimeIndexFile,
     TransactionIndexFile,
-    index_file_name,
     read_index_file,
 )
 
@@ -114,7 +113,7 @@ def check_against_segment(index: IndexFile, path: Path) -> tuple[list[str], bool
     """Entries that do not match the ``.log`` file beside ``path``, and whether there was one to check."""
     if not isinstance(index, OffsetIndexFile | TimeIndexFile):
         return [], False
-    segment = path.with_name(index_file_name(index.base_offset, ".log"))
+    segment = path.with_name(segment_file_name(index.base_offset, ".log"))
     if not segment.is_file():
         return [], False
     batches = list(SegmentFileReader(segment, keep_raw=False, recover=True))
@@ -158,7 +157,7 @@ def _time_index_problems(index: TimeIndexFile, batches: list[RecordBatch]) -> li
 def _check_line(index: IndexFile, problems: list[str], checked: bool) -> str:
     if not isinstance(index, OffsetIndexFile | TimeIndexFile) or not index.entries:
         return ""
-    log_name = index_file_name(index.base_offset, ".log")
+    log_name = segment_file_name(index.base_offset, ".log")
     if not checked:
         return f"not checked: no {log_name} beside it"
     if problems:

@@ -29,7 +29,6 @@ from kcompact_nb.io import (
     LoadedLogDir,
     LoadedPartition,
     LogReadError,
-    parse_partition_dir_name,
     read_log_dir,
 )
 

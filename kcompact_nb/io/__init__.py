@@ -11,7 +11,7 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 
 from __future__ import annotations
 
-from kcompact_nb.core import set_default_encoder
+from kcompact_nb.core import SegmentData, build_partition_log, set_default_encoder
 from kcompact_nb.io._batch_encoder import KafkaBatchEncoder, encode_batch
 from kcompact_nb.io._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
 from kcompact_nb.io._checkpoint import (
@@ -39,6 +39,7 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
+from kcompact_nb.io._gaps import CompactionGap, format_gap_report, last_compaction_gap
 from kcompact_nb.io._index_files import (
     INDEX_FILE_SUFFIXES,
     OFFSET_INDEX_ENTRY_BYTES,
@@ -57,37 +58,29 @@ from kcompact_nb.io._index_files import (
     decode_time_index,
     decode_txn_index,
     encode_index_file,
-    index_file_name,
     java_hash_map_order,
     preallocated_bytes,
     read_index_file,
     segment_indexes,
     write_index_file,
 )
-from kcompact_nb.io._gaps import CompactionGap, format_gap_report, last_compaction_gap
 from kcompact_nb.io._kcat import read_kcat
 from kcompact_nb.io._kcat_format import KcatFormat, compile_kcat_format
 from kcompact_nb.io._kcat_json import parse_kcat_json
 from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse
 from kcompact_nb.io._kcat_text import parse_kcat_format
 from kcompact_nb.io._log_reader import (
-    METADATA_LOG_TOPIC,
     LoadedLogDir,
     LoadedPartition,
-    SegmentData,
-    build_partition_log,
-    compacted_topic_config,
     parse_partition_dir_name,
     read_log_dir,
     read_partition_dir,
-    rebuild_producer_state,
     segment_files,
 )
 from kcompact_nb.io._log_writer import (
     batch_attributes_and_crc,
     batch_bytes,
     checkpoint_entries,
-    segment_file_name,
     write_log_dir,
     write_partition_dir,
     write_segment_file,
@@ -95,10 +88,11 @@ from kcompact_nb.io._log_writer import (
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter_segment_batches, segment_base_offset
 
 __all__ = [
+    "SegmentData",  # core's (LogLoader); re-exported for spark's bridge until it imports core's
+    "build_partition_log",
     "CLEANER_OFFSET_CHECKPOINT",
     "INDEX_FILE_SUFFIXES",
     "LOG_START_OFFSET_CHECKPOINT",
-    "METADATA_LOG_TOPIC",
     "OFFSET_INDEX_ENTRY_BYTES",
     "RECOVERY_POINT_CHECKPOINT",
     "TIME_INDEX_ENTRY_BYTES",
@@ -129,7 +123,6 @@ __all__ = [
     "ParsedSegment",
     "ProducerSnapshotEntry",
     "ProducerSnapshotFile",
-    "SegmentData",
     "SegmentFileReader",
     "SegmentIndexes",
     "TimeIndexFile",
@@ -138,9 +131,7 @@ __all__ = [
     "TruncatedBatchError",
     "batch_attributes_and_crc",
     "batch_bytes",
-    "build_partition_log",
     "checkpoint_entries",
-    "compacted_topic_config",
     "compile_kcat_format",
     "decode_offset_index",
     "decode_producer_snapshot",
@@ -150,7 +141,6 @@ __all__ = [
     "encode_index_file",
     "format_checkpoint",
     "format_gap_report",
-    "index_file_name",
     "iter_segment_batches",
     "java_hash_map_order",
     "last_compaction_gap",
@@ -167,9 +157,7 @@ __all__ = [
     "read_kcat",
     "read_log_dir",
     "read_partition_dir",
-    "rebuild_producer_state",
     "segment_base_offset",
-    "segment_file_name",
     "segment_files",
     "segment_indexes",
     "write_broker_log_dir",

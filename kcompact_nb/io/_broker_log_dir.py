@@ -26,12 +26,22 @@ snapshots a broker took at earlier segment rolls are not reconstructed.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from kcompact_nb.core import PartitionLog, Segment
+from kcompact_nb.core import (
+    LEFTOVER_FILE_SUFFIXES,
+    LOG_FILE_SUFFIX,
+    METADATA_LOG_TOPIC,
+    PRODUCER_SNAPSHOT_FILE_NAME,
+    SEGMENT_FILE_OF_ANY_KIND,
+    SEGMENT_FILE_SUFFIXES,
+    PartitionLog,
+    Segment,
+    segment_file_name,
+    topic_partition_of_dir,
+)
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -42,9 +52,6 @@ from kcompact_nb.io._checkpoint import (
 )
 from kcompact_nb.io._errors import LogWriteError
 from kcompact_nb.io._index_files import (
-    OFFSET_INDEX_SUFFIX,
-    TIME_INDEX_SUFFIX,
-    TXN_INDEX_SUFFIX,
     OffsetIndexFile,
     ProducerSnapshotEntry,
     ProducerSnapshotFile,
@@ -54,18 +61,12 @@ from kcompact_nb.io._index_files import (
     segment_indexes,
     write_index_file,
 )
-from kcompact_nb.io._log_reader import METADATA_LOG_TOPIC, PARTITION_DIR_NAME
 from kcompact_nb.io._log_writer import (
     checkpoint_entries,
     segment_bytes,
-    segment_file_name,
     set_mtime_ms,
     write_segment_file,
 )
-
-_SEGMENT_FILE = re.compile(r"^(\d{20})\.(log|index|timeindex|txnindex)$")
-_SNAPSHOT_FILE = re.compile(r"^(\d{20})\.snapshot$")
-_LEFTOVER_SUFFIXES = (".deleted", ".cleaned", ".swap")
 
 
 def write_broker_log_dir(
@@ -119,13 +120,13 @@ def _check_target(root: Path, origin: Path | None, *, overwrite: bool) -> None:
 def _copy_other_entries(origin: Path, root: Path, *, skip: set[str]) -> None:
     """Everything of the source log dir except the partitions being written (and in-flight leftovers)."""
     for entry in sorted(origin.iterdir()):
-        if entry.name in skip or entry.name.endswith(_LEFTOVER_SUFFIXES):
+        if entry.name in skip or entry.name.endswith(LEFTOVER_FILE_SUFFIXES):
             continue
         target = root / entry.name
         if entry.is_dir():
             if target.exists():
                 shutil.rmtree(target)
-            shutil.copytree(entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in _LEFTOVER_SUFFIXES)))
+            shutil.copytree(entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in LEFTOVER_FILE_SUFFIXES)))
         else:
             shutil.copy2(entry, target)
 
@@ -179,7 +180,7 @@ def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bo
     if not same_size or not _same_bytes(segment, source_log):
         return False
     stem = source_log.name[:-4]
-    for suffix in (".log", OFFSET_INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
+    for suffix in SEGMENT_FILE_SUFFIXES:
         if (origin / f"{stem}{suffix}").is_file():
             shutil.copy2(origin / f"{stem}{suffix}", staging / f"{stem}{suffix}")
     return True
@@ -193,12 +194,12 @@ def _same_bytes(segment: Segment, path: Path) -> bool:
 def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> None:
     """The source partition's files that are not segment files: snapshots of segments still there, and the rest."""
     bases = {segment.base_offset for segment in log.segments}
-    source_bases = {int(m[1]) for p in origin.iterdir() if (m := _SEGMENT_FILE.match(p.name)) and m[2] == "log"}
+    source_bases = {int(m[1]) for p in origin.iterdir() if (m := SEGMENT_FILE_OF_ANY_KIND.match(p.name)) and m["suffix"] == LOG_FILE_SUFFIX}
     removed = source_bases - bases
     for entry in sorted(origin.iterdir()):
-        if not entry.is_file() or _SEGMENT_FILE.match(entry.name) or entry.name.endswith(_LEFTOVER_SUFFIXES):
+        if not entry.is_file() or SEGMENT_FILE_OF_ANY_KIND.match(entry.name) or entry.name.endswith(LEFTOVER_FILE_SUFFIXES):
             continue
-        snapshot = _SNAPSHOT_FILE.match(entry.name)
+        snapshot = PRODUCER_SNAPSHOT_FILE_NAME.match(entry.name)
         if snapshot is None or int(snapshot[1]) not in removed:
             shutil.copy2(entry, staging / entry.name)
 
@@ -254,7 +255,7 @@ def _partitions_in(root: Path) -> set[TopicPartition]:
     """The partitions of a log dir that belong to the broker's log pool (checkpoints list only those)."""
     found = set()
     for entry in root.iterdir():
-        match = PARTITION_DIR_NAME.match(entry.name)
-        if entry.is_dir() and match is not None and match["topic"] != METADATA_LOG_TOPIC:
-            found.add((match["topic"], int(match["partition"])))
+        partition = topic_partition_of_dir(entry.name)
+        if entry.is_dir() and partition is not None and partition[0] != METADATA_LOG_TOPIC:
+            found.add(partition)
     return found

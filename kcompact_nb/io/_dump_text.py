@@ -37,10 +37,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kcompact_nb.core import BrokerConfig, PartitionLog, Record, RecordBatch, TimestampType, TopicConfig
+from kcompact_nb.core import (
+    BrokerConfig,
+    PartitionLog,
+    Record,
+    RecordBatch,
+    SegmentData,
+    TimestampType,
+    TopicConfig,
+    build_partition_log,
+)
 from kcompact_nb.io._batch_header import CODEC_NAMES
 from kcompact_nb.io._errors import DumpParseError
-from kcompact_nb.io._log_reader import SegmentData, build_partition_log
 
 _PAIR = re.compile(r"([A-Za-z]+): (\S+)")
 _INT = re.compile(r"-?[0-9]+")

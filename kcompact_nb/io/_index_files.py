@@ -47,16 +47,20 @@ from pathlib import Path
 
 from crc32c import crc32c
 
-from kcompact_nb.core import AbortedTxn, RecordBatch
+from kcompact_nb.core import (
+    INDEX_FILE_SUFFIX,
+    LONG_MAX,
+    NO_TIMESTAMP,
+    PRODUCER_SNAPSHOT_FILE_SUFFIX,
+    TIME_INDEX_FILE_SUFFIX,
+    TXN_INDEX_FILE_SUFFIX,
+    AbortedTxn,
+    RecordBatch,
+    segment_file_name,
+)
 from kcompact_nb.io._errors import IndexFileError, LogWriteError
 
-NO_TIMESTAMP = -1
-LONG_MAX = 9_223_372_036_854_775_807
-OFFSET_INDEX_SUFFIX = ".index"
-TIME_INDEX_SUFFIX = ".timeindex"
-TXN_INDEX_SUFFIX = ".txnindex"
-PRODUCER_SNAPSHOT_SUFFIX = ".snapshot"
-INDEX_FILE_SUFFIXES = (OFFSET_INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, PRODUCER_SNAPSHOT_SUFFIX)
+INDEX_FILE_SUFFIXES = (INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 
 _OFFSET_ENTRY = struct.Struct(">ii")
 _TIME_ENTRY = struct.Struct(">qi")
@@ -139,11 +143,6 @@ class ProducerSnapshotFile:
 
 
 IndexFile = OffsetIndexFile | TimeIndexFile | TransactionIndexFile | ProducerSnapshotFile
-
-
-def index_file_name(offset: int, suffix: str) -> str:
-    """``LogFileUtils``' name for a segment's file: the offset zero-padded to 20 digits, then ``suffix``."""
-    return f"{offset:020d}{suffix}"
 
 
 def file_offset(path: Path) -> int:
@@ -382,10 +381,10 @@ def _java_bucket(key: int, capacity: int) -> int:
 # Files ----------------------------------------------------------------------------------------------------
 
 _DECODERS: dict[str, Callable[[bytes, int, Path], IndexFile]] = {
-    OFFSET_INDEX_SUFFIX: decode_offset_index,
-    TIME_INDEX_SUFFIX: decode_time_index,
-    TXN_INDEX_SUFFIX: decode_txn_index,
-    PRODUCER_SNAPSHOT_SUFFIX: decode_producer_snapshot,
+    INDEX_FILE_SUFFIX: decode_offset_index,
+    TIME_INDEX_FILE_SUFFIX: decode_time_index,
+    TXN_INDEX_FILE_SUFFIX: decode_txn_index,
+    PRODUCER_SNAPSHOT_FILE_SUFFIX: decode_producer_snapshot,
 }
 
 
@@ -412,10 +411,10 @@ def encode_index_file(index: IndexFile) -> bytes:
 def index_file_suffix(index: IndexFile) -> str:
     """The file name suffix of ``index``'s kind."""
     kinds = {
-        OffsetIndexFile: OFFSET_INDEX_SUFFIX,
-        TimeIndexFile: TIME_INDEX_SUFFIX,
-        TransactionIndexFile: TXN_INDEX_SUFFIX,
-        ProducerSnapshotFile: PRODUCER_SNAPSHOT_SUFFIX,
+        OffsetIndexFile: INDEX_FILE_SUFFIX,
+        TimeIndexFile: TIME_INDEX_FILE_SUFFIX,
+        TransactionIndexFile: TXN_INDEX_FILE_SUFFIX,
+        ProducerSnapshotFile: PRODUCER_SNAPSHOT_FILE_SUFFIX,
     }
     return kinds[type(index)]
 
@@ -423,6 +422,6 @@ def index_file_suffix(index: IndexFile) -> str:
 def write_index_file(index: IndexFile, folder: str | os.PathLike[str]) -> Path:
     """Write ``index`` into ``folder`` under Kafka's name for it (e.g. ``00000000000000000031.timeindex``)."""
     offset = index.offset if isinstance(index, ProducerSnapshotFile) else index.base_offset
-    path = Path(folder) / index_file_name(offset, index_file_suffix(index))
+    path = Path(folder) / segment_file_name(offset, index_file_suffix(index))
     path.write_bytes(encode_index_file(index))
     return path

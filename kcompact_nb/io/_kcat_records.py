@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kcompact_nb.core import BrokerConfig, PartitionLog, Record, RecordBatch, TimestampType, TopicConfig
-from kcompact_nb.io._log_reader import SegmentData, build_partition_log
+from kcompact_nb.core import (
+    BrokerConfig,
+    PartitionLog,
+    Record,
+    RecordBatch,
+    SegmentData,
+    TimestampType,
+    TopicConfig,
+    build_partition_log,
+)
 
 
 @dataclass(frozen=True)

@@ -9,21 +9,27 @@ from the batches themselves (what ``LogLoader`` does when those files are missin
 from __future__ import annotations
 
 import os
-import re
-import struct
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kcompact_nb.core import (
-    AbortedTxn,
+    CLEANED_FILE_SUFFIX,
+    DELETED_FILE_SUFFIX,
+    LEFTOVER_FILE_SUFFIXES,
+    LOG_FILE_SUFFIX,
+    METADATA_LOG_TOPIC,
+    PRODUCER_SNAPSHOT_FILE_SUFFIX,
+    SEGMENT_FILE_NAME,
+    SEGMENT_FILE_SUFFIXES,
+    SWAP_FILE_SUFFIX,
     BrokerConfig,
     KeyRegistry,
     PartitionLog,
-    RecordBatch,
-    Segment,
+    SegmentData,
     TopicConfig,
-    control_record_type,
+    build_partition_log,
+    topic_partition_of_dir,
 )
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -34,33 +40,15 @@ from kcompact_nb.io._checkpoint import (
 )
 from kcompact_nb.io._errors import NotASegmentError
 from kcompact_nb.io._progress import ByteProgress
-from kcompact_nb.io._segment_reader import SEGMENT_NAME, DroppedBytes, SegmentFileReader
+from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader
 
-PARTITION_DIR_NAME = re.compile(r"^(?P<topic>.+)-(?P<partition>[0-9]+)$")
-METADATA_LOG_TOPIC = "__cluster_metadata"
-"""The KRaft metadata log: kept in a log dir, but not one of the broker's logs (``LogManager.loadLogs`` skips it)."""
-_LEFTOVER_SUFFIXES = (".cleaned", ".swap", ".deleted")
-_KNOWN_SUFFIXES = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
+_KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")
 _LEFTOVER_MEANING = {
-    ".cleaned": "an unfinished cleaner output; Kafka deletes it at startup",
-    ".swap": "a cleaned segment not yet swapped in; Kafka completes the swap at startup",
-    ".deleted": "a replaced segment awaiting deletion; Kafka deletes it at startup",
+    CLEANED_FILE_SUFFIX: "an unfinished cleaner output; Kafka deletes it at startup",
+    SWAP_FILE_SUFFIX: "a cleaned segment not yet swapped in; Kafka completes the swap at startup",
+    DELETED_FILE_SUFFIX: "a replaced segment awaiting deletion; Kafka deletes it at startup",
 }
-
-
-def compacted_topic_config() -> TopicConfig:
-    """The default topic config for logs read from disk (log dirs do not store topic configs)."""
-    return TopicConfig.from_properties({"cleanup.policy": "compact"})
-
-
-@dataclass(frozen=True)
-class SegmentData:
-    """One segment's content as read from a file or a dump, before it becomes a core :class:`Segment`."""
-
-    base_offset: int
-    batches: Sequence[RecordBatch]
-    last_modified_ms: int = 0
 
 
 @dataclass
@@ -98,10 +86,10 @@ class LoadedLogDir:
 
 def parse_partition_dir_name(path: Path) -> tuple[str, int]:
     """``(topic, partition)`` from a ``<topic>-<partition>`` directory name."""
-    match = PARTITION_DIR_NAME.match(path.name)
-    if match is None:
+    found = topic_partition_of_dir(path.name)
+    if found is None:
         raise NotASegmentError(path, None, "not a partition directory: expected a name like my-topic-0")
-    return match.group("topic"), int(match.group("partition"))
+    return found
 
 
 def _require_dir(path: Path, what: str) -> None:
@@ -113,7 +101,7 @@ def _require_dir(path: Path, what: str) -> None:
 
 def segment_files(path: Path) -> list[Path]:
     """The partition directory's segment files in base-offset order."""
-    return sorted((p for p in path.iterdir() if SEGMENT_NAME.match(p.name) and p.is_file()), key=lambda p: p.name)
+    return sorted((p for p in path.iterdir() if SEGMENT_FILE_NAME.match(p.name) and p.is_file()), key=lambda p: p.name)
 
 
 def read_partition_dir(
@@ -232,116 +220,17 @@ def _read_segments(
 def _scan_other_files(path: Path, loaded: LoadedPartition) -> None:
     for entry in sorted(path.iterdir(), key=lambda p: p.name):
         name = entry.name
-        suffix = next((s for s in _LEFTOVER_SUFFIXES if name.endswith(s)), None)
+        suffix = next((s for s in LEFTOVER_FILE_SUFFIXES if name.endswith(s)), None)
         if suffix is not None:
             loaded.leftovers.append((str(entry), _LEFTOVER_MEANING[suffix]))
         elif not (name.endswith(_KNOWN_SUFFIXES) or name in _KNOWN_FILES) or (
-            name.endswith(".log") and not SEGMENT_NAME.match(name)
+            name.endswith(LOG_FILE_SUFFIX) and not SEGMENT_FILE_NAME.match(name)
         ):
             loaded.notes.append(f"ignored {entry}: not a file Kafka keeps in a partition directory")
 
 
 def _mtime_ms(path: Path) -> int:
     return path.stat().st_mtime_ns // 1_000_000
-
-
-def build_partition_log(
-    topic: str,
-    partition: int,
-    segments: Sequence[SegmentData],
-    *,
-    config: TopicConfig | None = None,
-    broker: BrokerConfig | None = None,
-    log_start_offset: int | None = None,
-    cleaner_checkpoint: int | None = None,
-    now_ms: int | None = None,
-    notes: list[str] | None = None,
-) -> PartitionLog:
-    """A :class:`PartitionLog` from segments read from disk or parsed from a dump.
-
-    Each batch is appended to its segment the way ``LogSegment.append`` would have (so sizes,
-    largest timestamps, the rolling-based timestamp and index entry counts follow the model),
-    the log end offset is the active segment's next offset, and producer state plus aborted
-    transactions are rebuilt from the batches (``UnifiedLog.rebuildProducerState``).
-    """
-    config = config or compacted_topic_config()
-    built = [_segment(data, config, last=i == len(segments) - 1) for i, data in enumerate(segments)]
-    first_base = built[0].base_offset if built else 0
-    start = max(log_start_offset or 0, first_base) if built else (log_start_offset or 0)
-    end = _log_end_offset(built, start)
-    log = PartitionLog(
-        topic,
-        partition,
-        config=config,
-        broker=broker or BrokerConfig(),
-        created_ms=built[0].created_ms if built else 0,
-        segments=built,
-        log_start_offset=start,
-        log_end_offset=end,
-        cleaner_checkpoint=cleaner_checkpoint,
-    )
-    rebuild_producer_state(log, now_ms=now_ms, notes=notes)
-    return log
-
-
-def _segment(data: SegmentData, config: TopicConfig, *, last: bool) -> Segment:
-    segment = Segment(
-        data.base_offset, created_ms=data.last_modified_ms, index_interval_bytes=config.index_interval_bytes
-    )
-    for batch in data.batches:
-        segment.append([batch], data.last_modified_ms)
-    if not last:
-        segment.on_become_inactive()
-    segment.last_modified_ms = data.last_modified_ms
-    return segment
-
-
-def _log_end_offset(segments: list[Segment], start: int) -> int:
-    if not segments:
-        return start
-    last_offsets = [s.last_offset for s in segments if s.last_offset is not None]
-    next_after_batches = max(last_offsets) + 1 if last_offsets else 0
-    return max(segments[-1].base_offset, next_after_batches)
-
-
-def rebuild_producer_state(log: PartitionLog, *, now_ms: int | None = None, notes: list[str] | None = None) -> None:
-    """Replay every producer batch into ``log.producer_state`` and the segments' aborted-txn lists.
-
-    Mirrors loading with ``AppendOrigin.REPLICATION``: a lower producer epoch is accepted (Kafka
-    only warns), control batches the cleaner emptied are skipped, and each ABORT marker adds an
-    entry to the transaction index of the segment it sits in.
-    """
-    state = log.producer_state
-    for segment in log.segments:
-        segment.aborted_transactions.clear()
-        for batch in segment.batches:
-            if not batch.has_producer_id:
-                continue
-            entry = state.producers.get(batch.producer_id)
-            if entry is not None and batch.producer_epoch < entry.producer_epoch:
-                if notes is not None:
-                    notes.append(
-                        f"producer {batch.producer_id}: epoch {batch.producer_epoch} at offset {batch.base_offset} "
-                        f"is below the last seen epoch {entry.producer_epoch} (accepted, as on replication)"
-                    )
-                entry.producer_epoch = batch.producer_epoch
-            if batch.is_control:
-                _replay_marker(log, segment, batch)
-            else:
-                state.on_data_batch(batch)
-    if now_ms is not None:
-        state.remove_expired_producers(now_ms, log.broker.producer_id_expiration_ms)
-
-
-def _replay_marker(log: PartitionLog, segment: Segment, batch: RecordBatch) -> None:
-    if not batch.records or control_record_type(batch.records[0]) is None:
-        return  # emptied by the cleaner, or a non-transaction control record
-    value = batch.records[0].value or b""
-    coordinator_epoch = struct.unpack_from(">i", value, 2)[0] if len(value) >= 6 else -1
-    txn = log.producer_state.on_end_txn_marker(batch, coordinator_epoch)
-    if txn.is_aborted:
-        lso = log.producer_state.last_stable_offset_after(txn)
-        segment.aborted_transactions.append(AbortedTxn(txn.producer_id, txn.first_offset, txn.last_offset, lso))
 
 
 def read_log_dir(
@@ -392,11 +281,11 @@ def _partition_dirs(path: Path, topics: Collection[str] | None, skipped: list[tu
     for entry in sorted(path.iterdir(), key=lambda p: p.name):
         if not entry.is_dir():
             continue
-        match = PARTITION_DIR_NAME.match(entry.name)
-        if match is None:
+        found = topic_partition_of_dir(entry.name)
+        if found is None:
             skipped.append((str(entry), "not a <topic>-<partition> directory (deleted, future or stray replica?)"))
-        elif match.group("topic") == METADATA_LOG_TOPIC:
+        elif found[0] == METADATA_LOG_TOPIC:
             skipped.append((str(entry), "the KRaft metadata log, not a log of the broker's log manager (never cleaned)"))
-        elif topics is None or match.group("topic") in topics:
+        elif topics is None or found[0] in topics:
             chosen.append(entry)
     return chosen

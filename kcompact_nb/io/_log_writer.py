@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from kcompact_nb.core import PartitionLog, RecordBatch, Segment
+from kcompact_nb.core import PartitionLog, RecordBatch, Segment, segment_file_name
 from kcompact_nb.io import _batch_header as L
 from kcompact_nb.io._batch_encoder import encode_batch, raw_matches
 from kcompact_nb.io._checkpoint import (
@@ -24,11 +24,6 @@ from kcompact_nb.io._checkpoint import (
     write_checkpoint,
 )
 from kcompact_nb.io._errors import LogWriteError
-
-
-def segment_file_name(base_offset: int) -> str:
-    """``LogFileUtils.filenamePrefixFromOffset`` + ``.log``: the base offset zero-padded to 20 digits."""
-    return f"{base_offset:020d}.log"
 
 
 def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int = 0) -> bytes:

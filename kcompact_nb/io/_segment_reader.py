@@ -9,7 +9,6 @@ unclean shutdown: the first batch that fails ends the valid prefix of the file.
 from __future__ import annotations
 
 import os
-import re
 import struct
 from array import array
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +21,8 @@ from crc32c import crc32c as calc_crc32c  # the C implementation kafka-python ca
 from kafka.record.default_records import DefaultRecordBatch  # type: ignore[import-untyped]
 
 from kcompact_nb.core import (
+    LEFTOVER_SEGMENT_FILE_NAME,
+    SEGMENT_FILE_NAME,
     KeyRegistry,
     PackedRecords,
     Record,
@@ -42,8 +43,6 @@ from kcompact_nb.io._errors import (
 )
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 
-SEGMENT_NAME = re.compile(r"^(\d{20})\.log$")
-LEFTOVER_NAME = re.compile(r"^(\d{20})\.log\.(cleaned|swap|deleted)$")
 READ_BUFFER_BYTES = 1 << 20
 PACKED_MIN_RECORDS = 3
 """Batches of fewer records hold a tuple of records: smaller and faster to build than columns there."""
@@ -72,7 +71,7 @@ def segment_base_offset(path: Path) -> int | None:
 
     Raises :class:`NotASegmentError` for a name that is not a ``.log`` file at all.
     """
-    match = SEGMENT_NAME.match(path.name) or LEFTOVER_NAME.match(path.name)
+    match = SEGMENT_FILE_NAME.match(path.name) or LEFTOVER_SEGMENT_FILE_NAME.match(path.name)
     if match:
         offset = int(match.group(1))
         if offset > L.LONG_MAX:

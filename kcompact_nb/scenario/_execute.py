@@ -10,11 +10,11 @@ from kcompact_nb.core import AppendInfo, OffsetMapSpec, PassResult, Simulation
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
+    parse_partition_dir_name,
     read_checkpoint,
     read_partition_dir,
     write_broker_log_dir,
 )
-from kcompact_nb.io._log_reader import parse_partition_dir_name
 from kcompact_nb.scenario._expect import check_assertions
 from kcompact_nb.scenario._state import partition_state
 

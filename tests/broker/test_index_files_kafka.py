@@ -20,6 +20,7 @@ from kcompact_nb.broker import (
     resolve_classpath,
     wait_for_cleaner,
 )
+from kcompact_nb.core import SegmentData, build_partition_log, segment_file_name
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
     OFFSET_INDEX_ENTRY_BYTES,
@@ -31,11 +32,8 @@ from kcompact_nb.io import (
     TimeIndexFile,
     TransactionIndexFile,
     encode_index_file,
-    index_file_name,
     java_hash_map_order,
     preallocated_bytes,
-    SegmentData,
-    build_partition_log,
     read_index_file,
     segment_files,
     segment_indexes,
@@ -109,9 +107,9 @@ def test_offset_and_time_indexes_are_the_bytes_kafkas_log_segment_writes(version
         )
     run_kafka_jobs(version, jobs, tmp_path)
     for folder, (base, offset_bytes, time_bytes, entries) in expected.items():
-        assert (folder / index_file_name(base, ".log")).read_bytes() == (folder / "batches.bin").read_bytes()
-        assert (folder / index_file_name(base, ".index")).read_bytes() == offset_bytes, folder.name
-        assert (folder / index_file_name(base, ".timeindex")).read_bytes() == time_bytes, folder.name
+        assert (folder / segment_file_name(base, ".log")).read_bytes() == (folder / "batches.bin").read_bytes()
+        assert (folder / segment_file_name(base, ".index")).read_bytes() == offset_bytes, folder.name
+        assert (folder / segment_file_name(base, ".timeindex")).read_bytes() == time_bytes, folder.name
         assert entries > 1 or folder.name == "case5"  # the cases exercise index points (case 5: one 4 KiB interval)
 
 
@@ -126,7 +124,7 @@ def test_transaction_index_and_producer_snapshot_are_the_bytes_kafka_writes(vers
                               -1 if pid % 2 else 900 + pid % 13)
         for pid in ids
     ]  # fmt: skip
-    inserted = tmp_path / index_file_name(500, ".snapshot")
+    inserted = tmp_path / segment_file_name(500, ".snapshot")
     inserted.write_bytes(encode_index_file(ProducerSnapshotFile(500, tuple(entries))))  # in insertion order
     jobs = [
         f"txn {tmp_path / 'kafka.txnindex'} 10 " + " ".join(

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kcompact_nb.core import segment_file_name
 from kcompact_nb.io import (
     OffsetIndexFile,
     OffsetPosition,
     SegmentFileReader,
     TimeIndexFile,
     TimestampOffset,
-    index_file_name,
     segment_indexes,
     write_index_file,
 )
@@ -26,7 +26,7 @@ def indexed_segment(folder: Path) -> Path:
     """A segment at base offset 100 of eight 161-byte batches and its two index files: an entry once more than 350
     bytes were appended since the last one (before batch 3: 483 bytes; then 161 + 161 + 161 before batch 6)."""
     folder.mkdir()
-    log = folder / index_file_name(100, ".log")
+    log = folder / segment_file_name(100, ".log")
     log.write_bytes(b"".join(kafka_batch([rec(0, 1_767_225_600_000 + 7 * (i % 5), b"k", b"v" * 90)], base_offset=100 + i)
                              for i in range(8)))  # fmt: skip
     indexes = segment_indexes(SegmentFileReader(log), index_interval_bytes=350, inactive=True)
@@ -111,7 +111,7 @@ def test_broker_written_transaction_index_and_snapshot():
 
 
 def test_a_corrupt_snapshot_is_invalid_input(tmp_path):
-    bad = tmp_path / index_file_name(5, ".snapshot")
+    bad = tmp_path / segment_file_name(5, ".snapshot")
     data = bytearray((TXN / "00000000000000000005.snapshot").read_bytes())
     data[-1] ^= 1
     bad.write_bytes(bytes(data))

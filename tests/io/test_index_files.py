@@ -12,6 +12,7 @@ import pytest
 from crc32c import crc32c
 
 from kcompact_nb import AbortedTxn
+from kcompact_nb.core import segment_file_name
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
     IndexFileError,
@@ -28,7 +29,6 @@ from kcompact_nb.io import (
     decode_time_index,
     decode_txn_index,
     encode_index_file,
-    index_file_name,
     java_hash_map_order,
     preallocated_bytes,
     read_index_file,
@@ -82,7 +82,7 @@ def test_transaction_indexes_equal_the_aborted_transactions_the_loader_rebuilds(
     log = read_partition_dir(partition_dir).log
     stored, rebuilt = [], []
     for segment in log.segments:
-        path = partition_dir / index_file_name(segment.base_offset, ".txnindex")
+        path = partition_dir / segment_file_name(segment.base_offset, ".txnindex")
         stored += read_index_file(path).entries if path.exists() else ()
         rebuilt += segment.aborted_transactions
     if partition_dir.relative_to(SAMPLES).parts[:2] == ("rule-b-kafka-4.4.0", "after"):
@@ -110,7 +110,7 @@ def test_the_transactional_sample_in_detail():
 def test_index_points_follow_index_interval_bytes_per_batch(tmp_path):
     """LogSegment.append: an entry once more than index.interval.bytes were appended since the last one."""
     sizes, stamps = [100, 150, 120, 80, 300, 90, 50], [5, 9, 7, 20, 11, 30, 40]
-    path = tmp_path / index_file_name(10, ".log")
+    path = tmp_path / segment_file_name(10, ".log")
     path.write_bytes(b"".join(kafka_batch([rec(0, ts, b"k", b"v" * size)], base_offset=10 + i)
                               for i, (size, ts) in enumerate(zip(sizes, stamps, strict=True))))  # fmt: skip
     batches = list(SegmentFileReader(path))
