@@ -29,7 +29,7 @@ def test_worked_example_first_pass(fruit_log):
     assert result.groups == ((0,), (12,))
     assert segment_layout(fruit_log) == [(0, 0, []), (12, 240, [21, 22, 23]), (24, 480, list(range(24, 30)))]
     assert fruit_log.cleaner_checkpoint == 24
-    stats = result.stats.to_dict()
+    stats = result.stats.counters()
     assert stats == {
         "bytes_read": 1920,
         "bytes_written": 240,

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core import AppendInfo, OffsetMapSpec, PassResult, Simulation
+from kcompact_nb.core import AppendInfo, CleanerStats, OffsetMapSpec, PassResult, Simulation
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -26,6 +26,19 @@ def execute(sim: Simulation, op: str, args: Mapping[str, Any]) -> dict[str, Any]
     return _HANDLERS[op](sim, args)
 
 
+STATS_FIELDS = (
+    "bytes_read",
+    "bytes_written",
+    "messages_read",
+    "messages_written",
+    "map_bytes_read",
+    "map_messages_read",
+    "invalid_messages_read",
+    "buffer_utilization",
+)
+"""The keys of a pass's ``stats`` object in the result document, in order."""
+
+
 def pass_result(result: PassResult | None) -> dict[str, Any]:
     """A cleaner pass as the result document shows it (``selected`` is null when nothing ran)."""
     if result is None:
@@ -36,9 +49,14 @@ def pass_result(result: PassResult | None) -> dict[str, Any]:
         "first_uncleanable_offset": result.first_uncleanable_offset,
         "end_offset": result.end_offset,
         "cleanable_ratio": result.cleanable_ratio,
-        "stats": result.stats.to_dict(),
+        "stats": _stats(result.stats),
         "log_line": result.log_line.strip(),  # Kafka's message without its leading line break
     }
+
+
+def _stats(stats: CleanerStats) -> dict[str, float | int]:
+    """The ``stats`` object: the counters Kafka's log line reports (scenario-format.md, result document)."""
+    return {name: getattr(stats, name) for name in STATS_FIELDS}
 
 
 def _where(args: Mapping[str, Any]) -> dict[str, Any]:

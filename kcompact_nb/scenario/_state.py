@@ -24,8 +24,17 @@ def partition_state(log: PartitionLog, *, now_ms: int) -> dict[str, Any]:
 
 def dirtiness(log: PartitionLog, *, now_ms: int) -> dict[str, Any]:
     """The cleanable range and ratio the broker computes (``LogToClean``, spec 4-5)."""
-    state: dict[str, Any] = log_to_clean(log, now_ms=now_ms).to_dict()
-    return state
+    ltc = log_to_clean(log, now_ms=now_ms)
+    return {
+        "first_dirty_offset": ltc.first_dirty_offset,
+        "first_uncleanable_offset": ltc.first_uncleanable_offset,
+        "clean_bytes": ltc.clean_bytes,
+        "cleanable_bytes": ltc.cleanable_bytes,
+        "total_bytes": ltc.total_bytes,
+        "cleanable_ratio": ltc.cleanable_ratio,
+        "compaction_delay_ms": ltc.compaction_delay_ms,
+        "eligible": ltc.eligible,
+    }
 
 
 def segment_state(segment: Segment) -> dict[str, Any]:

@@ -131,7 +131,7 @@ def cleaner_stats_figure(result: PassResult, *, title: str | None = None) -> go.
     """Kafka's INFO log line for the pass, one line per row, above the ``CleanerStats`` counters in people's
     units (sizes in B/KiB/MiB with the exact bytes, the utilization in percent). Every row is shown."""
     lines = [line.strip() for line in result.log_line.splitlines() if line.strip()]
-    counters = result.stats.to_dict()
+    counters = result.stats.counters()
     log_px = HEADER_PX + ROW_PX * len(lines)
     stats_px = HEADER_PX + ROW_PX * len(counters)
     gap = 30

@@ -90,7 +90,7 @@ def stats_html(result: PassResult, source: FrameSource, after: Frame) -> str:
     message = html.escape(result.log_line.strip("\n").replace("\t", ""))
     rows = "".join(
         f"<tr><td style='padding:0 12px 0 0'>{html.escape(name)}</td><td style='text-align:right'>{html.escape(_counter(name, value))}</td></tr>"
-        for name, value in result.stats.to_dict().items()
+        for name, value in result.stats.counters().items()
     )
     title = f"Latest pass: {step_name(source, after)}, {result.name}, dirty section [{result.first_dirty_offset}, {result.end_offset})"
     return (

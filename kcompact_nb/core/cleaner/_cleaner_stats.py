@@ -31,8 +31,9 @@ class CleanerStats:
     elapsed_index_secs: float = 0.0
     malformed_version_headers: int = 0
 
-    def to_dict(self) -> dict[str, float | int]:
-        """The counters of the scenario result document (spec keys only)."""
+    def counters(self) -> dict[str, float | int]:
+        """The byte and message counters and the buffer utilization, by field name: what Kafka's log line
+        reports of a pass, without the simulated times and the KIP-280 count."""
         data = asdict(self)
         for extra in ("elapsed_secs", "elapsed_index_secs", "malformed_version_headers"):
             del data[extra]

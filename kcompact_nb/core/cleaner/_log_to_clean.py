@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from kcompact_nb.core.model import PartitionLog, Segment
 
@@ -55,19 +54,6 @@ class LogToClean:
             return False
         overdue = self.needs_compaction_now and self.cleanable_bytes > 0
         return overdue or self.cleanable_ratio > self.min_cleanable_dirty_ratio
-
-    def to_dict(self) -> dict[str, Any]:
-        """The ``dirtiness`` object of the scenario result document."""
-        return {
-            "first_dirty_offset": self.first_dirty_offset,
-            "first_uncleanable_offset": self.first_uncleanable_offset,
-            "clean_bytes": self.clean_bytes,
-            "cleanable_bytes": self.cleanable_bytes,
-            "total_bytes": self.total_bytes,
-            "cleanable_ratio": self.cleanable_ratio,
-            "compaction_delay_ms": self.compaction_delay_ms,
-            "eligible": self.eligible,
-        }
 
 
 def log_to_clean(log: PartitionLog, *, now_ms: int) -> LogToClean:
