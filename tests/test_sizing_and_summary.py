@@ -6,7 +6,6 @@ import pytest
 
 from kcompact_nb import ConfigError, OffsetMapSpec, dedupe_buffer_sizing, log_table, pass_frames
 from kcompact_nb.core import Timeline
-
 from tests.conftest import compacted_log, rec
 
 

@@ -20,6 +20,7 @@ from kcompact_nb.core.cleaner import (
 )
 from kcompact_nb.core.model import (
     CLEANED_FILE_SUFFIX,
+    COMPACTION_STRATEGIES,
     COMPRESSION_CODECS,
     DEFAULT_KAFKA_VERSION,
     DEFAULT_LEVELS,
@@ -75,6 +76,7 @@ from kcompact_nb.core.model import (
     compacted_topic_config,
     compressed,
     control_record_type,
+    copy_log,
     default_encoder,
     filename_prefix_from_offset,
     format_bytes,
@@ -98,12 +100,10 @@ from kcompact_nb.core.model import (
 )
 from kcompact_nb.core.simulation import (
     Frame,
-    PassRecorder,
     SimulatedClock,
     Simulation,
     Snapshot,
     Timeline,
-    copy_log,
     pass_frames,
 )
 from kcompact_nb.core.views import (
@@ -163,6 +163,7 @@ __all__ = [
     "CleanerManager",
     "CleanerStats",
     "compacted_topic_config",
+    "COMPACTION_STRATEGIES",
     "CompletedTxn",
     "compressed",
     "COMPRESSION_CODECS",
@@ -236,7 +237,6 @@ __all__ = [
     "pass_diff",
     "pass_frames",
     "PassDiff",
-    "PassRecorder",
     "PassResult",
     "PRODUCER_SNAPSHOT_FILE_NAME",
     "PRODUCER_SNAPSHOT_FILE_SUFFIX",

@@ -34,7 +34,7 @@ class _BaseTimestampBuilder(DefaultRecordBatchBuilder):  # type: ignore[misc]
 
 def attributes_of(batch: RecordBatch, *, compressed: bool) -> int:
     """The attributes field for ``batch`` (codec bits only when the body is compressed)."""
-    attributes = L.CODEC_NAMES.index(batch.compression) if compressed else 0
+    attributes = L.COMPRESSION_CODECS.index(batch.compression) if compressed else 0
     if batch.timestamp_type is TimestampType.LOG_APPEND_TIME:
         attributes |= L.LOG_APPEND_TIME_BIT
     if batch.is_transactional:
@@ -67,7 +67,7 @@ def encode_records(batch: RecordBatch) -> bytes:
         builder.append(
             record.offset - batch.base_offset, record.timestamp, record.key, record.value, list(record.headers)
         )
-    return bytes(builder.build()[L.BATCH_OVERHEAD :])
+    return bytes(builder.build()[L.RECORD_BATCH_OVERHEAD :])
 
 
 def encode_batch(batch: RecordBatch, *, level: int | None = None, kafka_version: KafkaVersion | None = None) -> bytes:
@@ -86,7 +86,7 @@ def _encoded(batch: RecordBatch, level: int | None, version: KafkaVersion) -> tu
     if compressed:
         packed = compress_records(batch.compression, body, level=level, version=version)
         body, exact = packed.data, packed.exact
-    length = L.BATCH_OVERHEAD - L.LOG_OVERHEAD + len(body)
+    length = L.RECORD_BATCH_OVERHEAD - L.LOG_OVERHEAD + len(body)
     data = bytearray(L.HEADER.pack(*header_fields(batch, length=length, crc=0, compressed=compressed))) + body
     L.CRC.pack_into(data, L.CRC_POSITION, calc_crc32c(memoryview(data)[L.ATTRIBUTES_POSITION :]))
     return bytes(data), exact
@@ -131,9 +131,9 @@ def header_fields(batch: RecordBatch, *, length: int, crc: int, compressed: bool
 def raw_matches(batch: RecordBatch) -> bool:
     """Whether ``batch.raw`` still describes ``batch`` (a model edit that kept stale bytes does not)."""
     raw = batch.raw
-    if raw is None or len(raw) != batch.size_bytes or len(raw) < L.BATCH_OVERHEAD:
+    if raw is None or len(raw) != batch.size_bytes or len(raw) < L.RECORD_BATCH_OVERHEAD:
         return False
     fields = L.HEADER.unpack_from(raw)
     compressed = fields[5] & L.CODEC_MASK != 0
     expected = header_fields(batch, length=batch.size_bytes - L.LOG_OVERHEAD, crc=fields[4], compressed=compressed)
-    return fields == expected and (not compressed or L.CODEC_NAMES[fields[5] & L.CODEC_MASK] == batch.compression)
+    return fields == expected and (not compressed or L.COMPRESSION_CODECS[fields[5] & L.CODEC_MASK] == batch.compression)

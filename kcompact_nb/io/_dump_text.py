@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kcompact_nb.core import (
+    COMPRESSION_CODECS,
     BrokerConfig,
     PartitionLog,
     Record,
@@ -47,7 +48,6 @@ from kcompact_nb.core import (
     TopicConfig,
     build_partition_log,
 )
-from kcompact_nb.io._batch_header import CODEC_NAMES
 from kcompact_nb.io._errors import DumpParseError
 
 _PAIR = re.compile(r"([A-Za-z]+): (\S+)")
@@ -330,7 +330,7 @@ class _DumpParser:
 
     def codec(self, text: str) -> str:
         name = text.lower()
-        if name not in CODEC_NAMES:
+        if name not in COMPRESSION_CODECS:
             raise self.error(f"unknown compresscodec {text!r}")
         return name
 

@@ -21,8 +21,7 @@ A record (``DefaultRecord``) after the 61-byte batch header::
 
 from __future__ import annotations
 
-from kcompact_nb.core import Header
-from kcompact_nb.io._batch_header import BATCH_OVERHEAD
+from kcompact_nb.core import RECORD_BATCH_OVERHEAD, Header
 
 
 class NotPlain(Exception):
@@ -62,7 +61,7 @@ def parse_records(data: bytes, base_offset: int, base_ts: int, last_delta: int, 
     # Varints of one byte (small lengths and deltas, header counts), and of two for the record and value
     # lengths, are decoded inline: a call to _varint is the largest cost per record otherwise.
     keys, values, offsets, stamps, headers, sizes = out.keys, out.values, out.offsets, out.timestamps, out.headers, out.sizes
-    pos, previous = BATCH_OVERHEAD, -1
+    pos, previous = RECORD_BATCH_OVERHEAD, -1
     try:
         for _ in range(count):
             start, byte = pos, data[pos]

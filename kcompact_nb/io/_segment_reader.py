@@ -302,9 +302,9 @@ class SegmentFileReader:
 
     def _codec(self, attributes: int, position: int) -> str:
         codec_id = attributes & L.CODEC_MASK
-        if codec_id >= len(L.CODEC_NAMES):
+        if codec_id >= len(L.COMPRESSION_CODECS):
             self._fail(CorruptBatchError, position, f"unknown compression codec id {codec_id}")
-        codec = L.CODEC_NAMES[codec_id]
+        codec = L.COMPRESSION_CODECS[codec_id]
         if codec != "none" and not getattr(kafka_codec, f"has_{codec}")():
             raise MissingCodecError(self.path, position, codec, L.CODEC_PACKAGES[codec])
         return codec

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core import Frame, PassRecorder, copy_log, format_instant_ms
+from kcompact_nb.core import Frame, PassResult, copy_log, format_instant_ms
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._model import Scenario, TopicSpec
 from kcompact_nb.scenario._parse import load_scenario
@@ -31,13 +31,13 @@ def scenario_frames(
     parsed = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     name = _topic_name(parsed, topic)
     runner = ScenarioRunner(with_overrides(parsed, name, topic_config or {}, broker_config or {}))
-    recorder = PassRecorder(runner.sim.broker, started_ms=parsed.start_ms)
-    runner.sim.cleaner = recorder
+    recorded: list[PassResult] = []
+    runner.sim.cleaner.recorded = recorded
     yield Frame(0, "start", runner.sim.now_ms, copy_log(runner.sim.log(name, partition)))
     while not runner.done:
-        recorder.passes.clear()
+        recorded.clear()
         entry = runner.step()
-        passes = tuple(p for p in recorder.passes if (p.topic, p.partition) == (name, partition))
+        passes = tuple(p for p in recorded if (p.topic, p.partition) == (name, partition))
         log = copy_log(runner.sim.log(name, partition))
         yield Frame(entry["index"] + 1, step_label(entry), runner.sim.now_ms, log, passes)
 

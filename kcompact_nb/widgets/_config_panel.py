@@ -14,6 +14,7 @@ from typing import Any
 import ipywidgets
 
 from kcompact_nb.core import (
+    COMPACTION_STRATEGIES,
     BrokerConfig,
     KcompactError,
     TopicConfig,
@@ -38,7 +39,6 @@ TOPIC_PROPERTIES = KIP_280_PROPERTIES + KAFKA_TOPIC_PROPERTIES
 INTERNAL_SEGMENT_BYTES = "internal.segment.bytes"
 """Kafka's internal override of ``segment.bytes`` (below its 1 MiB minimum): shown only when a config sets it."""
 BROKER_PROPERTIES = ("log.cleaner.dedupe.buffer.size",)
-STRATEGIES = ("offset", "timestamp", "header")
 Listener = Callable[[TopicConfig, BrokerConfig], None]
 
 DURATIONS = frozenset(name for name in TOPIC_PROPERTIES if name.endswith(".ms"))
@@ -169,7 +169,7 @@ class ConfigPanel:
 def _control(name: str, value: Any) -> ipywidgets.ValueWidget:
     style, layout = {"description_width": LABEL_WIDTH}, ipywidgets.Layout(width=FIELD_WIDTH, max_width="100%")
     if name == "compaction.strategy":
-        return ipywidgets.Dropdown(options=STRATEGIES, value=value, description=name, style=style, layout=layout)
+        return ipywidgets.Dropdown(options=COMPACTION_STRATEGIES, value=value, description=name, style=style, layout=layout)
     if name == "compaction.strategy.header":
         return ipywidgets.Text(value=value, description=name, placeholder="header name", style=style, layout=layout)
     if name in DURATIONS or name in SIZES:

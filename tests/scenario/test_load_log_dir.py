@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
-
 from kcompact_nb import NewRecord, PartitionLog, TopicConfig, io
 from kcompact_nb.scenario import parse_scenario, run_scenario
 from tests.scenario.conftest import scenario

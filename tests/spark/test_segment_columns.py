@@ -12,6 +12,7 @@ from kcompact_nb.spark._load_log_dir import batch_rows, decode_segment, segment_
 from tests.io.kafka_bytes import every_batch_kind, kafka_batch, rec, write_segments
 from tests.spark.conftest import SAMPLES
 
+
 def reference(task) -> pa.Table:
     reader = SegmentFileReader(task.path, base_offset=task.base_offset, end_offset=task.end_offset, keep_raw=False)
     rows = (row for batch in reader for row in batch_rows(task.topic, task.partition, task.base_offset, batch))

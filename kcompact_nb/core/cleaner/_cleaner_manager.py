@@ -59,6 +59,8 @@ class CleanerManager:
     """Per-topic user-defined strategies; other topics use their ``compaction.strategy``."""
     started_ms: int = 0
     """When the broker started: producer expiry checks run every interval after it."""
+    recorded: list[PassResult] | None = None
+    """When a list, every pass this manager runs is appended to it (frames collect a step's passes)."""
     _last_expiry_check_ms: int = -1
 
     def grab_filthiest_log(
@@ -103,7 +105,7 @@ class CleanerManager:
         for log in self._compacted(logs):
             if log.name not in in_progress:
                 delete_old_segments(log, now_ms=now_ms if result is None else result.end_ms)
-        return result
+        return self._record(result)
 
     def clean_log(
         self,
@@ -122,7 +124,7 @@ class CleanerManager:
         if not force and (not ltc.eligible or log.name in self.uncleanable or not log.config.compact):
             return None
         strategy = self.strategy_of(log)
-        return clean_pass(
+        result = clean_pass(
             log,
             now_ms=now_ms,
             first_dirty_offset=ltc.first_dirty_offset if first_dirty_offset is None else first_dirty_offset,
@@ -132,6 +134,7 @@ class CleanerManager:
             cleanable_ratio=ltc.cleanable_ratio,
             broker=self.broker,
         )
+        return self._record(result)
 
     def run(self, logs: Sequence[PartitionLog], *, from_ms: int, until_ms: int) -> list[PassResult]:
         """The background loop from ``from_ms`` until ``until_ms``: passes back to back, else back off.
@@ -160,6 +163,11 @@ class CleanerManager:
     def strategy_of(self, log: PartitionLog) -> Strategy:
         """The topic's user-defined strategy, else the one its ``compaction.strategy`` names."""
         return self.strategies.get(log.topic) or strategy_for(log.config)
+
+    def _record(self, result: PassResult | None) -> PassResult | None:
+        if result is not None and self.recorded is not None:
+            self.recorded.append(result)
+        return result
 
     def _compacted(self, logs: Sequence[PartitionLog]) -> list[PartitionLog]:
         return [lg for lg in logs if lg.config.compact and lg.name not in self.uncleanable]

@@ -20,10 +20,10 @@ from kcompact_nb.core.model._compression import (
     set_default_encoder,
     stored_compression,
 )
-from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
+from kcompact_nb.core.model._config import COMPACTION_STRATEGIES, BrokerConfig, TopicConfig
 from kcompact_nb.core.model._config_keys import DOUBLE_MAX, INT_MAX, LONG_MAX, MIB
 from kcompact_nb.core.model._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError, UnitError
-from kcompact_nb.core.model._log import AppendInfo, NewRecord, PartitionLog
+from kcompact_nb.core.model._log import AppendInfo, NewRecord, PartitionLog, copy_log
 from kcompact_nb.core.model._log_dir_names import (
     CLEANED_FILE_SUFFIX,
     DELETED_FILE_SUFFIX,
@@ -93,6 +93,8 @@ from kcompact_nb.core.model._units import (
 from kcompact_nb.core.model._versions import DEFAULT_KAFKA_VERSION, KafkaVersion, RuleB
 
 __all__ = [
+    "COMPACTION_STRATEGIES",
+    "copy_log",
     "AbortedTxn",
     "AppendInfo",
     "BatchEncoder",

@@ -29,6 +29,8 @@ from kcompact_nb.core.model._versions import DEFAULT_KAFKA_VERSION, KafkaVersion
 HOUR_MS = 3_600_000
 MINUTE_MS = 60_000
 _POLICY = one_of("compact", "delete")
+COMPACTION_STRATEGIES = ("offset", "timestamp", "header")
+"""The values of ``compaction.strategy``: Kafka's ``offset``, and KIP-280's (never released) ``timestamp`` and ``header``."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,7 @@ class TopicConfig:
         "compaction.strategy",
         "offset",
         str,
-        one_of("offset", "timestamp", "header"),
+        one_of(*COMPACTION_STRATEGIES),
         (("log.cleaner.compaction.strategy", 1),),
     )
     compaction_strategy_header: str = kafka_key(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -334,3 +335,23 @@ class PartitionLog:
         if self.config.message_timestamp_type == TimestampType.LOG_APPEND_TIME.value:
             return True
         return timestamp_type is not None and TimestampType(timestamp_type) is TimestampType.LOG_APPEND_TIME
+
+
+def copy_log(log: PartitionLog, *, config: TopicConfig | None = None, broker: BrokerConfig | None = None) -> PartitionLog:
+    """A copy of ``log`` whose segments, checkpoint and producer state are its own; batches are shared.
+
+    ``config`` and ``broker`` replace the copy's configs (the same data under other settings).
+    """
+    clone = copy.copy(log)
+    clone.config, clone.broker = config or log.config, broker or log.broker
+    clone.segments = [_copy_segment(s) for s in log.segments]
+    clone.producer_state = copy.deepcopy(log.producer_state)
+    return clone
+
+
+def _copy_segment(segment: Segment) -> Segment:
+    clone = copy.copy(segment)
+    clone.batches = list(segment.batches)
+    clone.offset_index = list(segment.offset_index)
+    clone.aborted_transactions = list(segment.aborted_transactions)
+    return clone

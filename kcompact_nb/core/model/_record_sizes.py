@@ -1,22 +1,23 @@
 """Exact byte sizes of Kafka's v2 record format (spec 2.4-2.5).
 
-Batch header (``DefaultRecordBatch``), 61 bytes::
+Batch header (``DefaultRecordBatch``), 61 bytes, big-endian::
 
-    field                  bytes   notes
-    baseOffset             8
-    batchLength            4       total batch size - 12
-    partitionLeaderEpoch   4
-    magic                  1       2
-    crc                    4       CRC-32C over attributes..end
-    attributes             2       bits 0-2 codec, 3 LogAppendTime, 4 transactional,
-                                   5 control, 6 hasDeleteHorizonMs
-    lastOffsetDelta        4
-    baseTimestamp          8       first record's timestamp, or the delete horizon
-    maxTimestamp           8
-    producerId             8
-    producerEpoch          2
-    baseSequence           4
-    recordsCount           4
+    offset  field                  bytes   notes
+    0       baseOffset             8
+    8       batchLength            4       total batch size - 12 (LOG_OVERHEAD)
+    12      partitionLeaderEpoch   4       not covered by the CRC
+    16      magic                  1       2
+    17      crc                    4       CRC-32C over bytes 21..end
+    21      attributes             2       bits 0-2 codec, 3 LogAppendTime, 4 transactional,
+                                           5 control, 6 hasDeleteHorizonMs
+    23      lastOffsetDelta        4
+    27      baseTimestamp          8       or the delete horizon when bit 6 is set
+    35      maxTimestamp           8
+    43      producerId             8
+    51      producerEpoch          2
+    53      baseSequence           4
+    57      recordsCount           4
+    61      records                ...     compressed as one block when the codec is not none
 
 Record (``DefaultRecord``)::
 

@@ -22,6 +22,7 @@ NO_PRODUCER_EPOCH = -1
 NO_SEQUENCE = -1
 NO_TIMESTAMP = -1
 COMPRESSION_CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+"""Codec names by id, 0-4 (``CompressionType``; a batch's attribute bits 0-2); ids 5-7 are invalid."""
 
 
 class TimestampType(str, enum.Enum):

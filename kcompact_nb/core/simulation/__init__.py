@@ -7,7 +7,7 @@ plots. Imports :mod:`kcompact_nb.core.model` and :mod:`kcompact_nb.core.cleaner`
 from __future__ import annotations
 
 from kcompact_nb.core.simulation._clock import SimulatedClock
-from kcompact_nb.core.simulation._frames import Frame, PassRecorder, Timeline, copy_log, pass_frames
+from kcompact_nb.core.simulation._frames import Frame, Timeline, pass_frames
 from kcompact_nb.core.simulation._simulation import Simulation, Snapshot
 
-__all__ = ["copy_log", "Frame", "pass_frames", "PassRecorder", "SimulatedClock", "Simulation", "Snapshot", "Timeline"]
+__all__ = ["Frame", "pass_frames", "SimulatedClock", "Simulation", "Snapshot", "Timeline"]

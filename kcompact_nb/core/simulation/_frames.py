@@ -7,12 +7,11 @@ batches), not O(records).
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from kcompact_nb.core.cleaner import CleanerManager, OffsetMapSpec, PassResult, Strategy
-from kcompact_nb.core.model import BrokerConfig, PartitionLog, Segment, TopicConfig
+from kcompact_nb.core.model import PartitionLog, copy_log
 
 
 @dataclass(frozen=True)
@@ -66,26 +65,6 @@ class Timeline:
         return self.frames
 
 
-def copy_log(log: PartitionLog, *, config: TopicConfig | None = None, broker: BrokerConfig | None = None) -> PartitionLog:
-    """A copy of ``log`` whose segments, checkpoint and producer state are its own; batches are shared.
-
-    ``config`` and ``broker`` replace the copy's configs (the same data under other settings).
-    """
-    clone = copy.copy(log)
-    clone.config, clone.broker = config or log.config, broker or log.broker
-    clone.segments = [_copy_segment(s) for s in log.segments]
-    clone.producer_state = copy.deepcopy(log.producer_state)
-    return clone
-
-
-def _copy_segment(segment: Segment) -> Segment:
-    clone = copy.copy(segment)
-    clone.batches = list(segment.batches)
-    clone.offset_index = list(segment.offset_index)
-    clone.aborted_transactions = list(segment.aborted_transactions)
-    return clone
-
-
 def pass_frames(
     log: PartitionLog,
     *,
@@ -120,40 +99,3 @@ def pass_label(index: int, result: PassResult) -> str:
         f"[{result.first_dirty_offset}, {result.first_uncleanable_offset}), "
         f"{stats.messages_read} -> {stats.messages_written} messages{partial}"
     )
-
-
-@dataclass
-class PassRecorder(CleanerManager):
-    """A :class:`CleanerManager` that also keeps every pass it runs in ``passes`` (for frames)."""
-
-    passes: list[PassResult] = field(default_factory=list)
-
-    def clean_once(
-        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
-    ) -> PassResult | None:
-        return self._kept(super().clean_once(logs, now_ms=now_ms, in_progress=in_progress))
-
-    def clean_log(
-        self,
-        log: PartitionLog,
-        *,
-        now_ms: int,
-        first_dirty_offset: int | None = None,
-        first_uncleanable_offset: int | None = None,
-        offset_map: OffsetMapSpec | None = None,
-        force: bool = False,
-    ) -> PassResult | None:
-        result = super().clean_log(
-            log,
-            now_ms=now_ms,
-            first_dirty_offset=first_dirty_offset,
-            first_uncleanable_offset=first_uncleanable_offset,
-            offset_map=offset_map,
-            force=force,
-        )
-        return self._kept(result)
-
-    def _kept(self, result: PassResult | None) -> PassResult | None:
-        if result is not None:
-            self.passes.append(result)
-        return result

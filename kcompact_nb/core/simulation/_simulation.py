@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ from kcompact_nb.core.model import (
     Segment,
     TimestampType,
     TopicConfig,
+    copy_log,
 )
 from kcompact_nb.core.simulation._clock import SimulatedClock
 
@@ -306,8 +306,8 @@ class Simulation:
         return log_to_clean(self.log(topic, partition), now_ms=self.now_ms)
 
     def snapshot(self, label: str) -> Snapshot:
-        """Keep deep copies of every partition log under ``label`` (later steps do not change them)."""
-        logs = {log.name: _copy_log(log) for log in self.partitions()}
+        """Keep copies of every partition log under ``label`` (later steps do not change them)."""
+        logs = {log.name: copy_log(log) for log in self.partitions()}
         self.snapshots[label] = Snapshot(label, self.now_ms, logs)
         return self.snapshots[label]
 
@@ -347,12 +347,6 @@ class Simulation:
         for (name, _), log in self.logs.items():
             if name == topic:
                 log.config = config
-
-
-def _copy_log(log: PartitionLog) -> PartitionLog:
-    """A deep copy sharing the immutable configs (``BrokerConfig`` holds a mapping proxy)."""
-    shared: dict[int, Any] = {id(log.broker): log.broker, id(log.config): log.config}
-    return copy.deepcopy(log, shared)
 
 
 def as_new_record(record: RecordLike) -> NewRecord:

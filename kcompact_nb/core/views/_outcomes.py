@@ -29,10 +29,10 @@ from kcompact_nb.core.model import (
     Record,
     RecordBatch,
     control_record_type,
+    copy_log,
     format_duration_ms,
     format_instant_ms,
 )
-from kcompact_nb.core.simulation import copy_log
 from kcompact_nb.core.views._fates import winning_ranks
 
 
