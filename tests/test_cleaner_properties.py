@@ -149,6 +149,7 @@ class OffsetRankedStrategy(OffsetStrategy):
     """Kafka's rule under another name: the pass takes its general, record-by-record paths."""
 
     name = "offset-record-by-record"
+    ranks_by_offset = False
 
 
 keyless_logs = st.tuples(

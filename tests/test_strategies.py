@@ -115,6 +115,7 @@ class CheapestWins:
     name = "cheapest"
     entry_bytes = 32
     retains_log_end_record = False
+    ranks_by_offset = False
 
     def rank(self, batch, record):
         price = float(record.value) if record.value is not None else float("inf")

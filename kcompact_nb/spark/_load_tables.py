@@ -16,8 +16,8 @@ from pyspark.sql import functions as F
 from kcompact_nb.core import TimestampType, record_size_bytes
 from kcompact_nb.io import compile_kcat_format, read_dump_log, read_kcat
 from kcompact_nb.spark._file_tasks import RowTuple, arrow_chunks, decode_in_tasks
-from kcompact_nb.spark._load_log_dir import batch_rows
 from kcompact_nb.spark._load_kafka import with_estimated_sizes
+from kcompact_nb.spark._load_log_dir import batch_rows
 from kcompact_nb.spark._schema import KAFKA_SOURCE_COLUMNS, require_columns, validate_records
 
 _JSONL_SCHEMA = (

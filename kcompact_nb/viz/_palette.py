@@ -15,7 +15,7 @@ as outlines and patterns over the fate colors, so kind and fate read independent
 
 from __future__ import annotations
 
-from kcompact_nb.core import Outcome, RecordFate
+from kcompact_nb.core import Outcome
 
 # Parts of the log (segment fills, brackets).
 CLEAN = "clean"
@@ -36,10 +36,8 @@ ABORTED = "aborted"
 MARKER = "marker"
 EMPTY_BATCH = "empty batch"
 GAP = "gap"
-# Offset buckets (counts by fate over the whole partition).
-SUPERSEDED = RecordFate.SUPERSEDED.value
-AWAITING_HORIZON = RecordFate.AWAITING_HORIZON.value
-CONTROL = RecordFate.CONTROL.value
+# Offset buckets (counts over the whole partition; the other columns take the outcome colors).
+SUPERSEDED = "superseded"
 # The offset map.
 MISSED = "missed"
 FREE = "free"
@@ -77,8 +75,6 @@ COLORS: dict[str, str] = {
     EMPTY_BATCH: "#8a8f96",
     GAP: "#b8bec6",
     SUPERSEDED: "#d64545",
-    AWAITING_HORIZON: "#7b5ea7",
-    CONTROL: "#6c757d",
     MISSED: "#d64545",
     FREE: "#cfe0f3",
     RESERVE: "#dde2e8",
@@ -122,8 +118,6 @@ LABELS: dict[str, str] = {
     EMPTY_BATCH: "empty batch: 61-byte header kept",
     GAP: "gap left by compaction: a fetch from it returns the next record",
     SUPERSEDED: "superseded (a later record of its key exists)",
-    AWAITING_HORIZON: "tombstone awaiting its delete horizon",
-    CONTROL: "transaction marker",
     MISSED: "missed: the offset map was full",
     FREE: "free (up to the load factor)",
     RESERVE: "reserve (above the load factor)",

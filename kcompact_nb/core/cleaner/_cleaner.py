@@ -247,7 +247,7 @@ def _map_batch(ctx: _PassContext, batch: RecordBatch, txn: CleanedTransactionMet
     if txn.on_batch_read(batch):
         stats.map_messages_read += len(batch.records)
         return False
-    if ctx.strategy.name == "offset" and _map_offsets_at_once(ctx.offset_map, batch, start):
+    if ctx.strategy.ranks_by_offset and _map_offsets_at_once(ctx.offset_map, batch, start):
         stats.map_messages_read += len(batch.records)
         return False
     return _map_records(ctx, batch, start)
@@ -282,7 +282,7 @@ def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[Sequence[bytes], Seq
 def _map_records(ctx: _PassContext, batch: RecordBatch, start: int) -> bool:
     """Record by record, with Kafka's full check before every put (spec 6.3)."""
     stats, offset_map, strategy = ctx.stats, ctx.offset_map, ctx.strategy
-    by_offset = strategy.name == "offset"
+    by_offset = strategy.ranks_by_offset
     for record in batch.records:
         if record.key is not None and record.offset >= start:
             if offset_map.is_full():
@@ -419,7 +419,7 @@ def _is_indexed_offset_batch(ctx: _PassContext, batch: RecordBatch) -> bool:
     return (
         not ctx.discard_records
         and not batch.is_control
-        and ctx.strategy.name == "offset"
+        and ctx.strategy.ranks_by_offset
         and batch.last_offset <= ctx.offset_map.latest_offset
     )
 
@@ -450,7 +450,7 @@ def _should_retain_record(ctx: _PassContext, batch: RecordBatch, record: Any) ->
     if record.key is None:
         ctx.stats.invalid_messages_read += 1
         return False
-    rank = record.offset if ctx.strategy.name == "offset" else ctx.strategy.rank(batch, record)
+    rank = record.offset if ctx.strategy.ranks_by_offset else ctx.strategy.rank(batch, record)
     found = offset_map.get(record.key)
     if found is not None and rank < found:
         return False

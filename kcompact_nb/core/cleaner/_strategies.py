@@ -23,6 +23,9 @@ class Strategy(Protocol):
     """Offset-map bytes per key: 24 for offsets only, 32 when a version is cached."""
     retains_log_end_record: bool
     """KIP-280 "retain LEO record": the record at log end offset - 1 is never removed."""
+    ranks_by_offset: bool
+    """True when :meth:`rank` is the record's offset (Kafka's rule): the pass then compares offsets
+    directly, and may take its whole-batch fast paths."""
 
     def rank(self, batch: RecordBatch, record: Record) -> Any:
         """A comparable value; the highest wins, so it should end with ``record.offset``."""
@@ -39,6 +42,7 @@ class OffsetStrategy:
     name = "offset"
     entry_bytes = OFFSET_ENTRY_BYTES
     retains_log_end_record = False
+    ranks_by_offset = True
 
     def rank(self, batch: RecordBatch, record: Record) -> Any:
         return record.offset
@@ -53,6 +57,7 @@ class TimestampStrategy:
     name = "timestamp"
     entry_bytes = VERSIONED_ENTRY_BYTES
     retains_log_end_record = True
+    ranks_by_offset = False
 
     def rank(self, batch: RecordBatch, record: Record) -> Any:
         return (batch.read_timestamp(record), record.offset)
@@ -68,9 +73,10 @@ class HeaderStrategy:
     header value that is not exactly 8 bytes counts as absent (and as malformed).
     """
 
+    name = "header"
     entry_bytes = VERSIONED_ENTRY_BYTES
     retains_log_end_record = True
-    name = "header"
+    ranks_by_offset = False
 
     def __init__(self, header: str) -> None:
         self.header = header

@@ -9,10 +9,16 @@ from __future__ import annotations
 from kcompact_nb.core.views._across_frames import DirtinessPoint, RecordLifetime, dirtiness_series, record_lifetimes
 from kcompact_nb.core.views._dedupe_buffer_sizing import DedupeBufferSizing, dedupe_buffer_sizing
 from kcompact_nb.core.views._explain import Explanation, TombstoneFate, explain, next_eligible_ms
-from kcompact_nb.core.views._fates import ClassifiedRecord, RecordFate, record_fates
 from kcompact_nb.core.views._log_table import batch_facts, log_table
+from kcompact_nb.core.views._next_pass import (
+    NextPass,
+    Outcome,
+    RecordKind,
+    RecordOutcome,
+    next_pass,
+    transaction_states,
+)
 from kcompact_nb.core.views._offset_buckets import OFFSET_BUCKET_COLUMNS, OffsetBucket, offset_buckets
-from kcompact_nb.core.views._outcomes import NextPass, Outcome, RecordKind, RecordOutcome, next_pass, transaction_states
 from kcompact_nb.core.views._partition_layout import (
     BatchSpan,
     LayoutScale,
@@ -33,4 +39,4 @@ from kcompact_nb.core.views._pass_view import (
 )
 from kcompact_nb.core.views._segment_regions import SegmentRegion, regions_of, segment_regions
 
-__all__ = ["batch_facts", "BatchSpan", "ClassifiedRecord", "dedupe_buffer_sizing", "DedupeBufferSizing", "dirtiness_series", "DirtinessPoint", "explain", "Explanation", "filthiest", "layout_scale", "layout_view", "LayoutScale", "LayoutView", "log_parts", "log_table", "LogPart", "next_eligible_ms", "next_pass", "NextPass", "OFFSET_BUCKET_COLUMNS", "offset_buckets", "offset_gaps", "offset_map_view", "OffsetBucket", "OffsetMapEntry", "OffsetMapView", "Outcome", "pass_diff", "PassDiff", "record_fates", "record_lifetimes", "RecordFate", "RecordKind", "RecordLifetime", "RecordOutcome", "regions_of", "segment_regions", "SegmentRegion", "TombstoneFate", "transaction_states"]
+__all__ = ["batch_facts", "BatchSpan", "dedupe_buffer_sizing", "DedupeBufferSizing", "dirtiness_series", "DirtinessPoint", "explain", "Explanation", "filthiest", "layout_scale", "layout_view", "LayoutScale", "LayoutView", "log_parts", "log_table", "LogPart", "next_eligible_ms", "next_pass", "NextPass", "OFFSET_BUCKET_COLUMNS", "offset_buckets", "offset_gaps", "offset_map_view", "OffsetBucket", "OffsetMapEntry", "OffsetMapView", "Outcome", "pass_diff", "PassDiff", "record_lifetimes", "RecordKind", "RecordLifetime", "RecordOutcome", "regions_of", "segment_regions", "SegmentRegion", "TombstoneFate", "transaction_states"]

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from kcompact_nb.core.cleaner import log_to_clean
 from kcompact_nb.core.model import LONG_MAX, PartitionLog, Record, RecordBatch
 from kcompact_nb.core.simulation import Frame
-from kcompact_nb.core.views._fates import RecordFate, record_fates
+from kcompact_nb.core.views._next_pass import superseded_count
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def dirtiness_series(frames: Sequence[Frame]) -> list[DirtinessPoint]:
         log = frame.log
         ltc = log_to_clean(log, now_ms=frame.now_ms)
         active = log.active_segment.base_offset
-        duplicates = sum(1 for r in record_fates(log, now_ms=frame.now_ms) if r.fate is RecordFate.SUPERSEDED)
+        duplicates = superseded_count(log)
         points.append(
             DirtinessPoint(
                 frame.index,

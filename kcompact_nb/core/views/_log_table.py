@@ -6,20 +6,21 @@ Plain text, not HTML, so notebook cells that print it can be compared by nbval.
 from __future__ import annotations
 
 from kcompact_nb.core.model import PartitionLog, Record, RecordBatch, control_record_type, format_instant_ms
-from kcompact_nb.core.views._fates import record_fates
+from kcompact_nb.core.views._next_pass import next_pass
 
-COLUMNS = ("segment", "offset", "key", "value", "batch", "fate")
+COLUMNS = ("segment", "offset", "key", "value", "batch", "next pass")
 
 
 def log_table(log: PartitionLog, *, now_ms: int | None = None, max_chars: int = 12) -> str:
-    """Every record of ``log`` by segment: offset, key, value, batch facts and, with ``now_ms``, its fate.
+    """Every record of ``log`` by segment: offset, key, value, batch facts and, with ``now_ms``, what the next pass does to it.
 
     The ``batch`` column names the codec of a compressed batch, the producer (``pid``), ``txn`` and
     ``control`` batches, and the delete horizon stamped by a pass (``horizon t = 1d``, spec 7.4); a batch that kept no record
-    (spec 7.3) is one ``(empty batch)`` row. The ``fate`` column is :func:`record_fates` at ``now_ms``.
+    (spec 7.3) is one ``(empty batch)`` row. The ``next pass`` column is each record's :class:`Outcome` under
+    :func:`next_pass` at ``now_ms`` (the broker's pass over the cleanable range), in its short words.
     Keys and values longer than ``max_chars`` are cut with ``…``.
     """
-    fates = {c.offset: c.fate.value for c in record_fates(log, now_ms=now_ms)} if now_ms is not None else {}
+    fates = {r.offset: r.outcome.short for r in next_pass(log, now_ms=now_ms).records} if now_ms is not None else {}
     rows = [COLUMNS if now_ms is not None else COLUMNS[:-1]]
     active = log.active_segment.base_offset
     for segment in log.segments:

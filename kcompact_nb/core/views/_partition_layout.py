@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from kcompact_nb.core.cleaner import LogToClean, OffsetMapSpec, Strategy
 from kcompact_nb.core.model import PartitionLog, RecordBatch
-from kcompact_nb.core.views._outcomes import NextPass, RecordOutcome, next_pass, transaction_states
+from kcompact_nb.core.views._next_pass import NextPass, RecordOutcome, next_pass, transaction_states
 from kcompact_nb.core.views._segment_regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, log_regions
 
 

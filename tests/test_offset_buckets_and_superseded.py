@@ -1,10 +1,11 @@
-"""Offset-bucketed summaries and record fates: whole logs in, rows and fates out."""
+"""Offset-bucketed summaries and superseded counts: whole logs in, rows and counts out."""
 
 from __future__ import annotations
 
 import pytest
 
-from kcompact_nb import OFFSET_BUCKET_COLUMNS, KafkaModelError, RecordFate, offset_buckets, record_fates, strategy_for
+from kcompact_nb import OFFSET_BUCKET_COLUMNS, KafkaModelError, log_table, next_pass, offset_buckets, strategy_for
+from kcompact_nb.core.views._next_pass import superseded_count
 from kcompact_nb.core.cleaner._cleaner import clean_pass
 from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
 from kcompact_nb.core.model._record_sizes import record_size_bytes
@@ -57,31 +58,33 @@ def test_bucket_count_bounds_the_rows_and_empty_logs_have_none():
         offset_buckets(small_log(), bucket_count=0)
 
 
-def test_fates_follow_the_offset_strategy_and_tombstone_horizons():
+def test_the_next_pass_column_of_log_table_follows_the_offset_strategy_and_tombstone_horizons():
     log = small_log()
-    fates = [(r.offset, r.fate) for r in record_fates(log, now_ms=0)]
-    assert fates == [
-        (0, RecordFate.SUPERSEDED),
-        (1, RecordFate.SUPERSEDED),
-        (2, RecordFate.SUPERSEDED),
-        (3, RecordFate.AWAITING_HORIZON),
-        (4, RecordFate.KEPT),
-        (5, RecordFate.KEPT),
-    ]
     log.roll(now_ms=0)
+    assert next_pass_column(log, now_ms=0) == [
+        "removed", "removed", "removed", "awaiting horizon", "kept", "kept",
+    ]  # fmt: skip
     clean_pass(log, now_ms=0, first_dirty_offset=0, first_uncleanable_offset=6)  # stamps horizon 0 + 1 day
     day = 86_400_000
-    assert [r.fate for r in record_fates(log, now_ms=day - 1) if r.offset == 3] == [RecordFate.AWAITING_HORIZON]
-    assert [r.fate for r in record_fates(log, now_ms=day) if r.offset == 3] == [RecordFate.TOMBSTONE]
+    assert next_pass_column(log, now_ms=day - 1) == ["awaiting horizon", "kept", "kept"]
+    assert next_pass_column(log, now_ms=day) == ["past horizon", "kept", "kept"]  # no cleanable range: no pass reaches it
 
 
-def test_fates_under_the_kip280_timestamp_strategy():
-    """KIP-280 (not Kafka's behaviour): the later timestamp wins even at a lower offset; the log-end record stays."""
+def next_pass_column(log, *, now_ms):
+    """The ``next pass`` cells of :func:`log_table`'s record rows."""
+    lines = log_table(log, now_ms=now_ms).splitlines()
+    start = lines[0].index("next pass")
+    return [line[start:].strip() for line in lines[1:-1] if line[start:].strip()]
+
+
+def test_superseded_count_under_the_kip280_timestamp_strategy():
+    """KIP-280 (not Kafka's behaviour): the later timestamp wins even at a lower offset."""
     log = compacted_log(compaction_strategy="timestamp")
     log.append([rec("k", "new", timestamp=2000)], now_ms=0)
     log.append([rec("k", "old", timestamp=1000)], now_ms=0)
     log.append([rec("k", "older", timestamp=500)], now_ms=0)
-    fates = [r.fate for r in record_fates(log, now_ms=0)]
-    assert fates == [RecordFate.KEPT, RecordFate.SUPERSEDED, RecordFate.KEPT]
-    offset_fates = [r.fate for r in record_fates(log, now_ms=0, strategy=strategy_for(compacted_log().config))]
-    assert offset_fates == [RecordFate.SUPERSEDED, RecordFate.SUPERSEDED, RecordFate.KEPT]
+    outcomes = next_pass(log, now_ms=0).records
+    assert [r.superseded_by for r in outcomes] == [None, 0, 0]
+    assert superseded_count(log) == 2
+    assert superseded_count(log, strategy=strategy_for(compacted_log().config)) == 2  # offsets 0 and 1 under Kafka's rule
+    assert superseded_count(small_log()) == 3

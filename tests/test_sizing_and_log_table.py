@@ -64,14 +64,14 @@ def test_bad_sizing_inputs_name_the_property(kwargs, message):
         dedupe_buffer_sizing(**kwargs)
 
 
-def test_log_table_rows_facts_and_fates():
+def test_log_table_rows_facts_and_next_pass():
     log = compacted_log(segment_bytes=1000)
     log.append([rec("grape", "$2.69", timestamp=0)], now_ms=0)
     log.append([rec("grape", None, timestamp=0)], now_ms=0)
     log.append([rec("a-very-long-key-name", "x", timestamp=0)], now_ms=0, producer_id=7, producer_epoch=0)
     assert log_table(log, now_ms=0).splitlines() == [
-        "segment     offset  key           value        batch  fate",
-        "0* (240 B)  0       grape         $2.69        -      superseded",
+        "segment     offset  key           value        batch  next pass",
+        "0* (240 B)  0       grape         $2.69        -      not reached",
         "            1       grape         (tombstone)  -      awaiting horizon",
         "            2       a-very-long…  x            pid=7  kept",
         "* active segment",

@@ -1,10 +1,10 @@
-"""What a pass at ``now_ms`` would do to each stored record, and why: the fates a reader sees in figures.
+"""What the next pass at ``now_ms`` does to each stored record, and why: the one vocabulary of record fates.
 
-Unlike :func:`record_fates` (a full-log classification that ignores the cleanable range), this view
-runs Kafka's pass on a copy of the log (the broker's offset map unless one is given) over the cleanable
-range ``[first dirty, first uncleanable)`` and compares: a record absent afterwards is removed; a
-superseded record that stays is explained (its newer copy lies beyond the range the pass maps, or the
-record itself lies beyond where the pass ends). The log itself is never modified.
+This view runs Kafka's pass on a copy of the log (the broker's offset map unless one is given) over the
+cleanable range ``[first dirty, first uncleanable)`` and compares: a record absent afterwards is removed;
+a superseded record that stays is explained (its newer copy lies beyond the range the pass maps, or the
+record itself lies beyond where the pass ends). Figures, the stepper and :func:`log_table` all speak of
+records in its :class:`Outcome` terms. The log itself is never modified.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from kcompact_nb.core.model import (
     format_duration_ms,
     format_instant_ms,
 )
-from kcompact_nb.core.views._fates import winning_ranks
 
 
 class RecordKind(str, enum.Enum):
@@ -49,7 +48,7 @@ class RecordKind(str, enum.Enum):
 
 
 class Outcome(str, enum.Enum):
-    """What a pass at ``now_ms`` over the cleanable range does to a record."""
+    """What a pass at ``now_ms`` over the cleanable range does to a record (the value: a line for people)."""
 
     REMOVED = "removed by the next pass"
     KEPT = "kept"
@@ -61,6 +60,22 @@ class Outcome(str, enum.Enum):
     """A tombstone (or marker) the pass keeps: not stamped yet, or its delete horizon is in the future."""
     DUE = "tombstone past its delete horizon: the next pass over it removes it"
     """A tombstone whose horizon has passed but that no pass reaches now (the cleanable range is empty)."""
+
+    @property
+    def short(self) -> str:
+        """A few words for a table column: ``removed``, ``kept``, ``superseded, kept``, ``not reached``,
+        ``awaiting horizon``, ``past horizon``."""
+        return _SHORT[self]
+
+
+_SHORT = {
+    Outcome.REMOVED: "removed",
+    Outcome.KEPT: "kept",
+    Outcome.NEWER_BEYOND: "superseded, kept",
+    Outcome.BEYOND: "not reached",
+    Outcome.WAITING: "awaiting horizon",
+    Outcome.DUE: "past horizon",
+}
 
 
 @dataclass(frozen=True)
@@ -112,6 +127,42 @@ def next_pass(
     aborted = _aborted_batches(log)
     outcomes = [context.outcome(batch, record, batch.base_offset in aborted) for batch, record in log.records()]
     return NextPass(ltc, result, tuple(outcomes))
+
+
+def winning_ranks(log: PartitionLog, strategy: Strategy) -> dict[bytes, Any]:
+    """Key -> highest rank of its data records under ``strategy`` (for offsets: the latest offset)."""
+    winners: dict[bytes, Any] = {}
+    by_offset = strategy.ranks_by_offset
+    for batch in log.batches():
+        if batch.is_control:
+            continue
+        for record in batch.records:
+            if record.key is None:
+                continue
+            rank = record.offset if by_offset else strategy.rank(batch, record)
+            current = winners.get(record.key)
+            if current is None or rank > current:
+                winners[record.key] = rank
+    return winners
+
+
+def superseded_count(log: PartitionLog, *, strategy: Strategy | None = None) -> int:
+    """Data records of ``log`` whose key has a higher-ranked record in the log (those a pass over both removes).
+
+    ``strategy`` defaults to the topic's ``compaction.strategy``; the count ignores the cleanable range.
+    """
+    chosen = strategy or strategy_for(log.config)
+    winners = winning_ranks(log, chosen)
+    rank = _offset_rank if chosen.ranks_by_offset else chosen.rank
+    return sum(
+        1
+        for batch, record in log.records()
+        if not batch.is_control and record.key is not None and rank(batch, record) < winners[record.key]
+    )
+
+
+def _offset_rank(_batch: RecordBatch, record: Record) -> int:
+    return record.offset
 
 
 def _run_pass(
@@ -193,7 +244,7 @@ class _Context:
         if batch.is_control or record.key is None or record.key not in self.winners:
             return None
         best = self.winners[record.key]
-        rank = record.offset if self.strategy.name == "offset" else self.strategy.rank(batch, record)
+        rank = record.offset if self.strategy.ranks_by_offset else self.strategy.rank(batch, record)
         if rank >= best:
             return None
         return int(best[-1]) if isinstance(best, tuple) else int(best)
