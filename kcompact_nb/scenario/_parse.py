@@ -10,46 +10,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core import BrokerConfig, TopicConfig
 from kcompact_nb.scenario._configs import broker_config, key_path, topic_config
+from kcompact_nb.scenario._context import ParseContext
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._fields import check_int, check_list, check_object, check_str, join
 from kcompact_nb.scenario._model import FORMAT, Scenario, TopicSpec
+from kcompact_nb.scenario._steps import parse_step
 
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
-
-
-@dataclass
-class ParseContext:
-    """What validation knows while it walks the steps: configs, partitions, clock, labels."""
-
-    broker_properties: dict[str, Any]
-    broker: BrokerConfig
-    topic_properties: dict[str, dict[str, Any]]
-    topics: dict[str, TopicConfig]
-    partitions: dict[str, int]
-    now_ms: int
-    base_dir: Path | None
-    labels: set[str] = field(default_factory=set)
-
-    def target(self, raw: Mapping[str, Any], path: str) -> tuple[str, int]:
-        """The step's (topic, partition): ``topic`` may be omitted when there is exactly one."""
-        if "topic" in raw:
-            topic = check_str(raw["topic"], join(path, "topic"))
-            if topic not in self.topics:
-                known = ", ".join(sorted(self.topics))
-                raise ScenarioError(join(path, "topic"), f"topic {topic!r} is not declared in topics ({known})")
-        elif len(self.topics) == 1:
-            topic = next(iter(self.topics))
-        else:
-            raise ScenarioError(join(path, "topic"), "missing: the scenario declares several topics")
-        count = self.partitions[topic]
-        partition = check_int(raw.get("partition", 0), join(path, "partition"), minimum=0, maximum=count - 1)
-        return topic, partition
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -64,8 +35,6 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def parse_scenario(document: Any, *, base_dir: str | Path | None = None) -> Scenario:
     """Validate a scenario document (already decoded from JSON) into a :class:`Scenario`."""
-    from kcompact_nb.scenario._steps import parse_step
-
     doc = check_object(
         document, "", required=("format", "topics", "steps"), optional=("name", "description", "start_ms", "broker")
     )

@@ -9,7 +9,9 @@ from typing import Any
 from kcompact_nb.core import COMPRESSION_CODECS, INT_MAX, NewRecord
 from kcompact_nb.scenario._bytes import decode_bytes
 from kcompact_nb.scenario._configs import broker_config, topic_config
+from kcompact_nb.scenario._context import ParseContext
 from kcompact_nb.scenario._errors import ScenarioError
+from kcompact_nb.scenario._expect import parse_assertions
 from kcompact_nb.scenario._fields import (
     check_bool,
     check_int,
@@ -21,7 +23,6 @@ from kcompact_nb.scenario._fields import (
     join,
 )
 from kcompact_nb.scenario._model import Step
-from kcompact_nb.scenario._parse import ParseContext
 
 SHORT_MAX = 2**15 - 1
 TARGET = ("topic", "partition")
@@ -262,8 +263,6 @@ def _snapshot(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str
 
 
 def _expect(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
-    from kcompact_nb.scenario._expect import parse_assertions
-
     args = _target(raw, path, context)
     args["assertions"] = parse_assertions(raw, path)
     return args
