@@ -19,7 +19,7 @@ import pytest
 
 from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, resolve_classpath
 from kcompact_nb.core import KafkaVersion, Record, RecordBatch
-from kcompact_nb.core.cleaner._cleaner import rebuild_batch
+from kcompact_nb.core.cleaner._filter_to import rebuild_batch
 from kcompact_nb.io import encode_batch, iter_segment_batches
 from kcompact_nb.io._batch_encoder import KafkaBatchEncoder
 from kcompact_nb.io._compression import _zstd_bindings, lz4_release, zstd_release

@@ -1,41 +1,29 @@
-"""One cleaning pass over one partition (``Cleaner.doClean``, ``cleanSegments``, ``cleanInto``; spec 6-8, 10).
+"""One cleaning pass over one partition, as Kafka's ``Cleaner`` does it (spec 6-8, 10).
 
-The pass mutates the log: each group of segments is replaced by its cleaned segment as soon as
-it is written, and the checkpoint moves to the pass's end offset.
+:func:`clean_pass` is ``doClean``: build the offset map over the dirty range (``buildOffsetMap``), group the
+segments up to where the map ends (``groupSegmentsBySize``), and rewrite each group into one segment
+(``cleanSegments``), source segment by source segment (``cleanInto``) through the cleaner's record filter
+(:class:`_CleanerFilter`: ``checkBatchRetention`` and ``shouldRetainRecord``) and ``MemoryRecords.filterTo``.
+The pass mutates the log: each group of segments is replaced by its cleaned segment as soon as it is
+written, and the checkpoint moves to the pass's end offset. The fast paths that make large passes quick
+live apart, in :mod:`kcompact_nb.core.cleaner._fast_paths`, and decide exactly as the rules here.
 """
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from itertools import compress, repeat
-from operator import and_, is_not, le
-from typing import Any, cast
+from dataclasses import dataclass, field
+from typing import Any
 
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
-from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats, log_line
+from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats, log_line, throttled_elapsed
+from kcompact_nb.core.cleaner._fast_paths import bulk_map, cyclic_gc_paused, map_batch_at_once, retained_at_once
+from kcompact_nb.core.cleaner._filter_to import BatchRetention, BatchRetentionResult, filter_to
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 from kcompact_nb.core.cleaner._log_to_clean import segment_aligned_uncleanable_offset, segments_overlapping
-from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, OffsetMap
+from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, BulkOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
-from kcompact_nb.core.model import (
-    DOUBLE_MAX,
-    NO_TIMESTAMP,
-    AbortedTxn,
-    BrokerConfig,
-    PackedRecords,
-    PartitionLog,
-    RecordBatch,
-    RuleB,
-    Segment,
-    TimestampType,
-    compressed,
-    record_keys,
-    record_offsets,
-    record_values,
-)
+from kcompact_nb.core.model import AbortedTxn, BrokerConfig, PartitionLog, RecordBatch, RuleB, Segment
 
 
 @dataclass(frozen=True)
@@ -62,8 +50,8 @@ class PassResult:
 
 
 @dataclass
-class _PassContext:
-    """State shared by the groups of one pass (Kafka passes these as ``cleanInto``'s many parameters)."""
+class _Pass:
+    """What every step of one pass shares (Kafka passes it as ``cleanSegments``' and ``cleanInto``'s parameters)."""
 
     log: PartitionLog
     broker: BrokerConfig
@@ -71,12 +59,11 @@ class _PassContext:
     strategy: Strategy
     now_ms: int
     upper_bound_offset: int | None
+    """The offset whose preceding batch rule B keeps (``upperBoundOffsetOfCleaningRound``; per Kafka version)."""
     legacy_delete_horizon_ms: int
     stats: CleanerStats
-    txn: CleanedTransactionMetadata = field(default_factory=CleanedTransactionMetadata)
-    producers: dict[int, tuple[int | None, int]] = field(default_factory=dict)
-    retain_legacy_deletes: bool = True
-    discard_records: bool = False
+    bulk: BulkOffsetMap | None = None
+    """The map again when it takes whole batches and the strategy ranks by offset: the fast paths apply."""
 
 
 def clean_pass(
@@ -102,7 +89,7 @@ def clean_pass(
     broker = broker or log.broker
     strategy = strategy or strategy_for(log.config)
     offset_map = offset_map or BoundedOffsetMap.for_broker(broker, entry_bytes=strategy.entry_bytes)
-    ctx = _PassContext(
+    cleaning = _Pass(
         log=log,
         broker=broker,
         offset_map=offset_map,
@@ -111,9 +98,10 @@ def clean_pass(
         upper_bound_offset=_rule_b_upper_bound(log, broker, first_uncleanable_offset),
         legacy_delete_horizon_ms=_legacy_delete_horizon_ms(log, first_dirty_offset),
         stats=CleanerStats(),
+        bulk=bulk_map(offset_map) if strategy.ranks_by_offset else None,
     )
-    with _cyclic_gc_paused():
-        full = build_offset_map(ctx, first_dirty_offset, first_uncleanable_offset)
+    with cyclic_gc_paused():
+        full = build_offset_map(cleaning, first_dirty_offset, first_uncleanable_offset)
         end_offset = offset_map.latest_offset + 1
         segments = segments_overlapping(log, -1, end_offset)
         _check_codecs(log, segments)
@@ -123,12 +111,13 @@ def clean_pass(
             max_index_bytes=log.config.segment_index_bytes,
             first_uncleanable_offset=first_uncleanable_offset,
         )
+        transactions = CleanedTransactionMetadata()
         for group in groups:
-            _swap(log, group, _clean_segments(ctx, group))
+            clean_segments(cleaning, group, transactions)
     log.cleaner_checkpoint = end_offset
-    ctx.stats.buffer_utilization = offset_map.utilization
-    _set_elapsed(ctx.stats, broker)
-    line = log_line(ctx.stats, thread_id=thread_id, log_name=log.name, first_dirty_offset=first_dirty_offset, end_offset=end_offset)
+    cleaning.stats.buffer_utilization = offset_map.utilization
+    throttled_elapsed(cleaning.stats, broker)
+    line = log_line(cleaning.stats, thread_id=thread_id, log_name=log.name, first_dirty_offset=first_dirty_offset, end_offset=end_offset)
     return PassResult(
         topic=log.topic,
         partition=log.partition,
@@ -137,8 +126,8 @@ def clean_pass(
         end_offset=end_offset,
         cleanable_ratio=cleanable_ratio,
         start_ms=now_ms,
-        end_ms=now_ms + round(ctx.stats.elapsed_secs * 1000),
-        stats=ctx.stats,
+        end_ms=now_ms + round(cleaning.stats.elapsed_secs * 1000),
+        stats=cleaning.stats,
         log_line=line,
         groups=tuple(tuple(s.base_offset for s in g) for g in groups),
         offset_map=offset_map,
@@ -151,22 +140,6 @@ def _check_codecs(log: PartitionLog, segments: Sequence[Segment]) -> None:
     codecs = {batch.compression for segment in segments for batch in segment.batches}
     for codec in sorted(codecs - {"none"}):
         log.encoder.check_available(codec)
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector (reference counting goes on).
-
-    A pass allocates records and batches by the million and creates no reference cycles; the
-    collector's repeated scans over them would grow a large pass faster than linearly.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _rule_b_upper_bound(log: PartitionLog, broker: BrokerConfig, first_uncleanable_offset: int) -> int | None:
@@ -211,86 +184,39 @@ def read_chunks(batches: Sequence[RecordBatch], start: int, *, capacity: int, li
         index = end
 
 
-def build_offset_map(ctx: _PassContext, start: int, end: int) -> bool:
+def _read_buffer_bytes(broker: BrokerConfig) -> int:
+    """Per-thread read buffer: ``log.cleaner.io.buffer.size / threads / 2``."""
+    return max(broker.log_cleaner_io_buffer_size // max(broker.log_cleaner_threads, 1) // 2, 1)
+
+
+# -- buildOffsetMap ------------------------------------------------------------------------------
+
+
+def build_offset_map(cleaning: _Pass, start: int, end: int) -> bool:
     """Index the dirty range into the map (``buildOffsetMap``); True when the map filled up (spec 6.3)."""
-    log, offset_map = ctx.log, ctx.offset_map
+    log, offset_map = cleaning.log, cleaning.offset_map
     dirty = segments_overlapping(log, start, end)
-    txn = CleanedTransactionMetadata()
-    txn.add_aborted_transactions(collect_aborted_transactions(log, start, end))
-    next_bases = [s.base_offset for s in dirty[1:]] + [end]
-    for segment, next_base in zip(dirty, next_bases):
-        if _map_segment(ctx, segment, txn, start):
+    transactions = CleanedTransactionMetadata()
+    transactions.add_aborted_transactions(collect_aborted_transactions(log, start, end))
+    for i, segment in enumerate(dirty):
+        if _build_offset_map_for_segment(cleaning, segment, transactions, start):
             return True
-        offset_map.latest_offset = next_base - 1
+        offset_map.latest_offset = (dirty[i + 1].base_offset if i + 1 < len(dirty) else end) - 1
     return False
 
 
-def _map_segment(ctx: _PassContext, segment: Segment, txn: CleanedTransactionMetadata, start: int) -> bool:
-    position = segment.lookup_position(start)
-    first = _batch_index_at_position(segment, position)
-    for chunk, chunk_bytes in read_chunks(segment.batches, first, capacity=_read_buffer_bytes(ctx.broker), limit=ctx.log.config.max_message_bytes):
+def _build_offset_map_for_segment(cleaning: _Pass, segment: Segment, transactions: CleanedTransactionMetadata, start: int) -> bool:
+    """Index one segment from ``start``'s position, read buffer by read buffer (``buildOffsetMapForSegment``)."""
+    first = _batch_index_at_position(segment, segment.lookup_position(start))
+    for chunk, chunk_bytes in read_chunks(
+        segment.batches, first, capacity=_read_buffer_bytes(cleaning.broker), limit=cleaning.log.config.max_message_bytes
+    ):
         for batch in chunk:
-            if _map_batch(ctx, batch, txn, start):
+            if _map_batch(cleaning, batch, transactions, start):
                 return True
             if batch.last_offset >= start:
-                ctx.offset_map.latest_offset = batch.last_offset
-        ctx.stats.map_bytes_read += chunk_bytes
-    return False
-
-
-def _map_batch(ctx: _PassContext, batch: RecordBatch, txn: CleanedTransactionMetadata, start: int) -> bool:
-    stats = ctx.stats
-    if batch.is_control:
-        txn.on_control_batch_read(batch)
-        stats.map_messages_read += 1
-        return False
-    if txn.on_batch_read(batch):
-        stats.map_messages_read += len(batch.records)
-        return False
-    if ctx.strategy.ranks_by_offset and _map_offsets_at_once(ctx.offset_map, batch, start):
-        stats.map_messages_read += len(batch.records)
-        return False
-    return _map_records(ctx, batch, start)
-
-
-def _map_offsets_at_once(offset_map: OffsetMap, batch: RecordBatch, start: int) -> bool:
-    """Fast path for the offset strategy: put a whole batch when it cannot fill the map."""
-    limit, records = offset_map.max_entries, batch.records
-    if limit is not None and offset_map.size_upper_bound + len(records) >= limit and offset_map.size + len(records) >= limit:
-        return False
-    if isinstance(records, PackedRecords) and batch.base_offset >= start and records and records.all_keyed:
-        offset_map.put_offsets(records)
-        offset_map.latest_offset = records.offsets[-1]
-        return True
-    keys, offsets = _keyed_offsets(batch, start)
-    if keys:
-        offset_map.live_entries().update(zip(keys, offsets))
-        offset_map.latest_offset = offsets[-1]
-    return True
-
-
-def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[Sequence[bytes], Sequence[int]]:
-    """Keys and offsets of the batch's keyed records at or after ``start``, in C loops when that is all of them."""
-    records = batch.records
-    keys = record_keys(records)
-    if batch.base_offset < start or None in keys:
-        records = tuple(r for r in records if r.key is not None and r.offset >= start)
-        keys = record_keys(records)
-    return cast("Sequence[bytes]", keys), record_offsets(records)
-
-
-def _map_records(ctx: _PassContext, batch: RecordBatch, start: int) -> bool:
-    """Record by record, with Kafka's full check before every put (spec 6.3)."""
-    stats, offset_map, strategy = ctx.stats, ctx.offset_map, ctx.strategy
-    by_offset = strategy.ranks_by_offset
-    for record in batch.records:
-        if record.key is not None and record.offset >= start:
-            if offset_map.is_full():
-                return True
-            if not by_offset and strategy.is_malformed(record):
-                stats.malformed_version_headers += 1
-            offset_map.put(record.key, record.offset if by_offset else strategy.rank(batch, record), record.offset)
-        stats.map_messages_read += 1
+                cleaning.offset_map.latest_offset = batch.last_offset
+        cleaning.stats.map_bytes_read += chunk_bytes
     return False
 
 
@@ -303,25 +229,52 @@ def _batch_index_at_position(segment: Segment, position: int) -> int:
     return len(segment.batches)
 
 
-def _read_buffer_bytes(broker: BrokerConfig) -> int:
-    """Per-thread read buffer: ``log.cleaner.io.buffer.size / threads / 2``."""
-    return max(broker.log_cleaner_io_buffer_size // max(broker.log_cleaner_threads, 1) // 2, 1)
+def _map_batch(cleaning: _Pass, batch: RecordBatch, transactions: CleanedTransactionMetadata, start: int) -> bool:
+    """Index one batch; True when the map filled up. Markers and aborted data are not indexed."""
+    stats = cleaning.stats
+    if batch.is_control:
+        transactions.on_control_batch_read(batch)
+        stats.map_messages_read += 1
+        return False
+    if transactions.on_batch_read(batch) or (cleaning.bulk is not None and map_batch_at_once(cleaning.bulk, batch, start)):
+        stats.map_messages_read += len(batch.records)
+        return False
+    return _map_records(cleaning, batch, start)
 
 
-def _clean_segments(ctx: _PassContext, group: list[Segment]) -> Segment:
-    """Rewrite one group into a new segment named after its first segment (``cleanSegments``)."""
-    log = ctx.log
-    out = Segment(group[0].base_offset, created_ms=ctx.now_ms, index_interval_bytes=log.config.index_interval_bytes)
-    ctx.producers = _last_records_of_active_producers(log)
-    ctx.txn.cleaned_index = out.aborted_transactions
+def _map_records(cleaning: _Pass, batch: RecordBatch, start: int) -> bool:
+    """Record by record, with Kafka's capacity check before every put, even of a key already held (spec 6.3)."""
+    stats, offset_map, strategy = cleaning.stats, cleaning.offset_map, cleaning.strategy
+    limit, by_offset = offset_map.max_entries, strategy.ranks_by_offset
+    for record in batch.records:
+        if record.key is not None and record.offset >= start:
+            if limit is not None and offset_map.size >= limit:
+                return True
+            if not by_offset and strategy.is_malformed(record):
+                stats.malformed_version_headers += 1
+            offset_map.put(record.key, record.offset if by_offset else strategy.rank(batch, record), record.offset)
+        stats.map_messages_read += 1
+    return False
+
+
+# -- cleanSegments, cleanInto ---------------------------------------------------------------------
+
+
+def clean_segments(cleaning: _Pass, group: list[Segment], transactions: CleanedTransactionMetadata) -> None:
+    """Rewrite one group into a new segment named after its first segment, then swap it in (``cleanSegments``)."""
+    log = cleaning.log
+    cleaned = Segment(group[0].base_offset, created_ms=cleaning.now_ms, index_interval_bytes=log.config.index_interval_bytes)
+    transactions.cleaned_index = cleaned.aborted_transactions
+    producers = _last_records_of_active_producers(log)
     for i, source in enumerate(group):
         upper = group[i + 1].base_offset if i + 1 < len(group) else _read_next_offset(source)
-        ctx.txn.add_aborted_transactions(collect_aborted_transactions(log, source.base_offset, upper))
-        ctx.retain_legacy_deletes = source.last_modified_ms > ctx.legacy_delete_horizon_ms
-        _clean_into(ctx, source, out)
-    out.on_become_inactive()
-    out.last_modified_ms = group[-1].last_modified_ms
-    return out
+        transactions.add_aborted_transactions(collect_aborted_transactions(log, source.base_offset, upper))
+        retain_legacy_deletes = source.last_modified_ms > cleaning.legacy_delete_horizon_ms
+        record_filter = _CleanerFilter(cleaning, transactions, producers, retain_legacy_deletes)
+        clean_into(cleaning, source, cleaned, record_filter)
+    cleaned.on_become_inactive()
+    cleaned.last_modified_ms = group[-1].last_modified_ms
+    _replace_segments(log, group, cleaned)
 
 
 def _read_next_offset(segment: Segment) -> int:
@@ -336,200 +289,113 @@ def _last_records_of_active_producers(log: PartitionLog) -> dict[int, tuple[int 
     }
 
 
-def _clean_into(ctx: _PassContext, source: Segment, out: Segment) -> None:
-    """Filter one source segment chunk by chunk and append each chunk's survivors (``cleanInto``)."""
-    for chunk, _ in read_chunks(source.batches, 0, capacity=_read_buffer_bytes(ctx.broker), limit=ctx.log.config.max_message_bytes):
-        kept: list[RecordBatch] = []
-        largest = -1
-        for batch in chunk:
-            result = _filter_batch(ctx, batch)
-            if result is not None:
-                kept.append(result[0])
-                largest = max(largest, result[1])
-        out.append(kept, ctx.now_ms, largest_offset=largest)
+def clean_into(cleaning: _Pass, source: Segment, cleaned: Segment, record_filter: _CleanerFilter) -> None:
+    """Filter one source segment read buffer by read buffer, appending each buffer's survivors (``cleanInto``)."""
+    log, stats = cleaning.log, cleaning.stats
+    for chunk, _ in read_chunks(source.batches, 0, capacity=_read_buffer_bytes(cleaning.broker), limit=log.config.max_message_bytes):
+        result = filter_to(chunk, record_filter, encoder=log.encoder, kafka_version=cleaning.broker.version)
+        stats.messages_read += result.messages_read
+        stats.bytes_read += result.bytes_read
+        stats.messages_written += result.messages_retained
+        stats.bytes_written += result.bytes_retained
+        cleaned.append(result.batches, cleaning.now_ms, largest_offset=result.max_offset)
 
 
-def _filter_batch(ctx: _PassContext, batch: RecordBatch) -> tuple[RecordBatch, int] | None:
-    """The batch as written to the cleaned segment and its max offset, or None (``MemoryRecords.filterTo``)."""
-    stats = ctx.stats
-    mode, marker_for_empty_txn = _batch_retention(ctx, batch)
-    stats.bytes_read += batch.size_bytes
-    if mode == "DELETE":
-        return None
-    stats.messages_read += len(batch.records)
-    retained = _retained_records(ctx, batch)
-    if retained:
-        output = _retained_batch(ctx, batch, retained, marker_for_empty_txn)
-        stats.bytes_written += output.size_bytes
-        stats.messages_written += len(retained)
-        return output, (batch.last_offset if output is batch else retained[-1].offset)
-    if mode == "RETAIN_EMPTY":
-        stats.bytes_written += 61
-        return empty_batch(batch), batch.last_offset
-    return None
-
-
-def _batch_retention(ctx: _PassContext, batch: RecordBatch) -> tuple[str, bool]:
-    """Rules A-D of spec 7.3 (``checkBatchRetention``): the mode and "marker for an empty transaction"."""
-    if batch.is_control:
-        can_discard = ctx.txn.on_control_batch_read(batch)
-        if ctx.broker.version.has_batch_delete_horizon:
-            ctx.discard_records = can_discard and batch.delete_horizon_ms is not None and batch.delete_horizon_ms <= ctx.now_ms
-        else:
-            ctx.discard_records = can_discard and not ctx.retain_legacy_deletes
-    else:
-        can_discard = ctx.txn.on_batch_read(batch)
-        ctx.discard_records = can_discard
-    if batch.has_producer_id and _is_last_batch_of_producer(ctx, batch):
-        mode = "RETAIN_EMPTY"
-    elif ctx.upper_bound_offset is not None and batch.next_offset == ctx.upper_bound_offset:
-        mode = "RETAIN_EMPTY"
-    elif ctx.discard_records:
-        mode = "DELETE"
-    else:
-        mode = "DELETE_EMPTY"
-    return mode, can_discard and batch.is_control
-
-
-def _is_last_batch_of_producer(ctx: _PassContext, batch: RecordBatch) -> bool:
-    last = ctx.producers.get(batch.producer_id)
-    if last is None:
-        return False
-    last_data_offset, epoch = last
-    if last_data_offset is not None:
-        return batch.last_offset == last_data_offset
-    return batch.is_control and batch.producer_epoch == epoch
-
-
-def _retained_records(ctx: _PassContext, batch: RecordBatch) -> list[Any]:
-    """The records of ``batch`` that survive; whole-batch C loops for indexed data batches under the offset strategy."""
-    if _is_indexed_offset_batch(ctx, batch):
-        records = batch.records
-        if isinstance(records, PackedRecords) and records.all_keyed:
-            latest = ctx.offset_map.latest_by_key_id(records.registry)
-            return records.latest_of_each_key(latest, _retains_deletes(ctx, batch))
-        kept = _latest_of_indexed_batch(ctx.offset_map.live_entries(), records, _retains_deletes(ctx, batch))
-        if kept is not None:
-            return kept
-    return [r for r in batch.records if _should_retain_record(ctx, batch, r)]
-
-
-def _is_indexed_offset_batch(ctx: _PassContext, batch: RecordBatch) -> bool:
-    """A data batch wholly at or below the map's latest offset, records not discarded, offset strategy."""
-    return (
-        not ctx.discard_records
-        and not batch.is_control
-        and ctx.strategy.ranks_by_offset
-        and batch.last_offset <= ctx.offset_map.latest_offset
-    )
-
-
-def _latest_of_indexed_batch(entries: dict[bytes, Any], records: Sequence[Any], keep_deletes: bool) -> list[Any] | None:
-    """``_should_retain_record`` for such a batch in C loops: records whose offset is not below their key's
-    entry (tombstones only with ``keep_deletes``); None when a record has no key (it needs counting)."""
-    keys = record_keys(records)
-    if None in keys:
-        return None
-    latest = map(le, map(entries.get, cast("Sequence[bytes]", keys), repeat(-1)), record_offsets(records))
-    if not keep_deletes:
-        latest = map(and_, latest, map(is_not, record_values(records), repeat(None)))
-    return list(compress(records, latest))
-
-
-def _should_retain_record(ctx: _PassContext, batch: RecordBatch, record: Any) -> bool:
-    """Spec 7.4 (``shouldRetainRecord``), with the strategy's rank in place of the offset."""
-    if ctx.discard_records:
-        return False
-    if batch.is_control:
-        return True
-    log, offset_map = ctx.log, ctx.offset_map
-    if record.offset > offset_map.latest_offset:
-        return True
-    if ctx.strategy.retains_log_end_record and record.offset == log.log_end_offset - 1:
-        return True
-    if record.key is None:
-        ctx.stats.invalid_messages_read += 1
-        return False
-    rank = record.offset if ctx.strategy.ranks_by_offset else ctx.strategy.rank(batch, record)
-    found = offset_map.get(record.key)
-    if found is not None and rank < found:
-        return False
-    if found is not None and rank > found:
-        offset_map.promote(record.key, rank)
-    return record.value is not None or _retains_deletes(ctx, batch)
-
-
-def _retains_deletes(ctx: _PassContext, batch: RecordBatch) -> bool:
-    if not ctx.broker.version.has_batch_delete_horizon:
-        return ctx.retain_legacy_deletes
-    return batch.delete_horizon_ms is None or ctx.now_ms < batch.delete_horizon_ms
-
-
-def _retained_batch(ctx: _PassContext, batch: RecordBatch, retained: list[Any], marker_for_empty_txn: bool) -> RecordBatch:
-    """The original batch when nothing changed, else a rebuilt one (``buildRetainedRecordsInto``)."""
-    has_tombstone = any(r.value is None for r in retained)
-    stamp = (
-        ctx.broker.version.has_batch_delete_horizon
-        and (has_tombstone or marker_for_empty_txn)
-        and batch.delete_horizon_ms is None
-    )
-    if len(retained) == len(batch.records) and not stamp:
-        return batch
-    horizon = ctx.now_ms + ctx.log.config.delete_retention_ms if stamp else batch.delete_horizon_ms
-    rebuilt = rebuild_batch(batch, retained, delete_horizon_ms=horizon)
-    return compressed(rebuilt, ctx.log.encoder, level=None, kafka_version=ctx.broker.version)
-
-
-def rebuild_batch(batch: RecordBatch, records: Sequence[Any], *, delete_horizon_ms: int | None) -> RecordBatch:
-    """A batch with only ``records`` (same base and last offset, producer fields, flags and codec).
-
-    Sized uncompressed: :func:`compressed` gives a compressed batch its size, at the codec's default
-    level as ``buildRetainedRecordsInto`` always uses (``Compression.of(type).build()``).
-    """
-    log_append = batch.timestamp_type is TimestampType.LOG_APPEND_TIME
-    if log_append:
-        records = [r._replace(timestamp=batch.max_timestamp) for r in records]
-    return RecordBatch.build(
-        records,
-        base_offset=batch.base_offset,
-        last_offset=batch.last_offset,
-        delete_horizon_ms=delete_horizon_ms,
-        log_append_time_ms=batch.max_timestamp if log_append else None,
-        checked=True,
-        producer_id=batch.producer_id,
-        producer_epoch=batch.producer_epoch,
-        base_sequence=batch.base_sequence,
-        is_transactional=batch.is_transactional,
-        is_control=batch.is_control,
-        partition_leader_epoch=batch.partition_leader_epoch,
-        compression=batch.compression,
-    )
-
-
-def empty_batch(batch: RecordBatch) -> RecordBatch:
-    """The 61-byte header Kafka keeps when all records go but the batch must stay (``writeEmptyHeader``):
-    offsets, producer fields, flags, timestamp type and max timestamp kept; no codec, no horizon."""
-    return replace(
-        batch,
-        records=(),
-        size_bytes=61,
-        base_timestamp=NO_TIMESTAMP,
-        compression="none",
-        delete_horizon_ms=None,
-        raw=None,
-    )
-
-
-def _swap(log: PartitionLog, group: list[Segment], cleaned: Segment) -> None:
+def _replace_segments(log: PartitionLog, group: list[Segment], cleaned: Segment) -> None:
     """Replace the group's segments by the cleaned one (``replaceSegments``)."""
     first = log.segments.index(group[0])
     log.segments[first : first + len(group)] = [cleaned]
 
 
-def _set_elapsed(stats: CleanerStats, broker: BrokerConfig) -> None:
-    """Simulated pass time: only the I/O throttle takes time (spec 11); unthrottled passes take 0 s."""
-    rate = broker.log_cleaner_io_max_bytes_per_second
-    if rate >= DOUBLE_MAX:
-        return
-    stats.elapsed_index_secs = stats.map_bytes_read / rate
-    stats.elapsed_secs = (stats.map_bytes_read + stats.bytes_read + stats.bytes_written) / rate
+class _CleanerFilter:
+    """The cleaner's ``MemoryRecords.RecordFilter`` for one source segment: rules A-D per batch, spec 7.4 per record."""
+
+    def __init__(
+        self,
+        cleaning: _Pass,
+        transactions: CleanedTransactionMetadata,
+        producers: dict[int, tuple[int | None, int]],
+        retain_legacy_deletes: bool,
+    ) -> None:
+        self.cleaning = cleaning
+        self.transactions = transactions
+        self.producers = producers
+        self.retain_legacy_deletes = retain_legacy_deletes
+        """Kafka's ``retainLegacyDeletesAndTxnMarkers``: the source segment is newer than the legacy horizon."""
+        self.discard_batch_records = False
+        self.now_ms = cleaning.now_ms
+        self.delete_retention_ms = cleaning.log.config.delete_retention_ms
+
+    def check_batch_retention(self, batch: RecordBatch) -> BatchRetentionResult:
+        """Rules A-D of spec 7.3 (``checkBatchRetention``)."""
+        if batch.is_control:
+            can_discard = self.transactions.on_control_batch_read(batch)
+            if self.cleaning.broker.version.has_batch_delete_horizon:
+                horizon = batch.delete_horizon_ms
+                self.discard_batch_records = can_discard and horizon is not None and horizon <= self.now_ms
+            else:
+                self.discard_batch_records = can_discard and not self.retain_legacy_deletes
+        else:
+            can_discard = self.transactions.on_batch_read(batch)
+            self.discard_batch_records = can_discard
+        if batch.has_producer_id and self._is_batch_last_record_of_producer(batch):
+            retention = BatchRetention.RETAIN_EMPTY
+        elif self.cleaning.upper_bound_offset is not None and batch.next_offset == self.cleaning.upper_bound_offset:
+            retention = BatchRetention.RETAIN_EMPTY
+        elif self.discard_batch_records:
+            retention = BatchRetention.DELETE
+        else:
+            retention = BatchRetention.DELETE_EMPTY
+        return BatchRetentionResult(retention, can_discard and batch.is_control)
+
+    def _is_batch_last_record_of_producer(self, batch: RecordBatch) -> bool:
+        last = self.producers.get(batch.producer_id)
+        if last is None:
+            return False
+        last_data_offset, epoch = last
+        if last_data_offset is not None:
+            return batch.last_offset == last_data_offset
+        return batch.is_control and batch.producer_epoch == epoch
+
+    def retained_records(self, batch: RecordBatch) -> list[Any]:
+        """The records of ``batch`` that survive (``shouldRetainRecord`` on each, or a fast path that decides alike)."""
+        bulk = self.cleaning.bulk
+        if (
+            bulk is not None
+            and not self.discard_batch_records
+            and not batch.is_control
+            and batch.last_offset <= bulk.latest_offset
+        ):
+            kept = retained_at_once(bulk, batch, self._retains_deletes(batch))
+            if kept is not None:
+                return kept
+        return [r for r in batch.records if self.should_retain_record(batch, r)]
+
+    def should_retain_record(self, batch: RecordBatch, record: Any) -> bool:
+        """Spec 7.4 (``shouldRetainRecord``), with the strategy's rank in place of the offset."""
+        if self.discard_batch_records:
+            return False
+        if batch.is_control:
+            return True
+        cleaning = self.cleaning
+        offset_map, strategy = cleaning.offset_map, cleaning.strategy
+        if record.offset > offset_map.latest_offset:
+            return True
+        if strategy.retains_log_end_record and record.offset == cleaning.log.log_end_offset - 1:
+            return True
+        if record.key is None:
+            cleaning.stats.invalid_messages_read += 1
+            return False
+        rank = record.offset if strategy.ranks_by_offset else strategy.rank(batch, record)
+        found = offset_map.get(record.key)
+        if found is not None and rank < found:
+            return False
+        if found is not None and rank > found:
+            offset_map.put(record.key, rank, offset_map.latest_offset)  # KIP-280: a clean record beats the dirty winner
+        return record.value is not None or self._retains_deletes(batch)
+
+    def _retains_deletes(self, batch: RecordBatch) -> bool:
+        """Tombstones stay: before 3.1 while the segment is newer than the legacy horizon, then until the batch's horizon."""
+        if not self.cleaning.broker.version.has_batch_delete_horizon:
+            return self.retain_legacy_deletes
+        return batch.delete_horizon_ms is None or self.now_ms < batch.delete_horizon_ms

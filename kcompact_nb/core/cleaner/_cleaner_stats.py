@@ -6,7 +6,7 @@ import math
 from dataclasses import asdict, dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from kcompact_nb.core.model import MIB
+from kcompact_nb.core.model import DOUBLE_MAX, MIB, BrokerConfig
 
 
 @dataclass
@@ -38,6 +38,19 @@ class CleanerStats:
         for extra in ("elapsed_secs", "elapsed_index_secs", "malformed_version_headers"):
             del data[extra]
         return data
+
+
+def throttled_elapsed(stats: CleanerStats, broker: BrokerConfig) -> None:
+    """Simulated pass time: only the I/O throttle takes time (``Throttler``, spec 11); unthrottled passes take 0 s.
+
+    Sets ``elapsed_index_secs`` (the map's bytes) and ``elapsed_secs`` (every byte read and written) at
+    ``log.cleaner.io.max.bytes.per.second``.
+    """
+    rate = broker.log_cleaner_io_max_bytes_per_second
+    if rate >= DOUBLE_MAX:
+        return
+    stats.elapsed_index_secs = stats.map_bytes_read / rate
+    stats.elapsed_secs = (stats.map_bytes_read + stats.bytes_read + stats.bytes_written) / rate
 
 
 def java_fixed(value: float, *, grouping: bool = False) -> str:

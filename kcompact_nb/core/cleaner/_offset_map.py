@@ -3,12 +3,15 @@
 Kafka keys the map by the MD5 of the key bytes; probing affects speed only, so a dict keyed by
 the raw key bytes decides the same. An entry is 24 bytes (16-byte hash + 8-byte offset); with a
 KIP-280 strategy it also caches the version, 32 bytes (spec 14).
+
+:class:`OffsetMap` is Kafka's small interface, all a pass needs record by record. The maps here also
+take whole batches (:class:`BulkOffsetMap`), which the pass's fast paths use when a map offers it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy
 
@@ -21,37 +24,63 @@ FLUSH_CHUNK_BATCHES = 256
 
 
 class OffsetMap(Protocol):
-    """Key -> rank of the winning record, with Kafka's capacity rule and ``latestOffset``."""
+    """Key -> rank of the winning record (for offsets: the latest offset), Kafka's ``OffsetMap``."""
 
     latest_offset: int
+    """The offset of the last record indexed (``latestOffset``, ``updateLatestOffset``)."""
 
     @property
-    def size(self) -> int: ...
+    def size(self) -> int:
+        """Keys held (``size``)."""
+        ...
 
     @property
-    def max_entries(self) -> int | None: ...
+    def max_entries(self) -> int | None:
+        """Keys a pass may put before it stops: ``slots * load factor`` (the cleaner's ``maxDesiredMapSize``),
+        ``None`` when unbounded."""
+        ...
 
     @property
-    def utilization(self) -> float: ...
+    def utilization(self) -> float:
+        """``size / slots`` (``utilization``: Kafka's "Buffer utilization")."""
+        ...
 
-    def is_full(self) -> bool: ...
+    def put(self, key: bytes, rank: Any, offset: int) -> None:
+        """Keep the higher of ``rank`` and ``key``'s entry, and note ``offset`` as the latest (``put``)."""
+        ...
 
-    def put(self, key: bytes, rank: Any, offset: int) -> None: ...
+    def get(self, key: bytes) -> Any:
+        """``key``'s entry, ``None`` when absent (``get``; Kafka's -1)."""
+        ...
 
-    def put_offsets(self, records: PackedRecords) -> None: ...
+    def entries(self) -> dict[bytes, Any]:
+        """A copy of key -> rank, keys in the order first put (for views; Kafka's map cannot list its keys)."""
+        ...
+
+
+@runtime_checkable
+class BulkOffsetMap(OffsetMap, Protocol):
+    """An offset map that also takes whole batches under the offset strategy (the pass's fast paths).
+
+    Callers keep the capacity rule: :attr:`size_upper_bound` tells whether a batch may fill the map.
+    """
 
     @property
-    def size_upper_bound(self) -> int: ...
+    def size_upper_bound(self) -> int:
+        """``size`` or more, known without folding collected batches."""
+        ...
 
-    def latest_by_key_id(self, registry: KeyRegistry) -> Any: ...
+    def put_offsets(self, records: PackedRecords) -> None:
+        """Put every record of ``records`` (all keyed) at its offset; ``latest_offset`` is the caller's."""
+        ...
 
-    def get(self, key: bytes) -> Any: ...
+    def latest_by_key_id(self, registry: KeyRegistry) -> Any:
+        """A numpy array of each registered key's entry (-1 when absent)."""
+        ...
 
-    def promote(self, key: bytes, rank: Any) -> None: ...
-
-    def entries(self) -> dict[bytes, Any]: ...
-
-    def live_entries(self) -> dict[bytes, Any]: ...
+    def live_entries(self) -> dict[bytes, Any]:
+        """The map's own dict of key -> offset, for the fast paths' C loops."""
+        ...
 
 
 class ExactOffsetMap:
@@ -90,9 +119,6 @@ class ExactOffsetMap:
         """Unbounded: reported as 0.0."""
         return 0.0
 
-    def is_full(self) -> bool:
-        return False
-
     def put(self, key: bytes, rank: Any, offset: int) -> None:
         """Keep the highest rank for ``key`` (for offsets: the later one) and note ``offset`` as latest."""
         entries = self._dict(changing=True)
@@ -114,10 +140,6 @@ class ExactOffsetMap:
 
     def get(self, key: bytes) -> Any:
         return self._dict().get(key)
-
-    def promote(self, key: bytes, rank: Any) -> None:
-        """Raise an existing entry to ``rank`` (KIP-280: a clean record that beats the dirty winner)."""
-        self._dict(changing=True)[key] = rank
 
     def entries(self) -> dict[bytes, Any]:
         """A copy of key -> rank."""
@@ -212,11 +234,8 @@ _NO_OFFSET = numpy.iinfo(numpy.int64).max
 
 
 class BoundedOffsetMap(ExactOffsetMap):
-    """Kafka's fixed-size map: ``slots`` entries, usable up to ``int(slots * load_factor)`` distinct keys.
-
-    ``is_full`` is Kafka's check before every put, which stops the pass even when the key is
-    already present (``buildOffsetMapForSegment``).
-    """
+    """Kafka's fixed-size map (``SkimpyOffsetMap``): ``slots`` entries, usable up to ``int(slots * load_factor)``
+    distinct keys (:attr:`max_entries`)."""
 
     def __init__(self, slots: int, load_factor: float = 0.9, entry_bytes: int = OFFSET_ENTRY_BYTES) -> None:
         super().__init__()
@@ -250,6 +269,3 @@ class BoundedOffsetMap(ExactOffsetMap):
     def utilization(self) -> float:
         """``entries / slots`` (Kafka's "Buffer utilization"; a full map reads about 90 %)."""
         return self.size / self.slots
-
-    def is_full(self) -> bool:
-        return self.size >= self.max_entries

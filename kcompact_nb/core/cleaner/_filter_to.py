@@ -1,0 +1,157 @@
+"""Filtering batches into a cleaned segment (``MemoryRecords.filterTo``, spec 7.3-7.5).
+
+A :class:`RecordFilter` decides per batch (:class:`BatchRetention`, ``checkBatchRetention``) and per
+record (``shouldRetainRecord``); :func:`filter_to` applies it: a batch whose records all stay and needs
+no delete horizon is kept as it is, a batch that loses records (or gains a horizon) is rebuilt
+(``buildRetainedRecordsInto``), and a batch that loses them all stays as its 61-byte header only when
+the filter says ``RETAIN_EMPTY`` (``writeEmptyHeader``).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple, Protocol
+
+from kcompact_nb.core.model import (
+    NO_TIMESTAMP,
+    RECORD_BATCH_OVERHEAD,
+    BatchEncoder,
+    KafkaVersion,
+    RecordBatch,
+    TimestampType,
+    compressed,
+)
+
+
+class BatchRetention(enum.Enum):
+    """What happens to a batch whatever its records (``MemoryRecords.RecordFilter.BatchRetention``)."""
+
+    DELETE = enum.auto()
+    """Drop the batch and all its records."""
+    RETAIN_EMPTY = enum.auto()
+    """Keep the batch, as an empty header when no record stays (producer state, the round's last offset)."""
+    DELETE_EMPTY = enum.auto()
+    """Keep the batch only if some record stays."""
+
+
+class BatchRetentionResult(NamedTuple):
+    """``checkBatchRetention``'s answer: the retention and whether the batch is a marker of an empty transaction."""
+
+    retention: BatchRetention
+    contains_marker_for_empty_txn: bool
+
+
+class RecordFilter(Protocol):
+    """The cleaner's filter (``MemoryRecords.RecordFilter``): a batch rule, then a record rule."""
+
+    now_ms: int
+    delete_retention_ms: int
+
+    def check_batch_retention(self, batch: RecordBatch) -> BatchRetentionResult:
+        """Rules A-D of spec 7.3; called once per batch, before :meth:`retained_records`."""
+        ...
+
+    def retained_records(self, batch: RecordBatch) -> list[Any]:
+        """The batch's records for which ``shouldRetainRecord`` holds, in order."""
+        ...
+
+
+@dataclass
+class FilterResult:
+    """What :func:`filter_to` read and kept (``MemoryRecords.FilterResult``)."""
+
+    batches: list[RecordBatch]
+    max_offset: int = -1
+    messages_read: int = 0
+    bytes_read: int = 0
+    messages_retained: int = 0
+    bytes_retained: int = 0
+
+
+def filter_to(
+    batches: Sequence[RecordBatch], record_filter: RecordFilter, *, encoder: BatchEncoder, kafka_version: KafkaVersion
+) -> FilterResult:
+    """The batches as they are written to the cleaned segment, and the counts of what was read and kept."""
+    result = FilterResult([])
+    for batch in batches:
+        result.bytes_read += batch.size_bytes
+        decision = record_filter.check_batch_retention(batch)
+        if decision.retention is BatchRetention.DELETE:
+            continue
+        result.messages_read += len(batch.records)
+        retained = record_filter.retained_records(batch)
+        if retained:
+            stamp = _needs_delete_horizon(batch, retained, decision.contains_marker_for_empty_txn, kafka_version)
+            output = batch if len(retained) == len(batch.records) and not stamp else _rebuilt(
+                batch, retained, record_filter, stamp=stamp, encoder=encoder, kafka_version=kafka_version
+            )
+            _kept(result, output, len(retained), batch.last_offset if output is batch else retained[-1].offset)
+        elif decision.retention is BatchRetention.RETAIN_EMPTY:
+            _kept(result, empty_batch(batch), 0, batch.last_offset)
+    return result
+
+
+def _kept(result: FilterResult, batch: RecordBatch, messages: int, max_offset: int) -> None:
+    result.batches.append(batch)
+    result.bytes_retained += batch.size_bytes
+    result.messages_retained += messages
+    result.max_offset = max(result.max_offset, max_offset)
+
+
+def _needs_delete_horizon(batch: RecordBatch, retained: list[Any], marker_for_empty_txn: bool, version: KafkaVersion) -> bool:
+    """A kept tombstone or marker in a batch without a horizon yet: the pass stamps one (``needToSetDeleteHorizon``)."""
+    return (
+        version.has_batch_delete_horizon
+        and (marker_for_empty_txn or any(r.value is None for r in retained))
+        and batch.delete_horizon_ms is None
+    )
+
+
+def _rebuilt(
+    batch: RecordBatch, retained: list[Any], record_filter: RecordFilter, *, stamp: bool, encoder: BatchEncoder, kafka_version: KafkaVersion
+) -> RecordBatch:
+    """The batch with only ``retained`` (``buildRetainedRecordsInto``), stamped ``now + delete.retention.ms``."""
+    horizon = record_filter.now_ms + record_filter.delete_retention_ms if stamp else batch.delete_horizon_ms
+    return compressed(rebuild_batch(batch, retained, delete_horizon_ms=horizon), encoder, level=None, kafka_version=kafka_version)
+
+
+def rebuild_batch(batch: RecordBatch, records: Sequence[Any], *, delete_horizon_ms: int | None) -> RecordBatch:
+    """A batch with only ``records`` (same base and last offset, producer fields, flags and codec).
+
+    Sized uncompressed: :func:`compressed` gives a compressed batch its size, at the codec's default
+    level as ``buildRetainedRecordsInto`` always uses (``Compression.of(type).build()``).
+    """
+    log_append = batch.timestamp_type is TimestampType.LOG_APPEND_TIME
+    if log_append:
+        records = [r._replace(timestamp=batch.max_timestamp) for r in records]
+    return RecordBatch.build(
+        records,
+        base_offset=batch.base_offset,
+        last_offset=batch.last_offset,
+        delete_horizon_ms=delete_horizon_ms,
+        log_append_time_ms=batch.max_timestamp if log_append else None,
+        checked=True,
+        producer_id=batch.producer_id,
+        producer_epoch=batch.producer_epoch,
+        base_sequence=batch.base_sequence,
+        is_transactional=batch.is_transactional,
+        is_control=batch.is_control,
+        partition_leader_epoch=batch.partition_leader_epoch,
+        compression=batch.compression,
+    )
+
+
+def empty_batch(batch: RecordBatch) -> RecordBatch:
+    """The header Kafka keeps when all records go but the batch must stay (``writeEmptyHeader``):
+    offsets, producer fields, flags, timestamp type and max timestamp kept; no codec, no horizon."""
+    return replace(
+        batch,
+        records=(),
+        size_bytes=RECORD_BATCH_OVERHEAD,
+        base_timestamp=NO_TIMESTAMP,
+        compression="none",
+        delete_horizon_ms=None,
+        raw=None,
+    )
