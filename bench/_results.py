@@ -52,7 +52,7 @@ def growth_exponent(sizes: Sequence[float], values: Sequence[float]) -> float:
         raise ValueError(f"need at least two (size, value) pairs, got {len(sizes)} sizes and {len(values)} values")
     xs, ys = [math.log(s) for s in sizes], [math.log(v) for v in values]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=False)) / sum((x - mx) ** 2 for x in xs)
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ def test_random_appends_keep_the_log_well_formed(props, ops):
     assert offsets == sorted(set(offsets))
     bases = [s.base_offset for s in log.segments]
     assert bases == sorted(set(bases))
-    for segment, next_base in zip(log.segments, bases[1:] + [log.log_end_offset + 1]):
+    for segment, next_base in zip(log.segments, bases[1:] + [log.log_end_offset + 1], strict=False):
         assert segment.size_bytes == sum(b.size_bytes for b in segment.batches)
         for batch in segment.batches:
             assert segment.base_offset <= batch.base_offset <= batch.last_offset < next_base

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from kcompact_nb import OFFSET_BUCKET_COLUMNS, KafkaModelError, log_table, next_pass, offset_buckets, strategy_for
-from kcompact_nb.core.views._next_pass import superseded_count
 from kcompact_nb.core.cleaner._cleaner import clean_pass
 from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
 from kcompact_nb.core.model._record_sizes import record_size_bytes
+from kcompact_nb.core.views._next_pass import superseded_count
 from tests.conftest import compacted_log, rec
 
 

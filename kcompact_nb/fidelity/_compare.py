@@ -154,7 +154,7 @@ def recompression_differences(before: PartitionLog) -> list[str]:
 
 def first_difference(ours: bytes, theirs: bytes) -> int:
     """The first byte position where two byte strings differ (the shorter length when one is a prefix)."""
-    return next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+    return next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs)))
 
 
 def _first_difference(ours: bytes, theirs: bytes) -> str:

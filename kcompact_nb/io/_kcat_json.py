@@ -155,7 +155,7 @@ def _json_headers(headers: Any, source: str, number: int) -> tuple[tuple[str, by
             (name, v) for name, values in headers.items() for v in (values if isinstance(values, list) else [values])
         ]
     elif isinstance(headers, list) and len(headers) % 2 == 0:
-        pairs = list(zip(headers[::2], headers[1::2]))
+        pairs = list(zip(headers[::2], headers[1::2], strict=False))
     else:
         raise DumpParseError(source, number, "'headers' must be [name, value, ...] or {name: [values]}")
     if not all(isinstance(n, str) and (v is None or isinstance(v, str)) for n, v in pairs):

@@ -58,7 +58,10 @@ class _RecordReader:
             self._finish(captured, at)
             return
         token = tokens[index]
-        step: Callable[[int, Captured], None] = lambda end, more: self._walk(index + 1, end, more)
+
+        def step(end: int, more: Captured) -> None:
+            self._walk(index + 1, end, more)
+
         if token.literal:
             if self.data.startswith(token.literal, at):
                 step(at + len(token.literal), captured)

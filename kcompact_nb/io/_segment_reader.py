@@ -325,7 +325,7 @@ class SegmentFileReader:
                     return (record_from_tuple((columns.offsets[0], columns.timestamps[0], key, columns.values[0], columns.headers[0])),)
                 if count < PACKED_MIN_RECORDS:
                     keys = map(self.key_registry.intern, columns.keys)
-                    fields = zip(columns.offsets, columns.timestamps, keys, columns.values, columns.headers)
+                    fields = zip(columns.offsets, columns.timestamps, keys, columns.values, columns.headers, strict=False)
                     return tuple(map(record_from_tuple, fields))
                 headers = tuple(columns.headers) if any(columns.headers) else None
                 offsets, stamps = array("q", columns.offsets), array("q", columns.timestamps)

@@ -133,10 +133,7 @@ def _load_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
 
 def _write_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     """The simulation's partitions in Kafka's layout, every file from the model (``io.write_broker_log_dir``)."""
-    if args["topic"] is None:
-        logs = sim.partitions()
-    else:
-        logs = [sim.log(args["topic"], args["partition"])]
+    logs = sim.partitions() if args["topic"] is None else [sim.log(args["topic"], args["partition"])]
     root = write_broker_log_dir(logs, args["path"], overwrite=args["overwrite"])
     return {"path": str(root), "partitions": [log.name for log in logs]}
 

@@ -139,7 +139,7 @@ def draw_header(
     for level, placed in brackets.items():
         low = rows.span(f"parts{level}")[0]
         line_y = low + 4 / rows.plot_px
-        for part, label in zip([p for p in parts if p.level == level], placed):
+        for part, label in zip([p for p in parts if p.level == level], placed, strict=False):
             color = _part_color(part)
             path = f"M {part.start - 0.45},{low + 1 / rows.plot_px} V {line_y} H {part.end - 0.55} V {low + 1 / rows.plot_px}"
             fig.add_shape(
@@ -186,7 +186,7 @@ def segment_bars(
     unit = size_unit(max(max_bytes or 0, *(s.size_bytes for s in segments), 1))
     largest = max(max_bytes or 0, *(s.size_bytes for s in segments), 1)
     heights = [s.size_bytes / largest * bar_px for s in segments]
-    texts = dict(zip((s.base_offset for s in segments), segment_texts(segments, px_per_unit, heights)))
+    texts = dict(zip((s.base_offset for s in segments), segment_texts(segments, px_per_unit, heights), strict=False))
     traces = []
     for region in ("clean", "cleanable", "uncleanable", "active"):
         chosen = [s for s in segments if s.region == region]
@@ -231,7 +231,7 @@ def segment_texts(
     ``heights_px`` are the bars' heights when they vary (bytes); a text needs a line of height per line.
     """
     heights = list(heights_px) if heights_px is not None else [float("inf")] * len(segments)
-    room = {s.base_offset: h for s, h in zip(segments, heights)}
+    room = {s.base_offset: h for s, h in zip(segments, heights, strict=False)}
 
     def fits(s: SegmentRegion, style: str) -> bool:
         return _fits(s, style, px_per_unit) and room[s.base_offset] >= LINE_PX * (1 + (style == "name")) + 4

@@ -203,7 +203,7 @@ def _phase_bars(life: RecordLifetime, axis: TimeAxis, now_ms: int, y: float) -> 
     horizon = end if life.horizon_ms is None else min(life.horizon_ms, end)
     spans = ((life.appeared_ms, stamped), (stamped, horizon), (horizon, end))
     bars = []
-    for (name, color), (start, stop) in zip(PHASES, spans):
+    for (name, color), (start, stop) in zip(PHASES, spans, strict=False):
         if stop <= start:
             continue
         bars.append(

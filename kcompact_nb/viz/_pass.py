@@ -73,7 +73,7 @@ def _regions(segments: Sequence[tuple[int, int]], diff: PassDiff) -> list[Segmen
     ends = [*bases[1:], max(diff.log_end_offset, bases[-1] + 1)] if bases else []
     return [
         SegmentRegion(b, e, size, UNCLEANABLE, size_estimated=b in diff.estimated_segments)
-        for (b, size), e in zip(segments, ends)
+        for (b, size), e in zip(segments, ends, strict=False)
     ]
 
 

@@ -40,7 +40,7 @@ def transaction_figure(
     fig = go.Figure()
     cartesian: list[tuple[str, str, dict[str, object]]] = []
     lane = {"range": [0, 1], "showticklabels": False, "showgrid": False, "zeroline": False, "fixedrange": True}
-    for index, (name, view) in enumerate(stages):
+    for index, (_name, view) in enumerate(stages):
         rows.add(f"stage{index}", STAGE_PX)
         rows.add(f"batches{index}", BATCHES_PX)
         rows.add(f"gap{index}", GAP_PX)

@@ -40,7 +40,7 @@ def test_clean_writes_the_folder_kafka_left_and_never_touches_its_input(sample, 
     assert sorted(p.name for p in ours.iterdir()) == sorted(p.name for p in kafka.iterdir())
     assert [p.name for p in sorted(kafka.iterdir()) if p.read_bytes() != (ours / p.name).read_bytes()] == []
     assert (tmp_path / "out" / "cleaner-offset-checkpoint").read_text() == (SAMPLES / sample / "after" / "cleaner-offset-checkpoint").read_text()
-    assert f"the cleaner's next iteration at " in done.stdout and f"({at} ms):" in done.stdout
+    assert "the cleaner's next iteration at " in done.stdout and f"({at} ms):" in done.stdout
     assert f"  cleaned {partition}:\n    Log cleaner thread 0 cleaned log {partition} (dirty section = [0, " in done.stdout
 
 

@@ -123,9 +123,12 @@ def test_only_the_cli_reads_the_clock_or_the_environment(package):
     reads = []
     for path in sorted((ROOT / "kcompact_nb" / package).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                if (node.value.id, node.attr) in CLOCK_OR_ENVIRONMENT:
-                    reads.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value.id}.{node.attr}")
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and (node.value.id, node.attr) in CLOCK_OR_ENVIRONMENT
+            ):
+                reads.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value.id}.{node.attr}")
     assert reads == []
 
 

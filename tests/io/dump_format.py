@@ -24,7 +24,7 @@ def batch_line(batch: RecordBatch, position: int, *, crc: int = 1234, valid: boo
 
 def record_lines(batch: RecordBatch, *, print_data: bool) -> list[str]:
     lines = []
-    for i, r in enumerate(batch.records):
+    for r in batch.records:
         seq = -1 if batch.base_sequence < 0 else batch.base_sequence + r.offset - batch.base_offset
         ks = -1 if r.key is None else len(r.key)
         vs = -1 if r.value is None else len(r.value)

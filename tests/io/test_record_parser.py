@@ -50,7 +50,7 @@ def test_parser_reads_what_kafka_python_reads(spec, base_offset) -> None:
     data = kafka_batch(rows, base_offset=base_offset)
     columns = parsed(data)
     expected = [(r.offset, r.timestamp, r.key, r.value, tuple(r.headers)) for r in DefaultRecordBatch(data)]
-    got = list(zip(columns.offsets, columns.timestamps, columns.keys, columns.values, columns.headers))
+    got = list(zip(columns.offsets, columns.timestamps, columns.keys, columns.values, columns.headers, strict=False))
     assert got == expected
     base_ts = expected[0][1]
     sizes = [record_size_bytes(o - base_offset, t - base_ts, k, v, h) for o, t, k, v, h in expected]

@@ -45,12 +45,12 @@ def _extent(trace: Any, letter: str) -> list[float]:
         if letter == along:
             base = trace.base if trace.base is not None else [0] * len(values)
             base = list(base) if not isinstance(base, (int, float)) else [base] * len(values)
-            return [b for b in _values(base)] + [b + v for b, v in zip(_values(base), values)]
+            return [b for b in _values(base)] + [b + v for b, v in zip(_values(base), values, strict=False)]
         width = trace.width
         if width is None:
             width = 0.8
         widths = [float(width)] * len(values) if isinstance(width, (int, float)) else [float(w) for w in width]
-        return [v - w / 2 for v, w in zip(values, widths)] + [v + w / 2 for v, w in zip(values, widths)]
+        return [v - w / 2 for v, w in zip(values, widths, strict=False)] + [v + w / 2 for v, w in zip(values, widths, strict=False)]
     return values
 
 

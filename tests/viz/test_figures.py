@@ -330,7 +330,7 @@ def test_cleaner_stats_in_peoples_units_every_row_shown(fruit):
     assert (
         next(iter(lines.cells.values[0])) == "Log cleaner thread 0 cleaned log fruit-prices-0 (dirty section = [0, 4])"
     )
-    rows = dict(zip(*(list(v) for v in counters.cells.values[:2])))
+    rows = dict(zip(*(list(v) for v in counters.cells.values[:2]), strict=False))
     assert (rows["bytes_read"], rows["messages_read"], rows["messages_written"], rows["buffer_utilization"]) == (
         "305 bytes",
         "4",

@@ -338,9 +338,12 @@ class _CleanerFilter:
         else:
             can_discard = self.transactions.on_batch_read(batch)
             self.discard_batch_records = can_discard
-        if batch.has_producer_id and self._is_batch_last_record_of_producer(batch):
-            retention = BatchRetention.RETAIN_EMPTY
-        elif self.cleaning.upper_bound_offset is not None and batch.next_offset == self.cleaning.upper_bound_offset:
+        # Kept even when emptied: the last batch of an active producer (its sequence and epoch, rule A) and
+        # the batch that ends the cleaning round (its last offset, rule B).
+        keeps_producer_state = batch.has_producer_id and self._is_batch_last_record_of_producer(batch)
+        upper_bound = self.cleaning.upper_bound_offset
+        ends_round = upper_bound is not None and batch.next_offset == upper_bound
+        if keeps_producer_state or ends_round:
             retention = BatchRetention.RETAIN_EMPTY
         elif self.discard_batch_records:
             retention = BatchRetention.DELETE

@@ -59,7 +59,7 @@ def map_batch_at_once(offset_map: BulkOffsetMap, batch: RecordBatch, start: int)
         return True
     keys, offsets = _keyed_offsets(batch, start)
     if keys:
-        offset_map.live_entries().update(zip(keys, offsets))
+        offset_map.live_entries().update(zip(keys, offsets, strict=False))
         offset_map.latest_offset = offsets[-1]
     return True
 

@@ -227,7 +227,7 @@ class _DenseEntries:
         present = numpy.flatnonzero(self.latest >= 0)
         present = present[numpy.argsort(self.first[present], kind="stable")]
         keys = cast("list[bytes]", self.registry.keys)  # put_offsets takes keyed records only
-        return zip(map(keys.__getitem__, present.tolist()), self.latest[present].tolist())
+        return zip(map(keys.__getitem__, present.tolist()), self.latest[present].tolist(), strict=False)
 
 
 _NO_OFFSET = numpy.iinfo(numpy.int64).max

@@ -320,7 +320,7 @@ class PartitionLog:
                 r.value,
                 tuple(r.headers),
             )
-            for offset, r in zip(offsets, records)
+            for offset, r in zip(offsets, records, strict=False)
         ]
 
     def _check_explicit_offset(self, offset: int) -> None:

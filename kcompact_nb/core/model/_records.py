@@ -25,7 +25,7 @@ COMPRESSION_CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 """Codec names by id, 0-4 (``CompressionType``; a batch's attribute bits 0-2); ids 5-7 are invalid."""
 
 
-class TimestampType(str, enum.Enum):
+class TimestampType(enum.StrEnum):
     """``message.timestamp.type``: who sets the timestamps of a batch."""
 
     CREATE_TIME = "CreateTime"
@@ -149,7 +149,7 @@ class PackedRecords(Sequence[Record]):
         """Columns of ``(offset, timestamp, key, value, headers)`` rows."""
         if not rows:
             return cls(array("q"), array("q"), (), (), None, registry)
-        offsets, stamps, keys, values, headers = zip(*rows)
+        offsets, stamps, keys, values, headers = zip(*rows, strict=False)
         return cls(array("q", offsets), array("q", stamps), keys, values, headers if any(headers) else None, registry)
 
     def latest_of_each_key(self, latest: Any, keep_deletes: bool) -> list[Record]:
@@ -166,11 +166,11 @@ class PackedRecords(Sequence[Record]):
             return [self[i] for i in kept]
         take = itemgetter(*kept)  # a tuple per column, in C
         headers = repeat((), len(kept)) if self.headers is None else take(self.headers)
-        return list(map(record_from_tuple, zip(take(self.offsets), take(self.timestamps), take(self.keys), take(self.values), headers)))
+        return list(map(record_from_tuple, zip(take(self.offsets), take(self.timestamps), take(self.keys), take(self.values), headers, strict=False)))
 
     def _rows(self) -> Iterator[tuple[Any, ...]]:
         headers = self.headers if self.headers is not None else repeat((), len(self.offsets))
-        return zip(self.offsets, self.timestamps, self.keys, self.values, headers)
+        return zip(self.offsets, self.timestamps, self.keys, self.values, headers, strict=False)
 
     def __iter__(self) -> Iterator[Record]:
         return map(record_from_tuple, self._rows())

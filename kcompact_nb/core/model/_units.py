@@ -111,7 +111,7 @@ def format_instant_ms(ms: int) -> str:
     Scenarios and simulations usually start their clock at 0, where ISO 8601 would read as 1970;
     times before :data:`WALL_CLOCK_FROM_MS` are shown as the duration since that zero.
     """
-    if ms == LONG_MAX or ms == NO_TIMESTAMP or ms >= WALL_CLOCK_FROM_MS:
+    if ms in (LONG_MAX, NO_TIMESTAMP) or ms >= WALL_CLOCK_FROM_MS:
         return format_time_ms(ms)
     return f"t = {format_duration_ms(ms)}"
 

@@ -32,7 +32,7 @@ KNOWN_RELEASE_LINES = {2: range(0, 9), 3: range(0, 10), 4: range(0, 5)}
 """Apache Kafka's release lines (major -> minors) from 2.0 to the newest, 4.4; any patch release of them."""
 
 
-class RuleB(str, enum.Enum):
+class RuleB(enum.StrEnum):
     """How a release keeps the batch at the end of the cleaned range (spec 7.3 rule B)."""
 
     ABSENT = "absent"

@@ -35,7 +35,7 @@ from kcompact_nb.core.model import (
 )
 
 
-class RecordKind(str, enum.Enum):
+class RecordKind(enum.StrEnum):
     """What a stored record is, independent of its fate."""
 
     DATA = "data"
@@ -47,7 +47,7 @@ class RecordKind(str, enum.Enum):
     """A transaction's COMMIT or ABORT control record."""
 
 
-class Outcome(str, enum.Enum):
+class Outcome(enum.StrEnum):
     """What a pass at ``now_ms`` over the cleanable range does to a record (the value: a line for people)."""
 
     REMOVED = "removed by the next pass"

@@ -50,7 +50,7 @@ def log_regions(log: PartitionLog, ltc: LogToClean) -> list[SegmentRegion]:
     regions = regions_of(bases, sizes, log.log_end_offset, ltc.first_dirty_offset, ltc.first_uncleanable_offset)
     return [
         region._replace(codecs=tuple(sorted({b.compression for b in s.batches})), size_estimated=s.size_estimated)
-        for region, s in zip(regions, log.segments)
+        for region, s in zip(regions, log.segments, strict=False)
     ]
 
 
@@ -70,7 +70,7 @@ def regions_of(
         return []
     ends = [*bases[1:], max(log_end_offset, bases[-1] + 1)]
     regions = []
-    for index, (base, end, size) in enumerate(zip(bases, ends, sizes)):
+    for index, (base, end, size) in enumerate(zip(bases, ends, sizes, strict=False)):
         if index == len(bases) - 1:
             region = ACTIVE
         elif end <= first_dirty_offset:

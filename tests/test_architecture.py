@@ -1,0 +1,261 @@
+"""The house rules of docs/architecture.md, checked on every import of kcompact_nb (all of them: top-level,
+inside functions, under ``TYPE_CHECKING``).
+
+- Layers: a package imports only the packages below it (``ALLOWED``); core's parts likewise (``CORE_PARTS``),
+  and core itself nothing outside the standard library but numpy.
+- Faces: a package is imported through its ``__init__`` only: never another package's ``_private`` module,
+  never a subpackage of another package (core's parts are core's own business).
+- No import cycle between modules.
+
+The checker runs on a planted tree too, to show that it fails when a rule is broken.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "kcompact_nb"
+
+ALLOWED: dict[str, frozenset[str]] = {
+    "core": frozenset(),
+    "io": frozenset({"core"}),
+    "viz": frozenset({"core"}),
+    "scenario": frozenset({"io", "core"}),
+    "spark": frozenset({"io", "core"}),
+    "broker": frozenset({"io", "core"}),
+    "widgets": frozenset({"viz", "scenario", "core"}),
+    "fidelity": frozenset({"broker", "scenario", "io", "core"}),
+    "cli": frozenset({"fidelity", "widgets", "broker", "spark", "scenario", "viz", "io", "core", PACKAGE}),
+    PACKAGE: frozenset({"core", "cli"}),
+}
+"""Package -> the packages it may import (``kcompact_nb`` itself: its ``__init__`` and ``__main__``)."""
+CORE_PARTS: dict[str, frozenset[str]] = {
+    "model": frozenset(),
+    "cleaner": frozenset({"model"}),
+    "simulation": frozenset({"model", "cleaner"}),
+    "views": frozenset({"model", "cleaner", "simulation"}),
+}
+"""Core's parts -> the parts each may import (through their faces)."""
+CORE_THIRD_PARTY = frozenset({"numpy"})
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target module, as found in ``module`` at ``line``."""
+
+    module: str
+    target: str
+    line: int
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules(root: Path) -> dict[str, Path]:
+    """Every module of the package under ``root``: dotted name -> file."""
+    return {module_name(path, root): path for path in sorted((root / PACKAGE).rglob("*.py"))}
+
+
+def imports(root: Path) -> Iterator[Import]:
+    """Every import of every module, targets resolved: ``from a.b import c`` is ``a.b.c`` when that is a module."""
+    known = modules(root)
+    for name, path in known.items():
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                yield from (Import(name, alias.name, node.lineno) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(name, is_package, node.level, node.module)
+                for alias in node.names:
+                    candidate = f"{base}.{alias.name}"
+                    yield Import(name, candidate if candidate in known else base, node.lineno)
+
+
+def _absolute(module: str, is_package: bool, level: int, target: str | None) -> str:
+    if level == 0:
+        return target or ""
+    parts = module.split(".")
+    base = parts if is_package else parts[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([target] if target else []))
+
+
+def package_of(module: str) -> str:
+    """``kcompact_nb.io._kcat`` -> ``io``; the root's own modules (``__init__``, ``__main__``) -> ``kcompact_nb``."""
+    parts = module.split(".")
+    if len(parts) == 1 or (len(parts) == 2 and parts[1].startswith("__")):
+        return PACKAGE
+    return parts[1]
+
+
+def core_part_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "core" and parts[2] in CORE_PARTS else None
+
+
+def layer_violations(root: Path) -> list[str]:
+    """Arrows the layers do not allow, between packages and between core's parts."""
+    found = []
+    for imp in imports(root):
+        where = f"{imp.module}:{imp.line} imports {imp.target}"
+        if imp.target.split(".")[0] != PACKAGE:
+            top = imp.target.split(".")[0]
+            if package_of(imp.module) == "core" and top not in sys.stdlib_module_names and top not in CORE_THIRD_PARTY:
+                found.append(f"{where}: core uses the standard library and numpy only")
+            continue
+        source, target = package_of(imp.module), package_of(imp.target)
+        if source != target and target not in ALLOWED[source]:
+            found.append(f"{where}: {source} may import {', '.join(sorted(ALLOWED[source])) or 'no other package'}")
+        part, target_part = core_part_of(imp.module), core_part_of(imp.target)
+        if part and target_part and part != target_part and target_part not in CORE_PARTS[part]:
+            found.append(f"{where}: core's {part} may import {', '.join(sorted(CORE_PARTS[part])) or 'no other part'}")
+    return list(dict.fromkeys(found))
+
+
+def face_violations(root: Path) -> list[str]:
+    """Imports that pass a package's face: another package's private module or subpackage, another part's module."""
+    found = []
+    for imp in imports(root):
+        parts = imp.target.split(".")
+        if parts[0] != PACKAGE or len(parts) < 3:
+            continue
+        where = f"{imp.module}:{imp.line} imports {imp.target}"
+        source, target = package_of(imp.module), package_of(imp.target)
+        if source != target:
+            found.append(f"{where}: import kcompact_nb.{target} (its face), not a module inside it")
+            continue
+        part, target_part = core_part_of(imp.module), core_part_of(imp.target)
+        if target_part and part != target_part and len(parts) > 3:
+            found.append(f"{where}: import kcompact_nb.core.{target_part} (the part's face), not a module inside it")
+    return list(dict.fromkeys(found))
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """Strongly connected groups of modules that import each other (directly or around a loop)."""
+    known = modules(root)
+    graph: dict[str, set[str]] = {name: set() for name in known}
+    for imp in imports(root):
+        if imp.target in known and imp.target != imp.module:
+            graph[imp.module].add(imp.target)
+    return [sorted(group) for group in _strongly_connected(graph) if len(group) > 1]
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            nxt = next(edges, None)
+            if nxt is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    groups.append(group)
+            elif nxt not in index:
+                index[nxt] = low[nxt] = len(index)
+                stack.append(nxt)
+                on_stack.add(nxt)
+                work.append((nxt, iter(sorted(graph[nxt]))))
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+    return groups
+
+
+def test_every_arrow_points_down_the_layers():
+    assert layer_violations(ROOT) == []
+
+
+def test_packages_are_imported_through_their_faces():
+    assert face_violations(ROOT) == []
+
+
+def test_no_module_import_cycle():
+    assert import_cycles(ROOT) == []
+
+
+def test_every_package_has_a_face_with_all():
+    faces = [p for p in (ROOT / PACKAGE).rglob("__init__.py")]
+    missing = [str(p.relative_to(ROOT)) for p in faces if "__all__" not in p.read_text(encoding="utf-8")]
+    assert missing == []
+    assert {p.name for p in (ROOT / PACKAGE).iterdir() if (p / "__init__.py").exists()} == set(ALLOWED) - {PACKAGE}
+
+
+PLANTED = {
+    "kcompact_nb/__init__.py": "from kcompact_nb.core import Thing\n__all__ = ['Thing']\n",
+    "kcompact_nb/core/__init__.py": "from kcompact_nb.core.model import Thing\n__all__ = ['Thing']\n",
+    "kcompact_nb/core/model/__init__.py": "from kcompact_nb.core.model._thing import Thing\n__all__ = ['Thing']\n",
+    "kcompact_nb/core/model/_thing.py": (
+        "import plotly\n"  # core beyond the standard library and numpy
+        "def f():\n    from kcompact_nb.viz import figure\n"  # an upward arrow, deferred
+        "class Thing: ...\n"
+    ),
+    "kcompact_nb/core/cleaner/__init__.py": "from kcompact_nb.core.cleaner._pass import clean\n__all__ = ['clean']\n",
+    "kcompact_nb/core/cleaner/_pass.py": "from kcompact_nb.core.model._thing import Thing\nclean = Thing\n",
+    "kcompact_nb/viz/__init__.py": "from kcompact_nb.viz._figure import figure\n__all__ = ['figure']\n",
+    "kcompact_nb/viz/_figure.py": "from kcompact_nb.core.model import Thing\nfigure = Thing\n",
+    "kcompact_nb/io/__init__.py": "__all__ = []\n",
+    "kcompact_nb/io/_reader.py": "from . import _writer\n",
+    "kcompact_nb/io/_writer.py": "from kcompact_nb.io import _reader\nfrom ..scenario import run\n",
+}
+
+
+def test_the_checker_finds_planted_violations(tmp_path):
+    for name, text in PLANTED.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    layers = layer_violations(tmp_path)
+    assert layers == [
+        "kcompact_nb.core.model._thing:1 imports plotly: core uses the standard library and numpy only",
+        "kcompact_nb.core.model._thing:3 imports kcompact_nb.viz: core may import no other package",
+        "kcompact_nb.io._writer:2 imports kcompact_nb.scenario: io may import core",
+    ]
+    assert face_violations(tmp_path) == [
+        "kcompact_nb.core.cleaner._pass:1 imports kcompact_nb.core.model._thing: "
+        "import kcompact_nb.core.model (the part's face), not a module inside it",
+        "kcompact_nb.viz._figure:1 imports kcompact_nb.core.model: import kcompact_nb.core (its face), not a module inside it",
+    ]
+    assert import_cycles(tmp_path) == [
+        ["kcompact_nb.core.model", "kcompact_nb.core.model._thing", "kcompact_nb.viz", "kcompact_nb.viz._figure"],
+        ["kcompact_nb.io._reader", "kcompact_nb.io._writer"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("module", "is_package", "level", "target", "expected"),
+    [
+        ("kcompact_nb.broker._cleaner", False, 1, "_broker", "kcompact_nb.broker._broker"),
+        ("kcompact_nb.broker", True, 1, "_broker", "kcompact_nb.broker._broker"),
+        ("kcompact_nb.io._writer", False, 2, "scenario", "kcompact_nb.scenario"),
+        ("kcompact_nb.io._writer", False, 1, None, "kcompact_nb.io"),
+    ],
+)
+def test_relative_imports_resolve_as_python_resolves_them(module, is_package, level, target, expected):
+    assert _absolute(module, is_package, level, target) == expected
