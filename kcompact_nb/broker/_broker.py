@@ -191,8 +191,8 @@ def _port_open(port: int) -> bool:
 
 
 def _answers_metadata(bootstrap_servers: str) -> bool:
-    from kafka.admin import KafkaAdminClient  # type: ignore[import-untyped]
-    from kafka.errors import KafkaError  # type: ignore[import-untyped]
+    from kafka.admin import KafkaAdminClient
+    from kafka.errors import KafkaError
 
     try:
         admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=3000)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from kafka import KafkaConsumer, TopicPartition  # type: ignore[import-untyped]
+from kafka import KafkaConsumer, TopicPartition
 
 from ._broker import KafkaBroker
 

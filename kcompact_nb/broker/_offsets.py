@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from kafka import KafkaConsumer, TopicPartition  # type: ignore[import-untyped]
+from kafka import KafkaConsumer, TopicPartition
 
 from ._broker import KafkaBroker
 from ._errors import BrokerError

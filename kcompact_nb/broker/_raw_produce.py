@@ -11,8 +11,8 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from kafka.net.compat import KafkaNetClient  # type: ignore[import-untyped]
-from kafka.protocol.producer import ProduceRequest  # type: ignore[import-untyped]
+from kafka.net.compat import KafkaNetClient
+from kafka.protocol.producer import ProduceRequest
 
 from ._broker import KafkaBroker
 from ._errors import BrokerError

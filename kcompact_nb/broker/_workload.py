@@ -7,9 +7,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from kafka import KafkaProducer  # type: ignore[import-untyped]
-from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, NewTopic  # type: ignore[import-untyped]
-from kafka.errors import KafkaError  # type: ignore[import-untyped]
+from kafka import KafkaProducer
+from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, NewTopic
+from kafka.errors import KafkaError
 
 from ..core import NewRecord
 from ._broker import KafkaBroker

@@ -63,7 +63,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
 def run_conformance(workloads: list[Workload], versions: list[str], out: Path) -> ConformanceReport:
     """Every workload on a fresh broker of each version; mismatching rounds get a scenario file."""
-    from tqdm.auto import tqdm  # type: ignore[import-untyped]
+    from tqdm.auto import tqdm
 
     from kcompact_nb.broker import KafkaBroker
     from kcompact_nb.fidelity import ConformanceReport, run_differential, save_reproductions

@@ -10,8 +10,8 @@ so stamped batches come out exactly as the cleaner writes them.
 
 from __future__ import annotations
 
-from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
-from kafka.record.util import calc_crc32c  # type: ignore[import-untyped]
+from kafka.record.default_records import DefaultRecordBatchBuilder
+from kafka.record.util import calc_crc32c
 
 from kcompact_nb.core import DEFAULT_KAFKA_VERSION, EncodedBatch, KafkaVersion, RecordBatch, TimestampType
 from kcompact_nb.io import _batch_header as L
@@ -20,7 +20,7 @@ from kcompact_nb.io._compression import check_codec_available, compress_records
 _NO_LIMIT = 1 << 62
 
 
-class _BaseTimestampBuilder(DefaultRecordBatchBuilder):  # type: ignore[misc]
+class _BaseTimestampBuilder(DefaultRecordBatchBuilder):
     """kafka-python's builder with the batch's base timestamp fixed before the first record.
 
     The stock builder takes the first record's timestamp as the base; a batch with a delete

@@ -30,7 +30,7 @@ class ByteProgress:
         self._bar: Any = None
         self._pending = 0
         if self.enabled:
-            from tqdm.auto import tqdm  # type: ignore[import-untyped]
+            from tqdm.auto import tqdm
 
             self._bar = tqdm(total=total_bytes, desc=description, unit="B", unit_scale=True, unit_divisor=1024)
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TypeVar
 
-import kafka.codec as kafka_codec  # type: ignore[import-untyped]
+import kafka.codec as kafka_codec
 from crc32c import crc32c as calc_crc32c  # the C implementation kafka-python calls, without its wrapper
-from kafka.record.default_records import DefaultRecordBatch  # type: ignore[import-untyped]
+from kafka.record.default_records import DefaultRecordBatch
 
 from kcompact_nb.core import (
     LEFTOVER_SEGMENT_FILE_NAME,

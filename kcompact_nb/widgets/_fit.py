@@ -55,7 +55,7 @@ export default {
 """
 
 
-class FigureFitter(anywidget.AnyWidget):  # type: ignore[misc]
+class FigureFitter(anywidget.AnyWidget):
     """An invisible widget that keeps ``figures`` (``FigureWidget``) as wide as the output area it is shown in."""
 
     _esm = FIT_JS

@@ -11,7 +11,7 @@ import struct
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kafka.record.default_records import DefaultRecordBatch  # type: ignore[import-untyped]
+from kafka.record.default_records import DefaultRecordBatch
 
 from kcompact_nb.core import record_size_bytes
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
