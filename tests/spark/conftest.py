@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from functools import reduce
 from pathlib import Path
@@ -17,6 +18,7 @@ from kcompact_nb import PartitionLog  # noqa: E402
 from kcompact_nb.core._cleaner import clean_pass  # noqa: E402
 from kcompact_nb.core._log_to_clean import log_to_clean  # noqa: E402
 from kcompact_nb.core._offset_map import ExactOffsetMap  # noqa: E402
+from kcompact_nb.spark import _segment_source  # noqa: E402
 from kcompact_nb.spark import load_checkpoints, load_log_dir, load_segments, spark_session  # noqa: E402
 from tests.broker.conftest import require_java_and_maven  # noqa: E402
 
@@ -31,6 +33,15 @@ def spark() -> Iterator[SparkSession]:
     session = spark_session("local[2]", kafka=True, shuffle_partitions=2, app_name="kcompact-tests")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def without_source(spark: SparkSession, monkeypatch: pytest.MonkeyPatch) -> SparkSession:
+    """The shared session as one without the JVM source: the probe looks for a class no session has (a real
+    DATA_SOURCE_NOT_FOUND from Spark), so loaders take their Python paths."""
+    monkeypatch.setattr(_segment_source, "SEGMENT_SOURCE_CLASS", "kcompact.spark.NoSuchSource")
+    monkeypatch.setattr(_segment_source, "_PROBED", weakref.WeakKeyDictionary())
+    return spark
 
 
 def stage_topic(stage: Path) -> str:

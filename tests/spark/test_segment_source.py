@@ -155,18 +155,14 @@ def test_the_shared_session_decodes_in_the_jvm_and_any_session_can_use_python(sp
         load_log_dir(spark, tmp_path, decoder="rust")
 
 
-class _NoJarSession:
-    class sparkContext:  # noqa: N801 - the attribute pyspark sessions have
-        @staticmethod
-        def getConf():
-            return {"spark.jars": "/opt/other.jar"}
-
-
-def test_a_session_without_the_source_gets_python_or_a_clear_error(tmp_path):
+def test_a_session_without_the_source_gets_python_or_a_clear_error(without_source, tmp_path):
     write_segments(tmp_path / "t-0", {0: [ONE]})
-    assert not in_session(_NoJarSession())
-    with pytest.raises(SegmentSourceError, match="this session has no JVM segment-file source: start it with"):
-        load_log_dir(_NoJarSession(), tmp_path, decoder="jvm")
+    assert not in_session(without_source)
+    with pytest.raises(SegmentSourceError, match=r"^this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session"):
+        load_log_dir(without_source, tmp_path, decoder="jvm")
+    auto = load_log_dir(without_source, tmp_path)
+    assert "SegmentFileSource" not in auto._jdf.queryExecution().toString()
+    assert auto.toArrow().cast(ARROW_SCHEMA).equals(python_table(tmp_path))
 
 
 def test_session_settings_add_the_source_after_the_callers_jars():
@@ -182,7 +178,7 @@ def test_the_source_is_built_once_per_source_and_versions(tmp_path, monkeypatch)
     assert jar.parent == tmp_path and jar.name.startswith(SOURCE_JAR_PREFIX) and clients.name.startswith("kafka-clients-")
     with zipfile.ZipFile(jar) as archive:
         assert {n for n in archive.namelist() if "$" not in n} == {
-            f"kcompact/spark/{name}.class" for name in ("SegmentFileSource", "SegmentFile", "SegmentReader", "SegmentRows")
+            f"kcompact/spark/{name}.class" for name in ("SegmentFileSource", "SegmentFile", "SegmentReader", "SegmentRows", "LogDir", "WholeFiles")
         }
     built = jar.stat().st_mtime_ns
     assert segment_source_jars.__wrapped__() == (jar, clients) and jar.stat().st_mtime_ns == built
