@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 import weakref
 import zipfile
@@ -95,7 +96,25 @@ def _worker_problem(spark: SparkSession) -> str:
 
     try:
         row = spark.range(1).select(F.udf(report, "string")().alias("problem")).first()
-    except Exception as error:  # the worker could not start: a missing interpreter, another Python version
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        return f"no Python worker started ({first_line})"
+    except Exception as error:  # the worker did not start or did not get to run report()
+        return f"{_worker_python(spark)} did not run a Spark Python worker ({_failure(error)})"
     return str(row["problem"]) if row is not None else ""
+
+
+_FAILURES = (r"Cannot run program [^\n]*", r"\[PYTHON_VERSION_MISMATCH\][^\n]*", r"\w*(?:Import|NotFound)Error: [^\n]*")
+"""The lines that say why, in what Spark reports of a worker that failed (a Java or a Python traceback)."""
+
+
+def _failure(error: Exception) -> str:
+    text = str(error)
+    for pattern in _FAILURES:
+        found = re.findall(pattern, text)
+        if found:
+            return str(found[-1]).strip()
+    return next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
+
+
+def _worker_python(spark: SparkSession) -> str:
+    if is_connect(spark):
+        return "the Spark Connect server's $PYSPARK_PYTHON"
+    return str(spark.sparkContext.pythonExec)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import reduce
 from pathlib import Path
 
@@ -35,13 +36,14 @@ def spark() -> Iterator[SparkSession]:
     session.stop()
 
 
-@pytest.fixture
-def without_source(spark: SparkSession, monkeypatch: pytest.MonkeyPatch) -> SparkSession:
-    """The shared session as one without the JVM source: the probe looks for a class no session has (a real
-    DATA_SOURCE_NOT_FOUND from Spark), so loaders take their Python paths."""
-    monkeypatch.setattr(_segment_source, "SEGMENT_SOURCE_CLASS", "kcompact.spark.NoSuchSource")
-    monkeypatch.setattr(_segment_source, "_PROBED", weakref.WeakKeyDictionary())
-    return spark
+@contextmanager
+def source_hidden(spark: SparkSession) -> Iterator[SparkSession]:
+    """``spark`` as a session without the JVM source while inside: the probe looks for a class no session has
+    (a real DATA_SOURCE_NOT_FOUND from Spark), so loaders take their Python paths."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_segment_source, "SEGMENT_SOURCE_CLASS", "kcompact.spark.NoSuchSource")
+        patch.setattr(_segment_source, "_PROBED", weakref.WeakKeyDictionary())
+        yield spark
 
 
 def stage_topic(stage: Path) -> str:

@@ -27,7 +27,7 @@ from kcompact_nb.spark._load_log_dir import decode_segment, segment_tasks
 from kcompact_nb.spark._segment_source import SOURCE_JAR_PREFIX, SegmentSourceError, in_session, segment_source_jars
 from tests.io.kafka_bytes import every_batch_kind, kafka_batch, marker_batch, rec, tree_digest, write_segments
 from tests.io.test_io_fuzz import SEGMENT, with_fixed_crc
-from tests.spark.conftest import SAMPLES
+from tests.spark.conftest import SAMPLES, source_hidden
 
 ERROR = re.compile(r"(?P<kind>\w+Error): (?P<file>/\S+): (?P<reason>.+?) \(at byte position (?P<position>\d+)\)")
 RECORD_DECODER = "cannot decode the "
@@ -155,12 +155,13 @@ def test_the_shared_session_decodes_in_the_jvm_and_any_session_can_use_python(sp
         load_log_dir(spark, tmp_path, decoder="rust")
 
 
-def test_a_session_without_the_source_gets_python_or_a_clear_error(without_source, tmp_path):
+def test_a_session_without_the_source_gets_python_or_a_clear_error(spark, tmp_path):
     write_segments(tmp_path / "t-0", {0: [ONE]})
-    assert not in_session(without_source)
-    with pytest.raises(SegmentSourceError, match=r"^this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session"):
-        load_log_dir(without_source, tmp_path, decoder="jvm")
-    auto = load_log_dir(without_source, tmp_path)
+    with source_hidden(spark) as without:
+        assert not in_session(without)
+        with pytest.raises(SegmentSourceError, match=r"^this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session"):
+            load_log_dir(without, tmp_path, decoder="jvm")
+        auto = load_log_dir(without, tmp_path)
     assert "SegmentFileSource" not in auto._jdf.queryExecution().toString()
     assert auto.toArrow().cast(ARROW_SCHEMA).equals(python_table(tmp_path))
 

@@ -12,6 +12,7 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.CompressionType;
@@ -95,6 +96,9 @@ final class SegmentReader implements PartitionReader<InternalRow> {
     private void open() throws IOException {
         Path path = new Path(file.path);
         FileSystem fs = path.getFileSystem(conf);
+        if (fs instanceof LocalFileSystem local) {
+            fs = local.getRawFileSystem();  // no checksum layer: Kafka writes no .crc side files to check
+        }
         long length = fs.getFileStatus(path).getLen();
         if (length > Integer.MAX_VALUE) {
             throw new IOException(file.name + ": " + length + " bytes is larger than a Kafka segment can be");
