@@ -12,7 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# kcompact is installed into the virtual environment, not on the PATH: say where it is.
 setup: $(STAMP)
+	@echo "kcompact_nb is installed in $(VENV): run $(BIN)/kcompact, or 'source $(BIN)/activate' to put kcompact on the PATH"
 
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig
+from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig, explain, filthiest
 from kcompact_nb.core._cleaner_manager import CleanerManager
 from kcompact_nb.core._log_to_clean import log_to_clean
 from kcompact_nb.core._offset_map import BoundedOffsetMap
@@ -47,22 +47,34 @@ def test_mid_segment_checkpoint_counts_its_segment_twice():
     assert (ltc.first_dirty_offset, ltc.clean_bytes, ltc.cleanable_bytes, ltc.cleanable_ratio) == (2, 316, 316, 0.5)
 
 
+BELOW_START_WARNING = "Resetting first dirty offset of t-0 to log start offset 3 since the checkpointed offset 1 is invalid."
+BEYOND_END_WARNING = (
+    "The last checkpoint dirty offset for partition t-0 is 9, which is larger than the log end offset 6. "
+    "Resetting to the log start offset 0."
+)
+
+
 @pytest.mark.parametrize(
-    ("checkpoint", "log_start", "expected_first_dirty", "reason"),
+    ("policy", "checkpoint", "log_start", "expected_first_dirty", "reason", "warning"),
     [
-        (None, 0, 0, None),
-        (2, 0, 2, None),
-        (1, 3, 3, "checkpoint 1 is below the log start offset 3"),
-        (9, 0, 0, "checkpoint 9 is beyond the log end offset 6"),
+        ("compact,delete", None, 0, 0, None, None),
+        ("compact,delete", 2, 0, 2, None, None),
+        ("compact,delete", 1, 3, 3, "checkpoint 1 is below the log start offset 3", None),
+        ("compact", 1, 3, 3, "checkpoint 1 is below the log start offset 3", BELOW_START_WARNING),
+        ("compact,delete", 9, 0, 0, "checkpoint 9 is beyond the log end offset 6", BEYOND_END_WARNING),
+        ("compact", 9, 0, 0, "checkpoint 9 is beyond the log end offset 6", BEYOND_END_WARNING),
     ],
 )
-def test_checkpoint_validation(checkpoint, log_start, expected_first_dirty, reason):
-    """Spec 4.1: an out-of-range checkpoint resets to the log start offset."""
-    log = filled(compacted_log(cleanup_policy="compact,delete"), "abcdef")
+def test_checkpoint_validation(policy, checkpoint, log_start, expected_first_dirty, reason, warning):
+    """Spec 4.1: an out-of-range checkpoint resets to the log start offset, with the WARN line
+    LogCleanerManager.cleanableOffsets logs (none below the start of a compact,delete log)."""
+    log = filled(compacted_log(cleanup_policy=policy), "abcdef")
     log.roll(now_ms=0)
     log.cleaner_checkpoint, log.log_start_offset = checkpoint, log_start
     ltc = log_to_clean(log, now_ms=0)
-    assert (ltc.first_dirty_offset, ltc.checkpoint_reset) == (expected_first_dirty, reason)
+    assert (ltc.first_dirty_offset, ltc.checkpoint_reset, ltc.checkpoint_warning) == (expected_first_dirty, reason, warning)
+    if warning is not None:
+        assert f"  Kafka's cleaner logs: WARN {warning}" in explain(log, now_ms=0).lines()
 
 
 def test_open_transaction_blocks_its_segment_and_everything_after():
@@ -108,7 +120,13 @@ def test_max_compaction_lag_makes_a_log_eligible_below_the_ratio():
     assert log_to_clean(old, now_ms=10**6).compaction_delay_ms == 0  # no max.compaction.lag.ms before 2.3
 
 
-def test_filthiest_log_is_selected_and_ties_go_to_topic_then_partition():
+def test_filthiest_log_is_selected_and_ties_go_to_the_first_in_the_log_pool():
+    """Spec 5: the highest ratio wins; of equals, the first in the broker's ``ConcurrentHashMap`` order.
+
+    ``TopicPartition`` hash codes 1059 (b-0), 1090 (b-1), 1058 (a-0), 1060 (c-0) fall in bins 3, 2, 2
+    and 4 of the 16-bin table, a-0 after b-1 in bin 2 (created later): so b-1 wins the tie with b-0.
+    """
+
     def log(topic: str, partition: int, dirty_keys: str) -> PartitionLog:
         config = TopicConfig.from_properties({"cleanup.policy": "compact", "min.cleanable.dirty.ratio": 0.1})
         lg = PartitionLog(topic, partition, config=config)
@@ -119,11 +137,14 @@ def test_filthiest_log_is_selected_and_ties_go_to_topic_then_partition():
         lg.roll(now_ms=0)
         return lg
 
-    logs = [log("b", 0, "xyz"), log("a", 1, "xyz"), log("a", 0, "x"), log("c", 0, "xy")]
+    logs = [log("b", 0, "xyz"), log("b", 1, "xyz"), log("a", 0, "x"), log("c", 0, "xy")]
     best, considered = CleanerManager(BrokerConfig()).grab_filthiest_log(logs, now_ms=0)
-    assert best is not None and best.name == "a-1"
-    assert [c.name for c in considered] == ["a-0", "a-1", "b-0", "c-0"]
-    assert [round(c.cleanable_ratio, 4) for c in considered] == [0.2, 0.4286, 0.4286, 0.3333]
+    assert best is not None and best.name == "b-1"
+    assert [c.name for c in considered] == ["b-1", "a-0", "b-0", "c-0"]
+    assert [round(c.cleanable_ratio, 4) for c in considered] == [0.4286, 0.2, 0.4286, 0.3333]
+    assert filthiest(considered) is best
+    busy, _ = CleanerManager(BrokerConfig()).grab_filthiest_log(logs, now_ms=0, in_progress={"b-1"})
+    assert busy is not None and busy.name == "b-0"
 
 
 @pytest.mark.parametrize(

@@ -59,7 +59,7 @@ def test_properties_from_strings_like_a_properties_file():
     [
         ({"min.cleanable.dirty.ratio": 1.5}, r"Invalid value 1\.5 for configuration min\.cleanable\.dirty\.ratio .*\[0, 1\]"),
         ({"min.cleanable.dirty.ratio": -0.1}, r"min\.cleanable\.dirty\.ratio .*Value must be in \[0, 1\]"),
-        ({"segment.bytes": 13}, r"Invalid value 13 for configuration segment\.bytes .*\[14, 2\.14748e\+09\]"),
+        ({"segment.bytes": 13}, r"Invalid value 13 for configuration segment\.bytes .*\[14, 2147483647\]"),
         ({"delete.retention.ms": -1}, r"delete\.retention\.ms .*at least 0"),
         ({"max.compaction.lag.ms": 0}, r"max\.compaction\.lag\.ms .*at least 1"),
         ({"cleanup.policy": "compact,forever"}, r"cleanup\.policy .*one of: compact, delete"),
@@ -124,8 +124,14 @@ def test_with_properties_changes_only_what_is_named():
         ({"log.cleaner.dedupe.buffer.size": 3_000_000, "log.cleaner.threads": 3}, r"per cleaner thread \(3 threads\)"),
         ({"log.cleaner.io.buffer.load.factor": 0}, r"load\.factor .*\(0, 1\]"),
         ({"log.cleaner.threads": -1}, r"log\.cleaner\.threads .*at least 0"),
+        ({"log.segment.bytes": 5}, r"Invalid value 5 for configuration segment\.bytes .*Value must be in \[14, 2147483647\]$"),
+        ({"log.cleanup.policy": "compact,compcat"}, r"Invalid value 'compcat' for configuration cleanup\.policy"),
         ({"kafka.version": "four"}, r"kafka\.version: expected MAJOR\.MINOR"),
         ({"kafka.version": "1.1"}, r"kafka\.version: Value must be at least 2\.0"),
+        ({"kafka.version": "9.9.9"}, r"'9\.9\.9' .*kafka\.version: not an Apache Kafka release line .*; known: 2\.0-2\.8, "
+                                     r"3\.0-3\.9, 4\.0-4\.4 \(any patch"),
+        ({"kafka.version": "4.5.0"}, r"kafka\.version: not an Apache Kafka release line"),
+        ({"kafka.version": "2.9"}, r"kafka\.version: not an Apache Kafka release line"),
         ({"log.segment.bytes": 1}, r"segment\.bytes"),
         ({"log.cleaner.bogus": 1}, r"Unknown configuration 'log\.cleaner\.bogus'"),
     ],

@@ -24,7 +24,7 @@ def test_min_compaction_lag_gives_a_future_eligibility_time():
     log.roll(now_ms=500)
     log.append([rec("b", timestamp=600)], now_ms=600)
     e = explain(log, now_ms=600)
-    assert "segment 0 is younger than min.compaction.lag.ms (largest timestamp 500 ms > 600 - 1000)" in str(e)
+    assert "segment 0 is younger than min.compaction.lag.ms (largest timestamp 500 ms > 600 ms - 1000 ms)" in str(e)
     assert e.eligible_at_ms == next_eligible_ms(log, now_ms=600) == 1501
     assert "not eligible now; eligible at 1501 ms if nothing else is produced" in str(e)
 

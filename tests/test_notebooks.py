@@ -54,7 +54,7 @@ def test_the_private_import_scan_finds_private_imports():
     found = [PRIVATE_IMPORT.search(s) is not None for s in (
         "from kcompact_nb.core._cleaner import clean_pass",
         "import kcompact_nb.core._cleaner as c",
-        "from kcompact_nb._conformance_cli import main",
+        "from kcompact_nb.cli._main import main",
         "from kcompact_nb.core import explain",
         "from kcompact_nb.widgets import CompactionStepper",
     )]

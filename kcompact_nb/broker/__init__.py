@@ -14,10 +14,12 @@ from kcompact_nb.broker._classpath import (
     resolve_classpath,
 )
 from kcompact_nb.broker._cleaner import (
+    cleaned_log_order,
     cleaned_sections,
     cleaner_checkpoint,
     copy_partition,
     dump_log_segments,
+    log_creation_order,
     partition_dir,
     wait_for_cleaner,
 )
@@ -50,12 +52,14 @@ __all__ = [
     "alter_broker_configs",
     "alter_topic_configs",
     "classpath_dir",
+    "cleaned_log_order",
     "cleaned_sections",
     "cleaner_checkpoint",
     "consume_rows",
     "copy_partition",
     "create_topic",
     "dump_log_segments",
+    "log_creation_order",
     "missing_tools",
     "partition_dir",
     "partition_offsets",

@@ -12,7 +12,10 @@ from ._broker import KafkaBroker
 from ._classpath import KAFKA_3_VERSION, kafka_major, resolve_classpath
 from ._errors import BrokerError
 
+_INDEX_PROBLEMS = ("Mismatches in :", "Found timestamp mismatch in :", "Found out of order timestamp in :")
+"""How ``DumpLogSegments`` starts its reports of index entries that do not match the log."""
 _IN_FLIGHT_SUFFIXES = (".cleaned", ".swap", ".deleted")
+_CREATED_LINE = re.compile(r"Created log for partition (\S+) in ")
 _CLEANED_LINE = re.compile(r"Log cleaner thread \d+ cleaned log (?P<tp>\S+) \(dirty section = \[(\d+), (\d+)\]\)")
 
 
@@ -38,6 +41,24 @@ def cleaned_sections(cleaner_log: str, topic: str, partition: int = 0) -> list[t
     """``(first dirty offset, end offset)`` of each "cleaned log" INFO line for ``topic-partition``."""
     wanted = f"{topic}-{partition}"
     return [(int(m.group(2)), int(m.group(3))) for m in _CLEANED_LINE.finditer(cleaner_log) if m["tp"] == wanted]
+
+
+def cleaned_log_order(cleaner_log: str) -> list[tuple[str, int]]:
+    """``(topic, partition)`` of every "cleaned log" INFO line, in the order the passes ran."""
+    return [_topic_partition(m["tp"]) for m in _CLEANED_LINE.finditer(cleaner_log)]
+
+
+def log_creation_order(broker: KafkaBroker) -> list[tuple[str, int]]:
+    """``(topic, partition)`` of every log the broker created, in order ("Created log for partition" in
+    ``server.log``): the order its log pool (``LogManager.currentLogs``) received them."""
+    path = broker.logs_dir / "server.log"
+    text = path.read_text(errors="replace") if path.exists() else ""
+    return [_topic_partition(m[1]) for m in _CREATED_LINE.finditer(text)]
+
+
+def _topic_partition(name: str) -> tuple[str, int]:
+    topic, _, partition = name.rpartition("-")
+    return topic, int(partition)
 
 
 def wait_for_cleaner(
@@ -83,7 +104,8 @@ def dump_log_segments(files: list[Path], *, version: str = KAFKA_3_VERSION) -> s
     Runs ``kafka.tools.DumpLogSegments`` from the ``kafka_2.13`` jar of ``version`` (a 3.x release) through
     ``java``. In 4.x the tool moved to ``org.apache.kafka.tools`` in the ``kafka-tools`` artifact, which
     Maven Central lacks for 4.4.0, so segments written by any broker are dumped with the 3.9 tool
-    (the v2 on-disk format is the same).
+    (the v2 on-disk format is the same). For ``.index`` and ``.timeindex`` files the tool checks every entry
+    against the segment's ``.log`` file; the mismatches it reports (on stderr) raise :class:`BrokerError`.
     """
     if kafka_major(version) >= 4:
         raise BrokerError(f"dump_log_segments needs a 3.x version (kafka.tools.DumpLogSegments), got {version!r}")
@@ -93,4 +115,16 @@ def dump_log_segments(files: list[Path], *, version: str = KAFKA_3_VERSION) -> s
     result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     if result.returncode != 0:
         raise BrokerError(f"DumpLogSegments failed (exit {result.returncode}):\n{result.stderr[-3000:]}")
+    problems = _index_problems(result.stderr)
+    if problems:
+        raise BrokerError("DumpLogSegments found index entries that disagree with the log:\n" + "\n".join(problems))
     return result.stdout
+
+
+def _index_problems(stderr: str) -> list[str]:
+    """The tool's index reports: each heading line and the indented entries under it."""
+    problems: list[str] = []
+    for line in stderr.splitlines():
+        if line.startswith(_INDEX_PROBLEMS) or (problems and line.startswith(" ")):
+            problems.append(line)
+    return problems

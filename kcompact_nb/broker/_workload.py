@@ -38,19 +38,25 @@ def admin_client(broker: KafkaBroker) -> Iterator[Any]:
 
 
 def create_topic(
-    broker: KafkaBroker, topic: str, *, configs: Mapping[str, str] | None = None, timeout_s: float = 30.0
+    broker: KafkaBroker,
+    topic: str,
+    *,
+    configs: Mapping[str, str] | None = None,
+    partitions: int = 1,
+    timeout_s: float = 30.0,
 ) -> dict[str, str]:
-    """Create a one-partition topic with :data:`COMPACTED_TOPIC_CONFIGS` updated by ``configs``.
+    """Create a topic (one partition by default) with :data:`COMPACTED_TOPIC_CONFIGS` updated by ``configs``.
 
-    Retries while the freshly started broker is not yet registered. Returns the configs used.
+    Retries while the freshly started broker is not yet registered; returns once every partition has
+    a leader. Returns the configs used.
     """
     merged = {**COMPACTED_TOPIC_CONFIGS, **(configs or {})}
     deadline = time.monotonic() + timeout_s
     while True:
         try:
             with admin_client(broker) as admin:
-                admin.create_topics([NewTopic(topic, 1, 1, topic_configs=merged)])
-            _wait_leader(broker, topic, deadline)
+                admin.create_topics([NewTopic(topic, partitions, 1, topic_configs=merged)])
+            _wait_leader(broker, topic, deadline, partitions)
             return merged
         except KafkaError as error:
             if time.monotonic() > deadline:
@@ -58,10 +64,10 @@ def create_topic(
             time.sleep(0.5)
 
 
-def _wait_leader(broker: KafkaBroker, topic: str, deadline: float) -> None:
+def _wait_leader(broker: KafkaBroker, topic: str, deadline: float, partitions: int) -> None:
     producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers)
     try:
-        while not producer.partitions_for(topic):
+        while len(producer.partitions_for(topic) or ()) < partitions:
             if time.monotonic() > deadline:
                 raise BrokerError(f"topic {topic!r} has no partition leader")
             time.sleep(0.2)
@@ -69,17 +75,19 @@ def _wait_leader(broker: KafkaBroker, topic: str, deadline: float) -> None:
         producer.close()
 
 
-def alter_topic_configs(broker: KafkaBroker, topic: str, configs: Mapping[str, str]) -> None:
-    """Set the topic's configs to exactly ``configs`` (AlterConfigs replaces the whole set; pass all of them)."""
-    resource = ConfigResource(ConfigResourceType.TOPIC, topic, configs=dict(configs))
+def alter_topic_configs(broker: KafkaBroker, topic: str | Sequence[str], configs: Mapping[str, str]) -> None:
+    """Set the configs of ``topic`` (or of several topics, in one request) to exactly ``configs``
+    (AlterConfigs replaces the whole set; pass all of them)."""
+    topics = [topic] if isinstance(topic, str) else list(topic)
+    resources = [ConfigResource(ConfigResourceType.TOPIC, name, configs=dict(configs)) for name in topics]
     with admin_client(broker) as admin:
-        admin.alter_configs([resource])
+        admin.alter_configs(resources)
 
 
 def produce(
-    broker: KafkaBroker, topic: str, records: Sequence[NewRecord], *, idempotent: bool = False
+    broker: KafkaBroker, topic: str, records: Sequence[NewRecord], *, idempotent: bool = False, partition: int = 0
 ) -> list[int]:
-    """Send each record in a batch of its own (waiting for each ack); return the assigned offsets.
+    """Send each record to ``partition`` in a batch of its own (waiting for each ack); return the assigned offsets.
 
     ``idempotent=False`` gives batches without producer id (``producerId -1``), the most repeatable layout.
     """
@@ -88,7 +96,7 @@ def produce(
         enable_idempotence=idempotent, max_in_flight_requests_per_connection=1,
     )  # fmt: skip
     try:
-        return [_send(producer, topic, record).get(timeout=30).offset for record in records]
+        return [_send(producer, topic, record, partition).get(timeout=30).offset for record in records]
     finally:
         producer.close()
 
@@ -136,10 +144,10 @@ def produce_transaction(
         producer.close()
 
 
-def _send(producer: Any, topic: str, record: NewRecord) -> Any:
+def _send(producer: Any, topic: str, record: NewRecord, partition: int = 0) -> Any:
     headers = [(name, value) for name, value in record.headers] or None
     return producer.send(
-        topic, key=record.key, value=record.value, headers=headers, partition=0, timestamp_ms=record.timestamp
+        topic, key=record.key, value=record.value, headers=headers, partition=partition, timestamp_ms=record.timestamp
     )
 
 

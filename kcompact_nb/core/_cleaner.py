@@ -21,7 +21,7 @@ from kcompact_nb.core._config_keys import DOUBLE_MAX
 from kcompact_nb.core._errors import KafkaModelError
 from kcompact_nb.core._grouping import group_segments_by_size
 from kcompact_nb.core._log import PartitionLog
-from kcompact_nb.core._log_to_clean import segments_overlapping
+from kcompact_nb.core._log_to_clean import segment_aligned_uncleanable_offset, segments_overlapping
 from kcompact_nb.core._offset_map import BoundedOffsetMap, OffsetMap
 from kcompact_nb.core._records import (
     NO_TIMESTAMP,
@@ -94,8 +94,10 @@ def clean_pass(
 
     ``offset_map`` defaults to one cleaner thread's bounded map from the broker config (``broker``,
     default the log's), sized for the strategy's entry bytes; ``strategy`` defaults to the topic's
-    ``compaction.strategy``. Called on an empty range, the pass ends at offset 0, as Kafka's would.
+    ``compaction.strategy``. ``first_uncleanable_offset`` is rounded down to its segment's base offset,
+    as ``LogToClean`` does. Called on an empty range, the pass ends at offset 0, as Kafka's would.
     """
+    first_uncleanable_offset = segment_aligned_uncleanable_offset(log, first_uncleanable_offset)
     broker = broker or log.broker
     strategy = strategy or strategy_for(log.config)
     offset_map = offset_map or BoundedOffsetMap.for_broker(broker, entry_bytes=strategy.entry_bytes)

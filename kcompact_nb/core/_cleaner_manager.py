@@ -1,18 +1,19 @@
 """The broker's cleaner threads and their manager (``LogCleaner``, ``LogCleanerManager``; spec 3-5, 9, 11).
 
-Selection tie-break (Kafka's is its partition-map iteration order, effectively arbitrary): among
-logs with the same dirty ratio the first by (topic, partition) wins.
+Logs are given in the order the broker created them: among logs with the same dirty ratio the first
+in the broker's log pool iteration order wins, as in Kafka (:mod:`kcompact_nb.core._log_pool`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from kcompact_nb.core._cleaner import PassResult, clean_pass
 from kcompact_nb.core._config import BrokerConfig
 from kcompact_nb.core._errors import KafkaModelError, KcompactError
 from kcompact_nb.core._log import PartitionLog
+from kcompact_nb.core._log_pool import log_pool_order
 from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
 from kcompact_nb.core._retention import delete_old_segments
@@ -62,13 +63,21 @@ class CleanerManager:
     """When the broker started: producer expiry checks run every interval after it."""
     _last_expiry_check_ms: int = -1
 
-    def grab_filthiest_log(self, logs: Sequence[PartitionLog], *, now_ms: int) -> tuple[LogToClean | None, list[LogToClean]]:
+    def grab_filthiest_log(
+        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
+    ) -> tuple[LogToClean | None, list[LogToClean]]:
         """The eligible log with the highest ratio, and every considered log (``grabFilthiestCompactedLog``).
 
-        Invalid checkpoints of considered logs are rewritten to the log start offset (spec 4.1).
+        ``logs`` are every log of the broker in the order it created them; they are considered in
+        its log pool's iteration order and the first of equally dirty logs wins (``Stream.max``).
+        Logs in ``in_progress`` (being cleaned by another thread) are skipped. Invalid checkpoints
+        of considered logs are rewritten to the log start offset (spec 4.1).
         """
         considered = []
-        for log in sorted(self._compacted(logs), key=lambda lg: (lg.topic, lg.partition)):
+        pool = [logs[i] for i in log_pool_order([(lg.topic, lg.partition) for lg in logs])]
+        for log in self._compacted(pool):
+            if log.name in in_progress:
+                continue
             ltc = log_to_clean(log, now_ms=now_ms)
             if ltc.checkpoint_reset is not None:
                 log.cleaner_checkpoint = ltc.first_dirty_offset
@@ -78,18 +87,24 @@ class CleanerManager:
         best = max(eligible, key=lambda ltc: ltc.cleanable_ratio, default=None)
         return best, considered
 
-    def clean_once(self, logs: Sequence[PartitionLog], *, now_ms: int) -> PassResult | None:
-        """One cleaner-thread iteration: clean the filthiest eligible log, then compacted-log retention."""
+    def clean_once(
+        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
+    ) -> PassResult | None:
+        """One cleaner-thread iteration: clean the filthiest eligible log, then compacted-log retention.
+
+        ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained.
+        """
         if not self.broker.log_cleaner_enable:
             return None
         self._expire_producers(logs, now_ms)
-        best, considered = self.grab_filthiest_log(logs, now_ms=now_ms)
+        best, considered = self.grab_filthiest_log(logs, now_ms=now_ms, in_progress=in_progress)
         result = None
         if best is not None:
             log = next(lg for lg in logs if lg.name == best.name)
             result = self._clean_or_mark_uncleanable(log, best, considered, now_ms)
         for log in self._compacted(logs):
-            delete_old_segments(log, now_ms=now_ms if result is None else result.end_ms)
+            if log.name not in in_progress:
+                delete_old_segments(log, now_ms=now_ms if result is None else result.end_ms)
         return result
 
     def clean_log(
@@ -134,8 +149,8 @@ class CleanerManager:
             now = threads[thread]
             if now >= until_ms or not self.broker.log_cleaner_enable:
                 return results
-            free = [lg for lg in logs if busy_until.get(lg.name, -1) <= now]
-            result = self.clean_once(free, now_ms=now)
+            busy = {name for name, until in busy_until.items() if until > now}
+            result = self.clean_once(logs, now_ms=now, in_progress=busy)
             if result is None:
                 threads[thread] = now + self.broker.log_cleaner_backoff_ms
                 continue

@@ -163,6 +163,11 @@ class TopicConfig:
             raise ConfigError(message)
         return config
 
+    @classmethod
+    def property_names(cls) -> frozenset[str]:
+        """The Kafka property names :meth:`from_properties` accepts."""
+        return frozenset(config_keys(cls))
+
     def with_properties(self, properties: Mapping[str, Any]) -> TopicConfig:
         """A copy with some properties changed (Kafka's ``alterConfigs``)."""
         changes = fields_from_properties(type(self), properties, extra_ok=frozenset())
@@ -236,6 +241,11 @@ class BrokerConfig:
         kwargs = fields_from_properties(cls, properties, extra_ok=frozenset(_BROKER_SYNONYMS))
         kwargs["topic_defaults"] = _topic_defaults(properties)
         return cls(**kwargs)
+
+    @classmethod
+    def property_names(cls) -> frozenset[str]:
+        """The property names :meth:`from_properties` accepts: broker configs and topic-default synonyms."""
+        return frozenset(config_keys(cls)) | frozenset(_BROKER_SYNONYMS)
 
     def with_properties(self, properties: Mapping[str, Any]) -> BrokerConfig:
         current = {**self.to_properties(), **_topic_properties_as_broker(self.topic_defaults)}

@@ -25,11 +25,16 @@ class Check:
 
 
 def between(low: float, high: float) -> Check:
-    return Check(lambda v: low <= v <= high, f"Value must be in [{low:g}, {high:g}]")
+    return Check(lambda v: low <= v <= high, f"Value must be in [{_number(low)}, {_number(high)}]")
 
 
 def at_least(low: float) -> Check:
-    return Check(lambda v: v >= low, f"Value must be at least {low:g}")
+    return Check(lambda v: v >= low, f"Value must be at least {_number(low)}")
+
+
+def _number(value: float) -> str:
+    """A bound as Kafka prints it: whole numbers in full (2147483647, not 2.14748e+09)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def one_of(*choices: str) -> Check:
@@ -110,8 +115,16 @@ def validate_fields(config: Any) -> None:
             )
             raise ConfigError(message)
         if key.check is not None and not _accepts(key.check, value):
-            message = f"Invalid value {value!r} for configuration {key.name} (field {f.name}): {key.check.allowed}"
+            shown = _rejected(key.check, value)
+            message = f"Invalid value {shown} for configuration {key.name} (field {f.name}): {key.check.allowed}"
             raise ConfigError(message)
+
+
+def _rejected(check: Check, value: Any) -> str:
+    """The value to name in an error: a list's first rejected item (as Kafka's ``ValidList``), else the value."""
+    if isinstance(value, tuple):
+        return repr(next((v for v in value if not check.accepts(v)), ",".join(value)))
+    return repr(value)
 
 
 def _accepts(check: Check, value: Any) -> bool:

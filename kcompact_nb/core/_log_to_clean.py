@@ -15,7 +15,9 @@ class LogToClean:
     """A partition as the cleaner sees it at ``now_ms``: its clean, cleanable and uncleanable parts.
 
     ``first_uncleanable_offset`` is segment-aligned (spec 4.2). ``checkpoint_reset`` says why the
-    stored checkpoint would be replaced by the log start offset (spec 4.1), ``None`` when valid.
+    stored checkpoint would be replaced by the log start offset (spec 4.1), ``None`` when valid;
+    ``checkpoint_warning`` is the WARN line ``LogCleanerManager.cleanableOffsets`` logs then (none for a
+    checkpoint below the log start offset of a ``compact,delete`` log).
     """
 
     topic: str
@@ -27,6 +29,7 @@ class LogToClean:
     compaction_delay_ms: int
     min_cleanable_dirty_ratio: float
     checkpoint_reset: str | None = None
+    checkpoint_warning: str | None = None
 
     @property
     def name(self) -> str:
@@ -70,7 +73,7 @@ class LogToClean:
 
 def log_to_clean(log: PartitionLog, *, now_ms: int) -> LogToClean:
     """The partition's cleanable range and ratio at ``now_ms``; does not modify the log."""
-    first_dirty, reset = first_dirty_offset(log)
+    first_dirty, reset, warning = first_dirty_offset(log)
     first_uncleanable = first_uncleanable_offset(log, first_dirty, now_ms=now_ms)
     return LogToClean(
         topic=log.topic,
@@ -82,19 +85,31 @@ def log_to_clean(log: PartitionLog, *, now_ms: int) -> LogToClean:
         compaction_delay_ms=max_compaction_delay_ms(log, first_dirty, now_ms=now_ms),
         min_cleanable_dirty_ratio=log.config.min_cleanable_dirty_ratio,
         checkpoint_reset=reset,
+        checkpoint_warning=warning,
     )
 
 
-def first_dirty_offset(log: PartitionLog) -> tuple[int, str | None]:
-    """The validated checkpoint and, when it is replaced by the log start offset, why (spec 4.1)."""
-    checkpoint = log.cleaner_checkpoint
+def first_dirty_offset(log: PartitionLog) -> tuple[int, str | None, str | None]:
+    """The validated checkpoint and, when it is replaced by the log start offset, why and Kafka's WARN line (spec 4.1).
+
+    The warnings are ``LogCleanerManager.cleanableOffsets``' own text.
+    """
+    checkpoint, start, end = log.cleaner_checkpoint, log.log_start_offset, log.log_end_offset
     if checkpoint is None:
-        return log.log_start_offset, None
-    if checkpoint < log.log_start_offset:
-        return log.log_start_offset, f"checkpoint {checkpoint} is below the log start offset {log.log_start_offset}"
-    if checkpoint > log.log_end_offset:
-        return log.log_start_offset, f"checkpoint {checkpoint} is beyond the log end offset {log.log_end_offset}"
-    return checkpoint, None
+        return start, None, None
+    if checkpoint < start:
+        warning = None if log.config.compact and log.config.delete else (
+            f"Resetting first dirty offset of {log.name} to log start offset {start} "
+            f"since the checkpointed offset {checkpoint} is invalid."
+        )  # fmt: skip
+        return start, f"checkpoint {checkpoint} is below the log start offset {start}", warning
+    if checkpoint > end:
+        warning = (
+            f"The last checkpoint dirty offset for partition {log.name} is {checkpoint}, which is larger than "
+            f"the log end offset {end}. Resetting to the log start offset {start}."
+        )
+        return start, f"checkpoint {checkpoint} is beyond the log end offset {end}", warning
+    return checkpoint, None, None
 
 
 def first_uncleanable_offset(log: PartitionLog, first_dirty: int, *, now_ms: int) -> int:
@@ -105,8 +120,16 @@ def first_uncleanable_offset(log: PartitionLog, first_dirty: int, *, now_ms: int
         young = next((s for s in non_active_segments_from(log, first_dirty) if s.largest_timestamp > now_ms - lag), None)
         if young is not None:
             candidates.append(young.base_offset)
-    bound = max(first_dirty, min(candidates))
-    containing = non_active_segments_from(log, bound)
+    return segment_aligned_uncleanable_offset(log, max(first_dirty, min(candidates)))
+
+
+def segment_aligned_uncleanable_offset(log: PartitionLog, offset: int) -> int:
+    """The base offset of the non-active segment containing ``offset``, else the active segment's (spec 4.2).
+
+    ``LogCleanerManager.calculateCleanableBytes``, which ``LogToClean`` applies to any uncleanable
+    offset it is given: a pass never ends inside a segment.
+    """
+    containing = non_active_segments_from(log, offset)
     return containing[0].base_offset if containing else log.active_segment.base_offset
 
 

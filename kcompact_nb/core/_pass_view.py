@@ -123,7 +123,11 @@ def _segments(log: PartitionLog) -> tuple[tuple[int, int], ...]:
 
 
 def filthiest(considered: Sequence[LogToClean]) -> LogToClean | None:
-    """The eligible partition with the highest dirty ratio, first by (topic, partition) on ties
-    (``grabFilthiestCompactedLog``); ``None`` when none is eligible."""
-    eligible = sorted((ltc for ltc in considered if ltc.eligible), key=lambda ltc: (ltc.topic, ltc.partition))
+    """The eligible partition with the highest dirty ratio, the first of equals in the given order
+    (``grabFilthiestCompactedLog``); ``None`` when none is eligible.
+
+    ``CleanerManager.grab_filthiest_log`` returns its considered logs in the broker's log pool order,
+    so this picks the log the broker picks.
+    """
+    eligible = [ltc for ltc in considered if ltc.eligible]
     return max(eligible, key=lambda ltc: ltc.cleanable_ratio, default=None)

@@ -13,6 +13,7 @@ from kcompact_nb.core._clock import SimulatedClock
 from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._errors import KafkaModelError
 from kcompact_nb.core._log import AppendInfo, NewRecord, PartitionLog
+from kcompact_nb.core._log_pool import topic_creation_order
 from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core._retention import delete_records, increment_log_start_offset
 from kcompact_nb.core._records import NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, TimestampType
@@ -75,13 +76,26 @@ class Simulation:
             raise KafkaModelError(f"topic {name!r} already exists")
         if partitions < 1:
             raise KafkaModelError(f"topic {name!r}: partitions must be at least 1, got {partitions}")
-        overrides = {"cleanup.policy": "compact", **dict(config or {})}
-        topic_config = TopicConfig.from_properties(overrides, broker=self.broker)
-        self.topic_overrides[name] = overrides
-        self.topics[name] = topic_config
-        for partition in range(partitions):
+        topic_config = self._declare_topic(name, config)
+        for partition in topic_creation_order(name, partitions):
             self.logs[(name, partition)] = self._new_log(name, partition)
         return topic_config
+
+    def add_log(self, log: PartitionLog, *, config: Mapping[str, Any] | None = None) -> None:
+        """Add ``log`` (for example one read from a broker's log dir) as a partition of its topic.
+
+        It enters the broker's log pool after the logs already there (a broker loading its log dirs
+        adds them in the order it lists them). The topic is declared with ``config`` (``cleanup.policy``
+        defaults to ``compact``) when it is new; the log takes the topic's and the broker's configs.
+        """
+        key = (log.topic, log.partition)
+        if key in self.logs:
+            raise KafkaModelError(f"{log.name}: the simulation already has this partition")
+        if log.topic not in self.topics:
+            self._declare_topic(log.topic, config)
+        log.config = self.topics[log.topic]
+        log.broker = self.broker
+        self.logs[key] = log
 
     def log(self, topic: str | None = None, partition: int = 0) -> PartitionLog:
         """The partition log of ``topic`` (the only topic when ``None``) and ``partition``."""
@@ -94,6 +108,11 @@ class Simulation:
     def partitions(self) -> list[PartitionLog]:
         """Every partition log, ordered by topic name then partition number."""
         return [self.logs[key] for key in sorted(self.logs)]
+
+    def partitions_in_creation_order(self) -> list[PartitionLog]:
+        """Every partition log in the order its topic and partition were created (the broker's log pool
+        is filled in this order, which decides the cleaner's choice among equally dirty logs)."""
+        return list(self.logs.values())
 
     def replace_log(self, log: PartitionLog) -> None:
         """Install ``log`` (for example one read from a Kafka log dir) as its partition's state."""
@@ -234,7 +253,7 @@ class Simulation:
         Cleans the filthiest eligible log once, then runs compacted-log retention on every log;
         ``None`` when no log was eligible.
         """
-        return self.cleaner.clean_once(self.partitions(), now_ms=self.now_ms)
+        return self.cleaner.clean_once(self.partitions_in_creation_order(), now_ms=self.now_ms)
 
     def clean_log(
         self,
@@ -264,7 +283,8 @@ class Simulation:
         """Run the background cleaner loop (with ``log.cleaner.backoff.ms`` sleeps) until ``until_ms``."""
         if until_ms < self.now_ms:
             raise KafkaModelError(f"run_cleaner until {until_ms} ms: the clock is already at {self.now_ms} ms")
-        passes: list[PassResult] = self.cleaner.run(self.partitions(), from_ms=self.now_ms, until_ms=until_ms)
+        logs = self.partitions_in_creation_order()
+        passes: list[PassResult] = self.cleaner.run(logs, from_ms=self.now_ms, until_ms=until_ms)
         self.clock.set(until_ms)
         return passes
 
@@ -288,6 +308,13 @@ class Simulation:
         if topic not in self.topics:
             raise KafkaModelError(f"unknown topic {topic!r}; known: {', '.join(sorted(self.topics)) or 'none'}")
         return topic
+
+    def _declare_topic(self, name: str, config: Mapping[str, Any] | None) -> TopicConfig:
+        overrides = {"cleanup.policy": "compact", **dict(config or {})}
+        topic_config = TopicConfig.from_properties(overrides, broker=self.broker)
+        self.topic_overrides[name] = overrides
+        self.topics[name] = topic_config
+        return topic_config
 
     def _new_log(self, topic: str, partition: int) -> PartitionLog:
         now = self.now_ms

@@ -8,7 +8,7 @@ batches), not O(records).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from kcompact_nb.core._cleaner import PassResult
@@ -132,8 +132,10 @@ class PassRecorder(CleanerManager):
 
     passes: list[PassResult] = field(default_factory=list)
 
-    def clean_once(self, logs: Sequence[PartitionLog], *, now_ms: int) -> PassResult | None:
-        return self._kept(super().clean_once(logs, now_ms=now_ms))
+    def clean_once(
+        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
+    ) -> PassResult | None:
+        return self._kept(super().clean_once(logs, now_ms=now_ms, in_progress=in_progress))
 
     def clean_log(
         self,

@@ -28,6 +28,8 @@ DEFAULT_KAFKA_VERSION = "4.4.0"
 """The newest Apache Kafka release on Maven Central when this was written; the default broker."""
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
+KNOWN_RELEASE_LINES = {2: range(0, 9), 3: range(0, 10), 4: range(0, 5)}
+"""Apache Kafka's release lines (major -> minors) from 2.0 to the newest, 4.4; any patch release of them."""
 
 
 class RuleB(str, enum.Enum):
@@ -56,6 +58,13 @@ class KafkaVersion:
         version = cls(int(major), int(minor), int(patch or 0))
         if version < cls(2, 0):
             raise ConfigError(f"Invalid value {text!r} for configuration kafka.version: Value must be at least 2.0")
+        if version.minor not in KNOWN_RELEASE_LINES.get(version.major, ()):
+            lines = ", ".join(f"{major}.{m.start}-{major}.{m.stop - 1}" for major, m in KNOWN_RELEASE_LINES.items())
+            message = (
+                f"Invalid value {text!r} for configuration kafka.version: not an Apache Kafka release line the "
+                f"simulator knows; known: {lines} (any patch release of them, e.g. 3.9.2 or 4.4.0)"
+            )
+            raise ConfigError(message)
         return version
 
     def __str__(self) -> str:

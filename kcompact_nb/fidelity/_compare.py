@@ -10,9 +10,11 @@ from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
 from kcompact_nb.core import BrokerConfig, PartitionLog, TopicConfig
 from kcompact_nb.core._cleaner_manager import CleanerManager
 from kcompact_nb.fidelity._workload import HOLD, Workload
-from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, read_checkpoint, read_partition_dir
+from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, read_checkpoint, read_partition_dir, write_broker_log_dir
 
 _LOG_LINE_KEYS = ("dirty section", "Buffer utilization", "Start size", "End size", "size reduction")
+LOG_FILE_MISMATCH = "segment file "
+"""How a mismatch between the simulator's and Kafka's ``.log`` files starts."""
 MAX_PASSES_PER_PHASE = 100
 """A safety bound: a phase that keeps finding work beyond this is reported, not looped on."""
 
@@ -102,42 +104,107 @@ def load_round(folder: Path, workload: Workload, *, version: str, stage: str) ->
 
 
 def simulate_phases(
-    log: PartitionLog, workload: Workload, *, round_index: int, phase_ms: Sequence[int]
+    log: PartitionLog,
+    workload: Workload,
+    *,
+    round_index: int,
+    phase_ms: Sequence[int],
+    pass_ms: Mapping[int, int] | None = None,
 ) -> list[str]:
     """Run the simulated cleaner thread through the round's phases; returns the passes' log lines.
 
     Each phase sets the topic's configs at its release time and loops one cleaner iteration after
     another (passes back to back, each a millisecond after the previous) until nothing is eligible.
+    ``pass_ms`` gives some passes (by their index in the round) a later time: Kafka's, when known.
     """
+    return [line for line, _ in _run_phases(log, workload, round_index, phase_ms, pass_ms or {})]
+
+
+def _run_phases(
+    log: PartitionLog, workload: Workload, round_index: int, phase_ms: Sequence[int], pass_ms: Mapping[int, int]
+) -> list[tuple[str, bool]]:
+    """Each pass's log line and whether it stamped a delete horizon on a batch."""
     manager = CleanerManager(log.broker, started_ms=phase_ms[0])
-    lines = []
+    passes: list[tuple[str, bool]] = []
     for phase, released in zip(workload.rounds[round_index].phases, phase_ms, strict=True):
         log.config = topic_settings(phase.configs, broker=log.broker)
         now = released
         for _ in range(MAX_PASSES_PER_PHASE):
+            now = max(now, pass_ms.get(len(passes), now))
+            stamped = _stamped_batches(log)
             result = manager.clean_once([log], now_ms=now)
             if result is None:
                 break
-            lines.append(result.log_line)
+            passes.append((result.log_line, bool(_stamped_batches(log) - stamped)))
             now = max(now, result.end_ms) + 1
-    return lines
+    return passes
+
+
+def _stamped_batches(log: PartitionLog) -> set[int]:
+    return {b.base_offset for b in log.batches() if b.delete_horizon_ms is not None}
+
+
+def kafka_pass_times(
+    folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int]
+) -> dict[int, int]:
+    """Kafka's time for each simulated pass that stamps delete horizons, read from the horizons in Kafka's
+    "after" copy (horizon - ``delete.retention.ms``): empty when the counts of such passes differ.
+
+    Kafka stamps a batch with its pass's wall clock, which only the files tell; a simulated pass at
+    another time writes other horizon bytes. The passes are found by a first run at the release times.
+    """
+    before = load_round(folder, workload, version=version, stage="before")
+    after = load_round(folder, workload, version=version, stage="after")
+    catch_up(before, after)
+    earlier = _stamped_batches(before)
+    horizons = sorted(
+        {h for b in after.batches() if (h := b.delete_horizon_ms) is not None and b.base_offset not in earlier}
+    )
+    stamping = [i for i, (_, stamped) in enumerate(_run_phases(before, workload, round_index, phase_ms, {})) if stamped]
+    if len(stamping) != len(horizons):
+        return {}
+    return {index: horizon - before.config.delete_retention_ms for index, horizon in zip(stamping, horizons, strict=True)}
 
 
 def compare_round(
     folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int],
     kafka_messages: Sequence[str],
 ) -> list[str]:  # fmt: skip
-    """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines."""
+    """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines.
+
+    The simulator's result is also written as the broker would leave it (``folder/predicted``) and its
+    ``.log`` files compared with Kafka's byte for byte.
+    """
+    times = kafka_pass_times(folder, workload, round_index=round_index, version=version, phase_ms=phase_ms)
     before = load_round(folder, workload, version=version, stage="before")
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
-    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms)
+    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, pass_ms=times)
     found = differences(before, after)
+    predicted = write_broker_log_dir([before], folder / "predicted", source=folder / "before", overwrite=True)
+    found += log_file_differences(predicted / before.name, folder / "after" / before.name)
     ours, theirs = [log_line_facts(line) for line in lines], [log_line_facts(m) for m in kafka_messages]
     if any(len(facts) != len(_LOG_LINE_KEYS) for facts in theirs):
         found.append(f"Kafka's cleaner log has an incomplete pass message: {theirs}")
     elif ours != theirs:
         found.append(f"log lines ({len(ours)} passes vs {len(theirs)}):\n  simulator {ours}\n  Kafka     {theirs}")
+    return found
+
+
+def log_file_differences(ours: Path, kafka: Path) -> list[str]:
+    """The ``.log`` files of two partition folders compared byte for byte: missing, extra or different files."""
+    mine = {p.name: p for p in ours.glob("*.log")}
+    theirs = {p.name: p for p in kafka.glob("*.log")}
+    found = []
+    for name in sorted(set(mine) | set(theirs)):
+        if name not in mine or name not in theirs:
+            found.append(f"{LOG_FILE_MISMATCH}{name}: only {'Kafka' if name in theirs else 'the simulator'} has it")
+            continue
+        a, b = mine[name].read_bytes(), theirs[name].read_bytes()
+        if a != b:
+            at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            sizes = f"simulator {len(a)} bytes, Kafka {len(b)} bytes"
+            found.append(f"{LOG_FILE_MISMATCH}{name}: {sizes}, first difference at byte {at}")
     return found
 
 

@@ -21,7 +21,7 @@ from kcompact_nb.broker import (
     wait_for_offsets,
 )
 from kcompact_nb.core import NewRecord
-from kcompact_nb.fidelity._compare import cleaner_messages, compare_round
+from kcompact_nb.fidelity._compare import LOG_FILE_MISMATCH, cleaner_messages, compare_round
 from kcompact_nb.fidelity._workload import HOLD, Phase, Produce, Workload
 
 
@@ -58,6 +58,11 @@ class DifferentialResult:
     @property
     def passed(self) -> bool:
         return not self.mismatches
+
+    @property
+    def log_files_identical(self) -> bool:
+        """Every round's ``.log`` files as the simulator writes them are Kafka's, byte for byte."""
+        return not any(m.startswith(LOG_FILE_MISMATCH) for r in self.rounds for m in r.mismatches)
 
 
 def wall_ms() -> int:

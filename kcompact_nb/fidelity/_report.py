@@ -38,13 +38,19 @@ class ConformanceReport:
         workloads, passes, mismatches = self.counts(version)
         return f"{workloads} workloads, {passes} passes, {mismatches} mismatches against Apache Kafka {version}"
 
+    def log_files_identical(self, version: str) -> int:
+        """How many workloads on ``version`` left ``.log`` files identical to Kafka's, byte for byte."""
+        return sum(1 for r in self.results if r.version == version and r.log_files_identical)
+
     def summary(self) -> dict[str, dict[str, Any]]:
-        """Per version: workloads, passes, mismatches and the summary line (JSON-ready, for notebooks)."""
+        """Per version: workloads, passes, mismatches, workloads byte-identical on ``.log`` files and the
+        summary line (JSON-ready, for notebooks)."""
         summary = {}
         for version in self.versions:
             workloads, passes, mismatches = self.counts(version)
             line = self.summary_line(version)
-            summary[version] = {"workloads": workloads, "passes": passes, "mismatches": mismatches, "line": line}
+            summary[version] = {"workloads": workloads, "passes": passes, "mismatches": mismatches,
+                                "log_files_identical": self.log_files_identical(version), "line": line}  # fmt: skip
         return summary
 
     def render(self) -> str:
@@ -53,6 +59,9 @@ class ConformanceReport:
         for version in self.versions:
             counts = Counter(r.workload.category for r in self.results if r.version == version)
             lines.append(f"  {version}: " + ", ".join(f"{name} {n}" for name, n in sorted(counts.items())))
+            identical, total = self.log_files_identical(version), sum(counts.values())
+            same = f"{identical} of {total} workloads leave .log files identical to Kafka's, byte for byte"
+            lines.append(f"  {version}: {same}")
         for result in self.results:
             for round_ in result.rounds:
                 if round_.mismatches:

@@ -1,8 +1,10 @@
 """Kafka's on-disk and textual formats in and out of the core model.
 
 Segment files (magic v2; uncompressed records parsed into columns here and checked against
-kafka-python's record module, which decodes compressed batches and writes batches), partition
-directories and whole log dirs with their checkpoint files, ``kafka-dump-log.sh`` output and
+kafka-python's record module, which decodes compressed batches and writes batches), the other
+per-segment files (offset and time indexes, transaction indexes, producer state snapshots: read
+and written byte for byte as a broker writes them), partition directories and whole log dirs
+with their checkpoint files, ``kafka-dump-log.sh`` output and
 kcat output. Readers never modify their input. Every error raised on bad input derives from
 :class:`kcompact_nb.KcompactError` and names the file and the byte position (or line).
 """
@@ -10,6 +12,7 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 from __future__ import annotations
 
 from kcompact_nb.io._batch_encoder import encode_batch
+from kcompact_nb.io._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -25,6 +28,7 @@ from kcompact_nb.io._errors import (
     CorruptBatchError,
     CrcMismatchError,
     DumpParseError,
+    IndexFileError,
     InvalidMagicError,
     LogReadError,
     LogWriteError,
@@ -33,24 +37,49 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
-from kcompact_nb.io._gaps import CompactionGap, format_gap_report, last_compaction_gap
-from kcompact_nb.io._kcat import (
-    ConsumedRecord,
-    KcatParse,
-    compile_kcat_format,
-    parse_kcat_format,
-    parse_kcat_json,
-    read_kcat,
+from kcompact_nb.io._index_files import (
+    INDEX_FILE_SUFFIXES,
+    OFFSET_INDEX_ENTRY_BYTES,
+    TIME_INDEX_ENTRY_BYTES,
+    IndexFile,
+    OffsetIndexFile,
+    OffsetPosition,
+    ProducerSnapshotEntry,
+    ProducerSnapshotFile,
+    SegmentIndexes,
+    TimeIndexFile,
+    TimestampOffset,
+    TransactionIndexFile,
+    decode_offset_index,
+    decode_producer_snapshot,
+    decode_time_index,
+    decode_txn_index,
+    encode_index_file,
+    index_file_name,
+    java_hash_map_order,
+    preallocated_bytes,
+    read_index_file,
+    segment_indexes,
+    write_index_file,
 )
+from kcompact_nb.io._gaps import CompactionGap, format_gap_report, last_compaction_gap
+from kcompact_nb.io._kcat import read_kcat
+from kcompact_nb.io._kcat_format import KcatFormat, compile_kcat_format
+from kcompact_nb.io._kcat_json import parse_kcat_json
+from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse
+from kcompact_nb.io._kcat_text import parse_kcat_format
 from kcompact_nb.io._log_reader import (
+    METADATA_LOG_TOPIC,
     LoadedLogDir,
     LoadedPartition,
     SegmentData,
     build_partition_log,
     compacted_topic_config,
+    parse_partition_dir_name,
     read_log_dir,
     read_partition_dir,
     rebuild_producer_state,
+    segment_files,
 )
 from kcompact_nb.io._log_writer import (
     batch_bytes,
@@ -64,8 +93,12 @@ from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter
 
 __all__ = [
     "CLEANER_OFFSET_CHECKPOINT",
+    "INDEX_FILE_SUFFIXES",
     "LOG_START_OFFSET_CHECKPOINT",
+    "METADATA_LOG_TOPIC",
+    "OFFSET_INDEX_ENTRY_BYTES",
     "RECOVERY_POINT_CHECKPOINT",
+    "TIME_INDEX_ENTRY_BYTES",
     "CheckpointFormatError",
     "CompactionGap",
     "ConsumedRecord",
@@ -74,7 +107,10 @@ __all__ = [
     "DroppedBytes",
     "DumpLogParse",
     "DumpParseError",
+    "IndexFile",
+    "IndexFileError",
     "InvalidMagicError",
+    "KcatFormat",
     "KcatParse",
     "LoadedLogDir",
     "LoadedPartition",
@@ -82,35 +118,59 @@ __all__ = [
     "LogWriteError",
     "MissingCodecError",
     "NotASegmentError",
+    "OffsetIndexFile",
     "OffsetOrderError",
+    "OffsetPosition",
     "ParsedSegment",
+    "ProducerSnapshotEntry",
+    "ProducerSnapshotFile",
     "SegmentData",
     "SegmentFileReader",
+    "SegmentIndexes",
+    "TimeIndexFile",
+    "TimestampOffset",
+    "TransactionIndexFile",
     "TruncatedBatchError",
     "batch_bytes",
     "build_partition_log",
     "checkpoint_entries",
     "compacted_topic_config",
     "compile_kcat_format",
+    "decode_offset_index",
+    "decode_producer_snapshot",
+    "decode_time_index",
+    "decode_txn_index",
     "encode_batch",
+    "encode_index_file",
     "format_checkpoint",
     "format_gap_report",
+    "index_file_name",
     "iter_segment_batches",
+    "java_hash_map_order",
     "last_compaction_gap",
     "parse_checkpoint",
     "parse_dump_log",
     "parse_kcat_format",
     "parse_kcat_json",
+    "parse_partition_dir_name",
+    "preallocated_bytes",
+    "producer_snapshot",
     "read_checkpoint",
     "read_dump_log",
+    "read_index_file",
     "read_kcat",
     "read_log_dir",
     "read_partition_dir",
     "rebuild_producer_state",
     "segment_base_offset",
     "segment_file_name",
+    "segment_files",
+    "segment_indexes",
+    "write_broker_log_dir",
     "write_checkpoint",
+    "write_index_file",
     "write_log_dir",
     "write_partition_dir",
     "write_segment_file",
+    "write_segment_files",
 ]

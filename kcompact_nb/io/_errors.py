@@ -8,13 +8,16 @@ from kcompact_nb.core import KcompactError
 
 
 class LogReadError(KcompactError, ValueError):
-    """Input that is not a valid Kafka log, checkpoint or dump; names the file and where it went wrong."""
+    """Input that is not a valid Kafka log, checkpoint or dump; names the file and where it went wrong.
 
-    def __init__(self, file: str | Path, position: int, reason: str, *, unit: str = "byte position") -> None:
+    ``position`` is ``None`` for a problem that has no place in the file (a wrong name, a missing file).
+    """
+
+    def __init__(self, file: str | Path, position: int | None, reason: str, *, unit: str = "byte position") -> None:
         self.file = str(file)
         self.position = position
         self.reason = reason
-        message = f"{self.file}: {reason} (at {unit} {position})"
+        message = f"{self.file}: {reason}" if position is None else f"{self.file}: {reason} (at {unit} {position})"
         super().__init__(message)
 
 
@@ -40,6 +43,10 @@ class OffsetOrderError(CorruptBatchError):
 
 class NotASegmentError(LogReadError):
     """A file or directory that is not a Kafka segment, partition directory or log directory."""
+
+
+class IndexFileError(LogReadError):
+    """A ``.index``, ``.timeindex``, ``.txnindex`` or ``.snapshot`` file that is not in Kafka's format."""
 
 
 class CheckpointFormatError(LogReadError):

@@ -10,8 +10,15 @@ Differences from the script, on purpose:
 * The first row is a gap only if its offset is above the known log start offset (the script
   counts any first offset above 1 as a gap).
 * For a :class:`PartitionLog`, offsets held by control batches (transaction markers, which
-  consumers never see) are not gaps. Consumer output (kcat) cannot tell them apart, so there a
-  commit marker shows up as a one-offset gap.
+  consumers never see) are not gaps. Consumer output (kcat) cannot tell them apart: there a
+  commit marker shows up as a one-offset gap, and an aborted transaction (its records are
+  skipped by a ``read_committed`` consumer, kcat's default) as a gap of its records and marker;
+  the report says so (:attr:`CompactionGap.markers_known`).
+* What the numbers can tell is printed with them: the gap's time is a lower bound for when the
+  cleaner last removed records (it is the timestamp of the first record after the gap, which the
+  pass that made the gap had already seen), and the rows after the gap are an upper bound for the
+  dirty section (the cleaner may have passed the gap since without removing anything; Kafka's
+  ``cleaner-offset-checkpoint`` holds the exact point).
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ class CompactionGap:
     ``missing_offsets`` how many offsets that gap skipped. ``dirty_rows_since_gap`` is
     ``last_row - last_gap_row``: the contiguous, possibly dirty, rows written since the
     last compaction ("contiguous ~dirty rows since gap"). Without any gap the ``last_gap_*``
-    fields are ``None`` and every row counts as dirty.
+    fields are ``None`` and every row counts as dirty. ``markers_known`` is False for consumer
+    output, where a gap may also be a transaction marker or an aborted transaction.
     """
 
     last_gap_offset: int | None
@@ -43,6 +51,7 @@ class CompactionGap:
     last_offset: int | None
     last_row: int
     dirty_rows_since_gap: int
+    markers_known: bool = True
 
     @property
     def last_gap_time(self) -> datetime | None:
@@ -85,8 +94,8 @@ def last_compaction_gap(
     """
     if isinstance(source, PartitionLog):
         start = source.log_start_offset if log_start_offset is None else log_start_offset
-        return _scan(partition_rows(source), start)
-    return _scan((_consumed_row(item) for item in source), log_start_offset)
+        return _scan(partition_rows(source), start, markers_known=True)
+    return _scan((_consumed_row(item) for item in source), log_start_offset, markers_known=False)
 
 
 def _consumed_row(item: Record | Row) -> tuple[int, int, int, bool]:
@@ -119,29 +128,68 @@ class _GapScan:
             self.missing, self.pending = skipped + self.pending, 0
             self.gaps += 1
 
-    def result(self) -> CompactionGap:
+    def result(self, markers_known: bool) -> CompactionGap:
         dirty = self.row - self.gap_row if self.gap_row is not None else self.row
         return CompactionGap(
-            self.gap_offset, self.gap_row, self.gap_ts, self.missing, self.gaps, self.last_offset, self.row, dirty
+            self.gap_offset,
+            self.gap_row,
+            self.gap_ts,
+            self.missing,
+            self.gaps,
+            self.last_offset,
+            self.row,
+            dirty,
+            markers_known,
         )
 
 
-def _scan(rows: Iterable[tuple[int, int, int, bool]], log_start_offset: int | None) -> CompactionGap:
+def _scan(
+    rows: Iterable[tuple[int, int, int, bool]], log_start_offset: int | None, *, markers_known: bool
+) -> CompactionGap:
     scan = _GapScan(log_start_offset)
     for first, last, timestamp, is_row in rows:
         scan.add(first, last, timestamp, is_row)
-    return scan.result()
+    return scan.result(markers_known)
 
 
 def format_gap_report(gap: CompactionGap) -> str:
-    """The report lines of the seed article's script, for the same numbers."""
-    when = gap.last_gap_time.strftime("%Y-%m-%dT%H:%M:%S") if gap.last_gap_time else "none"
+    """The report lines of the seed article's script for the same numbers, each saying what it can tell."""
+    when = gap.last_gap_time.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z" if gap.last_gap_time else None
     lines = [
-        f"last gap offset:  {gap.last_gap_offset if gap.last_gap_offset is not None else 'none'}",
+        f"last gap offset:  {_gap_offset(gap)}",
         f"last gap row:  {gap.last_gap_row if gap.last_gap_row is not None else 'none'}",
-        f"last gap time:  {when}",
+        f"last gap time:  {_gap_time(when) if when else 'none'}",
         f"last offset:  {gap.last_offset if gap.last_offset is not None else 'none'}",
         f"last row:  {gap.last_row}",
-        f"contiguous ~dirty rows since gap:  {gap.dirty_rows_since_gap}",
+        f"contiguous ~dirty rows since gap:  {gap.dirty_rows_since_gap} ({_dirty_note(gap)})",
     ]
     return "\n".join(lines)
+
+
+def _gap_offset(gap: CompactionGap) -> str:
+    if gap.last_gap_offset is None:
+        return "none"
+    count = f"{gap.missing_offsets} offset{'s' if gap.missing_offsets != 1 else ''} missing before it"
+    if gap.markers_known:
+        return f"{gap.last_gap_offset} ({count}: {'a removed record' if gap.missing_offsets == 1 else 'removed records'})"
+    if gap.missing_offsets == 1:
+        cause = "a removed record, or a transaction marker, which consumers never see"
+    else:
+        cause = "removed records, or a transaction's marker and aborted records, which consumers never see"
+    return f"{gap.last_gap_offset} ({count}: {cause})"
+
+
+def _gap_time(when: str) -> str:
+    return (
+        f"{when} (a lower bound for the last compaction: the timestamp of the first record after the gap, "
+        "which the cleaner pass that made the gap had already seen)"
+    )
+
+
+def _dirty_note(gap: CompactionGap) -> str:
+    if gap.last_gap_row is None:
+        return "no gap: every row may be dirty"
+    return (
+        "an upper bound: the cleaner may have passed the gap since without removing anything; "
+        "Kafka's cleaner-offset-checkpoint holds the exact point"
+    )

@@ -26,6 +26,7 @@ import struct
 
 # the core's constants, re-exported under the names the readers and the writer use
 from kcompact_nb.core._config_keys import INT_MAX as INT_MAX
+from kcompact_nb.core._config_keys import LONG_MAX as LONG_MAX
 from kcompact_nb.core._sizes import LOG_OVERHEAD as LOG_OVERHEAD
 from kcompact_nb.core._sizes import RECORD_BATCH_OVERHEAD
 

@@ -37,6 +37,8 @@ from kcompact_nb.io._progress import ByteProgress
 from kcompact_nb.io._segment_reader import SEGMENT_NAME, DroppedBytes, SegmentFileReader
 
 PARTITION_DIR_NAME = re.compile(r"^(?P<topic>.+)-(?P<partition>[0-9]+)$")
+METADATA_LOG_TOPIC = "__cluster_metadata"
+"""The KRaft metadata log: kept in a log dir, but not one of the broker's logs (``LogManager.loadLogs`` skips it)."""
 _LEFTOVER_SUFFIXES = (".cleaned", ".swap", ".deleted")
 _KNOWN_SUFFIXES = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")
@@ -98,8 +100,15 @@ def parse_partition_dir_name(path: Path) -> tuple[str, int]:
     """``(topic, partition)`` from a ``<topic>-<partition>`` directory name."""
     match = PARTITION_DIR_NAME.match(path.name)
     if match is None:
-        raise NotASegmentError(path, 0, "not a partition directory: expected a name like my-topic-0")
+        raise NotASegmentError(path, None, "not a partition directory: expected a name like my-topic-0")
     return match.group("topic"), int(match.group("partition"))
+
+
+def _require_dir(path: Path, what: str) -> None:
+    if not path.exists():
+        raise NotASegmentError(path, None, "does not exist")
+    if not path.is_dir():
+        raise NotASegmentError(path, None, f"is a file, not a {what}")
 
 
 def segment_files(path: Path) -> list[Path]:
@@ -142,8 +151,7 @@ def read_partition_dir(
         Show a tqdm bar (``None``: only for big reads on a terminal).
     """
     path = Path(path)
-    if not path.is_dir():
-        raise NotASegmentError(path, 0, "not a partition directory")
+    _require_dir(path, "partition directory")
     parse_partition_dir_name(path)
     options = _ReadOptions(config, broker, now_ms, recover, verify_crc, keep_raw)
     total = sum(f.stat().st_size for f in segment_files(path))
@@ -355,11 +363,11 @@ def read_log_dir(
     ``log-start-offset-checkpoint`` its log start offset; ``recovery-point-offset-checkpoint``
     is returned as read. ``topic_configs`` gives per-topic configs (others get ``config``);
     ``topics`` restricts the read. Directories that are not partitions (``-delete``,
-    ``-future``, ``-stray`` suffixes, or anything else) are listed in ``skipped``.
+    ``-future``, ``-stray`` suffixes, or anything else) and the KRaft metadata log
+    (``__cluster_metadata-0``) are listed in ``skipped``.
     """
     path = Path(path)
-    if not path.is_dir():
-        raise NotASegmentError(path, 0, "not a log directory")
+    _require_dir(path, "log directory")
     cleaner = read_checkpoint(path / CLEANER_OFFSET_CHECKPOINT)
     starts = read_checkpoint(path / LOG_START_OFFSET_CHECKPOINT)
     recovery = read_checkpoint(path / RECOVERY_POINT_CHECKPOINT)
@@ -387,6 +395,8 @@ def _partition_dirs(path: Path, topics: Collection[str] | None, skipped: list[tu
         match = PARTITION_DIR_NAME.match(entry.name)
         if match is None:
             skipped.append((str(entry), "not a <topic>-<partition> directory (deleted, future or stray replica?)"))
+        elif match.group("topic") == METADATA_LOG_TOPIC:
+            skipped.append((str(entry), "the KRaft metadata log, not a log of the broker's log manager (never cleaned)"))
         elif topics is None or match.group("topic") in topics:
             chosen.append(entry)
     return chosen

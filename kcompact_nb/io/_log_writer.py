@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from kcompact_nb.core import PartitionLog, RecordBatch, Segment
@@ -52,18 +52,31 @@ def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int 
     return data
 
 
+def segment_bytes(segment: Segment, path: Path | str = "<segment>") -> Iterator[bytes]:
+    """The bytes of each batch of ``segment`` in file order (:func:`batch_bytes`; ``path`` names the file in errors)."""
+    position = 0
+    for batch in segment.batches:
+        data = batch_bytes(batch, path, position)
+        yield data
+        position += len(data)
+
+
 def write_segment_file(segment: Segment, path: Path) -> int:
     """Write one segment's batches to ``path``; returns the bytes written. Sets the file's mtime."""
     position = 0
     with open(path, "wb") as handle:
-        for batch in segment.batches:
-            data = batch_bytes(batch, path, position)
+        for data in segment_bytes(segment, path):
             handle.write(data)
             position += len(data)
-    if segment.last_modified_ms > 0:
-        stamp = segment.last_modified_ms * 1_000_000
-        os.utime(path, ns=(stamp, stamp))
+    set_mtime_ms(path, segment.last_modified_ms)
     return position
+
+
+def set_mtime_ms(path: Path, mtime_ms: int) -> None:
+    """Give ``path`` the modification time ``mtime_ms`` (epoch ms; 0, unknown, leaves it as written)."""
+    if mtime_ms > 0:
+        stamp = mtime_ms * 1_000_000
+        os.utime(path, ns=(stamp, stamp))
 
 
 def _is_non_empty_dir(path: Path) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from types import TracebackType
 from typing import Any, Self
@@ -10,17 +9,12 @@ from typing import Any, Self
 PROGRESS_THRESHOLD_BYTES = 256 * 1_048_576
 """Reads of at least this many bytes show a bar when ``progress`` is left to ``None``."""
 _UPDATE_EVERY_BYTES = 4 * 1_048_576
-ENV_SWITCH = "KCOMPACT_PROGRESS"
-"""Set to ``0`` to never show a bar, ``1`` to show one for any read size."""
 
 
 def wants_progress(total_bytes: int, progress: bool | None) -> bool:
     """Whether to show a bar: explicit ``progress`` wins; otherwise big reads on a terminal."""
     if progress is not None:
         return progress
-    switch = os.environ.get(ENV_SWITCH)
-    if switch is not None:
-        return switch not in ("", "0", "false", "no")
     return total_bytes >= PROGRESS_THRESHOLD_BYTES and sys.stderr.isatty()
 
 

@@ -67,10 +67,14 @@ def segment_base_offset(path: Path) -> int | None:
     """
     match = SEGMENT_NAME.match(path.name) or LEFTOVER_NAME.match(path.name)
     if match:
-        return int(match.group(1))
+        offset = int(match.group(1))
+        if offset > L.LONG_MAX:
+            reason = f"the offset in the file name, {offset}, is beyond {L.LONG_MAX}, the largest offset (Long.MAX_VALUE)"
+            raise NotASegmentError(path, None, reason)
+        return offset
     if path.suffix == ".log":
         return None
-    raise NotASegmentError(path, 0, "not a segment file: expected a name like 00000000000000000000.log")
+    raise NotASegmentError(path, None, "not a segment file: expected a name like 00000000000000000000.log")
 
 
 class SegmentFileReader:
@@ -209,6 +213,7 @@ class SegmentFileReader:
         if (
             last_delta < 0
             or base_offset < next_offset
+            or last_offset >= L.LONG_MAX
             or (self.end_offset is not None and last_offset >= self.end_offset)
         ):
             self._check_offsets(base_offset, last_delta, position, next_offset)
@@ -272,6 +277,12 @@ class SegmentFileReader:
             reason = (
                 f"batch base offset {base_offset} is below {next_offset}, the next offset after the previous "
                 "batch or the segment's base offset: offsets must increase"
+            )
+            self._fail(OffsetOrderError, position, reason)
+        if base_offset + last_delta >= L.LONG_MAX:
+            reason = (
+                f"batch last offset {base_offset + last_delta} leaves no next offset: the log end offset would pass "
+                f"{L.LONG_MAX} (Long.MAX_VALUE)"
             )
             self._fail(OffsetOrderError, position, reason)
         if self.base_offset is not None and base_offset + last_delta - self.base_offset > L.INT_MAX:

@@ -14,7 +14,7 @@ from kcompact_nb.scenario._model import FORMAT, RESULT_FORMAT, Scenario, Step, T
 from kcompact_nb.scenario._parse import load_scenario, parse_scenario
 from kcompact_nb.scenario._runner import ScenarioRunner, run_scenario, simulation_for
 from kcompact_nb.scenario._schema import schema, schema_path
-from kcompact_nb.scenario._state import partition_state
+from kcompact_nb.scenario._state import partition_state, record_state
 from kcompact_nb.scenario._views import live_state, retained_keys, retained_offsets
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "load_scenario",
     "parse_scenario",
     "partition_state",
+    "record_state",
     "retained_keys",
     "retained_offsets",
     "run_scenario",

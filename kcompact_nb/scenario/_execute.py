@@ -15,6 +15,7 @@ from kcompact_nb.io import (
     LOG_START_OFFSET_CHECKPOINT,
     read_checkpoint,
     read_partition_dir,
+    write_broker_log_dir,
 )
 from kcompact_nb.io._log_reader import parse_partition_dir_name
 from kcompact_nb.scenario._expect import check_assertions
@@ -115,6 +116,16 @@ def _load_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _write_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The simulation's partitions in Kafka's layout, every file from the model (``io.write_broker_log_dir``)."""
+    if args["topic"] is None:
+        logs = sim.partitions()
+    else:
+        logs = [sim.log(args["topic"], args["partition"])]
+    root = write_broker_log_dir(logs, args["path"], overwrite=args["overwrite"])
+    return {"path": str(root), "partitions": [log.name for log in logs]}
+
+
 def _clean(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     if not args["targeted"]:
         return pass_result(sim.clean())
@@ -184,6 +195,7 @@ def states(sim: Simulation) -> dict[str, Any]:
 _HANDLERS: dict[str, Handler] = {
     "append": _append,
     "load_log_dir": _load_log_dir,
+    "write_log_dir": _write_log_dir,
     "end_txn": _end_txn,
     "roll": _roll,
     "advance": lambda sim, args: {"now_ms": sim.advance(args["ms"])},

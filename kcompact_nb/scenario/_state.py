@@ -57,6 +57,7 @@ def batch_state(batch: RecordBatch) -> dict[str, Any]:
 
 
 def record_state(record: Record) -> dict[str, Any]:
+    """One record as scenario files write it: offset, timestamp (ms), key, value and headers as JSON bytes."""
     return {
         "offset": record.offset,
         "timestamp": record.timestamp,

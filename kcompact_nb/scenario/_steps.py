@@ -151,6 +151,21 @@ def _load_log_dir(raw: dict[str, Any], path: str, context: ParseContext) -> dict
     return args
 
 
+def _write_log_dir(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    """Every partition, or the one named by ``topic``/``partition``; a relative path is the scenario folder's."""
+    text = check_str(raw["path"], join(path, "path"))
+    if not text:
+        raise ScenarioError(join(path, "path"), "give the folder to write the log dir to")
+    directory = Path(text) if context.base_dir is None else context.base_dir / text
+    if directory.exists() and not directory.is_dir():
+        raise ScenarioError(join(path, "path"), f"{directory} is a file, not a folder")
+    targeted = "topic" in raw or "partition" in raw
+    args: dict[str, Any] = _target(raw, path, context) if targeted else {"topic": None, "partition": None}
+    args["path"] = directory
+    args["overwrite"] = check_bool(raw.get("overwrite", False), join(path, "overwrite"))
+    return args
+
+
 # -- clock ---------------------------------------------------------------------------------
 
 
@@ -262,6 +277,7 @@ _OPS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Parser]] = {
         _append,
     ),
     "load_log_dir": (("path",), TARGET, _load_log_dir),
+    "write_log_dir": (("path",), (*TARGET, "overwrite"), _write_log_dir),
     "end_txn": (
         ("producer_id", "producer_epoch", "commit"),
         (*TARGET, "coordinator_epoch", "timestamp", "offset"),

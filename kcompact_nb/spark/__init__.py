@@ -32,7 +32,7 @@ from kcompact_nb.spark._display import DEFAULT_DISPLAY_LIMIT, DISPLAY_ORDER, tab
 from kcompact_nb.spark._latest import STRATEGIES, header_version, latest_per_key, live_state
 from kcompact_nb.spark._load_kafka import load_kafka, with_estimated_sizes
 from kcompact_nb.spark._load_log_dir import load_checkpoints, load_log_dir, load_segments
-from kcompact_nb.spark._load_tables import load_dump_log, load_jsonl, load_kcat, load_parquet
+from kcompact_nb.spark._load_tables import load_dump_log, load_jsonl, load_kcat, load_parquet, missing_note
 from kcompact_nb.spark._schema import (
     BATCH_COLUMNS,
     KAFKA_SOURCE_COLUMNS,
@@ -93,6 +93,7 @@ __all__ = [
     "load_segments",
     "logs_to_dataframe",
     "map_capacity",
+    "missing_note",
     "offset_buckets",
     "require_columns",
     "segment_source_jars",

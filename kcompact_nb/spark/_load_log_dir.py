@@ -33,6 +33,7 @@ from kcompact_nb.io import (
     SegmentFileReader,
     parse_checkpoint,
     read_checkpoint,
+    segment_base_offset,
 )
 from kcompact_nb.spark._file_tasks import RowTuple, decode_in_tasks
 from kcompact_nb.spark._segment_columns import decode_segment_columns
@@ -44,7 +45,6 @@ DECODERS = ("auto", "jvm", "python")
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>[0-9]+)$")
 _SEGMENT_NAME = re.compile(r"^(?P<base>[0-9]{20})\.log$")
 _MAX_PARTITION = 2**31 - 1
-_MAX_OFFSET = 2**63 - 1
 
 SEGMENT_SCHEMA = StructType(
     [
@@ -101,17 +101,16 @@ def segment_tasks(path: str | os.PathLike[str], *, topics: Collection[str] | Non
 
 def _log_dir(root: Path) -> Path:
     if not root.exists():
-        raise NotASegmentError(root, 0, "not a log directory: it does not exist")
+        raise NotASegmentError(root, None, "not a log directory: it does not exist")
     if not root.is_dir():
-        raise NotASegmentError(root, 0, "not a log directory: it is a file")
+        raise NotASegmentError(root, None, "not a log directory: it is a file")
     return root
 
 
 def _base_offset(file: Path) -> int:
-    digits = file.name[:20]
-    if int(digits) > _MAX_OFFSET:
-        raise NotASegmentError(file, 0, f"the offset in its name, {digits}, is beyond the largest offset {_MAX_OFFSET}")
-    return int(digits)
+    offset = segment_base_offset(file)  # raises NotASegmentError beyond Long.MAX_VALUE
+    assert offset is not None, file  # only <20 digits>.log names are listed
+    return offset
 
 
 def load_log_dir(

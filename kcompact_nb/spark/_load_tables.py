@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from io import BytesIO, TextIOWrapper
 
 import pyarrow as pa  # type: ignore[import-untyped]
-
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from kcompact_nb.core import record_size_bytes
-from kcompact_nb.io import KcatParse, parse_dump_log, parse_kcat_format, parse_kcat_json, read_dump_log, read_kcat
+from kcompact_nb.core import TimestampType, record_size_bytes
+from kcompact_nb.io import KcatParse, compile_kcat_format, parse_dump_log, parse_kcat_format, parse_kcat_json, read_dump_log, read_kcat
 from kcompact_nb.spark._file_tasks import FileDecoder, RowTuple, arrow_chunks, decode_file_bytes, decode_in_tasks
 from kcompact_nb.spark._load_log_dir import batch_rows, without_source
 from kcompact_nb.spark._load_kafka import with_estimated_sizes
@@ -67,6 +66,7 @@ class _TextFiles:
     topic: str
     partition: int
     kcat_format: str | None = None
+    print_nulls: bool = False
 
     def dump_rows(self, name: str, content: bytes | None) -> Iterator[pa.RecordBatch]:
         return arrow_chunks(_dump_rows(self, name, content))
@@ -92,14 +92,55 @@ def load_kcat(
     topic: str,
     partition: int = 0,
     kcat_format: str | None = None,
+    print_nulls: bool = False,
 ) -> DataFrame:
     """kcat output (``-J`` JSON by default, or the ``-f`` format string it was made with), one task per file.
 
-    Messages naming their own topic/partition keep them; ``topic``/``partition`` fill in the rest.
-    Batch columns are null; sizes are v2 sizes of each record as if alone in its batch.
-    ``paths`` are local paths (made absolute) or Hadoop filesystem URLs (read by the JVM segment-file source).
+    Messages naming their own topic/partition keep them; ``topic``/``partition`` fill in the rest
+    (output of several partitions without ``%p`` is refused by the parser). ``print_nulls`` is
+    kcat's ``-Z``. Batch columns are null; sizes are v2 sizes of each record as if alone in its
+    batch. ``timestamp`` is null where kcat printed none (a format without ``%T``, or a message
+    without a timestamp), ``timestampType`` where it is not printed (every ``-f`` format). Columns
+    the output does not carry have column metadata ``kcompact.missing`` saying so
+    (:func:`missing_note`); key, value and headers there are null. ``paths`` are local paths (made
+    absolute) or Hadoop filesystem URLs (read by the JVM segment-file source).
     """
-    return _decode_text_files(spark, paths, _TextFiles(topic, partition, kcat_format).kcat_rows)
+    df = _decode_text_files(spark, paths, _TextFiles(topic, partition, kcat_format, print_nulls).kcat_rows)
+    for column, note in _kcat_missing_notes(kcat_format).items():
+        df = df.withMetadata(column, {**df.schema[column].metadata, MISSING_METADATA_KEY: note})
+    return df
+
+
+MISSING_METADATA_KEY = "kcompact.missing"
+"""Column metadata key marking a column its source did not carry; its value says what stands there instead."""
+
+_KCAT_COLUMNS = {  # parser field: (column, why it is missing, what the column holds)
+    "key": ("key", "the -f format has no %k", "nulls"),
+    "value": ("value", "the -f format has no %s", "nulls"),
+    "headers": ("headers", "the -f format has no %h", "nulls"),
+    "timestamp": ("timestamp", "the -f format has no %T", "nulls"),
+    "timestamp_type": ("timestampType", "kcat -f prints no timestamp type", "nulls"),
+    "topic": ("topic", "the -f format has no %t", "load_kcat's topic argument"),
+    "partition": ("partition", "the -f format has no %p", "load_kcat's partition argument"),
+}
+
+
+def _kcat_missing_notes(kcat_format: str | None) -> dict[str, str]:
+    """Column -> note for what a ``-f`` format does not print (``-J`` prints every field)."""
+    if kcat_format is None:
+        return {}
+    missing = compile_kcat_format(kcat_format).missing
+    return {
+        column: f"not in the kcat output ({why}); the column holds {instead}"
+        for field, (column, why, instead) in _KCAT_COLUMNS.items()
+        if field in missing
+    }
+
+
+def missing_note(df: DataFrame, column: str) -> str | None:
+    """Why ``column`` holds no data from the source (e.g. a kcat format without ``%T``), ``None`` when it does."""
+    note = df.schema[column].metadata.get(MISSING_METADATA_KEY)
+    return None if note is None else str(note)
 
 
 def _decode_text_files(spark: SparkSession, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], decode: FileDecoder) -> DataFrame:
@@ -125,18 +166,24 @@ def _dump_rows(files: _TextFiles, name: str, content: bytes | None) -> Iterator[
 
 def _kcat_rows(files: _TextFiles, name: str, content: bytes | None) -> Iterator[RowTuple]:
     nulls = (None,) * 8
-    for message in _kcat(name, content, files.kcat_format).messages:
+    for message in _kcat(files, name, content).messages:
         r = message.record
         topic = message.topic if message.topic is not None else files.topic
         partition = message.partition if message.partition is not None else files.partition
         headers = [{"key": k, "value": v} for k, v in r.headers] if r.headers else None
         size = record_size_bytes(0, 0, r.key, r.value, r.headers)
-        stamp_us = r.timestamp * 1000
-        yield (r.key, r.value, topic, partition, r.offset, stamp_us, 0, headers, *nulls, size)
+        stamp_us = None if r.timestamp == -1 else r.timestamp * 1000  # -1: none printed (Kafka's NO_TIMESTAMP)
+        kind = None if message.timestamp_type is None else _TIMESTAMP_TYPE_IDS[message.timestamp_type]
+        yield (r.key, r.value, topic, partition, r.offset, stamp_us, kind, headers, *nulls, size)
 
 
-def _kcat(name: str, content: bytes | None, kcat_format: str | None) -> KcatParse:
+def _kcat(files: _TextFiles, name: str, content: bytes | None) -> KcatParse:
+    """As :func:`kcompact_nb.io.read_kcat` reads a file (its bytes, as kcat wrote them)."""
     if content is None:
-        return read_kcat(name, kcat_format)
-    text = content.decode("utf-8", errors="surrogateescape")  # as read_kcat decodes a file
-    return parse_kcat_json(text, source=name) if kcat_format is None else parse_kcat_format(text, kcat_format, source=name)
+        return read_kcat(name, files.kcat_format, print_nulls=files.print_nulls)
+    if files.kcat_format is None:
+        return parse_kcat_json(content, source=name)
+    return parse_kcat_format(content, files.kcat_format, print_nulls=files.print_nulls, source=name)
+
+
+_TIMESTAMP_TYPE_IDS = {TimestampType.CREATE_TIME: 0, TimestampType.LOG_APPEND_TIME: 1}

@@ -170,7 +170,7 @@ def missing_source_reason(spark: SparkSession) -> str:
     )
 
 
-_IO_ERROR = re.compile(r"NotASegmentError: (?P<file>.+?): (?P<reason>.+) \(at byte position (?P<position>\d+)\)")
+_IO_ERROR = re.compile(r"NotASegmentError: (?P<file>[^\n]+?): (?P<reason>[^\n]+)")
 
 
 def read_source(spark: SparkSession, kind: str, **options: str) -> DataFrame:
@@ -194,4 +194,4 @@ def io_errors() -> Iterator[None]:
         match = _IO_ERROR.search(str(error))
         if match is None:
             raise
-        raise NotASegmentError(match["file"], int(match["position"]), match["reason"]) from None
+        raise NotASegmentError(match["file"], None, match["reason"].strip()) from None

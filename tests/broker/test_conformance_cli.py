@@ -19,8 +19,13 @@ def test_conformance_command_prints_the_summary_and_writes_it(tmp_path, capsys):
                    str(tmp_path / "out"), "--summary-json", str(summary)])  # fmt: skip
     out = capsys.readouterr().out.splitlines()
     assert status == 0
-    assert out == ["6 workloads, 6 passes, 0 mismatches against Apache Kafka 4.4.0", "  4.4.0: keyless 3, max-lag 3"]
-    assert json.loads(summary.read_text())["4.4.0"]["line"] == out[0]
+    assert out == [
+        "6 workloads, 6 passes, 0 mismatches against Apache Kafka 4.4.0",
+        "  4.4.0: keyless 3, max-lag 3",
+        "  4.4.0: 6 of 6 workloads leave .log files identical to Kafka's, byte for byte",
+    ]
+    written = json.loads(summary.read_text())["4.4.0"]
+    assert (written["line"], written["log_files_identical"]) == (out[0], 6)
     assert sorted(p.name for p in (tmp_path / "out" / "4.4.0").iterdir())[0] == "seed700-keyless-30records"
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kcompact_nb.fidelity import broker_settings, differences, load_stage, simulate_broker_pass, topic_settings
+from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, read_checkpoint, write_broker_log_dir
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
 PASSES = [
@@ -67,3 +68,28 @@ def test_rule_b_differs_between_kafka_releases(version, kept):
     assert [(b.base_offset, len(b.records)) for b in simulated.batches()] == [
         (b.base_offset, len(b.records)) for b in kafka.batches()
     ]
+
+
+@pytest.mark.parametrize(("sample", "before_stage", "after_stage", "version"), PASSES, ids=lambda v: str(v))
+def test_predicted_log_dir_holds_the_files_the_broker_left(sample, before_stage, after_stage, version, tmp_path):
+    """``write_broker_log_dir`` over Kafka's "before" writes Kafka's "after", file for file and byte for byte.
+
+    The cleaned segment with its offset and time indexes, the untouched active segment's preallocated
+    indexes, transaction indexes, no producer snapshots of the merged-away segments, the rest copied,
+    and the cleaner checkpoint. In the second tombstone pass the producer also appended and rolled a
+    new active segment after the "before" copy (its preallocated indexes and roll snapshot are the
+    appends', not the cleaner's): there the ``.log`` files are compared.
+    """
+    broker, topic = broker_settings(version), topic_settings()
+    before = load_stage(SAMPLES / sample / before_stage, topic=topic, broker=broker)
+    after = load_stage(SAMPLES / sample / after_stage, topic=topic, broker=broker)
+    appended = after.log_end_offset > before.log_end_offset
+    simulated, _ = simulate_broker_pass(before, after)
+    out = write_broker_log_dir([simulated], tmp_path / "predicted", source=SAMPLES / sample / before_stage)
+    kafka_dir, ours_dir = SAMPLES / sample / after_stage / simulated.name, out / simulated.name
+    kafka = {p.name: p.read_bytes() for p in kafka_dir.iterdir() if not appended or p.suffix == ".log"}
+    ours = {p.name: p.read_bytes() for p in ours_dir.iterdir() if not appended or p.suffix == ".log"}
+    assert sorted(ours) == sorted(kafka)
+    assert [name for name in sorted(kafka) if ours[name] != kafka[name]] == []
+    assert read_checkpoint(out / CLEANER_OFFSET_CHECKPOINT) == read_checkpoint(SAMPLES / sample / after_stage / CLEANER_OFFSET_CHECKPOINT)
+    assert {".index", ".timeindex", ".log"} <= {p.suffix for p in ours_dir.iterdir()}

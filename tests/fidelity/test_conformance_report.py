@@ -13,6 +13,7 @@ from kcompact_nb.fidelity import (
     broker_settings,
     catalog,
     load_stage,
+    log_file_differences,
     pass_time_ms,
     save_reproductions,
     topic_settings,
@@ -59,16 +60,39 @@ def test_report_prints_one_summary_line_per_version_and_every_mismatch(tmp_path)
     report = ConformanceReport((clean, broken))
     assert report.summary_line("4.4.0") == "2 workloads, 2 passes, 1 mismatches against Apache Kafka 4.4.0"
     text = report.render().splitlines()
-    assert text[:2] == [report.summary_line("4.4.0"), "  4.4.0: keys 2"]
-    assert text[2] == "MISMATCH seed104-uniform-5keys-40records round 0 on Kafka 4.4.0"
-    assert text[3].startswith("  reproduce: kcompact scenario run ") and text[3].endswith("round-0/scenario.json")
-    assert text[4] == "  checkpoint: simulator 5, Kafka 31"
+    assert text[:3] == [
+        report.summary_line("4.4.0"), "  4.4.0: keys 2",
+        "  4.4.0: 2 of 2 workloads leave .log files identical to Kafka's, byte for byte",
+    ]  # fmt: skip
+    assert text[3] == "MISMATCH seed104-uniform-5keys-40records round 0 on Kafka 4.4.0"
+    assert text[4].startswith("  reproduce: kcompact scenario run ") and text[4].endswith("round-0/scenario.json")
+    assert text[5] == "  checkpoint: simulator 5, Kafka 31"
     assert not report.passed and ConformanceReport((clean,)).passed
 
 
 def test_summary_is_json_ready_for_notebooks(tmp_path):
     report = ConformanceReport((sample_round(tmp_path, []),))
     assert json.loads(json.dumps(report.summary())) == {
-        "4.4.0": {"workloads": 1, "passes": 1, "mismatches": 0,
+        "4.4.0": {"workloads": 1, "passes": 1, "mismatches": 0, "log_files_identical": 1,
                   "line": "1 workloads, 1 passes, 0 mismatches against Apache Kafka 4.4.0"},
     }  # fmt: skip
+
+
+def test_log_files_are_compared_byte_for_byte_and_counted(tmp_path):
+    """The simulator's written ``.log`` files against Kafka's: missing, extra and changed files are named."""
+    ours, kafka = tmp_path / "ours", tmp_path / "kafka"
+    shutil.copytree(SAMPLE / "after" / "basic-0", kafka)
+    shutil.copytree(kafka, ours)
+    assert log_file_differences(ours, kafka) == []
+    data = bytearray((ours / "00000000000000000000.log").read_bytes())
+    data[100] ^= 1
+    (ours / "00000000000000000000.log").write_bytes(bytes(data))
+    (ours / "00000000000000000031.log").rename(ours / "00000000000000000030.log")
+    assert log_file_differences(ours, kafka) == [
+        "segment file 00000000000000000000.log: simulator 440 bytes, Kafka 440 bytes, first difference at byte 100",
+        "segment file 00000000000000000030.log: only the simulator has it",
+        "segment file 00000000000000000031.log: only Kafka has it",
+    ]
+    differing = sample_round(tmp_path / "b", log_file_differences(ours, kafka))
+    report = ConformanceReport((sample_round(tmp_path / "a", []), differing))
+    assert report.log_files_identical("4.4.0") == 1 and not differing.log_files_identical

@@ -19,7 +19,7 @@ from kcompact_nb.io import (
     read_log_dir,
     read_partition_dir,
 )
-from tests.io.kafka_bytes import simple_batches, tree_digest, write_segments
+from tests.io.kafka_bytes import kafka_batch, rec, simple_batches, tree_digest, write_segments
 
 GOOD = simple_batches(range(3))  # three 80-byte batches, offsets 0-2
 
@@ -131,3 +131,40 @@ def test_crc_check_can_be_skipped(tmp_path):
     path = tmp_path / f"{0:020d}.log"
     path.write_bytes(bad_segment("crc"))
     assert len(list(iter_segment_batches(path, verify_crc=False))) == 4
+
+
+def test_offsets_beyond_what_a_signed_64_bit_long_holds_are_refused(tmp_path):
+    """A batch whose last offset is Long.MAX_VALUE leaves no next offset (the log end offset would overflow);
+    a file name above Long.MAX_VALUE is no offset at all (Kafka's Long.parseLong fails on it)."""
+    long_max = 2**63 - 1
+    part = write_segments(tmp_path / "t-0", {0: GOOD + [kafka_batch([rec(0, 1, b"k", b"v")], base_offset=long_max)]})
+    with pytest.raises(OffsetOrderError) as raised:
+        read_partition_dir(part)
+    assert raised.value.position == 240
+    assert raised.value.reason == (
+        f"batch last offset {long_max} leaves no next offset: the log end offset would pass {long_max} (Long.MAX_VALUE)"
+    )
+    nines = write_segments(tmp_path / "u-0", {0: GOOD})
+    (nines / f"{0:020d}.log").rename(nines / ("9" * 20 + ".log"))
+    with pytest.raises(NotASegmentError) as named:
+        read_partition_dir(nines)
+    assert named.value.position is None
+    assert str(named.value) == (
+        f"{nines / ('9' * 20 + '.log')}: the offset in the file name, 99999999999999999999, is beyond {long_max}, "
+        "the largest offset (Long.MAX_VALUE)"
+    )
+
+
+def test_missing_paths_and_wrong_kinds_say_so_without_a_byte_position(tmp_path):
+    (tmp_path / "file.txt").write_text("x")
+    cases = [
+        (read_partition_dir, tmp_path / "gone-0", f"{tmp_path / 'gone-0'}: does not exist"),
+        (read_log_dir, tmp_path / "gone", f"{tmp_path / 'gone'}: does not exist"),
+        (read_log_dir, tmp_path / "file.txt", f"{tmp_path / 'file.txt'}: is a file, not a log directory"),
+        (read_partition_dir, tmp_path / "file.txt", f"{tmp_path / 'file.txt'}: is a file, not a partition directory"),
+        (read_partition_dir, tmp_path, f"{tmp_path}: not a partition directory: expected a name like my-topic-0"),
+    ]
+    for read, path, message in cases:
+        with pytest.raises(NotASegmentError) as raised:
+            read(path)
+        assert (str(raised.value), raised.value.position) == (message, None)

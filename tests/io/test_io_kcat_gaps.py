@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kcompact_nb import Record
+from kcompact_nb import Record, TimestampType
 from kcompact_nb.io import (
     DumpParseError,
     format_gap_report,
@@ -82,7 +82,46 @@ def test_kcat_json_header_map_and_errors():
         parse_kcat_json('{"offset": "1"}')
     with pytest.raises(DumpParseError, match="headers"):
         parse_kcat_json('{"offset": 1, "headers": ["odd"]}')
-    assert parse_kcat_json('{"offset": 1}').missing == {"timestamp"}
+    assert parse_kcat_json('{"offset": 1}').missing == {"timestamp", "timestamp_type"}
+    with pytest.raises(DumpParseError, match="a kcat status line.*2>/dev/null"):
+        parse_kcat_json('{"offset": 1}\n% Something new\n')
+
+
+# What Debian's kcat 1.7.1 printed for a binary value, byte for byte: yajl escapes control
+# characters and passes every other byte through, valid UTF-8 or not.
+BINARY_LINE = (
+    b'{"topic":"aw","partition":0,"offset":0,"tstype":"create","ts":1767225600000,"broker":1,'
+    b'"headers":["h","v","e","","n",null],"key":"bin",'
+    b'"payload":"\\u0000\\u0001\\t\\n\\r\\u001F \\"\\\\\x7f\x80\xff\xc3\xa9"}\n'
+)
+
+
+def test_kcat_json_bytes_keep_binary_values_exact():
+    (message,) = parse_kcat_json(BINARY_LINE).messages
+    headers = (("h", b"v"), ("e", b""), ("n", None))
+    assert message.record == Record(0, 1767225600000, b"bin", b'\x00\x01\t\n\r\x1f "\\\x7f\x80\xff\xc3\xa9', headers)
+    assert message.timestamp_type is TimestampType.CREATE_TIME
+    as_text = BINARY_LINE.decode("utf-8", "surrogateescape")
+    assert parse_kcat_json(as_text).messages == parse_kcat_json([as_text]).messages == (message,)
+
+
+@pytest.mark.parametrize("cut", [40, len(BINARY_LINE) - 2, len(BINARY_LINE) - 1])
+def test_kcat_status_lines_inside_a_json_record_are_skipped(cut):
+    # kcat 2>&1: stderr is unbuffered, stdout goes out in 4 KiB blocks, so "% Reached end" lands mid-record
+    inserted = b"% Reached end of topic aw [1] at offset 3\n% Reached end of topic aw [2] at offset 1\n"
+    output = BINARY_LINE[:cut] + inserted + BINARY_LINE[cut:] + BINARY_LINE.replace(b'"offset":0', b'"offset":1')
+    parsed = parse_kcat_json(output)
+    assert [m.record.offset for m in parsed.messages] == [0, 1]
+    assert parsed.messages[0] == parse_kcat_json(BINARY_LINE).messages[0]
+    assert parsed.status_lines == ("% Reached end of topic aw [1] at offset 3", "% Reached end of topic aw [2] at offset 1")
+
+
+def test_kcat_json_several_partitions_and_runs():
+    line = '{{"topic":"t","partition":{},"offset":{},"key":"k","payload":"v"}}'
+    parsed = parse_kcat_json("\n".join(line.format(p, o) for p, o in [(0, 0), (1, 0), (0, 1)]))
+    assert parsed.partitions() == [("t", 0), ("t", 1)]
+    with pytest.raises(DumpParseError, match="several kcat runs"):
+        parse_kcat_json("\n".join(line.format(0, o) for o in [0, 1, 0]))
 
 
 def test_kcat_format_of_the_seed_script():
@@ -93,18 +132,18 @@ def test_kcat_format_of_the_seed_script():
         (1, 1690000000001, None, None),
         (5, 1690000000005, None, None),
     ]
-    assert parsed.missing == {"key", "value", "headers", "topic", "partition"}
+    assert parsed.missing == {"key", "value", "headers", "topic", "partition", "timestamp_type"}
 
 
 def test_kcat_format_with_every_field():
     fmt = r"%t|%p|%o|%T|%K:%k|%S:%s|%h\n"
-    text = "fruit|0|4|99|5:grape|-1:|src=pos,x\nfruit|0|6|100|-1:|0:|\n"
+    text = "fruit|0|4|99|5:grape|-1:|src=pos,x=NULL\nfruit|0|6|100|-1:|0:|\n"
     parsed = parse_kcat_format(text, fmt)
     assert parsed.records() == [
         Record(4, 99, b"grape", None, (("src", b"pos"), ("x", None))),
         Record(6, 100, None, b""),
     ]
-    assert parsed.missing == frozenset()
+    assert parsed.missing == {"timestamp_type"}
     assert parsed.messages[0].topic == "fruit" and parsed.messages[0].partition == 0
 
 
@@ -113,7 +152,7 @@ def test_kcat_format_with_every_field():
     [
         (r"%o\n", "12\nnot-a-number\n", "line 2"),
         (r"%x\n", "1\n", "unsupported kcat formatter %x"),
-        (r"%T\n", "1\n", "needs %o"),
+        (r"%T\n", "1\n", "has no %o"),
     ],
 )
 def test_kcat_format_errors(fmt, text, message):
@@ -124,8 +163,10 @@ def test_kcat_format_errors(fmt, text, message):
 def test_read_kcat_files(tmp_path):
     (tmp_path / "j.txt").write_text(JSON_LINES)
     (tmp_path / "f.txt").write_text("3\t7\n")
+    (tmp_path / "b.txt").write_bytes(BINARY_LINE)
     assert len(read_kcat(tmp_path / "j.txt").messages) == 3
     assert read_kcat(tmp_path / "f.txt", r"%o\t%T\n").records() == [Record(3, 7, None, None)]
+    assert read_kcat(tmp_path / "b.txt").messages == parse_kcat_json(BINARY_LINE).messages
 
 
 def test_gap_analysis_matches_the_seed_script():
@@ -134,18 +175,27 @@ def test_gap_analysis_matches_the_seed_script():
     assert (gap.last_gap_offset, gap.last_gap_row, gap.last_gap_timestamp_ms, gap.missing_offsets) == (9, 5, 19, 3)
     assert (gap.gap_count, gap.last_offset, gap.last_row, gap.dirty_rows_since_gap) == (2, 12, 8, 3)
     assert format_gap_report(gap).splitlines() == [
-        "last gap offset:  9",
+        "last gap offset:  9 (3 offsets missing before it: removed records, or a transaction's marker and aborted "
+        "records, which consumers never see)",
         "last gap row:  5",
-        "last gap time:  1970-01-01T00:00:00",
+        "last gap time:  1970-01-01T00:00:00.019Z (a lower bound for the last compaction: the timestamp of the first "
+        "record after the gap, which the cleaner pass that made the gap had already seen)",
         "last offset:  12",
         "last row:  8",
-        "contiguous ~dirty rows since gap:  3",
+        "contiguous ~dirty rows since gap:  3 (an upper bound: the cleaner may have passed the gap since without "
+        "removing anything; Kafka's cleaner-offset-checkpoint holds the exact point)",
     ]
+    assert not gap.markers_known
+    assert format_gap_report(last_compaction_gap([(0, 1), (2, 3)])).splitlines()[0] == (
+        "last gap offset:  2 (1 offset missing before it: a removed record, or a transaction marker, "
+        "which consumers never see)"
+    )
 
 
 def test_no_gap_means_every_row_may_be_dirty():
     gap = last_compaction_gap([Record(5, 1, b"k", b"v"), Record(6, 2, b"k", b"v")])
     assert (gap.last_gap_offset, gap.last_gap_time, gap.dirty_rows_since_gap, gap.last_row) == (None, None, 2, 2)
+    assert format_gap_report(gap).splitlines()[-1] == "contiguous ~dirty rows since gap:  2 (no gap: every row may be dirty)"
     assert last_compaction_gap([(5, 1)], log_start_offset=0).last_gap_row == 1
     assert last_compaction_gap([]).last_row == 0
 
@@ -171,4 +221,5 @@ def test_gap_analysis_on_a_cleaned_partition_read_from_disk(tmp_path):
     part = write_segments(tmp_path / "t-0", {0: simple_batches([2, 5], ts=0), 6: simple_batches(range(6, 9), ts=0)})
     gap = last_compaction_gap(read_partition_dir(part).log)
     assert (gap.last_gap_offset, gap.last_gap_row, gap.last_gap_timestamp_ms, gap.gap_count) == (5, 2, 5, 2)
-    assert gap.dirty_rows_since_gap == 3
+    assert gap.dirty_rows_since_gap == 3 and gap.markers_known
+    assert format_gap_report(gap).splitlines()[0] == "last gap offset:  5 (2 offsets missing before it: removed records)"

@@ -177,6 +177,17 @@ def test_log_dir_reader_applies_checkpoints_and_reports_leftovers(tmp_path):
     assert result.partitions["orders-0"].notes == []
 
 
+def test_log_dir_reader_skips_the_kraft_metadata_log(tmp_path):
+    """``LogManager.loadLogs`` leaves ``__cluster_metadata-0`` to the Raft layer: it is no log of the cleaner."""
+    root = make_log_dir(tmp_path / "logs")
+    write_segments(root / "__cluster_metadata-0", {0: simple_batches(range(3))})
+    result = read_log_dir(root)
+    assert sorted(result.partitions) == ["orders-0", "orders-1"]
+    assert ("__cluster_metadata-0", "the KRaft metadata log, not a log of the broker's log manager (never cleaned)") in [
+        (Path(p).name, why) for p, why in result.skipped
+    ]
+
+
 def test_log_dir_reader_takes_per_topic_configs_and_a_topic_filter(tmp_path):
     root = make_log_dir(tmp_path / "logs")
     write_segments(root / "other-0", {0: simple_batches(range(2))})

@@ -74,3 +74,28 @@ def test_delete_records_and_mark_uncleanable():
     result = run_scenario(parse_scenario(doc))
     assert result["steps"][30]["result"]["log_start_offset"] == 12
     assert result["steps"][32]["result"] == {"selected": None}
+
+
+def test_forced_pass_ends_at_the_segment_holding_the_first_uncleanable_offset():
+    """``LogToClean`` rounds an uncleanable offset down to its segment's base offset (spec 4.2).
+
+    Derived from Kafka's ``LogCleanerTest.testCleaningWithUncleanableSection``: keys ``offset % 10``,
+    values the offset, no timestamps, 1024-byte segments (14 records each), so the third segment starts
+    at 28; the pass is asked to stop at 30 (one past that segment's base offset). Kafka cleans only the
+    two segments before it and leaves segment 28 and everything after it as they were.
+    """
+    appends = [{"op": "append", "records": [{"key": str(i % 10), "value": str(i), "timestamp": -1}]} for i in range(71)]
+    clean = {"op": "clean", "first_dirty_offset": 0, "first_uncleanable_offset": 30, "force": True}
+    doc = scenario(*appends, {"op": "snapshot", "label": "before"}, clean,
+                   topics={"t": {"config": {"internal.segment.bytes": 1024}}})
+    result = run_scenario(parse_scenario(doc))
+    before = result["snapshots"]["before"]["t-0"]["segments"]
+    assert [s["base_offset"] for s in before] == [0, 14, 28, 42, 56, 70]
+    reported = result["steps"][72]["result"]
+    assert (reported["first_dirty_offset"], reported["first_uncleanable_offset"], reported["end_offset"]) == (0, 28, 28)
+    after = result["final"]["t-0"]
+    assert after["checkpoint"] == 28
+    # grouped by their sizes before cleaning (994 bytes each), the two cleaned segments stay apart
+    assert [(s["base_offset"], s["size_bytes"]) for s in after["segments"][:2]] == [(0, 0), (14, 710)]
+    assert [r["offset"] for b in after["segments"][1]["batches"] for r in b["records"]] == list(range(18, 28))
+    assert after["segments"][2:] == before[2:]  # the uncleanable section is untouched

@@ -17,6 +17,7 @@ from kcompact_nb.spark import (
     load_log_dir,
     load_parquet,
     load_segments,
+    missing_note,
     validate_records,
 )
 from tests.spark.conftest import SAMPLES
@@ -68,6 +69,30 @@ def test_checkpoints_parquet_and_kcat(spark, tmp_path):
         ("t", 1, 5, b"a", b"1", [("h", b"x")], 13),
         ("t", 1, 6, b"a", None, None, 8),
     ]
+    assert [missing_note(kcat, c) for c in kcat.columns] == [None] * len(RECORD_COLUMNS)
+
+
+def test_kcat_formats_without_a_timestamp_give_nulls_and_say_what_is_missing(spark, tmp_path):
+    # kcat -Z -f '%p %o %K %k\n': no %T, %s, %h or %t; -Z prints NULL for the empty key of offset 1
+    (tmp_path / "k.txt").write_bytes(b"0 0 1 a\n0 1 0 NULL\n2 0 -1 NULL\n")
+    kcat = load_kcat(spark, tmp_path / "k.txt", topic="t", kcat_format=r"%p %o %K %k\n", print_nulls=True)
+    assert rows(kcat, ["topic", "partition", "offset", "key", "value", "timestamp", "timestampType"]) == [
+        ("t", 0, 0, b"a", None, None, None),
+        ("t", 0, 1, b"", None, None, None),
+        ("t", 2, 0, None, None, None, None),
+    ]
+    notes = {c: missing_note(kcat, c) for c in kcat.columns if missing_note(kcat, c)}
+    assert notes == {
+        "value": "not in the kcat output (the -f format has no %s); the column holds nulls",
+        "topic": "not in the kcat output (the -f format has no %t); the column holds load_kcat's topic argument",
+        "timestamp": "not in the kcat output (the -f format has no %T); the column holds nulls",
+        "timestampType": "not in the kcat output (kcat -f prints no timestamp type); the column holds nulls",
+        "headers": "not in the kcat output (the -f format has no %h); the column holds nulls",
+    }
+    (tmp_path / "several.txt").write_text("0\t10\n1\t11\n0\t12\n")
+    several = load_kcat(spark, tmp_path / "several.txt", topic="t", kcat_format=r"%o\t%T\n")
+    with pytest.raises(Exception, match="consume one partition with kcat -p N"):
+        several.collect()
 
 
 def test_schema_errors_list_missing_and_present_columns(spark, tmp_path):

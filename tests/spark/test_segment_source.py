@@ -104,6 +104,7 @@ CORRUPTIONS = {
     "not a segment": [b"this is a text file, not a segment file at all\n"],
     "offsets backwards": [TWO, patched(ONE, ">q", 0, 1, fix_crc=False)],
     "negative last delta": [ONE, patched(TWO, ">i", 23, -1)],
+    "last offset at Long.MAX_VALUE": [ONE, patched(TWO, ">q", 0, 2**63 - 2, fix_crc=False)],
     "negative count": [ONE, patched(TWO, ">i", 57, -2)],
     "unknown codec": [ONE, patched(TWO, ">h", 21, 6)],
     "count above records": [ONE, patched(TWO, ">i", 57, 3)],

@@ -140,10 +140,10 @@ def test_jvm_and_python_listings_fail_alike(spark, tmp_path, case):
             errors.append(failure(load, python, root))
         assert errors[0] == errors[1], (load.__name__, errors)
     expected = {
-        "missing": f"NotASegmentError: {root}: not a log directory: it does not exist (at byte position 0)",
-        "file": f"NotASegmentError: {root}: not a log directory: it is a file (at byte position 0)",
-        "offset beyond 2^63-1": f"NotASegmentError: {root}/t-0/99999999999999999999.log: the offset in its name, "
-        "99999999999999999999, is beyond the largest offset 9223372036854775807 (at byte position 0)",
+        "missing": f"NotASegmentError: {root}: not a log directory: it does not exist",
+        "file": f"NotASegmentError: {root}: not a log directory: it is a file",
+        "offset beyond 2^63-1": f"NotASegmentError: {root}/t-0/99999999999999999999.log: the offset in the file name, "
+        "99999999999999999999, is beyond 9223372036854775807, the largest offset (Long.MAX_VALUE)",
         "bad checkpoint": f"CheckpointFormatError: {root}/cleaner-offset-checkpoint: expected 2 entries but found 1 (at line 3)",
         "binary checkpoint": f"CheckpointFormatError: {root}/cleaner-offset-checkpoint: not a text checkpoint file (at byte position 8)",
     }[case]

@@ -86,7 +86,8 @@ final class LogDir {
     private static long baseOffset(Path file, String digits) {
         BigInteger offset = new BigInteger(digits);
         if (offset.compareTo(MAX_OFFSET) > 0) {
-            throw notASegment(file, "the offset in its name, " + digits + ", is beyond the largest offset " + Long.MAX_VALUE);
+            throw notASegment(file, "the offset in the file name, " + offset + ", is beyond " + Long.MAX_VALUE
+                    + ", the largest offset (Long.MAX_VALUE)");
         }
         return offset.longValue();
     }
@@ -120,8 +121,8 @@ final class LogDir {
         return Arrays.asList(children);
     }
 
-    /** The io layer's NotASegmentError, as its message reads, so the Python side can raise it again. */
+    /** The io layer's NotASegmentError (no byte position: the problem is the name), so Python can raise it again. */
     static IllegalArgumentException notASegment(Path path, String reason) {
-        return new IllegalArgumentException("NotASegmentError: " + displayName(path) + ": " + reason + " (at byte position 0)");
+        return new IllegalArgumentException("NotASegmentError: " + displayName(path) + ": " + reason);
     }
 }

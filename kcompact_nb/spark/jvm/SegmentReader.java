@@ -245,6 +245,11 @@ final class SegmentReader implements PartitionReader<InternalRow> {
             fail("OffsetOrderError", at, "batch base offset " + base + " is below " + nextOffset
                     + ", the next offset after the previous batch or the segment's base offset: offsets must increase");
         }
+        if (base >= Long.MAX_VALUE - lastDelta) {
+            String shown = java.math.BigInteger.valueOf(base).add(java.math.BigInteger.valueOf(lastDelta)).toString();
+            fail("OffsetOrderError", at, "batch last offset " + shown + " leaves no next offset: the log end offset would pass "
+                    + Long.MAX_VALUE + " (Long.MAX_VALUE)");
+        }
         if (last - file.baseOffset > Integer.MAX_VALUE) {
             fail("OffsetOrderError", at, "batch last offset " + last + " does not fit the segment's 32-bit relative offsets");
         }

@@ -1,0 +1,212 @@
+"""``kcompact inspect LOG_DIR``: every partition of a broker log dir as the cleaner sees it, and why."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+from kcompact_nb.cli._arguments import epoch_ms
+from kcompact_nb.cli._command import Command
+from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
+from kcompact_nb.cli._exit import ExitCode
+from kcompact_nb.cli._paths import existing_dir, existing_file, named_like_partition
+from kcompact_nb.cli._text import iso_time, plural
+from kcompact_nb.cli._topic_configs import (
+    ConfigSettings,
+    ResolvedConfigs,
+    add_config_arguments,
+    overrides,
+    read_config_file,
+    resolve,
+)
+from kcompact_nb.core import Explanation, KcompactError, explain
+from kcompact_nb.io import (
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
+    LoadedLogDir,
+    LoadedPartition,
+    LogReadError,
+    parse_partition_dir_name,
+    read_log_dir,
+)
+
+_CHECKPOINTS = (CLEANER_OFFSET_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT)
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("log_dir", type=Path, help="a broker log dir (the folder holding <topic>-<partition>/)")
+    parser.add_argument(
+        "--config", action="append", default=[], metavar="[TOPIC:]NAME=VALUE",
+        help="a topic config for every topic (segment.ms=100) or for one (orders:segment.ms=100); repeatable",
+    )  # fmt: skip
+    parser.add_argument(
+        "--config-file", type=Path, metavar="FILE",
+        help="broker properties (server.properties lines), TOPIC:NAME=VALUE lines and kafka-configs.sh --describe "
+        "output, in one file",
+    )  # fmt: skip
+    parser.add_argument("--now-ms", type=epoch_ms, default=None, metavar="MS", help="the time to judge at (default: now)")
+    parser.add_argument("--recover", action="store_true",
+                        help="keep the valid prefix of corrupt segments, as Kafka's log recovery does, and say what it drops")  # fmt: skip
+    parser.add_argument("--json", action="store_true", help="print one JSON document (exact values, times in ms)")
+
+
+def _run(args: argparse.Namespace, out: TextIO) -> int:
+    """Explain every partition; 1 when --recover dropped invalid data, 2 on unreadable input or a bad config."""
+    log_dir = _log_dir(args.log_dir)
+    settings = read_config_file(existing_file(args.config_file, "--config-file")) if args.config_file else ConfigSettings()
+    add_config_arguments(settings, args.config)
+    configs = resolve(settings)
+    now_ms = wall_clock_ms() if args.now_ms is None else args.now_ms
+    try:
+        loaded = read_log_dir(
+            log_dir, config=configs.default, topic_configs=configs.per_topic, broker=configs.broker,
+            recover=args.recover, progress=progress_setting(),
+        )  # fmt: skip
+    except LogReadError as error:
+        hint = "" if args.recover else "; --recover shows what Kafka's log recovery would keep"
+        raise KcompactError(f"{error}{hint}") from None
+    if args.json:
+        json.dump(inspect_document(loaded, configs, settings, now_ms), out, indent=2)
+        out.write("\n")
+    else:
+        write_inspection(loaded, out, configs=configs, now_ms=now_ms, ignored=settings.ignored)
+    dropped = any(p.dropped for p in loaded.partitions.values())
+    return ExitCode.FAILED if dropped else ExitCode.OK
+
+
+def _log_dir(path: Path) -> Path:
+    """``path`` when it looks like a broker log dir; a clear error for a partition folder or an unrelated one."""
+    existing_dir(path, "log dir")
+    children = [p for p in path.iterdir()]
+    if any(p.suffix == ".log" for p in children) and named_like_partition(path):
+        raise KcompactError(
+            f"{path} is a partition folder, not a log dir: give its parent ({path.parent}) to inspect every "
+            f"partition, or `kcompact dump {path}` for this one"
+        )
+    has_partitions = any(p.is_dir() and named_like_partition(p) for p in children)
+    if not has_partitions and not any(p.name in _CHECKPOINTS for p in children):
+        raise KcompactError(
+            f"{path} holds no partition folders (<topic>-<partition>/) and no checkpoint files: "
+            "is it a broker log dir (a folder named in log.dirs)?"
+        )
+    return path
+
+
+def write_inspection(
+    loaded: LoadedLogDir, out: TextIO, *, configs: ResolvedConfigs, now_ms: int, ignored: list[str] | None = None
+) -> None:
+    """One explanation per partition of a log dir read with :func:`kcompact_nb.io.read_log_dir`."""
+    partitions = plural(len(loaded.partitions), "partition")
+    version = configs.broker.kafka_version
+    out.write(f"Log dir {loaded.path}: {partitions}, judged at {iso_time(now_ms)} by Kafka {version}'s rules\n")
+    if ignored:
+        shown = ", ".join(ignored[:8]) + (f" and {len(ignored) - 8} more" if len(ignored) > 8 else "")
+        out.write(f"  config file: ignored {plural(len(ignored), 'setting')} the cleaner does not use ({shown})\n")
+    for name, skipped in loaded.skipped:
+        out.write(f"  skipped {name}: {skipped}\n")
+    for name in sorted(loaded.partitions):
+        for line in partition_lines(loaded.partitions[name], now_ms):
+            out.write(line + "\n")
+
+
+def partition_lines(partition: LoadedPartition, now_ms: int) -> list[str]:
+    """The heading, config, explanation and what was dropped or left over, for one partition."""
+    log = partition.log
+    lines = [
+        "",
+        f"{log.name}: {plural(len(log.segments), 'segment')}, {log.size_bytes:,} bytes, "
+        f"offsets [{log.log_start_offset}, {log.log_end_offset})"
+        if log.log_end_offset > log.log_start_offset
+        else f"{log.name}: {plural(len(log.segments), 'segment')}, {log.size_bytes:,} bytes, no records "
+        f"(next offset {log.log_end_offset})",
+    ]
+    changed = overrides(log.config)
+    shown = ", ".join(f"{k}={_text(v)}" for k, v in changed.items())
+    lines.append(f"  config (beyond Kafka's defaults): {shown}" if shown else "  config: Kafka's defaults")
+    if not log.config.compact:
+        lines.append(f"  not compacted (cleanup.policy={_text(log.config.cleanup_policy)}): the cleaner never cleans it")
+    else:
+        lines += explain(log, now_ms=now_ms).lines(format_time=iso_time)
+    for dropped in partition.dropped:
+        lines.append(f"  DROPPED by recovery: {dropped.bytes:,} bytes of {Path(dropped.file).name} from byte "
+                     f"position {dropped.position:,}: {dropped.reason}")  # fmt: skip
+    for file, what in partition.leftovers:
+        lines.append(f"  leftover {Path(file).name}: {what}")
+    lines += [f"  note: {note}" for note in partition.notes]
+    return lines
+
+
+def _text(value: object) -> str:
+    return ",".join(value) if isinstance(value, tuple) else str(value)
+
+
+def inspect_document(
+    loaded: LoadedLogDir, configs: ResolvedConfigs, settings: ConfigSettings, now_ms: int
+) -> dict[str, Any]:
+    """The ``--json`` document: every partition with its config overrides and the cleaner's view in exact units."""
+    return {
+        "log_dir": str(loaded.path),
+        "now_ms": now_ms,
+        "kafka_version": configs.broker.kafka_version,
+        "ignored_config_settings": settings.ignored,
+        "skipped": [{"path": path, "reason": reason} for path, reason in loaded.skipped],
+        "partitions": [_partition_document(loaded.partitions[name], now_ms) for name in sorted(loaded.partitions)],
+    }
+
+
+def _partition_document(partition: LoadedPartition, now_ms: int) -> dict[str, Any]:
+    log = partition.log
+    return {
+        "name": log.name,
+        "topic": log.topic,
+        "partition": log.partition,
+        "segments": len(log.segments),
+        "size_bytes": log.size_bytes,
+        "log_start_offset": log.log_start_offset,
+        "log_end_offset": log.log_end_offset,
+        "cleaner_checkpoint": log.cleaner_checkpoint,
+        "config": {k: _text(v) if isinstance(v, tuple) else v for k, v in log.config.to_properties().items()},
+        "compacted": log.config.compact,
+        "cleaner": _explanation_document(explain(log, now_ms=now_ms)) if log.config.compact else None,
+        "dropped": [{"file": d.file, "position": d.position, "bytes": d.bytes, "reason": d.reason} for d in partition.dropped],
+        "leftovers": [{"file": file, "meaning": what} for file, what in partition.leftovers],
+        "notes": list(partition.notes),
+    }
+
+
+def _explanation_document(explanation: Explanation) -> dict[str, Any]:
+    ltc = explanation.log_to_clean
+    return {
+        "first_dirty_offset": ltc.first_dirty_offset,
+        "first_uncleanable_offset": ltc.first_uncleanable_offset,
+        "clean_bytes": ltc.clean_bytes,
+        "cleanable_bytes": ltc.cleanable_bytes,
+        "cleanable_ratio": ltc.cleanable_ratio,
+        "min_cleanable_dirty_ratio": ltc.min_cleanable_dirty_ratio,
+        "eligible": ltc.eligible,
+        "eligible_at_ms": explanation.eligible_at_ms,
+        "compaction_delay_ms": ltc.compaction_delay_ms,
+        "uncleanable_reason": explanation.uncleanable(),
+        "checkpoint_reset": ltc.checkpoint_reset,
+        "checkpoint_warning": ltc.checkpoint_warning,
+        "tombstones": [{"offset": t.offset, "key": t.key.decode("utf-8", "replace"), "horizon_ms": t.horizon_ms}
+                       for t in explanation.tombstones],  # fmt: skip
+    }
+
+
+INSPECT = Command(
+    name="inspect",
+    help="explain every partition of a Kafka log dir: sizes, clean/dirty split, eligibility, tombstones",
+    description=(
+        "Read a broker log dir (its partition folders and checkpoint files, never modified) and explain each "
+        "partition as Kafka's cleaner would see it. Log dirs do not store configs: give the ones that matter "
+        "with --config (every topic, or TOPIC:NAME=VALUE for one) or --config-file (the broker's "
+        "server.properties lines, TOPIC:NAME=VALUE lines, and kafka-configs.sh --describe output pasted as is). "
+        "cleanup.policy is compact unless set."
+    ),
+    add_arguments=_add_arguments,
+    run=_run,
+)

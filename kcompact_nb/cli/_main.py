@@ -1,0 +1,78 @@
+"""``kcompact``: build the parser from the registry, run the chosen command, map errors to exit statuses."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from kcompact_nb import __version__
+from kcompact_nb.cli._command import Command
+from kcompact_nb.cli._exit import ExitCode
+from kcompact_nb.cli._registry import COMMANDS
+from kcompact_nb.core import KcompactError
+from kcompact_nb.io import MissingCodecError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``kcompact`` parser with one subparser per registered command."""
+    parser = argparse.ArgumentParser(
+        prog="kcompact",
+        description="See, predict and test Kafka log compaction.",
+        epilog="Exit status: 0 ok, 1 a check failed, 2 invalid input or usage, 3 a needed tool or package is "
+        "missing, 130 interrupted, 141 output closed early (e.g. | head).",
+    )
+    parser.add_argument("--version", action="version", version=f"kcompact_nb {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS:
+        sub = subparsers.add_parser(command.name, help=command.help, description=command.description)
+        command.add_arguments(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line (``argv`` defaults to ``sys.argv[1:]``); returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return ExitCode.INVALID
+    command = next(c for c in COMMANDS if c.name == args.command)
+    return run_command(command, args)
+
+
+def run_command(command: Command, args: argparse.Namespace) -> int:
+    """Run ``command`` and turn what it raises into a message on stderr and an :class:`ExitCode`."""
+    try:
+        status = int(command.run(args, sys.stdout))
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        _discard_stdout()
+        return ExitCode.BROKEN_PIPE
+    except KeyboardInterrupt:
+        print(f"kcompact {command.name}: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except MissingCodecError as error:
+        print(f"kcompact {command.name}: {error}", file=sys.stderr)
+        return ExitCode.UNAVAILABLE
+    except KcompactError as error:
+        print(f"kcompact {command.name}: {error}", file=sys.stderr)
+        return ExitCode.INVALID
+    except OSError as error:
+        print(f"kcompact {command.name}: {_os_error_text(error)}", file=sys.stderr)
+        return ExitCode.INVALID
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again (Python's own advice)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _os_error_text(error: OSError) -> str:
+    if isinstance(error, FileNotFoundError) and error.filename is not None:
+        return f"{error.filename} does not exist"
+    what = error.strerror or str(error)
+    return f"{error.filename}: {what}" if error.filename is not None else what

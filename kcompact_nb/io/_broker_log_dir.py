@@ -1,0 +1,260 @@
+"""A log dir as a broker leaves it: segment files with their indexes, producer snapshots, checkpoints.
+
+:func:`write_broker_log_dir` writes partition logs in Kafka's on-disk layout, every file a broker
+keeps, so ``kafka-dump-log.sh`` and a broker can read them:
+
+- per segment ``NNN.log``, ``NNN.index`` and ``NNN.timeindex`` (entries as ``LogSegment.append``
+  adds them, trimmed as when the segment stops being active or the broker shuts down), and
+  ``NNN.txnindex`` when the segment holds aborted transactions (Kafka creates it on the first entry);
+- ``cleaner-offset-checkpoint``, ``log-start-offset-checkpoint`` and ``recovery-point-offset-checkpoint``.
+
+With ``source`` (the log dir the logs were read from) it writes what a broker holding that log dir
+leaves after the model's changes, such as one cleaner iteration: every file of ``source`` is copied
+(mtimes kept) except those Kafka replaces or deletes. A segment whose bytes the model left as they
+are keeps its files; a rewritten one (a cleaned group, named after its first segment) gets new
+files; the files of a segment that is gone (merged into a group, or deleted by retention) and its
+producer snapshot (``UnifiedLog.deleteProducerSnapshots``) are not written. The two checkpoint files
+the cleaner and retention change are updated, the others copied. What is written is the state once
+Kafka's delayed deletions ran (``file.delete.delay.ms``): no ``.deleted``, ``.cleaned`` or ``.swap``
+files are copied. ``source`` itself is never modified.
+
+Without ``source`` every file comes from the model, as after a clean shutdown: the producer state
+goes into a snapshot at the log end offset (``ProducerStateManager.takeSnapshot`` on close); the
+snapshots a broker took at earlier segment rolls are not reconstructed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from kcompact_nb.core import PartitionLog, Segment
+from kcompact_nb.io._checkpoint import (
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
+    TopicPartition,
+    read_checkpoint,
+    write_checkpoint,
+)
+from kcompact_nb.io._errors import LogWriteError
+from kcompact_nb.io._index_files import (
+    OFFSET_INDEX_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
+    OffsetIndexFile,
+    ProducerSnapshotEntry,
+    ProducerSnapshotFile,
+    TimeIndexFile,
+    TransactionIndexFile,
+    java_hash_map_order,
+    segment_indexes,
+    write_index_file,
+)
+from kcompact_nb.io._log_reader import METADATA_LOG_TOPIC, PARTITION_DIR_NAME
+from kcompact_nb.io._log_writer import (
+    checkpoint_entries,
+    segment_bytes,
+    segment_file_name,
+    set_mtime_ms,
+    write_segment_file,
+)
+
+_SEGMENT_FILE = re.compile(r"^(\d{20})\.(log|index|timeindex|txnindex)$")
+_SNAPSHOT_FILE = re.compile(r"^(\d{20})\.snapshot$")
+_LEFTOVER_SUFFIXES = (".deleted", ".cleaned", ".swap")
+
+
+def write_broker_log_dir(
+    logs: Iterable[PartitionLog],
+    log_dir: str | os.PathLike[str],
+    *,
+    source: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write ``logs`` under ``log_dir`` in Kafka's layout (see the module docstring); returns ``log_dir``.
+
+    Parameters
+    ----------
+    logs:
+        The partitions to write (``<topic>-<partition>/`` each).
+    log_dir:
+        The folder to write; a non-empty one is refused unless ``overwrite`` is true (then the given
+        partitions are replaced and the checkpoint files updated, anything else left in place).
+    source:
+        The log dir the logs were read from: its other files and partitions are carried over and the
+        files of unchanged segments copied. Must not be ``log_dir`` or overlap it.
+    """
+    logs = list(logs)
+    root = Path(log_dir)
+    origin = None if source is None else Path(source)
+    _check_target(root, origin, overwrite=overwrite)
+    root.mkdir(parents=True, exist_ok=True)
+    written = {log.name for log in logs}
+    if origin is not None:
+        _copy_other_entries(origin, root, skip=written)
+    for log in logs:
+        _replace_partition(log, root, None if origin is None else origin / log.name)
+    _write_checkpoints(root, logs, origin)
+    return root
+
+
+def _check_target(root: Path, origin: Path | None, *, overwrite: bool) -> None:
+    if root.exists() and not root.is_dir():
+        raise LogWriteError(f"{root}: exists and is not a directory")
+    if origin is not None:
+        if not origin.is_dir():
+            raise LogWriteError(f"{origin}: the source log dir does not exist or is not a directory")
+        out, into = root.resolve(), origin.resolve()
+        if out == into or into in out.parents or out in into.parents:
+            raise LogWriteError(f"{root}: the output must not be, contain or lie inside the source log dir {origin}")
+    if root.is_dir() and any(root.iterdir()) and not overwrite:
+        reason = "directory exists and is not empty; choose an empty or new one, or allow overwriting"
+        raise LogWriteError(f"{root}: {reason}")
+
+
+def _copy_other_entries(origin: Path, root: Path, *, skip: set[str]) -> None:
+    """Everything of the source log dir except the partitions being written (and in-flight leftovers)."""
+    for entry in sorted(origin.iterdir()):
+        if entry.name in skip or entry.name.endswith(_LEFTOVER_SUFFIXES):
+            continue
+        target = root / entry.name
+        if entry.is_dir():
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.copytree(entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in _LEFTOVER_SUFFIXES)))
+        else:
+            shutil.copy2(entry, target)
+
+
+def _replace_partition(log: PartitionLog, root: Path, origin: Path | None) -> None:
+    """Build the partition folder beside its final place, then swap it in."""
+    target = root / log.name
+    staging = root / f".{log.name}.kcompact-tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        if origin is not None and origin.is_dir():
+            _carry_over_partition(log, origin, staging)
+        else:
+            _write_snapshot(log, staging)
+        for segment in log.segments:
+            if origin is None or not _copy_unchanged_segment(segment, origin, staging):
+                write_segment_files(segment, staging, index_interval_bytes=log.config.index_interval_bytes)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if target.exists():
+        shutil.rmtree(target)
+    staging.rename(target)
+
+
+def write_segment_files(segment: Segment, folder: Path, *, index_interval_bytes: int) -> None:
+    """A segment's ``.log``, ``.index``, ``.timeindex`` and (with aborted transactions) ``.txnindex`` files.
+
+    Index entries follow ``LogSegment.append`` per batch (Kafka 3.9.1+ and 4.0.1+), trimmed and
+    with the final time index entry, as a segment that is no longer active or was closed has them;
+    the files' mtime is the segment's (``LogSegment.setLastModified`` of a cleaned segment).
+    """
+    write_segment_file(segment, folder / segment_file_name(segment.base_offset))
+    indexes = segment_indexes(segment.batches, index_interval_bytes=index_interval_bytes, inactive=True)
+    files = [
+        write_index_file(OffsetIndexFile(segment.base_offset, indexes.offset_index), folder),
+        write_index_file(TimeIndexFile(segment.base_offset, indexes.time_index), folder),
+    ]
+    if segment.aborted_transactions:
+        txns = TransactionIndexFile(segment.base_offset, tuple(segment.aborted_transactions))
+        files.append(write_index_file(txns, folder))
+    for path in files:
+        set_mtime_ms(path, segment.last_modified_ms)
+
+
+def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bool:
+    """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes."""
+    source_log = origin / segment_file_name(segment.base_offset)
+    same_size = source_log.is_file() and source_log.stat().st_size == segment.size_bytes
+    if not same_size or not _same_bytes(segment, source_log):
+        return False
+    stem = source_log.name[:-4]
+    for suffix in (".log", OFFSET_INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
+        if (origin / f"{stem}{suffix}").is_file():
+            shutil.copy2(origin / f"{stem}{suffix}", staging / f"{stem}{suffix}")
+    return True
+
+
+def _same_bytes(segment: Segment, path: Path) -> bool:
+    with open(path, "rb") as handle:
+        return all(handle.read(len(data)) == data for data in segment_bytes(segment, path)) and handle.read(1) == b""
+
+
+def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> None:
+    """The source partition's files that are not segment files: snapshots of segments still there, and the rest."""
+    bases = {segment.base_offset for segment in log.segments}
+    source_bases = {int(m[1]) for p in origin.iterdir() if (m := _SEGMENT_FILE.match(p.name)) and m[2] == "log"}
+    removed = source_bases - bases
+    for entry in sorted(origin.iterdir()):
+        if not entry.is_file() or _SEGMENT_FILE.match(entry.name) or entry.name.endswith(_LEFTOVER_SUFFIXES):
+            continue
+        snapshot = _SNAPSHOT_FILE.match(entry.name)
+        if snapshot is None or int(snapshot[1]) not in removed:
+            shutil.copy2(entry, staging / entry.name)
+
+
+def _write_snapshot(log: PartitionLog, folder: Path) -> None:
+    """The producer snapshot a clean shutdown leaves at the log end offset (none for an empty log)."""
+    if log.log_end_offset > log.log_start_offset or log.producer_state.producers:
+        write_index_file(producer_snapshot(log), folder)
+
+
+def producer_snapshot(log: PartitionLog) -> ProducerSnapshotFile:
+    """``log``'s producer state as ``ProducerStateManager.takeSnapshot`` writes it at the log end offset.
+
+    Each producer's last data batch (the cleaner keeps it) gives its last offset and offset delta;
+    producers are in ``HashMap`` order, as Kafka iterates them.
+    """
+    last_batches = {b.producer_id: b for b in log.batches() if b.has_producer_id and not b.is_control}
+    entries = []
+    for producer_id, state in log.producer_state.producers.items():
+        batch = last_batches.get(producer_id)
+        delta = 0 if batch is None or state.last_data_offset < 0 else batch.last_offset - batch.base_offset
+        open_txn = state.current_txn_first_offset
+        entries.append(
+            ProducerSnapshotEntry(
+                producer_id=producer_id,
+                producer_epoch=state.producer_epoch,
+                last_sequence=state.last_sequence,
+                last_offset=state.last_data_offset,
+                offset_delta=delta,
+                timestamp=state.last_timestamp,
+                coordinator_epoch=state.coordinator_epoch,
+                current_txn_first_offset=-1 if open_txn is None else open_txn,
+            )
+        )
+    return ProducerSnapshotFile(log.log_end_offset, tuple(java_hash_map_order(entries)))
+
+
+def _write_checkpoints(root: Path, logs: list[PartitionLog], origin: Path | None) -> None:
+    """The cleaner and log start checkpoints updated for ``logs``; the recovery points as the source has them."""
+    updates = checkpoint_entries(logs)
+    names: tuple[str, ...] = (CLEANER_OFFSET_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT)
+    if origin is None:
+        names += (RECOVERY_POINT_CHECKPOINT,)
+    present = _partitions_in(root)
+    written = {(log.topic, log.partition) for log in logs}
+    for name in names:
+        entries = read_checkpoint(root / name).items()
+        kept = {key: offset for key, offset in entries if key not in written and key in present}
+        write_checkpoint(root / name, {**kept, **updates[name]})
+
+
+def _partitions_in(root: Path) -> set[TopicPartition]:
+    """The partitions of a log dir that belong to the broker's log pool (checkpoints list only those)."""
+    found = set()
+    for entry in root.iterdir():
+        match = PARTITION_DIR_NAME.match(entry.name)
+        if entry.is_dir() and match is not None and match["topic"] != METADATA_LOG_TOPIC:
+            found.add((match["topic"], int(match["partition"])))
+    return found

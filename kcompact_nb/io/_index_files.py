@@ -1,0 +1,428 @@
+"""Kafka's other per-segment files, read and written byte for byte as a broker does.
+
+Beside each ``NNN.log`` a broker keeps, named by the same 20-digit offset:
+
+``NNN.index`` (``OffsetIndex``), 8-byte entries::
+
+    relative offset   int32   entry offset - base offset
+    position          int32   byte position of that batch in the .log file
+
+``NNN.timeindex`` (``TimeIndex``), 12-byte entries::
+
+    timestamp         int64   largest timestamp so far in the segment
+    relative offset   int32   the batch holding it: its last offset - base offset
+
+``NNN.txnindex`` (``TransactionIndex``), 34-byte ``AbortedTxn`` entries::
+
+    version           int16   0
+    producer id       int64
+    first offset      int64   first offset of the aborted transaction
+    last offset       int64   offset of its ABORT marker
+    last stable offset int64  the partition's LSO once the marker was written
+
+``NNN.snapshot`` (``ProducerStateManager.writeSnapshot``, ``ProducerSnapshot.json`` version 1), the
+producer state at offset NNN::
+
+    version           int16   1
+    crc               uint32  CRC-32C of every byte after this field
+    entry count       int32
+    per entry         producer id int64, epoch int16, last sequence int32, last offset int64,
+                      offset delta int32, timestamp int64, coordinator epoch int32,
+                      current txn first offset int64 (-1 when none is open)
+
+All big-endian. The two index files of the active segment are preallocated to
+``segment.index.bytes`` (rounded down to a whole entry) and zero-filled past their entries; Kafka
+trims them when the segment stops being active or the broker shuts down. Readers stop at that
+zero fill as ``kafka-dump-log.sh`` does (an entry after the first whose offset is the base offset)
+and keep the file size, so writing what was read gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from crc32c import crc32c
+
+from kcompact_nb.core import AbortedTxn, RecordBatch
+from kcompact_nb.io._errors import IndexFileError, LogWriteError
+
+NO_TIMESTAMP = -1
+LONG_MAX = 9_223_372_036_854_775_807
+OFFSET_INDEX_SUFFIX = ".index"
+TIME_INDEX_SUFFIX = ".timeindex"
+TXN_INDEX_SUFFIX = ".txnindex"
+PRODUCER_SNAPSHOT_SUFFIX = ".snapshot"
+INDEX_FILE_SUFFIXES = (OFFSET_INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, PRODUCER_SNAPSHOT_SUFFIX)
+
+_OFFSET_ENTRY = struct.Struct(">ii")
+_TIME_ENTRY = struct.Struct(">qi")
+_ABORTED_TXN = struct.Struct(">hqqqq")
+_SNAPSHOT_HEADER = struct.Struct(">hIi")
+_SNAPSHOT_ENTRY = struct.Struct(">qhiqiqiq")
+_SNAPSHOT_CRC_END = 6
+"""The CRC covers the bytes from here (after version and crc) to the end (``PRODUCER_ENTRIES_OFFSET``)."""
+TXN_INDEX_VERSION = 0
+PRODUCER_SNAPSHOT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class OffsetPosition:
+    """One offset index entry (Kafka's ``OffsetPosition``): a batch's last offset and its byte position."""
+
+    offset: int
+    position: int
+
+
+@dataclass(frozen=True)
+class TimestampOffset:
+    """One time index entry (Kafka's ``TimestampOffset``): a timestamp (ms) and the offset of its batch."""
+
+    timestamp: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class OffsetIndexFile:
+    """A ``.index`` file; ``preallocated_bytes`` is the file size of an active segment's index, ``None`` once trimmed."""
+
+    base_offset: int
+    entries: tuple[OffsetPosition, ...]
+    preallocated_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class TimeIndexFile:
+    """A ``.timeindex`` file; ``preallocated_bytes`` is the file size of an active segment's index, ``None`` once trimmed."""
+
+    base_offset: int
+    entries: tuple[TimestampOffset, ...]
+    preallocated_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class TransactionIndexFile:
+    """A ``.txnindex`` file: the aborted transactions whose ABORT marker is in the segment."""
+
+    base_offset: int
+    entries: tuple[AbortedTxn, ...]
+
+
+@dataclass(frozen=True)
+class ProducerSnapshotEntry:
+    """One producer of a ``.snapshot`` file (``ProducerSnapshot.ProducerEntry``).
+
+    ``last_offset`` is -1 and ``last_sequence`` -1 for a producer that has written only markers;
+    ``offset_delta`` is its last data batch's last offset minus base offset; ``timestamp`` the last
+    timestamp it wrote (ms); ``current_txn_first_offset`` -1 when no transaction is open.
+    """
+
+    producer_id: int
+    producer_epoch: int
+    last_sequence: int
+    last_offset: int
+    offset_delta: int
+    timestamp: int
+    coordinator_epoch: int
+    current_txn_first_offset: int
+
+
+@dataclass(frozen=True)
+class ProducerSnapshotFile:
+    """A ``.snapshot`` file: the producers a broker knew at offset ``offset`` (the file name), in file order."""
+
+    offset: int
+    entries: tuple[ProducerSnapshotEntry, ...]
+
+
+IndexFile = OffsetIndexFile | TimeIndexFile | TransactionIndexFile | ProducerSnapshotFile
+
+
+def index_file_name(offset: int, suffix: str) -> str:
+    """``LogFileUtils``' name for a segment's file: the offset zero-padded to 20 digits, then ``suffix``."""
+    return f"{offset:020d}{suffix}"
+
+
+def file_offset(path: Path) -> int:
+    """The offset a segment file's name encodes (``UnifiedLog.offsetFromFile``)."""
+    stem = path.name.split(".", 1)[0]
+    if len(stem) != 20 or not stem.isdigit():
+        raise IndexFileError(path, None, "not a segment file name: expected 20 digits, e.g. 00000000000000000000.index")
+    if int(stem) > LONG_MAX:
+        raise IndexFileError(path, None, f"the offset in the file name, {stem}, is beyond {LONG_MAX} (Long.MAX_VALUE)")
+    return int(stem)
+
+
+# Offset and time indexes ---------------------------------------------------------------------------------
+
+
+def decode_offset_index(data: bytes, base_offset: int, source: str | Path = "<offset index>") -> OffsetIndexFile:
+    """The entries of a ``.index`` file's bytes; raises :class:`IndexFileError` naming the byte position."""
+    relative = _index_entries(data, _OFFSET_ENTRY, source, "offset index")
+    entries = tuple(OffsetPosition(base_offset + r, position) for r, position in relative)
+    for number, (previous, entry) in enumerate(zip(entries, entries[1:], strict=False), start=1):
+        if entry.offset <= previous.offset or entry.position <= previous.position:
+            reason = f"entry {number} ({entry.offset} at {entry.position}) does not follow entry {number - 1} "
+            reason += f"({previous.offset} at {previous.position}): offsets and positions must increase"
+            raise IndexFileError(source, number * _OFFSET_ENTRY.size, reason)
+    return OffsetIndexFile(base_offset, entries, _preallocated(data, entries, _OFFSET_ENTRY))
+
+
+def encode_offset_index(index: OffsetIndexFile) -> bytes:
+    """A ``.index`` file's bytes: the entries, zero-filled to ``preallocated_bytes`` if set."""
+    data = b"".join(_OFFSET_ENTRY.pack(_relative(index.base_offset, e.offset), e.position) for e in index.entries)
+    return _zero_fill(data, index.preallocated_bytes)
+
+
+def decode_time_index(data: bytes, base_offset: int, source: str | Path = "<time index>") -> TimeIndexFile:
+    """The entries of a ``.timeindex`` file's bytes; raises :class:`IndexFileError` naming the byte position."""
+    relative = _index_entries(data, _TIME_ENTRY, source, "time index")
+    entries = tuple(TimestampOffset(timestamp, base_offset + r) for timestamp, r in relative)
+    for number, (previous, entry) in enumerate(zip(entries, entries[1:], strict=False), start=1):
+        if entry.timestamp < previous.timestamp or entry.offset < previous.offset:
+            reason = f"entry {number} (timestamp {entry.timestamp} at offset {entry.offset}) goes back from entry "
+            reason += f"{number - 1} (timestamp {previous.timestamp} at offset {previous.offset})"
+            raise IndexFileError(source, number * _TIME_ENTRY.size, reason)
+    return TimeIndexFile(base_offset, entries, _preallocated(data, entries, _TIME_ENTRY))
+
+
+def encode_time_index(index: TimeIndexFile) -> bytes:
+    """A ``.timeindex`` file's bytes: the entries, zero-filled to ``preallocated_bytes`` if set."""
+    data = b"".join(_TIME_ENTRY.pack(e.timestamp, _relative(index.base_offset, e.offset)) for e in index.entries)
+    return _zero_fill(data, index.preallocated_bytes)
+
+
+def _index_entries(data: bytes, entry: struct.Struct, source: str | Path, kind: str) -> list[tuple[int, int]]:
+    if len(data) % entry.size:
+        reason = f"{len(data)} bytes is not a whole number of {entry.size}-byte {kind} entries (a corrupt index)"
+        raise IndexFileError(source, len(data) - len(data) % entry.size, reason)
+    entries = []
+    for number, fields in enumerate(entry.iter_unpack(data)):
+        relative = fields[0] if entry is _OFFSET_ENTRY else fields[1]
+        if number > 0 and relative == 0:  # the zero fill of a preallocated index (DumpLogSegments stops here too)
+            _check_zero_fill(data, number * entry.size, source)
+            break
+        if relative < 0:
+            raise IndexFileError(source, number * entry.size, f"negative relative offset {relative}")
+        entries.append(fields)
+    if len(entries) == 1 and len(data) > entry.size and not any(data):
+        return []  # all zeros and preallocated: no entry yet (a lone zero entry would write the same bytes)
+    return entries
+
+
+def _check_zero_fill(data: bytes, start: int, source: str | Path) -> None:
+    tail = data[start:]
+    if any(tail):
+        position = start + next(i for i, byte in enumerate(tail) if byte)
+        raise IndexFileError(source, position, "non-zero bytes after the zero-filled (preallocated) end of the index")
+
+
+def _relative(base_offset: int, offset: int) -> int:
+    relative = offset - base_offset
+    if not 0 <= relative <= 0x7FFF_FFFF:
+        raise LogWriteError(f"offset {offset} is outside the 32-bit relative range of base offset {base_offset}")
+    return relative
+
+
+def _preallocated(data: bytes, entries: Sequence[object], entry: struct.Struct) -> int | None:
+    return len(data) if len(data) > len(entries) * entry.size else None
+
+
+def _zero_fill(data: bytes, preallocated_bytes: int | None) -> bytes:
+    if preallocated_bytes is None:
+        return data
+    if preallocated_bytes < len(data):
+        raise LogWriteError(f"preallocated_bytes {preallocated_bytes} is below the {len(data)} bytes of the entries")
+    return data + bytes(preallocated_bytes - len(data))
+
+
+def preallocated_bytes(segment_index_bytes: int, entry_bytes: int) -> int:
+    """An active segment's index file size: ``segment.index.bytes`` rounded down to whole entries."""
+    return segment_index_bytes - segment_index_bytes % entry_bytes
+
+
+OFFSET_INDEX_ENTRY_BYTES = _OFFSET_ENTRY.size
+TIME_INDEX_ENTRY_BYTES = _TIME_ENTRY.size
+
+
+@dataclass(frozen=True)
+class SegmentIndexes:
+    """The offset and time index entries Kafka writes for a segment's batches."""
+
+    offset_index: tuple[OffsetPosition, ...]
+    time_index: tuple[TimestampOffset, ...]
+
+
+def segment_indexes(
+    batches: Iterable[RecordBatch], *, index_interval_bytes: int = 4096, inactive: bool = True
+) -> SegmentIndexes:
+    """Index entries for batches appended in order to a new segment, as ``LogSegment.append`` adds them.
+
+    Per batch (Kafka 3.9 and 4.x): once more than ``index.interval.bytes`` were appended since the
+    last entry, the batch gets an offset index entry (its last offset, its position) and the time
+    index gets the largest timestamp so far with its batch's last offset, if that timestamp is larger
+    than the last entry's. ``inactive`` adds the final time index entry of a segment that stopped
+    being active or was closed on shutdown (``onBecomeInactiveSegment``, ``LogSegment.close``).
+    ``LogSegment.recover`` rebuilds the same entries. A segment appended to across a broker restart
+    counts its bytes afresh from the restart, which this does not model.
+    """
+    offsets: list[OffsetPosition] = []
+    times: list[TimestampOffset] = []
+    position = since_last_entry = 0
+    max_timestamp, max_timestamp_offset = NO_TIMESTAMP, -1
+    for batch in batches:
+        if batch.max_timestamp > max_timestamp:
+            max_timestamp, max_timestamp_offset = batch.max_timestamp, batch.last_offset
+        if since_last_entry > index_interval_bytes:
+            offsets.append(OffsetPosition(batch.last_offset, position))
+            _maybe_append_time(times, max_timestamp, max_timestamp_offset)
+            since_last_entry = 0
+        position += batch.size_bytes
+        since_last_entry += batch.size_bytes
+    if inactive:
+        _maybe_append_time(times, max_timestamp, max_timestamp_offset)
+    return SegmentIndexes(tuple(offsets), tuple(times))
+
+
+def _maybe_append_time(entries: list[TimestampOffset], timestamp: int, offset: int) -> None:
+    """``TimeIndex.maybeAppend``: only a timestamp larger than the last entry's (or than -1) is added."""
+    last = entries[-1].timestamp if entries else NO_TIMESTAMP
+    if timestamp > last:
+        entries.append(TimestampOffset(timestamp, offset))
+
+
+# Transaction index ------------------------------------------------------------------------------------
+
+
+def decode_txn_index(data: bytes, base_offset: int, source: str | Path = "<txn index>") -> TransactionIndexFile:
+    """The aborted transactions of a ``.txnindex`` file's bytes."""
+    if len(data) % _ABORTED_TXN.size:
+        reason = f"{len(data)} bytes is not a whole number of {_ABORTED_TXN.size}-byte aborted-transaction entries"
+        raise IndexFileError(source, len(data) - len(data) % _ABORTED_TXN.size, reason)
+    entries = []
+    for number, (version, producer_id, first, last, lso) in enumerate(_ABORTED_TXN.iter_unpack(data)):
+        if version != TXN_INDEX_VERSION:
+            reason = f"aborted transaction version {version}; Kafka writes version {TXN_INDEX_VERSION}"
+            raise IndexFileError(source, number * _ABORTED_TXN.size, reason)
+        entries.append(AbortedTxn(producer_id, first, last, lso))
+    return TransactionIndexFile(base_offset, tuple(entries))
+
+
+def encode_txn_index(index: TransactionIndexFile) -> bytes:
+    """A ``.txnindex`` file's bytes (never preallocated)."""
+    return b"".join(
+        _ABORTED_TXN.pack(TXN_INDEX_VERSION, t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset)
+        for t in index.entries
+    )
+
+
+# Producer state snapshot --------------------------------------------------------------------------------
+
+
+def decode_producer_snapshot(data: bytes, offset: int, source: str | Path = "<snapshot>") -> ProducerSnapshotFile:
+    """The producers of a ``.snapshot`` file's bytes, its version, length and CRC-32C checked."""
+    if len(data) < _SNAPSHOT_HEADER.size:
+        raise IndexFileError(source, 0, f"{len(data)} bytes are too few for a producer snapshot header")
+    version, stored_crc, count = _SNAPSHOT_HEADER.unpack_from(data)
+    if version != PRODUCER_SNAPSHOT_VERSION:
+        reason = f"snapshot version {version}; Kafka reads version {PRODUCER_SNAPSHOT_VERSION}"
+        raise IndexFileError(source, 0, reason)
+    expected = _SNAPSHOT_HEADER.size + max(count, 0) * _SNAPSHOT_ENTRY.size
+    if count < 0 or len(data) != expected:
+        reason = f"an entry count of {count} needs {expected} bytes but the file has {len(data)}"
+        raise IndexFileError(source, 6, reason)
+    computed = crc32c(memoryview(data)[_SNAPSHOT_CRC_END:])
+    if computed != stored_crc:
+        reason = f"snapshot is corrupt: stored CRC {stored_crc}, computed {computed}"
+        raise IndexFileError(source, 2, reason)
+    entries = tuple(ProducerSnapshotEntry(*fields) for fields in _SNAPSHOT_ENTRY.iter_unpack(data[_SNAPSHOT_HEADER.size :]))
+    return ProducerSnapshotFile(offset, entries)
+
+
+def encode_producer_snapshot(snapshot: ProducerSnapshotFile) -> bytes:
+    """A ``.snapshot`` file's bytes: the entries as given, then the CRC-32C filled in.
+
+    Kafka writes its producers in the iteration order of a ``java.util.HashMap``; put entries in that
+    order with :func:`java_hash_map_order` to get the broker's bytes.
+    """
+    body = struct.pack(">i", len(snapshot.entries)) + b"".join(
+        _SNAPSHOT_ENTRY.pack(
+            e.producer_id, e.producer_epoch, e.last_sequence, e.last_offset, e.offset_delta,
+            e.timestamp, e.coordinator_epoch, e.current_txn_first_offset,
+        )  # fmt: skip
+        for e in snapshot.entries
+    )
+    return struct.pack(">hI", PRODUCER_SNAPSHOT_VERSION, crc32c(body)) + body
+
+
+def java_hash_map_order(entries: Sequence[ProducerSnapshotEntry], *, capacity: int | None = None) -> list[ProducerSnapshotEntry]:
+    """``entries`` (in the order the producers were added) in the order a ``HashMap<Long, ...>`` iterates them.
+
+    Buckets in ascending order, each in insertion order; a key's bucket is ``(h ^ h >>> 16) &
+    (capacity - 1)`` with ``h = Long.hashCode(id)``. ``capacity`` defaults to the table a map that
+    never held more producers than these has: 16, doubled while the count exceeds 3/4 of it. Buckets
+    of more than 8 keys (Java's tree bins) are not modelled.
+    """
+    if capacity is None:
+        capacity = 16
+        while len(entries) > capacity * 3 // 4:
+            capacity *= 2
+    return sorted(entries, key=lambda e: _java_bucket(e.producer_id, capacity))
+
+
+def _java_bucket(key: int, capacity: int) -> int:
+    unsigned = key & 0xFFFF_FFFF_FFFF_FFFF
+    h = (unsigned ^ (unsigned >> 32)) & 0xFFFF_FFFF
+    return (h ^ (h >> 16)) & (capacity - 1)
+
+
+# Files ----------------------------------------------------------------------------------------------------
+
+_DECODERS: dict[str, Callable[[bytes, int, Path], IndexFile]] = {
+    OFFSET_INDEX_SUFFIX: decode_offset_index,
+    TIME_INDEX_SUFFIX: decode_time_index,
+    TXN_INDEX_SUFFIX: decode_txn_index,
+    PRODUCER_SNAPSHOT_SUFFIX: decode_producer_snapshot,
+}
+
+
+def read_index_file(path: str | os.PathLike[str]) -> IndexFile:
+    """Read a ``.index``, ``.timeindex``, ``.txnindex`` or ``.snapshot`` file (never modified), by its suffix."""
+    path = Path(path)
+    decode = _DECODERS.get(path.suffix)
+    if decode is None:
+        raise IndexFileError(path, None, f"not an index or snapshot file: expected a name ending in {', '.join(INDEX_FILE_SUFFIXES)}")
+    return decode(path.read_bytes(), file_offset(path), path)
+
+
+def encode_index_file(index: IndexFile) -> bytes:
+    """The bytes a broker writes for ``index``."""
+    if isinstance(index, OffsetIndexFile):
+        return encode_offset_index(index)
+    if isinstance(index, TimeIndexFile):
+        return encode_time_index(index)
+    if isinstance(index, TransactionIndexFile):
+        return encode_txn_index(index)
+    return encode_producer_snapshot(index)
+
+
+def index_file_suffix(index: IndexFile) -> str:
+    """The file name suffix of ``index``'s kind."""
+    kinds = {
+        OffsetIndexFile: OFFSET_INDEX_SUFFIX,
+        TimeIndexFile: TIME_INDEX_SUFFIX,
+        TransactionIndexFile: TXN_INDEX_SUFFIX,
+        ProducerSnapshotFile: PRODUCER_SNAPSHOT_SUFFIX,
+    }
+    return kinds[type(index)]
+
+
+def write_index_file(index: IndexFile, folder: str | os.PathLike[str]) -> Path:
+    """Write ``index`` into ``folder`` under Kafka's name for it (e.g. ``00000000000000000031.timeindex``)."""
+    offset = index.offset if isinstance(index, ProducerSnapshotFile) else index.base_offset
+    path = Path(folder) / index_file_name(offset, index_file_suffix(index))
+    path.write_bytes(encode_index_file(index))
+    return path

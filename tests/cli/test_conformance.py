@@ -1,0 +1,26 @@
+"""``kcompact conformance``: arguments that would run nothing, or fail only after long broker runs, are refused first."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.conftest import kcompact
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--repeat", "0"], "argument --repeat: 0 is below 1; give 1 or more"),
+        (["--repeat", "many"], "argument --repeat: 'many' is not a whole number"),
+        (["--versions", "9.9.9"], "kcompact conformance: Invalid value '9.9.9' for configuration kafka.version: not an "
+                                  "Apache Kafka release line the simulator knows; known: 2.0-2.8, 3.0-3.9, 4.0-4.4"),
+        (["--versions", "2.8.2"], "kcompact conformance: Kafka 2.8.2: the broker layer runs 3.x and 4.x releases"),
+        (["--categories", "nope"], "unknown workload categories ['nope']"),
+        (["--summary-json", "{tmp}/missing/summary.json"], "--summary-json {tmp}/missing/summary.json: the folder "
+                                                           "{tmp}/missing does not exist"),
+    ],
+)  # fmt: skip
+def test_bad_arguments_exit_2_before_any_broker_starts(args, message, tmp_path):
+    done = kcompact("conformance", *(a.format(tmp=tmp_path) for a in args))
+    assert done.returncode == 2 and done.stdout == ""
+    assert message.format(tmp=tmp_path) in done.stderr

@@ -1,0 +1,136 @@
+"""The command line as a whole: the registry, the entry points, one exit-status convention, clocks and environment."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import pytest
+
+from kcompact_nb import KcompactError
+from kcompact_nb.cli import ExitCode, build_parser, run_command
+from kcompact_nb.cli._command import Command
+from kcompact_nb.cli._defaults import progress_setting
+from kcompact_nb.cli._registry import COMMANDS
+from kcompact_nb.io import MissingCodecError, write_partition_dir
+from tests.cli.conftest import KCOMPACT, kcompact
+from tests.conftest import compacted_log, rec
+from tests.io.kafka_bytes import tree_digest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_registered_command_is_on_the_parser_once():
+    names = [c.name for c in COMMANDS]
+    assert names == ["scenario", "dump", "inspect", "clean", "kcat", "conformance"]
+    subparsers = next(a for a in build_parser()._actions if a.dest == "command")
+    assert list(subparsers.choices) == names  # type: ignore[union-attr]
+
+
+def test_the_installed_script_and_python_dash_m_are_the_same_program():
+    script = kcompact("--help")
+    module = subprocess.run([sys.executable, "-m", "kcompact_nb", "--help"], capture_output=True, text=True)
+    assert KCOMPACT.is_file() and script.returncode == module.returncode == 0
+    assert script.stdout == module.stdout.replace("__main__.py", "kcompact")
+    assert "Exit status: 0 ok, 1 a check failed, 2 invalid input or usage" in script.stdout
+    assert kcompact("--version").stdout.startswith("kcompact_nb ")
+
+
+def test_usage_errors_exit_2_with_argparse_message():
+    bare = kcompact()
+    assert bare.returncode == ExitCode.INVALID and "usage: kcompact" in bare.stderr
+    unknown = kcompact("compress")
+    assert unknown.returncode == ExitCode.INVALID and "invalid choice: 'compress'" in unknown.stderr
+    missing = kcompact("dump")
+    assert missing.returncode == ExitCode.INVALID and "the following arguments are required: path" in missing.stderr
+
+
+def failing_command(error: BaseException) -> Command:
+    def run(args: argparse.Namespace, out: TextIO) -> int:
+        raise error
+
+    return Command("fake", "help", "description", lambda parser: None, run)
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "message"),
+    [
+        (KeyboardInterrupt(), ExitCode.INTERRUPTED, "kcompact fake: interrupted\n"),
+        (PermissionError(13, "Permission denied", "/var/lib/kafka"), ExitCode.INVALID,
+         "kcompact fake: /var/lib/kafka: Permission denied\n"),
+        (FileNotFoundError(2, "No such file or directory", "/x.log"), ExitCode.INVALID, "kcompact fake: /x.log does not exist\n"),
+        (KcompactError("bad input"), ExitCode.INVALID, "kcompact fake: bad input\n"),
+        (MissingCodecError("/s.log", 61, "zstd", "zstandard"), ExitCode.UNAVAILABLE,
+         "kcompact fake: /s.log: batch at byte position 61 is zstd-compressed; install the Python package 'zstandard' "
+         "to decode it (pip install zstandard)\n"),
+    ],
+)  # fmt: skip
+def test_what_a_command_raises_becomes_a_message_and_an_exit_status(error, status, message, capsys):
+    assert run_command(failing_command(error), argparse.Namespace()) == status
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", message)
+
+
+def test_the_readme_documents_every_exit_status():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Exit status", 1)[1].split("\n#", 1)[0]
+    documented = {int(code) for code in re.findall(r"^\| (\d+) \|", section, flags=re.MULTILINE)}
+    assert documented == {int(code) for code in ExitCode}
+
+
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path):
+    log = compacted_log()
+    for i in range(3_000):
+        log.append([rec(f"key-{i}", "value " * 10, timestamp=i)], now_ms=i)
+    part = write_partition_dir(log, tmp_path)
+    before = tree_digest(part)
+    reader = subprocess.Popen([str(KCOMPACT), "dump", str(part)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None and reader.stderr is not None
+    first = reader.stdout.read(100)  # like `| head -c 100`: read a little, then go away
+    reader.stdout.close()
+    err = reader.stderr.read().decode()
+    assert reader.wait() == ExitCode.BROKEN_PIPE == 141
+    assert first.startswith(b"Partition t-0: ") and err == ""
+    assert tree_digest(part) == before
+
+
+def test_progress_comes_from_the_environment_only_in_the_cli(tmp_path):
+    assert progress_setting({}) is None
+    assert progress_setting({"KCOMPACT_PROGRESS": "0"}) is False
+    assert progress_setting({"KCOMPACT_PROGRESS": "no"}) is False
+    assert progress_setting({"KCOMPACT_PROGRESS": "1"}) is True
+    log = compacted_log()
+    log.append([rec("k")], now_ms=0)
+    write_partition_dir(log, tmp_path / "logs")
+    shown = kcompact("inspect", tmp_path / "logs", "--now-ms", "0", env={"KCOMPACT_PROGRESS": "1"})
+    hidden = kcompact("inspect", tmp_path / "logs", "--now-ms", "0", env={"KCOMPACT_PROGRESS": "0"})
+    assert shown.returncode == hidden.returncode == 0
+    assert "100%" in shown.stderr and hidden.stderr == ""
+
+
+CLOCK_OR_ENVIRONMENT = {("time", "time"), ("time", "time_ns"), ("datetime", "now"), ("datetime", "utcnow"),
+                        ("date", "today"), ("os", "environ"), ("os", "getenv")}  # fmt: skip
+
+
+@pytest.mark.parametrize("package", ["core", "io", "scenario", "viz", "widgets"])
+def test_only_the_cli_reads_the_clock_or_the_environment(package):
+    """DESIGN.md: the layers below the CLI take ``now_ms`` and switches as parameters."""
+    reads = []
+    for path in sorted((ROOT / "kcompact_nb" / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                if (node.value.id, node.attr) in CLOCK_OR_ENVIRONMENT:
+                    reads.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value.id}.{node.attr}")
+    assert reads == []
+
+
+def test_the_clock_scan_finds_a_clock_read():
+    tree = ast.parse("import time\nnow = time.time()\n")
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+             and (n.value.id, n.attr) in CLOCK_OR_ENVIRONMENT]  # fmt: skip
+    assert len(found) == 1

@@ -1,0 +1,111 @@
+"""A log dir as a broker leaves it (issue 16 point 4): every file Kafka keeps, the source never touched.
+
+Byte-for-byte agreement with real brokers' files is checked on the broker-written samples
+(``tests/fidelity/test_broker_samples.py``) and with Kafka's own ``DumpLogSegments``
+(``tests/broker/test_dump_log_reads_our_files.py``); these tests pin the layout and the entries.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kcompact_nb import AbortedTxn
+from kcompact_nb.io import (
+    LogWriteError,
+    OffsetPosition,
+    ProducerSnapshotEntry,
+    TimestampOffset,
+    read_checkpoint,
+    read_index_file,
+    read_log_dir,
+    write_broker_log_dir,
+)
+from tests.conftest import cleaned_mixed_log
+from tests.io.kafka_bytes import tree_digest
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka" / "compaction-basic" / "before"
+T = 1_767_225_600_000
+
+
+def test_a_model_log_is_written_with_indexes_snapshot_and_checkpoints(tmp_path):
+    log = cleaned_mixed_log(T)
+    log.config = log.config.with_properties({"index.interval.bytes": 100})
+    out = write_broker_log_dir([log], tmp_path / "out")
+    folder = out / "ours-0"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "00000000000000000000.index", "00000000000000000000.log", "00000000000000000000.timeindex",
+        "00000000000000000000.txnindex", "00000000000000000010.index", "00000000000000000010.log",
+        "00000000000000000010.timeindex", "00000000000000000011.snapshot",
+    ]  # fmt: skip
+    # batches of 79, 70, 61, 70, 61, 78, 70 and 78 bytes: an entry once more than 100 bytes went by
+    index = read_index_file(folder / "00000000000000000000.index")
+    assert index.entries == (OffsetPosition(4, 149), OffsetPosition(6, 280), OffsetPosition(8, 419))
+    assert read_index_file(folder / "00000000000000000000.timeindex").entries == (TimestampOffset(T, 2),)
+    assert read_index_file(folder / "00000000000000000010.timeindex").entries == (TimestampOffset(T, 10),)
+    assert read_index_file(folder / "00000000000000000000.txnindex").entries == (AbortedTxn(9, 6, 7, 8),)
+    assert read_index_file(folder / "00000000000000000011.snapshot").entries == (
+        ProducerSnapshotEntry(7, 0, 0, 4, 0, T, -1, -1),  # idempotent, sequence 0
+        ProducerSnapshotEntry(8, 0, -1, 8, 0, T, 0, -1),  # committed
+        ProducerSnapshotEntry(9, 1, -1, 6, 0, T, 0, -1),  # aborted: its emptied batch is its last
+    )
+    assert (folder / "00000000000000000000.index").stat().st_mtime_ns == T * 1_000_000
+    assert read_checkpoint(out / "cleaner-offset-checkpoint") == {("ours", 0): 10}
+    assert read_checkpoint(out / "recovery-point-offset-checkpoint") == {("ours", 0): 11}
+    again = read_log_dir(out).partitions["ours-0"].log
+    assert list(again.batches()) == list(log.batches()) and again.cleaner_checkpoint == 10
+
+
+def test_a_non_empty_output_is_refused_unless_overwriting(tmp_path):
+    log = cleaned_mixed_log(T)
+    out = write_broker_log_dir([log], tmp_path / "out")
+    (out / "keep.txt").write_text("mine")
+    with pytest.raises(LogWriteError, match=r"out: directory exists and is not empty; choose an empty or new one"):
+        write_broker_log_dir([log], out)
+    log.cleaner_checkpoint = 3
+    write_broker_log_dir([log], out, overwrite=True)
+    assert (out / "keep.txt").read_text() == "mine"
+    assert read_checkpoint(out / "cleaner-offset-checkpoint") == {("ours", 0): 3}
+    assert not any(p.name.startswith(".") for p in out.iterdir())  # no staging folder left
+
+
+def test_the_output_may_not_overlap_the_source(tmp_path):
+    source = tmp_path / "source"
+    shutil.copytree(SAMPLE, source)
+    logs = read_log_dir(source).logs.values()
+    for target in (source, source / "inner", tmp_path):
+        with pytest.raises(LogWriteError, match="must not be, contain or lie inside the source log dir"):
+            write_broker_log_dir(logs, target, source=source, overwrite=True)
+    with pytest.raises(LogWriteError, match="the source log dir does not exist"):
+        write_broker_log_dir(logs, tmp_path / "out", source=tmp_path / "missing")
+
+
+def test_with_a_source_unchanged_files_are_copied_and_the_source_is_untouched(tmp_path):
+    source = tmp_path / "source"
+    shutil.copytree(SAMPLE, source)
+    (source / "meta.properties").write_text("version=1\n")
+    (source / "basic-0" / "00000000000000000003.log.deleted").write_bytes(b"in flight")
+    for index, path in enumerate(sorted(source.rglob("*"))):
+        os.utime(path, ns=(10**18 + index, 10**18 + index))
+    before = tree_digest(source)
+    loaded = read_log_dir(source)
+    log = loaded.logs["basic-0"]
+    merged = log.segments[0]
+    for other in log.segments[1:3]:  # merge the first three segments by hand, as a cleaned group
+        merged.batches.extend(other.batches)
+        merged.size_bytes += other.size_bytes
+    del log.segments[1:3]
+    out = write_broker_log_dir([log], tmp_path / "out", source=source)
+    assert tree_digest(source) == before
+    names = sorted(p.name for p in (out / "basic-0").iterdir())
+    assert "00000000000000000003.log" not in names and "00000000000000000006.snapshot" not in names
+    assert "00000000000000000009.snapshot" in names and not any(n.endswith(".deleted") for n in names)
+    copied = [n for n in names if n.startswith("00000000000000000009") or n in ("leader-epoch-checkpoint", "partition.metadata")]
+    for name in copied:  # untouched segment files and other files: same bytes, same mtimes
+        assert (out / "basic-0" / name).read_bytes() == (source / "basic-0" / name).read_bytes()
+        assert (out / "basic-0" / name).stat().st_mtime_ns == (source / "basic-0" / name).stat().st_mtime_ns
+    assert (out / "meta.properties").read_text() == "version=1\n"
+    assert (out / "basic-0" / "00000000000000000000.log").stat().st_size == 216 * 3
