@@ -1,15 +1,18 @@
-"""Benchmarks of the io layer: reading uncompressed segment files (target: >= 150,000 records/s on one core)."""
+"""Benchmarks of the io layer: reading uncompressed segment files (target: >= 150,000 records/s on one core), and
+encoding batches with each codec as Kafka writes them (bytes are the uncompressed records in)."""
 
 from __future__ import annotations
 
 import struct
-from functools import cache
+from dataclasses import replace
+from functools import cache, partial
 from pathlib import Path
 
 from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
 
 from bench._runner import Measurement, benchmark, scratch_dir, timed
-from kcompact_nb.io import SegmentFileReader, read_partition_dir
+from kcompact_nb.core import DEFAULT_KAFKA_VERSION, KafkaVersion, Record, RecordBatch
+from kcompact_nb.io import KafkaBatchEncoder, SegmentFileReader, read_partition_dir
 
 RECORDS = 100_000
 VALUE = b"v" * 100
@@ -68,3 +71,36 @@ def read_partition_log() -> Measurement:
         return sum(len(b.records) for b in log.batches()), log.size_bytes
 
     return timed(work)
+
+
+ENCODE_RECORDS = 20_000
+"""Records per codec benchmark: 20 batches of 1,000 (about 117 KiB uncompressed each)."""
+
+
+@cache
+def compressible_batches() -> tuple[RecordBatch, ...]:
+    """Batches of 1,000 records with JSON-like 100-byte values, as a pass rewrites them (uncompressed model)."""
+    batches = []
+    for base in range(0, ENCODE_RECORDS, 1_000):
+        records = [
+            Record(base + i, 1_700_000_000_000 + i, b"key-%d" % ((base + i) % 997), (b'{"price": %6d, "note": "' % i).ljust(99, b"x") + b"}")
+            for i in range(1_000)
+        ]
+        batches.append(RecordBatch.build(records))
+    return tuple(batches)
+
+
+def _encode(codec: str) -> Measurement:
+    encoder, version = KafkaBatchEncoder(), KafkaVersion.parse(DEFAULT_KAFKA_VERSION)
+    batches = [replace(b, compression=codec) for b in compressible_batches()]
+
+    def work() -> tuple[int, int]:
+        for batch in batches:
+            encoder.encode(batch, level=None, kafka_version=version)
+        return ENCODE_RECORDS, sum(b.size_bytes for b in compressible_batches())
+
+    return timed(work)
+
+
+for _codec in ("none", "gzip", "snappy", "lz4", "zstd"):
+    benchmark(f"io: encode batches of 1,000 records, {_codec} (Kafka's bytes)", target="")(partial(_encode, _codec))

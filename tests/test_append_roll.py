@@ -255,11 +255,6 @@ def test_high_watermark_can_be_held_below_the_log_end():
     assert log.high_watermark == 2
 
 
-def test_compressed_appends_are_refused_by_the_core_model():
-    with pytest.raises(KafkaModelError, match="uncompressed batches only"):
-        compacted_log().append([rec("a")], now_ms=0, compression="gzip")
-
-
 def test_new_record_defaults():
     r = NewRecord(b"k", None)
     assert (r.timestamp, r.headers, r.offset) == (None, (), None)

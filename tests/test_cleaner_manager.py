@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from kcompact_nb import BrokerConfig, KafkaModelError, PartitionLog, TopicConfig
+from kcompact_nb import BrokerConfig, EstimatingEncoder, KafkaModelError, KcompactError, PartitionLog, TopicConfig
 from kcompact_nb.core._cleaner_manager import CleanerManager, OffsetMapSpec
 from kcompact_nb.core._retention import delete_records
 from tests.conftest import compacted_log, offsets_in_log, rec
@@ -66,9 +66,19 @@ def test_uncleanable_partitions_are_skipped_and_failures_mark_them():
     two_segments(other, keys="a")
     first = other.segments[0].batches[0]
     other.segments[0].batches[0] = replace(first, compression="gzip")  # must be rebuilt: "a" is superseded
+    other.encoder = NoCodecs()
+    before = [list(s.batches) for s in other.segments]
     assert manager.clean_once([other], now_ms=0) is None
     assert manager.uncleanable == {"u-0"}
-    assert "gzip-compressed" in manager.failures[0].error
+    assert manager.failures[0].error == "no gzip encoder here"
+    assert [list(s.batches) for s in other.segments] == before and other.cleaner_checkpoint is None  # nothing lost
+
+
+class NoCodecs(EstimatingEncoder):
+    """An encoder whose codecs are all missing: the pass must fail before it replaces any segment."""
+
+    def check_available(self, codec: str) -> None:
+        raise KcompactError(f"no {codec} encoder here")
 
 
 def test_clean_log_with_explicit_range_and_offset_map():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kcompact_nb import BrokerConfig, ConfigError, KafkaVersion, RuleB, TopicConfig
@@ -26,6 +28,9 @@ def test_topic_defaults_are_kafkas():
         "file.delete.delay.ms": 60_000,
         "message.timestamp.type": "CreateTime",
         "compression.type": "producer",
+        "compression.gzip.level": -1,  # KIP-390: GzipCompression.DEFAULT_LEVEL (Deflater.DEFAULT_COMPRESSION)
+        "compression.lz4.level": 9,
+        "compression.zstd.level": 3,
         "preallocate": False,
         "compaction.strategy": "offset",
         "compaction.strategy.header": "",
@@ -198,3 +203,23 @@ def test_internal_segment_bytes_drives_rolls():
     for key in (b"k0", b"k1", b"k2"):
         log.append([NewRecord(key, b"0123456789", timestamp=0)], now_ms=0)
     assert [s.base_offset for s in log.segments] == [0, 2]
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "allowed"),
+    [
+        ("compression.gzip.level", 0, "Value must be -1 or in [1, 9]"),  # GzipCompression.LevelValidator
+        ("compression.lz4.level", 18, "Value must be in [1, 17]"),
+        ("compression.zstd.level", 23, "Value must be in [-131072, 22]"),
+        ("compression.type", "brotli", "String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer"),
+    ],
+)
+def test_compression_configs_are_validated_like_kafkas(name, value, allowed):
+    with pytest.raises(ConfigError, match=rf"Invalid value .* for configuration {name} .*: {re.escape(allowed)}"):
+        TopicConfig.from_properties({name: value})
+
+
+def test_compression_configs_are_broker_defaults_too():
+    broker = BrokerConfig.from_properties({"compression.type": "zstd", "compression.zstd.level": 9})
+    topic = TopicConfig.from_properties({}, broker=broker)
+    assert (topic.compression_type, topic.compression_zstd_level) == ("zstd", 9)

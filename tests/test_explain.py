@@ -12,7 +12,9 @@ def test_active_segment_only_is_never_eligible_without_appends():
     log.append([rec("a"), rec("a")], now_ms=0)
     e = explain(log, now_ms=0)
     assert e.eligible_at_ms is None
-    assert e.lines()[3] == "  uncleanable from 0: the active segment, never cleaned (it rolls only when records are appended)"
+    assert e.lines()[3] == (
+        "  log head, uncleanable from 0: the active segment, never cleaned (it rolls only when records are appended)"
+    )
     assert e.lines()[5] == (
         "  not eligible: nothing is cleanable, and without new appends the active segment never rolls, so never"
     )
@@ -24,9 +26,14 @@ def test_min_compaction_lag_gives_a_future_eligibility_time():
     log.roll(now_ms=500)
     log.append([rec("b", timestamp=600)], now_ms=600)
     e = explain(log, now_ms=600)
-    assert "segment 0 is younger than min.compaction.lag.ms (largest timestamp 500 ms > 600 ms - 1000 ms)" in str(e)
+    assert "segment 0 is younger than min.compaction.lag.ms (1s): its newest record, at t = 500 ms, is 100 ms old" in str(e)
     assert e.eligible_at_ms == next_eligible_ms(log, now_ms=600) == 1501
-    assert "not eligible now; eligible at 1501 ms if nothing else is produced" in str(e)
+    assert "not eligible now; eligible at t = 1.501s (in 901 ms) if nothing else is produced" in str(e)
+    assert e.lines()[:3] == [
+        "t-0 at t = 600 ms:",
+        "  log tail (cleaned): offsets below the cleaner point 0, 0 B",
+        "  log head, cleanable: [0, 0), 0 B",
+    ]
 
 
 def test_open_transaction_is_named_as_the_bound():
@@ -36,7 +43,9 @@ def test_open_transaction_is_named_as_the_bound():
     log.append([rec("b")], now_ms=0, producer_id=1, producer_epoch=0, transactional=True)
     log.roll(now_ms=0)
     e = explain(log, now_ms=0)
-    assert e.lines()[3] == "  uncleanable from 1: an open transaction holds the last stable offset at 1; its segment and all later ones wait"
+    assert e.lines()[3] == (
+        "  log head, uncleanable from 1: an open transaction holds the last stable offset at 1; its segment and all later ones wait"
+    )
     assert e.lines()[5] == "  eligible now: its dirty ratio is above the minimum"
 
 
@@ -59,9 +68,11 @@ def test_tombstones_before_and_after_stamping():
     assert "not stamped yet" in explain(log, now_ms=0).lines()[-1]
     one_pass(log, now_ms=50)
     assert explain(log, now_ms=60).lines()[-1] == (
-        "  tombstone 'a' at offset 0: removable by the first pass at 1050 ms or later (horizon 1050 ms)"
+        "  tombstone 'a' at offset 0: removable by the first pass from t = 1.05s on (delete horizon, in 990 ms)"
     )
-    assert "removable by the first pass now or later" in explain(log, now_ms=2000).lines()[-1]
+    assert explain(log, now_ms=2000).lines()[-1] == (
+        "  tombstone 'a' at offset 0: removable by the next pass over it (delete horizon t = 1.05s has passed)"
+    )
 
 
 def test_unset_max_compaction_lag_never_makes_a_low_ratio_log_due():

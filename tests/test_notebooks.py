@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import json
 import re
@@ -17,10 +18,14 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PRIVATE_IMPORT = re.compile(r"kcompact_nb(\.\w+)*\._\w")
 PAYLOAD_MIME = re.compile(r"plotly|widget|javascript|html")
 MAX_PAYLOAD_BYTES = 4096
+CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+DOLLAR_DIGIT = re.compile(r"\$\s*\d[\d.]*")
 
 
 def _strip_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("strip_notebook_figures", ROOT / "tools" / "strip_notebook_figures.py")
+    spec = importlib.util.spec_from_file_location(
+        "strip_notebook_figures", ROOT / "tools" / "strip_notebook_figures.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -30,6 +35,21 @@ def _strip_tool() -> ModuleType:
 def _code(path: Path) -> list[str]:
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+
+
+def _markdown(path: Path) -> list[str]:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+
+
+def dollar_digits(markdown: str) -> list[str]:
+    """``$``-digit sequences JupyterLab's MathJax may pair into maths: outside code spans, escaped or not.
+
+    Seen in JupyterLab 4: ``\\$2.69, lime \\$0.49`` and ``&#36;2.69, lime &#36;0.49`` both render as maths
+    (MathJax reads the rendered text); inside a code span (`` `$2.69` ``) a dollar is plain text.
+    """
+    prose = html.unescape(CODE.sub("", markdown))
+    return [prose[max(m.start() - 10, 0) : m.end()] for m in DOLLAR_DIGIT.finditer(prose)]
 
 
 def test_there_are_notebooks():
@@ -50,14 +70,29 @@ def test_cells_use_the_public_api_only(path):
     assert private == []
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_markdown_has_no_dollar_digit_that_renders_as_maths(path):
+    assert [hit for cell in _markdown(path) for hit in dollar_digits(cell)] == []
+
+
+def test_the_dollar_scan_finds_what_jupyterlab_renders_as_maths():
+    assert dollar_digits(r"Grape \$2.69, lime \$0.49") == [r"Grape \$2.69", r"69, lime \$0.49"]
+    assert dollar_digits("Grape &#36;2.69 and $ 3") == ["Grape $2.69", "$2.69 and $ 3"]
+    assert dollar_digits("Grape `$2.69`, lime `$0.49`\n```\nprint('$1')\n```\n") == []
+    assert dollar_digits("costs in $USD") == []
+
+
 def test_the_private_import_scan_finds_private_imports():
-    found = [PRIVATE_IMPORT.search(s) is not None for s in (
-        "from kcompact_nb.core._cleaner import clean_pass",
-        "import kcompact_nb.core._cleaner as c",
-        "from kcompact_nb.cli._main import main",
-        "from kcompact_nb.core import explain",
-        "from kcompact_nb.widgets import CompactionStepper",
-    )]
+    found = [
+        PRIVATE_IMPORT.search(s) is not None
+        for s in (
+            "from kcompact_nb.core._cleaner import clean_pass",
+            "import kcompact_nb.core._cleaner as c",
+            "from kcompact_nb.cli._main import main",
+            "from kcompact_nb.core import explain",
+            "from kcompact_nb.widgets import CompactionStepper",
+        )
+    ]
     assert found == [True, True, True, False, False]
 
 
@@ -80,12 +115,21 @@ def test_committed_notebooks_are_stripped(path):
 
 
 def test_strip_clears_ignored_outputs_and_widget_state_only():
-    figure = {"data": {"application/vnd.plotly.v1+json": {"data": [1] * 5000}}, "output_type": "display_data", "metadata": {}}
+    figure = {
+        "data": {"application/vnd.plotly.v1+json": {"data": [1] * 5000}},
+        "output_type": "display_data",
+        "metadata": {},
+    }
     table = {"name": "stdout", "output_type": "stream", "text": "offset 3\n"}
     notebook = {
         "metadata": {"widgets": {"state": {}}, "kernelspec": {"name": "python3"}},
         "cells": [
-            {"cell_type": "code", "source": "# NBVAL_IGNORE_OUTPUT\nfig", "metadata": {"execution": {"a": 1}}, "outputs": [figure]},
+            {
+                "cell_type": "code",
+                "source": "# NBVAL_IGNORE_OUTPUT\nfig",
+                "metadata": {"execution": {"a": 1}},
+                "outputs": [figure],
+            },
             {"cell_type": "code", "source": "fig", "metadata": {"tags": ["nbval-ignore-output"]}, "outputs": [figure]},
             {"cell_type": "code", "source": "print(3)", "metadata": {}, "outputs": [table]},
             {"cell_type": "markdown", "source": "text", "metadata": {}},

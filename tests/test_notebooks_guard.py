@@ -2,7 +2,8 @@
 
 A copy of notebook 05 runs through nbval in a subprocess twice: as committed (it must pass) and with
 a first cell that changes the tombstone rule in the kernel, so tombstones are never retained
-(``delete.retention.ms`` ignored). Its stored lifecycle tables then differ and nbval must fail.
+(``delete.retention.ms`` ignored). Its stored lifecycle (the offsets left after each pass) then differs
+and nbval must fail.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def _nbval(path: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     command = [sys.executable, "-m", "pytest", "--nbval", str(path), "-p", "no:cacheprovider", "-q"]
     command += ["--nbval-sanitize-with", str(ROOT / "notebooks" / "nbval-sanitize.cfg")]
-    return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
 
 
 @pytest.fixture
@@ -55,4 +56,4 @@ def test_unchanged_copy_passes_and_a_changed_rule_fails(workspace: Path):
     changed = _nbval(_copy(workspace, "changed.ipynb", perturb=True), workspace)
     assert changed.returncode == 1, changed.stdout[-3000:]
     assert "FAILED" in changed.stdout and "changed.ipynb::Cell" in changed.stdout
-    assert "Cell outputs differ" in changed.stdout and "None ms with horizon None ms" in changed.stdout
+    assert "Cell outputs differ" in changed.stdout and "offsets [1] remain" in changed.stdout  # the tombstone at 2 gone in the first pass

@@ -33,6 +33,7 @@ from kcompact_nb.broker import (  # noqa: E402
     create_topic,
     dump_log_segments,
     produce,
+    produce_batches,
     rows_to_jsonl,
     wait_for_cleaner,
     wait_for_offsets,
@@ -123,6 +124,18 @@ def idempotent(s: Sampler) -> None:
     s.capture("idempotent-producer", "after", "idem")
 
 
+def compressed(s: Sampler) -> None:
+    """``compression.type=zstd`` on the topic, the producer uncompressed: the broker recompresses each batch of
+    four records (zstd level 3); the pass rewrites partly kept zstd batches and stamps the tombstone's."""
+    configs = create_topic(s.broker, "zipped", configs={**HOLD, "compression.type": "zstd"})
+    records = [rec(f"k{i % 5}", f"value-{i}-" + "x" * (i % 7), i * 10) for i in range(20)] + [rec("k3", None, 200)]
+    produce_batches(s.broker, "zipped", [records[i : i + 4] for i in range(0, len(records), 4)])
+    trigger = produce(s.broker, "zipped", [rec("k0", "roll", 600)])[0]
+    s.capture("compressed-topic", "before", "zipped")
+    s.clean("zipped", {**configs, "compression.type": "zstd"}, trigger)
+    s.capture("compressed-topic", "after", "zipped")
+
+
 def rule_b(s: Sampler) -> None:
     """Spec 15 rule B: is the emptied batch just before the first uncleanable offset kept (61-byte shell)?
 
@@ -149,7 +162,7 @@ def rule_b(s: Sampler) -> None:
     s.capture(f"rule-b-kafka-{s.broker.version}", "after", "ruleb")
 
 
-SAMPLES: list[Callable[[Sampler], None]] = [basic, tombstones, transactional, idempotent, rule_b]
+SAMPLES: list[Callable[[Sampler], None]] = [basic, tombstones, transactional, idempotent, compressed, rule_b]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,10 +170,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "data/samples/kafka")
     parser.add_argument("--version", default=DEFAULT_VERSION)
     parser.add_argument("--rule-b-version", default=KAFKA_3_VERSION, help="also run the rule-B probe here")
+    parser.add_argument("--only", nargs="*", default=None, metavar="SAMPLE",
+                        help=f"make only these samples (of {', '.join(m.__name__ for m in SAMPLES)})")  # fmt: skip
     args = parser.parse_args(argv)
+    chosen = [m for m in SAMPLES if args.only is None or m.__name__ in args.only]
     with KafkaBroker(args.version) as broker:
         sampler = Sampler(broker, args.out)
-        for make in SAMPLES:
+        for make in chosen:
             make(sampler)
     if args.rule_b_version:
         with KafkaBroker(args.rule_b_version) as broker:

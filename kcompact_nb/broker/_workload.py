@@ -45,7 +45,7 @@ def create_topic(
     partitions: int = 1,
     timeout_s: float = 30.0,
 ) -> dict[str, str]:
-    """Create a topic (one partition by default) with :data:`COMPACTED_TOPIC_CONFIGS` updated by ``configs``.
+    """Create a topic of ``partitions`` partitions with :data:`COMPACTED_TOPIC_CONFIGS` updated by ``configs``.
 
     Retries while the freshly started broker is not yet registered; returns once every partition has
     a leader. Returns the configs used.
@@ -102,16 +102,22 @@ def produce(
 
 
 def produce_batches(
-    broker: KafkaBroker, topic: str, batches: Sequence[Sequence[NewRecord]], *, idempotent: bool = False
+    broker: KafkaBroker,
+    topic: str,
+    batches: Sequence[Sequence[NewRecord]],
+    *,
+    idempotent: bool = False,
+    compression: str = "none",
 ) -> list[list[int]]:
     """Send each group of records as one record batch (one produce request): queue them, then flush.
 
     A long ``linger.ms`` keeps the producer from sending early; ``flush`` sends the whole group at once.
+    ``compression`` is the producer's ``compression.type`` (``none``, ``gzip``, ``snappy``, ``lz4``, ``zstd``).
     Returns the offsets of each group.
     """
     producer = KafkaProducer(
         bootstrap_servers=broker.bootstrap_servers, acks="all", linger_ms=60_000, batch_size=1_048_576,
-        enable_idempotence=idempotent, max_in_flight_requests_per_connection=1,
+        enable_idempotence=idempotent, max_in_flight_requests_per_connection=1, **_compression(compression),
     )  # fmt: skip
     try:
         offsets = []
@@ -125,10 +131,19 @@ def produce_batches(
 
 
 def produce_transaction(
-    broker: KafkaBroker, topic: str, records: Sequence[NewRecord], *, transactional_id: str, commit: bool = True
+    broker: KafkaBroker,
+    topic: str,
+    records: Sequence[NewRecord],
+    *,
+    transactional_id: str,
+    commit: bool = True,
+    compression: str = "none",
 ) -> list[int]:
-    """Send ``records`` in one transaction of a transactional producer, then commit or abort it."""
-    producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers, transactional_id=transactional_id)
+    """Send ``records`` in one transaction of a transactional producer (``compression`` as for
+    :func:`produce_batches`), then commit or abort it."""
+    producer = KafkaProducer(
+        bootstrap_servers=broker.bootstrap_servers, transactional_id=transactional_id, **_compression(compression)
+    )
     try:
         producer.init_transactions()
         producer.begin_transaction()
@@ -142,6 +157,11 @@ def produce_transaction(
         return offsets
     finally:
         producer.close()
+
+
+def _compression(codec: str) -> dict[str, Any]:
+    """kafka-python's ``compression_type`` for a codec name (its default, no compression, for ``none``)."""
+    return {} if codec == "none" else {"compression_type": codec}
 
 
 def _send(producer: Any, topic: str, record: NewRecord, partition: int = 0) -> Any:

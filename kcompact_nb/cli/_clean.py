@@ -123,6 +123,10 @@ def _report(out: TextIO, sim: Simulation, result: PassResult | None, starts: dic
         out.write(f"  cleaned {result.name}:\n    {_indented(result.log_line.strip())}\n")
         for group in merged:
             out.write(f"  segments {', '.join(map(str, group))} -> one segment at offset {group[0]}\n")
+        for segment in sim.log(result.topic, result.partition).segments:
+            if segment.size_estimated:
+                why = f"no installed codec writes its compressed batches exactly as Kafka {sim.broker.kafka_version} does"
+                out.write(f"  segment {segment.base_offset}: size {segment.size_bytes} bytes is an estimate ({why})\n")
     for log in logs:
         if log.log_start_offset > starts[log.name]:
             moved = f"from {starts[log.name]} to {log.log_start_offset}"

@@ -129,7 +129,7 @@ def partition_lines(partition: LoadedPartition, now_ms: int) -> list[str]:
     if not log.config.compact:
         lines.append(f"  not compacted (cleanup.policy={_text(log.config.cleanup_policy)}): the cleaner never cleans it")
     else:
-        lines += explain(log, now_ms=now_ms).lines(format_time=iso_time)
+        lines += explain(log, now_ms=now_ms).lines()
     for dropped in partition.dropped:
         lines.append(f"  DROPPED by recovery: {dropped.bytes:,} bytes of {Path(dropped.file).name} from byte "
                      f"position {dropped.position:,}: {dropped.reason}")  # fmt: skip
@@ -189,7 +189,7 @@ def _explanation_document(explanation: Explanation) -> dict[str, Any]:
         "eligible": ltc.eligible,
         "eligible_at_ms": explanation.eligible_at_ms,
         "compaction_delay_ms": ltc.compaction_delay_ms,
-        "uncleanable_reason": explanation.uncleanable(),
+        "uncleanable_reason": explanation.uncleanable_reason,
         "checkpoint_reset": ltc.checkpoint_reset,
         "checkpoint_warning": ltc.checkpoint_warning,
         "tombstones": [{"offset": t.offset, "key": t.key.decode("utf-8", "replace"), "horizon_ms": t.horizon_ms}

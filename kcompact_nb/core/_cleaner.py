@@ -16,9 +16,9 @@ from typing import Any, cast
 
 from kcompact_nb.core._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core._cleaner_stats import CleanerStats, log_line
+from kcompact_nb.core._compression import compressed
 from kcompact_nb.core._config import BrokerConfig
 from kcompact_nb.core._config_keys import DOUBLE_MAX
-from kcompact_nb.core._errors import KafkaModelError
 from kcompact_nb.core._grouping import group_segments_by_size
 from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._log_to_clean import segment_aligned_uncleanable_offset, segments_overlapping
@@ -115,6 +115,7 @@ def clean_pass(
         full = build_offset_map(ctx, first_dirty_offset, first_uncleanable_offset)
         end_offset = offset_map.latest_offset + 1
         segments = segments_overlapping(log, -1, end_offset)
+        _check_codecs(log, segments)
         groups = group_segments_by_size(
             segments,
             max_size_bytes=log.config.effective_segment_bytes,
@@ -142,6 +143,13 @@ def clean_pass(
         offset_map=offset_map,
         map_full=full,
     )
+
+
+def _check_codecs(log: PartitionLog, segments: Sequence[Segment]) -> None:
+    """Fail before any segment is replaced when a codec the pass may rewrite cannot be encoded here."""
+    codecs = {batch.compression for segment in segments for batch in segment.batches}
+    for codec in sorted(codecs - {"none"}):
+        log.encoder.check_available(codec)
 
 
 @contextmanager
@@ -467,17 +475,16 @@ def _retained_batch(ctx: _PassContext, batch: RecordBatch, retained: list[Any], 
     if len(retained) == len(batch.records) and not stamp:
         return batch
     horizon = ctx.now_ms + ctx.log.config.delete_retention_ms if stamp else batch.delete_horizon_ms
-    return rebuild_batch(batch, retained, delete_horizon_ms=horizon)
+    rebuilt = rebuild_batch(batch, retained, delete_horizon_ms=horizon)
+    return compressed(rebuilt, ctx.log.encoder, level=None, kafka_version=ctx.broker.version)
 
 
 def rebuild_batch(batch: RecordBatch, records: Sequence[Any], *, delete_horizon_ms: int | None) -> RecordBatch:
-    """A batch with only ``records`` (same base and last offset, producer fields and flags), sized anew."""
-    if batch.compression != "none":
-        message = (
-            f"batch at offset {batch.base_offset} is {batch.compression}-compressed; the core model cannot "
-            "re-encode compressed batches"
-        )
-        raise KafkaModelError(message)
+    """A batch with only ``records`` (same base and last offset, producer fields, flags and codec).
+
+    Sized uncompressed: :func:`compressed` gives a compressed batch its size, at the codec's default
+    level as ``buildRetainedRecordsInto`` always uses (``Compression.of(type).build()``).
+    """
     log_append = batch.timestamp_type is TimestampType.LOG_APPEND_TIME
     if log_append:
         records = [r._replace(timestamp=batch.max_timestamp) for r in records]
@@ -494,6 +501,7 @@ def rebuild_batch(batch: RecordBatch, records: Sequence[Any], *, delete_horizon_
         is_transactional=batch.is_transactional,
         is_control=batch.is_control,
         partition_leader_epoch=batch.partition_leader_epoch,
+        compression=batch.compression,
     )
 
 

@@ -86,7 +86,23 @@ class TopicConfig:
         (("log.message.timestamp.type", 1),),
     )
     compression_type: str = kafka_key(
-        "compression.type", "producer", str, one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
+        "compression.type",
+        "producer",
+        str,
+        one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
+        (("compression.type", 1),),
+    )
+    """The codec the broker stores batches with: ``producer`` keeps the producer's (``LogValidator``)."""
+    compression_gzip_level: int = kafka_key(
+        "compression.gzip.level",
+        -1,
+        int,
+        Check(lambda v: v == -1 or 1 <= v <= 9, "Value must be -1 or in [1, 9]"),
+        (("compression.gzip.level", 1),),
+    )
+    compression_lz4_level: int = kafka_key("compression.lz4.level", 9, int, between(1, 17), (("compression.lz4.level", 1),))
+    compression_zstd_level: int = kafka_key(
+        "compression.zstd.level", 3, int, between(-131072, 22), (("compression.zstd.level", 1),)
     )
     preallocate: bool = kafka_key("preallocate", False, bool, None, (("log.preallocate", 1),))
     compaction_strategy: str = kafka_key(

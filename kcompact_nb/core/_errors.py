@@ -17,3 +17,7 @@ class InvalidRecordError(KafkaModelError):
 
 class ConfigError(KcompactError, ValueError):
     """A config value outside what Kafka's ``ConfigDef`` accepts."""
+
+
+class UnitError(KcompactError, ValueError):
+    """Text that does not read as a duration, a time or a size (``parse_duration_ms`` and friends)."""

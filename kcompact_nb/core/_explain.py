@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
 from dataclasses import dataclass
 
 from kcompact_nb.core._config_keys import LONG_MAX
 from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._log_to_clean import LogToClean, log_to_clean, non_active_segments_from
+from kcompact_nb.core._units import format_bytes, format_duration_ms, format_instant_ms
 
 
 @dataclass(frozen=True)
@@ -18,17 +19,18 @@ class TombstoneFate:
     key: bytes
     horizon_ms: int | None
 
-    def describe(self, now_ms: int, format_time: Callable[[int], str] | None = None) -> str:
-        """One line; ``format_time`` shows a time in ms (default ``"N ms"``)."""
-        at = format_time or _ms
+    def describe(self, now_ms: int) -> str:
         key = self.key.decode("utf-8", "replace")
         if self.horizon_ms is None:
             return (
                 f"tombstone {key!r} at offset {self.offset}: not stamped yet; the next pass that rewrites it "
                 "stamps its delete horizon (pass time + delete.retention.ms)"
             )
-        when = "now" if self.horizon_ms <= now_ms else f"at {at(self.horizon_ms)}"
-        return f"tombstone {key!r} at offset {self.offset}: removable by the first pass {when} or later (horizon {at(self.horizon_ms)})"
+        horizon = format_instant_ms(self.horizon_ms)
+        if self.horizon_ms <= now_ms:
+            return f"tombstone {key!r} at offset {self.offset}: removable by the next pass over it (delete horizon {horizon} has passed)"
+        wait = format_duration_ms(self.horizon_ms - now_ms, max_units=2)
+        return f"tombstone {key!r} at offset {self.offset}: removable by the first pass from {horizon} on (delete horizon, in {wait})"
 
 
 @dataclass(frozen=True)
@@ -38,35 +40,58 @@ class Explanation:
     now_ms: int
     log_to_clean: LogToClean
     uncleanable_reason: str
-    """Which bound stopped the cleanable range; ``{0}``, ``{1}`` ... stand for ``uncleanable_times_ms`` shown as times."""
     eligible_at_ms: int | None
     tombstones: tuple[TombstoneFate, ...]
-    uncleanable_times_ms: tuple[int, ...] = ()
+    codecs: tuple[tuple[str, int], ...] = ()
+    """(codec, batch count) of the compressed batches, most frequent first."""
+    estimated_batches: int = 0
+    """Batches whose size is an estimate (no exact encoder for their codec here)."""
 
-    def lines(self, format_time: Callable[[int], str] | None = None) -> list[str]:
-        """The explanation line by line; ``format_time`` shows a time in ms (default ``"N ms"``)."""
-        at = format_time or _ms
+    @property
+    def dirty_ratio(self) -> str:
+        """``dirty ratio 0.4762 vs min.cleanable.dirty.ratio 0.5``."""
         ltc = self.log_to_clean
+        return f"dirty ratio {ltc.cleanable_ratio:.4f} vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio:g}"
+
+    @property
+    def eligibility(self) -> str:
+        """Whether the cleaner may pick this partition now, and if not, when (or why never)."""
+        return _eligibility(self.log_to_clean, self.eligible_at_ms, self.now_ms)
+
+    def lines(self) -> list[str]:
+        ltc = self.log_to_clean
+        fd, fu = ltc.first_dirty_offset, ltc.first_uncleanable_offset
         lines = [
-            f"{ltc.name} at {at(self.now_ms)}:",
-            f"  clean: offsets below {ltc.first_dirty_offset} ({ltc.clean_bytes} bytes)",
-            f"  cleanable: [{ltc.first_dirty_offset}, {ltc.first_uncleanable_offset}) ({ltc.cleanable_bytes} bytes)",
-            f"  uncleanable from {ltc.first_uncleanable_offset}: {self.uncleanable(at)}",
-            f"  dirty ratio {ltc.cleanable_ratio:.4f} vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio}",
-            "  " + _eligibility(ltc, self.eligible_at_ms, at),
+            f"{ltc.name} at {format_instant_ms(self.now_ms)}:",
+            f"  log tail (cleaned): offsets below the cleaner point {fd:,}, {format_bytes(ltc.clean_bytes, exact=False)}",
+            f"  log head, cleanable: [{fd:,}, {fu:,}), {format_bytes(ltc.cleanable_bytes, exact=False)}",
+            f"  log head, uncleanable from {fu:,}: {self.uncleanable_reason}",
+            "  " + self.dirty_ratio,
+            "  " + self.eligibility,
         ]
         if ltc.checkpoint_reset:
             lines.append(f"  checkpoint reset: {ltc.checkpoint_reset}")
         if ltc.checkpoint_warning:
             lines.append(f"  Kafka's cleaner logs: WARN {ltc.checkpoint_warning}")
-        lines += ["  " + t.describe(self.now_ms, at) for t in self.tombstones]
+        lines += ["  " + t.describe(self.now_ms) for t in self.tombstones]
+        lines += ["  " + line for line in self._compression_lines()]
         return lines
 
-    def uncleanable(self, format_time: Callable[[int], str] | None = None) -> str:
-        """Why the cleanable range ends where it does, its times shown by ``format_time`` (default ``"N ms"``)."""
-        if not self.uncleanable_times_ms:
-            return self.uncleanable_reason
-        return self.uncleanable_reason.format(*map(format_time or _ms, self.uncleanable_times_ms))
+    def _compression_lines(self) -> list[str]:
+        lines = []
+        if self.codecs:
+            counts = ", ".join(f"{count} {codec}" for codec, count in self.codecs)
+            lines.append(
+                f"compressed batches: {counts}; a pass rewrites a partly kept one with its codec at the "
+                "codec's default level (MemoryRecords.filterTo)"
+            )
+        if self.estimated_batches:
+            n = self.estimated_batches
+            lines.append(
+                f"sizes estimated: {n} {'batch was' if n == 1 else 'batches were'} sized without Kafka's codec, so the "
+                "sizes and ratios above are estimates (import kcompact_nb.io for Kafka's exact bytes)"
+            )
+        return lines
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -80,8 +105,16 @@ def explain(log: PartitionLog, *, now_ms: int) -> Explanation:
         for b, r in log.records()
         if not b.is_control and r.is_tombstone and r.key is not None
     )
-    reason, times = _uncleanable_reason(log, ltc, now_ms)
-    return Explanation(now_ms, ltc, reason, next_eligible_ms(log, now_ms=now_ms), tombstones, times)
+    codecs = Counter(b.compression for b in log.batches() if b.compression != "none")
+    return Explanation(
+        now_ms,
+        ltc,
+        _uncleanable_reason(log, ltc, now_ms),
+        next_eligible_ms(log, now_ms=now_ms),
+        tombstones,
+        codecs=tuple(codecs.most_common()),
+        estimated_batches=sum(b.size_estimated for b in log.batches()),
+    )
 
 
 def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:
@@ -102,29 +135,29 @@ def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:
     return None
 
 
-def _ms(ms: int) -> str:
-    return f"{ms} ms"
-
-
-def _eligibility(ltc: LogToClean, eligible_at_ms: int | None, at: Callable[[int], str]) -> str:
+def _eligibility(ltc: LogToClean, eligible_at_ms: int | None, now_ms: int) -> str:
     if ltc.eligible:
         why = "overdue per max.compaction.lag.ms" if ltc.needs_compaction_now and ltc.cleanable_ratio <= ltc.min_cleanable_dirty_ratio else "its dirty ratio is above the minimum"
         return f"eligible now: {why}"
     if eligible_at_ms is not None:
-        return f"not eligible now; eligible at {at(eligible_at_ms)} if nothing else is produced"
+        wait = format_duration_ms(eligible_at_ms - now_ms, max_units=2)
+        return f"not eligible now; eligible at {format_instant_ms(eligible_at_ms)} (in {wait}) if nothing else is produced"
     if ltc.cleanable_bytes == 0:
         return "not eligible: nothing is cleanable, and without new appends the active segment never rolls, so never"
     return "not eligible: the dirty ratio is not above the minimum, and without new appends it never will be"
 
 
-def _uncleanable_reason(log: PartitionLog, ltc: LogToClean, now_ms: int) -> tuple[str, tuple[int, ...]]:
-    """Which of Kafka's three bounds (spec 4.2) put the first uncleanable offset where it is, and the times it cites."""
+def _uncleanable_reason(log: PartitionLog, ltc: LogToClean, now_ms: int) -> str:
+    """Which of Kafka's three bounds (spec 4.2) put the first uncleanable offset where it is."""
     fu, lso = ltc.first_uncleanable_offset, log.last_stable_offset
     if lso < log.active_segment.base_offset and log.floor_segment(lso).base_offset == fu:
-        return f"an open transaction holds the last stable offset at {lso}; its segment and all later ones wait", ()
+        return f"an open transaction holds the last stable offset at {lso}; its segment and all later ones wait"
     lag = log.config.min_compaction_lag_ms
     young = [s for s in non_active_segments_from(log, ltc.first_dirty_offset) if s.largest_timestamp > now_ms - lag]
     if lag > 0 and young and young[0].base_offset == fu:
-        reason = f"segment {fu} is younger than min.compaction.lag.ms (largest timestamp {{0}} > {{1}} - {lag} ms)"
-        return reason, (young[0].largest_timestamp, now_ms)
-    return "the active segment, never cleaned (it rolls only when records are appended)", ()
+        age = format_duration_ms(now_ms - young[0].largest_timestamp, max_units=2)
+        return (
+            f"segment {fu} is younger than min.compaction.lag.ms ({format_duration_ms(lag, max_units=2)}): "
+            f"its newest record, at {format_instant_ms(young[0].largest_timestamp)}, is {age} old"
+        )
+    return "the active segment, never cleaned (it rolls only when records are appended)"

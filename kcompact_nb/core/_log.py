@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from kcompact_nb.core._compression import BatchEncoder, check_codec, compressed, default_encoder, stored_compression
 from kcompact_nb.core._config import BrokerConfig, TopicConfig
 from kcompact_nb.core._config_keys import INT_MAX
 from kcompact_nb.core._errors import InvalidRecordError, KafkaModelError
@@ -54,7 +55,8 @@ class PartitionLog:
 
     Every time-dependent method takes ``now_ms`` (the broker's wall clock); record timestamps
     are separate. ``cleaner_checkpoint`` mirrors the partition's entry in the log dir's
-    ``cleaner-offset-checkpoint`` file (``None`` when absent).
+    ``cleaner-offset-checkpoint`` file (``None`` when absent). ``encoder`` sizes compressed batches
+    (appends and cleaner passes); the default is :func:`default_encoder`'s at construction.
     """
 
     topic: str
@@ -70,6 +72,7 @@ class PartitionLog:
     held_high_watermark: int | None = None
     key_pool: dict[bytes, bytes] = field(default_factory=dict, repr=False, compare=False)
     """One shared bytes object per distinct key: saves memory and speeds up the cleaner's map lookups."""
+    encoder: BatchEncoder = field(default_factory=default_encoder, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.segments:
@@ -138,12 +141,12 @@ class PartitionLog:
         (``LogValidator.validateKey``), offsets are assigned from the log end offset unless
         every record gives one, and the active segment rolls first when ``shouldRoll`` says so.
         ``timestamp_type`` ``LogAppendTime`` (or the topic's ``message.timestamp.type``) stamps
-        the batch with ``now_ms``.
+        the batch with ``now_ms``. ``compression`` is the producer's codec; the topic's
+        ``compression.type`` decides what is stored (:func:`stored_compression`).
         """
         if not records:
             raise KafkaModelError("an append needs at least one record")
-        if compression != "none":
-            raise KafkaModelError(f"compression {compression!r}: the core model appends uncompressed batches only")
+        codec, level = stored_compression(self.config, check_codec(compression, f"{self.name}: append"))
         self._validate_keys(records)
         if transactional and producer_id == NO_PRODUCER_ID:
             raise KafkaModelError("a transactional batch needs a producer_id")
@@ -156,7 +159,11 @@ class PartitionLog:
             producer_epoch=producer_epoch,
             base_sequence=base_sequence,
             is_transactional=transactional,
+            compression=codec,
         )
+        if codec != "none":
+            self.encoder.check_available(codec)
+            batch = compressed(batch, self.encoder, level=level, kafka_version=self.broker.version)
         info = self.append_batch(batch, now_ms=now_ms)
         if batch.has_producer_id:
             self.producer_state.on_data_batch(batch)

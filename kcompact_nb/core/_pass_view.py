@@ -39,6 +39,10 @@ class OffsetMapView:
     end_offset: int
     map_full: bool
     missed_keys: tuple[tuple[bytes, int], ...]
+    load_factor: float | None = None
+    """``log.cleaner.io.buffer.load.factor`` of a bounded map (``None`` for an unbounded one)."""
+    entry_bytes: int | None = None
+    """Bytes per slot: 24 for Kafka's offsets (a 16-byte MD5 of the key and an 8-byte offset), more for KIP-280."""
 
 
 def offset_map_view(result: PassResult, after: PartitionLog) -> OffsetMapView:
@@ -55,6 +59,8 @@ def offset_map_view(result: PassResult, after: PartitionLog) -> OffsetMapView:
         end_offset=result.end_offset,
         map_full=result.map_full,
         missed_keys=_missed_keys(after, result, {e.key for e in entries}),
+        load_factor=getattr(offset_map, "load_factor", None),
+        entry_bytes=getattr(offset_map, "entry_bytes", None),
     )
 
 
@@ -81,7 +87,8 @@ class PassDiff:
 
     ``rewritten_batches`` were rebuilt with fewer records or a new delete horizon;
     ``emptied_batches`` were kept as 61-byte headers without records (spec 7.3 rules A and B);
-    ``removed_batches`` vanished. Batches are named by base offset.
+    ``removed_batches`` vanished. Batches are named by base offset. ``estimated_segments`` are the base
+    offsets of segments (before or after) whose size is an estimate (no exact codec here).
     """
 
     segments_before: tuple[tuple[int, int], ...]
@@ -92,6 +99,7 @@ class PassDiff:
     emptied_batches: tuple[int, ...]
     removed_batches: tuple[int, ...]
     log_end_offset: int
+    estimated_segments: tuple[int, ...] = ()
 
 
 def pass_diff(before: PartitionLog, after: PartitionLog, result: PassResult) -> PassDiff:
@@ -110,6 +118,7 @@ def pass_diff(before: PartitionLog, after: PartitionLog, result: PassResult) -> 
         ),
         removed_batches=tuple(b.base_offset for b in changed if b.base_offset not in after_batches),
         log_end_offset=after.log_end_offset,
+        estimated_segments=tuple(sorted({s.base_offset for log in (before, after) for s in log.segments if s.size_estimated})),
     )
 
 

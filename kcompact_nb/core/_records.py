@@ -248,8 +248,11 @@ class RecordBatch:
     ``last_offset`` is ``base_offset + lastOffsetDelta``; it survives cleaning even when the
     trailing records are removed, so ``records`` may hold fewer offsets than the range.
     ``delete_horizon_ms`` is set when attribute bit 6 is set; ``base_timestamp`` then holds it.
-    ``raw`` keeps the bytes read from disk so unchanged batches are written back identically.
+    ``raw`` keeps the bytes read from disk (or a codec's output) so the batch is written back identically.
     ``records`` is a tuple, or :class:`PackedRecords` for batches read from disk.
+    ``compression`` is the codec of the records section (``none``, ``gzip``, ``snappy``, ``lz4``,
+    ``zstd``); ``size_estimated`` is True when ``size_bytes`` came from an encoder that could not
+    promise Kafka's bytes (see :mod:`kcompact_nb.core._compression`).
     """
 
     base_offset: int
@@ -268,6 +271,7 @@ class RecordBatch:
     delete_horizon_ms: int | None = None
     partition_leader_epoch: int = 0
     raw: bytes | None = field(default=None, compare=False, repr=False)
+    size_estimated: bool = False
 
     @classmethod
     def build(

@@ -82,6 +82,11 @@ class Segment:
     def time_index_bytes(self) -> int:
         return self.time_index_entries * TIME_INDEX_ENTRY_BYTES
 
+    @property
+    def size_estimated(self) -> bool:
+        """Some batch's size is an estimate (:attr:`RecordBatch.size_estimated`), so ``size_bytes`` is too."""
+        return any(batch.size_estimated for batch in self.batches)
+
     def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
         """Append one record set (a produce request or a cleaner chunk), as ``LogSegment.append``.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from kcompact_nb.core._fates import record_fates
 from kcompact_nb.core._log import PartitionLog
 from kcompact_nb.core._records import Record, RecordBatch, control_record_type
+from kcompact_nb.core._units import format_instant_ms
 
 COLUMNS = ("segment", "offset", "key", "value", "batch", "fate")
 
@@ -15,8 +16,8 @@ COLUMNS = ("segment", "offset", "key", "value", "batch", "fate")
 def log_table(log: PartitionLog, *, now_ms: int | None = None, max_chars: int = 12) -> str:
     """Every record of ``log`` by segment: offset, key, value, batch facts and, with ``now_ms``, its fate.
 
-    The ``batch`` column names the producer (``pid``), ``txn`` and ``control`` batches, and the
-    delete horizon stamped by a pass (``horizon=<ms>``, spec 7.4); a batch that kept no record
+    The ``batch`` column names the codec of a compressed batch, the producer (``pid``), ``txn`` and
+    ``control`` batches, and the delete horizon stamped by a pass (``horizon t = 1d``, spec 7.4); a batch that kept no record
     (spec 7.3) is one ``(empty batch)`` row. The ``fate`` column is :func:`record_fates` at ``now_ms``.
     Keys and values longer than ``max_chars`` are cut with ``…``.
     """
@@ -24,7 +25,8 @@ def log_table(log: PartitionLog, *, now_ms: int | None = None, max_chars: int = 
     rows = [COLUMNS if now_ms is not None else COLUMNS[:-1]]
     active = log.active_segment.base_offset
     for segment in log.segments:
-        label = f"{segment.base_offset}{'*' if segment.base_offset == active else ''} ({segment.size_bytes} B)"
+        size = f"~{segment.size_bytes} B, estimated" if segment.size_estimated else f"{segment.size_bytes} B"
+        label = f"{segment.base_offset}{'*' if segment.base_offset == active else ''} ({size})"
         for batch in segment.batches:
             for cells in _batch_rows(batch, max_chars):
                 fate = (fates.get(int(cells[0]), "") if cells[0].isdigit() else "",) if now_ms is not None else ()
@@ -45,8 +47,12 @@ def _batch_rows(batch: RecordBatch, max_chars: int) -> list[tuple[str, str, str,
 
 
 def batch_facts(batch: RecordBatch) -> str:
-    """``pid=7 txn control horizon=123`` (only the facts that apply), ``-`` when none does."""
-    facts = []
+    """``zstd pid=7 txn control horizon t = 1d`` (only the facts that apply), ``-`` when none does.
+
+    The delete horizon reads as people read times (``format_instant_ms``: ``t = 8d 0.001s`` on a
+    simulated clock, an ISO time on a wall clock); ``kafka-dump-log``-style output keeps the ms.
+    """
+    facts = [] if batch.compression == "none" else [batch.compression]
     if batch.has_producer_id:
         facts.append(f"pid={batch.producer_id}")
     if batch.is_transactional:
@@ -54,7 +60,7 @@ def batch_facts(batch: RecordBatch) -> str:
     if batch.is_control:
         facts.append("control")
     if batch.delete_horizon_ms is not None:
-        facts.append(f"horizon={batch.delete_horizon_ms}")
+        facts.append(f"horizon {format_instant_ms(batch.delete_horizon_ms)}")
     return " ".join(facts) or "-"
 
 

@@ -143,6 +143,70 @@ def partial_pass_workload(seed: int, *, keys: int = 45_000, updates: int = 5_000
                     broker={"log.cleaner.dedupe.buffer.size": str(SMALL_DEDUPE_BUFFER_BYTES)})  # fmt: skip
 
 
+def _compressible_values(rng: random.Random, count: int, tombstone_ratio: float) -> list[bytes | None]:
+    """Values of about 40-200 bytes with repeated text, or tombstones: every codec shrinks a batch of them
+    (kafka-python, the workloads' producer, sends a batch uncompressed when its codec would make it bigger)."""
+    return [
+        None if rng.random() < tombstone_ratio
+        else b"price=%d;currency=EUR;" % rng.randint(1, 9_999) + b"note=" + rng.choice([b"ab", b"xyz", b"kafka"]) * rng.randint(5, 30)
+        for _ in range(count)
+    ]  # fmt: skip
+
+
+def compression_workload(
+    seed: int, *, codecs: tuple[str, ...], keys: int = 10, records: int = 60, batch_records: int = 5,
+    tombstone_ratio: float = 0.15, rounds: int = 2, producer: str = "plain", kept: dict[str, str] | None = None,
+) -> Workload:  # fmt: skip
+    """Compressed batches: each round produces one step per codec in ``codecs`` (the producer compresses),
+    ``batch_records`` per batch; ``kept`` topic configs (broker-side ``compression.type`` and levels) hold
+    throughout. Passes rewrite partly kept batches with their codec and keep whole ones byte for byte."""
+    rng = random.Random(seed)
+    made = []
+    for _ in range(rounds):
+        steps = []
+        for index, codec in enumerate(codecs):
+            values = _compressible_values(rng, records, tombstone_ratio)
+            step = keyed_records(_keys(rng, keys, records, "uniform"), values, start_ms=index * records * 20)
+            steps.append(Produce(step, producer, batch_records, codec))
+        made.append(Round(tuple(steps)))
+    broker_side = "" if not kept else "-topic-" + "-".join(v for v in kept.values())
+    shape = f"{'_'.join(codecs)}{broker_side}-{keys}keys-{records}records-batches{batch_records}-x{rounds}"
+    extra = "" if producer == "plain" else f"-{producer}"
+    return Workload(f"seed{seed}-compressed-{shape}{extra}", "compression", seed, tuple(made), kept=kept or {})
+
+
+def transactional_compression_workload(seed: int, *, codec: str, transactions: int = 4, keys: int = 8) -> Workload:
+    """Committed and aborted transactions whose batches the producer compresses, around plain compressed ones."""
+    rng = random.Random(seed)
+    made = []
+    for _ in range(2):
+        plain = keyed_records(_keys(rng, keys, 12, "uniform"), _compressible_values(rng, 12, 0.1))
+        steps = [Produce(plain, "plain", 3, codec)]
+        for t in range(transactions):
+            outcome = "abort" if t % 3 == 1 else "commit"
+            count = rng.randint(2, 6)
+            records = keyed_records(_keys(rng, keys, count, "uniform"), _compressible_values(rng, count, 0.1), start_ms=(t + 1) * 200)
+            steps.append(Produce(records, outcome, 1, codec))
+        made.append(Round(tuple(steps)))
+    return Workload(f"seed{seed}-compressed-{codec}-transactions-{transactions}txns-x2", "compression", seed, tuple(made))
+
+
+def _compression_category(offset: int) -> Iterator[Workload]:
+    seed = offset + 1200
+    for i, codec in enumerate(("gzip", "snappy", "lz4", "zstd")):  # each codec, from the producer
+        yield compression_workload(seed + i, codecs=(codec,), batch_records=4 + i)
+    for i, kept in enumerate(({"compression.type": "zstd"}, {"compression.type": "lz4", "compression.lz4.level": "12"},
+                              {"compression.type": "gzip", "compression.gzip.level": "1"})):  # broker-side
+        yield compression_workload(seed + 4 + i, codecs=("none",), batch_records=4, kept=kept)
+    yield compression_workload(seed + 7, codecs=("gzip", "snappy", "lz4", "zstd", "none"), records=30, batch_records=3)
+    yield compression_workload(seed + 8, codecs=("lz4",), keys=200, records=150, batch_records=10)  # mostly whole
+    yield compression_workload(seed + 9, codecs=("snappy",), tombstone_ratio=0.6, rounds=3)  # horizons stamped, met
+    yield compression_workload(seed + 10, codecs=("zstd",), batch_records=3, producer="idempotent")
+    yield transactional_compression_workload(seed + 11, codec="gzip")
+    yield compression_workload(seed + 12, codecs=("lz4", "snappy"), keys=400, records=6000, batch_records=3000,
+                               rounds=1)  # batches over one lz4 (64 KiB) and several snappy (32 KiB) blocks  # fmt: skip
+
+
 def _keys_category(offset: int) -> Iterator[Workload]:
     shapes = [(1, 20), (2, 30), (5, 40), (10, 60), (30, 60), (100, 150), (1_000, 1_500), (10_000, 12_000)]
     for i, (keys, records) in enumerate(shapes):
@@ -188,6 +252,7 @@ CATEGORIES: dict[str, Callable[[int], Iterator[Workload]]] = {
     "max-lag": lambda o: (max_lag_workload(o + 900 + i, keys=4 + 4 * i) for i in range(3)),
     "compact-delete": lambda o: (compact_delete_workload(o + 1000 + i, keys=4 + 4 * i) for i in range(3)),
     "partial": lambda o: (partial_pass_workload(o + 1100 + i) for i in range(2)),
+    "compression": _compression_category,
 }
 
 

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
-from kcompact_nb.core import BrokerConfig, PartitionLog, TopicConfig
+from kcompact_nb.core import BrokerConfig, PartitionLog, RecordBatch, TopicConfig
 from kcompact_nb.core._cleaner_manager import CleanerManager
+from kcompact_nb.core._compression import compressed, stored_compression
 from kcompact_nb.fidelity._workload import HOLD, Workload
-from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, read_checkpoint, read_partition_dir, write_broker_log_dir
+from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, batch_bytes, read_checkpoint, read_partition_dir, write_broker_log_dir
 
 _LOG_LINE_KEYS = ("dirty section", "Buffer utilization", "Start size", "End size", "size reduction")
 LOG_FILE_MISMATCH = "segment file "
@@ -84,7 +85,8 @@ def simulate_broker_pass(before: PartitionLog, after: PartitionLog) -> tuple[Par
 
 
 def differences(simulated: PartitionLog, kafka: PartitionLog) -> list[str]:
-    """Human-readable mismatches between the simulator's log and Kafka's (empty when they agree)."""
+    """Human-readable mismatches between the simulator's log and Kafka's (empty when they agree): the
+    checkpoint, the layout of segments, batches and records, then every batch's bytes."""
     found = []
     if simulated.cleaner_checkpoint != kafka.cleaner_checkpoint:
         found.append(f"checkpoint: simulator {simulated.cleaner_checkpoint}, Kafka {kafka.cleaner_checkpoint}")
@@ -94,13 +96,64 @@ def differences(simulated: PartitionLog, kafka: PartitionLog) -> list[str]:
         b = theirs[i] if i < len(theirs) else None
         if a != b:
             found.append(f"segment {i}: simulator {a!r}\n           Kafka     {b!r}")
+    return found or byte_differences(simulated, kafka)
+
+
+def byte_differences(simulated: PartitionLog, kafka: PartitionLog) -> list[str]:
+    """Batches whose bytes differ: the simulator's as it would write them (its codecs for rewritten compressed
+    batches) against the bytes Kafka's cleaner wrote. Logs of the same layout only."""
+    found = []
+    for ours, theirs in zip(simulated.batches(), kafka.batches(), strict=True):
+        mine, kafkas = batch_bytes(ours), batch_bytes(theirs)
+        if mine != kafkas:
+            found.append(
+                f"batch [{ours.base_offset}, {ours.last_offset}] ({ours.compression}): simulator bytes "
+                f"{_first_difference(mine, kafkas)}"
+            )
     return found
+
+
+def recompression_differences(before: PartitionLog) -> list[str]:
+    """Data batches whose bytes the model's append would not reproduce, for a topic whose broker recompressed
+    uncompressed produce requests (``LogValidator.buildRecordsAndAssignOffsets`` at the topic's level).
+
+    Only batches at or past the cleaner checkpoint are as appended; earlier ones a pass has rewritten.
+    """
+    codec, level = stored_compression(before.config, "none")
+    found = []
+    for stored in before.batches():
+        # markers are written uncompressed by the coordinator; below the checkpoint a pass has rewritten them
+        if stored.is_control or stored.base_offset < (before.cleaner_checkpoint or 0):
+            continue
+        sent = RecordBatch.build(
+            list(stored.records), base_offset=stored.base_offset, last_offset=stored.last_offset, producer_id=stored.producer_id,
+            producer_epoch=stored.producer_epoch, base_sequence=stored.base_sequence,
+            is_transactional=stored.is_transactional, partition_leader_epoch=stored.partition_leader_epoch,
+            compression=codec,
+        )  # fmt: skip
+        model = compressed(sent, before.encoder, level=level, kafka_version=before.broker.version)
+        if batch_bytes(model) != stored.raw:
+            found.append(
+                f"append of batch [{stored.base_offset}, {stored.last_offset}]: model's {codec} bytes "
+                f"{_first_difference(batch_bytes(model), stored.raw or b'')}"
+            )
+    return found
+
+
+def first_difference(ours: bytes, theirs: bytes) -> int:
+    """The first byte position where two byte strings differ (the shorter length when one is a prefix)."""
+    return next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+
+
+def _first_difference(ours: bytes, theirs: bytes) -> str:
+    return f"differ from Kafka's at byte {first_difference(ours, theirs)} ({len(ours)} vs {len(theirs)} bytes)"
 
 
 def load_round(folder: Path, workload: Workload, *, version: str, stage: str) -> PartitionLog:
     """A round's "before" or "after" copy, under the configs the workload's records were produced with."""
     broker = broker_settings(version, workload.broker)
-    return load_stage(folder / stage, topic=topic_settings({**HOLD, **workload.create}, broker=broker), broker=broker)
+    configs = {**HOLD, **workload.create, **workload.kept}
+    return load_stage(folder / stage, topic=topic_settings(configs, broker=broker), broker=broker)
 
 
 def simulate_phases(
@@ -127,7 +180,7 @@ def _run_phases(
     manager = CleanerManager(log.broker, started_ms=phase_ms[0])
     passes: list[tuple[str, bool]] = []
     for phase, released in zip(workload.rounds[round_index].phases, phase_ms, strict=True):
-        log.config = topic_settings(phase.configs, broker=log.broker)
+        log.config = topic_settings({**phase.configs, **workload.kept}, broker=log.broker)
         now = released
         for _ in range(MAX_PASSES_PER_PHASE):
             now = max(now, pass_ms.get(len(passes), now))
@@ -179,8 +232,9 @@ def compare_round(
     before = load_round(folder, workload, version=version, stage="before")
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
+    found = recompression_differences(before) if workload.recompressed_on_append else []
     lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, pass_ms=times)
-    found = differences(before, after)
+    found += differences(before, after)
     predicted = write_broker_log_dir([before], folder / "predicted", source=folder / "before", overwrite=True)
     found += log_file_differences(predicted / before.name, folder / "after" / before.name)
     ours, theirs = [log_line_facts(line) for line in lines], [log_line_facts(m) for m in kafka_messages]
@@ -202,9 +256,8 @@ def log_file_differences(ours: Path, kafka: Path) -> list[str]:
             continue
         a, b = mine[name].read_bytes(), theirs[name].read_bytes()
         if a != b:
-            at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
             sizes = f"simulator {len(a)} bytes, Kafka {len(b)} bytes"
-            found.append(f"{LOG_FILE_MISMATCH}{name}: {sizes}, first difference at byte {at}")
+            found.append(f"{LOG_FILE_MISMATCH}{name}: {sizes}, first difference at byte {first_difference(a, b)}")
     return found
 
 

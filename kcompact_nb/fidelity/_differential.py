@@ -76,7 +76,7 @@ def run_differential(broker: KafkaBroker, workload: Workload, folder: Path, *, t
     if workload.broker:
         alter_broker_configs(broker, workload.broker)
     try:
-        create_topic(broker, topic, configs={**HOLD, **workload.create})
+        create_topic(broker, topic, configs={**HOLD, **workload.create, **workload.kept})
         for index in range(len(workload.rounds)):
             result.rounds.append(_run_round(broker, workload, index, result))
     finally:
@@ -93,9 +93,9 @@ def _run_round(broker: KafkaBroker, workload: Workload, index: int, result: Diff
     (trigger_offset,) = produce(broker, topic, [workload.trigger(index, wall_now_ms=wall_ms())])
     copy_partition(broker, topic, folder / "before")
     seen = len(cleaner_messages(broker.cleaner_log(), f"{topic}-0"))
-    phase_ms = [_run_phase(broker, topic, phase, first_offsets, trigger_offset) for phase in round_.phases]
+    phase_ms = [_run_phase(broker, workload, phase, (topic, first_offsets, trigger_offset)) for phase in round_.phases]
     copy_partition(broker, topic, folder / "after")
-    alter_topic_configs(broker, topic, {**COMPACTED_TOPIC_CONFIGS, **HOLD})
+    alter_topic_configs(broker, topic, {**COMPACTED_TOPIC_CONFIGS, **HOLD, **workload.kept})
     kafka = cleaner_messages(broker.cleaner_log(), f"{topic}-0")[seen:]
     done = RoundResult(index, folder, phase_ms, len(kafka))
     done.mismatches = compare_round(folder, workload, round_index=index, version=broker.version, phase_ms=phase_ms,
@@ -103,10 +103,12 @@ def _run_round(broker: KafkaBroker, workload: Workload, index: int, result: Diff
     return done
 
 
-def _run_phase(broker: KafkaBroker, topic: str, phase: Phase, first_offsets: list[int], trigger_offset: int) -> int:
-    """Release the cleaner under ``phase.configs`` and wait for it; returns the release time (wall ms)."""
+def _run_phase(broker: KafkaBroker, workload: Workload, phase: Phase, produced: tuple[str, list[int], int]) -> int:
+    """Release the cleaner under ``phase.configs`` (and the workload's kept configs) and wait for it, on the
+    topic whose steps started at the given offsets, trigger last; returns the release time (wall ms)."""
+    topic, first_offsets, trigger_offset = produced
     released = wall_ms()
-    alter_topic_configs(broker, topic, {**COMPACTED_TOPIC_CONFIGS, **phase.configs})
+    alter_topic_configs(broker, topic, {**COMPACTED_TOPIC_CONFIGS, **phase.configs, **workload.kept})
     target = trigger_offset if phase.until_step is None else first_offsets[phase.until_step]
     if phase.wait == "log_start":
         wait_for_offsets(broker, topic, log_start=target)
@@ -119,10 +121,14 @@ def _produce_step(broker: KafkaBroker, topic: str, step: Produce, base_ms: int) 
     """Produce one step with timestamps shifted by ``base_ms``; waits for a transaction's marker."""
     batches = [[NewRecord(r.key, r.value, (r.timestamp or 0) + base_ms, r.headers) for r in b] for b in step.batches()]
     if not step.transactional:
-        groups = produce_batches(broker, topic, batches, idempotent=step.producer == "idempotent")
+        groups = produce_batches(
+            broker, topic, batches, idempotent=step.producer == "idempotent", compression=step.compression
+        )
         return [offset for group in groups for offset in group]
     records = [record for batch in batches for record in batch]
-    offsets = produce_transaction(broker, topic, records, transactional_id=f"{topic}-txn", commit=step.producer == "commit")
+    offsets = produce_transaction(
+        broker, topic, records, transactional_id=f"{topic}-txn", commit=step.producer == "commit", compression=step.compression
+    )
     wait_for_offsets(broker, topic, end=offsets[-1] + 2)  # the marker follows the last record
     return offsets
 

@@ -98,7 +98,8 @@ def reproduction_scenario(result: DifferentialResult, round_: RoundResult) -> di
     steps: list[dict[str, Any]] = [{"op": "load_log_dir", "path": f"before/{topic}-0"}]
     for number, (phase, released) in enumerate(zip(phases, round_.phase_ms, strict=True)):
         steps += [{"op": "set_time", "now_ms": released},
-                  {"op": "set_config", "topic": topic, "config": {**COMPACTED_TOPIC_CONFIGS, **phase.configs}}]  # fmt: skip
+                  {"op": "set_config", "topic": topic,
+                   "config": {**COMPACTED_TOPIC_CONFIGS, **phase.configs, **workload.kept}}]  # fmt: skip
         iterations = round_.kafka_passes + 1 if number == len(phases) - 1 else 1
         steps += [s for _ in range(iterations) for s in ({"op": "clean"}, {"op": "advance", "ms": 1})]
     steps.append({"op": "expect", "topic": topic, **_kafka_state(result, round_)})
@@ -108,7 +109,7 @@ def reproduction_scenario(result: DifferentialResult, round_: RoundResult) -> di
         "description": "Kafka's partition before the round, the round's config changes, and Kafka's result.",
         "start_ms": round_.phase_ms[0],
         "broker": broker_properties(result.version, workload.broker),
-        "topics": {topic: {"partitions": 1, "config": {**COMPACTED_TOPIC_CONFIGS, **HOLD, **workload.create}}},
+        "topics": {topic: {"partitions": 1, "config": {**COMPACTED_TOPIC_CONFIGS, **HOLD, **workload.create, **workload.kept}}},
         "steps": steps,
     }
 

@@ -28,6 +28,7 @@ TRIGGER_GAP_MS = 200_000
 """How far after the last record the trigger is stamped: far beyond ``segment.ms``, so it rolls."""
 
 PRODUCERS = ("plain", "idempotent", "commit", "abort")
+CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 """How a step is produced: no producer id, idempotent, or one transaction committed or aborted."""
 HOLD = MappingProxyType({"min.cleanable.dirty.ratio": "1.0"})
 """A never-cleaned log has ratio 1.0, which is not above 1.0: the broker's cleaner waits."""
@@ -39,7 +40,8 @@ def _frozen(mapping: Mapping[str, str] | None = None) -> Mapping[str, str]:
 
 @dataclass(frozen=True)
 class Produce:
-    """Records sent by one producer, ``batch_records`` per record batch (one produce request each).
+    """Records sent by one producer, ``batch_records`` per record batch (one produce request each),
+    compressed by the producer with ``compression`` (``none``, ``gzip``, ``snappy``, ``lz4``, ``zstd``).
 
     Timestamps are relative to the round's base time (see the module docstring).
     """
@@ -47,10 +49,13 @@ class Produce:
     records: tuple[NewRecord, ...]
     producer: str = "plain"
     batch_records: int = 1
+    compression: str = "none"
 
     def __post_init__(self) -> None:
         if self.producer not in PRODUCERS:
             raise ValueError(f"producer must be one of {PRODUCERS}, got {self.producer!r}")
+        if self.compression not in CODECS:
+            raise ValueError(f"compression must be one of {CODECS}, got {self.compression!r}")
 
     def batches(self) -> list[tuple[NewRecord, ...]]:
         """The records grouped into the batches they are produced as."""
@@ -104,6 +109,15 @@ class Workload:
     clock: str = "fixed"
     broker: Mapping[str, str] = field(default_factory=_frozen)
     """Dynamic broker configs set for this workload (e.g. a small ``log.cleaner.dedupe.buffer.size``)."""
+    kept: Mapping[str, str] = field(default_factory=_frozen)
+    """Topic configs in force through every round and phase (broker-side ``compression.type`` and levels)."""
+
+    @property
+    def recompressed_on_append(self) -> bool:
+        """The broker stores every data batch in a codec the producers did not use (``LogValidator``)."""
+        target = self.kept.get("compression.type", "producer")
+        produced = {step.compression for round_ in self.rounds for step in round_.steps}
+        return target not in ("producer", "uncompressed") and produced == {"none"}
 
     def base_ms(self, round_index: int, *, wall_now_ms: int) -> int:
         """Absolute time of relative timestamp 0 in round ``round_index``."""

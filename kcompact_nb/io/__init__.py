@@ -11,7 +11,8 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 
 from __future__ import annotations
 
-from kcompact_nb.io._batch_encoder import encode_batch
+from kcompact_nb.core import set_default_encoder
+from kcompact_nb.io._batch_encoder import KafkaBatchEncoder, encode_batch
 from kcompact_nb.io._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -25,6 +26,7 @@ from kcompact_nb.io._checkpoint import (
 from kcompact_nb.io._dump_text import DumpLogParse, ParsedSegment, parse_dump_log, read_dump_log
 from kcompact_nb.io._errors import (
     CheckpointFormatError,
+    CodecUnavailableError,
     CorruptBatchError,
     CrcMismatchError,
     DumpParseError,
@@ -82,6 +84,7 @@ from kcompact_nb.io._log_reader import (
     segment_files,
 )
 from kcompact_nb.io._log_writer import (
+    batch_attributes_and_crc,
     batch_bytes,
     checkpoint_entries,
     segment_file_name,
@@ -100,6 +103,7 @@ __all__ = [
     "RECOVERY_POINT_CHECKPOINT",
     "TIME_INDEX_ENTRY_BYTES",
     "CheckpointFormatError",
+    "CodecUnavailableError",
     "CompactionGap",
     "ConsumedRecord",
     "CorruptBatchError",
@@ -110,6 +114,7 @@ __all__ = [
     "IndexFile",
     "IndexFileError",
     "InvalidMagicError",
+    "KafkaBatchEncoder",
     "KcatFormat",
     "KcatParse",
     "LoadedLogDir",
@@ -131,6 +136,7 @@ __all__ = [
     "TimestampOffset",
     "TransactionIndexFile",
     "TruncatedBatchError",
+    "batch_attributes_and_crc",
     "batch_bytes",
     "build_partition_log",
     "checkpoint_entries",
@@ -174,3 +180,6 @@ __all__ = [
     "write_segment_file",
     "write_segment_files",
 ]
+
+# Logs built from now on size compressed batches with Kafka's codecs (core's fallback only estimates them).
+set_default_encoder(KafkaBatchEncoder())

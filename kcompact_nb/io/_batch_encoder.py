@@ -1,32 +1,24 @@
 """Encode a core :class:`RecordBatch` into v2 bytes, byte-for-byte as a broker stores it.
 
-Records are encoded by kafka-python's ``DefaultRecordBatchBuilder``; the header is then
-written from the batch's own fields (base offset, leader epoch, attributes including the
-control and delete-horizon bits, lastOffsetDelta, timestamps) and the CRC-32C recomputed.
-Record timestamp deltas are relative to ``baseTimestamp``, which is the delete horizon when
-one is set (spec 2.5), so stamped batches come out exactly as the cleaner writes them.
+Records are encoded by kafka-python's ``DefaultRecordBatchBuilder`` and compressed as Kafka's
+``MemoryRecordsBuilder`` does (:mod:`kcompact_nb.io._compression`); the header is then written from
+the batch's own fields (base offset, leader epoch, attributes including the control and
+delete-horizon bits, lastOffsetDelta, timestamps) and the CRC-32C recomputed. Record timestamp
+deltas are relative to ``baseTimestamp``, which is the delete horizon when one is set (spec 2.5),
+so stamped batches come out exactly as the cleaner writes them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import kafka.codec as kafka_codec  # type: ignore[import-untyped]
 from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
 from kafka.record.util import calc_crc32c  # type: ignore[import-untyped]
 
-from kcompact_nb.core import RecordBatch, TimestampType
+from kcompact_nb.core import DEFAULT_KAFKA_VERSION, KafkaVersion, RecordBatch, TimestampType
+from kcompact_nb.core._compression import EncodedBatch
 from kcompact_nb.io import _layout as L
+from kcompact_nb.io._compression import check_codec_available, compress_records
 
 _NO_LIMIT = 1 << 62
-_GZIP_DEFAULT_LEVEL = 6  # java.util.zip.Deflater.DEFAULT_COMPRESSION, which Kafka's gzip codec uses
-
-_COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
-    "gzip": lambda body: kafka_codec.gzip_encode(body, compresslevel=_GZIP_DEFAULT_LEVEL),
-    "snappy": kafka_codec.snappy_encode,
-    "lz4": kafka_codec.lz4_encode,
-    "zstd": kafka_codec.zstd_encode,
-}
 
 
 class _BaseTimestampBuilder(DefaultRecordBatchBuilder):  # type: ignore[misc]
@@ -79,30 +71,43 @@ def encode_records(batch: RecordBatch) -> bytes:
     return bytes(builder.build()[L.BATCH_OVERHEAD :])
 
 
-def compress(codec: str, body: bytes) -> bytes:
-    """``body`` compressed with ``codec`` through kafka-python (raises ``KeyError`` for ``none``)."""
-    return bytes(_COMPRESSORS[codec](body))
-
-
-def codec_available(codec: str) -> bool:
-    """Whether kafka-python can (de)compress ``codec`` with the packages installed."""
-    return codec == "none" or bool(getattr(kafka_codec, f"has_{codec}")())
-
-
-def encode_batch(batch: RecordBatch) -> bytes:
-    """The bytes of ``batch`` as a broker writes them.
+def encode_batch(batch: RecordBatch, *, level: int | None = None, kafka_version: KafkaVersion | None = None) -> bytes:
+    """The bytes of ``batch`` as a broker writes them (its codec at ``level``, default the codec's default).
 
     An empty batch (no records) is written uncompressed whatever its codec, as
-    ``DefaultRecordBatch.writeEmptyHeader`` does (61 bytes). The caller checks codec availability.
+    ``DefaultRecordBatch.writeEmptyHeader`` does (61 bytes).
     """
-    body = encode_records(batch)
+    return _encoded(batch, level, kafka_version or KafkaVersion.parse(DEFAULT_KAFKA_VERSION))[0]
+
+
+def _encoded(batch: RecordBatch, level: int | None, version: KafkaVersion) -> tuple[bytes, bool]:
+    """The batch's bytes and whether they are exactly Kafka's."""
+    body, exact = encode_records(batch), True
     compressed = batch.compression != "none" and bool(batch.records)
     if compressed:
-        body = compress(batch.compression, body)
+        packed = compress_records(batch.compression, body, level=level, version=version)
+        body, exact = packed.data, packed.exact
     length = L.BATCH_OVERHEAD - L.LOG_OVERHEAD + len(body)
     data = bytearray(L.HEADER.pack(*header_fields(batch, length=length, crc=0, compressed=compressed))) + body
     L.CRC.pack_into(data, L.CRC_POSITION, calc_crc32c(memoryview(data)[L.ATTRIBUTES_POSITION :]))
-    return bytes(data)
+    return bytes(data), exact
+
+
+class KafkaBatchEncoder:
+    """The core's :class:`~kcompact_nb.core.BatchEncoder` with Kafka's codecs (``MemoryRecordsBuilder``).
+
+    Exact for every codec at every level, except where the bytes hang on a native library release
+    that no installed package has (see :mod:`kcompact_nb.io._compression`): those batches are marked
+    estimated.
+    """
+
+    def encode(self, batch: RecordBatch, *, level: int | None, kafka_version: KafkaVersion) -> EncodedBatch:
+        data, exact = _encoded(batch, level, kafka_version)
+        return EncodedBatch(len(data), data, not exact)
+
+    def check_available(self, codec: str) -> None:
+        """Raise :class:`~kcompact_nb.io.CodecUnavailableError` when ``codec`` cannot be written here."""
+        check_codec_available(codec)
 
 
 def header_fields(batch: RecordBatch, *, length: int, crc: int, compressed: bool) -> tuple[int, ...]:

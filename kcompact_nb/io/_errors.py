@@ -60,19 +60,30 @@ class DumpParseError(LogReadError):
         super().__init__(file, line, reason, unit="line")
 
 
-class MissingCodecError(KcompactError, ImportError):
-    """A compressed batch whose codec's Python package is not installed."""
+class CodecUnavailableError(KcompactError, ImportError):
+    """A batch must be compressed with a codec whose Python package is not installed; nothing was changed."""
+
+    def __init__(self, codec: str, package: str, message: str | None = None) -> None:
+        self.codec = codec
+        self.package = package
+        default = (
+            f"writing {codec}-compressed batches as Kafka does needs the Python package {package!r} "
+            f"(pip install {package}); nothing was changed"
+        )
+        super().__init__(message or default)
+
+
+class MissingCodecError(CodecUnavailableError):
+    """A compressed batch read from a file whose codec's Python package is not installed."""
 
     def __init__(self, file: str | Path, position: int, codec: str, package: str) -> None:
         self.file = str(file)
         self.position = position
-        self.codec = codec
-        self.package = package
         message = (
             f"{self.file}: batch at byte position {position} is {codec}-compressed; "
             f"install the Python package {package!r} to decode it (pip install {package})"
         )
-        super().__init__(message)
+        super().__init__(codec, package, message)
 
 
 class LogWriteError(KcompactError, ValueError):

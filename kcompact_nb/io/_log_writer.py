@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kcompact_nb.core import PartitionLog, RecordBatch, Segment
 from kcompact_nb.io import _layout as L
-from kcompact_nb.io._batch_encoder import codec_available, encode_batch, raw_matches
+from kcompact_nb.io._batch_encoder import encode_batch, raw_matches
 from kcompact_nb.io._checkpoint import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -23,7 +23,7 @@ from kcompact_nb.io._checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from kcompact_nb.io._errors import LogWriteError, MissingCodecError
+from kcompact_nb.io._errors import LogWriteError
 
 
 def segment_file_name(base_offset: int) -> str:
@@ -34,22 +34,27 @@ def segment_file_name(base_offset: int) -> str:
 def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int = 0) -> bytes:
     """The bytes written for ``batch``: its ``raw`` bytes when they still describe it, else an encoding.
 
-    An uncompressed batch must encode to exactly ``size_bytes``; a mismatch means the model's
-    size is wrong and raises :class:`LogWriteError` rather than writing a different log.
+    A batch whose size is not marked estimated must encode to exactly ``size_bytes``; a mismatch
+    means the model's size is wrong and raises :class:`LogWriteError` rather than writing a
+    different log. A codec whose package is missing raises :class:`CodecUnavailableError`.
     """
     raw = batch.raw
     if raw is not None and raw_matches(batch):
         return raw
-    if batch.records and not codec_available(batch.compression):
-        raise MissingCodecError(file, position, batch.compression, L.CODEC_PACKAGES[batch.compression])
     data = encode_batch(batch)
-    if (batch.compression == "none" or not batch.records) and len(data) != batch.size_bytes:
+    if not batch.size_estimated and len(data) != batch.size_bytes:
         reason = (
             f"{file}: batch [{batch.base_offset}, {batch.last_offset}] at byte position {position} encodes to "
             f"{len(data)} bytes but its size_bytes is {batch.size_bytes}"
         )
         raise LogWriteError(reason)
     return data
+
+
+def batch_attributes_and_crc(batch: RecordBatch) -> tuple[int, int]:
+    """The ``attributes`` and ``crc`` header fields of ``batch`` as stored (from its bytes, see :func:`batch_bytes`)."""
+    header = L.HEADER.unpack_from(batch_bytes(batch))
+    return header[5], header[4]
 
 
 def segment_bytes(segment: Segment, path: Path | str = "<segment>") -> Iterator[bytes]:

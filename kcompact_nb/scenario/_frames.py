@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kcompact_nb.core import format_instant_ms
 from kcompact_nb.core._timeline import Frame, PassRecorder, copy_log
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._model import Scenario, TopicSpec
@@ -50,7 +51,8 @@ def with_overrides(scenario: Scenario, topic: str, topic_config: Mapping[str, An
 
 
 def step_label(entry: Mapping[str, Any]) -> str:
-    """A one-line account of a step's result entry, e.g. ``step 3 append: offsets 4-4, rolled``."""
+    """A one-line account of a step's result entry for people, e.g. ``step 3 append: offsets 4-4, rolled``
+    or ``step 4 advance: clock at t = 7d 0.001s``."""
     result = entry["result"]
     head = f"step {entry['index']} {entry['op']}"
     if entry["op"] == "append" or entry["op"] == "end_txn":
@@ -61,6 +63,8 @@ def step_label(entry: Mapping[str, Any]) -> str:
         return f"{head}: [{result['first_dirty_offset']}, {result['end_offset']}) cleaned"
     if entry["op"] == "expect":
         return f"{head}: {'passed' if result['passed'] else 'FAILED'}"
+    if entry["op"] in ("advance", "set_time"):
+        return f"{head}: clock at {format_instant_ms(result['now_ms'])}"
     scalars = ", ".join(f"{k} {v}" for k, v in result.items() if isinstance(v, (int, str)) and k not in ("topic", "partition"))
     return f"{head}: {scalars}" if scalars else head
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from kcompact_nb.core._config_keys import INT_MAX
 from kcompact_nb.core._log import NewRecord
+from kcompact_nb.core._records import COMPRESSION_CODECS
 from kcompact_nb.scenario._bytes import decode_bytes
 from kcompact_nb.scenario._configs import broker_config, topic_config
 from kcompact_nb.scenario._errors import ScenarioError
@@ -77,8 +78,8 @@ def _append(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, 
         raw.get("timestamp_type", "CreateTime"), join(path, "timestamp_type"), choices=("CreateTime", "LogAppendTime")
     )
     compression = check_str(raw.get("compression", "none"), join(path, "compression"))
-    if compression != "none":
-        raise ScenarioError(join(path, "compression"), f"{compression!r}: only 'none' is supported by the simulator")
+    if compression not in COMPRESSION_CODECS:
+        raise ScenarioError(join(path, "compression"), f"{compression!r}: expected one of {', '.join(COMPRESSION_CODECS)}")
     args["compression"] = compression
     compacted = context.topics[args["topic"]].compact
     records = check_list(raw["records"], join(path, "records"), non_empty=True)

@@ -2,7 +2,7 @@
 
 For notebooks and benchmarks that need a topic at scale without a broker: records in the record
 schema, a segment table like :func:`load_segments` and checkpoints like :func:`load_checkpoints`, as
-if Kafka's cleaner had already compacted a head of each partition.
+if Kafka's cleaner had already cleaned the start of each partition (its log tail, below the cleaner point).
 
 Not Kafka's behaviour, on purpose: key index ``k`` lives on partition ``k mod partitions`` (Kafka's
 default partitioner hashes keys with murmur2) and records arrive round-robin; every record is a batch of its own without producer (``producerId -1``);
@@ -54,12 +54,12 @@ def synthetic_topic(
     earlier_partitions: int | None = None,
     interval_ms: int = 10,
 ) -> SyntheticTopic:
-    """Generate a compacted topic whose head has been cleaned once, the same for the same arguments.
+    """Generate a compacted topic whose log tail has been cleaned once, the same for the same arguments.
 
     Parameters
     ----------
     topic, partitions : the topic's name and partition count.
-    records : records produced over the topic's life (before the cleaned head lost its duplicates).
+    records : records produced over the topic's life (before the cleaned log tail lost its duplicates).
     keys : about this many distinct keys (``key-%07d``), drawn per record with ``xxhash64(i, seed)``.
     seed : varies keys and tombstones.
     tombstone_ratio : share of records that are tombstones (null value).

@@ -12,6 +12,7 @@ from kcompact_nb.viz._layout import layout_figure
 from kcompact_nb.viz._offset_map import offset_map_figure
 from kcompact_nb.viz._palette import COLORS, KEY_COLORS, LABELS, key_color
 from kcompact_nb.viz._pass import cleaner_stats_figure, pass_diff_figure
+from kcompact_nb.viz._transactions import transaction_figure
 from kcompact_nb.viz._what_if import what_if_figure
 
 __all__ = [
@@ -27,5 +28,6 @@ __all__ = [
     "offset_map_figure",
     "pass_diff_figure",
     "tombstone_timeline_figure",
+    "transaction_figure",
     "what_if_figure",
 ]

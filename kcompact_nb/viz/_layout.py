@@ -1,30 +1,47 @@
-"""The partition layout: segments along the offset axis sized by bytes, the cleaner's ranges, and records."""
+"""The partition layout in Kafka's terms: the log tail and the log head split at the cleaner point, segments
+sized by bytes, and every record (or, for big partitions, offset buckets) with what the next pass does."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-import numpy
 import plotly.graph_objects as go
 
-from kcompact_nb.core import ClassifiedRecord, PartitionLog, SegmentRegion, offset_buckets, record_fates, segment_regions
-from kcompact_nb.viz._grid import in_row, stacked_figure
-from kcompact_nb.viz._lines import marker_line
-from kcompact_nb.viz._palette import (
-    ACTIVE,
-    COLORS,
-    EMPTY_BATCH,
-    FATES,
-    KEPT,
-    LABELS,
-    REGIONS,
-    SUPERSEDED,
-    TOMBSTONE,
-    key_color,
+from kcompact_nb.core import (
+    LayoutScale,
+    LayoutView,
+    LogPart,
+    OffsetMapSpec,
+    PartitionLog,
+    SegmentRegion,
+    Strategy,
+    format_instant_ms,
+    layout_view,
+    log_parts,
+    offset_buckets,
+    regions_of,
+    segment_regions,
 )
+from kcompact_nb.viz._axes import size_unit
+from kcompact_nb.viz._buckets import bucket_bars, ranges_of, segments_of
+from kcompact_nb.viz._cells import batch_bars, record_cells
+from kcompact_nb.viz._figure import finish, legend_below
+from kcompact_nb.viz._frame import (
+    Marks,
+    Rows,
+    axes,
+    draw_header,
+    plan_header,
+    segment_axis_title,
+    segment_bars,
+    segment_boundaries,
+)
+from kcompact_nb.viz._labels import PLOT_WIDTH_PX
 from kcompact_nb.viz._rows import BucketRows, bucket_columns
 
-RECORDS_ROW = 2
+SEGMENTS_PX, BATCHES_PX, RECORDS_PX, BUCKETS_PX, GAP_PX = 130, 26, 62, 190, 10
+LEGEND_PX = 110
 
 
 def layout_figure(
@@ -35,8 +52,15 @@ def layout_figure(
     max_records: int = 20_000,
     bucket_count: int = 200,
     title: str | None = None,
+    scale: LayoutScale | None = None,
+    offset_map: OffsetMapSpec | None = None,
+    strategy: Strategy | None = None,
+    show_batches: bool | None = None,
+    segments: BucketRows | None = None,
+    ranges: Any = None,
 ) -> go.Figure:
-    """Segments (bars over the offsets they cover, height = bytes) above the records or offset buckets.
+    """Brackets naming the log tail and log head (cleanable, uncleanable, active segment) over the segments
+    (bars over the offsets they cover, as tall as their bytes) and the records at their offsets.
 
     Parameters
     ----------
@@ -46,106 +70,191 @@ def layout_figure(
         The broker time for the cleaner's ranges and tombstone horizons (default: the log's last
         segment modification time).
     color_by
-        ``"fate"`` (kept, superseded, tombstone, awaiting horizon) or ``"key"``.
+        ``"fate"``: what a pass at ``now_ms`` does to each record (see :func:`kcompact_nb.core.next_pass`);
+        ``"key"``: one color per key.
     max_records
         Above this many stored records a log is drawn from ``bucket_count`` offset buckets.
+    scale
+        Draw on this scale (offsets and segment bytes; see :func:`kcompact_nb.core.layout_scale`), widened
+        to fit the data: before and after a pass, or every step of a stepper, alike.
+    offset_map, strategy
+        The next pass's offset map (default: the broker's dedupe buffer) and strategy (default: the topic's).
+    show_batches
+        A row of batches (bytes each) under the segments; default: when some batch holds several offsets.
+    segments, ranges
+        For bucket rows: the partition's segments (rows with ``segment_base_offset`` and ``size_bytes``,
+        as Spark's ``load_segments``) and its cleanable range (a ``LogToClean`` or a row with
+        ``first_dirty_offset`` and ``first_uncleanable_offset``, as Spark's ``dirtiness``).
     """
-    if not isinstance(source, PartitionLog):
-        fig = go.Figure(_bucket_traces(source))
-        fig.update_layout(title=title or "offset buckets", barmode="stack", bargap=0)
-        fig.update_xaxes(title_text="offset")
-        fig.update_yaxes(title_text="records per bucket")
-        return fig
-    now = source.active_segment.last_modified_ms if now_ms is None else now_ms
-    fig = stacked_figure([0.45, 0.55], gap=0.06)
-    ltc, regions = segment_regions(source, now_ms=now)
-    fig.add_traces(in_row(segment_traces(regions), 1))
-    bucketed = sum(len(b.records) for b in source.batches()) > max_records
-    if bucketed:
-        traces: Sequence[go.Bar | go.Scatter] = _bucket_traces(offset_buckets(source, bucket_count=bucket_count))
-    else:
-        traces = record_traces(source, now_ms=now, color_by=color_by)
-    fig.add_traces(in_row(traces, RECORDS_ROW))
-    _style(fig, title or f"{source.name} at {now} ms", bucketed=bucketed)
-    marker_line(fig, ltc.first_dirty_offset, label=f"first dirty {ltc.first_dirty_offset}", color=COLORS[KEPT])
-    marker_line(fig, ltc.first_uncleanable_offset, label=f"first uncleanable {ltc.first_uncleanable_offset}", color=COLORS[ACTIVE], dash="dot")
-    return fig
-
-
-def segment_traces(regions: Sequence[SegmentRegion]) -> list[go.Bar]:
-    """One bar trace per region: x = middle of the segment's offsets, width = offsets covered, y = bytes."""
-    traces = []
-    for region in REGIONS:
-        chosen = [r for r in regions if r.region == region]
-        traces.append(
-            go.Bar(
-                name=LABELS[region],
-                legendgroup="segments",
-                x=[(r.base_offset + r.end_offset) / 2 for r in chosen],
-                width=[r.end_offset - r.base_offset for r in chosen],
-                y=[r.size_bytes for r in chosen],
-                customdata=[r.base_offset for r in chosen],
-                marker={"color": COLORS[region], "line": {"color": "white", "width": 1}},
-                hovertemplate="segment %{customdata}<br>%{y} bytes<extra>" + region + "</extra>",
-            )
+    if isinstance(source, PartitionLog):
+        now = source.active_segment.last_modified_ms if now_ms is None else now_ms
+        if sum(len(b.records) for b in source.batches()) <= max_records:
+            view = layout_view(source, now_ms=now, offset_map=offset_map, strategy=strategy)
+            return _record_figure(view, title=title, scale=scale, color_by=color_by, show_batches=show_batches)
+        ltc, regions = segment_regions(source, now_ms=now)
+        rows = offset_buckets(source, bucket_count=bucket_count)
+        name = title or f"{source.name} at {format_instant_ms(now)}"
+        return _bucket_figure(
+            rows, regions, ltc.first_dirty_offset, ltc.first_uncleanable_offset, title=name, scale=scale
         )
-    return traces
+    regions, first_dirty, first_uncleanable = _bucket_frame(source, segments, ranges)
+    return _bucket_figure(source, regions, first_dirty, first_uncleanable, title=title or "Offset buckets", scale=scale)
 
 
-def record_traces(log: PartitionLog, *, now_ms: int, color_by: str = "fate") -> list[go.Scatter]:
-    """Records on one lane at their offsets (gaps left by compaction stay empty), plus empty batches."""
-    records = record_fates(log, now_ms=now_ms)
-    empty = [b.base_offset for b in log.batches() if not b.records]
-    traces = _by_fate(records) if color_by == "fate" else [_by_key(records)]
-    traces.append(_lane(numpy.array(empty, dtype=numpy.int64), LABELS[EMPTY_BATCH], COLORS[EMPTY_BATCH], symbol="square-open"))
-    return traces
+def _title(view: LayoutView) -> str:
+    return f"{view.name} at {format_instant_ms(view.now_ms)}"
 
 
-def _by_fate(records: Sequence[ClassifiedRecord]) -> list[go.Scatter]:
-    offsets = numpy.fromiter((r.offset for r in records), dtype=numpy.int64, count=len(records))
-    fates = numpy.array([r.fate.value for r in records], dtype=object)
-    return [_lane(offsets[fates == fate], LABELS[fate], COLORS[fate]) for fate in FATES]
-
-
-def _by_key(records: Sequence[ClassifiedRecord]) -> go.Scatter:
-    order: dict[bytes | None, int] = {}
-    colors = [key_color(order.setdefault(r.key, len(order))) for r in records]
-    offsets = numpy.fromiter((r.offset for r in records), dtype=numpy.int64, count=len(records))
-    lane = _lane(offsets, "records by key", colors)
-    lane.hovertext = [("<no key>" if r.key is None else r.key.decode("utf-8", "replace")) for r in records]
-    lane.hovertemplate = "offset %{x}<br>key %{hovertext}<extra></extra>"
-    return lane
-
-
-def _lane(offsets: numpy.ndarray, name: str, color: str | list[str], *, symbol: str = "square") -> go.Scatter:
-    return go.Scatter(
-        name=name,
-        legendgroup="records",
-        x=offsets,
-        y=numpy.zeros(len(offsets), dtype=numpy.int8),
-        mode="markers",
-        marker={"color": color, "symbol": symbol, "size": 9},
-        hovertemplate="offset %{x}<extra>" + name + "</extra>",
+def _subtitle(view: LayoutView) -> str:
+    ltc = view.log_to_clean
+    verdict = "eligible for cleaning" if ltc.eligible else "not eligible"
+    return (
+        f"dirty ratio {ltc.cleanable_ratio:.2f} vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio:g}: {verdict}"
+        f" · log start offset {view.log_start_offset:,}, log end offset {view.log_end_offset:,}"
     )
 
 
-def _bucket_traces(rows: BucketRows) -> list[go.Bar]:
-    """Stacked bars per offset bucket: live, superseded and tombstone record counts."""
-    columns = bucket_columns(rows)
-    middle = (columns["start_offset"] + columns["end_offset"]) / 2
-    width = columns["end_offset"] - columns["start_offset"]
-    parts = ((KEPT, "live"), (SUPERSEDED, "superseded"), (TOMBSTONE, "tombstones"))
-    return [
-        go.Bar(name=LABELS[fate], x=middle, width=width, y=columns[column], marker={"color": COLORS[fate]}, legendgroup="records")
-        for fate, column in parts
+def _span(first: int, end: int, scale: LayoutScale | None) -> tuple[int, int]:
+    if scale is None:
+        return first, end
+    return min(first, scale.first_offset), max(end, scale.end_offset)
+
+
+def _record_figure(
+    view: LayoutView, *, title: str | None, scale: LayoutScale | None, color_by: str, show_batches: bool | None
+) -> go.Figure:
+    end = max(view.log_end_offset, view.segments[-1].end_offset if view.segments else view.log_end_offset)
+    first, end = _span(view.log_start_offset, end, scale)
+    px_per_unit = PLOT_WIDTH_PX / max(end - first, 1)
+    marks = Marks(view.cleaner_point, view.first_uncleanable_offset, view.pass_end_offset if view.stops_early else None)
+    rows = Rows()
+    labels = plan_header(rows, view.parts, marks, px_per_unit=px_per_unit, first=first, end=end)
+    rows.add("segments", SEGMENTS_PX)
+    batches = show_batches if show_batches is not None else any(b.last_offset > b.base_offset for b in view.batches)
+    if batches:
+        rows.add("gap1", GAP_PX / 2)
+        rows.add("batches", BATCHES_PX)
+    rows.add("gap2", GAP_PX)
+    rows.add("records", RECORDS_PX)
+    fig = go.Figure()
+    max_bytes = None if scale is None else scale.max_segment_bytes
+    fig.add_traces(
+        segment_bars(view.segments, px_per_unit=px_per_unit, yaxis="y", bar_px=SEGMENTS_PX - 10, max_bytes=max_bytes)
+    )
+    cartesian: list[tuple[str, str, dict[str, object]]] = [("segments", "y", _segments_axis(view.segments, max_bytes))]
+    if batches:
+        fig.add_trace(batch_bars(view.batches, px_per_unit=px_per_unit, yaxis="y2"))
+        cartesian.append(("batches", "y2", _lane_axis("batches")))
+    fig.add_traces(record_cells(view, px_per_unit=px_per_unit, yaxis="y3", lane_px=RECORDS_PX, color_by=color_by))
+    cartesian.append(("records", "y3", _lane_axis("records")))
+    axes(fig, rows, first=first, end=end, cartesian=cartesian)
+    segment_boundaries(fig, view.segments, rows=rows, top_row="segments", bottom_row="records")
+    draw_header(fig, rows, view.parts, labels, bottom_row="records")
+    fig.update_layout(barmode="overlay", bargap=0, legend=legend_below(plot_px=rows.plot_px), showlegend=True)
+    return finish(
+        fig,
+        title=title or _title(view),
+        subtitle=_subtitle(view),
+        height=int(rows.plot_px) + 90 + 50 + LEGEND_PX,
+        bottom=50 + LEGEND_PX,
+    )
+
+
+def _segments_axis(segments: Sequence[SegmentRegion], max_bytes: int | None) -> dict[str, object]:
+    """Bytes from 0, reaching at least ``max_bytes`` (a shared scale) without ever fixing the range."""
+    axis: dict[str, object] = {
+        "title": {"text": segment_axis_title(segments, max_bytes)},
+        "rangemode": "tozero",
+        "showgrid": True,
+    }
+    if max_bytes is not None:
+        unit = size_unit(max(max_bytes, *(s.size_bytes for s in segments), 1))
+        axis["autorangeoptions"] = {"include": [0, max_bytes / unit.bytes]}
+    return axis
+
+
+def _lane_axis(title: str) -> dict[str, object]:
+    return {
+        "range": [0, 1],
+        "showticklabels": False,
+        "showgrid": False,
+        "zeroline": False,
+        "fixedrange": True,
+        "lane": title,
+    }
+
+
+def _bucket_frame(
+    source: BucketRows, segments: BucketRows | None, ranges: Any
+) -> tuple[list[SegmentRegion], int | None, int | None]:
+    columns = bucket_columns(source)
+    end = int(columns["end_offset"].max()) if len(columns["end_offset"]) else 0
+    first_dirty, first_uncleanable = ranges_of(ranges) if ranges is not None else (None, None)
+    if segments is None:
+        return [], first_dirty, first_uncleanable
+    bases, sizes = segments_of(segments)
+    fd = first_dirty if first_dirty is not None else (bases[0] if bases else 0)
+    fu = first_uncleanable if first_uncleanable is not None else fd
+    return regions_of(bases, sizes, end, fd, fu), first_dirty, first_uncleanable
+
+
+def _bucket_figure(
+    source: BucketRows,
+    regions: list[SegmentRegion],
+    first_dirty: int | None,
+    first_uncleanable: int | None,
+    *,
+    title: str,
+    scale: LayoutScale | None,
+) -> go.Figure:
+    columns = bucket_columns(source)
+    starts, ends = columns["start_offset"], columns["end_offset"]
+    first = int(starts.min()) if len(starts) else 0
+    end = int(ends.max()) if len(ends) else 1
+    if regions:
+        end = max(end, regions[-1].end_offset)
+    first, end = _span(first, end, scale)
+    px_per_unit = PLOT_WIDTH_PX / max(end - first, 1)
+    parts: list[LogPart] = []
+    if first_dirty is not None and first_uncleanable is not None:
+        parts = _bucket_parts(first, end, regions, first_dirty, first_uncleanable)
+    rows = Rows()
+    labels = plan_header(
+        rows, parts, Marks(first_dirty, first_uncleanable), px_per_unit=px_per_unit, first=first, end=end
+    )
+    fig = go.Figure()
+    cartesian: list[tuple[str, str, dict[str, object]]] = []
+    max_bytes = None if scale is None else scale.max_segment_bytes
+    if regions:
+        rows.add("segments", SEGMENTS_PX)
+        rows.add("gap", GAP_PX)
+        fig.add_traces(
+            segment_bars(regions, px_per_unit=px_per_unit, yaxis="y", bar_px=SEGMENTS_PX - 10, max_bytes=max_bytes)
+        )
+        cartesian.append(("segments", "y", _segments_axis(regions, max_bytes)))
+    rows.add("records", BUCKETS_PX)
+    fig.add_traces(bucket_bars(columns, first_uncleanable=first_uncleanable, yaxis="y3"))
+    cartesian.append(("records", "y3", {"title": {"text": "records per bucket"}, "rangemode": "tozero"}))
+    axes(fig, rows, first=first, end=end, cartesian=cartesian)
+    if regions:
+        segment_boundaries(fig, regions, rows=rows, top_row="segments", bottom_row="records")
+    draw_header(fig, rows, parts, labels, bottom_row="records")
+    fig.update_layout(barmode="stack", bargap=0, legend=legend_below(plot_px=rows.plot_px), showlegend=True)
+    width = int(ends[0] - starts[0]) if len(starts) else 0
+    subtitle = f"{int(columns['records'].sum()):,} records in {len(starts):,} buckets of {width:,} offsets"
+    return finish(
+        fig, title=title, subtitle=subtitle, height=int(rows.plot_px) + 90 + 50 + LEGEND_PX, bottom=50 + LEGEND_PX
+    )
+
+
+def _bucket_parts(
+    first: int, end: int, regions: list[SegmentRegion], first_dirty: int, first_uncleanable: int
+) -> list[LogPart]:
+    if regions:
+        return log_parts(first, regions, first_dirty, first_uncleanable)
+    spans = [
+        LogPart("clean", first, first_dirty, 0),
+        LogPart("head", first_dirty, end, 0),
+        LogPart("cleanable", first_dirty, first_uncleanable, 1),
     ]
-
-
-def _style(fig: go.Figure, title: str, *, bucketed: bool) -> None:
-    fig.update_layout(title=title, barmode="stack", bargap=0, legend={"orientation": "h", "y": -0.2}, margin={"t": 70})
-    fig.update_layout(
-        xaxis={"showticklabels": False},
-        xaxis2={"title": {"text": "offset"}},
-        yaxis={"title": {"text": "bytes"}},
-        yaxis2={"title": {"text": "records per bucket" if bucketed else ""}, "showticklabels": bucketed},
-    )
+    return [p for p in spans if p.end > p.start]

@@ -1,72 +1,172 @@
-"""The offset map of one pass: its entries by offset, its fill against capacity, and where the pass stopped."""
+"""The offset map of one pass: its fill against capacity, each key at the offset the map holds for it, the
+keys it had no room for, and where the pass stopped (spec 6)."""
 
 from __future__ import annotations
 
-import numpy
 import plotly.graph_objects as go
 
-from kcompact_nb.core import OffsetMapView
-from kcompact_nb.viz._grid import in_row, stacked_figure
-from kcompact_nb.viz._palette import CLEANABLE, COLORS, KEPT, LABELS, MISSED, UNCLEANABLE
+from kcompact_nb.core import LogPart, OffsetMapView
+from kcompact_nb.viz._axes import nice_step
+from kcompact_nb.viz._cells import CELL_WIDTH
+from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_below
+from kcompact_nb.viz._frame import Marks, Rows, axes, draw_header, plan_header
+from kcompact_nb.viz._labels import CHAR_PX, PLOT_WIDTH_PX
+from kcompact_nb.viz._palette import COLORS, FREE, KEPT, LABELS, MISSED, RESERVE, text_color
+
+CAPACITY_PX, LANE_PX, GAP_PX = 40, 64, 10
 
 
 def offset_map_figure(view: OffsetMapView, *, title: str | None = None) -> go.Figure:
-    """Top: "Buffer utilization", entries against the load-factor capacity and the slots
-    (``log.cleaner.dedupe.buffer.size`` / entry bytes). Bottom: each key's winning offset, the keys
-    a full map missed, the cleanable range shaded and the pass's end offset marked."""
-    fig = stacked_figure([0.25, 0.75], gap=0.15)
-    fig.update_layout(xaxis2={"matches": None})
-    fig.add_traces(in_row(fill_traces(view), 1))
-    fig.add_traces(in_row(entry_traces(view), 2))
-    fig.add_shape(
-        type="rect", x0=view.first_dirty_offset, x1=view.first_uncleanable_offset, xref="x2", y0=0, y1=1, yref="y2 domain",
-        fillcolor=COLORS[CLEANABLE], opacity=0.15, line_width=0, name="cleanable range",
-    )  # fmt: skip
-    stop = "pass stopped: map full" if view.map_full else "end offset"
-    fig.add_shape(
-        type="line", x0=view.end_offset, x1=view.end_offset, xref="x2", y0=0, y1=1, yref="y2 domain",
-        line={"color": COLORS[MISSED], "dash": "dash"}, name=stop,
-    )  # fmt: skip
-    fig.add_annotation(x=view.end_offset, y=1, yref="y2 domain", xref="x2", text=f"{stop} ({view.end_offset})", showarrow=False)
-    percent = 100 * view.utilization
-    fig.update_layout(title=title or f"Offset map: {len(view.entries)} keys, Buffer utilization: {percent:.1f}%", barmode="stack")
-    fig.update_layout(
-        xaxis={"title": {"text": "keys"}},
-        xaxis2={"title": {"text": "offset"}},
-        yaxis={"showticklabels": False},
-        yaxis2={"title": {"text": "entry (by offset)"}},
+    """Top: the map's slots (``log.cleaner.dedupe.buffer.size`` / entry bytes): entries, free slots up to
+    ``log.cleaner.io.buffer.load.factor`` and the reserve above it. Below, over the offsets of the
+    cleanable range: each key at the offset the map holds for it, and the keys a full map missed (left
+    for the next pass), with the pass's end offset marked."""
+    first, end = view.first_dirty_offset, max(view.first_uncleanable_offset, view.end_offset + 1)
+    px_per_unit = PLOT_WIDTH_PX / max(end - first, 1)
+    parts = [
+        LogPart(
+            f"cleanable range [{view.first_dirty_offset:,}, {view.first_uncleanable_offset:,})",
+            first,
+            view.first_uncleanable_offset,
+            1,
+        )
+    ]
+    stop = (
+        f"the pass stopped at {view.end_offset:,}: offset map full"
+        if view.map_full
+        else f"end offset {view.end_offset:,}"
     )
-    return fig
+    marks = Marks(None, None, view.end_offset, pass_end_text=stop)
+    rows = Rows()
+    rows.add("capacity", CAPACITY_PX)
+    rows.add("capacity axis", 56)
+    labels = plan_header(rows, parts, marks, px_per_unit=px_per_unit, first=first, end=end)
+    rows.add("gap", GAP_PX)
+    rows.add("entries", LANE_PX)
+    lanes = [
+        (
+            "entries",
+            "y2",
+            {"range": [0, 1], "showticklabels": False, "showgrid": False, "fixedrange": True, "lane": "in the map"},
+        )
+    ]
+    if view.missed_keys:
+        rows.add("gap2", GAP_PX / 2)
+        rows.add("missed", LANE_PX)
+        lanes.append(
+            (
+                "missed",
+                "y3",
+                {"range": [0, 1], "showticklabels": False, "showgrid": False, "fixedrange": True, "lane": "no room"},
+            )
+        )
+    fig = go.Figure([*_entry_cells(view, px_per_unit)])
+    axes(fig, rows, first=first, end=end, cartesian=lanes)
+    draw_header(fig, rows, parts, labels, bottom_row=lanes[-1][0])
+    fig.add_traces(fill_traces(view))
+    fig.update_layout(
+        xaxis4={
+            "domain": [0, 1],
+            "anchor": "y4",
+            "title": {"text": "slots of the offset map", "standoff": 2},
+            "dtick": _slot_step(view),
+        },
+        yaxis4={"domain": list(rows.span("capacity")), "anchor": "x4", "showticklabels": False, "fixedrange": True},
+        barmode="stack",
+        legend=legend_below(plot_px=rows.plot_px),
+        bargap=0,
+    )
+    height = int(rows.plot_px + 90 + 140)
+    percent = f"{100 * view.utilization:.1f}%"
+    subtitle = f"{capacity_text(view)} · Buffer utilization {percent} (Kafka's log line: entries / slots)"
+    heading = (
+        title
+        or f"Offset map of the pass: {len(view.entries):,} keys, cleaned [{view.first_dirty_offset:,}, {view.end_offset:,})"
+    )
+    return finish(fig, title=heading, subtitle=subtitle, height=height, top=90, bottom=140)
+
+
+def capacity_text(view: OffsetMapView) -> str:
+    """``"16 slots, 14 usable at load factor 0.9"`` (or the unbounded map's note)."""
+    if view.slots is None or view.capacity is None:
+        return "an exact map without a capacity limit (not Kafka's SkimpyOffsetMap)"
+    factor = "" if view.load_factor is None else f" at load factor {view.load_factor:g}"
+    size = "" if view.entry_bytes is None else f" of {view.entry_bytes} B"
+    return f"{view.slots:,} slots{size}, {view.capacity:,} usable{factor}"
+
+
+def _slot_step(view: OffsetMapView) -> int:
+    return nice_step(view.slots or max(len(view.entries), 1), target_ticks=12)
 
 
 def fill_traces(view: OffsetMapView) -> list[go.Bar]:
-    """Stacked horizontal bars: entries, free keys below the load factor, and the load-factor reserve."""
+    """Stacked horizontal bars over the slots: entries, free slots up to the load factor, the reserve above it."""
     used = len(view.entries)
     parts = [("entries", used, COLORS[KEPT])]
     if view.capacity is not None and view.slots is not None:
-        parts += [("free (up to the load factor)", view.capacity - used, COLORS[CLEANABLE])]
-        parts += [("reserve (above the load factor)", view.slots - view.capacity, COLORS[UNCLEANABLE])]
-    return [go.Bar(name=name, x=[count], y=["offset map"], orientation="h", marker={"color": color}) for name, count, color in parts]
+        parts += [
+            (LABELS[FREE], view.capacity - used, COLORS[FREE]),
+            (LABELS[RESERVE], view.slots - view.capacity, COLORS[RESERVE]),
+        ]
+    return [
+        go.Bar(
+            name=name,
+            x=[count],
+            y=["slots"],
+            orientation="h",
+            marker={"color": color, "line": {"color": "white", "width": 1}},
+            text=[f"{count:,} {name.split(' ')[0]}"],
+            textposition="inside",
+            insidetextanchor="middle",
+            textfont={"color": text_color(color), "size": FONT_SIZE},
+            xaxis="x4",
+            yaxis="y4",
+            legendgroup="slots",
+            legendgrouptitle={"text": "slots"},
+            hovertemplate=f"{name}: {count:,} slots<extra></extra>",
+        )
+        for name, count, color in parts
+        if count > 0
+    ]
 
 
-def entry_traces(view: OffsetMapView) -> list[go.Scatter]:
-    """One point per map entry at its offset (hover: key, version), then one per missed key at its first offset."""
-    keys = [_text(e.key) + ("" if e.version is None else f" version {e.version}") for e in view.entries]
-    offsets = numpy.fromiter((e.offset for e in view.entries), dtype=numpy.int64, count=len(view.entries))
-    missed_offsets = numpy.array([offset for _, offset in view.missed_keys], dtype=numpy.int64)
-    in_map = _points("in the map", offsets, numpy.arange(len(offsets)), keys, COLORS[KEPT])
-    missed = _points(
-        LABELS[MISSED], missed_offsets, numpy.arange(len(offsets), len(offsets) + len(missed_offsets)),
-        [_text(k) for k, _ in view.missed_keys], COLORS[MISSED],
-    )  # fmt: skip
-    return [in_map, missed]
+def _entry_cells(view: OffsetMapView, px_per_unit: float) -> list[go.Bar]:
+    entries = [(e.offset, _text(e.key) + ("" if e.version is None else f" v{e.version}")) for e in view.entries]
+    missed = [(offset, _text(key)) for key, offset in view.missed_keys]
+    lanes = (
+        ("in the map: its latest offset", entries, COLORS[KEPT], "y2"),
+        (LABELS[MISSED], missed, COLORS[MISSED], "y3"),
+    )
+    return [
+        go.Bar(
+            name=name,
+            x=[o for o, _ in cells],
+            y=[1] * len(cells),
+            base=[0] * len(cells),
+            width=CELL_WIDTH,
+            marker={"color": color, "line": {"color": "white", "width": 1}},
+            text=[k for _, k in cells],
+            textposition="inside",
+            insidetextanchor="middle",
+            textangle=key_angle([k for _, k in cells], px_per_unit, LANE_PX),
+            constraintext="none",
+            textfont={"size": FONT_SIZE - 2, "color": text_color(color)},
+            hovertext=[k for _, k in cells],
+            hovertemplate="offset %{x}: key %{hovertext}<extra>" + name + "</extra>",
+            yaxis=axis,
+            xaxis="x",
+            legendgroup="keys",
+            legendgrouptitle={"text": "keys"},
+        )
+        for name, cells, color, axis in lanes
+        if cells
+    ]
 
 
-def _points(name: str, x: numpy.ndarray, y: numpy.ndarray, text: list[str], color: str) -> go.Scatter:
-    return go.Scatter(
-        name=name, x=x, y=y, hovertext=text, mode="markers", marker={"color": color, "size": 7},
-        hovertemplate="%{hovertext}<br>offset %{x}<extra>" + name + "</extra>",
-    )  # fmt: skip
+def key_angle(keys: list[str], px_per_unit: float, lane_px: float) -> int:
+    """0 (across) when every key fits across its cell, else -90 (up the cell)."""
+    longest = max((len(k) for k in keys), default=0) * CHAR_PX * (FONT_SIZE - 2)
+    return 0 if longest <= px_per_unit * CELL_WIDTH - 4 or longest > lane_px - 4 else -90
 
 
 def _text(key: bytes) -> str:

@@ -5,80 +5,201 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from kcompact_nb.core import PassDiff, PassResult
-from kcompact_nb.viz._palette import ACTIVE, CLEANABLE, COLORS, EMPTY_BATCH, LABELS, SUPERSEDED, UNCLEANABLE
+from kcompact_nb.core import LogPart, PassDiff, PassResult, SegmentRegion, format_bytes
+from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_below, legend_once
+from kcompact_nb.viz._frame import Marks, Rows, axes, draw_header, plan_header, segment_texts
+from kcompact_nb.viz._labels import PLOT_WIDTH_PX
+from kcompact_nb.viz._palette import COLORS, EDGES, EMPTY_BATCH, INK, KEPT, LABELS, MUTED, REMOVED, UNCLEANABLE
 
 BEFORE, AFTER = "before", "after"
+LANE_PX, GAP_PX = 70, 16
 
 
 def pass_diff_figure(diff: PassDiff, *, title: str | None = None) -> go.Figure:
-    """Two lanes over the offset axis: segments before (grouped as the pass rewrote them, removed
-    records crossed) and after (rewritten and emptied batches marked); bar text gives bytes."""
+    """Two lanes over the offsets: the segments before the pass (bracketed by the groups it rewrote, removed
+    records crossed) and after it (rewritten batches and emptied batches marked); segments show their bytes."""
+    before = _regions(diff.segments_before, diff)
+    after = _regions(diff.segments_after, diff)
+    first = min(s.base_offset for s in [*before, *after]) if before or after else 0
+    end = max([diff.log_end_offset, *(s.end_offset for s in [*before, *after])])
+    px_per_unit = PLOT_WIDTH_PX / max(end - first, 1)
+    ends = {s.base_offset: s.end_offset for s in before}
+    groups = [LogPart(f"group {n}", g[0], ends.get(g[-1], g[-1] + 1), 1) for n, g in enumerate(diff.groups, start=1)]
+    rows = Rows()
+    labels = plan_header(rows, groups, Marks(None, None), px_per_unit=px_per_unit, first=first, end=end)
+    rows.add(BEFORE, LANE_PX)
+    rows.add("gap", GAP_PX)
+    rows.add(AFTER, LANE_PX)
+    lane = {"range": [0, 1], "showticklabels": False, "showgrid": False, "zeroline": False, "fixedrange": True}
     fig = go.Figure(
         [
-            _segments(BEFORE, diff.segments_before, diff.log_end_offset, COLORS[CLEANABLE]),
-            _segments(AFTER, diff.segments_after, diff.log_end_offset, COLORS[ACTIVE]),
-            _marks("removed record", diff.removed_offsets, BEFORE, COLORS[SUPERSEDED], "x"),
-            _marks("removed batch", diff.removed_batches, BEFORE, COLORS[SUPERSEDED], "line-ns-open"),
-            _marks("rewritten batch", diff.rewritten_batches, AFTER, COLORS[CLEANABLE], "diamond"),
-            _marks(LABELS[EMPTY_BATCH], diff.emptied_batches, AFTER, COLORS[EMPTY_BATCH], "square-open"),
+            _segments(BEFORE, before, px_per_unit, "y"),
+            _segments(AFTER, after, px_per_unit, "y2"),
+            _marks("removed record", diff.removed_offsets, "y", COLORS[REMOVED], "x"),
+            _marks("removed batch", diff.removed_batches, "y", COLORS[REMOVED], "line-ns-open"),
+            _marks(
+                "rewritten batch (records dropped or horizon stamped)",
+                diff.rewritten_batches,
+                "y2",
+                COLORS[KEPT],
+                "diamond",
+            ),
+            _marks(LABELS[EMPTY_BATCH], diff.emptied_batches, "y2", COLORS[EMPTY_BATCH], "square-open"),
         ]
     )
-    ends = dict(_spans(diff.segments_before, diff.log_end_offset))
-    for number, group in enumerate(diff.groups, start=1):
-        x1 = ends[group[-1]][1]
-        fig.add_shape(type="rect", x0=group[0], x1=x1, y0=0.55, y1=1.45, line={"dash": "dash", "color": COLORS[UNCLEANABLE]}, name=f"group {number}")
-        fig.add_annotation(x=(group[0] + x1) / 2, y=1.45, text=f"group {number}", showarrow=False, yanchor="bottom")
-    fig.update_layout(
-        title=title or f"Before and after the pass: {len(diff.removed_offsets)} records removed",
-        barmode="overlay",
-        xaxis={"title": "offset"},
-        yaxis={"categoryorder": "array", "categoryarray": [AFTER, BEFORE]},
+    axes(
+        fig,
+        rows,
+        first=first,
+        end=end,
+        cartesian=[(BEFORE, "y", {**lane, "lane": "before"}), (AFTER, "y2", {**lane, "lane": "after"})],
     )
-    return fig
+    draw_header(fig, rows, groups, labels, bottom_row=BEFORE)
+    legend_once(fig)
+    fig.update_layout(barmode="overlay", bargap=0, legend=legend_below(plot_px=rows.plot_px))
+    total_before = sum(size for _, size in diff.segments_before)
+    total_after = sum(size for _, size in diff.segments_after)
+    subtitle = (
+        f"{len(diff.removed_offsets):,} records removed · {format_bytes(total_before, exact=False)} → "
+        f"{format_bytes(total_after, exact=False)} · groups: segments rewritten into one each"
+    )
+    heading = title or "Before and after the pass"
+    return finish(fig, title=heading, subtitle=subtitle, height=int(rows.plot_px) + 100 + 130, top=100, bottom=130)
 
 
-def _spans(segments: Sequence[tuple[int, int]], log_end_offset: int) -> list[tuple[int, tuple[int, int]]]:
+def _regions(segments: Sequence[tuple[int, int]], diff: PassDiff) -> list[SegmentRegion]:
     bases = [b for b, _ in segments]
-    ends = bases[1:] + [max(log_end_offset, bases[-1] + 1)] if bases else []
-    return [(b, (b, e)) for b, e in zip(bases, ends)]
+    ends = [*bases[1:], max(diff.log_end_offset, bases[-1] + 1)] if bases else []
+    return [
+        SegmentRegion(b, e, size, UNCLEANABLE, size_estimated=b in diff.estimated_segments)
+        for (b, size), e in zip(segments, ends)
+    ]
 
 
-def _segments(lane: str, segments: Sequence[tuple[int, int]], log_end_offset: int, color: str) -> go.Bar:
-    spans = [span for _, span in _spans(segments, log_end_offset)]
+def _segments(lane: str, segments: Sequence[SegmentRegion], px_per_unit: float, yaxis: str) -> go.Bar:
     return go.Bar(
-        name=f"segments {lane}", y=[lane] * len(spans), base=[s for s, _ in spans], x=[e - s for s, e in spans],
-        orientation="h", text=[f"{size} B" for _, size in segments], marker={"color": color, "line": {"color": "white", "width": 2}},
-        customdata=[b for b, _ in segments], hovertemplate="segment %{customdata}: %{text}<extra></extra>", opacity=0.6,
-    )  # fmt: skip
+        name=f"segments {lane}",
+        x=[(s.base_offset + s.end_offset - 1) / 2 for s in segments],
+        width=[s.end_offset - s.base_offset for s in segments],
+        y=[1] * len(segments),
+        base=[0] * len(segments),
+        text=segment_texts(segments, px_per_unit),
+        textposition="inside",
+        insidetextanchor="end",
+        textangle=0,
+        constraintext="none",
+        textfont={"size": FONT_SIZE - 1, "color": COLORS[INK]},
+        marker={"color": "#f1f3f5", "line": {"color": EDGES[UNCLEANABLE], "width": 1.5}},
+        showlegend=False,
+        customdata=[[s.base_offset, s.size_label] for s in segments],
+        hovertemplate="segment %{customdata[0]}: %{customdata[1]}<extra>" + lane + "</extra>",
+        yaxis=yaxis,
+        xaxis="x",
+    )
 
 
-def _marks(name: str, offsets: Sequence[int], lane: str, color: str, symbol: str) -> go.Scatter:
+def _marks(name: str, offsets: Sequence[int], yaxis: str, color: str, symbol: str) -> go.Scatter:
     return go.Scatter(
-        name=name, x=list(offsets), y=[lane] * len(offsets), mode="markers",
-        marker={"color": color, "symbol": symbol, "size": 11, "line": {"width": 2, "color": color}},
-    )  # fmt: skip
+        name=name,
+        x=list(offsets),
+        y=[0.3] * len(offsets),
+        mode="markers",
+        yaxis=yaxis,
+        xaxis="x",
+        marker={"color": color, "symbol": symbol, "size": 12, "line": {"width": 2, "color": color}},
+        hovertemplate="offset %{x}<extra>" + name + "</extra>",
+    )
+
+
+COUNTERS: dict[str, str] = {
+    "bytes_read": "bytes of every segment the pass rewrote (log tail included)",
+    "bytes_written": "bytes of the rewritten segments",
+    "messages_read": "records read while rewriting",
+    "messages_written": "records kept",
+    "map_bytes_read": "bytes of the dirty section read to build the offset map",
+    "map_messages_read": "records of the dirty section put through the offset map",
+    "invalid_messages_read": "records without a key (dropped)",
+    "buffer_utilization": "offset map entries / slots",
+}
+"""What each ``CleanerStats`` counter counts, for the table's third column."""
+
+ROW_PX, HEADER_PX = 24, 28
 
 
 def cleaner_stats_figure(result: PassResult, *, title: str | None = None) -> go.Figure:
-    """Kafka's INFO log line for the pass, one line per row, above the ``CleanerStats`` counters."""
+    """Kafka's INFO log line for the pass, one line per row, above the ``CleanerStats`` counters in people's
+    units (sizes in B/KiB/MiB with the exact bytes, the utilization in percent). Every row is shown."""
     lines = [line.strip() for line in result.log_line.splitlines() if line.strip()]
     counters = result.stats.to_dict()
-    fig = make_subplots(rows=2, cols=1, specs=[[{"type": "table"}], [{"type": "table"}]], row_heights=[0.5, 0.5], vertical_spacing=0.03)
-    fig.add_trace(go.Table(header={"values": ["LogCleaner INFO message"], "align": "left"}, cells={"values": [lines], "align": "left"}), row=1, col=1)
-    fig.add_trace(
-        go.Table(
-            header={"values": ["CleanerStats", "value"], "align": "left"},
-            cells={"values": [list(counters), [_number(v) for v in counters.values()]], "align": "left"},
-        ),
-        row=2,
-        col=1,
+    log_px = HEADER_PX + ROW_PX * len(lines)
+    stats_px = HEADER_PX + ROW_PX * len(counters)
+    gap = 30
+    plot_px = log_px + gap + stats_px
+    fig = go.Figure(
+        [
+            go.Table(
+                domain={"x": [0, 1], "y": [(stats_px + gap) / plot_px, 1]},
+                columnwidth=[1],
+                header={
+                    "values": ["<b>LogCleaner INFO message</b>"],
+                    "align": "left",
+                    "height": HEADER_PX,
+                    "fill": {"color": "#e9ecef"},
+                },
+                cells={
+                    "values": [lines],
+                    "align": "left",
+                    "height": ROW_PX,
+                    "font": {"family": "monospace", "size": FONT_SIZE - 1},
+                },
+            ),
+            go.Table(
+                domain={"x": [0, 1], "y": [0, stats_px / plot_px]},
+                columnwidth=[2, 2, 5],
+                header={
+                    "values": ["<b>CleanerStats</b>", "<b>value</b>", "<b>what it counts</b>"],
+                    "align": "left",
+                    "height": HEADER_PX,
+                    "fill": {"color": "#e9ecef"},
+                },
+                cells={
+                    "values": [
+                        list(counters),
+                        [_value(k, v) for k, v in counters.items()],
+                        [COUNTERS.get(k, "") for k in counters],
+                    ],
+                    "align": "left",
+                    "height": ROW_PX,
+                },
+            ),
+        ]
     )
-    fig.update_layout(title=title or f"Cleaner stats of {result.name}, dirty section [{result.first_dirty_offset}, {result.end_offset})")
-    return fig
+    note = None
+    if any(word in result.log_line for word in ("Infinity", "NaN")):
+        note = "Kafka divides by the elapsed time: a pass that takes 0 ms (simulated passes here) prints Infinity MB/sec and NaN%"
+    if note:
+        fig.add_annotation(
+            x=0,
+            y=-12 / plot_px,
+            xref="paper",
+            yref="paper",
+            xanchor="left",
+            yanchor="top",
+            showarrow=False,
+            text=note,
+            font={"size": FONT_SIZE - 1, "color": COLORS[MUTED]},
+        )
+    heading = title or f"Cleaner stats of {result.name}"
+    subtitle = f"dirty section [{result.first_dirty_offset:,}, {result.end_offset:,}) of the cleanable range [{result.first_dirty_offset:,}, {result.first_uncleanable_offset:,})"
+    return finish(fig, title=heading, subtitle=subtitle, height=plot_px + 100 + 40, top=100, bottom=40)
 
 
-def _number(value: float | int) -> str:
+def _value(name: str, value: float) -> str:
+    if name == "buffer_utilization":
+        return f"{value:.1%}"
+    if "bytes" in name and isinstance(value, int):
+        exact = f"{value:,} bytes"
+        shown = format_bytes(value, exact=False)
+        return exact if shown.endswith(" B") else f"{shown} ({exact})"
     return f"{value:,}" if isinstance(value, int) else f"{value:.6g}"

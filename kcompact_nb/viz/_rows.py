@@ -18,7 +18,7 @@ def bucket_columns(rows: BucketRows) -> dict[str, numpy.ndarray]:
 
     Raises ``ValueError`` naming the missing and the present columns.
     """
-    records = _as_dicts(rows)
+    records = as_dicts(rows)
     present = set(records[0]) if records else set(OFFSET_BUCKET_COLUMNS)
     missing = [c for c in OFFSET_BUCKET_COLUMNS if c not in present]
     if missing:
@@ -28,7 +28,7 @@ def bucket_columns(rows: BucketRows) -> dict[str, numpy.ndarray]:
     return {c: numpy.array([int(r[c]) for r in records], dtype=numpy.int64) for c in numeric}
 
 
-def _as_dicts(rows: BucketRows) -> list[Mapping[str, Any]]:
+def as_dicts(rows: BucketRows) -> list[Mapping[str, Any]]:
     if hasattr(rows, "to_dict"):  # a pandas DataFrame, without importing pandas
         return list(rows.to_dict(orient="records"))
     return [r._asdict() if hasattr(r, "_asdict") else dict(r) for r in rows]

@@ -1,7 +1,8 @@
 """ipywidgets for compaction: a stepper, a config panel with Kafka's property names, a what-if explorer.
 
 Glue only: stepping calls :mod:`kcompact_nb.core` (and scenarios), drawing calls :mod:`kcompact_nb.viz`.
-Figures are plotly ``FigureWidget`` objects (plotly 7 builds them on anywidget) updated in place.
+Figures are plotly ``FigureWidget`` objects (plotly 7 builds them on anywidget) updated in place, kept as
+wide as their output area by an invisible ``FigureFitter`` shown with them.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from kcompact_nb.widgets._what_if import WhatIfExplorer
 
 __all__ = [
     "BROKER_PROPERTIES",
-    "CompactionStepper",
-    "ConfigPanel",
     "NEXT_LABEL",
     "PREVIOUS_LABEL",
     "TOPIC_PROPERTIES",
+    "CompactionStepper",
+    "ConfigPanel",
     "WhatIfExplorer",
 ]

@@ -1,4 +1,9 @@
-"""A panel of compaction configs labelled with Kafka's property names; invalid values show Kafka's message."""
+"""A panel of compaction configs labelled with Kafka's property names; invalid values show Kafka's message.
+
+Fields read and show people's units (``7d``, ``12h``, ``never``, ``128 MiB``) and hand Kafka's exact
+units (ms, bytes) to the configs. KIP-280's two properties sit in a box of their own, marked as not
+Apache Kafka's.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,17 @@ from typing import Any
 
 import ipywidgets
 
-from kcompact_nb.core import BrokerConfig, ConfigError, TopicConfig
+from kcompact_nb.core import (
+    BrokerConfig,
+    KcompactError,
+    TopicConfig,
+    format_bytes,
+    format_duration_ms,
+    parse_bytes,
+    parse_duration_ms,
+)
 
-TOPIC_PROPERTIES = (
-    "compaction.strategy",
-    "compaction.strategy.header",
+KAFKA_TOPIC_PROPERTIES = (
     "min.cleanable.dirty.ratio",
     "segment.bytes",
     "segment.ms",
@@ -20,70 +31,171 @@ TOPIC_PROPERTIES = (
     "max.compaction.lag.ms",
     "delete.retention.ms",
 )
-"""Topic properties shown; ``compaction.strategy`` and its header are KIP-280's (never Kafka's)."""
+"""Apache Kafka's topic properties shown, in the order a reader meets them."""
+KIP_280_PROPERTIES = ("compaction.strategy", "compaction.strategy.header")
+"""KIP-280's topic properties: proposed, never released in any Apache Kafka version."""
+TOPIC_PROPERTIES = KIP_280_PROPERTIES + KAFKA_TOPIC_PROPERTIES
+INTERNAL_SEGMENT_BYTES = "internal.segment.bytes"
+"""Kafka's internal override of ``segment.bytes`` (below its 1 MiB minimum): shown only when a config sets it."""
 BROKER_PROPERTIES = ("log.cleaner.dedupe.buffer.size",)
 STRATEGIES = ("offset", "timestamp", "header")
 Listener = Callable[[TopicConfig, BrokerConfig], None]
 
+DURATIONS = frozenset(name for name in TOPIC_PROPERTIES if name.endswith(".ms"))
+"""Properties in milliseconds: shown as ``7d``, ``12h``, ``never``; typed as those or as plain ms."""
+SIZES = frozenset({"segment.bytes", INTERNAL_SEGMENT_BYTES, "log.cleaner.dedupe.buffer.size"})
+"""Properties in bytes: shown as ``1 GiB``, ``128 MiB``; typed as those or as plain bytes."""
+TEXT_STYLE = "line-height:1.4; margin:4px 0"
+"""Text in the panel wraps at its own line height, not at the 28 px of a row of widgets."""
+FIELD_WIDTH = "400px"
+LABEL_WIDTH = "230px"
+_UNIT_HINTS = {
+    **{name: "a duration: 7d, 12h, 30m, 250 ms, never, or plain milliseconds" for name in DURATIONS},
+    **{name: "a size: 1 GiB, 128 MiB, 512 KiB, or plain bytes" for name in SIZES},
+}
+_UNIT_HINTS[INTERNAL_SEGMENT_BYTES] += " (Kafka's internal override of segment.bytes, for segments below 1 MiB)"
+
 
 class ConfigPanel:
-    """Controls for :data:`TOPIC_PROPERTIES` and :data:`BROKER_PROPERTIES` over a base topic and broker config.
+    """Controls for :data:`TOPIC_PROPERTIES` and :data:`BROKER_PROPERTIES` over a base topic and broker config
+    (and ``internal.segment.bytes`` when the topic config sets it).
 
-    ``controls`` maps each property name to its widget (``strategy`` and ``header`` name the
-    KIP-280 ones). Every edit is validated as Kafka would (``TopicConfig`` / ``BrokerConfig``);
-    a valid one updates ``topic_config``/``broker_config`` and calls the listeners, an invalid one
-    shows the ``ConfigError`` message in ``message`` and keeps the last valid configs.
+    ``controls`` maps each Kafka property name to its widget; durations and sizes are text fields in
+    human units (:func:`~kcompact_nb.core.format_duration_ms`, :func:`~kcompact_nb.core.format_bytes`)
+    that also accept plain ms or bytes. ``strategy`` and ``header`` are KIP-280's controls, shown apart
+    under "not in Apache Kafka". Every edit is validated as Kafka would (``TopicConfig`` /
+    ``BrokerConfig``): a valid one updates ``topic_config``/``broker_config`` and calls the listeners,
+    an invalid one shows the message in ``message`` and keeps the last valid configs.
     """
 
     def __init__(self, topic: TopicConfig, broker: BrokerConfig, *, title: str = "") -> None:
         self.topic_config, self.broker_config = topic, broker
         self.error: str | None = None
         self._listeners: list[Listener] = []
+        self._quiet = False
         values = {**topic.to_properties(), **broker.to_properties()}
-        self.controls = {name: _control(name, values[name]) for name in TOPIC_PROPERTIES + BROKER_PROPERTIES}
+        internal = (INTERNAL_SEGMENT_BYTES,) if values[INTERNAL_SEGMENT_BYTES] != -1 else ()
+        self._topic_names = TOPIC_PROPERTIES + internal
+        self.controls: dict[str, ipywidgets.ValueWidget] = {
+            name: _control(name, values[name]) for name in self._topic_names + BROKER_PROPERTIES
+        }
         self.strategy: ipywidgets.Dropdown = self.controls["compaction.strategy"]
         self.header: ipywidgets.Text = self.controls["compaction.strategy.header"]
-        self.message = ipywidgets.HTML(value="")
+        self.message = ipywidgets.HTML(value="", layout=ipywidgets.Layout(width="auto", max_width="100%"))
         for control in self.controls.values():
             control.observe(self._changed, names="value")
-        heading = [ipywidgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
-        self.widget = ipywidgets.VBox([*heading, *self.controls.values(), self.message])
+        self.widget = self._assemble(title)
 
     def on_change(self, listener: Listener) -> None:
         """Call ``listener(topic_config, broker_config)`` after every valid edit."""
         self._listeners.append(listener)
 
+    def set_value(self, name: str, value: Any) -> None:
+        """Set property ``name`` as a user would: ms and bytes are shown in human units, text is read as typed."""
+        control = self.controls[name]
+        control.value = _shown(name, value) if isinstance(control, ipywidgets.Text) else value
+
     def topic_properties(self) -> dict[str, Any]:
-        """The shown topic properties as ``{Kafka property name: value}``."""
-        return {name: self.controls[name].value for name in TOPIC_PROPERTIES}
+        """The shown topic properties as ``{Kafka property name: value}`` in Kafka's units (ms, bytes).
+
+        Raises
+        ------
+        UnitError : a field does not read as a duration or a size.
+        """
+        return {name: _read(name, self.controls[name].value) for name in self._topic_names}
 
     def broker_properties(self) -> dict[str, Any]:
-        return {name: self.controls[name].value for name in BROKER_PROPERTIES}
+        """The shown broker properties in Kafka's units (bytes)."""
+        return {name: _read(name, self.controls[name].value) for name in BROKER_PROPERTIES}
 
     def show_error(self, text: str) -> None:
         """Show ``text`` (a validation message) in place of a failure."""
         self.error = text
-        self.message.value = f"<span style='color:#c0392b'>{html.escape(text)}</span>"
+        style = f"{TEXT_STYLE}; color:#c0392b; white-space:normal; overflow-wrap:anywhere"
+        self.message.value = f"<div style='{style}'>{html.escape(text)}</div>"
 
     def _changed(self, _change: dict[str, Any]) -> None:
+        if self._quiet:
+            return
         try:
             topic = self.topic_config.with_properties(self.topic_properties())
             broker = self.broker_config.with_properties(self.broker_properties())
-        except ConfigError as error:
+        except KcompactError as error:
             self.show_error(str(error))
             return
         self.error, self.message.value = None, ""
         self.topic_config, self.broker_config = topic, broker
+        self._normalize()
         for listener in self._listeners:
             listener(topic, broker)
 
+    def _normalize(self) -> None:
+        """Show every accepted duration and size in its human form (``43200000`` becomes ``12h``)."""
+        self._quiet = True
+        try:
+            for name, control in self.controls.items():
+                if name in DURATIONS or name in SIZES:
+                    control.value = _shown(name, _read(name, control.value))
+        finally:
+            self._quiet = False
 
-def _control(name: str, value: Any) -> ipywidgets.Widget:
-    style, layout = {"description_width": "initial"}, ipywidgets.Layout(width="420px")
+    def _assemble(self, title: str) -> ipywidgets.VBox:
+        kafka = [
+            self.controls[name] for name in self._topic_names + BROKER_PROPERTIES if name not in KIP_280_PROPERTIES
+        ]
+        grid = ipywidgets.GridBox(
+            kafka, layout=ipywidgets.Layout(grid_template_columns=f"repeat(auto-fill, minmax({FIELD_WIDTH}, 1fr))")
+        )
+        kip = ipywidgets.VBox(
+            [
+                ipywidgets.HTML(
+                    f"<div style='{TEXT_STYLE}'><b>KIP-280 compaction strategy</b> "
+                    "<i>(not in Apache Kafka: proposed, never released)</i></div>"
+                ),
+                ipywidgets.HBox([self.strategy, self.header], layout=ipywidgets.Layout(flex_flow="row wrap")),
+            ],
+            layout=ipywidgets.Layout(border="1px dashed #999", padding="2px 6px", margin="6px 0 0 0"),
+        )
+        heading = f"<b>{html.escape(title)}</b> " if title else ""
+        hint = (
+            "<span style='color:#555'>Apache Kafka's properties; durations as 7d, 12h, never; sizes as MiB, KiB</span>"
+        )
+        intro = ipywidgets.HTML(f"<div style='{TEXT_STYLE}'>{heading}{hint}</div>")
+        return ipywidgets.VBox(
+            [intro, grid, kip, self.message], layout=ipywidgets.Layout(width="100%", overflow="hidden")
+        )
+
+
+def _control(name: str, value: Any) -> ipywidgets.ValueWidget:
+    style, layout = {"description_width": LABEL_WIDTH}, ipywidgets.Layout(width=FIELD_WIDTH, max_width="100%")
     if name == "compaction.strategy":
         return ipywidgets.Dropdown(options=STRATEGIES, value=value, description=name, style=style, layout=layout)
     if name == "compaction.strategy.header":
-        return ipywidgets.Text(value=value, description=name, placeholder="header name (KIP-280)", style=style, layout=layout)
-    if isinstance(value, float):
-        return ipywidgets.FloatText(value=value, description=name, step=0.05, style=style, layout=layout)
-    return ipywidgets.IntText(value=value, description=name, style=style, layout=layout)
+        return ipywidgets.Text(value=value, description=name, placeholder="header name", style=style, layout=layout)
+    if name in DURATIONS or name in SIZES:
+        hint = f"{name}: {_UNIT_HINTS[name]}"
+        return ipywidgets.Text(
+            value=_shown(name, value), description=name, tooltip=hint, placeholder=hint.split(": ", 1)[1],
+            continuous_update=False, style=style, layout=layout,
+        )  # fmt: skip
+    return ipywidgets.FloatText(value=value, description=name, step=0.05, style=style, layout=layout)
+
+
+def _shown(name: str, value: Any) -> Any:
+    """``value`` (ms or bytes, or text as typed) as the field shows it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return value
+    if name in DURATIONS:
+        return format_duration_ms(value)
+    if name in SIZES:
+        return format_bytes(value)
+    return value
+
+
+def _read(name: str, value: Any) -> Any:
+    """A field's value in Kafka's units: durations in ms, sizes in bytes; other values as they are."""
+    if name in DURATIONS:
+        return parse_duration_ms(value, field=name)
+    if name in SIZES:
+        return parse_bytes(value, field=name)
+    return value

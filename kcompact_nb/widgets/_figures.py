@@ -6,8 +6,10 @@ import plotly.graph_objects as go
 
 
 def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
-    """A ``FigureWidget`` (plotly 7 builds it on anywidget) showing ``figure``."""
-    return go.FigureWidget(figure)
+    """A ``FigureWidget`` (plotly 7 builds it on anywidget) showing ``figure``, as wide as its container."""
+    widget = go.FigureWidget(figure)
+    _fit_container(widget)
+    return widget
 
 
 def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
@@ -22,10 +24,20 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
             widget.data = ()
             widget.add_traces(list(figure.data))
             widget.layout = figure.layout
-            return
-        for old, new in zip(widget.data, figure.data):
-            old.update(new.to_plotly_json(), overwrite=True)
-        layout = figure.layout.to_plotly_json()
-        layout.pop("template", None)
-        widget.layout.shapes, widget.layout.annotations = (), ()
-        widget.update_layout(layout, overwrite=True)
+        else:
+            for old, new in zip(widget.data, figure.data):
+                fresh = new.to_plotly_json()
+                # what the new trace leaves unset must not survive from the old one (stale hover data)
+                stale = {name: None for name in old.to_plotly_json() if name not in fresh and name not in ("type", "uid")}
+                old.update({**stale, **fresh}, overwrite=True)
+            layout = figure.layout.to_plotly_json()
+            layout.pop("template", None)
+            widget.layout.shapes, widget.layout.annotations = (), ()
+            widget.update_layout(layout, overwrite=True)
+        _fit_container(widget)
+
+
+def _fit_container(widget: go.FigureWidget) -> None:
+    """Without ``autosize`` plotly.js draws a widget 700 px wide whatever room its output area has."""
+    if widget.layout.width is None:
+        widget.layout.autosize = True

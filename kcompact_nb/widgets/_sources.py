@@ -6,10 +6,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from kcompact_nb.core import BrokerConfig, OffsetMapSpec, PartitionLog, Simulation, Strategy, Timeline, TopicConfig, copy_log, pass_frames
+from kcompact_nb.core import (
+    BrokerConfig,
+    Frame,
+    OffsetMapSpec,
+    PartitionLog,
+    Simulation,
+    Strategy,
+    Timeline,
+    TopicConfig,
+    copy_log,
+    pass_frames,
+)
 from kcompact_nb.scenario import Scenario, load_scenario, scenario_frames, simulation_for
 from kcompact_nb.widgets._config_panel import ConfigPanel
 
+CHECK_OPS = frozenset({"expect", "snapshot"})
+"""Scenario ops that look at the partition without changing it."""
 Source = Scenario | str | Path | PartitionLog | Simulation
 """A scenario (parsed or a path), a partition log, or a simulation (one of its partitions)."""
 
@@ -21,8 +34,22 @@ class FrameSource(Protocol):
     broker: BrokerConfig
     by: str
     """The natural x axis over frames: ``"time"`` for scenarios, ``"frame"`` for passes at one time."""
+    unit: str
+    """What one step is: ``"step"`` (a scenario's step, numbered as in the file) or ``"pass"``."""
+    offset_map: OffsetMapSpec | None
+    """The passes' offset map (None: the broker's dedupe buffer)."""
+    strategy: Strategy | None
+    """The passes' strategy (None: the topic's)."""
 
     def timeline(self, panel: ConfigPanel) -> Timeline: ...
+
+    def step_number(self, frame: Frame) -> int | None:
+        """The number of the step that made ``frame`` (None for the start)."""
+        ...
+
+    def is_check(self, frame: Frame) -> bool:
+        """True for frames of steps that only check the partition (a scenario's ``expect``, ``snapshot``)."""
+        ...
 
 
 @dataclass
@@ -35,6 +62,17 @@ class ScenarioSource:
     topic: TopicConfig
     broker: BrokerConfig
     by: str = "time"
+    unit: str = "step"
+    offset_map: OffsetMapSpec | None = None
+    strategy: Strategy | None = None
+
+    def step_number(self, frame: Frame) -> int | None:
+        """Frame ``i`` follows the scenario's step ``i - 1`` (``steps[i - 1]`` in the file)."""
+        return frame.index - 1 if frame.index else None
+
+    def is_check(self, frame: Frame) -> bool:
+        step = self.step_number(frame)
+        return step is not None and self.scenario.steps[step].op in CHECK_OPS
 
     def timeline(self, panel: ConfigPanel) -> Timeline:
         frames = scenario_frames(
@@ -60,6 +98,14 @@ class LogSource:
     offset_map: OffsetMapSpec | None = None
     strategy: Strategy | None = None
     by: str = "frame"
+    unit: str = "pass"
+
+    def step_number(self, frame: Frame) -> int | None:
+        """Frame ``i`` follows pass ``i``."""
+        return frame.index or None
+
+    def is_check(self, frame: Frame) -> bool:
+        return False
 
     def timeline(self, panel: ConfigPanel) -> Timeline:
         start = copy_log(self.log, config=panel.topic_config, broker=panel.broker_config)

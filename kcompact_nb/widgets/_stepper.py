@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import ipywidgets
-import plotly.graph_objects as go
 
-from kcompact_nb.core import BrokerConfig, Frame, KcompactError, OffsetMapSpec, PassResult, Timeline, TopicConfig, offset_map_view
-from kcompact_nb.viz import cleaner_stats_figure, layout_figure, offset_map_figure
+from kcompact_nb.core import (
+    BrokerConfig,
+    Frame,
+    KcompactError,
+    LayoutScale,
+    OffsetMapSpec,
+    PassResult,
+    TopicConfig,
+    layout_scale,
+    offset_map_view,
+)
+from kcompact_nb.viz import layout_figure, offset_map_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
 from kcompact_nb.widgets._figures import figure_widget, sync_figure
+from kcompact_nb.widgets._fit import FigureFitter
 from kcompact_nb.widgets._sources import Source, frame_source
+from kcompact_nb.widgets._status import checks_html, end_html, header_html, placeholder_html, stats_html
+from kcompact_nb.widgets._steps import Shown, Steps
 
 NEXT_LABEL = "Next ▶"
 PREVIOUS_LABEL = "◀ Previous"
@@ -21,12 +32,16 @@ PREVIOUS_LABEL = "◀ Previous"
 class CompactionStepper:
     """Step through a scenario's appends, rolls, time and passes, or a partition's cleaner passes.
 
-    Controls (all plain ipywidgets, usable headlessly): ``next_button`` ("Next ▶"),
-    ``prev_button``, ``slider`` (the frame shown; its maximum grows as frames are computed),
-    ``play`` (linked to the slider), ``config`` (a :class:`ConfigPanel`) with ``strategy``.
-    Figures (``go.FigureWidget``): ``layout_figure``, ``offset_map_figure``, ``stats_figure``.
-    Frames are computed one ahead of the one shown and kept, so moving back is free and moving
-    forward costs one step (one pass) and a redraw. Display the stepper itself or ``widget``.
+    Controls (all plain ipywidgets, usable headlessly): ``next_button`` ("Next ▶"), ``prev_button``,
+    ``slider`` (the position shown; its maximum grows as steps are computed), ``play`` (linked to the
+    slider), ``config`` (a :class:`ConfigPanel`) with ``strategy`` (KIP-280's, not Apache Kafka's).
+    Steps are numbered as their source numbers them: a scenario's steps as in its file (``steps[i]``),
+    passes from 1. A scenario's ``expect`` and ``snapshot`` steps are not positions of their own: they
+    are listed in ``checks`` on the step they check. ``status`` names the step shown; ``layout_figure``
+    (a ``go.FigureWidget``) draws the partition; after the first pass ``offset_map_figure`` and
+    ``stats`` (Kafka's log line and ``CleanerStats``) show the last pass, before it ``pass_area`` holds
+    a plain-text ``placeholder``. At the last step, ``checks`` also says why no further pass runs.
+    Display the stepper itself or ``widget``.
 
     Parameters
     ----------
@@ -54,37 +69,52 @@ class CompactionStepper:
         self.strategy = self.config.strategy
         self.next_button = ipywidgets.Button(description=NEXT_LABEL, tooltip="next step")
         self.prev_button = ipywidgets.Button(description=PREVIOUS_LABEL, tooltip="previous step")
-        self.slider = ipywidgets.IntSlider(value=0, min=0, max=0, description="step")
+        self.slider = ipywidgets.IntSlider(
+            value=0, min=0, max=0, readout=False, layout=ipywidgets.Layout(flex="1 1 auto")
+        )
         self.play = ipywidgets.Play(value=0, min=0, max=0, interval=1000, description="play")
         self.status = ipywidgets.HTML()
+        self.checks = ipywidgets.HTML()
         self.layout_figure = figure_widget()
         self.offset_map_figure = figure_widget()
-        self.stats_figure = figure_widget()
-        self.timeline: Timeline = self.source.timeline(self.config)
+        self.stats = ipywidgets.HTML(layout=ipywidgets.Layout(width="100%"))
+        self.placeholder = ipywidgets.HTML()
+        self.pass_area = ipywidgets.VBox(layout=ipywidgets.Layout(width="100%"))
+        self.fitter = FigureFitter([self.layout_figure, self.offset_map_figure])
+        self.steps = self._steps()
         self._drawn_pass: PassResult | None = None
+        self._scaled: tuple[int, LayoutScale | None] = (0, None)
         self._wire()
         self.show(0)
         self.widget = self._assemble()
 
     @property
+    def shown(self) -> Shown:
+        """The position shown: its frame and its checks."""
+        return self.steps.at(self.slider.value)
+
+    @property
     def frame(self) -> Frame:
         """The frame shown."""
-        return self.timeline.frame(self.slider.value)
+        return self.shown.frame
 
-    def show(self, index: int) -> None:
-        """Show frame ``index`` (clamped to the frames that exist) and compute the one after it."""
+    def show(self, position: int) -> None:
+        """Show step ``position`` (clamped to the steps that exist) and compute the one after it."""
         try:
-            self.timeline.frame(index + 1)
+            self.steps.at(position)
         except IndexError:
             pass
         except KcompactError as error:
             self.config.show_error(str(error))
-        self.slider.max = self.play.max = max(len(self.timeline) - 1, 0)
-        index = min(index, self.slider.max)
-        if self.slider.value != index:
-            self.slider.value = index  # observed: redraws through _on_slider
+        self.slider.max = self.play.max = max(len(self.steps) - 1, 0)
+        position = min(position, self.slider.max)
+        if self.slider.value != position:
+            self.slider.value = position  # observed: redraws through _on_slider
             return
-        self._draw(self.timeline.frame(index))
+        self._draw(self.steps.at(position))
+
+    def _steps(self) -> Steps:
+        return Steps(self.source.timeline(self.config), self.source.is_check)
 
     def _wire(self) -> None:
         ipywidgets.link((self.play, "value"), (self.slider, "value"))
@@ -97,46 +127,74 @@ class CompactionStepper:
         self.show(change["new"])
 
     def _reconfigure(self, _topic: TopicConfig, _broker: BrokerConfig) -> None:
-        """Recompute the timeline from the start under the new configs, keeping the step shown."""
+        """Recompute the steps from the start under the new configs, keeping the position shown."""
         try:
-            timeline = self.source.timeline(self.config)
-            timeline.frame(0)
+            steps = self._steps()
+            steps.at(0)
         except KcompactError as error:
             self.config.show_error(str(error))
             return
-        self.timeline = timeline
+        self.steps = steps
+        self._drawn_pass, self._scaled = None, (0, None)
         self.show(self.slider.value)
 
-    def _draw(self, frame: Frame) -> None:
-        total = "" if self.timeline.exhausted else "+"
-        self.status.value = f"<b>step {frame.index} / {len(self.timeline) - 1}{total}</b> at {frame.now_ms} ms: {html.escape(frame.label)}"
-        sync_figure(self.layout_figure, layout_figure(frame.log, now_ms=frame.now_ms))
-        latest = self._latest_pass(frame.index)
+    def _draw(self, shown: Shown) -> None:
+        last = len(self.steps) - 1
+        self.status.value = header_html(
+            self.source, shown.frame, self.steps.last_known(), exhausted=self.steps.exhausted
+        )
+        at_end = self.steps.exhausted and shown.position == last
+        self.checks.value = checks_html(self.source, shown.checks) + (
+            end_html(self.source, shown.frame) if at_end else ""
+        )
+        frame = shown.frame
+        figure = layout_figure(
+            frame.log,
+            now_ms=frame.now_ms,
+            scale=self._scale(),
+            offset_map=self.source.offset_map,
+            strategy=self.source.strategy,
+        )
+        sync_figure(self.layout_figure, figure)
+        latest = self._latest_pass(shown.position)
         if latest is None:
             self._drawn_pass = None
-            empty = go.Figure(layout={"title": "no cleaner pass yet"})
-            sync_figure(self.offset_map_figure, empty)
-            sync_figure(self.stats_figure, empty)
+            self.placeholder.value = placeholder_html(self.source, self.steps)
+            self.pass_area.children = (self.placeholder,)
             return
         result, after = latest
+        self.pass_area.children = (self.offset_map_figure, self.stats)
         if result is self._drawn_pass:
             return
         self._drawn_pass = result
         sync_figure(self.offset_map_figure, offset_map_figure(offset_map_view(result, after.log)))
-        sync_figure(self.stats_figure, cleaner_stats_figure(result, title=f"{result.name}: pass of step {after.index}"))
+        self.stats.value = stats_html(result, self.source, after)
 
-    def _latest_pass(self, index: int) -> tuple[PassResult, Frame] | None:
-        """The last pass at or before frame ``index``, with the frame it ran in."""
-        for frame in reversed(self.timeline.frames[: index + 1]):
+    def _scale(self) -> LayoutScale:
+        """One scale for every step computed so far, so that a step's figure compares with the next."""
+        frames = self.steps.timeline.frames
+        known, scale = self._scaled
+        if scale is None or known != len(frames):
+            scale = layout_scale(*(frame.log for frame in frames))
+            self._scaled = (len(frames), scale)
+        return scale
+
+    def _latest_pass(self, position: int) -> tuple[PassResult, Frame] | None:
+        """The last pass at or before ``position``, with the frame it ran in."""
+        for back in range(position, -1, -1):
+            frame = self.steps.at(back).frame
             if frame.passes:
                 return frame.passes[-1], frame
         return None
 
     def _assemble(self) -> ipywidgets.VBox:
-        buttons = ipywidgets.HBox([self.prev_button, self.next_button, self.play, self.slider])
-        figures = ipywidgets.HBox([self.offset_map_figure, self.stats_figure])
-        main = ipywidgets.VBox([buttons, self.status, self.layout_figure, figures])
-        return ipywidgets.HBox([main, self.config.widget])
+        buttons = ipywidgets.HBox(
+            [self.prev_button, self.next_button, self.play, self.slider], layout=ipywidgets.Layout(width="100%")
+        )
+        return ipywidgets.VBox(
+            [buttons, self.status, self.checks, self.layout_figure, self.pass_area, self.config.widget, self.fitter],
+            layout=ipywidgets.Layout(width="100%", max_width="100%", overflow="hidden"),
+        )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

@@ -11,6 +11,7 @@ from kcompact_nb.core import BrokerConfig, DirtinessPoint, KcompactError, Offset
 from kcompact_nb.viz import what_if_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
 from kcompact_nb.widgets._figures import figure_widget, sync_figure
+from kcompact_nb.widgets._fit import FigureFitter
 from kcompact_nb.widgets._sources import FrameSource, Source, frame_source
 
 
@@ -18,7 +19,8 @@ class WhatIfExplorer:
     """Run the same source under the ``left`` and ``right`` panels' configs and plot both.
 
     ``left``/``right`` (Kafka property names) start each panel from the source's own configs
-    with those overrides, e.g. ``{"min.cleanable.dirty.ratio": 0.1}``; ``labels`` title the
+    with those overrides, e.g. ``{"min.cleanable.dirty.ratio": 0.1}`` or ``{"segment.ms": "12h"}``
+    (durations and sizes in Kafka's ms and bytes or in human units); ``labels`` title the
     columns. ``figure`` (a ``go.FigureWidget``) shows the dirty ratio, passes and rolls, and
     the duplicates still stored, per config; ``series`` holds the plotted points by label.
     Editing a panel re-runs that side only.
@@ -36,7 +38,9 @@ class WhatIfExplorer:
         now_ms: int | None = None,
         offset_map: OffsetMapSpec | None = None,
     ) -> None:
-        self.source: FrameSource = frame_source(source, topic=topic, partition=partition, now_ms=now_ms, offset_map=offset_map)
+        self.source: FrameSource = frame_source(
+            source, topic=topic, partition=partition, now_ms=now_ms, offset_map=offset_map
+        )
         self.labels = labels
         self.left = self._panel(left or {}, labels[0])
         self.right = self._panel(right or {}, labels[1])
@@ -46,12 +50,20 @@ class WhatIfExplorer:
             self._run(panel, label)
             panel.on_change(self._listener(panel, label))
         self._redraw()
-        self.widget = ipywidgets.VBox([ipywidgets.HBox([self.left.widget, self.right.widget]), self.figure])
+        for panel in (self.left, self.right):
+            panel.widget.layout.flex, panel.widget.layout.min_width = "1 1 0", "0"
+        panels = ipywidgets.HBox(
+            [self.left.widget, self.right.widget], layout=ipywidgets.Layout(width="100%", grid_gap="16px")
+        )
+        self.fitter = FigureFitter([self.figure])
+        self.widget = ipywidgets.VBox(
+            [panels, self.figure, self.fitter], layout=ipywidgets.Layout(width="100%", overflow="hidden")
+        )
 
     def _panel(self, overrides: Mapping[str, Any], label: str) -> ConfigPanel:
         panel = ConfigPanel(self.source.topic, self.source.broker, title=label)
         for name, value in overrides.items():
-            panel.controls[name].value = value
+            panel.set_value(name, value)
         return panel
 
     def _listener(self, panel: ConfigPanel, label: str) -> Any:

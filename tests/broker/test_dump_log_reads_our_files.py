@@ -1,8 +1,9 @@
 """Kafka's own DumpLogSegments reads the files we write (issue: real Kafka formats; issue 16 point 4).
 
 The log is cleaned by the simulator first, so the files hold every kind of batch the cleaner writes:
-rebuilt batches, delete-horizon batches, 61-byte empty shells, control batches and untouched originals;
-the offset, time and transaction indexes and the producer snapshot of ``write_broker_log_dir`` too.
+rebuilt batches, delete-horizon batches, 61-byte empty shells, control batches and untouched originals,
+uncompressed and with every codec (the producer's, kept by ``compression.type=producer``); the offset, time
+and transaction indexes and the producer snapshot of ``write_broker_log_dir`` too.
 """
 
 from __future__ import annotations
@@ -27,15 +28,18 @@ from tests.io.test_samples_against_dump_log import batch_fields
 from .conftest import require_java_and_maven
 
 
-def test_dump_log_segments_reads_what_we_write(tmp_path):
+@pytest.mark.parametrize("codec", ["none", "gzip", "snappy", "lz4", "zstd"])
+def test_dump_log_segments_reads_what_we_write(tmp_path, codec):
     require_java_and_maven()
-    log = cleaned_mixed_log()
+    log = cleaned_mixed_log(codec=codec)
+    assert {b.compression for b in log.batches() if b.records and not b.is_control} == {codec}
     kinds = {(b.size_bytes == 61, b.delete_horizon_ms is not None, b.is_control) for b in log.batches()}
     assert {(True, False, False), (False, True, False), (False, False, True)} <= kinds  # shell, stamped, marker
     folder = write_partition_dir(log, tmp_path)
     parsed = parse_dump_log(dump_log_segments(sorted(folder.glob("*.log"))))
     assert parsed.invalid_batches == () and parsed.missing == frozenset()
     assert [batch_fields(b) for b in parsed.batches()] == [batch_fields(b) for b in log.batches()]
+    assert [b.compression for b in parsed.batches()] == [b.compression for b in log.batches()]
 
 
 def test_dump_log_segments_reads_our_indexes_and_snapshot_and_finds_them_consistent(tmp_path):

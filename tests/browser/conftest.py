@@ -1,20 +1,18 @@
-"""Fixtures for the browser tests: one JupyterLab server per session, a fresh Chromium page per test."""
+"""Fixtures for the browser tests: one headless chromium and one JupyterLab server per session."""
 
 from __future__ import annotations
 
 import importlib.util
-import re
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from .lab import CHROMIUM_ARGS, ROOT, UI_TIMEOUT_MS, LabServer, running_lab
+from .lab import CHROMIUM_ARGS, ROOT, LabServer, running_lab
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser
 
 
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -47,21 +45,3 @@ def jupyter_lab(chromium: Browser, tmp_path_factory: pytest.TempPathFactory) -> 
     """A JupyterLab server on 127.0.0.1 (started only when the browser is there), stopped with its kernels."""
     with running_lab(tmp_path_factory.mktemp("jupyterlab")) as server:
         yield server
-
-
-@pytest.fixture
-def page(chromium: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    """A fresh page; its final state is saved as test-artifacts/browser/<test>.png, pass or fail."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(UI_TIMEOUT_MS)
-    try:
-        yield page
-    finally:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=ARTIFACTS / f"{_artifact_name(request.node.name)}.png")
-        context.close()
-
-
-def _artifact_name(test_name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", test_name).strip("-")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
@@ -51,19 +50,6 @@ LAB_SETTINGS = {
 
 
 @dataclass(frozen=True)
-class NotebookUnderTest:
-    """A notebook with a button that redraws a plotly figure: what the browser test opens and clicks."""
-
-    notebook: Path
-    button_text: str
-    figure_selector: str = ".js-plotly-plot"
-    base: Path | None = None
-    """When set, the notebook and ``support`` folders are copied keeping their paths below ``base``."""
-    support: tuple[Path, ...] = ()
-    """Folders the notebook reads by relative path (e.g. the bundled samples)."""
-
-
-@dataclass(frozen=True)
 class LabServer:
     """A running JupyterLab: its base URL, token and root directory."""
 
@@ -71,18 +57,10 @@ class LabServer:
     token: str
     root_dir: Path
 
-    def add_notebook(self, case: NotebookUnderTest) -> str:
-        """Copy the case's notebook (and support folders) into the server's root; return the notebook's path there."""
-        base = case.base or case.notebook.parent
-        for folder in case.support:
-            shutil.copytree(folder, self.root_dir / folder.relative_to(base), dirs_exist_ok=True)
-        name = case.notebook.relative_to(base).as_posix()
-        (self.root_dir / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(case.notebook, self.root_dir / name)
-        return name
-
     def notebook_url(self, name: str) -> str:
-        return f"{self.url}/lab/tree/{quote(name)}?token={self.token}"
+        """The notebook at ``name`` in a workspace of its own: Lab restores no other notebook into its page."""
+        workspace = quote(Path(name).stem, safe="")
+        return f"{self.url}/lab/workspaces/{workspace}/tree/{quote(name)}?token={self.token}"
 
     def api(self, path: str, method: str = "GET") -> bytes:
         request = urllib.request.Request(
@@ -102,9 +80,17 @@ def _free_port() -> int:
 
 def _lab_command(root_dir: Path, port: int, token: str) -> list[str]:
     command = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.open_browser=False",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ServerApp.open_browser=False",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root_dir}",
         # window.jupyterapp lets the test run Lab's own commands and read the kernel's status.
         "--LabApp.expose_app_in_browser=True",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
@@ -124,8 +110,12 @@ def _lab_env(work_dir: Path) -> dict[str, str]:
     env = {name: value for name, value in os.environ.items() if name != "PYTEST_CURRENT_TEST"}
     env["PATH"] = os.pathsep.join([sysconfig.get_path("scripts"), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    for variable, name in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-                           ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")]:
+    for variable, name in [
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+        ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+    ]:
         env[variable] = str(work_dir / name)
     _write_settings(work_dir / "settings")
     return env
@@ -210,9 +200,8 @@ class FigureState:
     drawn: str
 
 
-def open_notebook(page: Page, server: LabServer, case: NotebookUnderTest) -> None:
-    """Open a copy of the case's notebook in JupyterLab and wait until its kernel is idle."""
-    name = server.add_notebook(case)
+def open_copied(page: Page, server: LabServer, name: str) -> None:
+    """Open the notebook at ``name`` (a path in the server's root) and wait until its kernel is idle."""
     page.goto(server.notebook_url(name))
     page.wait_for_function(
         """(path) => {
@@ -224,8 +213,8 @@ def open_notebook(page: Page, server: LabServer, case: NotebookUnderTest) -> Non
     )
 
 
-def run_all_cells(page: Page) -> None:
-    """Run every cell with Lab's own "Run All Cells" command; fail with the error outputs if one raised."""
+def start_run_all(page: Page) -> None:
+    """Start Lab's own "Run All Cells" command; :func:`run_all_outcome` tells when it is done."""
     # Not awaited here: page.evaluate has no timeout, wait_for_function has.
     page.evaluate(
         """() => {
@@ -236,9 +225,12 @@ def run_all_cells(page: Page) -> None:
              );
            }"""
     )
-    outcome: dict[str, Any] = page.wait_for_function("() => window.__runAll", timeout=RUN_ALL_TIMEOUT_MS).json_value()
-    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").all_inner_texts()
-    assert outcome["ok"], f"Run All Cells failed: {outcome.get('error', '')}\n" + "\n".join(errors)
+
+
+def run_all_outcome(page: Page) -> dict[str, Any] | None:
+    """``{"ok": ...}`` once the Run All started by :func:`start_run_all` has finished, else None."""
+    outcome: dict[str, Any] | None = page.evaluate("() => window.__runAll ?? null")
+    return outcome
 
 
 def rendered_figure(page: Page, selector: str) -> Locator:
@@ -271,11 +263,3 @@ def click_and_wait_for_redraw(page: Page, button_text: str, figure: Locator) -> 
         timeout=UI_TIMEOUT_MS,
     )
     return before, figure_state(figure)
-
-
-def step_once(page: Page, server: LabServer, case: NotebookUnderTest) -> tuple[FigureState, FigureState]:
-    """Open and run ``case.notebook``, click its button once; the figure's state before and after."""
-    open_notebook(page, server, case)
-    run_all_cells(page)
-    figure = rendered_figure(page, case.figure_selector)
-    return click_and_wait_for_redraw(page, case.button_text, figure)

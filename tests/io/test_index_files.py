@@ -46,7 +46,7 @@ PARTITION_DIRS = sorted(p for p in SAMPLES.glob("*/*/*-0") if p.is_dir())
 
 def test_the_samples_hold_every_kind_of_file():
     kinds = {p.suffix for p in INDEX_FILES}
-    assert kinds == set(INDEX_FILE_SUFFIXES) and len(INDEX_FILES) == 125
+    assert kinds == set(INDEX_FILE_SUFFIXES) and len(INDEX_FILES) == 138
 
 
 @pytest.mark.parametrize("path", INDEX_FILES, ids=lambda p: str(p.relative_to(SAMPLES)))

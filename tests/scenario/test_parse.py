@@ -34,7 +34,7 @@ APPEND = {"op": "append", "records": [{"key": "k", "value": "v"}]}
         (scenario({"op": "append", "records": [{"key": "k", "value": "v", "offset": 3}, {"key": "k", "value": "v"}]}), "steps[0].records[1].offset", "every record"),
         (scenario({"op": "append", "records": [{"key": "k", "value": "v", "offset": 3}, {"key": "k", "value": "v", "offset": 3}]}), "steps[0].records[1].offset", "strictly increase"),
         (scenario({**APPEND, "transactional": True}), "steps[0].producer_id", "transactional"),
-        (scenario({**APPEND, "compression": "zstd"}), "steps[0].compression", "only 'none'"),
+        (scenario({**APPEND, "compression": "brotli"}), "steps[0].compression", "'brotli': expected one of none, gzip"),
         (scenario({**APPEND, "partition": 1}), "steps[0].partition", "out of range"),
         (scenario({**APPEND, "topic": "u"}), "steps[0].topic", "not declared"),
         (scenario(APPEND, topics={"t": {}, "u": {}}), "steps[0].topic", "several topics"),

@@ -1,4 +1,8 @@
-"""Figures carry the right offsets, counts, colors and shapes (assertions on fig.data / fig.layout, not pixels)."""
+"""Figures carry the right offsets, outcomes, sizes, labels and colors (assertions on fig.data / fig.layout).
+
+How the figures look is checked in a browser (``test_figures_in_browser.py``) and by the rules of
+``rules.py``; here each figure's data is pinned against what the cleaner does.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,11 @@ import pytest
 
 from kcompact_nb import (
     OffsetMapSpec,
+    Outcome,
     Timeline,
+    TopicConfig,
     dirtiness_series,
+    layout_scale,
     log_to_clean,
     offset_buckets,
     offset_map_view,
@@ -17,6 +24,7 @@ from kcompact_nb import (
     pass_frames,
     record_lifetimes,
 )
+from kcompact_nb.io import read_log_dir
 from kcompact_nb.scenario import scenario_frames
 from kcompact_nb.viz import (
     COLORS,
@@ -30,12 +38,15 @@ from kcompact_nb.viz import (
     offset_map_figure,
     pass_diff_figure,
     tombstone_timeline_figure,
+    transaction_figure,
     what_if_figure,
 )
 from tests.conftest import compacted_log, rec
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
+SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
+SCENARIOS = SAMPLES / "scenarios"
 WEEK, DAY = 604_800_000, 86_400_000
+NOW_MS = 1_767_225_660_000
 
 
 @pytest.fixture(scope="module")
@@ -48,64 +59,196 @@ def trace(fig, name):
     return found
 
 
-def test_layout_after_the_first_pass(fruit):
-    """Frame 8: segment 0 is clean (154 B over offsets 0-3), segment 4 active; 0 and 1 are gone."""
-    frame = fruit[8]
-    fig = layout_figure(frame.log, now_ms=frame.now_ms)
-    clean, active = trace(fig, LABELS["clean"]), trace(fig, LABELS["active"])
-    assert (list(clean.x), list(clean.width), list(clean.y), clean.marker.color) == ([2.0], [4], [154], COLORS["clean"])
-    assert (list(active.x), list(active.y), active.marker.color) == ([4.5], [77], COLORS["active"])
-    assert list(trace(fig, LABELS["cleanable"]).x) == []
-    assert list(trace(fig, LABELS["superseded"]).x) == [3]
-    assert list(trace(fig, LABELS["awaiting horizon"]).x) == [2]
-    kept = trace(fig, LABELS["kept"])
-    assert (list(kept.x), kept.marker.color) == ([4], COLORS["kept"])
-    assert [(s.name, s.x0) for s in fig.layout.shapes] == [("first dirty 4", 4), ("first uncleanable 4", 4)]
+def names(fig):
+    return [t.name for t in fig.data]
 
 
-def test_layout_before_the_first_pass_shows_the_cleanable_range(fruit):
+def annotation_texts(fig):
+    return [a.text for a in fig.layout.annotations]
+
+
+def sample(name, stage, partition):
+    config = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.ms": 100, "delete.retention.ms": 0})
+    return read_log_dir(SAMPLES / "kafka" / name / stage, config=config).logs[partition]
+
+
+def test_layout_before_the_first_pass(fruit):
+    """Frame 6: cleanable [0, 4) in segment 0 (305 B), active segment 4 (77 B); what the pass will do."""
     frame = fruit[6]
     fig = layout_figure(frame.log, now_ms=frame.now_ms)
-    cleanable = trace(fig, LABELS["cleanable"])
-    assert (list(cleanable.x), list(cleanable.y), cleanable.marker.color) == ([2.0], [305], COLORS["cleanable"])
-    assert list(trace(fig, LABELS["superseded"]).x) == [0, 1, 3]
-    assert [s.x0 for s in fig.layout.shapes] == [0, 4]
+    cleanable, active = trace(fig, LABELS["cleanable"]), trace(fig, LABELS["active"])
+    assert (list(cleanable.x), list(cleanable.width), list(cleanable.y), cleanable.marker.color) == (
+        [1.5],
+        [4],
+        [305],
+        COLORS["cleanable"],
+    )
+    assert (list(active.x), list(active.width), list(active.y)) == ([4.0], [1], [77])
+    assert list(trace(fig, LABELS["removed by the next pass"]).x) == [0, 1]
+    assert list(trace(fig, LABELS["tombstone kept until its delete horizon"]).x) == [2]
+    superseded_kept = trace(fig, LABELS[Outcome.NEWER_BEYOND.value])
+    assert (list(superseded_kept.x), superseded_kept.marker.color) == ([3], COLORS[Outcome.NEWER_BEYOND.value])
+    assert COLORS[Outcome.NEWER_BEYOND.value] != COLORS[Outcome.REMOVED.value]  # issue 15: they were one color
+    assert list(trace(fig, LABELS["kept"]).x) == [4]
+    assert list(trace(fig, LABELS["tombstone"]).x) == [2]  # the tombstone's outline in the legend of kinds
+    texts = annotation_texts(fig)
+    assert "<b>log head</b> (not yet cleaned)" in texts and "cleanable" in texts and "active segment" in texts
+    assert "cleaner point 0" in texts and "first uncleanable offset 4" in texts
+    assert fig.layout.title.text == "fruit-prices-0 at t = 7d 0.001s"
+    assert fig.layout.title.subtitle.text.startswith("dirty ratio 1.00 vs min.cleanable.dirty.ratio 0.5: eligible")
 
 
-def test_layout_by_key_colors_each_key_and_marks_empty_batches():
+def test_cells_carry_key_value_and_the_reason(fruit):
+    frame = fruit[6]
+    fig = layout_figure(frame.log, now_ms=frame.now_ms)
+    removed = trace(fig, LABELS["removed by the next pass"])
+    assert list(removed.text) == ["grape<br>$2.69", "lime<br>$0.49"]
+    assert [c[2] for c in removed.customdata] == ["superseded by offset 2", "superseded by offset 4"]
+    waiting = trace(fig, LABELS["tombstone kept until its delete horizon"])
+    assert list(waiting.text) == ["grape<br>null"]
+    assert (waiting.marker.line.color, waiting.marker.line.width) == (COLORS["tombstone"], 3)
+
+
+def test_equal_cleaner_point_and_first_uncleanable_offset_share_one_label(fruit):
+    """Frame 8 (after pass 1): checkpoint 4 = first uncleanable 4; one line label, never two on top of each other."""
+    frame = fruit[8]
+    fig = layout_figure(frame.log, now_ms=frame.now_ms)
+    texts = annotation_texts(fig)
+    assert "cleaner point 4 = first uncleanable offset 4" in texts
+    assert not any(t.startswith("first uncleanable") for t in texts)
+    assert [(s.name, s.x0) for s in fig.layout.shapes if s.type == "line" and s.name.startswith("cleaner point")] == [
+        ("cleaner point 4 = first uncleanable offset 4", 3.5)
+    ]
+    clean = trace(fig, LABELS["clean"])
+    assert (list(clean.x), list(clean.y), clean.marker.color) == ([1.5], [154], COLORS["clean"])
+    assert "<b>log tail</b> (cleaned)" in texts
+
+
+def test_gaps_say_what_a_fetch_from_a_removed_offset_returns():
+    """compaction-basic after Kafka's pass: offsets 0-23 and 26 are gone (the seed's point: a fetch returns the next record)."""
+    after = sample("compaction-basic", "after", "basic-0")
+    fig = layout_figure(after, now_ms=NOW_MS)
+    gaps = trace(fig, LABELS["gap"])
+    assert (list(gaps.x), list(gaps.width)) == ([11.5, 26.0], [24, 1])
+    assert list(gaps.hovertext) == [
+        "offsets 0-23: no record (removed by compaction); a fetch from 0 returns offset 24, the next record",
+        "offset 26: no record (removed by compaction); a fetch from 26 returns offset 27, the next record",
+    ]
+    assert list(trace(fig, LABELS["superseded, kept: its newer record is beyond where the pass reaches"]).x) == [24]
+
+
+def test_before_and_after_on_one_scale():
+    before, after = sample("compaction-basic", "before", "basic-0"), sample("compaction-basic", "after", "basic-0")
+    scale = layout_scale(before, after)
+    figures = [layout_figure(log, now_ms=NOW_MS, scale=scale) for log in (before, after)]
+    assert [list(f.layout.xaxis.range) for f in figures] == [[-0.5, 31.5], [-0.5, 31.5]]
+    assert [f.layout.yaxis.range for f in figures] == [None, None]  # bytes autorange, both reaching the largest segment
+    assert [f.layout.yaxis.autorangeoptions.include for f in figures] == [
+        (0, 440),
+        (0, 440),
+    ]  # Kafka's cleaned segment 0
+
+
+def test_offsets_tick_at_integers(fruit):
+    fig = layout_figure(fruit[6].log, now_ms=fruit[6].now_ms)
+    assert (fig.layout.xaxis.tickmode, fig.layout.xaxis.tick0, fig.layout.xaxis.dtick) == ("linear", 0, 1)
+    big = compacted_log()
+    for i in range(300):
+        big.append([rec(f"k{i % 10}")], now_ms=0)
+    assert layout_figure(big, now_ms=0).layout.xaxis.dtick == 20
+
+
+def test_layout_by_key_gives_each_key_a_color_and_a_legend_entry():
     log = compacted_log()
     for key in ("a", "b", "a", "c"):
         log.append([rec(key)], now_ms=0)
     fig = layout_figure(log, now_ms=0, color_by="key")
-    records = trace(fig, "records by key")
-    assert list(records.marker.color) == [key_color(0), key_color(1), key_color(0), key_color(2)]
-    assert list(records.hovertext) == ["a", "b", "a", "c"]
-    assert trace(fig, LABELS["empty batch"]).marker.color == COLORS["empty batch"]
+    keys = [t for t in fig.data if t.legendgroup == "keys"]
+    assert [(t.name, list(t.x), t.marker.color) for t in keys] == [
+        ("a", [0, 2], key_color(0)),
+        ("b", [1], key_color(1)),
+        ("c", [3], key_color(2)),
+    ]
 
 
-def test_layout_of_a_large_log_is_drawn_from_buckets():
-    log = compacted_log()
+def test_transactional_sample_draws_markers_aborted_data_and_the_empty_batch():
+    before, after = sample("transactional", "before", "txn-0"), sample("transactional", "after", "txn-0")
+    fig = layout_figure(before, now_ms=NOW_MS)
+    assert list(trace(fig, LABELS["aborted"]).x) == [3, 4]
+    assert list(trace(fig, LABELS["marker"]).x) == [2, 5]
+    assert list(trace(fig, LABELS["removed by the next pass"]).x) == [3, 4]
+    kept = trace(fig, LABELS["kept"])  # plain data first (the legend shows the first cell), then the markers
+    assert (list(kept.x), list(kept.marker.pattern.shape), list(kept.text)) == (
+        [0, 1, 6, 2, 5],
+        ["", "", "", ".", "."],
+        ["x0<br>committed", "x1<br>committed", "z<br>roll", "COMMIT", "ABORT"],
+    )
+    batches = trace(fig, "batches")
+    assert list(batches.x) == [0.5, 2.0, 3.5, 5.0, 6.0]
+    both = transaction_figure(before, after, now_ms=NOW_MS)
+    (empty,) = [t for t in both.data if t.name == LABELS["empty batch"]]
+    assert (list(empty.x), list(empty.hovertext)) == (
+        [3.5],
+        [
+            "empty batch at offsets 3-4: its records are gone, its 61 B header stays (the last batch of producer 3 keeps its state)"
+        ],
+    )
+    stages = [a.text for a in both.layout.annotations if a.name in ("before the pass", "after the pass")]
+    assert stages == [
+        "<b>before the pass</b>: 1 committed, 1 COMMIT, 1 aborted, 1 ABORT",
+        "<b>after the pass</b>: 1 committed, 1 COMMIT, 1 aborted, 1 ABORT, 1 empty batch",
+    ]
+    batches_before, batches_after = [t for t in both.data if t.name == "batches"]
+    assert list(batches_before.text)[:3] == ["committed txn<br>97 B", "COMMIT<br>78 B", "aborted txn<br>93 B"]
+    assert list(batches_after.text)[2] == "aborted txn<br>61 B"
+
+
+def test_a_large_log_is_drawn_from_buckets_with_its_segments_and_ranges():
+    log = compacted_log(segment_bytes=1_048_576, internal_segment_bytes=4_000)
     for i in range(300):
-        log.append([rec(f"k{i % 10}")], now_ms=0)
+        log.append([rec(f"k{i % 10}", timestamp=0)], now_ms=0)
     fig = layout_figure(log, now_ms=0, max_records=100, bucket_count=3)
-    live, superseded = trace(fig, LABELS["kept"]), trace(fig, LABELS["superseded"])
-    assert (live.type, list(live.x), list(live.width)) == ("bar", [50.0, 150.0, 250.0], [100, 100, 100])
-    assert (list(live.y), list(superseded.y)) == ([0, 0, 10], [100, 100, 90])
-    assert sum(len(t.x) for t in fig.data if t.type == "scatter") == 0
+    live = trace(fig, "latest of their key")
+    assert (live.type, list(live.x), list(live.width), list(live.y)) == (
+        "bar",
+        [49.5, 149.5, 249.5],
+        [100, 100, 100],
+        [0, 0, 10],
+    )
+    ltc = log_to_clean(log, now_ms=0)
+    segments = [t for t in fig.data if t.name in (LABELS["cleanable"], LABELS["active"])]
+    assert sum(len(t.x) for t in segments) == len(log.segments)
+    superseded = trace(fig, "superseded: a later record of their key exists")
+    beyond = [t for t in fig.data if t.name == "superseded, beyond the cleanable range: kept"]
+    assert sum(superseded.y) + sum(sum(t.y) for t in beyond) == 290
+    assert f"first uncleanable offset {ltc.first_uncleanable_offset}" in annotation_texts(fig)
 
 
-def test_layout_accepts_bucket_rows_as_dicts_or_a_dataframe():
+def test_bucket_rows_with_segments_and_ranges_from_tables():
     pandas = pytest.importorskip("pandas")
-    log = compacted_log()
-    for i in range(6):
-        log.append([rec(f"k{i % 2}", None if i == 5 else "v")], now_ms=0)
-    rows = [r._asdict() for r in offset_buckets(log, bucket_count=2)]
+    log = compacted_log(internal_segment_bytes=300)
+    for i in range(12):
+        log.append([rec(f"k{i % 2}", None if i == 11 else "v", timestamp=0)], now_ms=0)
+    rows = [r._asdict() for r in offset_buckets(log, bucket_count=3)]
+    segments = [{"segment_base_offset": s.base_offset, "size_bytes": s.size_bytes} for s in log.segments]
+    ranges = {"first_dirty_offset": 0, "first_uncleanable_offset": log.active_segment.base_offset}
     for source in (rows, pandas.DataFrame(rows)):
-        fig = layout_figure(source)
-        assert [list(t.y) for t in fig.data] == [[0, 1], [3, 1], [0, 1]]  # live, superseded, tombstones
-        assert [t.marker.color for t in fig.data] == [COLORS["kept"], COLORS["superseded"], COLORS["tombstone"]]
+        fig = layout_figure(source, segments=pandas.DataFrame(segments), ranges=pandas.DataFrame([ranges]))
+        assert [
+            (t.name, [int(v) for v in t.y])
+            for t in fig.data
+            if t.legendgroup != "segments" and t.type == "bar" and t.yaxis == "y3"
+        ] == [
+            ("latest of their key", [0, 0, 1]),
+            ("superseded: a later record of their key exists", [4, 4, 0]),
+            ("superseded, beyond the cleanable range: kept", [0, 0, 2]),
+            ("tombstones (latest of their key)", [0, 0, 1]),
+        ]
+        assert "cleaner point 0" in annotation_texts(fig)
     with pytest.raises(ValueError, match=r"lack columns \['live'.*present"):
         layout_figure([{k: v for k, v in rows[0].items() if k != "live"}])
+    with pytest.raises(ValueError, match="ranges must describe one partition, got 2 rows"):
+        layout_figure(rows, ranges=[ranges, ranges])
 
 
 def partial_pass_frames():
@@ -116,62 +259,86 @@ def partial_pass_frames():
     return Timeline(pass_frames(log, now_ms=0, offset_map=OffsetMapSpec(slots=4))).compute_all()
 
 
-def test_offset_map_figure_shows_fill_entries_missed_keys_and_the_stop():
+def test_offset_map_figure_names_keys_and_labels_its_capacity():
     frame = partial_pass_frames()[1]
     fig = offset_map_figure(offset_map_view(frame.passes[0], frame.log))
-    assert [(t.name, list(t.x)) for t in fig.data[:3]] == [
-        ("entries", [3]),
-        ("free (up to the load factor)", [0]),
-        ("reserve (above the load factor)", [1]),
+    assert [(t.name, list(t.x), list(t.text)) for t in fig.data if t.xaxis == "x4"] == [
+        ("entries", [3], ["3 entries"]),
+        (LABELS["reserve"], [1], ["1 reserve"]),
     ]
-    assert list(trace(fig, "in the map").x) == [0, 1, 2]
+    in_map = trace(fig, "in the map: its latest offset")
+    assert (list(in_map.x), list(in_map.text)) == ([0, 1, 2], ["k0", "k1", "k2"])
     missed = trace(fig, LABELS["missed"])
-    assert (list(missed.x), list(missed.hovertext), missed.marker.color) == ([3, 4, 5], ["k3", "k4", "k5"], COLORS["missed"])
-    assert [(s.name, s.x0, s.x1) for s in fig.layout.shapes] == [("cleanable range", 0, 12), ("pass stopped: map full", 3, 3)]
-    assert "Buffer utilization: 75.0%" in fig.layout.title.text
+    assert (list(missed.x), list(missed.text), missed.marker.color) == ([3, 4, 5], ["k3", "k4", "k5"], COLORS["missed"])
+    assert fig.layout.title.subtitle.text.startswith(
+        "4 slots of 24 B, 3 usable at load factor 0.9 · Buffer utilization 75.0%"
+    )
+    assert "the pass stopped at 3: offset map full" in annotation_texts(fig)
+    assert "cleanable range [0, 12)" in annotation_texts(fig)
 
 
-def test_dirty_ratio_bars_mark_the_filthiest(fruit):
-    considered = [log_to_clean(f.log, now_ms=f.now_ms) for f in (fruit[15], fruit[6], fruit[17])]
+def test_dirty_ratio_bars_one_color_and_the_filthiest(fruit):
+    considered = [log_to_clean(f.log, now_ms=f.now_ms) for f in (fruit[15], fruit[17])]
+    considered[1] = type(considered[1])(**{**considered[1].__dict__, "topic": "other"})
     fig = dirty_ratio_figure(considered)
     bars = trace(fig, "dirty ratio")
-    assert list(bars.y) == pytest.approx([0.6674, 1.0, 0.0], abs=1e-4)
-    assert list(bars.marker.color) == [COLORS["cleanable"], COLORS["cleanable"], COLORS["uncleanable"]]
-    assert list(bars.marker.line.width) == [0, 3, 0]
-    assert list(trace(fig, "min.cleanable.dirty.ratio").y) == [0.5, 0.5, 0.5]
-    assert [a.text for a in fig.layout.annotations] == ["filthiest"]
+    assert list(bars.y) == pytest.approx([0.6674, 0.0], abs=1e-4)
+    assert (bars.marker.color, list(bars.marker.opacity)) == (COLORS["dirty ratio"], [1.0, 0.4])
+    assert list(bars.marker.line.width) == [3, 0]
+    assert list(trace(fig, "min.cleanable.dirty.ratio").y) == [0.5, 0.5]
+    assert annotation_texts(fig) == ["<b>filthiest</b>: cleaned next"]
+    assert fig.layout.yaxis.title.text == "dirty ratio" and fig.layout.yaxis.range is None
 
 
-def test_dirty_ratio_over_time_marks_passes_rolls_and_deadlines(fruit):
+def test_dirty_ratio_over_time_in_days_with_passes_rolls_and_deadlines(fruit):
     fig = dirty_ratio_timeline_figure(dirtiness_series(fruit))
+    assert fig.layout.xaxis.title.text == "time (d since t = 0)"
     passes, rolls = trace(fig, LABELS["pass"]), trace(fig, LABELS["roll"])
-    assert list(passes.x) == [WEEK + 1, 2 * WEEK + 2]
+    assert list(passes.x) == pytest.approx([(WEEK + 1) / DAY, (2 * WEEK + 2) / DAY])
     assert list(passes.y) == pytest.approx([1.0, 0.6674], abs=1e-4)
-    assert list(rolls.x) == [WEEK + 1, 2 * WEEK + 2]
+    assert list(passes.hovertext) == ["pass at t = 7d 0.001s", "pass at t = 14d 0.002s"]
+    assert list(rolls.x) == list(passes.x) and list(rolls.y) == [0.0, 0.0]
+    assert trace(fig, "dirty ratio").line.color == COLORS["dirty ratio"]
     log = compacted_log(max_compaction_lag_ms=1000)
     log.append([rec("a", timestamp=0)], now_ms=0)
     deadline = dirty_ratio_timeline_figure(dirtiness_series(list(pass_frames(log, now_ms=5000))))
-    assert [(s.name, s.x0) for s in deadline.layout.shapes] == [(LABELS["deadline"], 1000)]
+    assert (deadline.layout.xaxis.title.text, list(trace(deadline, LABELS["deadline"]).x)) == (
+        "time (s since t = 0)",
+        [1.0, 1.0, None],
+    )
 
 
 def test_pass_diff_figure(fruit):
     fig = pass_diff_figure(pass_diff(fruit[7].log, fruit[8].log, fruit[8].passes[0]))
     before, after = trace(fig, "segments before"), trace(fig, "segments after")
-    assert (list(before.base), list(before.x), list(before.text)) == ([0, 4], [4, 1], ["305 B", "77 B"])
-    assert list(after.text) == ["154 B", "77 B"]
+    assert (list(before.x), list(before.width), list(before.text)) == (
+        [1.5, 4.0],
+        [4, 1],
+        ["segment 0<br>305 B", "segment 4<br>77 B"],
+    )
+    assert list(after.text) == ["segment 0<br>154 B", "segment 4<br>77 B"]
     assert list(trace(fig, "removed record").x) == [0, 1]
-    assert list(trace(fig, "rewritten batch").x) == [2]
-    assert [(s.name, s.x0, s.x1) for s in fig.layout.shapes] == [("group 1", 0, 4)]
+    assert list(trace(fig, "rewritten batch (records dropped or horizon stamped)").x) == [2]
+    assert "group 1" in annotation_texts(fig)
+    assert fig.layout.title.subtitle.text.startswith("2 records removed · 382 B → 231 B")
 
 
-def test_cleaner_stats_table_holds_kafkas_log_line(fruit):
+def test_cleaner_stats_in_peoples_units_every_row_shown(fruit):
     result = fruit[8].passes[0]
     fig = cleaner_stats_figure(result)
     lines, counters = fig.data
-    assert list(lines.cells.values[0])[0] == "Log cleaner thread 0 cleaned log fruit-prices-0 (dirty section = [0, 4])"
-    assert "Buffer utilization: 0.0%" in list(lines.cells.values[0])
-    names, values = (list(v) for v in counters.cells.values)
-    assert dict(zip(names, values))["messages_read"] == "4" and dict(zip(names, values))["messages_written"] == "2"
+    assert (
+        next(iter(lines.cells.values[0])) == "Log cleaner thread 0 cleaned log fruit-prices-0 (dirty section = [0, 4])"
+    )
+    rows = dict(zip(*(list(v) for v in counters.cells.values[:2])))
+    assert (rows["bytes_read"], rows["messages_read"], rows["messages_written"], rows["buffer_utilization"]) == (
+        "305 bytes",
+        "4",
+        "2",
+        "0.0%",
+    )
+    assert fig.layout.height >= 100 + 28 * 2 + 24 * (len(list(lines.cells.values[0])) + len(rows)) + 30
+    assert "Infinity MB/sec and NaN%" in annotation_texts(fig)[0]
 
 
 def test_key_history_under_each_strategy():
@@ -182,32 +349,79 @@ def test_key_history_under_each_strategy():
         for s in ("offset", "timestamp", "header")
     }
     fig = key_history_figure(histories)
-    assert [(t.name, list(t.x), list(t.y)) for t in fig.data] == [
-        ("offset: survives", [1], [1000]),
-        ("offset: removed", [0], [2000]),
-        ("timestamp: survives", [0], [2000]),
-        ("timestamp: removed", [1], [1000]),
-        ("header: survives", [0], [2000]),
-        ("header: removed", [1], [1000]),
+    assert [(t.name, list(t.x), list(t.y), list(t.text)) for t in fig.data] == [
+        ("still stored after the last step", [1], [1.0], ["old"]),
+        ("removed by a pass", [0], [2.0], ["new"]),
+        ("still stored after the last step", [0], [2.0], ["new"]),
+        ("removed by a pass", [1], [1.0], ["old"]),
+        ("still stored after the last step", [0], [2.0], ["new"]),
+        ("removed by a pass", [1], [1.0], ["old"]),
     ]
-    assert trace(fig, "offset: removed").marker.color == COLORS["superseded"]
+    assert [t.showlegend for t in fig.data] == [True, True, False, False, False, False]
+    assert fig.layout.yaxis.title.text == "record timestamp (s since t = 0)"
 
 
-def test_tombstone_timeline(fruit):
+def test_tombstone_lifecycle(fruit):
     fig = tombstone_timeline_figure(record_lifetimes(fruit, tombstones=True), now_ms=fruit[-1].now_ms)
-    written, stamped, removable = fig.data[:3]
-    assert (list(written.y), list(written.base), list(written.x)) == (["grape @ 2"], [0], [WEEK + 1])
-    assert (list(stamped.base), list(stamped.x)) == ([WEEK + 1], [DAY])
-    assert (list(removable.base), list(removable.x)) == ([WEEK + 1 + DAY], [WEEK + 1 - DAY])
-    assert list(trace(fig, "removed").x) == [2 * WEEK + 2]
-    assert stamped.marker.color == COLORS["tombstone"]
+    phases = [t for t in fig.data if t.type == "bar"]
+    assert [(t.name, list(t.base), list(t.x)) for t in phases] == [
+        ("appended: no pass has stamped its delete horizon yet", [0.0], [pytest.approx((WEEK + 1) / DAY)]),
+        (
+            "delete.retention.ms after the stamping pass: guaranteed to lagging consumers",
+            [pytest.approx((WEEK + 1) / DAY)],
+            [pytest.approx(1.0)],
+        ),
+        (
+            "past its delete horizon: the next pass over it removes it",
+            [pytest.approx((WEEK + 1 + DAY) / DAY)],
+            [pytest.approx((WEEK + 1 - DAY) / DAY)],
+        ),
+    ]
+    assert list(fig.layout.yaxis.ticktext) == ["grape @ offset 2"]
+    assert sorted(a.text for a in fig.layout.annotations) == [
+        "appended",
+        "delete horizon",
+        "pass stamps the horizon",
+        "removed by a pass",
+    ]
+    assert fig.layout.title.subtitle.text.startswith("delete.retention.ms 1d:")
 
 
-def test_what_if_side_by_side(fruit):
+def test_what_if_rows_autorange_and_share_one_time_scale(fruit):
     relaxed = dirtiness_series(fruit)
-    strict = dirtiness_series(Timeline(scenario_frames(SCENARIOS / "fruit-prices.json", topic_config={"min.cleanable.dirty.ratio": 0.9})).compute_all())
+    strict = dirtiness_series(
+        Timeline(
+            scenario_frames(SCENARIOS / "fruit-prices.json", topic_config={"min.cleanable.dirty.ratio": 0.9})
+        ).compute_all()
+    )
     fig = what_if_figure({"0.5": relaxed, "0.9": strict})
-    duplicates = [t for t in fig.data if t.name == "duplicates stored"]
+    duplicates = [t for t in fig.data if t.name == "superseded records stored"]
     assert [list(t.y)[-1] for t in duplicates] == [1, 3]
     assert [t.xaxis for t in duplicates] == ["x3", "x4"]
-    assert [a.text for a in fig.layout.annotations] == ["0.5", "0.9"]
+    layout = fig.layout
+    assert [layout[f"yaxis{s}"].range for s in ("", "2", "3", "4")] == [None] * 4
+    assert [layout[f"yaxis{s}"].autorange for s in ("", "2", "3", "4")] == [True] * 4
+    assert layout.yaxis.autorangeoptions.include == (0, 1)
+    assert [a.text for a in layout.annotations] == ["0.5", "0.9"]
+    assert [t.showlegend for t in fig.data if t.name == "cleaner pass"] == [True, False]
+
+
+def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
+    """Notebook 08's ``dirtiness`` rows (dicts or a DataFrame) draw like LogToClean values; the filthiest is named."""
+    pandas = pytest.importorskip("pandas")
+    rows = [
+        {"topic": "orders", "partition": 1, "first_dirty_offset": 0, "first_uncleanable_offset": 40_000,
+         "clean_bytes": 0, "cleanable_bytes": 1_000, "total_bytes": 1_000, "cleanable_ratio": 1.0, "eligible": True},
+        {"topic": "orders", "partition": 0, "first_dirty_offset": 20_000, "first_uncleanable_offset": 45_000,
+         "clean_bytes": 3_000, "cleanable_bytes": 1_000, "total_bytes": 4_000, "cleanable_ratio": 0.25, "eligible": False},
+    ]  # fmt: skip
+    for source in (rows, pandas.DataFrame(rows)):
+        fig = dirty_ratio_figure(source, min_cleanable_dirty_ratio=0.5)
+        bars = trace(fig, "dirty ratio")
+        assert (list(bars.x), list(bars.y), list(bars.marker.line.width)) == (
+            ["orders-0", "orders-1"],
+            [0.25, 1.0],
+            [0, 3],
+        )
+    with pytest.raises(ValueError, match=r"dirtiness rows lack columns \['clean_bytes'"):
+        dirty_ratio_figure([{k: v for k, v in rows[0].items() if k != "clean_bytes"}])

@@ -1,10 +1,11 @@
-"""Widgets driven headlessly: click(), slider and dropdown values, then assertions on state and figure traces."""
+"""Widgets driven headlessly: click(), slider and field values, then assertions on state, texts and figure traces."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import plotly.graph_objects as go
+
 from kcompact_nb import BrokerConfig, OffsetMapSpec, Simulation, TopicConfig
 from kcompact_nb.scenario import load_scenario
 from kcompact_nb.viz import COLORS, LABELS
@@ -13,95 +14,217 @@ from tests.conftest import compacted_log, rec
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
 FRUIT = SCENARIOS / "fruit-prices.json"
+LONG_MAX = 9_223_372_036_854_775_807
+
+#: fruit-prices.json's steps 0-17 as stepper positions: its expect (6, 9, 15, 17) and snapshot (8) steps
+#: are no positions of their own but checks on the step before them.
+FRUIT_POSITIONS = ["start", 0, 1, 2, 3, 4, 5, 7, 10, 11, 12, 13, 14, 16]
+
+
+KEPT, REMOVED = "kept", "removed by the next pass"
+SUPERSEDED_KEPT = "superseded, kept: its newer record is beyond where the pass reaches"
+AWAITING = "tombstone kept until its delete horizon"
+PAST_HORIZON = "tombstone past its delete horizon: the next pass over it removes it"
+IN_MAP = "in the map: its latest offset"
 
 
 def xs(figure, name):
-    (found,) = [t for t in figure.data if t.name == name]
-    return list(found.x)
+    """The offsets drawn by the trace called ``name`` (none when the figure draws no such trace)."""
+    found = [list(t.x) for t in figure.data if t.name == name]
+    assert len(found) <= 1, name
+    return [int(x) for x in found[0]] if found else []
 
 
-def test_stepper_starts_at_the_first_frame_with_every_scenario_step_known():
+def fate(figure, key):
+    """The records a layout figure draws with the fate ``LABELS[key]`` (what the next pass does to them)."""
+    return xs(figure, LABELS[key])
+
+
+def step_number(stepper):
+    return stepper.source.step_number(stepper.frame)
+
+
+def test_positions_are_the_steps_that_change_the_partition_numbered_as_in_the_scenario():
     stepper = CompactionStepper(load_scenario(FRUIT))
-    assert (stepper.slider.value, stepper.slider.max, stepper.play.max) == (0, 18, 18)
-    assert isinstance(stepper.layout_figure, go.FigureWidget)
-    assert stepper.next_button.description == NEXT_LABEL == "Next ▶"
-    assert stepper.offset_map_figure.layout.title.text == "no cleaner pass yet"
-    assert "step 0 / 18</b> at 0 ms: start" in stepper.status.value
+    assert (stepper.slider.value, stepper.slider.max, stepper.play.max) == (0, 13, 13)
+    numbers = []
+    for position in range(stepper.slider.max + 1):
+        stepper.slider.value = position
+        numbers.append(step_number(stepper))
+    assert numbers == [None, *FRUIT_POSITIONS[1:]]
+    assert stepper.status.value == "<b>step 16 of steps 0–16</b> · t = 14d 0.002s · clean: [4, 8) cleaned"
+    assert not stepper.slider.readout  # one numbering: the header's, not also the slider's positions
+
+
+def test_the_header_speaks_of_the_step_the_label_describes():
+    stepper = CompactionStepper(FRUIT)
+    stepper.next_button.click()
+    stepper.next_button.click()
+    assert stepper.frame.label == "step 1 append: offsets 1-1"
+    assert stepper.status.value == "<b>step 1 of steps 0–16</b> · t = 0 ms · append: offsets 1-1"
+    stepper.slider.value = 0
+    assert stepper.status.value == "<b>start, before steps 0–16</b> · t = 0 ms"
+    stepper.slider.value = FRUIT_POSITIONS.index(4)
+    assert stepper.status.value == "<b>step 4 of steps 0–16</b> · t = 7d 0.001s · advance: clock at t = 7d 0.001s"
+
+
+def test_expect_and_snapshot_steps_are_checks_on_the_step_they_check():
+    stepper = CompactionStepper(FRUIT)
+    stepper.slider.value = FRUIT_POSITIONS.index(7)
+    assert [check.label for check in stepper.shown.checks] == [
+        "step 8 snapshot: label after-first-pass",
+        "step 9 expect: passed",
+    ]
+    assert stepper.checks.value == (
+        "<div style='color:#1e8449; line-height:1.4'>✔ step 8 snapshot: label after-first-pass</div>"
+        "<div style='color:#1e8449; line-height:1.4'>✔ step 9 expect: passed</div>"
+    )
+    stepper.slider.value = FRUIT_POSITIONS.index(5)
+    assert "✔ step 6 expect: passed" in stepper.checks.value
+    stepper.slider.value = FRUIT_POSITIONS.index(4)
+    assert stepper.checks.value == ""
+
+
+def test_a_plain_text_placeholder_stands_for_the_pass_figures_before_the_first_pass():
+    stepper = CompactionStepper(FRUIT)
+    assert stepper.pass_area.children == (stepper.placeholder,)
+    assert "No cleaner pass yet" in stepper.placeholder.value and "from step 7 on" in stepper.placeholder.value
+    stepper.slider.value = FRUIT_POSITIONS.index(7)
+    assert stepper.pass_area.children == (stepper.offset_map_figure, stepper.stats)
+    assert xs(stepper.offset_map_figure, IN_MAP) == [2, 3]
+    stepper.prev_button.click()
+    assert stepper.pass_area.children == (stepper.placeholder,)
+
+
+def test_the_stats_show_kafkas_log_line_and_counters_in_human_units():
+    stepper = CompactionStepper(FRUIT)
+    stepper.slider.value = FRUIT_POSITIONS.index(7)
+    stats = stepper.stats.value
+    assert "Latest pass: step 7, fruit-prices-0, dirty section [0, 4)" in stats
+    assert "Log cleaner thread 0 cleaned log fruit-prices-0 (dirty section = [0, 4])" in stats
+    assert "<td style='padding:0 12px 0 0'>bytes_read</td><td style='text-align:right'>305 B</td>" in stats
+    assert "Infinity MB/sec and NaN% of total time" in stats  # says why Kafka's own line reads so
 
 
 def test_next_and_previous_redraw_the_layout_in_place():
     stepper = CompactionStepper(FRUIT)
     layout = stepper.layout_figure
-    for _ in range(8):
+    for _ in range(FRUIT_POSITIONS.index(7)):
         stepper.next_button.click()
-    assert stepper.slider.value == 8 and stepper.frame.label == "step 7 clean: [0, 4) cleaned"
-    assert stepper.layout_figure is layout
-    assert xs(layout, LABELS["superseded"]) == [3] and xs(layout, LABELS["kept"]) == [4]
-    assert xs(stepper.offset_map_figure, "in the map") == [2, 3]
-    cells = list(stepper.stats_figure.data[0].cells.values[0])
-    assert cells[0] == "Log cleaner thread 0 cleaned log fruit-prices-0 (dirty section = [0, 4])"
+    assert stepper.frame.label == "step 7 clean: [0, 4) cleaned"
+    assert stepper.layout_figure is layout and layout.layout.autosize is True
+    assert fate(layout, SUPERSEDED_KEPT) == [3] and fate(layout, KEPT) == [4] and fate(layout, AWAITING) == [2]
     stepper.prev_button.click()
-    assert stepper.slider.value == 7
-    assert xs(layout, LABELS["superseded"]) == [0, 1, 3] and xs(layout, LABELS["cleanable"]) == [2.0]
-    assert stepper.offset_map_figure.layout.title.text == "no cleaner pass yet"
+    assert step_number(stepper) == 5
+    assert fate(layout, REMOVED) == [0, 1] and fate(layout, SUPERSEDED_KEPT) == [3]
 
 
 def test_slider_and_play_move_to_any_step():
     stepper = CompactionStepper(FRUIT)
-    stepper.slider.value = 18
-    assert stepper.play.value == 18
-    assert xs(stepper.layout_figure, LABELS["kept"]) == [4, 7, 8]  # guava 6 is superseded by 8 in the active segment
-    assert xs(stepper.layout_figure, LABELS["superseded"]) == [6]
-    assert xs(stepper.offset_map_figure, "in the map") == [4, 6, 7]  # the second pass's map: lime, guava, kiwi
-    stepper.play.value = 9
-    assert stepper.slider.value == 9 and xs(stepper.offset_map_figure, "in the map") == [2, 3]
-    stepper.prev_button.click()
+    stepper.slider.value = 13
+    assert stepper.play.value == 13
+    assert fate(stepper.layout_figure, KEPT) == [4, 7, 8]  # guava 6 is superseded by 8 in the active segment
+    assert fate(stepper.layout_figure, SUPERSEDED_KEPT) == [6]
+    assert xs(stepper.offset_map_figure, IN_MAP) == [4, 6, 7]  # the second pass's map: lime, guava, kiwi
+    stepper.play.value = 8
+    assert step_number(stepper) == 10 and xs(stepper.offset_map_figure, IN_MAP) == [2, 3]
     stepper.slider.value = 0
     stepper.prev_button.click()
     assert stepper.slider.value == 0
+
+
+def test_the_end_of_a_scenario_says_what_the_cleaner_would_do_next():
+    stepper = CompactionStepper(FRUIT)
+    stepper.slider.value = 12
+    assert "End of the scenario" not in stepper.checks.value
+    stepper.slider.value = 13
+    assert stepper.checks.value.endswith(
+        "<div style='line-height:1.4'><b>End of the scenario. The cleaner now:</b> not eligible: nothing is cleanable, and without new "
+        "appends the active segment never rolls, so never (dirty ratio 0.0000 vs min.cleanable.dirty.ratio 0.5).</div>"
+    )
 
 
 def test_changing_the_strategy_recomputes_the_steps():
     """KIP-280 example, topic prices-offset: offset keeps offset 1; switched to timestamp it keeps offset 0."""
     stepper = CompactionStepper(SCENARIOS / "kip280-out-of-order.json", topic="prices-offset")
     stepper.slider.value = stepper.slider.max
-    assert xs(stepper.layout_figure, LABELS["kept"]) == [1, 2]
+    assert fate(stepper.layout_figure, KEPT) == [1, 2]
     stepper.strategy.value = "timestamp"
     assert stepper.slider.value == stepper.slider.max
-    assert xs(stepper.layout_figure, LABELS["kept"]) == [0, 2]
+    assert fate(stepper.layout_figure, KEPT) == [0, 2]
     assert stepper.frame.log.config.compaction_strategy == "timestamp"
 
 
 def test_a_bad_config_shows_kafkas_message_and_keeps_the_steps():
     stepper = CompactionStepper(FRUIT)
-    stepper.slider.value = 18
+    stepper.slider.value = 13
     stepper.strategy.value = "header"
     assert "compaction.strategy.header" in stepper.config.message.value and "KIP-280" in stepper.config.message.value
     assert stepper.frame.log.config.compaction_strategy == "offset"
-    assert xs(stepper.layout_figure, LABELS["kept"]) == [4, 7, 8]
+    assert fate(stepper.layout_figure, KEPT) == [4, 7, 8]
     stepper.config.header.value = "version"
     assert stepper.config.message.value == "" and stepper.frame.log.config.compaction_strategy == "header"
-    stepper.config.controls["segment.bytes"].value = 1000  # the scenario's kafka.version 4.0.0 refuses it
+    stepper.config.controls["segment.bytes"].value = "1000"  # the scenario's kafka.version 4.0.0 refuses it
     assert "Value must be at least 1048576 from Kafka 4.0 on (KIP-1030" in stepper.config.message.value
+    assert "overflow-wrap:anywhere" in stepper.config.message.value  # a long message wraps inside the panel
     assert stepper.frame.log.config.segment_bytes == 1_073_741_824
 
 
-def test_stepper_over_a_partition_log_steps_through_partial_passes():
+def test_a_config_typed_in_human_units_reruns_the_scenario():
+    """delete.retention.ms = 0: the first pass (step 7) stamps the grape tombstone with horizon = pass time,
+    so that pass keeps it (its horizon has passed once it is written) and the second removes it (spec 7.4)."""
+    stepper = CompactionStepper(FRUIT)
+    stepper.slider.value = FRUIT_POSITIONS.index(7)
+    assert fate(stepper.layout_figure, AWAITING) == [2]
+    stepper.config.controls["delete.retention.ms"].value = "0 ms"
+    assert stepper.frame.log.config.delete_retention_ms == 0
+    assert fate(stepper.layout_figure, AWAITING) == []
+    assert fate(stepper.layout_figure, PAST_HORIZON) == [2]
+    stepper.slider.value = 13
+    assert 2 not in [r.offset for _, r in stepper.frame.log.records()]
+
+
+def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_they_stop():
     log = compacted_log(min_cleanable_dirty_ratio=0.1)
     for i in range(12):
         log.append([rec(f"k{i % 6}", timestamp=0)], now_ms=0)
     log.roll(now_ms=0)
     stepper = CompactionStepper(log, offset_map=OffsetMapSpec(slots=4))
-    assert (stepper.slider.max, stepper.timeline.exhausted) == (1, False)  # frames are computed one ahead
+    assert (stepper.slider.max, stepper.steps.exhausted) == (1, False)  # steps are computed one ahead
+    assert len(stepper.steps.timeline) == 2  # the start and pass 1, no more
+    assert stepper.status.value == "<b>start, before pass 1 (more may follow)</b> · t = 0 ms"
+    assert "from pass 1 on" in stepper.placeholder.value
     stepper.next_button.click()
     assert stepper.slider.max == 2
-    assert xs(stepper.offset_map_figure, "in the map") == [0, 1, 2]
+    assert stepper.status.value.startswith("<b>pass 1 of passes 1–2 (more may follow)</b> · t = 0 ms · cleaned [0, 3) of [0, 12)")
+    assert xs(stepper.offset_map_figure, IN_MAP) == [0, 1, 2]
     assert xs(stepper.offset_map_figure, LABELS["missed"]) == [3, 4, 5]
     for _ in range(5):
         stepper.next_button.click()
-    assert (stepper.slider.value, stepper.slider.max, stepper.timeline.exhausted) == (4, 4, True)
-    assert xs(stepper.layout_figure, LABELS["kept"]) == list(range(6, 12))
+    assert (stepper.slider.value, stepper.slider.max, stepper.steps.exhausted) == (4, 4, True)
+    assert stepper.status.value.startswith("<b>pass 4 of passes 1–4</b>")
+    assert stepper.checks.value == (
+        "<div style='line-height:1.4'><b>No further pass:</b> not eligible: nothing is cleanable, and without new appends the active segment "
+        "never rolls, so never (dirty ratio 0.0000 vs min.cleanable.dirty.ratio 0.1).</div>"
+    )
+    assert fate(stepper.layout_figure, KEPT) == list(range(6, 12))
     assert len(log.segments[0].batches) == 12  # the stepper works on copies
+
+
+def test_a_stepper_stopped_by_the_dirty_ratio_says_so():
+    """Notebook 04's case: after partial passes the half-cleaned segment counts as clean and as cleanable
+    (spec 4.3), the ratio falls to 0.5 or below and no further pass runs."""
+    sim = Simulation(topics={"users": {"internal.segment.bytes": 1200, "min.cleanable.dirty.ratio": 0.5}})
+    for version in ("v1", "v2"):
+        for i in range(30):
+            sim.append("users", [(f"user-{i:02}", version)])
+    sim.roll("users")
+    stepper = CompactionStepper(sim.log("users"), now_ms=sim.now_ms, offset_map=OffsetMapSpec(slots=16))
+    for _ in range(4):
+        stepper.next_button.click()
+    assert (stepper.slider.value, stepper.slider.max, stepper.steps.exhausted) == (3, 3, True)
+    assert "<b>No further pass:</b> not eligible: the dirty ratio is not above the minimum" in stepper.checks.value
+    assert "(dirty ratio 0.4762 vs min.cleanable.dirty.ratio 0.5)" in stepper.checks.value
 
 
 def test_stepper_over_a_simulation_partition():
@@ -110,16 +233,22 @@ def test_stepper_over_a_simulation_partition():
     sim.roll("prices")
     stepper = CompactionStepper(sim)
     stepper.next_button.click()
-    assert xs(stepper.layout_figure, LABELS["awaiting horizon"]) == [2]
-    assert xs(stepper.layout_figure, LABELS["kept"]) == [1]
+    assert fate(stepper.layout_figure, AWAITING) == [2]
+    assert fate(stepper.layout_figure, KEPT) == [1]
     assert sim.log("prices").cleaner_checkpoint is None
 
 
-def test_config_panel_labels_are_kafka_properties_and_errors_are_shown():
+def test_an_epoch_clock_is_shown_as_an_iso_time():
+    log = compacted_log(min_cleanable_dirty_ratio=0.1)
+    log.append([rec("k", timestamp=1_767_225_600_000)], now_ms=1_767_225_600_000)
+    stepper = CompactionStepper(log, now_ms=1_767_225_660_000)
+    assert stepper.status.value == "<b>start, no passes</b> · 2026-01-01T00:01:00Z"
+
+
+def test_config_panel_labels_are_kafka_properties_and_kip_280_stands_apart():
     panel = ConfigPanel(TopicConfig(), BrokerConfig())
-    assert [c.description for c in panel.controls.values()] == [
-        "compaction.strategy",
-        "compaction.strategy.header",
+    _intro, kafka, kip, message = panel.widget.children
+    assert [c.description for c in kafka.children] == [
         "min.cleanable.dirty.ratio",
         "segment.bytes",
         "segment.ms",
@@ -128,21 +257,60 @@ def test_config_panel_labels_are_kafka_properties_and_errors_are_shown():
         "delete.retention.ms",
         "log.cleaner.dedupe.buffer.size",
     ]
+    heading, controls = kip.children
+    assert "not in Apache Kafka" in heading.value
+    assert [c.description for c in controls.children] == ["compaction.strategy", "compaction.strategy.header"]
+    assert message is panel.message
+
+
+def test_config_fields_show_human_units_and_read_them_back_exactly():
+    panel = ConfigPanel(TopicConfig(), BrokerConfig())
+    shown = {name: panel.controls[name].value for name in ("segment.bytes", "segment.ms", "min.compaction.lag.ms",
+                                                            "max.compaction.lag.ms", "delete.retention.ms",
+                                                            "log.cleaner.dedupe.buffer.size")}  # fmt: skip
+    assert shown == {
+        "segment.bytes": "1 GiB",
+        "segment.ms": "7d",
+        "min.compaction.lag.ms": "0 ms",
+        "max.compaction.lag.ms": "never",
+        "delete.retention.ms": "1d",
+        "log.cleaner.dedupe.buffer.size": "128 MiB",
+    }
+    assert panel.topic_properties()["max.compaction.lag.ms"] == LONG_MAX
+    assert panel.broker_properties() == {"log.cleaner.dedupe.buffer.size": 134_217_728}
+    panel.controls["segment.ms"].value = "43200000"  # plain ms, as in Kafka's configs, is shown back as 12h
+    assert panel.controls["segment.ms"].value == "12h" and panel.topic_config.segment_ms == 43_200_000
+    panel.controls["log.cleaner.dedupe.buffer.size"].value = "2 MiB"
+    assert panel.broker_config.log_cleaner_dedupe_buffer_size == 2_097_152
+    panel.set_value("max.compaction.lag.ms", 86_400_000)
+    assert (
+        panel.controls["max.compaction.lag.ms"].value == "1d" and panel.topic_config.max_compaction_lag_ms == 86_400_000
+    )
+
+
+def test_config_panel_errors_name_the_field_and_keep_the_last_valid_configs():
+    panel = ConfigPanel(TopicConfig(), BrokerConfig())
     seen = []
-    panel.on_change(lambda topic, broker: seen.append((topic.min_compaction_lag_ms, broker.log_cleaner_dedupe_buffer_size)))
-    panel.controls["max.compaction.lag.ms"].value = 100
-    panel.controls["min.compaction.lag.ms"].value = 200
+    panel.on_change(
+        lambda topic, broker: seen.append((topic.min_compaction_lag_ms, broker.log_cleaner_dedupe_buffer_size))
+    )
+    panel.controls["max.compaction.lag.ms"].value = "100 ms"
+    panel.controls["min.compaction.lag.ms"].value = "200 ms"
     assert "min.compaction.lag.ms: it must not exceed max.compaction.lag.ms (100)" in panel.message.value
-    panel.controls["log.cleaner.dedupe.buffer.size"].value = 1000
-    panel.controls["min.compaction.lag.ms"].value = 50
+    panel.controls["min.compaction.lag.ms"].value = "12 parsecs"
+    assert "min.compaction.lag.ms: cannot read &#x27;12 parsecs&#x27; as a duration" in panel.message.value
+    panel.controls["log.cleaner.dedupe.buffer.size"].value = "1000"
+    panel.controls["min.compaction.lag.ms"].value = "50 ms"
     assert "log.cleaner.dedupe.buffer.size: it must exceed 1 MiB" in panel.message.value
-    panel.controls["log.cleaner.dedupe.buffer.size"].value = 2_000_000
+    panel.controls["log.cleaner.dedupe.buffer.size"].value = "2000000"
     assert panel.error is None and seen == [(0, 134_217_728), (50, 2_000_000)]
+    assert panel.controls["log.cleaner.dedupe.buffer.size"].value == "1,953.125 KiB"  # exact: reads back as 2,000,000
 
 
 def test_what_if_explorer_compares_two_ratios_and_reruns_one_side():
     explorer = WhatIfExplorer(FRUIT, right={"min.cleanable.dirty.ratio": 0.9}, labels=("0.5", "0.9"))
-    duplicates = [t for t in explorer.figure.data if t.name == "duplicates stored"]
+    assert isinstance(explorer.figure, go.FigureWidget) and explorer.figure.layout.autosize is True
+    duplicates = [t for t in explorer.figure.data if t.name == LABELS["duplicates"]]
     assert [list(t.y)[-1] for t in duplicates] == [1, 3]
     passes = [t for t in explorer.figure.data if t.name == LABELS["pass"]]
     assert [len(t.x) for t in passes] == [2, 1]
@@ -153,3 +321,58 @@ def test_what_if_explorer_compares_two_ratios_and_reruns_one_side():
     assert "compaction.strategy.header" in explorer.left.message.value
     assert [p.pass_ms for p in explorer.series["0.5"] if p.pass_ms] == [(604_800_001,), (1_209_600_002,)]
     assert explorer.figure.data[0].line.shape == "hv" and passes[0].marker.color == COLORS["pass"]
+
+
+def test_what_if_overrides_may_be_given_in_ms_or_in_human_units():
+    explorer = WhatIfExplorer(FRUIT, left={"segment.ms": 12 * 3_600_000}, right={"segment.ms": "12h"})
+    assert explorer.left.controls["segment.ms"].value == explorer.right.controls["segment.ms"].value == "12h"
+    assert explorer.series[explorer.labels[0]] == explorer.series[explorer.labels[1]]
+
+
+def test_next_button_label():
+    assert NEXT_LABEL == "Next ▶"
+
+
+def test_every_step_is_drawn_on_one_scale():
+    """Offsets 0-8 and the largest segment of any step: step 1 (two records) is drawn as wide as step 16."""
+    stepper = CompactionStepper(FRUIT)
+    ranges = []
+    for position in (1, 6, 13):
+        stepper.slider.value = position
+        layout = stepper.layout_figure.layout
+        ranges.append((tuple(layout.xaxis.range), layout.yaxis.to_plotly_json()))
+    assert ranges[0][0] == (-0.5, 8.5)
+    assert ranges[0] == ranges[1] == ranges[2]
+
+
+def test_figure_widgets_are_fitted_to_their_output_area_once_on_the_page():
+    """plotly draws a FigureWidget before JupyterLab attaches it (700 px wide, title misplaced); the fitter,
+    shown with the figures, relayouts them once attached (checked in the browser test)."""
+    stepper = CompactionStepper(FRUIT)
+    assert stepper.fitter.figures == [stepper.layout_figure, stepper.offset_map_figure]
+    assert stepper.fitter in stepper.widget.children and stepper.fitter.layout.display == "none"
+    assert stepper.fitter.get_state()["figures"] == [f"IPY_MODEL_{f.model_id}" for f in stepper.fitter.figures]
+    explorer = WhatIfExplorer(FRUIT)
+    assert explorer.fitter.figures == [explorer.figure] and explorer.fitter in explorer.widget.children
+
+
+def test_internal_segment_bytes_is_shown_when_the_topic_sets_it():
+    """Segments below Kafka 4's 1 MiB minimum of segment.bytes come from internal.segment.bytes (KIP-1030)."""
+    assert "internal.segment.bytes" not in ConfigPanel(TopicConfig(), BrokerConfig()).controls
+    topic = TopicConfig.from_properties({"internal.segment.bytes": 1200})
+    panel = ConfigPanel(topic, BrokerConfig())
+    field = panel.controls["internal.segment.bytes"]
+    assert field.value == "1,200 B" and field in panel.widget.children[1].children
+    field.value = "2 KiB"
+    assert panel.topic_config.internal_segment_bytes == 2048 and panel.topic_config.effective_segment_bytes == 2048
+
+
+def test_the_stepper_shows_a_compressed_topic():
+    """compressed-topic.json: after pass 1 the cleaned segment is the two zstd batches the pass rewrote (88 + 104 B)."""
+    stepper = CompactionStepper(SCENARIOS / "compressed-topic.json")
+    stepper.slider.value = 4  # step 3: clean
+    assert step_number(stepper) == 3
+    segments = [list(c) for t in stepper.layout_figure.data if t.type == "bar" and t.name.startswith("log ") for c in t.customdata]
+    assert segments == [[0, 4, "192 B, zstd", "log tail: cleaned, below the cleaner point"]]
+    assert fate(stepper.layout_figure, "kept") == [2, 3]
+    assert fate(stepper.layout_figure, "tombstone kept until its delete horizon") == [4]  # stamped 0 + 60 s

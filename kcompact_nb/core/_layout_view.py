@@ -1,0 +1,193 @@
+"""A partition as a layout figure draws it, in Kafka's terms: the log tail and the log head, split at the
+cleaner point; segments, batches, records and the gaps compaction left (spec 4, 7).
+
+Kafka's design documentation draws a compacted log as a cleaned *log tail* followed by the *log head*
+(not yet cleaned); the *cleaner point* between them is the cleaner checkpoint (the first dirty offset).
+The head holds the cleanable range, then uncleanable segments, then the active segment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from kcompact_nb.core._cleaner_manager import OffsetMapSpec
+from kcompact_nb.core._log import PartitionLog
+from kcompact_nb.core._log_to_clean import LogToClean
+from kcompact_nb.core._outcomes import NextPass, RecordOutcome, next_pass, transaction_states
+from kcompact_nb.core._records import RecordBatch
+from kcompact_nb.core._regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, log_regions
+from kcompact_nb.core._strategies import Strategy
+
+
+class LogPart(NamedTuple):
+    """A named span of offsets ``[start, end)``; ``level`` 0 for tail and head, 1 for the head's parts."""
+
+    name: str
+    start: int
+    end: int
+    level: int
+
+
+class BatchSpan(NamedTuple):
+    """A stored batch: offsets ``[base_offset, last_offset]``, bytes, records left, producer and kind."""
+
+    base_offset: int
+    last_offset: int
+    size_bytes: int
+    record_count: int
+    producer_id: int
+    is_transactional: bool
+    is_control: bool
+    transaction: str | None = None
+    """``"committed"``, ``"aborted"``, ``"open"`` (data) or ``"COMMIT"``/``"ABORT"`` (markers); ``None`` outside transactions."""
+
+
+@dataclass(frozen=True)
+class LayoutView:
+    """Everything a layout figure of one partition at ``now_ms`` draws; offsets are Kafka's.
+
+    ``parts`` name the log tail ``[log start, cleaner point)``, the log head ``[cleaner point, log end)``
+    and, inside the head, the cleanable range, the uncleanable segments and the active segment (empty
+    parts are left out). ``gaps`` are ``[start, end)`` runs of offsets without a stored record between
+    the log start and end offsets: a consumer fetching from one receives the next stored record.
+    """
+
+    name: str
+    now_ms: int
+    log_start_offset: int
+    log_end_offset: int
+    active_base_offset: int
+    log_to_clean: LogToClean
+    pass_end_offset: int
+    segments: tuple[SegmentRegion, ...]
+    batches: tuple[BatchSpan, ...]
+    records: tuple[RecordOutcome, ...]
+    gaps: tuple[tuple[int, int], ...]
+    parts: tuple[LogPart, ...]
+
+    @property
+    def cleaner_point(self) -> int:
+        """The first dirty offset: the cleaner checkpoint, validated (spec 4.1)."""
+        return self.log_to_clean.first_dirty_offset
+
+    @property
+    def first_uncleanable_offset(self) -> int:
+        return self.log_to_clean.first_uncleanable_offset
+
+    @property
+    def stops_early(self) -> bool:
+        """The next pass ends before the first uncleanable offset: its offset map fills (spec 6.3)."""
+        return self.cleaner_point < self.pass_end_offset < self.first_uncleanable_offset
+
+
+def layout_view(
+    log: PartitionLog, *, now_ms: int, offset_map: OffsetMapSpec | None = None, strategy: Strategy | None = None
+) -> LayoutView:
+    """The layout of ``log`` at ``now_ms``, each record with what a pass at ``now_ms`` would do to it.
+
+    ``offset_map`` and ``strategy`` are those of that pass (see :func:`next_pass`).
+    """
+    upcoming: NextPass = next_pass(log, now_ms=now_ms, offset_map=offset_map, strategy=strategy)
+    ltc = upcoming.log_to_clean
+    segments = log_regions(log, ltc)
+    offsets = [r.offset for r in upcoming.records]
+    states = transaction_states(log)
+    return LayoutView(
+        name=log.name,
+        now_ms=now_ms,
+        log_start_offset=log.log_start_offset,
+        log_end_offset=log.log_end_offset,
+        active_base_offset=log.active_segment.base_offset,
+        log_to_clean=ltc,
+        pass_end_offset=upcoming.end_offset,
+        segments=tuple(segments),
+        batches=tuple(
+            _span(b, states.get(b.base_offset)) for b in log.batches() if b.last_offset >= log.log_start_offset
+        ),
+        records=upcoming.records,
+        gaps=tuple(offset_gaps(offsets, log.log_start_offset, log.log_end_offset)),
+        parts=tuple(log_parts(log.log_start_offset, segments, ltc.first_dirty_offset, ltc.first_uncleanable_offset)),
+    )
+
+
+def log_parts(
+    log_start_offset: int, segments: Sequence[SegmentRegion], first_dirty_offset: int, first_uncleanable_offset: int
+) -> list[LogPart]:
+    """Log tail and log head (level 0), and the head's cleanable, uncleanable and active parts (level 1).
+
+    Ends follow the segments' ends, so an empty active segment still spans its one next offset.
+    """
+    if not segments:
+        return []
+    end = segments[-1].end_offset
+    active = segments[-1].base_offset
+    fd, fu = first_dirty_offset, first_uncleanable_offset
+    spans = [
+        LogPart(CLEAN, log_start_offset, fd, 0),
+        LogPart("head", fd, end, 0),
+        LogPart(CLEANABLE, fd, fu, 1),
+        LogPart(UNCLEANABLE, fu, active, 1),
+        LogPart(ACTIVE, active, end, 1),
+    ]
+    return [p for p in spans if p.end > p.start]
+
+
+def offset_gaps(offsets: Sequence[int], start: int, end: int) -> list[tuple[int, int]]:
+    """``[a, b)`` runs of offsets in ``[start, end)`` that hold no record (``offsets`` ascending)."""
+    gaps = []
+    expected = start
+    for offset in offsets:
+        if offset > expected:
+            gaps.append((expected, offset))
+        expected = max(expected, offset + 1)
+    if end > expected:
+        gaps.append((expected, end))
+    return gaps
+
+
+def _span(batch: RecordBatch, transaction: str | None) -> BatchSpan:
+    return BatchSpan(
+        batch.base_offset,
+        batch.last_offset,
+        batch.size_bytes,
+        len(batch.records),
+        batch.producer_id,
+        batch.is_transactional,
+        batch.is_control,
+        transaction,
+    )
+
+
+class LayoutScale(NamedTuple):
+    """Offsets ``[first_offset, end_offset)`` and the largest segment's bytes: one scale for several figures."""
+
+    first_offset: int
+    end_offset: int
+    max_segment_bytes: int
+
+    def union(self, other: LayoutScale) -> LayoutScale:
+        return LayoutScale(
+            min(self.first_offset, other.first_offset),
+            max(self.end_offset, other.end_offset),
+            max(self.max_segment_bytes, other.max_segment_bytes),
+        )
+
+
+def layout_scale(*logs: PartitionLog) -> LayoutScale:
+    """The scale that fits every log in ``logs``: draw before and after a pass (or every step) alike."""
+    if not logs:
+        raise ValueError("layout_scale needs at least one log")
+    scales = [
+        LayoutScale(
+            log.log_start_offset,
+            max(log.log_end_offset, log.active_segment.base_offset + 1),
+            max(s.size_bytes for s in log.segments),
+        )
+        for log in logs
+    ]
+    combined = scales[0]
+    for scale in scales[1:]:
+        combined = combined.union(scale)
+    return combined

@@ -1,0 +1,211 @@
+"""The records section of a compressed batch, byte for byte as Kafka writes it (``Compression.wrapForOutput``).
+
+``MemoryRecordsBuilder`` writes the records through the codec's output stream; each stream frames the
+codec's output its own way, and the codec library decides the compressed bytes. Measured against
+``MemoryRecordsBuilder`` of kafka-clients 4.4.0 and 3.9.2 (``tests/io/test_compression_oracle.py``):
+
+======  =========================================================  =======================================
+codec   Kafka's stream                                             here
+======  =========================================================  =======================================
+gzip    ``GzipOutputStream``: java.util.zip's 10-byte header       zlib raw deflate (window 15, memLevel 8)
+        (mtime 0, XFL 0, OS 255 from Java 16 on), deflate at the   at the same level, the same header and
+        level (-1 = 6), CRC-32 and size (little-endian)            trailer
+snappy  snappy-java's ``SnappyOutputStream``: magic ``\\x82SNAPPY\\0`` the same framing around
+        version 1, compatible version 1 (int32 BE each), then     :func:`kcompact_nb.io._snappy.raw_compress`
+        per 32 KiB of input: int32 BE length + raw snappy block    (snappy 1.1.10's algorithm)
+lz4     ``Lz4BlockOutputStream``: LZ4 frame, FLG 0x60 (version 1,  ``lz4.frame`` with 64 KiB independent
+        independent blocks, no checksums, no size), BD 0x40        blocks and no checksums or size: the same
+        (64 KiB), header checksum, blocks (LE32 length, bit 31 =   frame; level 9 is lz4-java's fast
+        stored), end mark 0; level 9 fast compressor, others HC    compressor, other levels its HC ones
+zstd    zstd-jni's ``ZstdOutputStreamNoFinalizer`` behind a 16 KiB a streaming compressor (no checksum, no
+        buffer: streamed data, one flush (ends the block), the    content size) fed the data, flushed once,
+        end of the frame                                           then ended; libzstd of the same release
+======  =========================================================  =======================================
+
+Where the bytes depend on the native library Kafka bundles, the release matters (:func:`zstd_release`,
+:func:`lz4_release`); with no matching library installed the bytes are still a valid batch but marked
+estimated. Empty inputs never reach here: Kafka never compresses an empty batch (``writeEmptyHeader``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import struct
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+from kcompact_nb.core import KafkaVersion
+from kcompact_nb.core._compression import DEFAULT_LEVELS
+from kcompact_nb.io._errors import CodecUnavailableError
+from kcompact_nb.io._snappy import raw_compress
+
+_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+"""ID1 ID2, CM 8 (deflate), FLG 0, MTIME 0, XFL 0, OS 255 (``GZIPOutputStream.writeHeader``, Java 16+)."""
+_ZLIB_DEFAULT_LEVEL = 6
+"""``Deflater.DEFAULT_COMPRESSION`` (-1) is zlib's ``Z_DEFAULT_COMPRESSION``, level 6."""
+_SNAPPY_HEADER = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
+_SNAPPY_BLOCK_BYTES = 32 * 1024
+"""``SnappyOutputStream.DEFAULT_BLOCK_SIZE``."""
+_LZ4_FAST_LEVEL = 9
+"""``CompressionType.LZ4.defaultLevel()``: ``Lz4BlockOutputStream`` then uses the fast compressor."""
+_LZ4_BLOCK_BYTES = 64 * 1024
+"""``Lz4BlockOutputStream.BLOCKSIZE_64KB``."""
+
+PACKAGES = {"snappy": None, "gzip": None, "lz4": "lz4", "zstd": "zstandard"}
+"""The pip package each codec's encoder needs (gzip and snappy need none)."""
+
+
+@dataclass(frozen=True)
+class CompressedRecords:
+    """A compressed records section; ``exact`` is False when it may differ from Kafka's bytes."""
+
+    data: bytes
+    exact: bool
+
+
+def zstd_release(version: KafkaVersion) -> tuple[int, int, int] | None:
+    """The libzstd release in the zstd-jni that Kafka ``version`` depends on (None: not known here).
+
+    zstd-jni 1.5.6-x in 3.9.0-4.3.x (1.5.6-4, -6, -10), 1.5.7-17 in 4.4.0 (kafka-clients' POMs).
+    """
+    if version >= KafkaVersion(4, 4):
+        return (1, 5, 7)
+    if version >= KafkaVersion(3, 9):
+        return (1, 5, 6)
+    return None
+
+
+def lz4_release(version: KafkaVersion) -> tuple[int, int]:
+    """Major and minor release of the lz4 library in Kafka's lz4-java: 1.10 from lz4-java 1.10
+    (3.9.2 and 4.2.0 on), 1.9 before (lz4-java 1.8.0). Only HC levels 1 and 2 differ between them."""
+    if version >= KafkaVersion(4, 2) or KafkaVersion(3, 9, 2) <= version < KafkaVersion(4, 0):
+        return (1, 10)
+    return (1, 9)
+
+
+def compress_records(codec: str, body: bytes, *, level: int | None, version: KafkaVersion) -> CompressedRecords:
+    """``body`` (the uncompressed records of a batch) as Kafka ``version`` compresses it with ``codec`` at ``level``.
+
+    ``level`` None is the codec's default, which the cleaner always uses (``buildRetainedRecordsInto``).
+    Raises :class:`CodecUnavailableError` when the codec's Python package is missing.
+    """
+    if codec == "gzip":
+        return CompressedRecords(_gzip(body, DEFAULT_LEVELS["gzip"] if level is None else level), True)
+    if codec == "snappy":
+        return CompressedRecords(_snappy(body), True)
+    if codec == "lz4":
+        return _lz4(body, DEFAULT_LEVELS["lz4"] if level is None else level, version)
+    if codec == "zstd":
+        return _zstd(body, DEFAULT_LEVELS["zstd"] if level is None else level, version)
+    raise ValueError(f"not a compression codec: {codec!r}")
+
+
+def check_codec_available(codec: str) -> None:
+    """Raise :class:`CodecUnavailableError` when ``codec``'s encoder cannot run here (before any work starts)."""
+    if codec == "zstd" and not _zstd_bindings():
+        raise CodecUnavailableError("zstd", "zstandard")
+    if codec == "lz4":
+        _required("lz4.frame", "lz4")
+
+
+def _gzip(body: bytes, level: int) -> bytes:
+    deflater = zlib.compressobj(_ZLIB_DEFAULT_LEVEL if level == -1 else level, zlib.DEFLATED, -zlib.MAX_WBITS)
+    deflated = deflater.compress(body) + deflater.flush()
+    return _GZIP_HEADER + deflated + struct.pack("<II", zlib.crc32(body), len(body) & 0xFFFFFFFF)
+
+
+def _snappy(body: bytes) -> bytes:
+    blocks = [_SNAPPY_HEADER]
+    for start in range(0, len(body), _SNAPPY_BLOCK_BYTES):
+        block = raw_compress(body[start : start + _SNAPPY_BLOCK_BYTES])
+        blocks += (struct.pack(">i", len(block)), block)
+    return b"".join(blocks)
+
+
+def _lz4(body: bytes, level: int, version: KafkaVersion) -> CompressedRecords:
+    frame = _required("lz4.frame", "lz4")
+    if level < 3:  # lz4.frame runs levels 1-2 with its fast compressor; lz4-java's HC runs them
+        library = divmod(_required("lz4", "lz4").library_version_number() // 100, 100)
+        return CompressedRecords(_lz4_hc_frame(body, level), library == lz4_release(version))
+    data = frame.compress(
+        body,
+        compression_level=0 if level == _LZ4_FAST_LEVEL else level,
+        block_size=frame.BLOCKSIZE_MAX64KB,
+        block_linked=False,
+        content_checksum=False,
+        block_checksum=False,
+        store_size=False,
+    )
+    return CompressedRecords(bytes(data), True)
+
+
+def _lz4_hc_frame(body: bytes, level: int) -> bytes:
+    """The frame of ``Lz4BlockOutputStream`` around lz4's HC compressor at ``level``, block by block."""
+    frame, block_codec = _required("lz4.frame", "lz4"), _required("lz4.block", "lz4")
+    header = frame.compress(b"", block_size=frame.BLOCKSIZE_MAX64KB, block_linked=False, store_size=False)[:7]
+    parts = [header]
+    for start in range(0, len(body), _LZ4_BLOCK_BYTES):
+        block = body[start : start + _LZ4_BLOCK_BYTES]
+        packed = block_codec.compress(block, mode="high_compression", compression=level, store_size=False)
+        if len(packed) >= len(block):  # incompressible: stored, length with bit 31 set
+            parts += (struct.pack("<I", len(block) | 0x80000000), block)
+        else:
+            parts += (struct.pack("<I", len(packed)), packed)
+    parts.append(b"\x00\x00\x00\x00")
+    return b"".join(parts)
+
+
+def _zstd(body: bytes, level: int, version: KafkaVersion) -> CompressedRecords:
+    check_codec_available("zstd")
+    bindings = _zstd_bindings()
+    wanted = zstd_release(version)
+    for release, compress in bindings:
+        if release == wanted:
+            return CompressedRecords(compress(body, level), True)
+    return CompressedRecords(bindings[0][1](body, level), False)
+
+
+ZstdCompress = Callable[[bytes, int], bytes]
+
+
+def _zstd_bindings() -> list[tuple[tuple[int, int, int], ZstdCompress]]:
+    """(libzstd release, compress) for each zstd binding installed: ``zstandard``, then ``pyzstd``."""
+    bindings: list[tuple[tuple[int, int, int], ZstdCompress]] = []
+    zstandard = _module("zstandard")
+    if zstandard is not None:
+        bindings.append((tuple(zstandard.ZSTD_VERSION), _zstandard_stream))  # type: ignore[arg-type]
+    pyzstd = _module("pyzstd")
+    if pyzstd is not None:
+        bindings.append((tuple(pyzstd.zstd_version_info[:3]), _pyzstd_stream))  # type: ignore[arg-type]
+    return bindings
+
+
+def _zstandard_stream(body: bytes, level: int) -> bytes:
+    zstandard = _required("zstandard", "zstd")
+    stream = zstandard.ZstdCompressor(level=level, write_content_size=False, write_checksum=False).compressobj()
+    return bytes(stream.compress(body) + stream.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK) + stream.flush())
+
+
+def _pyzstd_stream(body: bytes, level: int) -> bytes:
+    pyzstd = _required("pyzstd", "zstd")
+    options = {pyzstd.CParameter.compressionLevel: level, pyzstd.CParameter.contentSizeFlag: 0, pyzstd.CParameter.checksumFlag: 0}
+    stream = pyzstd.ZstdCompressor(options)
+    return bytes(stream.compress(body, stream.CONTINUE) + stream.flush(stream.FLUSH_BLOCK) + stream.flush(stream.FLUSH_FRAME))
+
+
+def _required(name: str, codec: str) -> ModuleType:
+    """The imported module, or :class:`CodecUnavailableError` naming the pip package that provides it."""
+    module = _module(name)
+    if module is None:
+        raise CodecUnavailableError(codec, name.split(".")[0])
+    return module
+
+
+def _module(name: str) -> ModuleType | None:
+    """The imported module, or None when its package is not installed."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None

@@ -1,0 +1,99 @@
+"""What every figure shares: the template, fonts, margins, titles, and axes that fit their data.
+
+Axes without an explicit range get ``autorange=True`` written out, so a ``FigureWidget`` redrawn in
+place from a new figure cannot keep a range left over from the previous one. No figure sets a range on
+an axis that others ``match``: plotly.js then stops autoranging every other group of matched axes
+(they stay at its empty-axis default [-1, 4], whatever their data).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+
+from kcompact_nb.viz._palette import COLORS, FONT, INK, MUTED
+
+TITLE_FONT_SIZE = 17
+FONT_SIZE = 12
+
+
+def finish(
+    fig: go.Figure, *, title: str, subtitle: str | None = None, height: int, top: int = 90, bottom: int = 60
+) -> go.Figure:
+    """Apply the house style: title (and a subtitle line), white template, fitted axes, fixed height."""
+    heading: dict[str, Any] = {
+        "text": title,
+        "x": 0.01,
+        "xanchor": "left",
+        "yref": "container",
+        "y": 1,
+        "yanchor": "top",
+        "pad": {"t": 14},
+        "font": {"size": TITLE_FONT_SIZE},
+    }
+    if subtitle is not None:
+        heading["subtitle"] = {"text": subtitle, "font": {"size": FONT_SIZE, "color": COLORS[MUTED]}}
+    fig.update_layout(
+        template="plotly_white",
+        title=heading,
+        font={"family": FONT, "size": FONT_SIZE, "color": COLORS[INK]},
+        height=height,
+        autosize=True,
+        margin={"l": 70, "r": 30, "t": top, "b": bottom},
+        hoverlabel={"font": {"family": FONT, "size": FONT_SIZE}},
+    )
+    fit_axes(fig)
+    return fig
+
+
+def fit_axes(fig: go.Figure) -> None:
+    """``autorange=True`` on every cartesian axis that has no explicit range."""
+    layout: dict[str, Any] = fig.layout.to_plotly_json()
+    names = {_axis_name(t.xaxis, "x") for t in fig.data if hasattr(t, "xaxis")} | {
+        _axis_name(t.yaxis, "y") for t in fig.data if hasattr(t, "yaxis")
+    }
+    names |= {k for k in layout if k.startswith(("xaxis", "yaxis"))}
+    for name in sorted(names):
+        axis = layout.get(name, {})
+        if axis.get("range") is None:
+            fig.update_layout({name: {"autorange": True}})
+        else:
+            fig.update_layout({name: {"autorange": False}})
+
+
+def _axis_name(ref: str | None, letter: str) -> str:
+    suffix = (ref or letter)[1:]
+    return f"{letter}axis{suffix}"
+
+
+def legend_below(*, plot_px: float, offset_px: float = 48) -> dict[str, Any]:
+    """A horizontal legend under the x axis title, entries in their trace order."""
+    return {
+        "orientation": "h",
+        "x": 0,
+        "xanchor": "left",
+        "y": -offset_px / plot_px,
+        "yanchor": "top",
+        "traceorder": "grouped",
+        "font": {"size": FONT_SIZE - 1},
+        "itemsizing": "constant",
+        "groupclick": "toggleitem",
+    }
+
+
+def muted(text: str) -> str:
+    return f"<span style='color:{COLORS[MUTED]}'>{text}</span>"
+
+
+def legend_once(fig: go.Figure) -> None:
+    """Each legend entry once, on the first trace of its name that draws data; hidden traces stay hidden."""
+    seen: set[str] = set()
+    for trace in fig.data:
+        if trace.showlegend is False:
+            continue
+        x = trace.x if trace.x is not None else ()
+        show = any(v is not None for v in x) and trace.name not in seen
+        trace.showlegend = show
+        if show:
+            seen.add(trace.name)
