@@ -25,7 +25,7 @@ from kcompact_nb.spark import RECORD_SCHEMA, load_log_dir, session_settings
 from kcompact_nb.spark._file_tasks import ARROW_SCHEMA
 from kcompact_nb.spark._load_log_dir import decode_segment, segment_tasks
 from kcompact_nb.spark._segment_source import SOURCE_JAR_PREFIX, SegmentSourceError, in_session, segment_source_jars
-from tests.io.kafka_bytes import every_batch_kind, kafka_batch, marker_batch, rec, tree_digest, write_segments
+from tests.io.kafka_bytes import as_gzip, every_batch_kind, kafka_batch, marker_batch, rec, tree_digest, write_segments
 from tests.io.test_io_fuzz import SEGMENT, with_fixed_crc
 from tests.spark.conftest import SAMPLES, source_hidden
 
@@ -193,3 +193,22 @@ def test_without_javac_the_build_names_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(SegmentSourceError, match=r"no 'javac' \(a JDK 17 or newer\) on PATH or in \$JAVA_HOME/bin"):
         segment_source_jars.__wrapped__()
+
+
+LENIENT = {
+    # GZIPInputStream.readTrailer ignores what follows a member's trailer unless it is a gzip header
+    "bytes after the gzip member": as_gzip(ONE, trailing=b"not gzip at all"),
+    "concatenated gzip members": as_gzip(TWO, members=2),
+    # DefaultRecord.readHeaders: Utils.utf8 reads invalid UTF-8 in a header key as U+FFFD
+    "header key not UTF-8": with_crc(
+        bytearray(kafka_batch([rec(0, 1, b"k", b"v", headers=[("\u00e9", b"x")])], base_offset=0).replace("\u00e9".encode(), b"\xff\xa9"))
+    ),
+}
+
+
+@pytest.mark.parametrize("case", LENIENT)
+def test_what_kafka_reads_leniently_both_decoders_read_alike(spark, tmp_path, case):
+    write_segments(tmp_path / "t-0", {0: [LENIENT[case]]})
+    expected = python_table(tmp_path)
+    assert expected.num_rows >= 1
+    assert jvm_table(spark, tmp_path).equals(expected)
