@@ -1,8 +1,9 @@
 """The house rules of docs/architecture.md, checked on every import of kcompact_nb (all of them: top-level,
 inside functions, under ``TYPE_CHECKING``).
 
-- Layers: a package imports only the packages below it (``ALLOWED``); core's parts likewise (``CORE_PARTS``),
-  and core itself nothing outside the standard library but numpy.
+- Layers: a package imports only the packages below it (``ALLOWED``; ``import kcompact_nb`` counts as core,
+  whose face the root re-exports); core's parts likewise (``CORE_PARTS``), and core itself nothing outside
+  the standard library but numpy.
 - Faces: a package is imported through its ``__init__`` only: never another package's ``_private`` module,
   never a subpackage of another package (core's parts are core's own business).
 - No import cycle between modules.
@@ -113,6 +114,8 @@ def layer_violations(root: Path) -> list[str]:
                 found.append(f"{where}: core uses the standard library and numpy only")
             continue
         source, target = package_of(imp.module), package_of(imp.target)
+        if imp.target == PACKAGE:
+            target = "core"  # the root package re-exports core's face (and its version)
         if source != target and target not in ALLOWED[source]:
             found.append(f"{where}: {source} may import {', '.join(sorted(ALLOWED[source])) or 'no other package'}")
         part, target_part = core_part_of(imp.module), core_part_of(imp.target)

@@ -29,7 +29,7 @@ def test_public_names_are_exported():
 
 
 def _requirement(spec: str) -> tuple[str, str]:
-    match = re.match(r"^([A-Za-z0-9_.-]+)\s*(>=\s*[0-9.]+)?", spec.strip())
+    match = re.match(r"^([A-Za-z0-9_.-]+)\s*((?:[<>=!]=?\s*[0-9.]+\s*,?\s*)*)", spec.strip())
     assert match, spec
     return match.group(1).lower(), (match.group(2) or "").replace(" ", "")
 

@@ -16,7 +16,7 @@ A record (``DefaultRecord``) after the 61-byte batch header::
     keyLength, key     varint, bytes     -1: null key
     valueLength, value varint, bytes     -1: null value (a tombstone)
     headersCount       varint
-    headers            keyLength varint, key (UTF-8), valueLength varint, value (-1: null)
+    headers            keyLength varint, key (UTF-8, invalid bytes read as U+FFFD as Java does), valueLength varint, value (-1: null)
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def _headers(data: bytes, pos: int) -> tuple[tuple[Header, ...], int]:
         key_length, pos = _varint(data, pos)
         if key_length < 0:
             raise NotPlain
-        key = data[pos : pos + key_length].decode("utf-8")
+        key = data[pos : pos + key_length].decode("utf-8", "replace")  # Utils.utf8: new String(bytes, UTF_8)
         value_length, pos = _varint(data, pos + key_length)
         value = None if value_length < 0 else data[pos : pos + value_length]
         headers.append((key, value))

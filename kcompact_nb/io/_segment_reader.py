@@ -41,6 +41,7 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
+from kcompact_nb.io._decompression import decompress_records
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 
 READ_BUFFER_BYTES = 1 << 20
@@ -313,23 +314,36 @@ class SegmentFileReader:
         base_offset, attributes, last_delta, base_ts, count = header[0], header[5], header[6], header[7], header[12]
         if count == 0:  # DefaultRecordBatch.iterator: no records, whatever follows the header is never read
             return ()
-        if codec == "none":
-            columns = RecordColumns()
-            try:
-                parse_records(data, base_offset, base_ts, last_delta, count, columns)
-            except NotPlain:
-                pass
-            else:
-                if count == 1:  # the common small case, without the iterators below
-                    key = self.key_registry.intern(columns.keys[0])
-                    return (record_from_tuple((columns.offsets[0], columns.timestamps[0], key, columns.values[0], columns.headers[0])),)
-                if count < PACKED_MIN_RECORDS:
-                    keys = map(self.key_registry.intern, columns.keys)
-                    fields = zip(columns.offsets, columns.timestamps, keys, columns.values, columns.headers, strict=False)
-                    return tuple(map(record_from_tuple, fields))
-                headers = tuple(columns.headers) if any(columns.headers) else None
-                offsets, stamps = array("q", columns.offsets), array("q", columns.timestamps)
-                return PackedRecords(offsets, stamps, tuple(columns.keys), tuple(columns.values), headers, self.key_registry)
+        if codec != "none":
+            data = self._uncompressed(data, codec, position)
+        columns = RecordColumns()
+        try:
+            parse_records(data, base_offset, base_ts, last_delta, count, columns)
+        except NotPlain:
+            return self._records_by_kafka_python(data, attributes, codec, position)
+        if count == 1:  # the common small case, without the iterators below
+            key = self.key_registry.intern(columns.keys[0])
+            return (record_from_tuple((columns.offsets[0], columns.timestamps[0], key, columns.values[0], columns.headers[0])),)
+        if count < PACKED_MIN_RECORDS:
+            keys = map(self.key_registry.intern, columns.keys)
+            fields = zip(columns.offsets, columns.timestamps, keys, columns.values, columns.headers, strict=False)
+            return tuple(map(record_from_tuple, fields))
+        headers = tuple(columns.headers) if any(columns.headers) else None
+        offsets, stamps = array("q", columns.offsets), array("q", columns.timestamps)
+        return PackedRecords(offsets, stamps, tuple(columns.keys), tuple(columns.values), headers, self.key_registry)
+
+    def _uncompressed(self, data: bytes, codec: str, position: int) -> bytes:
+        """The batch as if written uncompressed: its header (codec bits cleared), then the decompressed records."""
+        try:
+            records = decompress_records(codec, data[L.RECORD_BATCH_OVERHEAD :])
+        except Exception as error:  # noqa: BLE001 - any failure of a codec on these bytes is corruption
+            self._fail(CorruptBatchError, position, f"cannot decode the {codec} records: {type(error).__name__}: {error}")
+        patched = bytearray(data[: L.RECORD_BATCH_OVERHEAD])
+        patched[L.ATTRIBUTES_POSITION + 1] &= ~L.CODEC_MASK
+        return bytes(patched) + records
+
+    def _records_by_kafka_python(self, data: bytes, attributes: int, codec: str, position: int) -> Sequence[Record]:
+        """Records the column parser does not read cleanly: kafka-python decides what they are, or that they are corrupt."""
         if attributes & L.LOG_APPEND_TIME_BIT:
             # kafka-python reports maxTimestamp for every record of a LogAppendTime batch; clearing
             # the bit in a copy (after the CRC check) yields the timestamps as stored.

@@ -27,6 +27,7 @@ from kcompact_nb.spark._connector import (
     kafka_connector_jars,
 )
 from kcompact_nb.spark._dirtiness import dirtiness
+from kcompact_nb.spark._executors import ExecutorPythonError
 from kcompact_nb.spark._display import DEFAULT_DISPLAY_LIMIT, DISPLAY_ORDER, table
 from kcompact_nb.spark._latest import STRATEGIES, header_version, latest_per_key, live_state
 from kcompact_nb.spark._load_kafka import load_kafka, with_estimated_sizes
@@ -42,7 +43,9 @@ from kcompact_nb.spark._schema import (
     require_columns,
     validate_records,
 )
-from kcompact_nb.spark._session import DETERMINISM_SETTINGS, SessionSettings, session_settings, spark_session
+from kcompact_nb.spark._segment_source import SegmentSourceError, segment_source_jars
+from kcompact_nb.spark._session import DETERMINISM_SETTINGS, LOOPBACK_SETTINGS, SessionSettings, session_settings, spark_session
+from kcompact_nb.spark._storage import StorageError
 from kcompact_nb.spark._synthetic import SYNTHETIC_BASE_TS_MS, SyntheticTopic, segments_from_records, synthetic_topic
 from kcompact_nb.spark._txn import with_transaction_flags
 
@@ -53,6 +56,7 @@ __all__ = [
     "DEFAULT_DISPLAY_LIMIT",
     "DETERMINISM_SETTINGS",
     "DISPLAY_ORDER",
+    "LOOPBACK_SETTINGS",
     "KAFKA_SOURCE_COLUMNS",
     "RECORD_COLUMNS",
     "RECORD_SCHEMA",
@@ -61,8 +65,11 @@ __all__ = [
     "BridgeLimitError",
     "ConnectorError",
     "ConnectorVersions",
+    "ExecutorPythonError",
     "SchemaMismatchError",
+    "SegmentSourceError",
     "SessionSettings",
+    "StorageError",
     "SyntheticTopic",
     "compact",
     "connector_versions",
@@ -89,6 +96,7 @@ __all__ = [
     "missing_note",
     "offset_buckets",
     "require_columns",
+    "segment_source_jars",
     "segments_from_records",
     "session_settings",
     "spark_session",

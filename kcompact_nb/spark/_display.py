@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,7 +10,6 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType
 
 from kcompact_nb.core import KcompactError
-from kcompact_nb.spark._session import PANDAS_SUPPORT_WARNING
 
 DISPLAY_ORDER = ("topic", "partition", "offset", "segment_base_offset", "start_offset", "key")
 """Columns a table is ordered by, those present in this order, unless ``order_by`` is given."""
@@ -27,17 +25,13 @@ def table(df: DataFrame, *, limit: int = DEFAULT_DISPLAY_LIMIT, order_by: Sequen
     order_by : columns to sort by; default the present columns of :data:`DISPLAY_ORDER`
         (``topic, partition, offset`` for records), so the same data always shows the same rows.
     decode : show binary columns (``key``, ``value``) as UTF-8 text (invalid bytes replaced); null stays null.
-
-    pyspark's warning that it does not fully support the installed pandas is silenced for this call only.
     """
     order = list(order_by) if order_by is not None else [c for c in DISPLAY_ORDER if c in df.columns]
     if not order:
         raise KcompactError(f"table: no column to order by; pass order_by (present: {df.columns})")
     if limit < 0:
         raise KcompactError(f"table: limit must be at least 0, got {limit}")
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=PANDAS_SUPPORT_WARNING, category=FutureWarning)
-        frame: Any = df.orderBy(*order).limit(limit).toPandas()
+    frame: Any = df.orderBy(*order).limit(limit).toPandas()
     if decode:
         for field in df.schema.fields:
             if isinstance(field.dataType, BinaryType):

@@ -1,6 +1,8 @@
 """Decode files in Spark tasks: one task per file, each turning its file into Arrow record batches.
 
-The driver only lists files; decoding runs in the executors' Python workers (``mapInArrow``).
+The driver only lists files; decoding runs in the executors' Python workers (``mapInArrow``), which get the
+package first (:func:`prepare_python_workers`). Local files are opened by the workers themselves; files behind
+Hadoop filesystem URLs are read whole by the JVM source and handed to the workers as bytes.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from typing import Any
 import pyarrow as pa  # type: ignore[import-untyped]
 from pyspark.sql import DataFrame, SparkSession
 
+from kcompact_nb.spark._executors import prepare_python_workers
 from kcompact_nb.spark._schema import RECORD_SCHEMA
+from kcompact_nb.spark._segment_source import read_source
 
 ARROW_CHUNK_ROWS = 65_536
 """Rows per Arrow batch handed back to Spark (bounds a task's memory on big segments)."""
@@ -50,6 +54,7 @@ def decode_in_tasks(spark: SparkSession, tasks: Sequence[Any], decode: Decoder) 
     ``decode`` runs in the executors and yields each task's records as Arrow batches in :data:`ARROW_SCHEMA`
     (:func:`arrow_chunks` makes them from row tuples).
     """
+    prepare_python_workers(spark)
     chosen = list(tasks)
     ids = spark.range(0, len(chosen), 1, max(len(chosen), 1))
 
@@ -59,6 +64,26 @@ def decode_in_tasks(spark: SparkSession, tasks: Sequence[Any], decode: Decoder) 
                 yield from decode(chosen[task_id])
 
     return ids.mapInArrow(run, RECORD_SCHEMA)
+
+
+FileDecoder = Callable[[str, bytes | None], Iterator[pa.RecordBatch]]
+
+
+def decode_file_bytes(spark: SparkSession, urls: Sequence[str], decode: FileDecoder) -> DataFrame:
+    """A record DataFrame from files behind Hadoop URLs, read whole by the JVM source, one Spark task each.
+
+    ``decode(name, content)`` runs in the executors with the file as errors name it and its bytes (``None``:
+    the decoder opens the local file ``name`` itself, as :func:`decode_in_tasks` callers do).
+    """
+    prepare_python_workers(spark)
+    files = read_source(spark, "files", paths="\n".join(urls))
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            for name, content in zip(batch.column("file").to_pylist(), batch.column("content").to_pylist()):
+                yield from decode(name, content)
+
+    return files.mapInArrow(run, RECORD_SCHEMA)
 
 
 def arrow_chunks(rows: Iterator[RowTuple]) -> Iterator[pa.RecordBatch]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from kcompact_nb.spark._schema import ESTIMATE_METADATA_KEY, validate_records
 from kcompact_nb.spark._sizes import SIZE_ESTIMATE_NOTE, estimated_record_size
@@ -50,6 +51,7 @@ def load_kafka(
 
 def with_estimated_sizes(df: DataFrame) -> DataFrame:
     """``df`` in the record schema with ``record_size_bytes`` estimated and labelled as an estimate."""
-    size = estimated_record_size(df["key"], df["value"], df["headers"])
+    # Columns by name, not df["key"]: Spark Connect resolves df[...] against df's plan, not the dropped one below.
+    size = estimated_record_size(F.col("key"), F.col("value"), F.col("headers"))
     labelled = size.alias("record_size_bytes", metadata={ESTIMATE_METADATA_KEY: SIZE_ESTIMATE_NOTE})
     return validate_records(df.drop("record_size_bytes").select("*", labelled))

@@ -6,6 +6,10 @@ in the executors), used when the session has it, and :class:`kcompact_nb.io.Segm
 workers, writing Arrow columns (:mod:`kcompact_nb.spark._segment_columns`), for any other session.
 Control records (transaction markers) are included with ``is_control``; batches the cleaner emptied hold
 no records and so have no rows.
+
+Where a log dir may live (:mod:`kcompact_nb.spark._storage`): with the JVM source, any Hadoop filesystem
+(local paths, ``file://``, ``hdfs://``, ``s3a://``...), listed and read through Hadoop's API; without it,
+local paths only, listed here with the same rules (``LogDir.java`` mirrors :func:`segment_tasks`).
 """
 
 from __future__ import annotations
@@ -24,18 +28,23 @@ from kcompact_nb.core import RecordBatch, TimestampType, record_size_bytes
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
+    CheckpointFormatError,
     NotASegmentError,
     SegmentFileReader,
+    parse_checkpoint,
     read_checkpoint,
+    segment_base_offset,
 )
 from kcompact_nb.spark._file_tasks import RowTuple, decode_in_tasks
 from kcompact_nb.spark._segment_columns import decode_segment_columns
-from kcompact_nb.spark._segment_source import SEGMENT_SOURCE_CLASS, SegmentSourceError, in_session
+from kcompact_nb.spark._segment_source import SegmentSourceError, in_session, io_errors, missing_source_reason, read_source
+from kcompact_nb.spark._storage import StorageLocation, local_path, storage_location
 
 DECODERS = ("auto", "jvm", "python")
 
-_SEGMENT_SUFFIX = ".log"
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>[0-9]+)$")
+_SEGMENT_NAME = re.compile(r"^(?P<base>[0-9]{20})\.log$")
+_MAX_PARTITION = 2**31 - 1
 
 SEGMENT_SCHEMA = StructType(
     [
@@ -69,21 +78,39 @@ class SegmentTask:
 
 
 def segment_tasks(path: str | os.PathLike[str], *, topics: Collection[str] | None = None, verify_crc: bool = True) -> list[SegmentTask]:
-    """The segment files of every ``<topic>-<partition>/`` directory of a log dir, in offset order."""
-    root = Path(path)
-    if not root.is_dir():
-        raise NotASegmentError(root, None, "not a log directory")
+    """The segment files of every ``<topic>-<partition>/`` directory of a local log dir, in offset order.
+
+    The rules of the JVM source's listing (``LogDir.java``): partition directories by name (hidden ones such
+    as ``__consumer_offsets-0`` included, partitions beyond 2^31-1 skipped), ``<20 digits>.log`` files by name.
+    """
+    root = _log_dir(Path(path))
     tasks: list[SegmentTask] = []
-    for directory in sorted(p for p in root.iterdir() if p.is_dir()):
+    for directory in sorted(root.iterdir()):
         match = _PARTITION_DIR.match(directory.name)
-        if match is None or (topics is not None and match.group("topic") not in topics):
+        if not directory.is_dir() or match is None or int(match["partition"]) > _MAX_PARTITION:
             continue
-        files = sorted(p for p in directory.iterdir() if p.name.endswith(_SEGMENT_SUFFIX) and p.name[:20].isdigit() and len(p.name) == 24)
-        bases = [int(f.name[:20]) for f in files]
+        if topics is not None and match["topic"] not in topics:
+            continue
+        files = sorted(p for p in directory.iterdir() if p.is_file() and _SEGMENT_NAME.match(p.name))
+        bases = [_base_offset(f) for f in files]
         for i, file in enumerate(files):
             end = bases[i + 1] if i + 1 < len(files) else None
-            tasks.append(SegmentTask(str(file), match.group("topic"), int(match.group("partition")), bases[i], end, verify_crc))
+            tasks.append(SegmentTask(str(file), match["topic"], int(match["partition"]), bases[i], end, verify_crc))
     return tasks
+
+
+def _log_dir(root: Path) -> Path:
+    if not root.exists():
+        raise NotASegmentError(root, None, "not a log directory: it does not exist")
+    if not root.is_dir():
+        raise NotASegmentError(root, None, "not a log directory: it is a file")
+    return root
+
+
+def _base_offset(file: Path) -> int:
+    offset = segment_base_offset(file)  # raises NotASegmentError beyond Long.MAX_VALUE
+    assert offset is not None, file  # only <20 digits>.log names are listed
+    return offset
 
 
 def load_log_dir(
@@ -98,43 +125,53 @@ def load_log_dir(
 
     Parameters
     ----------
-    path : the log dir; never modified. Directories that are not ``<topic>-<partition>`` are skipped.
+    path : the log dir, never modified: a local path (made absolute here; on a cluster it must exist at that
+        path on every machine) or a Hadoop filesystem URL (``file:///``, ``hdfs://``, ``s3a://``...). Directories
+        that are not ``<topic>-<partition>`` are skipped.
     topics : restrict to these topics.
     verify_crc : check each batch's CRC-32C (``DefaultRecordBatch.ensureValid``).
-    decoder : ``"jvm"`` (Kafka's own decoding in the executors; the session must have been started by
-        :func:`spark_session`, which adds it), ``"python"`` (the io reader in Python workers; works on
-        any session, Spark Connect included) or ``"auto"``: the JVM one when the session has it.
+    decoder : ``"jvm"`` (Kafka's own decoding in the executors; the session needs the JVM segment-file source,
+        which :func:`spark_session` adds and a Spark Connect server gets with ``--jars``), ``"python"`` (the io
+        reader in Python workers; local paths only) or ``"auto"``: the JVM one when the session has it.
 
     Returns the record schema (:data:`kcompact_nb.spark.RECORD_COLUMNS`) with exact
     ``record_size_bytes``. A corrupt batch fails its task with the io layer's error (its class name, the
     file, the reason and the byte position).
     """
-    tasks = segment_tasks(path, topics=topics, verify_crc=verify_crc)
+    location = storage_location(path)
     if _use_segment_source(spark, decoder):
-        return spark.read.format(SEGMENT_SOURCE_CLASS).options(**segment_source_options(tasks)).load()
+        options = _log_dir_options(location, topics)
+        return read_source(spark, "records", verify_crc=str(verify_crc).lower(), **options)
+    why = _PYTHON_DECODER_LOCAL if decoder == "python" else without_source(spark)
+    tasks = segment_tasks(local_path(location, why), topics=topics, verify_crc=verify_crc)
     return decode_in_tasks(spark, tasks, decode_segment)
+
+
+_PYTHON_DECODER_LOCAL = "decoder='python' opens segment files in Python workers, so only local paths: use decoder='jvm' for URLs"
+
+
+def without_source(spark: SparkSession) -> str:
+    """Why a Hadoop URL cannot be read in ``spark``: it lacks the JVM source, and how to add it."""
+    return f"Hadoop filesystem URLs are read by the JVM segment-file source, and {missing_source_reason(spark)}"
 
 
 def _use_segment_source(spark: SparkSession, decoder: str) -> bool:
     if decoder not in DECODERS:
         raise ValueError(f"decoder must be one of {DECODERS}, not {decoder!r}")
+    if decoder == "python":
+        return False
     available = in_session(spark)
     if decoder == "jvm" and not available:
-        raise SegmentSourceError(
-            "this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session "
-            "(segment_source=True, the default) or use decoder='python'"
-        )
-    return available and decoder != "python"
+        raise SegmentSourceError(f"{missing_source_reason(spark)}; or use decoder='python'")
+    return available
 
 
-def segment_source_options(tasks: list[SegmentTask]) -> dict[str, str]:
-    """The JVM source's options for ``tasks`` (``SegmentFile.fromOptions`` reads them)."""
-    options = {"segments": str(len(tasks)), "verify_crc": str(all(t.verify_crc for t in tasks)).lower()}
-    for i, task in enumerate(tasks):
-        prefix = f"segment.{i}."
-        options |= {prefix + "path": task.path, prefix + "topic": task.topic, prefix + "partition": str(task.partition)}
-        options |= {prefix + "base_offset": str(task.base_offset), prefix + "end_offset": str(-1 if task.end_offset is None else task.end_offset)}
-    return options
+def _log_dir_options(location: StorageLocation, topics: Collection[str] | None) -> dict[str, str]:
+    if topics is None:
+        return {"path": location.url}
+    if any("," in topic for topic in topics):
+        raise ValueError(f"topic names never contain ',' (Kafka allows [a-zA-Z0-9._-]): {sorted(topics)}")
+    return {"path": location.url, "topics": ",".join(sorted(topics))}
 
 
 def decode_segment(task: SegmentTask) -> Iterator[pa.RecordBatch]:
@@ -161,23 +198,55 @@ def batch_rows(topic: str, partition: int, segment_base_offset: int, batch: Reco
 def load_segments(spark: SparkSession, path: str | os.PathLike[str], *, topics: Collection[str] | None = None) -> DataFrame:
     """One row per segment file: topic, partition, ``segment_base_offset``, ``size_bytes`` and mtime (ms).
 
-    File sizes are what the cleaner counts (``LogSegment.size``); listing is metadata only, done on the driver.
+    File sizes are what the cleaner counts (``LogSegment.size``). Listing is metadata only, on the driver:
+    through Hadoop's filesystem API when the session has the JVM segment-file source (any URL), else of a
+    local path here.
     """
+    location = storage_location(path)
+    if in_session(spark):
+        return read_source(spark, "segments", **_log_dir_options(location, topics))
     rows = []
-    for task in segment_tasks(path, topics=topics):
+    for task in segment_tasks(local_path(location, without_source(spark)), topics=topics):
         stat = Path(task.path).stat()
         rows.append((task.topic, task.partition, task.base_offset, stat.st_size, stat.st_mtime_ns // 1_000_000))
     return spark.createDataFrame(rows, SEGMENT_SCHEMA)
 
 
+_CHECKPOINTS = (CLEANER_OFFSET_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT)
+
+
 def load_checkpoints(spark: SparkSession, path: str | os.PathLike[str]) -> DataFrame:
     """``cleaner-offset-checkpoint`` and ``log-start-offset-checkpoint`` of a log dir as one small DataFrame.
 
-    One row per partition named in either file; a missing entry is null.
+    One row per partition named in either file; a missing entry (or file) is null. The files are read on the
+    driver (through Hadoop's filesystem API when the session has the JVM segment-file source) and parsed by
+    :func:`kcompact_nb.io.parse_checkpoint`.
     """
-    root = Path(path)
-    cleaner = read_checkpoint(root / CLEANER_OFFSET_CHECKPOINT)
-    starts = read_checkpoint(root / LOG_START_OFFSET_CHECKPOINT)
+    location = storage_location(path)
+    if in_session(spark):
+        cleaner, starts = _checkpoint_entries(spark, location)
+    else:
+        root = _log_dir(local_path(location, without_source(spark)))
+        cleaner, starts = read_checkpoint(root / CLEANER_OFFSET_CHECKPOINT), read_checkpoint(root / LOG_START_OFFSET_CHECKPOINT)
     keys = sorted(set(cleaner) | set(starts))
     rows = [(topic, partition, cleaner.get((topic, partition)), starts.get((topic, partition))) for topic, partition in keys]
     return spark.createDataFrame(rows, CHECKPOINT_SCHEMA)
+
+
+Entries = dict[tuple[str, int], int]
+
+
+def _checkpoint_entries(spark: SparkSession, location: StorageLocation) -> tuple[Entries, Entries]:
+    with io_errors():  # Spark Connect lists at the collect, which holds at most the two checkpoint files
+        files = {row["name"]: (row["file"], bytes(row["content"])) for row in read_source(spark, "checkpoints", path=location.url).collect()}
+    entries = [_parse_checkpoint(*files[name]) if name in files else {} for name in _CHECKPOINTS]
+    return entries[0], entries[1]
+
+
+def _parse_checkpoint(file: str, content: bytes) -> Entries:
+    """As :func:`kcompact_nb.io.read_checkpoint` reads a file's bytes: UTF-8 text, else an error at the bad byte."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CheckpointFormatError(file, error.start, "not a text checkpoint file") from None
+    return parse_checkpoint(text, file)

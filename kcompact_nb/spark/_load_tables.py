@@ -1,6 +1,7 @@
 """Tables and text dumps into the record schema: JSON Lines, Parquet, ``kafka-dump-log.sh`` and kcat files.
 
-Dump and kcat files are parsed by the io layer's parsers inside Spark tasks, one task per file.
+Dump and kcat files are parsed by the io layer's parsers inside Spark tasks, one task per file. Every
+loader takes local paths (made absolute before Spark sees them) or Hadoop filesystem URLs.
 """
 
 from __future__ import annotations
@@ -8,17 +9,20 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from io import BytesIO, TextIOWrapper
 
+import pyarrow as pa  # type: ignore[import-untyped]
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from kcompact_nb.core import TimestampType, record_size_bytes
-from kcompact_nb.io import compile_kcat_format, read_dump_log, read_kcat
-from kcompact_nb.spark._file_tasks import RowTuple, arrow_chunks, decode_in_tasks
+from kcompact_nb.io import KcatParse, compile_kcat_format, parse_dump_log, parse_kcat_format, parse_kcat_json, read_dump_log, read_kcat
+from kcompact_nb.spark._file_tasks import FileDecoder, RowTuple, arrow_chunks, decode_file_bytes, decode_in_tasks
+from kcompact_nb.spark._load_log_dir import batch_rows, without_source
 from kcompact_nb.spark._load_kafka import with_estimated_sizes
-from kcompact_nb.spark._load_log_dir import batch_rows
 from kcompact_nb.spark._schema import KAFKA_SOURCE_COLUMNS, require_columns, validate_records
+from kcompact_nb.spark._segment_source import in_session
+from kcompact_nb.spark._storage import StorageError, storage_location
 
 _JSONL_SCHEMA = (
     "key string, value string, topic string, partition int, offset long, timestamp string, "
@@ -31,7 +35,7 @@ def load_jsonl(spark: SparkSession, path: str | os.PathLike[str]) -> DataFrame:
 
     ``key``, ``value`` and header values are base64, ``timestamp`` UTC ISO-8601. Sizes are estimates.
     """
-    raw = spark.read.schema(_JSONL_SCHEMA).json(str(path))
+    raw = spark.read.schema(_JSONL_SCHEMA).json(storage_location(path).url)
     decoded_headers = F.transform(raw["headers"], lambda h: F.struct(h["key"].alias("key"), F.unbase64(h["value"]).alias("value")))
     df = raw.select(
         F.unbase64("key").alias("key"),
@@ -51,17 +55,24 @@ def load_parquet(spark: SparkSession, path: str | os.PathLike[str]) -> DataFrame
 
     Without a ``record_size_bytes`` column sizes are estimated (and labelled so).
     """
-    df = require_columns(spark.read.parquet(str(path)), KAFKA_SOURCE_COLUMNS, what="load_parquet")
+    df = require_columns(spark.read.parquet(storage_location(path).url), KAFKA_SOURCE_COLUMNS, what="load_parquet")
     return validate_records(df) if "record_size_bytes" in df.columns else with_estimated_sizes(df)
 
 
 @dataclass(frozen=True)
-class _TextFileTask:
-    path: str
+class _TextFiles:
+    """How to turn one text file into records; called with the file's name and its bytes (None: open it)."""
+
     topic: str
     partition: int
     kcat_format: str | None = None
     print_nulls: bool = False
+
+    def dump_rows(self, name: str, content: bytes | None) -> Iterator[pa.RecordBatch]:
+        return arrow_chunks(_dump_rows(self, name, content))
+
+    def kcat_rows(self, name: str, content: bytes | None) -> Iterator[pa.RecordBatch]:
+        return arrow_chunks(_kcat_rows(self, name, content))
 
 
 def load_dump_log(spark: SparkSession, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, topic: str, partition: int) -> DataFrame:
@@ -69,9 +80,9 @@ def load_dump_log(spark: SparkSession, paths: str | os.PathLike[str] | Sequence[
 
     Dumps do not name the partition, so ``topic`` and ``partition`` are given. Batch columns come
     from the dump; ``record_size_bytes`` is computed with the v2 formula from the printed fields.
+    ``paths`` are local paths (made absolute) or Hadoop filesystem URLs (read by the JVM segment-file source).
     """
-    tasks = [_TextFileTask(str(p), topic, partition) for p in _paths(paths)]
-    return decode_in_tasks(spark, tasks, lambda task: arrow_chunks(_decode_dump(task)))
+    return _decode_text_files(spark, paths, _TextFiles(topic, partition).dump_rows)
 
 
 def load_kcat(
@@ -91,10 +102,10 @@ def load_kcat(
     batch. ``timestamp`` is null where kcat printed none (a format without ``%T``, or a message
     without a timestamp), ``timestampType`` where it is not printed (every ``-f`` format). Columns
     the output does not carry have column metadata ``kcompact.missing`` saying so
-    (:func:`missing_note`); key, value and headers there are null.
+    (:func:`missing_note`); key, value and headers there are null. ``paths`` are local paths (made
+    absolute) or Hadoop filesystem URLs (read by the JVM segment-file source).
     """
-    tasks = [_TextFileTask(str(p), topic, partition, kcat_format, print_nulls) for p in _paths(paths)]
-    df = decode_in_tasks(spark, tasks, lambda task: arrow_chunks(_decode_kcat(task)))
+    df = _decode_text_files(spark, paths, _TextFiles(topic, partition, kcat_format, print_nulls).kcat_rows)
     for column, note in _kcat_missing_notes(kcat_format).items():
         df = df.withMetadata(column, {**df.schema[column].metadata, MISSING_METADATA_KEY: note})
     return df
@@ -132,27 +143,47 @@ def missing_note(df: DataFrame, column: str) -> str | None:
     return None if note is None else str(note)
 
 
-def _paths(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[Path]:
-    return [Path(paths)] if isinstance(paths, (str, os.PathLike)) else [Path(p) for p in paths]
+def _decode_text_files(spark: SparkSession, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], decode: FileDecoder) -> DataFrame:
+    """Local files are opened by the Python workers; any URL makes the JVM source read them all (Hadoop's API)."""
+    locations = [storage_location(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
+    if all(location.local is not None for location in locations):
+        return decode_in_tasks(spark, [str(location) for location in locations], lambda name: decode(name, None))
+    if not in_session(spark):
+        remote = next(location for location in locations if location.local is None)
+        raise StorageError(f"{remote.url}: {without_source(spark)}")
+    return decode_file_bytes(spark, [location.url for location in locations], decode)
 
 
-def _decode_dump(task: _TextFileTask) -> Iterator[RowTuple]:
-    for segment in read_dump_log(task.path).segments:
+def _dump_rows(files: _TextFiles, name: str, content: bytes | None) -> Iterator[RowTuple]:
+    if content is None:
+        dump = read_dump_log(name)
+    else:  # as read_dump_log decodes a file
+        dump = parse_dump_log(TextIOWrapper(BytesIO(content), encoding="utf-8", errors="replace"), source=name)
+    for segment in dump.segments:
         for batch in segment.batches:
-            yield from batch_rows(task.topic, task.partition, segment.base_offset, batch)
+            yield from batch_rows(files.topic, files.partition, segment.base_offset, batch)
 
 
-def _decode_kcat(task: _TextFileTask) -> Iterator[RowTuple]:
+def _kcat_rows(files: _TextFiles, name: str, content: bytes | None) -> Iterator[RowTuple]:
     nulls = (None,) * 8
-    for message in read_kcat(task.path, task.kcat_format, print_nulls=task.print_nulls).messages:
+    for message in _kcat(files, name, content).messages:
         r = message.record
-        topic = message.topic if message.topic is not None else task.topic
-        partition = message.partition if message.partition is not None else task.partition
+        topic = message.topic if message.topic is not None else files.topic
+        partition = message.partition if message.partition is not None else files.partition
         headers = [{"key": k, "value": v} for k, v in r.headers] if r.headers else None
         size = record_size_bytes(0, 0, r.key, r.value, r.headers)
         stamp_us = None if r.timestamp == -1 else r.timestamp * 1000  # -1: none printed (Kafka's NO_TIMESTAMP)
         kind = None if message.timestamp_type is None else _TIMESTAMP_TYPE_IDS[message.timestamp_type]
         yield (r.key, r.value, topic, partition, r.offset, stamp_us, kind, headers, *nulls, size)
+
+
+def _kcat(files: _TextFiles, name: str, content: bytes | None) -> KcatParse:
+    """As :func:`kcompact_nb.io.read_kcat` reads a file (its bytes, as kcat wrote them)."""
+    if content is None:
+        return read_kcat(name, files.kcat_format, print_nulls=files.print_nulls)
+    if files.kcat_format is None:
+        return parse_kcat_json(content, source=name)
+    return parse_kcat_format(content, files.kcat_format, print_nulls=files.print_nulls, source=name)
 
 
 _TIMESTAMP_TYPE_IDS = {TimestampType.CREATE_TIME: 0, TimestampType.LOG_APPEND_TIME: 1}

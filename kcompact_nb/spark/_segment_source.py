@@ -5,26 +5,35 @@ per segment file, framed and checked as :class:`kcompact_nb.io.SegmentFileReader
 reasons), records decoded by kafka-clients' ``DefaultRecordBatch``. Rows never cross into Python, which is
 what makes it several times faster than decoding in Python workers.
 
+The source also lists log dirs and reads files through Hadoop's filesystem API, so log dirs on
+``hdfs://``, ``s3a://``... load like local ones.
+
 It is compiled once per pyspark and kafka-clients version with ``javac`` against pyspark's jars and the
 kafka-clients jar that comes with Spark's Kafka connector (:func:`kafka_connector_jars`), into
 ``$KCOMPACT_CACHE_DIR`` (default ``~/.cache/kcompact_nb``). :func:`spark_session` adds the result to
-``spark.jars``; sessions without it decode in Python workers instead.
+``spark.jars``; a Spark Connect server gets them with ``--jars``. Sessions without it decode local
+segment files in Python workers instead.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+import weakref
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from kcompact_nb.core import KcompactError
+from kcompact_nb.io import NotASegmentError
 from kcompact_nb.spark._connector import kafka_connector_jars
 
 SEGMENT_SOURCE_CLASS = "kcompact.spark.SegmentFileSource"
@@ -110,9 +119,79 @@ def _pyspark_version() -> str:
     return str(pyspark.__version__)
 
 
+_PROBED: weakref.WeakKeyDictionary[SparkSession, bool] = weakref.WeakKeyDictionary()
+_NOT_FOUND = "DATA_SOURCE_NOT_FOUND"
+_SEGMENTS_COLUMNS = ["topic", "partition", "segment_base_offset", "size_bytes", "last_modified_ms"]
+
+
+def is_connect(spark: SparkSession) -> bool:
+    """Whether ``spark`` is a Spark Connect client session (no JVM of its own in this process)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
 def in_session(spark: SparkSession) -> bool:
-    """Whether ``spark`` was started with the source's jar (``spark.jars``); never on Spark Connect."""
-    if type(spark).__module__.startswith("pyspark.sql.connect"):
-        return False
-    jars = spark.sparkContext.getConf().get("spark.jars", "") or ""
-    return any(Path(entry).name.startswith(SOURCE_JAR_PREFIX) for entry in jars.split(","))
+    """Whether ``spark`` can load the source: the class resolves in its driver (``spark.jars`` of a classic session,
+    ``--jars`` of a Spark Connect server) and is the one built from this package's Java sources.
+
+    Probed once per session by reading the source's schema (no data, no job); a source from another version of
+    the package raises :class:`SegmentSourceError`.
+    """
+    known = _PROBED.get(spark)
+    if known is None:
+        known = _PROBED[spark] = _probe(spark)
+    return known
+
+
+def _probe(spark: SparkSession) -> bool:
+    try:
+        columns = spark.read.format(SEGMENT_SOURCE_CLASS).option("kind", "segments").load().columns
+    except Exception as error:  # classic: Py4JJavaError; Spark Connect: SparkClassNotFoundException
+        if _NOT_FOUND in str(error):
+            return False
+        raise
+    if columns != _SEGMENTS_COLUMNS:
+        raise SegmentSourceError(
+            f"the session's {SEGMENT_SOURCE_CLASS} comes from another version of kcompact_nb (it lists segments as "
+            f"{columns}); restart it with the jars kcompact_nb.spark.segment_source_jars() gives"
+        )
+    return True
+
+
+def missing_source_reason(spark: SparkSession) -> str:
+    """Why ``spark`` has no source and how to give it one (Spark Connect servers get it at start)."""
+    if is_connect(spark):
+        return (
+            f"the Spark Connect server has no JVM segment-file source (class {SEGMENT_SOURCE_CLASS}): start it with "
+            "--jars and the two jars kcompact_nb.spark.segment_source_jars() gives (README 'Running on a cluster')"
+        )
+    return (
+        "this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session "
+        "(segment_source=True, the default), or add the jars kcompact_nb.spark.segment_source_jars() gives to spark.jars"
+    )
+
+
+_IO_ERROR = re.compile(r"NotASegmentError: (?P<file>[^\n]+?): (?P<reason>[^\n]+)")
+
+
+def read_source(spark: SparkSession, kind: str, **options: str) -> DataFrame:
+    """The source's ``kind`` (records, segments, checkpoints, files) with ``options``; see ``SegmentFileSource.java``.
+
+    Log dirs are listed when a classic session loads the source (a Spark Connect session: at its first action);
+    a log dir that does not exist raises the io layer's :class:`NotASegmentError` as the Python listing does.
+    """
+    with io_errors():
+        return spark.read.format(SEGMENT_SOURCE_CLASS).options(kind=kind, **options).load()
+
+
+@contextmanager
+def io_errors() -> Iterator[None]:
+    """Raise the source's listing errors, which Spark wraps in its own exceptions, as :class:`NotASegmentError`."""
+    try:
+        yield
+    except KcompactError:
+        raise
+    except Exception as error:
+        match = _IO_ERROR.search(str(error))
+        if match is None:
+            raise
+        raise NotASegmentError(match["file"], None, match["reason"].strip()) from None

@@ -1,8 +1,8 @@
 """A Spark session with the project's determinism settings (DESIGN.md, Determinism).
 
-Embedded ``local[*]`` by default; a master URL or a Spark Connect remote comes from a parameter
-or the standard environment variables (``SPARK_REMOTE``, ``MASTER``), so a notebook written
-against a laptop runs unchanged on a cluster.
+Embedded ``local[*]`` by default, listening on loopback only; the standard environment variables
+(``SPARK_REMOTE``, ``MASTER``) win over the code's ``master``, so a notebook written against a laptop
+(``spark_session("local[2]")``) runs unchanged on a cluster or a Spark Connect server.
 """
 
 from __future__ import annotations
@@ -28,8 +28,11 @@ DETERMINISM_SETTINGS: dict[str, str] = {
     "spark.ui.showConsoleProgress": "false",
 }
 _STATIC_SETTINGS = ("spark.ui.enabled", "spark.ui.showConsoleProgress", "spark.jars")
-PANDAS_SUPPORT_WARNING = "PySpark does not yet fully support pandas"
-"""Start of pyspark's FutureWarning about the installed pandas, filtered by :func:`spark_session`."""
+LOOPBACK = "127.0.0.1"
+LOOPBACK_SETTINGS: dict[str, str] = {"spark.driver.bindAddress": LOOPBACK, "spark.driver.host": LOOPBACK}
+"""Defaults for local masters (and masters on loopback): the driver's RPC and block manager ports listen on
+loopback only, not on the machine's network addresses; ``config`` can override them."""
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 @dataclass(frozen=True)
@@ -53,20 +56,26 @@ def session_settings(
 ) -> SessionSettings:
     """Resolve the session's target and configuration without starting anything.
 
-    Precedence: ``master``, then ``remote``, then ``$SPARK_REMOTE`` (Spark Connect), then
-    ``$MASTER``, then ``spark.master`` in ``config``, then ``local[*]``. ``kafka=True`` adds the
-    Kafka connector's jars and ``segment_source=True`` the JVM segment-file source's (built the
-    first time, see :func:`segment_source_jars`) to ``spark.jars``, after any given in ``config``;
-    on Spark Connect the server must provide them. A source that cannot be built is left out with
-    a warning (``load_log_dir`` then decodes in Python workers).
+    Precedence: ``$SPARK_REMOTE`` (Spark Connect), then ``$MASTER``: where a deployment says to run wins
+    over the code (pyspark itself refuses a master when ``$SPARK_REMOTE`` is set); then ``master``, then
+    ``remote``, then ``spark.master`` in ``config``, then ``local[*]``. Local masters and ``spark://``
+    masters on loopback get :data:`LOOPBACK_SETTINGS` (other masters: Spark's defaults, see README
+    "Running on a cluster"). ``kafka=True`` adds the Kafka connector's jars and ``segment_source=True``
+    the JVM segment-file source's (built the first time, see :func:`segment_source_jars`) to
+    ``spark.jars``, after any given in ``config``; a Spark Connect server must have been started with
+    them. A source that cannot be built is left out with a warning (``load_log_dir`` then decodes in
+    Python workers).
     """
     env = os.environ if environ is None else environ
     conf = {**DETERMINISM_SETTINGS, "spark.sql.shuffle.partitions": str(shuffle_partitions), **(config or {})}
-    remote = remote if master is None else None
-    remote = remote or (None if master is not None else env.get("SPARK_REMOTE"))
+    remote = env.get("SPARK_REMOTE") or (None if env.get("MASTER") or master is not None else remote)
     if remote is not None:
+        conf.pop("spark.master", None)
         return SessionSettings(None, remote, {k: v for k, v in conf.items() if k not in _STATIC_SETTINGS})
-    master = master or env.get("MASTER") or conf.pop("spark.master", None) or "local[*]"
+    master = env.get("MASTER") or master or conf.pop("spark.master", None) or "local[*]"
+    conf.pop("spark.master", None)
+    if _on_loopback(master):
+        conf = {**LOOPBACK_SETTINGS, **conf}
     jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
     if kafka:
         jars += map(str, kafka_connector_jars())
@@ -75,6 +84,14 @@ def session_settings(
     if jars:
         conf["spark.jars"] = ",".join(dict.fromkeys(jars))
     return SessionSettings(master, None, conf)
+
+
+def _on_loopback(master: str) -> bool:
+    """``local``, ``local[N]``... or a standalone master whose every host is a loopback name."""
+    if master.startswith("local"):
+        return True
+    hosts = [entry.rsplit(":", 1)[0] for entry in master.removeprefix("spark://").split(",")]
+    return master.startswith("spark://") and all(host in _LOOPBACK_HOSTS for host in hosts)
 
 
 def _segment_source_jars() -> tuple[Path, ...]:
@@ -100,8 +117,8 @@ def spark_session(
 
     Parameters
     ----------
-    master : ``local[2]``, ``spark://host:7077``, ``yarn``...; default ``$MASTER`` or ``local[*]``.
-    remote : a Spark Connect URL (``sc://host:15002``); default ``$SPARK_REMOTE``.
+    master : ``local[2]``, ``spark://host:7077``, ``yarn``...; ``$SPARK_REMOTE`` or ``$MASTER`` win over it.
+    remote : a Spark Connect URL (``sc://host:15002``), used when neither variable nor ``master`` is set.
     kafka : add Spark's Kafka source (``spark-sql-kafka-0-10_2.13``); resolved with Maven the first time.
         Jars are fixed when the JVM starts, so ask for it in the first session of the process.
     segment_source : add the JVM segment-file source that ``load_log_dir`` uses (Kafka's own decoding in
@@ -111,12 +128,9 @@ def spark_session(
     log_level : the JVM's log level (``SparkContext.setLogLevel``); not settable over Spark Connect.
 
     A session already running in the process is returned as it is (its master and jars fixed); asking
-    for another ``master`` then warns. pyspark's FutureWarning that it does not yet fully support the
-    installed pandas is filtered for the process (that message only): pyspark repeats it on every
-    ``toPandas``, so notebooks' tables would carry it; the project's tests run against the pandas
-    installed here.
+    for another ``master`` then warns. A local master's Python workers run this interpreter; a cluster's
+    run ``$PYSPARK_PYTHON`` (README "Running on a cluster").
     """
-    warnings.filterwarnings("ignore", message=PANDAS_SUPPORT_WARNING, category=FutureWarning)
     settings = session_settings(
         master, remote=remote, kafka=kafka, segment_source=segment_source, shuffle_partitions=shuffle_partitions, config=config
     )
@@ -130,7 +144,7 @@ def spark_session(
     session = builder.getOrCreate()
     if settings.remote is None:
         session.sparkContext.setLogLevel(log_level)
-        _warn_if_master_differs(session, master)
+        _warn_if_master_differs(session, settings.master if master is not None else None)
     return session
 
 

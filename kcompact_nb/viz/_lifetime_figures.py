@@ -11,7 +11,7 @@ from kcompact_nb.core import RecordLifetime, format_duration_ms
 from kcompact_nb.viz._axes import TimeAxis, time_axis
 from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_below, legend_once
 from kcompact_nb.viz._labels import PLOT_WIDTH_PX, merged, row_count, stacked
-from kcompact_nb.viz._palette import COLORS, DUE, INK, KEPT, REMOVED, UNSTAMPED, WAITING
+from kcompact_nb.viz._palette import COLORS, DUE, INK, KEPT, LABELS, PASS, REMOVED, UNSTAMPED, WAITING
 
 ROW_PX, LABEL_PX = 34, 17
 SURVIVES, REMOVED_BY_PASS = "still stored after the last step", "removed by a pass"
@@ -92,13 +92,19 @@ PHASES = (
 
 
 def tombstone_timeline_figure(
-    lifetimes: Sequence[RecordLifetime], *, now_ms: int, title: str | None = None
+    lifetimes: Sequence[RecordLifetime],
+    *,
+    now_ms: int,
+    passes_ms: Sequence[int] = (),
+    title: str | None = None,
 ) -> go.Figure:
     """The lifecycle of each tombstone, one row each: appended, stamped by a pass with its delete horizon
     (pass time + ``delete.retention.ms``), the horizon, and the pass that removes it (spec 7.4).
 
     Until it is removed a consumer reading the partition still sees the delete; Kafka guarantees that
     for ``delete.retention.ms`` after the pass that stamps it. Phases still running end at ``now_ms``.
+    ``passes_ms`` are the times of every cleaner pass, drawn as lines across the rows (a pass between
+    stamping and the horizon keeps the tombstone).
     """
     rows = [life for life in lifetimes if life.is_tombstone]
     times = [
@@ -107,8 +113,8 @@ def tombstone_timeline_figure(
         for t in (life.appeared_ms, life.stamped_ms, life.horizon_ms, life.removed_ms)
         if t is not None
     ]
-    axis = time_axis([*times, now_ms])
-    low, high = axis.x(min([*times, now_ms])), axis.x(max([*times, now_ms]))
+    axis = time_axis([*times, *passes_ms, now_ms])
+    low, high = axis.x(min([*times, *passes_ms, now_ms])), axis.x(max([*times, *passes_ms, now_ms]))
     px_per_unit = PLOT_WIDTH_PX / max(high - low, 1e-9)
     fig = go.Figure()
     y = 0.0
@@ -132,6 +138,8 @@ def tombstone_timeline_figure(
         fig.add_trace(_event_marks(life, axis, y))
         ticks.append((y, f"{_value(life.key)} @ offset {life.offset}"))
         y += 1 + (row_count(labels) * LABEL_PX + 10) / ROW_PX
+    if passes_ms:
+        fig.add_trace(_pass_lines(passes_ms, axis, top=y - 0.3))
     legend_once(fig)
     plot_px = max(int(y * ROW_PX) + 60, 150)
     fig.update_layout(
@@ -158,6 +166,26 @@ def tombstone_timeline_figure(
     ) + "until a pass removes it, a consumer reading the partition still sees the delete"
     return finish(
         fig, title=title or "Tombstone lifecycle", subtitle=subtitle, height=plot_px + 100 + 130, top=100, bottom=130
+    )
+
+
+def _pass_lines(passes_ms: Sequence[int], axis: TimeAxis, *, top: float) -> go.Scatter:
+    """One dotted line per cleaner pass, from below the first row to above the last."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    texts: list[str | None] = []
+    for t in passes_ms:
+        xs += [axis.x(t), axis.x(t), None]
+        ys += [-0.5, top, None]
+        texts += [f"cleaner pass at {axis.text(t)}"] * 2 + [None]
+    return go.Scatter(
+        name=LABELS[PASS],
+        x=xs,
+        y=ys,
+        mode="lines",
+        line={"color": COLORS[PASS], "width": 1.5, "dash": "dot"},
+        hovertext=texts,
+        hovertemplate="%{hovertext}<extra></extra>",
     )
 
 

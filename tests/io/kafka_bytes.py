@@ -7,6 +7,7 @@ recomputed, as real-kafka.md section 9 describes.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import struct
 from collections.abc import Iterable, Sequence
@@ -135,3 +136,16 @@ def tree_digest(root: Path) -> dict[str, str]:
 
 def file_bytes(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def as_gzip(plain: bytes, *, trailing: bytes = b"", members: int = 1) -> bytes:
+    """``plain`` (an uncompressed batch) with its records gzip-compressed, split into ``members`` gzip members,
+    followed by ``trailing`` bytes; length and CRC fixed."""
+    body = plain[61:]
+    cut = len(body) // members
+    parts = [body[i * cut : (i + 1) * cut if i < members - 1 else len(body)] for i in range(members)]
+    out = bytearray(plain[:61] + b"".join(gzip.compress(p, mtime=0) for p in parts) + trailing)
+    struct.pack_into(">i", out, 8, len(out) - 12)
+    struct.pack_into(">h", out, 21, struct.unpack_from(">h", out, 21)[0] | 1)
+    struct.pack_into(">I", out, 17, calc_crc32c(memoryview(out)[21:]))
+    return bytes(out)

@@ -11,7 +11,7 @@ from kafka.record.util import calc_crc32c
 
 from kcompact_nb import KcompactError, Record, RecordBatch, TimestampType
 from kcompact_nb.io import MissingCodecError, SegmentFileReader, iter_segment_batches, segment_base_offset
-from tests.io.kafka_bytes import kafka_batch, marker_batch, rec, simple_batches
+from tests.io.kafka_bytes import as_gzip, kafka_batch, marker_batch, rec, simple_batches
 
 
 def write(tmp_path: Path, *batches: bytes, base: int = 0) -> Path:
@@ -170,3 +170,45 @@ def test_batches_below_the_file_base_offset_are_rejected(tmp_path):
     path = write(tmp_path, *simple_batches([5]), base=10)
     with pytest.raises(OffsetOrderError, match="below 10"):
         list(iter_segment_batches(path))
+
+
+PLAIN = kafka_batch([rec(i, 10 + i, b"k%d" % i, b"v" * 30) for i in range(4)], base_offset=0)
+
+
+@pytest.mark.parametrize(
+    "trailing",
+    [b"\x00", b"not gzip at all", b"\x1f\x8b\x08\x00", b"\x1f\x8b\x08\x02" + b"\x00" * 8],  # last: a header with a bad FHCRC
+)
+def test_bytes_after_the_last_gzip_member_are_ignored_as_java_does(tmp_path, trailing):
+    """Kafka reads gzip through ``GZIPInputStream``, whose ``readTrailer`` ignores whatever after a member's
+    trailer is not a well-formed gzip header; Python's gzip module would refuse it."""
+    (batch,) = iter_segment_batches(write(tmp_path, as_gzip(PLAIN, trailing=trailing)))
+    assert batch.compression == "gzip"
+    assert [(r.offset, r.key) for r in batch.records] == [(i, b"k%d" % i) for i in range(4)]
+
+
+def test_concatenated_gzip_members_are_read_in_turn(tmp_path):
+    (batch,) = iter_segment_batches(write(tmp_path, as_gzip(PLAIN, members=3)))
+    assert [(r.offset, r.value) for r in batch.records] == [(i, b"v" * 30) for i in range(4)]
+
+
+def test_a_gzip_member_cut_before_its_trailer_is_corrupt(tmp_path):
+    cut = as_gzip(PLAIN)[:-4]
+    resized = bytearray(cut)
+    struct.pack_into(">i", resized, 8, len(resized) - 12)
+    struct.pack_into(">I", resized, 17, calc_crc32c(memoryview(resized)[21:]))
+    with pytest.raises(KcompactError, match="cannot decode the gzip records: EOFError: Unexpected end of ZLIB input stream"):
+        list(iter_segment_batches(write(tmp_path, bytes(resized))))
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_header_key_that_is_not_utf8_reads_with_replacement_characters(tmp_path, compressed):
+    """``DefaultRecord.readHeaders`` decodes a header key with ``Utils.utf8`` (``new String(bytes, UTF_8)``):
+    invalid bytes become U+FFFD, the record is read."""
+    plain = bytearray(kafka_batch([rec(0, 1, b"k", b"v", headers=[("\u00e9t\u00e9", b"x")])], base_offset=0))
+    at = plain.find("\u00e9t".encode())
+    plain[at] = 0xFF  # the first byte of "é" becomes a byte UTF-8 never uses
+    struct.pack_into(">I", plain, 17, calc_crc32c(memoryview(plain)[21:]))
+    data = as_gzip(bytes(plain)) if compressed else bytes(plain)
+    (batch,) = iter_segment_batches(write(tmp_path, data))
+    assert batch.records[0].headers == (("\ufffd\ufffdt\u00e9", b"x"),)

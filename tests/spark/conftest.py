@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import reduce
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from kcompact_nb import PartitionLog  # noqa: E402
 from kcompact_nb.core.cleaner._cleaner import clean_pass  # noqa: E402
 from kcompact_nb.core.cleaner._log_to_clean import log_to_clean  # noqa: E402
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap  # noqa: E402
+from kcompact_nb.spark import _segment_source  # noqa: E402
 from kcompact_nb.spark import load_checkpoints, load_log_dir, load_segments, spark_session  # noqa: E402
 from tests.broker.conftest import require_java_and_maven  # noqa: E402
 
@@ -31,6 +34,16 @@ def spark() -> Iterator[SparkSession]:
     session = spark_session("local[2]", kafka=True, shuffle_partitions=2, app_name="kcompact-tests")
     yield session
     session.stop()
+
+
+@contextmanager
+def source_hidden(spark: SparkSession) -> Iterator[SparkSession]:
+    """``spark`` as a session without the JVM source while inside: the probe looks for a class no session has
+    (a real DATA_SOURCE_NOT_FOUND from Spark), so loaders take their Python paths."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_segment_source, "SEGMENT_SOURCE_CLASS", "kcompact.spark.NoSuchSource")
+        patch.setattr(_segment_source, "_PROBED", weakref.WeakKeyDictionary())
+        yield spark
 
 
 def stage_topic(stage: Path) -> str:

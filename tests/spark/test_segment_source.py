@@ -25,9 +25,9 @@ from kcompact_nb.spark import RECORD_SCHEMA, load_log_dir, session_settings
 from kcompact_nb.spark._file_tasks import ARROW_SCHEMA
 from kcompact_nb.spark._load_log_dir import decode_segment, segment_tasks
 from kcompact_nb.spark._segment_source import SOURCE_JAR_PREFIX, SegmentSourceError, in_session, segment_source_jars
-from tests.io.kafka_bytes import every_batch_kind, kafka_batch, marker_batch, rec, tree_digest, write_segments
+from tests.io.kafka_bytes import as_gzip, every_batch_kind, kafka_batch, marker_batch, rec, tree_digest, write_segments
 from tests.io.test_io_fuzz import SEGMENT, with_fixed_crc
-from tests.spark.conftest import SAMPLES
+from tests.spark.conftest import SAMPLES, source_hidden
 
 ERROR = re.compile(r"(?P<kind>\w+Error): (?P<file>/\S+): (?P<reason>.+?) \(at byte position (?P<position>\d+)\)")
 RECORD_DECODER = "cannot decode the "
@@ -156,18 +156,15 @@ def test_the_shared_session_decodes_in_the_jvm_and_any_session_can_use_python(sp
         load_log_dir(spark, tmp_path, decoder="rust")
 
 
-class _NoJarSession:
-    class sparkContext:  # noqa: N801 - the attribute pyspark sessions have
-        @staticmethod
-        def getConf():
-            return {"spark.jars": "/opt/other.jar"}
-
-
-def test_a_session_without_the_source_gets_python_or_a_clear_error(tmp_path):
+def test_a_session_without_the_source_gets_python_or_a_clear_error(spark, tmp_path):
     write_segments(tmp_path / "t-0", {0: [ONE]})
-    assert not in_session(_NoJarSession())
-    with pytest.raises(SegmentSourceError, match="this session has no JVM segment-file source: start it with"):
-        load_log_dir(_NoJarSession(), tmp_path, decoder="jvm")
+    with source_hidden(spark) as without:
+        assert not in_session(without)
+        with pytest.raises(SegmentSourceError, match=r"^this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session"):
+            load_log_dir(without, tmp_path, decoder="jvm")
+        auto = load_log_dir(without, tmp_path)
+    assert "SegmentFileSource" not in auto._jdf.queryExecution().toString()
+    assert auto.toArrow().cast(ARROW_SCHEMA).equals(python_table(tmp_path))
 
 
 def test_session_settings_add_the_source_after_the_callers_jars():
@@ -183,7 +180,7 @@ def test_the_source_is_built_once_per_source_and_versions(tmp_path, monkeypatch)
     assert jar.parent == tmp_path and jar.name.startswith(SOURCE_JAR_PREFIX) and clients.name.startswith("kafka-clients-")
     with zipfile.ZipFile(jar) as archive:
         assert {n for n in archive.namelist() if "$" not in n} == {
-            f"kcompact/spark/{name}.class" for name in ("SegmentFileSource", "SegmentFile", "SegmentReader", "SegmentRows")
+            f"kcompact/spark/{name}.class" for name in ("SegmentFileSource", "SegmentFile", "SegmentReader", "SegmentRows", "LogDir", "WholeFiles")
         }
     built = jar.stat().st_mtime_ns
     assert segment_source_jars.__wrapped__() == (jar, clients) and jar.stat().st_mtime_ns == built
@@ -196,3 +193,22 @@ def test_without_javac_the_build_names_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(SegmentSourceError, match=r"no 'javac' \(a JDK 17 or newer\) on PATH or in \$JAVA_HOME/bin"):
         segment_source_jars.__wrapped__()
+
+
+LENIENT = {
+    # GZIPInputStream.readTrailer ignores what follows a member's trailer unless it is a gzip header
+    "bytes after the gzip member": as_gzip(ONE, trailing=b"not gzip at all"),
+    "concatenated gzip members": as_gzip(TWO, members=2),
+    # DefaultRecord.readHeaders: Utils.utf8 reads invalid UTF-8 in a header key as U+FFFD
+    "header key not UTF-8": with_crc(
+        bytearray(kafka_batch([rec(0, 1, b"k", b"v", headers=[("\u00e9", b"x")])], base_offset=0).replace("\u00e9".encode(), b"\xff\xa9"))
+    ),
+}
+
+
+@pytest.mark.parametrize("case", LENIENT)
+def test_what_kafka_reads_leniently_both_decoders_read_alike(spark, tmp_path, case):
+    write_segments(tmp_path / "t-0", {0: [LENIENT[case]]})
+    expected = python_table(tmp_path)
+    assert expected.num_rows >= 1
+    assert jvm_table(spark, tmp_path).equals(expected)

@@ -1,10 +1,16 @@
-"""Where a session runs and with which settings; the shared session has the determinism settings."""
+"""Where a session runs and with which settings; the shared session has the determinism settings and listens
+on loopback only."""
 
 from __future__ import annotations
 
+import ipaddress
+import os
+from pathlib import Path
+
 import pytest
 
-from kcompact_nb.spark import DETERMINISM_SETTINGS, connector_versions, session_settings, spark_session
+from kcompact_nb.spark import DETERMINISM_SETTINGS, LOOPBACK_SETTINGS, connector_versions, load_log_dir, session_settings, spark_session
+from tests.spark.conftest import SAMPLES
 
 
 def test_embedded_local_by_default():
@@ -18,15 +24,28 @@ def test_embedded_local_by_default():
     assert settings.conf["spark.sql.shuffle.partitions"] == "4"
 
 
-def test_master_precedence_parameter_then_remote_env_then_master_env_then_config():
+def test_master_precedence_remote_env_then_master_env_then_parameters_then_config():
     env = {"MASTER": "spark://cluster:7077"}
     assert session_settings(environ=env).master == "spark://cluster:7077"
-    assert session_settings("local[2]", environ=env).master == "local[2]"
+    # a notebook's local[2] runs where the deployment says (pyspark refuses a master with $SPARK_REMOTE set)
+    assert session_settings("local[2]", environ=env).master == "spark://cluster:7077"
+    assert session_settings("local[2]", remote="sc://other:15002", environ={}).master == "local[2]"
+    assert session_settings(remote="sc://other:15002", environ={}).remote == "sc://other:15002"
     assert session_settings(environ={}, config={"spark.master": "yarn"}).master == "yarn"
-    remote = session_settings(environ={"SPARK_REMOTE": "sc://host:15002", **env})
+    remote = session_settings("local[2]", environ={"SPARK_REMOTE": "sc://host:15002", **env}, config={"spark.master": "yarn"})
     assert (remote.master, remote.remote) == (None, "sc://host:15002")
-    assert "spark.ui.enabled" not in remote.conf and remote.conf["spark.sql.session.timeZone"] == "UTC"
-    assert session_settings("local[2]", environ={"SPARK_REMOTE": "sc://host:15002"}).remote is None
+    assert "spark.ui.enabled" not in remote.conf and "spark.master" not in remote.conf
+    assert remote.conf["spark.sql.session.timeZone"] == "UTC"
+
+
+def test_local_and_loopback_masters_bind_the_driver_to_loopback():
+    for master in ("local[2]", "local[*]", "spark://127.0.0.1:7077", "spark://localhost:7077,127.0.0.1:7078"):
+        conf = session_settings(master, environ={}).conf
+        assert {k: conf[k] for k in LOOPBACK_SETTINGS} == {"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"}
+    for master in ("spark://cluster:7077", "spark://127.0.0.1:7077,cluster:7077", "yarn"):
+        assert not set(LOOPBACK_SETTINGS) & set(session_settings(master, environ={}).conf)
+    multi_host = session_settings("local[2]", environ={}, config={"spark.driver.host": "10.0.0.5"}).conf
+    assert multi_host["spark.driver.host"] == "10.0.0.5" and multi_host["spark.driver.bindAddress"] == "127.0.0.1"
 
 
 def test_connector_versions_match_pyspark_unless_missing_from_central():
@@ -46,3 +65,49 @@ def test_asking_an_active_session_for_another_master_warns(spark):
     with pytest.warns(UserWarning, match=r"a session on local\[2\] is already running, so master 'local\[1\]' was not applied"):
         again = spark_session("local[1]", kafka=True, shuffle_partitions=2, app_name="kcompact-tests")
     assert again is spark and again.sparkContext.master == "local[2]"
+
+
+def listening_addresses(pid: int) -> list[tuple[str, int]]:
+    """(address, port) of every TCP socket process ``pid`` listens on, from /proc/<pid>/fd and /proc/net/tcp{,6}."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:  # closed meanwhile
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    found = []
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            local, state, inode = fields[1], fields[3], fields[9]
+            if state == "0A" and inode in inodes:  # 0A: TCP_LISTEN
+                address, port = local.split(":")
+                found.append((str(_proc_address(address)), int(port, 16)))
+    return found
+
+
+def _proc_address(hex_address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """/proc/net/tcp* addresses: 32-bit words in host (little-endian) byte order."""
+    raw = b"".join(bytes.fromhex(hex_address[i : i + 8])[::-1] for i in range(0, len(hex_address), 8))
+    return ipaddress.ip_address(raw)
+
+
+def _is_loopback(address: str) -> bool:
+    parsed = ipaddress.ip_address(address)
+    mapped = getattr(parsed, "ipv4_mapped", None)
+    return parsed.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+def test_the_embedded_session_listens_on_loopback_only(spark):
+    load_log_dir(spark, SAMPLES / "transactional" / "before", decoder="python").count()  # Python workers started too
+    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+    listening = listening_addresses(pid)
+    ports = {port for _, port in listening}
+    conf = spark.sparkContext.getConf()
+    assert int(conf.get("spark.driver.port")) in ports  # the driver's RPC endpoint is among them
+    block_managers = {info.port() for info in spark._jsc.sc().statusTracker().getExecutorInfos()}
+    assert block_managers and block_managers <= ports  # and its block manager's
+    assert [a for a in listening if not _is_loopback(a[0])] == []
+    assert conf.get("spark.driver.host") == "127.0.0.1"

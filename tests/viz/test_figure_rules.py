@@ -127,7 +127,9 @@ def _builders() -> dict[str, Callable[[], go.Figure]]:
         "cleaner stats": lambda: viz.cleaner_stats_figure(fruit[8].passes[0]),
         "key history": lambda: viz.key_history_figure(kip280),
         "tombstone lifecycle": lambda: viz.tombstone_timeline_figure(
-            record_lifetimes(tombstones, tombstones=True), now_ms=tombstones[-1].now_ms
+            record_lifetimes(tombstones, tombstones=True),
+            now_ms=tombstones[-1].now_ms,
+            passes_ms=[p.start_ms for frame in tombstones for p in frame.passes],
         ),
         "tombstone lifecycle fruit": lambda: viz.tombstone_timeline_figure(
             record_lifetimes(fruit, tombstones=True), now_ms=fruit[-1].now_ms

@@ -425,3 +425,16 @@ def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
         )
     with pytest.raises(ValueError, match=r"dirtiness rows lack columns \['clean_bytes'"):
         dirty_ratio_figure([{k: v for k, v in rows[0].items() if k != "clean_bytes"}])
+
+
+def test_tombstone_lifecycle_draws_every_pass(fruit):
+    """The passes just after 7d and 14d (fruit-prices.json) are lines across the row; the first stamps, the second removes."""
+    passes = [p.start_ms for frame in fruit for p in frame.passes]
+    fig = tombstone_timeline_figure(record_lifetimes(fruit, tombstones=True), now_ms=fruit[-1].now_ms, passes_ms=passes)
+    (lines,) = [t for t in fig.data if t.name == "cleaner pass"]
+    assert list(lines.x) == [x for t in passes for x in (pytest.approx(t / DAY), pytest.approx(t / DAY), None)]
+    assert [text for text in lines.hovertext if text] == [
+        f"cleaner pass at t = {t}" for t in ("7d 0.001s", "7d 0.001s", "14d 0.002s", "14d 0.002s")
+    ]
+    assert lines.showlegend is not False
+

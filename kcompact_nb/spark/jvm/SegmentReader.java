@@ -4,13 +4,16 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Paths;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.CompressionType;
 import org.apache.kafka.common.record.MemoryRecords;
@@ -22,8 +25,9 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.PartitionReader;
 
 /**
- * The records of one segment file, opened read-only and memory-mapped. Batches are framed and checked as
- * kcompact_nb's io reader (SegmentFileReader) does, with the same reasons; kafka-clients decodes the records.
+ * The records of one segment file, read once from start to end through Hadoop's filesystem API (so on any
+ * filesystem Spark reads), one batch in memory at a time. Batches are framed and checked as kcompact_nb's io
+ * reader (SegmentFileReader) does, with the same reasons; kafka-clients decodes the records.
  */
 final class SegmentReader implements PartitionReader<InternalRow> {
     private static final int LOG_OVERHEAD = 12;
@@ -38,10 +42,15 @@ final class SegmentReader implements PartitionReader<InternalRow> {
     private static final int CODEC_MASK = 0x07;
     private static final int CODECS = 5;
     private static final String[] CODEC_NAMES = {"none", "gzip", "snappy", "lz4", "zstd"};
+    private static final int READ_BUFFER_BYTES = 1 << 16;
 
     private final SegmentFile file;
+    private final Configuration conf;
     private final SegmentRows rows;
-    private FileChannel channel;
+    private FSDataInputStream in;
+    private int size;
+    /** The current batch's bytes (reused from batch to batch: rows copy what they keep). */
+    private byte[] buffer = new byte[READ_BUFFER_BYTES];
     private ByteBuffer data;
     private int position;
     private long nextOffset;
@@ -50,19 +59,20 @@ final class SegmentReader implements PartitionReader<InternalRow> {
     private Iterator<Record> records;
     private InternalRow row;
 
-    SegmentReader(SegmentFile file) {
+    SegmentReader(SegmentFile file, Configuration conf) {
         this.file = file;
+        this.conf = conf;
         this.rows = new SegmentRows(file.topic, file.partition, file.baseOffset);
         this.nextOffset = file.baseOffset;
     }
 
     @Override
     public boolean next() throws IOException {
-        if (data == null) {
+        if (in == null) {
             open();
         }
         while (records == null || !records.hasNext()) {
-            if (position >= data.limit()) {
+            if (position >= size) {
                 return false;
             }
             startBatch();
@@ -78,18 +88,23 @@ final class SegmentReader implements PartitionReader<InternalRow> {
 
     @Override
     public void close() throws IOException {
-        if (channel != null) {
-            channel.close();
+        if (in != null) {
+            in.close();  // the FileSystem itself is Hadoop's shared, cached instance: never closed here
         }
     }
 
     private void open() throws IOException {
-        channel = FileChannel.open(Paths.get(file.path), StandardOpenOption.READ);
-        long size = channel.size();
-        if (size > Integer.MAX_VALUE) {
-            throw new IOException(file.path + ": " + size + " bytes is larger than a Kafka segment can be");
+        Path path = new Path(file.path);
+        FileSystem fs = path.getFileSystem(conf);
+        if (fs instanceof LocalFileSystem local) {
+            fs = local.getRawFileSystem();  // no checksum layer: Kafka writes no .crc side files to check
         }
-        data = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
+        long length = fs.getFileStatus(path).getLen();
+        if (length > Integer.MAX_VALUE) {
+            throw new IOException(file.name + ": " + length + " bytes is larger than a Kafka segment can be");
+        }
+        size = (int) length;
+        in = fs.open(path, READ_BUFFER_BYTES);
     }
 
     private IOException undecodable(RuntimeException error) {
@@ -99,28 +114,26 @@ final class SegmentReader implements PartitionReader<InternalRow> {
 
     /** Frames and checks the batch at {@code position} and starts iterating its records. */
     private void startBatch() throws IOException {
-        int length = frame();
         int at = position;
-        long base = data.getLong(at);
-        int lastDelta = data.getInt(at + LAST_DELTA_POSITION);
-        int count = data.getInt(at + COUNT_POSITION);
+        int length = frame();
+        long base = data.getLong(0);
+        int lastDelta = data.getInt(LAST_DELTA_POSITION);
+        int count = data.getInt(COUNT_POSITION);
         checkOffsets(base, lastDelta, at);
         if (count < 0) {
             fail("CorruptBatchError", at, "negative records count " + count);
         }
-        int codecId = data.getShort(at + ATTRIBUTES_POSITION) & CODEC_MASK;
+        int codecId = data.getShort(ATTRIBUTES_POSITION) & CODEC_MASK;
         if (codecId >= CODECS) {
             fail("CorruptBatchError", at, "unknown compression codec id " + codecId);
         }
-        ByteBuffer slice = data.duplicate();
-        slice.position(at).limit(at + length);
-        RecordBatch batch = MemoryRecords.readableRecords(slice.slice()).firstBatch();
+        RecordBatch batch = MemoryRecords.readableRecords(data.duplicate()).firstBatch();
         rows.startBatch(batch);
         batchPosition = at;
         codec = CODEC_NAMES[codecId];
         List<Record> decoded = new ArrayList<>();
         try {
-            Iterator<Record> iterator = (codecId == 0 || count == 0 ? batch : decompressed(slice.slice(), codecId)).iterator();
+            Iterator<Record> iterator = (codecId == 0 || count == 0 ? batch : decompressed(data.duplicate(), codecId)).iterator();
             while (iterator.hasNext()) {
                 decoded.add(iterator.next());
             }
@@ -172,14 +185,20 @@ final class SegmentReader implements PartitionReader<InternalRow> {
         return MemoryRecords.readableRecords(copy).firstBatch();
     }
 
-    /** The length of the whole batch at {@code position} once its framing, magic and CRC are valid. */
+    /**
+     * Reads the batch at {@code position} into {@code data} (which then starts at the batch) and returns its
+     * length once its framing, magic and CRC are valid; only the header is read before the length is checked.
+     */
     private int frame() throws IOException {
         int at = position;
-        int remaining = data.limit() - at;
+        int remaining = size - at;
         if (remaining < LOG_OVERHEAD) {
             fail("TruncatedBatchError", at, remaining + " trailing bytes are too few for a batch header");
         }
-        int length = data.getInt(at + LENGTH_POSITION);
+        int head = Math.min(remaining, MAGIC_POSITION + 1);
+        in.readFully(buffer, 0, head);
+        data = ByteBuffer.wrap(buffer, 0, head);
+        int length = data.getInt(LENGTH_POSITION);
         if (length < MIN_BATCH_LENGTH) {
             if (length >= MAGIC_POSITION - LOG_OVERHEAD + 1 && remaining > MAGIC_POSITION) {
                 checkMagic(at);
@@ -193,19 +212,24 @@ final class SegmentReader implements PartitionReader<InternalRow> {
             fail("TruncatedBatchError", at, "batch of " + (length + LOG_OVERHEAD) + " bytes is truncated: only " + remaining + " bytes remain in the file");
         }
         checkMagic(at);
-        int size = length + LOG_OVERHEAD;
+        int batchSize = length + LOG_OVERHEAD;
+        if (buffer.length < batchSize) {
+            buffer = Arrays.copyOf(buffer, Math.max(batchSize, 2 * buffer.length));
+        }
+        in.readFully(buffer, head, batchSize - head);
+        data = ByteBuffer.wrap(buffer, 0, batchSize).slice();
         if (file.verifyCrc) {
-            long stored = Integer.toUnsignedLong(data.getInt(at + CRC_POSITION));
-            long computed = Crc32C.compute(data, at + ATTRIBUTES_POSITION, size - ATTRIBUTES_POSITION);
+            long stored = Integer.toUnsignedLong(data.getInt(CRC_POSITION));
+            long computed = Crc32C.compute(data, ATTRIBUTES_POSITION, batchSize - ATTRIBUTES_POSITION);
             if (stored != computed) {
                 fail("CrcMismatchError", at, "batch CRC mismatch: stored " + stored + ", computed " + computed);
             }
         }
-        return size;
+        return batchSize;
     }
 
     private void checkMagic(int at) throws IOException {
-        int magic = data.get(at + MAGIC_POSITION) & 0xFF;
+        int magic = data.get(MAGIC_POSITION) & 0xFF;
         if (magic != 2) {
             String kind = magic == 0 || magic == 1 ? "a legacy (magic 0/1) message set, which is not supported" : "invalid";
             fail("InvalidMagicError", at, "magic byte " + magic + " is " + kind + "; expected 2");
@@ -241,6 +265,6 @@ final class SegmentReader implements PartitionReader<InternalRow> {
     private IOException failure(String kind, int at, String reason) {
         boolean headOfFile = at == 0 && (kind.equals("InvalidMagicError") || kind.equals("TruncatedBatchError"));
         String hint = headOfFile ? " (is this a Kafka segment file?)" : "";
-        return new IOException(kind + ": " + file.path + ": " + reason + hint + " (at byte position " + at + ")");
+        return new IOException(kind + ": " + file.name + ": " + reason + hint + " (at byte position " + at + ")");
     }
 }
