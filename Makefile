@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kcompact-installed
 
-.PHONY: setup lab test bench bench-side-by-side fuzz clean
+.PHONY: setup lab lint test bench bench-side-by-side fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: setup
 	JUPYTER_PATH=$(CURDIR)/tools/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH)) \
 		$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 $(ALLOW_ROOT)
+
+# ruff's rules and formatter, as configured in pyproject.toml ([tool.ruff]); `ruff format .` fixes the layout.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 test: setup
 	$(BIN)/python -m pytest

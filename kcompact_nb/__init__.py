@@ -1,6 +1,6 @@
 """kcompact_nb: see, predict and test Apache Kafka log compaction.
 
-Importing the package loads only the pure-Python core; Spark, plotly and ipywidgets are
+Importing the package loads only the core (standard library and numpy); Spark, plotly and ipywidgets are
 imported by their own subpackages when used.
 """
 

@@ -14,6 +14,7 @@ The checker runs on a planted tree too, to show that it fails when a rule is bro
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -262,3 +263,35 @@ def test_the_checker_finds_planted_violations(tmp_path):
 )
 def test_relative_imports_resolve_as_python_resolves_them(module, is_package, level, target, expected):
     assert _absolute(module, is_package, level, target) == expected
+
+
+ARCHITECTURE_DOC = ROOT / "docs" / "architecture.md"
+
+
+def documented_layers(doc: str) -> dict[str, frozenset[str]]:
+    """The ``package | may import`` table of docs/architecture.md."""
+    table = doc.split("<!-- layers:", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| (.+) \|$", table, re.MULTILINE)
+    return {package: frozenset(re.findall(r"`(\w+)`", allowed)) for package, allowed in rows}
+
+
+def test_the_documented_layers_are_the_enforced_ones():
+    expected = {package: allowed - {PACKAGE} for package, allowed in ALLOWED.items() if package != PACKAGE}
+    assert documented_layers(ARCHITECTURE_DOC.read_text(encoding="utf-8")) == expected
+
+
+def test_the_documented_core_parts_are_the_enforced_ones():
+    doc = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `core\.(\w+)` \| .+ \| (.+) \|$", doc, re.MULTILINE)
+    assert {part: frozenset(re.findall(r"`(\w+)`", allowed)) for part, allowed in rows} == CORE_PARTS
+
+
+def test_paths_and_kafka_links_in_the_architecture_document_hold():
+    doc = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    paths = set(re.findall(r"`((?:kcompact_nb|tests|notebooks|tools|docs)/[\w./-]+)`", doc))
+    assert "kcompact_nb/core/model/_log_loader.py" in paths
+    assert sorted(p for p in paths if not (ROOT / p).exists()) == []
+    used = set(re.findall(r"\]\[(\w+)\]", doc))
+    defined = dict(re.findall(r"^\[(\w+)\]: (\S+)$", doc, re.MULTILINE))
+    assert used <= set(defined)
+    assert [url for url in defined.values() if "/blob/4.4.0/" not in url] == []

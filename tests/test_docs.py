@@ -149,7 +149,7 @@ def test_the_scan_reaches_the_code_the_tests_and_the_tools():
     """The check above cannot pass by finding nothing: citations are found where they are known to be."""
     files = {file.relative_to(ROOT).as_posix() for file in repository_citations()}
     assert "kcompact_nb/core/cleaner/_cleaner.py" in files
-    assert "tests/test_cleaner_pass.py" in files
+    assert "tests/core/cleaner/test_cleaner_pass.py" in files
     assert "tools/make_samples.py" in files
     assert "README.md" in files
     assert sum(len(found) for found in repository_citations().values()) >= 90

@@ -1,6 +1,17 @@
-"""The Kafka model: records, batches, segments, partition logs, configs and a simulated clock.
+"""The Kafka model and Kafka's log cleaner, in four parts, each importing only the parts above it here.
 
-Pure Python (standard library only); never imports pyspark, plotly, ipywidgets or pandas.
+- :mod:`~kcompact_nb.core.model`: what a broker stores: records and v2 batches with their byte sizes,
+  segments, the partition log, producer state, configs, Kafka versions, log loading (``LogLoader``) and
+  the names of log-dir files, units for people.
+- :mod:`~kcompact_nb.core.cleaner`: Kafka's log cleaner: the cleanable range, the offset map, strategies,
+  one pass (``Cleaner``) with its fast paths kept apart, the manager that schedules passes, retention.
+- :mod:`~kcompact_nb.core.simulation`: a simulated broker and clock, and frames of a partition over time.
+- :mod:`~kcompact_nb.core.views`: read-only explanations: what the next pass does to each record and why,
+  tables, layouts, histories, offset-map views, dedupe-buffer sizing.
+
+This face re-exports what the other packages use. Core needs the standard library and numpy only; it never
+imports pyspark, plotly, ipywidgets or pandas. Time is always a parameter (``now_ms``). See
+``docs/architecture.md``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 
 from __future__ import annotations
 
-from kcompact_nb.core import SegmentData, build_partition_log, set_default_encoder
+from kcompact_nb.core import set_default_encoder
 from kcompact_nb.io._batch_encoder import KafkaBatchEncoder, encode_batch
 from kcompact_nb.io._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
 from kcompact_nb.io._checkpoint import (
@@ -85,11 +85,13 @@ from kcompact_nb.io._log_writer import (
     write_partition_dir,
     write_segment_file,
 )
+from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter_segment_batches, segment_base_offset
 
 __all__ = [
-    "SegmentData",  # core's (LogLoader); re-exported for spark's bridge until it imports core's
-    "build_partition_log",
+    "NotPlain",
+    "RecordColumns",
+    "parse_records",
     "CLEANER_OFFSET_CHECKPOINT",
     "INDEX_FILE_SUFFIXES",
     "LOG_START_OFFSET_CHECKPOINT",

@@ -32,6 +32,7 @@ from kcompact_nb.core import (
     record_offsets,
 )
 from kcompact_nb.io import _batch_header as L
+from kcompact_nb.io._decompression import decompress_records
 from kcompact_nb.io._errors import (
     CorruptBatchError,
     CrcMismatchError,
@@ -41,7 +42,6 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
-from kcompact_nb.io._decompression import decompress_records
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 
 READ_BUFFER_BYTES = 1 << 20

@@ -27,9 +27,9 @@ from kcompact_nb.spark._connector import (
     kafka_connector_jars,
 )
 from kcompact_nb.spark._dirtiness import dirtiness
-from kcompact_nb.spark._executors import ExecutorPythonError
 from kcompact_nb.spark._display import DEFAULT_DISPLAY_LIMIT, DISPLAY_ORDER, table
-from kcompact_nb.spark._latest import STRATEGIES, header_version, latest_per_key, live_state
+from kcompact_nb.spark._executors import ExecutorPythonError
+from kcompact_nb.spark._latest import header_version, latest_per_key, live_state
 from kcompact_nb.spark._load_kafka import load_kafka, with_estimated_sizes
 from kcompact_nb.spark._load_log_dir import load_checkpoints, load_log_dir, load_segments
 from kcompact_nb.spark._load_tables import load_dump_log, load_jsonl, load_kcat, load_parquet, missing_note
@@ -44,7 +44,13 @@ from kcompact_nb.spark._schema import (
     validate_records,
 )
 from kcompact_nb.spark._segment_source import SegmentSourceError, segment_source_jars
-from kcompact_nb.spark._session import DETERMINISM_SETTINGS, LOOPBACK_SETTINGS, SessionSettings, session_settings, spark_session
+from kcompact_nb.spark._session import (
+    DETERMINISM_SETTINGS,
+    LOOPBACK_SETTINGS,
+    SessionSettings,
+    session_settings,
+    spark_session,
+)
 from kcompact_nb.spark._storage import StorageError
 from kcompact_nb.spark._synthetic import SYNTHETIC_BASE_TS_MS, SyntheticTopic, segments_from_records, synthetic_topic
 from kcompact_nb.spark._txn import with_transaction_flags
@@ -60,7 +66,6 @@ __all__ = [
     "KAFKA_SOURCE_COLUMNS",
     "RECORD_COLUMNS",
     "RECORD_SCHEMA",
-    "STRATEGIES",
     "SYNTHETIC_BASE_TS_MS",
     "BridgeLimitError",
     "ConnectorError",

@@ -11,12 +11,20 @@ from collections.abc import Iterable, Sequence
 from itertools import groupby
 from typing import Any
 
-import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow as pa
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
-from kcompact_nb.core import BrokerConfig, KcompactError, PartitionLog, Record, RecordBatch, TopicConfig
-from kcompact_nb.io import SegmentData, build_partition_log
+from kcompact_nb.core import (
+    BrokerConfig,
+    KcompactError,
+    PartitionLog,
+    Record,
+    RecordBatch,
+    SegmentData,
+    TopicConfig,
+    build_partition_log,
+)
 from kcompact_nb.spark._file_tasks import ARROW_SCHEMA, to_arrow
 from kcompact_nb.spark._load_log_dir import batch_rows
 from kcompact_nb.spark._schema import RECORD_COLUMNS, RECORD_SCHEMA, require_columns

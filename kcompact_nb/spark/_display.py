@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import pandas  # type: ignore[import-untyped]
+import pandas
 from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 
 from kcompact_nb.spark._executors import prepare_python_workers
@@ -80,7 +80,7 @@ def decode_file_bytes(spark: SparkSession, urls: Sequence[str], decode: FileDeco
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            for name, content in zip(batch.column("file").to_pylist(), batch.column("content").to_pylist()):
+            for name, content in zip(batch.column("file").to_pylist(), batch.column("content").to_pylist(), strict=False):
                 yield from decode(name, content)
 
     return files.mapInArrow(run, RECORD_SCHEMA)
@@ -99,6 +99,6 @@ def arrow_chunks(rows: Iterator[RowTuple]) -> Iterator[pa.RecordBatch]:
 
 
 def to_arrow(rows: list[RowTuple]) -> pa.RecordBatch:
-    columns = list(zip(*rows))
-    arrays = [pa.array(values, type=f.type) for values, f in zip(columns, ARROW_SCHEMA)]
+    columns = list(zip(*rows, strict=False))
+    arrays = [pa.array(values, type=f.type) for values, f in zip(columns, ARROW_SCHEMA, strict=False)]
     return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)

@@ -10,11 +10,9 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from kcompact_nb.core import KcompactError
+from kcompact_nb.core import COMPACTION_STRATEGIES, KcompactError
 from kcompact_nb.spark._schema import PARTITION_COLUMNS, RECORD_COLUMNS, require_columns
 from kcompact_nb.spark._txn import with_transaction_flags
-
-STRATEGIES = ("offset", "timestamp", "header")
 
 
 def header_version(headers: Column, name: str) -> Column:
@@ -33,7 +31,7 @@ def _rank(strategy: str, header: str) -> Column:
     if strategy == "header":
         version = header_version(F.col("headers"), header)
         return F.struct(version.isNotNull(), F.coalesce(version, F.lit(0)), F.col("offset"))
-    message = f"strategy {strategy!r} is not one of {list(STRATEGIES)} (compaction.strategy)"
+    message = f"strategy {strategy!r} is not one of {list(COMPACTION_STRATEGIES)} (compaction.strategy)"
     raise KcompactError(message)
 
 

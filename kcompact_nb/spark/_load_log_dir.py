@@ -15,16 +15,15 @@ local paths only, listed here with the same rules (``LogDir.java`` mirrors :func
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
-from kcompact_nb.core import RecordBatch, TimestampType, record_size_bytes
+from kcompact_nb.core import SEGMENT_FILE_NAME, RecordBatch, TimestampType, record_size_bytes, topic_partition_of_dir
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -37,14 +36,17 @@ from kcompact_nb.io import (
 )
 from kcompact_nb.spark._file_tasks import RowTuple, decode_in_tasks
 from kcompact_nb.spark._segment_columns import decode_segment_columns
-from kcompact_nb.spark._segment_source import SegmentSourceError, in_session, io_errors, missing_source_reason, read_source
+from kcompact_nb.spark._segment_source import (
+    SegmentSourceError,
+    in_session,
+    io_errors,
+    missing_source_reason,
+    read_source,
+)
 from kcompact_nb.spark._storage import StorageLocation, local_path, storage_location
 
 DECODERS = ("auto", "jvm", "python")
 
-_PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>[0-9]+)$")
-_SEGMENT_NAME = re.compile(r"^(?P<base>[0-9]{20})\.log$")
-_MAX_PARTITION = 2**31 - 1
 
 SEGMENT_SCHEMA = StructType(
     [
@@ -86,16 +88,14 @@ def segment_tasks(path: str | os.PathLike[str], *, topics: Collection[str] | Non
     root = _log_dir(Path(path))
     tasks: list[SegmentTask] = []
     for directory in sorted(root.iterdir()):
-        match = _PARTITION_DIR.match(directory.name)
-        if not directory.is_dir() or match is None or int(match["partition"]) > _MAX_PARTITION:
+        partition = topic_partition_of_dir(directory.name)
+        if not directory.is_dir() or partition is None or (topics is not None and partition[0] not in topics):
             continue
-        if topics is not None and match["topic"] not in topics:
-            continue
-        files = sorted(p for p in directory.iterdir() if p.is_file() and _SEGMENT_NAME.match(p.name))
+        files = sorted(p for p in directory.iterdir() if p.is_file() and SEGMENT_FILE_NAME.match(p.name))
         bases = [_base_offset(f) for f in files]
         for i, file in enumerate(files):
             end = bases[i + 1] if i + 1 < len(files) else None
-            tasks.append(SegmentTask(str(file), match["topic"], int(match["partition"]), bases[i], end, verify_crc))
+            tasks.append(SegmentTask(str(file), *partition, bases[i], end, verify_crc))
     return tasks
 
 

@@ -11,15 +11,23 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from io import BytesIO, TextIOWrapper
 
-import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from kcompact_nb.core import TimestampType, record_size_bytes
-from kcompact_nb.io import KcatParse, compile_kcat_format, parse_dump_log, parse_kcat_format, parse_kcat_json, read_dump_log, read_kcat
+from kcompact_nb.io import (
+    KcatParse,
+    compile_kcat_format,
+    parse_dump_log,
+    parse_kcat_format,
+    parse_kcat_json,
+    read_dump_log,
+    read_kcat,
+)
 from kcompact_nb.spark._file_tasks import FileDecoder, RowTuple, arrow_chunks, decode_file_bytes, decode_in_tasks
-from kcompact_nb.spark._load_log_dir import batch_rows, without_source
 from kcompact_nb.spark._load_kafka import with_estimated_sizes
+from kcompact_nb.spark._load_log_dir import batch_rows, without_source
 from kcompact_nb.spark._schema import KAFKA_SOURCE_COLUMNS, require_columns, validate_records
 from kcompact_nb.spark._segment_source import in_session
 from kcompact_nb.spark._storage import StorageError, storage_location

@@ -14,11 +14,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy
-import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow as pa
 
 from kcompact_nb.core import RecordBatch, TimestampType, record_size_bytes
-from kcompact_nb.io import SegmentFileReader
-from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
+from kcompact_nb.io import NotPlain, RecordColumns, SegmentFileReader, parse_records
 from kcompact_nb.spark._file_tasks import ARROW_CHUNK_ROWS, ARROW_SCHEMA
 
 _CODEC_MASK = 0x07
@@ -98,7 +97,7 @@ class SegmentColumns:
         """The records added since the last call as one Arrow batch in :data:`ARROW_SCHEMA`; the lists restart."""
         records = self.records
         rows = len(records)
-        per_batch = [pa.array(column, type=t) for column, t in zip(zip(*self.batches), _BATCH_TYPES)]
+        per_batch = [pa.array(column, type=t) for column, t in zip(zip(*self.batches, strict=False), _BATCH_TYPES, strict=False)]
         spread = pa.RecordBatch.from_arrays(per_batch, names=[str(i) for i in range(len(per_batch))])
         spread = spread.take(numpy.repeat(numpy.arange(len(self.counts)), self.counts))
         stamps_us = numpy.array(records.timestamps, dtype=numpy.int64) * 1000

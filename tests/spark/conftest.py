@@ -19,8 +19,13 @@ from kcompact_nb import PartitionLog  # noqa: E402
 from kcompact_nb.core.cleaner._cleaner import clean_pass  # noqa: E402
 from kcompact_nb.core.cleaner._log_to_clean import log_to_clean  # noqa: E402
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap  # noqa: E402
-from kcompact_nb.spark import _segment_source  # noqa: E402
-from kcompact_nb.spark import load_checkpoints, load_log_dir, load_segments, spark_session  # noqa: E402
+from kcompact_nb.spark import (  # noqa: E402
+    _segment_source,  # noqa: E402
+    load_checkpoints,
+    load_log_dir,
+    load_segments,
+    spark_session,
+)
 from tests.broker.conftest import require_java_and_maven  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"

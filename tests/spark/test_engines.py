@@ -20,7 +20,14 @@ import pytest
 from kcompact_nb.spark import kafka_connector_jars, segment_source_jars
 from tests.broker.conftest import require_java_and_maven
 from tests.spark.engine_workload import workload
-from tests.spark.engines import EngineProcess, Standalone, engine_env, executor_python, start_connect_server, start_standalone
+from tests.spark.engines import (
+    EngineProcess,
+    Standalone,
+    engine_env,
+    executor_python,
+    start_connect_server,
+    start_standalone,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ["notebooks/01-tour.ipynb", "notebooks/07-real-data.ipynb", "notebooks/08-at-scale.ipynb"]

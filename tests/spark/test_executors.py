@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 import kcompact_nb
-from kcompact_nb.spark import ExecutorPythonError, load_kcat
-from kcompact_nb.spark import _executors
+from kcompact_nb.spark import ExecutorPythonError, _executors, load_kcat
 from kcompact_nb.spark._executors import package_zip
 
 

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb.spark import DETERMINISM_SETTINGS, LOOPBACK_SETTINGS, connector_versions, load_log_dir, session_settings, spark_session
+from kcompact_nb.spark import (
+    DETERMINISM_SETTINGS,
+    LOOPBACK_SETTINGS,
+    connector_versions,
+    load_log_dir,
+    session_settings,
+    spark_session,
+)
 from tests.spark.conftest import SAMPLES
 
 

@@ -5,8 +5,8 @@ handled at once: its keyed offsets go into the map in one call (numpy for packed
 update otherwise), and a batch wholly covered by the map keeps the records whose offset is not below
 their key's entry, found in C loops. The pass asks for a fast path and falls back to its record-by-record
 rules (``buildOffsetMapForSegment``, ``shouldRetainRecord``) whenever one answers ``None`` or ``False``.
-``tests/test_packed_records.py`` and ``tests/test_cleaner_properties.py`` check that both give the same
-logs. Python's cyclic garbage collector is paused during a pass, which allocates records by the
+``tests/core/cleaner/test_packed_records.py`` and ``tests/core/cleaner/test_cleaner_properties.py`` check
+that both give the same logs. Python's cyclic garbage collector is paused during a pass, which allocates records by the
 million and creates no reference cycles.
 """
 

@@ -1,7 +1,7 @@
 """Compressed batches in the model: Kafka's codecs and levels, and the encoder the core sizes them with.
 
-A compressed batch's size is the size of bytes that only a real codec produces, so the core (standard
-library only) asks a :class:`BatchEncoder` for them. :mod:`kcompact_nb.io` provides the one that writes
+A compressed batch's size is the size of bytes that only a real codec produces, so the core (which has
+no codec library) asks a :class:`BatchEncoder` for them. :mod:`kcompact_nb.io` provides the one that writes
 Kafka's bytes (``MemoryRecordsBuilder`` with each codec's output stream) and registers it as the default
 when imported; without it the core falls back to :class:`EstimatingEncoder`, whose sizes are marked
 ``estimated`` on the batch (``RecordBatch.size_estimated``) and on its segment.

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from kcompact_nb.core.model._config_keys import INT_MAX
+
 LOG_FILE_SUFFIX = ".log"
 INDEX_FILE_SUFFIX = ".index"
 TIME_INDEX_FILE_SUFFIX = ".timeindex"
@@ -46,8 +48,11 @@ def segment_file_name(base_offset: int, suffix: str = LOG_FILE_SUFFIX) -> str:
 def topic_partition_of_dir(name: str) -> tuple[str, int] | None:
     """``(topic, partition)`` of a ``<topic>-<partition>`` directory name, ``None`` for any other name.
 
-    The topic is everything before the last ``-`` (``UnifiedLog.parseTopicPartitionName``); a directory
-    being deleted or moved (``...-delete``, ``...-future``, ``...-stray``) does not end in a number.
+    The topic is everything before the last ``-`` and the partition a Java int (``UnifiedLog.parseTopicPartitionName``,
+    ``Integer.parseInt``); a directory being deleted or moved (``...-delete``, ``...-future``, ``...-stray``)
+    does not end in a number.
     """
     match = PARTITION_DIR_NAME.match(name)
-    return None if match is None else (match.group("topic"), int(match.group("partition")))
+    if match is None or int(match.group("partition")) > INT_MAX:
+        return None
+    return match.group("topic"), int(match.group("partition"))

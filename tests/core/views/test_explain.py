@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kcompact_nb import explain, next_eligible_ms
 from tests.conftest import compacted_log, rec
-from tests.test_cleaner_pass import one_pass
+from tests.core.cleaner.test_cleaner_pass import one_pass
 
 
 def test_active_segment_only_is_never_eligible_without_appends():

@@ -19,8 +19,8 @@ from kcompact_nb.core import KafkaModelError, KeyRegistry, PackedRecords, Record
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
 from kcompact_nb.core.model._records import record_keys, record_offsets, record_values
 from kcompact_nb.io import read_partition_dir
+from tests.core.cleaner.test_cleaner_properties import build, logs, pass_over, state
 from tests.io.kafka_bytes import kafka_batch, rec, write_segments
-from tests.test_cleaner_properties import build, logs, pass_over, state
 
 RECORDS = (
     Record(10, 1000, b"a", b"x"),

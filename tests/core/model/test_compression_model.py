@@ -27,7 +27,7 @@ from kcompact_nb import (
 )
 from kcompact_nb.core.model._compression import stored_compression
 from tests.conftest import compacted_log, offsets_in_log, rec
-from tests.test_cleaner_pass import one_pass
+from tests.core.cleaner.test_cleaner_pass import one_pass
 
 
 @dataclass

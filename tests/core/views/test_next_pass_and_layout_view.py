@@ -31,7 +31,7 @@ from kcompact_nb.io import read_log_dir
 from kcompact_nb.scenario import scenario_frames
 from tests.conftest import compacted_log, offsets_in_log, rec
 
-SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
+SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
 NOW_MS = 1_767_225_660_000
 
 

@@ -10,7 +10,7 @@ from kcompact_nb import ConfigError, PartitionLog, Record, RecordBatch, TopicCon
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap
 from kcompact_nb.core.cleaner._strategies import HeaderStrategy, OffsetStrategy, TimestampStrategy, strategy_for
 from tests.conftest import rec
-from tests.test_cleaner_pass import one_pass
+from tests.core.cleaner.test_cleaner_pass import one_pass
 
 
 def version(v: int) -> tuple[str, bytes]:

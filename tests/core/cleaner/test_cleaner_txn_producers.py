@@ -7,7 +7,7 @@ import pytest
 from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap
 from tests.conftest import last_offsets_per_batch, offsets_in_log, rec
-from tests.test_cleaner_pass import one_pass
+from tests.core.cleaner.test_cleaner_pass import one_pass
 
 
 def txn_log(version: str = "4.4.0") -> PartitionLog:

@@ -20,7 +20,7 @@ from kcompact_nb import (
 from kcompact_nb.scenario import scenario_frames
 from tests.conftest import compacted_log, offsets_in_log, rec
 
-SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "samples" / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[3] / "data" / "samples" / "scenarios"
 DAY = 86_400_000
 WEEK = 7 * DAY
 
