@@ -132,12 +132,18 @@ def _vm_hwm_kib(pid: int) -> int:
     return int(lines[0].split()[1]) if lines else 0
 
 
-def _row(load_s: float, compute_s: float, records: int, nbytes: int, kept: int, peak: float | None = None, note: str = "") -> dict[str, Any]:
+def _row(
+    load_s: float, compute_s: float, records: int, nbytes: int, kept: int, peak: float | None = None, note: str = ""
+) -> dict[str, Any]:
     return {"load_s": load_s, "compute_s": compute_s, "records": records, "bytes": nbytes, "kept": kept,
             "peak_rss_mib": peak_rss_mib() if peak is None else peak, "note": note}  # fmt: skip
 
 
-MEASURES: dict[str, Callable[[Path], dict[str, Any]]] = {"core": measure_core, "pandas": measure_pandas, "spark": measure_spark}
+MEASURES: dict[str, Callable[[Path], dict[str, Any]]] = {
+    "core": measure_core,
+    "pandas": measure_pandas,
+    "spark": measure_spark,
+}
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ class Benchmark:
 REGISTRY: list[Benchmark] = []
 
 
-def benchmark(name: str, *, repeat: int = 3, target: str = "") -> Callable[[Callable[[], Measurement]], Callable[[], Measurement]]:
+def benchmark(
+    name: str, *, repeat: int = 3, target: str = ""
+) -> Callable[[Callable[[], Measurement]], Callable[[], Measurement]]:
     """Register ``fn`` as a benchmark called ``name``."""
 
     def register(fn: Callable[[], Measurement]) -> Callable[[], Measurement]:

@@ -33,8 +33,12 @@ def full_pass(strategy: str) -> Measurement:
 
     def work() -> tuple[int, int]:
         ltc = log_to_clean(log, now_ms=20_000)
-        clean_pass(log, now_ms=20_000, first_dirty_offset=ltc.first_dirty_offset,
-                   first_uncleanable_offset=ltc.first_uncleanable_offset)
+        clean_pass(
+            log,
+            now_ms=20_000,
+            first_dirty_offset=ltc.first_dirty_offset,
+            first_uncleanable_offset=ltc.first_uncleanable_offset,
+        )
         return 1_000_000, size
 
     return timed(work)

@@ -11,7 +11,9 @@ VALUE = b"v" * 100
 @benchmark("core: append 100k single-record batches (100 B values)")
 def append_single_record_batches() -> Measurement:
     def work() -> tuple[int, int]:
-        log = PartitionLog("bench", config=TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 1 << 20}))
+        log = PartitionLog(
+            "bench", config=TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 1 << 20})
+        )
         for i in range(100_000):
             log.append([NewRecord(b"key-%d" % (i % 10_000), VALUE, timestamp=i)], now_ms=i)
         return 100_000, log.size_bytes

@@ -83,7 +83,12 @@ def compressible_batches() -> tuple[RecordBatch, ...]:
     batches = []
     for base in range(0, ENCODE_RECORDS, 1_000):
         records = [
-            Record(base + i, 1_700_000_000_000 + i, b"key-%d" % ((base + i) % 997), (b'{"price": %6d, "note": "' % i).ljust(99, b"x") + b"}")
+            Record(
+                base + i,
+                1_700_000_000_000 + i,
+                b"key-%d" % ((base + i) % 997),
+                (b'{"price": %6d, "note": "' % i).ljust(99, b"x") + b"}",
+            )
             for i in range(1_000)
         ]
         batches.append(RecordBatch.build(records))

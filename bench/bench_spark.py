@@ -62,7 +62,9 @@ def parquet_table() -> Path:
     key = F.col("id") % KEYS
     df = ids.select(
         F.encode(F.format_string("key-%07d", key), "UTF-8").alias("key"),
-        F.when(F.col("id") % 20 == 19, F.lit(None)).otherwise(F.encode(F.format_string("value-%012d", F.col("id")), "UTF-8")).alias("value"),
+        F.when(F.col("id") % 20 == 19, F.lit(None))
+        .otherwise(F.encode(F.format_string("value-%012d", F.col("id")), "UTF-8"))
+        .alias("value"),
         F.lit("bench").alias("topic"),
         (key % PARTITIONS).cast("int").alias("partition"),
         (F.col("id") / PARTITIONS).cast("long").alias("offset"),
@@ -98,8 +100,12 @@ def _load_live_state_and_compact(spark: SparkSession) -> float:
 def _live_state_and_compaction(master: str) -> Measurement:
     parquet_table()
     spark = _session(master)
-    seconds, first = _after_first_run(_first_run_s, spark.sparkContext.applicationId, lambda: _load_live_state_and_compact(spark))
-    return Measurement(seconds, RECORDS, note=f"first run in a fresh session {first:.1f} s, load {os.getloadavg()[0]:.1f}")
+    seconds, first = _after_first_run(
+        _first_run_s, spark.sparkContext.applicationId, lambda: _load_live_state_and_compact(spark)
+    )
+    return Measurement(
+        seconds, RECORDS, note=f"first run in a fresh session {first:.1f} s, load {os.getloadavg()[0]:.1f}"
+    )
 
 
 @benchmark("spark: 10M records, live state + full compaction, local[2]", repeat=3, target="< 90 s, first run too")
@@ -155,7 +161,9 @@ _first_decode_s: dict[str, float] = {}
 def _decode_on_two_cores(decoder: str) -> Measurement:
     spark = _session("local[2]")
     records = load_log_dir(spark, segment_log_dir(), verify_crc=True, decoder=decoder)
-    seconds, first = _after_first_run(_first_decode_s, f"{spark.sparkContext.applicationId}/{decoder}", lambda: _noop_seconds(records))
+    seconds, first = _after_first_run(
+        _first_decode_s, f"{spark.sparkContext.applicationId}/{decoder}", lambda: _noop_seconds(records)
+    )
     note = f"first run in the session {first:.1f} s, load {os.getloadavg()[0]:.1f}"
     return Measurement(seconds, SEGMENT_FILES * SEGMENT_RECORDS, _segment_bytes(), note)
 
@@ -166,7 +174,11 @@ def _noop_seconds(records: DataFrame) -> float:
     return time.perf_counter() - start
 
 
-@benchmark("spark: decode segment files, load_log_dir on local[2] (JVM source)", repeat=3, target=">= 1.7x the single-core reader")
+@benchmark(
+    "spark: decode segment files, load_log_dir on local[2] (JVM source)",
+    repeat=3,
+    target=">= 1.7x the single-core reader",
+)
 def decode_two_cores() -> Measurement:
     """The default decoder of a session from spark_session: kafka-clients in the executors."""
     return _decode_on_two_cores("jvm")
@@ -186,9 +198,13 @@ def main() -> None:
     single = statistics.median(decode_single_core().seconds for _ in range(3))
     jvm = statistics.median(decode_two_cores().seconds for _ in range(3))
     python = statistics.median(decode_two_cores_python().seconds for _ in range(3))
-    print(f"10M live state + compaction, median of 3 after a first run: local[2] {two:.1f} s, local[1] {one:.1f} s, speed-up {one / two:.2f}x")
+    print(
+        f"10M live state + compaction, median of 3 after a first run: local[2] {two:.1f} s, local[1] {one:.1f} s, speed-up {one / two:.2f}x"
+    )
     print("first runs in fresh sessions: " + ", ".join(f"{s:.1f} s" for s in _first_run_s.values()))
-    print(f"decode, median of 3: single-core reader {single:.2f} s, Spark local[2] JVM source {jvm:.2f} s ({single / jvm:.2f}x), Python workers {python:.2f} s ({single / python:.2f}x)")
+    print(
+        f"decode, median of 3: single-core reader {single:.2f} s, Spark local[2] JVM source {jvm:.2f} s ({single / jvm:.2f}x), Python workers {python:.2f} s ({single / python:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ STEP_RUNS = 15
 def ten_thousand_record_log() -> PartitionLog:
     """10,000 records (1,000 batches of 10), 2,000 keys, 50-byte values, 64 KiB segments, then a roll."""
     rng = random.Random(7)
-    log = PartitionLog("bench", config=TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 64 * 1024}))
+    log = PartitionLog(
+        "bench", config=TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 64 * 1024})
+    )
     for b in range(1_000):
         log.append([NewRecord(b"key-%04d" % rng.randrange(2_000), b"v" * 50, timestamp=b) for _ in range(10)], now_ms=b)
     log.roll(now_ms=1_000)

@@ -40,7 +40,9 @@ def measure(kind: str, folder: Path) -> Row:
     data = json.loads(out.splitlines()[-1])
     contender = {"core": CORE, "pandas": PANDAS, "spark": SPARK}[kind]
     note = "; ".join(filter(None, [f"{data['kept']:,} records kept", data["note"]]))
-    return Row(contender, data["records"], data["bytes"], data["compute_s"], data["load_s"], data["peak_rss_mib"], note=note)
+    return Row(
+        contender, data["records"], data["bytes"], data["compute_s"], data["load_s"], data["peak_rss_mib"], note=note
+    )
 
 
 def _child_env() -> dict[str, str]:
@@ -100,7 +102,7 @@ def load_conditions() -> str:
 
 
 def parse_sizes(text: str) -> list[int]:
-    """"100k,1M,5M" -> [100000, 1000000, 5000000]."""
+    """ "100k,1M,5M" -> [100000, 1000000, 5000000]."""
     scale = {"k": 1_000, "M": 1_000_000}
     return [int(float(t[:-1]) * scale[t[-1]]) if t[-1] in scale else int(t) for t in text.split(",") if t]
 
@@ -117,7 +119,9 @@ def main(argv: Sequence[str]) -> int:
     command = "python -m bench side-by-side" + (" " + " ".join(argv) if argv else "")
     report = Report(describe(), "", command)
     with tempfile.TemporaryDirectory(prefix="kcompact-side-by-side-") as tmp:
-        report.side_by_side = side_by_side(parse_sizes(args.sizes), lambda n: args.repeat if n < 5_000_000 else 1, Path(tmp))
+        report.side_by_side = side_by_side(
+            parse_sizes(args.sizes), lambda n: args.repeat if n < 5_000_000 else 1, Path(tmp)
+        )
         report.scaling = scaling(parse_sizes(args.scaling), Path(tmp))
     report.tables["Interactivity"] = registered(["viz:", "scenario:"])
     report.tables["Loading (segment-file decode)"] = loading()

@@ -58,14 +58,29 @@ def cleaned_mixed_log(at: int = 1_767_225_600_000, codec: str = "none") -> Parti
     """A log cleaned once holding every kind of batch the cleaner writes: rebuilt batches, a delete-horizon
     batch, 61-byte empty shells, COMMIT and ABORT markers, an idempotent producer's batch, untouched originals;
     its data batches compressed with ``codec`` by the producer (``compression.type=producer`` keeps it)."""
-    log = PartitionLog("ours", config=TopicConfig.from_properties({"cleanup.policy": "compact", "delete.retention.ms": 5000}))
-    log.append([NewRecord(b"a", b"1", at), NewRecord(b"b", b"1", at), NewRecord(b"a", b"2", at)], now_ms=at, compression=codec)
+    log = PartitionLog(
+        "ours", config=TopicConfig.from_properties({"cleanup.policy": "compact", "delete.retention.ms": 5000})
+    )
+    log.append(
+        [NewRecord(b"a", b"1", at), NewRecord(b"b", b"1", at), NewRecord(b"a", b"2", at)], now_ms=at, compression=codec
+    )
     log.append([NewRecord(b"c", None, at)], now_ms=at, compression=codec)
-    log.append([NewRecord(b"d", b"1", at, headers=(("h", b"x"),))], now_ms=at, producer_id=7, producer_epoch=0, base_sequence=0, compression=codec)
+    log.append(
+        [NewRecord(b"d", b"1", at, headers=(("h", b"x"),))],
+        now_ms=at,
+        producer_id=7,
+        producer_epoch=0,
+        base_sequence=0,
+        compression=codec,
+    )
     log.append([NewRecord(b"d", b"2", at)], now_ms=at, compression=codec)
-    log.append([NewRecord(b"e", b"1", at)], now_ms=at, producer_id=9, producer_epoch=1, transactional=True, compression=codec)
+    log.append(
+        [NewRecord(b"e", b"1", at)], now_ms=at, producer_id=9, producer_epoch=1, transactional=True, compression=codec
+    )
     log.append_end_txn_marker(9, 1, commit=False, now_ms=at)
-    log.append([NewRecord(b"f", b"1", at)], now_ms=at, producer_id=8, producer_epoch=0, transactional=True, compression=codec)
+    log.append(
+        [NewRecord(b"f", b"1", at)], now_ms=at, producer_id=8, producer_epoch=0, transactional=True, compression=codec
+    )
     log.append_end_txn_marker(8, 0, commit=True, now_ms=at)
     log.roll(now_ms=at)
     log.append([NewRecord(b"z", b"1", at)], now_ms=at, compression=codec)

@@ -8,7 +8,9 @@ from bench._runner import Benchmark, Measurement, format_table, run_all
 
 def test_runner_reports_median_and_throughput():
     seconds = iter([4.0, 1.0, 2.0])
-    bench = Benchmark("fake", lambda: Measurement(next(seconds), records=1000, bytes=2 * 1_048_576), repeat=3, target="<= 3 s")
+    bench = Benchmark(
+        "fake", lambda: Measurement(next(seconds), records=1000, bytes=2 * 1_048_576), repeat=3, target="<= 3 s"
+    )
     (row,) = run_all([bench])
     assert (row["benchmark"], row["median s"], row["records/s"], row["MB/s"], row["target"]) == (
         "fake",

@@ -55,14 +55,19 @@ def test_sizes_and_counts_read_and_print_with_k_and_m():
 
 
 def test_median_row_takes_median_times_and_largest_peak():
-    runs = [Row("x", 10, 1_048_576, s, load_s=s / 2, peak_rss_mib=p) for s, p in ((3.0, 10.0), (1.0, 30.0), (2.0, 20.0))]
+    runs = [
+        Row("x", 10, 1_048_576, s, load_s=s / 2, peak_rss_mib=p) for s, p in ((3.0, 10.0), (1.0, 30.0), (2.0, 20.0))
+    ]
     row = median_row("x", runs)
     assert (row.seconds, row.load_s, row.peak_rss_mib, row.runs) == (2.0, 1.0, 30.0, 3)
 
 
 def test_results_show_ratio_to_kafka_exponent_and_tables():
     report = Report("some machine", "quiet", "python -m bench side-by-side")
-    report.side_by_side = [Row("K", 1_000_000, 100 * 1_048_576, 2.0), Row("ours", 1_000_000, 100 * 1_048_576, 1.0, 3.0, 500.0)]
+    report.side_by_side = [
+        Row("K", 1_000_000, 100 * 1_048_576, 2.0),
+        Row("ours", 1_000_000, 100 * 1_048_576, 1.0, 3.0, 500.0),
+    ]
     report.scaling = [Row("ours", n, 1, n / 1e6, peak_rss_mib=n / 1e4) for n in (1_000_000, 2_000_000, 4_000_000)]
     report.tables["Interactivity"] = [{"benchmark": "viz: step", "median s": "0.100"}]
     text = render_results(report, reference="K")

@@ -28,7 +28,14 @@ def _copy(tmp_path: Path, name: str, *, perturb: bool) -> Path:
     """The notebook copied to ``tmp_path/notebooks/`` (next to a ``data`` link, as in the repository)."""
     notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     if perturb:
-        cell = {"cell_type": "code", "execution_count": None, "id": "perturb", "metadata": {}, "outputs": [], "source": BROKEN_RULE}
+        cell = {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": "perturb",
+            "metadata": {},
+            "outputs": [],
+            "source": BROKEN_RULE,
+        }
         notebook["cells"].insert(0, cell)
     target = tmp_path / "notebooks" / name
     target.parent.mkdir(exist_ok=True)
@@ -56,4 +63,6 @@ def test_unchanged_copy_passes_and_a_changed_rule_fails(workspace: Path):
     changed = _nbval(_copy(workspace, "changed.ipynb", perturb=True), workspace)
     assert changed.returncode == 1, changed.stdout[-3000:]
     assert "FAILED" in changed.stdout and "changed.ipynb::Cell" in changed.stdout
-    assert "Cell outputs differ" in changed.stdout and "offsets [1] remain" in changed.stdout  # the tombstone at 2 gone in the first pass
+    assert (
+        "Cell outputs differ" in changed.stdout and "offsets [1] remain" in changed.stdout
+    )  # the tombstone at 2 gone in the first pass

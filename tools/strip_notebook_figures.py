@@ -62,7 +62,9 @@ def execute(path: Path) -> float:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-        "JUPYTER_PATH": os.pathsep.join(filter(None, [str(ROOT / "tools" / "jupyter"), os.environ.get("JUPYTER_PATH")])),
+        "JUPYTER_PATH": os.pathsep.join(
+            filter(None, [str(ROOT / "tools" / "jupyter"), os.environ.get("JUPYTER_PATH")])
+        ),
     }
     command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace"]
     command += ["--ExecutePreprocessor.kernel_name=python3", str(path)]

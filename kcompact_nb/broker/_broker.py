@@ -167,7 +167,9 @@ class KafkaBroker:
         command += ["-c", str(self.run_dir / "server.properties")]
         result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
         if result.returncode != 0:
-            raise BrokerError(f"kafka-storage format failed (exit {result.returncode}):\n{result.stdout}{result.stderr}")
+            raise BrokerError(
+                f"kafka-storage format failed (exit {result.returncode}):\n{result.stdout}{result.stderr}"
+            )
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self._startup_timeout_s

@@ -16,7 +16,9 @@ from ._broker import KafkaBroker
 SPARK_KAFKA_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers")
 
 
-def consume_rows(broker: KafkaBroker, topic: str, *, partition: int = 0, timeout_s: float = 10.0) -> list[dict[str, Any]]:
+def consume_rows(
+    broker: KafkaBroker, topic: str, *, partition: int = 0, timeout_s: float = 10.0
+) -> list[dict[str, Any]]:
     """All records from the log start to the end offset, as dicts keyed by :data:`SPARK_KAFKA_COLUMNS`.
 
     Uses ``isolation_level=read_uncommitted`` like Spark's default, so records of aborted transactions

@@ -9,7 +9,9 @@ def epoch_ms(text: str) -> int:
     """``--now-ms``: milliseconds since 1970-01-01T00:00:00Z, 0 or more."""
     value = _whole_number(text, "milliseconds")
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is before 1970-01-01T00:00:00Z; give milliseconds since then, 0 or more")
+        raise argparse.ArgumentTypeError(
+            f"{value} is before 1970-01-01T00:00:00Z; give milliseconds since then, 0 or more"
+        )
     return value
 
 

@@ -125,7 +125,9 @@ def _report(out: TextIO, sim: Simulation, result: PassResult | None, starts: dic
             out.write(f"  segments {', '.join(map(str, group))} -> one segment at offset {group[0]}\n")
         for segment in sim.log(result.topic, result.partition).segments:
             if segment.size_estimated:
-                why = f"no installed codec writes its compressed batches exactly as Kafka {sim.broker.kafka_version} does"
+                why = (
+                    f"no installed codec writes its compressed batches exactly as Kafka {sim.broker.kafka_version} does"
+                )
                 out.write(f"  segment {segment.base_offset}: size {segment.size_bytes} bytes is an estimate ({why})\n")
     for log in logs:
         if log.log_start_offset > starts[log.name]:

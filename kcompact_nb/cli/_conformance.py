@@ -26,7 +26,9 @@ def _add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--versions", default=None, help="comma-separated Kafka versions (default: 4.4.0,3.9.2)")
     command.add_argument("--categories", default=None, help="comma-separated workload categories (default: all)")
     command.add_argument("--repeat", type=positive_int, default=1, help="sets of seeds per category (default 1)")
-    command.add_argument("--out", type=Path, default=None, help="folder for copies and reproductions (default: temporary)")
+    command.add_argument(
+        "--out", type=Path, default=None, help="folder for copies and reproductions (default: temporary)"
+    )
     command.add_argument("--summary-json", type=Path, default=None,
                          help="also write the summary lines as JSON (what notebooks display)")  # fmt: skip
 

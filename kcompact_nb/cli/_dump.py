@@ -87,7 +87,9 @@ def dump_path(path: Path, out: TextIO, *, records: bool = True, max_chars: int =
             _not_shown(files[number + 1 :], out, "not shown")
             raise
         if status:
-            _not_shown(files[number + 1 :], out, "not shown: Kafka's log recovery deletes the segments after invalid data")
+            _not_shown(
+                files[number + 1 :], out, "not shown: Kafka's log recovery deletes the segments after invalid data"
+            )
             return status
     return ExitCode.OK
 
@@ -97,7 +99,9 @@ def _partition_dir(path: Path) -> Path:
     try:
         parse_partition_dir_name(path)
     except KcompactError:
-        partitions = sorted(p.name for p in path.iterdir() if p.is_dir() and named_like_partition(p)) if path.is_dir() else []
+        partitions = (
+            sorted(p.name for p in path.iterdir() if p.is_dir() and named_like_partition(p)) if path.is_dir() else []
+        )
         if partitions:
             raise KcompactError(
                 f"{path} is a log dir, not a partition folder: dump one of its partitions (e.g. {path / partitions[0]}) "

@@ -46,7 +46,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="broker properties (server.properties lines), TOPIC:NAME=VALUE lines and kafka-configs.sh --describe "
         "output, in one file",
     )  # fmt: skip
-    parser.add_argument("--now-ms", type=epoch_ms, default=None, metavar="MS", help="the time to judge at (default: now)")
+    parser.add_argument(
+        "--now-ms", type=epoch_ms, default=None, metavar="MS", help="the time to judge at (default: now)"
+    )
     parser.add_argument("--recover", action="store_true",
                         help="keep the valid prefix of corrupt segments, as Kafka's log recovery does, and say what it drops")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print one JSON document (exact values, times in ms)")
@@ -55,7 +57,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     """Explain every partition; 1 when --recover dropped invalid data, 2 on unreadable input or a bad config."""
     log_dir = _log_dir(args.log_dir)
-    settings = read_config_file(existing_file(args.config_file, "--config-file")) if args.config_file else ConfigSettings()
+    settings = (
+        read_config_file(existing_file(args.config_file, "--config-file")) if args.config_file else ConfigSettings()
+    )
     add_config_arguments(settings, args.config)
     configs = resolve(settings)
     now_ms = wall_clock_ms() if args.now_ms is None else args.now_ms
@@ -126,7 +130,9 @@ def partition_lines(partition: LoadedPartition, now_ms: int) -> list[str]:
     shown = ", ".join(f"{k}={_text(v)}" for k, v in changed.items())
     lines.append(f"  config (beyond Kafka's defaults): {shown}" if shown else "  config: Kafka's defaults")
     if not log.config.compact:
-        lines.append(f"  not compacted (cleanup.policy={_text(log.config.cleanup_policy)}): the cleaner never cleans it")
+        lines.append(
+            f"  not compacted (cleanup.policy={_text(log.config.cleanup_policy)}): the cleaner never cleans it"
+        )
     else:
         lines += explain(log, now_ms=now_ms).lines()
     for dropped in partition.dropped:
@@ -170,7 +176,9 @@ def _partition_document(partition: LoadedPartition, now_ms: int) -> dict[str, An
         "config": {k: _text(v) if isinstance(v, tuple) else v for k, v in log.config.to_properties().items()},
         "compacted": log.config.compact,
         "cleaner": _explanation_document(explain(log, now_ms=now_ms)) if log.config.compact else None,
-        "dropped": [{"file": d.file, "position": d.position, "bytes": d.bytes, "reason": d.reason} for d in partition.dropped],
+        "dropped": [
+            {"file": d.file, "position": d.position, "bytes": d.bytes, "reason": d.reason} for d in partition.dropped
+        ],
         "leftovers": [{"file": file, "meaning": what} for file, what in partition.leftovers],
         "notes": list(partition.notes),
     }
@@ -191,8 +199,10 @@ def _explanation_document(explanation: Explanation) -> dict[str, Any]:
         "uncleanable_reason": explanation.uncleanable_reason,
         "checkpoint_reset": ltc.checkpoint_reset,
         "checkpoint_warning": ltc.checkpoint_warning,
-        "tombstones": [{"offset": t.offset, "key": t.key.decode("utf-8", "replace"), "horizon_ms": t.horizon_ms}
-                       for t in explanation.tombstones],  # fmt: skip
+        "tombstones": [
+            {"offset": t.offset, "key": t.key.decode("utf-8", "replace"), "horizon_ms": t.horizon_ms}
+            for t in explanation.tombstones
+        ],  # fmt: skip
     }
 
 

@@ -62,7 +62,9 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 def write_kcat_report(parsed: KcatParse, out: TextIO, title: str, *, records: bool = True, max_chars: int = 40) -> None:
     """The parse as people read it: what it lacks, then per partition its records and gap report."""
     partitions = parsed.partitions()
-    out.write(f"kcat output {title}: {plural(len(parsed.messages), 'record')}, {plural(len(partitions), 'partition')}\n")
+    out.write(
+        f"kcat output {title}: {plural(len(parsed.messages), 'record')}, {plural(len(partitions), 'partition')}\n"
+    )
     if parsed.missing:
         out.write(f"Not in this output: {', '.join(sorted(_MISSING_WORDS.get(m, m) for m in parsed.missing))}\n")
     for caveat in parsed.caveats:

@@ -30,8 +30,12 @@ from pathlib import Path
 
 from kcompact_nb.core import BrokerConfig, KcompactError, TopicConfig
 
-_DESCRIBE_HEADING = re.compile(r"^(?:Dynamic|All|Default) configs for (?P<kind>topic|broker|brokers)\b(?: (?P<name>\S+))?.*:$")
-_DESCRIBE_ENTRY = re.compile(r"^\s+(?P<name>[^=\s]+)=(?P<value>.*?) sensitive=(?P<sensitive>true|false) synonyms=\{.*\}$")
+_DESCRIBE_HEADING = re.compile(
+    r"^(?:Dynamic|All|Default) configs for (?P<kind>topic|broker|brokers)\b(?: (?P<name>\S+))?.*:$"
+)
+_DESCRIBE_ENTRY = re.compile(
+    r"^\s+(?P<name>[^=\s]+)=(?P<value>.*?) sensitive=(?P<sensitive>true|false) synonyms=\{.*\}$"
+)
 _TOPIC_SCOPED = re.compile(r"^(?P<topic>[A-Za-z0-9._-]+):(?P<name>[^=:\s]+)=(?P<value>.*)$")
 
 

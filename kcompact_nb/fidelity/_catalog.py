@@ -185,18 +185,27 @@ def transactional_compression_workload(seed: int, *, codec: str, transactions: i
         for t in range(transactions):
             outcome = "abort" if t % 3 == 1 else "commit"
             count = rng.randint(2, 6)
-            records = keyed_records(_keys(rng, keys, count, "uniform"), _compressible_values(rng, count, 0.1), start_ms=(t + 1) * 200)
+            records = keyed_records(
+                _keys(rng, keys, count, "uniform"), _compressible_values(rng, count, 0.1), start_ms=(t + 1) * 200
+            )
             steps.append(Produce(records, outcome, 1, codec))
         made.append(Round(tuple(steps)))
-    return Workload(f"seed{seed}-compressed-{codec}-transactions-{transactions}txns-x2", "compression", seed, tuple(made))
+    return Workload(
+        f"seed{seed}-compressed-{codec}-transactions-{transactions}txns-x2", "compression", seed, tuple(made)
+    )
 
 
 def _compression_category(offset: int) -> Iterator[Workload]:
     seed = offset + 1200
     for i, codec in enumerate(("gzip", "snappy", "lz4", "zstd")):  # each codec, from the producer
         yield compression_workload(seed + i, codecs=(codec,), batch_records=4 + i)
-    for i, kept in enumerate(({"compression.type": "zstd"}, {"compression.type": "lz4", "compression.lz4.level": "12"},
-                              {"compression.type": "gzip", "compression.gzip.level": "1"})):  # broker-side
+    for i, kept in enumerate(
+        (
+            {"compression.type": "zstd"},
+            {"compression.type": "lz4", "compression.lz4.level": "12"},
+            {"compression.type": "gzip", "compression.gzip.level": "1"},
+        )
+    ):  # broker-side
         yield compression_workload(seed + 4 + i, codecs=("none",), batch_records=4, kept=kept)
     yield compression_workload(seed + 7, codecs=("gzip", "snappy", "lz4", "zstd", "none"), records=30, batch_records=3)
     yield compression_workload(seed + 8, codecs=("lz4",), keys=200, records=150, batch_records=10)  # mostly whole
@@ -246,7 +255,9 @@ CATEGORIES: dict[str, Callable[[int], Iterator[Workload]]] = {
     "idempotent": _idempotent_category,
     "tombstones": _tombstones_category,
     "multi-pass": _multi_pass_category,
-    "transactions": lambda o: (transactions_workload(o + 600 + i, transactions=3 + i, rounds=1 + i % 2) for i in range(6)),
+    "transactions": lambda o: (
+        transactions_workload(o + 600 + i, transactions=3 + i, rounds=1 + i % 2) for i in range(6)
+    ),
     "keyless": lambda o: (keyless_workload(o + 700 + i, records=30 + 10 * i) for i in range(3)),
     "min-lag": lambda o: (min_lag_workload(o + 800 + i, keys=4 + 4 * i) for i in range(3)),
     "max-lag": lambda o: (max_lag_workload(o + 900 + i, keys=4 + 4 * i) for i in range(3)),

@@ -74,7 +74,9 @@ def pass_time_ms(before: PartitionLog, after: PartitionLog) -> int:
     earlier horizons included (a later pass ran later in wall time).
     """
     stamped = {b.base_offset: b.delete_horizon_ms for b in before.batches() if b.delete_horizon_ms is not None}
-    new = [b.delete_horizon_ms for b in after.batches() if b.delete_horizon_ms is not None and b.base_offset not in stamped]
+    new = [
+        b.delete_horizon_ms for b in after.batches() if b.delete_horizon_ms is not None and b.base_offset not in stamped
+    ]
     if new:
         return int(new[0])
     return max([b.max_timestamp for b in before.batches()] + [int(h) for h in stamped.values()]) + 1
@@ -228,7 +230,9 @@ def kafka_pass_times(
     stamping = [i for i, (_, stamped) in enumerate(_run_phases(before, workload, round_index, phase_ms, {})) if stamped]
     if len(stamping) != len(horizons):
         return {}
-    return {index: horizon - before.config.delete_retention_ms for index, horizon in zip(stamping, horizons, strict=True)}
+    return {
+        index: horizon - before.config.delete_retention_ms for index, horizon in zip(stamping, horizons, strict=True)
+    }
 
 
 def compare_round(

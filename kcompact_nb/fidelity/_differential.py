@@ -127,8 +127,12 @@ def _produce_step(broker: KafkaBroker, topic: str, step: Produce, base_ms: int) 
         return [offset for group in groups for offset in group]
     records = [record for batch in batches for record in batch]
     offsets = produce_transaction(
-        broker, topic, records, transactional_id=f"{topic}-txn", commit=step.producer == "commit", compression=step.compression
+        broker,
+        topic,
+        records,
+        transactional_id=f"{topic}-txn",
+        commit=step.producer == "commit",
+        compression=step.compression,
     )
     wait_for_offsets(broker, topic, end=offsets[-1] + 2)  # the marker follows the last record
     return offsets
-

@@ -109,7 +109,9 @@ def reproduction_scenario(result: DifferentialResult, round_: RoundResult) -> di
         "description": "Kafka's partition before the round, the round's config changes, and Kafka's result.",
         "start_ms": round_.phase_ms[0],
         "broker": broker_properties(result.version, workload.broker),
-        "topics": {topic: {"partitions": 1, "config": {**COMPACTED_TOPIC_CONFIGS, **HOLD, **workload.create, **workload.kept}}},
+        "topics": {
+            topic: {"partitions": 1, "config": {**COMPACTED_TOPIC_CONFIGS, **HOLD, **workload.create, **workload.kept}}
+        },
         "steps": steps,
     }
 

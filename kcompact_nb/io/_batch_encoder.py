@@ -136,4 +136,6 @@ def raw_matches(batch: RecordBatch) -> bool:
     fields = L.HEADER.unpack_from(raw)
     compressed = fields[5] & L.CODEC_MASK != 0
     expected = header_fields(batch, length=batch.size_bytes - L.LOG_OVERHEAD, crc=fields[4], compressed=compressed)
-    return fields == expected and (not compressed or L.COMPRESSION_CODECS[fields[5] & L.CODEC_MASK] == batch.compression)
+    return fields == expected and (
+        not compressed or L.COMPRESSION_CODECS[fields[5] & L.CODEC_MASK] == batch.compression
+    )

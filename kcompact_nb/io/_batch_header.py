@@ -33,4 +33,3 @@ DELETE_HORIZON_BIT = 0x40
 
 CODEC_PACKAGES = {"gzip": "gzip", "snappy": "python-snappy", "lz4": "lz4", "zstd": "zstandard"}
 """The pip package kafka-python needs for each codec (gzip is in the standard library)."""
-

@@ -194,10 +194,18 @@ def _same_bytes(segment: Segment, path: Path) -> bool:
 def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> None:
     """The source partition's files that are not segment files: snapshots of segments still there, and the rest."""
     bases = {segment.base_offset for segment in log.segments}
-    source_bases = {int(m[1]) for p in origin.iterdir() if (m := SEGMENT_FILE_OF_ANY_KIND.match(p.name)) and m["suffix"] == LOG_FILE_SUFFIX}
+    source_bases = {
+        int(m[1])
+        for p in origin.iterdir()
+        if (m := SEGMENT_FILE_OF_ANY_KIND.match(p.name)) and m["suffix"] == LOG_FILE_SUFFIX
+    }
     removed = source_bases - bases
     for entry in sorted(origin.iterdir()):
-        if not entry.is_file() or SEGMENT_FILE_OF_ANY_KIND.match(entry.name) or entry.name.endswith(LEFTOVER_FILE_SUFFIXES):
+        if (
+            not entry.is_file()
+            or SEGMENT_FILE_OF_ANY_KIND.match(entry.name)
+            or entry.name.endswith(LEFTOVER_FILE_SUFFIXES)
+        ):
             continue
         snapshot = PRODUCER_SNAPSHOT_FILE_NAME.match(entry.name)
         if snapshot is None or int(snapshot[1]) not in removed:

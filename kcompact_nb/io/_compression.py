@@ -189,9 +189,15 @@ def _zstandard_stream(body: bytes, level: int) -> bytes:
 
 def _pyzstd_stream(body: bytes, level: int) -> bytes:
     pyzstd = _required("pyzstd", "zstd")
-    options = {pyzstd.CParameter.compressionLevel: level, pyzstd.CParameter.contentSizeFlag: 0, pyzstd.CParameter.checksumFlag: 0}
+    options = {
+        pyzstd.CParameter.compressionLevel: level,
+        pyzstd.CParameter.contentSizeFlag: 0,
+        pyzstd.CParameter.checksumFlag: 0,
+    }
     stream = pyzstd.ZstdCompressor(options)
-    return bytes(stream.compress(body, stream.CONTINUE) + stream.flush(stream.FLUSH_BLOCK) + stream.flush(stream.FLUSH_FRAME))
+    return bytes(
+        stream.compress(body, stream.CONTINUE) + stream.flush(stream.FLUSH_BLOCK) + stream.flush(stream.FLUSH_FRAME)
+    )
 
 
 def _required(name: str, codec: str) -> ModuleType:

@@ -171,7 +171,9 @@ def _gap_offset(gap: CompactionGap) -> str:
         return "none"
     count = f"{gap.missing_offsets} offset{'s' if gap.missing_offsets != 1 else ''} missing before it"
     if gap.markers_known:
-        return f"{gap.last_gap_offset} ({count}: {'a removed record' if gap.missing_offsets == 1 else 'removed records'})"
+        return (
+            f"{gap.last_gap_offset} ({count}: {'a removed record' if gap.missing_offsets == 1 else 'removed records'})"
+        )
     if gap.missing_offsets == 1:
         cause = "a removed record, or a transaction marker, which consumers never see"
     else:

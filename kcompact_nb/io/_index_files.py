@@ -337,7 +337,9 @@ def decode_producer_snapshot(data: bytes, offset: int, source: str | Path = "<sn
     if computed != stored_crc:
         reason = f"snapshot is corrupt: stored CRC {stored_crc}, computed {computed}"
         raise IndexFileError(source, 2, reason)
-    entries = tuple(ProducerSnapshotEntry(*fields) for fields in _SNAPSHOT_ENTRY.iter_unpack(data[_SNAPSHOT_HEADER.size :]))
+    entries = tuple(
+        ProducerSnapshotEntry(*fields) for fields in _SNAPSHOT_ENTRY.iter_unpack(data[_SNAPSHOT_HEADER.size :])
+    )
     return ProducerSnapshotFile(offset, entries)
 
 
@@ -349,15 +351,23 @@ def encode_producer_snapshot(snapshot: ProducerSnapshotFile) -> bytes:
     """
     body = struct.pack(">i", len(snapshot.entries)) + b"".join(
         _SNAPSHOT_ENTRY.pack(
-            e.producer_id, e.producer_epoch, e.last_sequence, e.last_offset, e.offset_delta,
-            e.timestamp, e.coordinator_epoch, e.current_txn_first_offset,
+            e.producer_id,
+            e.producer_epoch,
+            e.last_sequence,
+            e.last_offset,
+            e.offset_delta,
+            e.timestamp,
+            e.coordinator_epoch,
+            e.current_txn_first_offset,
         )  # fmt: skip
         for e in snapshot.entries
     )
     return struct.pack(">hI", PRODUCER_SNAPSHOT_VERSION, crc32c(body)) + body
 
 
-def java_hash_map_order(entries: Sequence[ProducerSnapshotEntry], *, capacity: int | None = None) -> list[ProducerSnapshotEntry]:
+def java_hash_map_order(
+    entries: Sequence[ProducerSnapshotEntry], *, capacity: int | None = None
+) -> list[ProducerSnapshotEntry]:
     """``entries`` (in the order the producers were added) in the order a ``HashMap<Long, ...>`` iterates them.
 
     Buckets in ascending order, each in insertion order; a key's bucket is ``(h ^ h >>> 16) &
@@ -393,7 +403,9 @@ def read_index_file(path: str | os.PathLike[str]) -> IndexFile:
     path = Path(path)
     decode = _DECODERS.get(path.suffix)
     if decode is None:
-        raise IndexFileError(path, None, f"not an index or snapshot file: expected a name ending in {', '.join(INDEX_FILE_SUFFIXES)}")
+        raise IndexFileError(
+            path, None, f"not an index or snapshot file: expected a name ending in {', '.join(INDEX_FILE_SUFFIXES)}"
+        )
     return decode(path.read_bytes(), file_offset(path), path)
 
 

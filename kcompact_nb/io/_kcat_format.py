@@ -173,7 +173,9 @@ def _sized(tokens: list[FormatToken]) -> tuple[FormatToken, ...]:
 def _check_readable(fmt: str, tokens: tuple[FormatToken, ...]) -> None:
     fields = [t.field for t in tokens]
     if "o" not in fields:
-        raise _refuse(fmt, "it has no %o; records cannot be placed without their offsets: add %o to the format, or use -J")
+        raise _refuse(
+            fmt, "it has no %o; records cannot be placed without their offsets: add %o to the format, or use -J"
+        )
     for index, token in enumerate(tokens):
         after = tokens[index + 1] if index + 1 < len(tokens) else None
         if token.field in NUMBERS:

@@ -23,9 +23,7 @@ from kcompact_nb.io._kcat_status import STATUS_LINE, STDERR_ADVICE, status_suffi
 _TIMESTAMP_TYPES = {"create": TimestampType.CREATE_TIME, "logappend": TimestampType.LOG_APPEND_TIME}
 
 
-def parse_kcat_json(
-    output: bytes | str | Iterable[bytes | str], *, source: str = "<kcat -J output>"
-) -> KcatParse:
+def parse_kcat_json(output: bytes | str | Iterable[bytes | str], *, source: str = "<kcat -J output>") -> KcatParse:
     """Parse kcat ``-J`` output, one JSON object per line.
 
     Parameters

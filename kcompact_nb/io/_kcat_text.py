@@ -90,7 +90,12 @@ class _RecordReader:
         self._capture(letter, value, end, captured, step)
 
     def _capture(
-        self, letter: str, value: int | bytes | None, end: int, captured: Captured, step: Callable[[int, Captured], None]
+        self,
+        letter: str,
+        value: int | bytes | None,
+        end: int,
+        captured: Captured,
+        step: Callable[[int, Captured], None],
     ) -> None:
         if letter in captured and captured[letter] != value:
             self._fail(end, f"%{letter} printed twice with different values")

@@ -285,7 +285,9 @@ def _partition_dirs(path: Path, topics: Collection[str] | None, skipped: list[tu
         if found is None:
             skipped.append((str(entry), "not a <topic>-<partition> directory (deleted, future or stray replica?)"))
         elif found[0] == METADATA_LOG_TOPIC:
-            skipped.append((str(entry), "the KRaft metadata log, not a log of the broker's log manager (never cleaned)"))
+            skipped.append(
+                (str(entry), "the KRaft metadata log, not a log of the broker's log manager (never cleaned)")
+            )
         elif topics is None or found[0] in topics:
             chosen.append(entry)
     return chosen

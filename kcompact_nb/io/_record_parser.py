@@ -60,7 +60,14 @@ def parse_records(data: bytes, base_offset: int, base_ts: int, last_delta: int, 
     """
     # Varints of one byte (small lengths and deltas, header counts), and of two for the record and value
     # lengths, are decoded inline: a call to _varint is the largest cost per record otherwise.
-    keys, values, offsets, stamps, headers, sizes = out.keys, out.values, out.offsets, out.timestamps, out.headers, out.sizes
+    keys, values, offsets, stamps, headers, sizes = (
+        out.keys,
+        out.values,
+        out.offsets,
+        out.timestamps,
+        out.headers,
+        out.sizes,
+    )
     pos, previous = RECORD_BATCH_OVERHEAD, -1
     try:
         for _ in range(count):

@@ -76,7 +76,9 @@ def segment_base_offset(path: Path) -> int | None:
     if match:
         offset = int(match.group(1))
         if offset > L.LONG_MAX:
-            reason = f"the offset in the file name, {offset}, is beyond {L.LONG_MAX}, the largest offset (Long.MAX_VALUE)"
+            reason = (
+                f"the offset in the file name, {offset}, is beyond {L.LONG_MAX}, the largest offset (Long.MAX_VALUE)"
+            )
             raise NotASegmentError(path, None, reason)
         return offset
     if path.suffix == ".log":
@@ -323,7 +325,11 @@ class SegmentFileReader:
             return self._records_by_kafka_python(data, attributes, codec, position)
         if count == 1:  # the common small case, without the iterators below
             key = self.key_registry.intern(columns.keys[0])
-            return (record_from_tuple((columns.offsets[0], columns.timestamps[0], key, columns.values[0], columns.headers[0])),)
+            return (
+                record_from_tuple(
+                    (columns.offsets[0], columns.timestamps[0], key, columns.values[0], columns.headers[0])
+                ),
+            )
         if count < PACKED_MIN_RECORDS:
             keys = map(self.key_registry.intern, columns.keys)
             fields = zip(columns.offsets, columns.timestamps, keys, columns.values, columns.headers, strict=False)
@@ -337,7 +343,9 @@ class SegmentFileReader:
         try:
             records = decompress_records(codec, data[L.RECORD_BATCH_OVERHEAD :])
         except Exception as error:  # noqa: BLE001 - any failure of a codec on these bytes is corruption
-            self._fail(CorruptBatchError, position, f"cannot decode the {codec} records: {type(error).__name__}: {error}")
+            self._fail(
+                CorruptBatchError, position, f"cannot decode the {codec} records: {type(error).__name__}: {error}"
+            )
         patched = bytearray(data[: L.RECORD_BATCH_OVERHEAD])
         patched[L.ATTRIBUTES_POSITION + 1] &= ~L.CODEC_MASK
         return bytes(patched) + records
@@ -351,7 +359,10 @@ class SegmentFileReader:
             patched[L.ATTRIBUTES_POSITION + 1] &= ~L.LOG_APPEND_TIME_BIT
             data = bytes(patched)
         try:
-            rows = [(r.offset, r.timestamp, r.key, r.value, tuple(r.headers) if r.headers else ()) for r in DefaultRecordBatch(data)]
+            rows = [
+                (r.offset, r.timestamp, r.key, r.value, tuple(r.headers) if r.headers else ())
+                for r in DefaultRecordBatch(data)
+            ]
         except Exception as error:  # noqa: BLE001 - any failure of the third-party decoder on these bytes is corruption
             self._fail(
                 CorruptBatchError, position, f"cannot decode the {codec} records: {type(error).__name__}: {error}"
@@ -359,7 +370,10 @@ class SegmentFileReader:
         if len(rows) >= PACKED_MIN_RECORDS:
             return PackedRecords.from_rows(rows, self.key_registry)
         intern = self.key_registry.intern
-        return tuple(record_from_tuple((offset, stamp, intern(key), value, headers)) for offset, stamp, key, value, headers in rows)
+        return tuple(
+            record_from_tuple((offset, stamp, intern(key), value, headers))
+            for offset, stamp, key, value, headers in rows
+        )
 
     def _check_records(self, records: Sequence[Record], count: int, span: tuple[int, int], position: int) -> None:
         base, last = span

@@ -159,7 +159,10 @@ def _match_length(data: bytes, earlier: int, later: int, end: int) -> int:
     """How many bytes from ``earlier`` equal those from ``later`` (``FindMatchLength``), up to ``end``."""
     limit = end - later
     matched, step = 0, 8
-    while matched + step <= limit and data[earlier + matched : earlier + matched + step] == data[later + matched : later + matched + step]:
+    while (
+        matched + step <= limit
+        and data[earlier + matched : earlier + matched + step] == data[later + matched : later + matched + step]
+    ):
         matched += step
         step <<= 1
     step = min(step, limit - matched)

@@ -59,7 +59,9 @@ def _parse_ratio(raw: Mapping[str, Any], path: str, found: dict[str, Any]) -> No
         raise ScenarioError(join(path, "tolerance"), "tolerance applies to cleanable_ratio, which is missing")
     if "cleanable_ratio" in raw:
         found["cleanable_ratio"] = check_number(raw["cleanable_ratio"], join(path, "cleanable_ratio"), low=0, high=1)
-        found["tolerance"] = check_number(raw.get("tolerance", DEFAULT_TOLERANCE), join(path, "tolerance"), low=0, high=1)
+        found["tolerance"] = check_number(
+            raw.get("tolerance", DEFAULT_TOLERANCE), join(path, "tolerance"), low=0, high=1
+        )
 
 
 def check_assertions(log: PartitionLog, assertions: Mapping[str, Any], *, now_ms: int) -> list[dict[str, Any]]:
@@ -118,5 +120,5 @@ def encode_state_key(key: bytes) -> str:
 
 def _decode_state_key(key: str) -> bytes:
     if key.startswith("base64:"):
-        return base64.b64decode(key[len("base64:"):])
+        return base64.b64decode(key[len("base64:") :])
     return key.encode("utf-8")

@@ -10,7 +10,9 @@ from kcompact_nb.scenario._errors import ScenarioError
 LONG_MAX = 2**63 - 1
 
 
-def check_object(value: Any, path: str, *, required: Collection[str] = (), optional: Collection[str] = ()) -> dict[str, Any]:
+def check_object(
+    value: Any, path: str, *, required: Collection[str] = (), optional: Collection[str] = ()
+) -> dict[str, Any]:
     """``value`` as a JSON object holding every ``required`` field and no field outside both lists."""
     if not isinstance(value, dict):
         raise ScenarioError(path, f"expected an object, got {_kind(value)}")

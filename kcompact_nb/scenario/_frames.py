@@ -42,7 +42,9 @@ def scenario_frames(
         yield Frame(entry["index"] + 1, step_label(entry), runner.sim.now_ms, log, passes)
 
 
-def with_overrides(scenario: Scenario, topic: str, topic_config: Mapping[str, Any], broker_config: Mapping[str, Any]) -> Scenario:
+def with_overrides(
+    scenario: Scenario, topic: str, topic_config: Mapping[str, Any], broker_config: Mapping[str, Any]
+) -> Scenario:
     """``scenario`` with ``topic``'s config and the broker's config overridden (property names)."""
     spec = scenario.topics[topic]
     topics = {**scenario.topics, topic: TopicSpec(spec.partitions, {**spec.config, **topic_config})}
@@ -55,7 +57,9 @@ def step_label(entry: Mapping[str, Any]) -> str:
     result = entry["result"]
     head = f"step {entry['index']} {entry['op']}"
     if entry["op"] == "append" or entry["op"] == "end_txn":
-        return f"{head}: offsets {result['first_offset']}-{result['last_offset']}" + (", rolled" if result["rolled"] else "")
+        return f"{head}: offsets {result['first_offset']}-{result['last_offset']}" + (
+            ", rolled" if result["rolled"] else ""
+        )
     if entry["op"] == "clean":
         if result["selected"] is None:
             return f"{head}: no log eligible"
@@ -64,7 +68,9 @@ def step_label(entry: Mapping[str, Any]) -> str:
         return f"{head}: {'passed' if result['passed'] else 'FAILED'}"
     if entry["op"] in ("advance", "set_time"):
         return f"{head}: clock at {format_instant_ms(result['now_ms'])}"
-    scalars = ", ".join(f"{k} {v}" for k, v in result.items() if isinstance(v, (int, str)) and k not in ("topic", "partition"))
+    scalars = ", ".join(
+        f"{k} {v}" for k, v in result.items() if isinstance(v, (int, str)) and k not in ("topic", "partition")
+    )
     return f"{head}: {scalars}" if scalars else head
 
 

@@ -57,7 +57,9 @@ def _context(doc: Mapping[str, Any], start_ms: int, base_dir: Path | None) -> Pa
     broker_properties = dict(doc.get("broker", {})) if isinstance(doc.get("broker", {}), dict) else doc["broker"]
     broker = broker_config(broker_properties, "broker")
     context = ParseContext(dict(broker_properties), broker, {}, {}, {}, start_ms, base_dir)
-    topics = check_object(doc["topics"], "topics", optional=tuple(doc["topics"]) if isinstance(doc["topics"], dict) else ())
+    topics = check_object(
+        doc["topics"], "topics", optional=tuple(doc["topics"]) if isinstance(doc["topics"], dict) else ()
+    )
     if not topics:
         raise ScenarioError("topics", "declare at least one topic")
     for name, spec in topics.items():

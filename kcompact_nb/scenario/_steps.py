@@ -68,8 +68,12 @@ def _append(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, 
     args = _target(raw, path, context)
     producer_id = check_int(raw.get("producer_id", -1), join(path, "producer_id"), minimum=-1)
     args["producer_id"] = producer_id
-    args["producer_epoch"] = check_int(raw.get("producer_epoch", -1), join(path, "producer_epoch"), minimum=-1, maximum=SHORT_MAX)
-    args["base_sequence"] = check_int(raw.get("base_sequence", -1), join(path, "base_sequence"), minimum=-1, maximum=INT_MAX)
+    args["producer_epoch"] = check_int(
+        raw.get("producer_epoch", -1), join(path, "producer_epoch"), minimum=-1, maximum=SHORT_MAX
+    )
+    args["base_sequence"] = check_int(
+        raw.get("base_sequence", -1), join(path, "base_sequence"), minimum=-1, maximum=INT_MAX
+    )
     args["transactional"] = check_bool(raw.get("transactional", False), join(path, "transactional"))
     if args["transactional"] and producer_id < 0:
         raise ScenarioError(join(path, "producer_id"), "a transactional append needs a producer_id >= 0")
@@ -78,7 +82,9 @@ def _append(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, 
     )
     compression = check_str(raw.get("compression", "none"), join(path, "compression"))
     if compression not in COMPRESSION_CODECS:
-        raise ScenarioError(join(path, "compression"), f"{compression!r}: expected one of {', '.join(COMPRESSION_CODECS)}")
+        raise ScenarioError(
+            join(path, "compression"), f"{compression!r}: expected one of {', '.join(COMPRESSION_CODECS)}"
+        )
     args["compression"] = compression
     compacted = context.topics[args["topic"]].compact
     records = check_list(raw["records"], join(path, "records"), non_empty=True)
@@ -91,11 +97,16 @@ def _record(raw: Any, path: str, compacted: bool) -> NewRecord:
     record = check_object(raw, path, required=("key", "value"), optional=("timestamp", "headers", "offset"))
     key = decode_bytes(record["key"], join(path, "key"))
     if key is None and compacted:
-        raise ScenarioError(join(path, "key"), "Compacted topic cannot accept message without key (Kafka's INVALID_RECORD)")
+        raise ScenarioError(
+            join(path, "key"), "Compacted topic cannot accept message without key (Kafka's INVALID_RECORD)"
+        )
     value = decode_bytes(record["value"], join(path, "value"))
     timestamp = check_optional_int(record.get("timestamp"), join(path, "timestamp"), minimum=-1)
     offset = check_optional_int(record.get("offset"), join(path, "offset"), minimum=0)
-    headers = tuple(_header(h, join(join(path, "headers"), i)) for i, h in enumerate(check_list(record.get("headers", []), join(path, "headers"))))
+    headers = tuple(
+        _header(h, join(join(path, "headers"), i))
+        for i, h in enumerate(check_list(record.get("headers", []), join(path, "headers")))
+    )
     return NewRecord(key, value, timestamp, headers, offset)
 
 
@@ -112,18 +123,26 @@ def _check_offsets(offsets: list[int | None], path: str) -> None:
     given = [o is not None for o in offsets]
     if any(given) and not all(given):
         first_missing = given.index(False)
-        raise ScenarioError(join(join(path, first_missing), "offset"), "give an offset on every record of the append or on none")
+        raise ScenarioError(
+            join(join(path, first_missing), "offset"), "give an offset on every record of the append or on none"
+        )
     for i in range(1, len(offsets) if all(given) else 0):
         if offsets[i] <= offsets[i - 1]:  # type: ignore[operator]
-            raise ScenarioError(join(join(path, i), "offset"), f"offsets must strictly increase ({offsets[i]} after {offsets[i - 1]})")
+            raise ScenarioError(
+                join(join(path, i), "offset"), f"offsets must strictly increase ({offsets[i]} after {offsets[i - 1]})"
+            )
 
 
 def _end_txn(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     args = _target(raw, path, context)
     args["producer_id"] = check_int(raw["producer_id"], join(path, "producer_id"), minimum=0)
-    args["producer_epoch"] = check_int(raw["producer_epoch"], join(path, "producer_epoch"), minimum=0, maximum=SHORT_MAX)
+    args["producer_epoch"] = check_int(
+        raw["producer_epoch"], join(path, "producer_epoch"), minimum=0, maximum=SHORT_MAX
+    )
     args["commit"] = check_bool(raw["commit"], join(path, "commit"))
-    args["coordinator_epoch"] = check_int(raw.get("coordinator_epoch", 0), join(path, "coordinator_epoch"), minimum=0, maximum=INT_MAX)
+    args["coordinator_epoch"] = check_int(
+        raw.get("coordinator_epoch", 0), join(path, "coordinator_epoch"), minimum=0, maximum=INT_MAX
+    )
     args["timestamp"] = check_optional_int(raw.get("timestamp"), join(path, "timestamp"), minimum=-1)
     args["offset"] = check_optional_int(raw.get("offset"), join(path, "offset"), minimum=0)
     return args
@@ -189,13 +208,17 @@ def _clean(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, A
         return {"targeted": False}
     args = _target(raw, path, context)
     args["targeted"] = True
-    args["first_dirty_offset"] = check_optional_int(raw.get("first_dirty_offset"), join(path, "first_dirty_offset"), minimum=0)
+    args["first_dirty_offset"] = check_optional_int(
+        raw.get("first_dirty_offset"), join(path, "first_dirty_offset"), minimum=0
+    )
     args["first_uncleanable_offset"] = check_optional_int(
         raw.get("first_uncleanable_offset"), join(path, "first_uncleanable_offset"), minimum=0
     )
     args["now_ms"] = check_optional_int(raw.get("now_ms"), join(path, "now_ms"), minimum=0)
     args["force"] = check_bool(raw.get("force", False), join(path, "force"))
-    args["offset_map"] = None if raw.get("offset_map") is None else _offset_map(raw["offset_map"], join(path, "offset_map"))
+    args["offset_map"] = (
+        None if raw.get("offset_map") is None else _offset_map(raw["offset_map"], join(path, "offset_map"))
+    )
     return args
 
 
@@ -203,7 +226,11 @@ def _offset_map(raw: Any, path: str) -> dict[str, Any]:
     spec = check_object(raw, path, optional=("slots", "load_factor", "memory_bytes"))
     if ("slots" in spec) == ("memory_bytes" in spec):
         raise ScenarioError(path, 'give exactly one of {"slots": N} or {"memory_bytes": N}')
-    args: dict[str, Any] = {"load_factor": check_number(spec.get("load_factor", 0.9), join(path, "load_factor"), low=0, high=1, low_open=True)}
+    args: dict[str, Any] = {
+        "load_factor": check_number(
+            spec.get("load_factor", 0.9), join(path, "load_factor"), low=0, high=1, low_open=True
+        )
+    }
     if "slots" in spec:
         args["slots"] = check_int(spec["slots"], join(path, "slots"), minimum=1, maximum=INT_MAX)
     else:
@@ -222,7 +249,9 @@ def _run_cleaner(raw: dict[str, Any], path: str, context: ParseContext) -> dict[
 
 def _set_config(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     config_path = join(path, "config")
-    changes = check_object(raw["config"], config_path, optional=tuple(raw["config"]) if isinstance(raw["config"], dict) else ())
+    changes = check_object(
+        raw["config"], config_path, optional=tuple(raw["config"]) if isinstance(raw["config"], dict) else ()
+    )
     if "topic" not in raw:
         context.broker_properties.update(changes)
         context.broker = broker_config(context.broker_properties, config_path)

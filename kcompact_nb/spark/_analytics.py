@@ -46,7 +46,9 @@ def duplicates(records: DataFrame) -> DataFrame:
     return fated.groupBy(*PARTITION_COLUMNS).agg(
         F.count("*").alias("records"),
         F.sum(F.col("superseded").cast("long")).alias("superseded"),
-        F.sum(F.when(F.col("superseded"), F.col("record_size_bytes")).otherwise(0)).cast("long").alias("superseded_bytes"),
+        F.sum(F.when(F.col("superseded"), F.col("record_size_bytes")).otherwise(0))
+        .cast("long")
+        .alias("superseded_bytes"),
     )
 
 
@@ -64,7 +66,9 @@ def tombstones(records: DataFrame, *, now_ms: int) -> DataFrame:
         "offset",
         "delete_horizon_ms",
         "superseded",
-        (F.col("delete_horizon_ms").isNotNull() & (F.lit(now_ms) >= F.col("delete_horizon_ms"))).alias("horizon_passed"),
+        (F.col("delete_horizon_ms").isNotNull() & (F.lit(now_ms) >= F.col("delete_horizon_ms"))).alias(
+            "horizon_passed"
+        ),
     )
 
 
@@ -74,7 +78,9 @@ def map_capacity(dedupe_buffer_bytes: int, *, threads: int = 1, load_factor: flo
     return int(slots * load_factor)
 
 
-def dirty_keys(records: DataFrame, cleanable: DataFrame, *, dedupe_buffer_bytes: int = 134_217_728, threads: int = 1) -> DataFrame:
+def dirty_keys(
+    records: DataFrame, cleanable: DataFrame, *, dedupe_buffer_bytes: int = 134_217_728, threads: int = 1
+) -> DataFrame:
     """Per partition: distinct keys in ``[first_dirty_offset, first_uncleanable_offset)`` and the passes
     a dedupe buffer needs to index them (``log.cleaner.dedupe.buffer.size``, ``log.cleaner.threads``).
 
@@ -83,10 +89,15 @@ def dirty_keys(records: DataFrame, cleanable: DataFrame, *, dedupe_buffer_bytes:
     """
     capacity = map_capacity(dedupe_buffer_bytes, threads=threads)
     joined = _data(records).join(F.broadcast(cleanable.select(*CLEANABLE_COLUMNS)), list(PARTITION_COLUMNS))
-    dirty = joined.filter((F.col("offset") >= F.col("first_dirty_offset")) & (F.col("offset") < F.col("first_uncleanable_offset")))
+    dirty = joined.filter(
+        (F.col("offset") >= F.col("first_dirty_offset")) & (F.col("offset") < F.col("first_uncleanable_offset"))
+    )
     counted = dirty.groupBy(*PARTITION_COLUMNS).agg(F.count_distinct("key").alias("distinct_dirty_keys"))
     return counted.withColumns(
-        {"map_capacity": F.lit(capacity), "passes_needed": F.ceil(F.col("distinct_dirty_keys") / F.lit(capacity)).cast("int")}
+        {
+            "map_capacity": F.lit(capacity),
+            "passes_needed": F.ceil(F.col("distinct_dirty_keys") / F.lit(capacity)).cast("int"),
+        }
     )
 
 

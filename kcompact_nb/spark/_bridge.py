@@ -62,7 +62,9 @@ def to_partition_log(
         )
         raise BridgeLimitError(message)
     segments = [SegmentData(base, [_batch(b) for b in _batches(seg_rows)]) for base, seg_rows in _segments(rows)]
-    return build_partition_log(topic, partition, segments, config=config, broker=broker, cleaner_checkpoint=cleaner_checkpoint)
+    return build_partition_log(
+        topic, partition, segments, config=config, broker=broker, cleaner_checkpoint=cleaner_checkpoint
+    )
 
 
 def _segments(rows: Sequence[Row]) -> list[tuple[int, list[Row]]]:
@@ -72,16 +74,19 @@ def _segments(rows: Sequence[Row]) -> list[tuple[int, list[Row]]]:
 
 
 def _batches(rows: Iterable[Row]) -> list[list[Row]]:
-    keyed = groupby(rows, key=lambda r: r["batch_base_offset"] if r["batch_base_offset"] is not None else ("record", r["offset"]))
+    keyed = groupby(
+        rows, key=lambda r: r["batch_base_offset"] if r["batch_base_offset"] is not None else ("record", r["offset"])
+    )
     return [list(group) for _, group in keyed]
 
 
 def _batch(rows: list[Row]) -> RecordBatch:
     head = rows[0]
-    records = [Record(r["offset"], _ms(r), r["key"], r["value"], tuple((h["key"], h["value"]) for h in r["headers"] or ())) for r in rows]
-    fields: dict[str, Any] = {
-        name: head[name] for name in ("producer_id", "producer_epoch") if head[name] is not None
-    }
+    records = [
+        Record(r["offset"], _ms(r), r["key"], r["value"], tuple((h["key"], h["value"]) for h in r["headers"] or ()))
+        for r in rows
+    ]
+    fields: dict[str, Any] = {name: head[name] for name in ("producer_id", "producer_epoch") if head[name] is not None}
     fields["is_transactional"] = bool(head["is_transactional"])
     fields["is_control"] = bool(head["is_control"])
     return RecordBatch.build(

@@ -57,7 +57,9 @@ def offset_buckets(
         _count(F.col("tombstone_latest")).alias("tombstones"),
     )
     grid = ranges.withColumn("bucket", F.explode(F.sequence(F.lit(0).cast("long"), F.col("_buckets") - 1)))
-    rows = grid.join(counts, _BUCKET_KEYS, "left").fillna(0, ["records", "size_bytes", "live", "superseded", "tombstones"])
+    rows = grid.join(counts, _BUCKET_KEYS, "left").fillna(
+        0, ["records", "size_bytes", "live", "superseded", "tombstones"]
+    )
     return rows.withColumns(
         {
             "start_offset": F.col("_start") + F.col("bucket") * F.col("_width"),
@@ -69,14 +71,18 @@ def offset_buckets(
 def _width(bucket_count: int | None, bucket_offsets: int | None) -> Column:
     """Bucket width in offsets, as a column of ``_span`` (``ceil(span / bucket_count)`` or fixed)."""
     if (bucket_count is None) == (bucket_offsets is None):
-        raise KcompactError(f"give exactly one of bucket_count and bucket_offsets, got {bucket_count} and {bucket_offsets}")
+        raise KcompactError(
+            f"give exactly one of bucket_count and bucket_offsets, got {bucket_count} and {bucket_offsets}"
+        )
     name, value = ("bucket_count", bucket_count) if bucket_offsets is None else ("bucket_offsets", bucket_offsets)
     if value is None or value < 1:
         raise KcompactError(f"{name} must be at least 1, got {value}")
     return F.lit(value).cast("long") if bucket_offsets is not None else F.expr(f"(_span + {value} - 1) div {value}")
 
 
-def _bucket_ranges(records: DataFrame, width: Column, segments: DataFrame | None, checkpoints: DataFrame | None) -> DataFrame:
+def _bucket_ranges(
+    records: DataFrame, width: Column, segments: DataFrame | None, checkpoints: DataFrame | None
+) -> DataFrame:
     """Per partition: ``_start``, ``_end`` (log start and end offsets), ``_width`` and ``_buckets``; empty logs dropped."""
     require_columns(records, ["segment_base_offset", "batch_last_offset"], what="offset_buckets")
     ends = records.groupBy(*PARTITION_COLUMNS).agg(
@@ -92,7 +98,9 @@ def _bucket_ranges(records: DataFrame, width: Column, segments: DataFrame | None
         )
     if checkpoints is not None:
         starts = checkpoints.select(*PARTITION_COLUMNS, F.col("log_start_offset").alias("_checkpoint"))
-        ends = ends.join(starts, list(PARTITION_COLUMNS), "left").withColumn("_start", F.greatest("_start", "_checkpoint"))
+        ends = ends.join(starts, list(PARTITION_COLUMNS), "left").withColumn(
+            "_start", F.greatest("_start", "_checkpoint")
+        )
     spans = ends.withColumn("_span", F.col("_end") - F.col("_start")).filter(F.col("_span") > 0)
     sized = spans.withColumn("_width", width).withColumn("_buckets", F.expr("(_span + _width - 1) div _width"))
     return sized.select(*PARTITION_COLUMNS, "_start", "_end", "_width", "_buckets")

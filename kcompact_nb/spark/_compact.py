@@ -51,10 +51,18 @@ def compact(records: DataFrame, *, now_ms: int, cleanable: DataFrame | None = No
     Returns the kept rows in the record schema; partitions missing from ``cleanable`` are dropped.
     """
     require_columns(records, RECORD_COLUMNS, what="compact")
-    ranges = whole_log_range(records) if cleanable is None else require_columns(cleanable, CLEANABLE_COLUMNS, what="compact's cleanable ranges")
-    joined = with_transaction_flags(records).join(F.broadcast(ranges.select(*CLEANABLE_COLUMNS)), list(PARTITION_COLUMNS))
+    ranges = (
+        whole_log_range(records)
+        if cleanable is None
+        else require_columns(cleanable, CLEANABLE_COLUMNS, what="compact's cleanable ranges")
+    )
+    joined = with_transaction_flags(records).join(
+        F.broadcast(ranges.select(*CLEANABLE_COLUMNS)), list(PARTITION_COLUMNS)
+    )
     # An empty range indexes no segment, so the pass ends at offset 0 and rewrites nothing (``doClean``).
-    in_pass = (F.col("first_dirty_offset") < F.col("first_uncleanable_offset")) & (F.col("offset") < F.col("first_uncleanable_offset"))
+    in_pass = (F.col("first_dirty_offset") < F.col("first_uncleanable_offset")) & (
+        F.col("offset") < F.col("first_uncleanable_offset")
+    )
     kept = joined.withColumn("_latest_dirty", _latest_dirty_offset()).filter(~in_pass | _retained(now_ms))
     return kept.select(*RECORD_COLUMNS)
 

@@ -88,7 +88,9 @@ def _resolve(version: str, target: Path, timeout_s: float) -> None:
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False)
     if result.returncode != 0:
         tail = (result.stdout + result.stderr)[-3000:]
-        raise ConnectorError(f"Maven could not resolve Spark's Kafka connector {versions} (exit {result.returncode}):\n{tail}")
+        raise ConnectorError(
+            f"Maven could not resolve Spark's Kafka connector {versions} (exit {result.returncode}):\n{tail}"
+        )
     (target / _COMPLETE_MARKER).write_text(f"{versions.connector} {versions.token_provider}\n")
 
 

@@ -44,7 +44,9 @@ def _sum_sizes(segs: Column, keep: Callable[[Column], Column]) -> Column:
 def _floor(segs: Column, offset: Column) -> Column:
     """Base offset of the segment containing ``offset`` (the first segment's when below all)."""
     below = F.filter(segs, lambda s: s["base"] <= offset)
-    return F.coalesce(F.array_max(F.transform(below, lambda s: s["base"])), F.array_min(F.transform(segs, lambda s: s["base"])))
+    return F.coalesce(
+        F.array_max(F.transform(below, lambda s: s["base"])), F.array_min(F.transform(segs, lambda s: s["base"]))
+    )
 
 
 def dirtiness(
@@ -67,7 +69,11 @@ def dirtiness(
     min_compaction_lag_ms, min_cleanable_dirty_ratio : the topic configs of the same names.
     """
     require_columns(segments, SEGMENT_COLUMNS, what="dirtiness")
-    facts = _segment_facts(segments, records).groupBy(*PARTITION_COLUMNS).agg(F.array_sort(F.collect_list("seg")).alias("segs"))
+    facts = (
+        _segment_facts(segments, records)
+        .groupBy(*PARTITION_COLUMNS)
+        .agg(F.array_sort(F.collect_list("seg")).alias("segs"))
+    )
     facts = facts.join(checkpoints, list(PARTITION_COLUMNS), "left")
     segs = F.col("segs")
     active = F.array_max(F.transform(segs, lambda s: s["base"]))
@@ -75,7 +81,9 @@ def dirtiness(
     end = F.greatest(active, F.array_max(F.transform(segs, lambda s: s["next"])))
     checkpoint = F.col("cleaner_checkpoint")
     valid = checkpoint.isNotNull() & (checkpoint >= start) & (checkpoint <= end)
-    step = facts.select(*PARTITION_COLUMNS, "segs", active.alias("active"), F.when(valid, checkpoint).otherwise(start).alias("fd"))
+    step = facts.select(
+        *PARTITION_COLUMNS, "segs", active.alias("active"), F.when(valid, checkpoint).otherwise(start).alias("fd")
+    )
     return step.transform(lambda df: _uncleanable(df, now_ms, min_compaction_lag_ms)).transform(
         lambda df: _ratios(df, min_cleanable_dirty_ratio)
     )
@@ -84,7 +92,9 @@ def dirtiness(
 def _uncleanable(df: DataFrame, now_ms: int, lag_ms: int) -> DataFrame:
     segs, fd, active = F.col("segs"), F.col("fd"), F.col("active")
     floor_fd = _floor(segs, fd)
-    young = F.filter(segs, lambda s: (s["base"] >= floor_fd) & (s["base"] < active) & (s["largest_ts"] > now_ms - lag_ms))
+    young = F.filter(
+        segs, lambda s: (s["base"] >= floor_fd) & (s["base"] < active) & (s["largest_ts"] > now_ms - lag_ms)
+    )
     young_base = F.array_min(F.transform(young, lambda s: s["base"])) if lag_ms > 0 else F.lit(None)
     bound = F.greatest(fd, F.least(active, F.coalesce(young_base, active)))
     fu = F.when(bound < active, _floor(segs, bound)).otherwise(active)
@@ -95,7 +105,9 @@ def _ratios(df: DataFrame, min_ratio: float) -> DataFrame:
     segs, fd, fu = F.col("segs"), F.col("fd"), F.col("fu")
     start = _floor(segs, F.least(fd, fu))
     clean = _sum_sizes(segs, lambda s: s["base"] < fd)
-    cleanable = F.when(F.least(fd, fu) < fu, _sum_sizes(segs, lambda s: (s["base"] >= start) & (s["base"] < fu))).otherwise(0)
+    cleanable = F.when(
+        F.least(fd, fu) < fu, _sum_sizes(segs, lambda s: (s["base"] >= start) & (s["base"] < fu))
+    ).otherwise(0)
     total = clean + cleanable
     ratio = F.when(total > 0, cleanable / total).otherwise(0.0)
     return df.select(

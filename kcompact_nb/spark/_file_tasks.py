@@ -80,7 +80,9 @@ def decode_file_bytes(spark: SparkSession, urls: Sequence[str], decode: FileDeco
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            for name, content in zip(batch.column("file").to_pylist(), batch.column("content").to_pylist(), strict=False):
+            for name, content in zip(
+                batch.column("file").to_pylist(), batch.column("content").to_pylist(), strict=False
+            ):
                 yield from decode(name, content)
 
     return files.mapInArrow(run, RECORD_SCHEMA)

@@ -79,7 +79,9 @@ class SegmentTask:
     verify_crc: bool
 
 
-def segment_tasks(path: str | os.PathLike[str], *, topics: Collection[str] | None = None, verify_crc: bool = True) -> list[SegmentTask]:
+def segment_tasks(
+    path: str | os.PathLike[str], *, topics: Collection[str] | None = None, verify_crc: bool = True
+) -> list[SegmentTask]:
     """The segment files of every ``<topic>-<partition>/`` directory of a local log dir, in offset order.
 
     The rules of the JVM source's listing (``LogDir.java``): partition directories by name (hidden ones such
@@ -147,7 +149,9 @@ def load_log_dir(
     return decode_in_tasks(spark, tasks, decode_segment)
 
 
-_PYTHON_DECODER_LOCAL = "decoder='python' opens segment files in Python workers, so only local paths: use decoder='jvm' for URLs"
+_PYTHON_DECODER_LOCAL = (
+    "decoder='python' opens segment files in Python workers, so only local paths: use decoder='jvm' for URLs"
+)
 
 
 def without_source(spark: SparkSession) -> str:
@@ -176,7 +180,9 @@ def _log_dir_options(location: StorageLocation, topics: Collection[str] | None) 
 
 def decode_segment(task: SegmentTask) -> Iterator[pa.RecordBatch]:
     """The records of one segment file as Arrow batches (runs inside a Spark task)."""
-    reader = SegmentFileReader(task.path, base_offset=task.base_offset, end_offset=task.end_offset, verify_crc=task.verify_crc, keep_raw=False)
+    reader = SegmentFileReader(
+        task.path, base_offset=task.base_offset, end_offset=task.end_offset, verify_crc=task.verify_crc, keep_raw=False
+    )
     return decode_segment_columns(reader, task.topic, task.partition)
 
 
@@ -195,7 +201,9 @@ def batch_rows(topic: str, partition: int, segment_base_offset: int, batch: Reco
         yield (r.key, r.value, topic, partition, r.offset, stamp * 1000, int(log_append), headers, *batch_fields, size)
 
 
-def load_segments(spark: SparkSession, path: str | os.PathLike[str], *, topics: Collection[str] | None = None) -> DataFrame:
+def load_segments(
+    spark: SparkSession, path: str | os.PathLike[str], *, topics: Collection[str] | None = None
+) -> DataFrame:
     """One row per segment file: topic, partition, ``segment_base_offset``, ``size_bytes`` and mtime (ms).
 
     File sizes are what the cleaner counts (``LogSegment.size``). Listing is metadata only, on the driver:
@@ -227,9 +235,14 @@ def load_checkpoints(spark: SparkSession, path: str | os.PathLike[str]) -> DataF
         cleaner, starts = _checkpoint_entries(spark, location)
     else:
         root = _log_dir(local_path(location, without_source(spark)))
-        cleaner, starts = read_checkpoint(root / CLEANER_OFFSET_CHECKPOINT), read_checkpoint(root / LOG_START_OFFSET_CHECKPOINT)
+        cleaner, starts = (
+            read_checkpoint(root / CLEANER_OFFSET_CHECKPOINT),
+            read_checkpoint(root / LOG_START_OFFSET_CHECKPOINT),
+        )
     keys = sorted(set(cleaner) | set(starts))
-    rows = [(topic, partition, cleaner.get((topic, partition)), starts.get((topic, partition))) for topic, partition in keys]
+    rows = [
+        (topic, partition, cleaner.get((topic, partition)), starts.get((topic, partition))) for topic, partition in keys
+    ]
     return spark.createDataFrame(rows, CHECKPOINT_SCHEMA)
 
 
@@ -238,7 +251,10 @@ Entries = dict[tuple[str, int], int]
 
 def _checkpoint_entries(spark: SparkSession, location: StorageLocation) -> tuple[Entries, Entries]:
     with io_errors():  # Spark Connect lists at the collect, which holds at most the two checkpoint files
-        files = {row["name"]: (row["file"], bytes(row["content"])) for row in read_source(spark, "checkpoints", path=location.url).collect()}
+        files = {
+            row["name"]: (row["file"], bytes(row["content"]))
+            for row in read_source(spark, "checkpoints", path=location.url).collect()
+        }
     entries = [_parse_checkpoint(*files[name]) if name in files else {} for name in _CHECKPOINTS]
     return entries[0], entries[1]
 

@@ -44,7 +44,9 @@ def load_jsonl(spark: SparkSession, path: str | os.PathLike[str]) -> DataFrame:
     ``key``, ``value`` and header values are base64, ``timestamp`` UTC ISO-8601. Sizes are estimates.
     """
     raw = spark.read.schema(_JSONL_SCHEMA).json(storage_location(path).url)
-    decoded_headers = F.transform(raw["headers"], lambda h: F.struct(h["key"].alias("key"), F.unbase64(h["value"]).alias("value")))
+    decoded_headers = F.transform(
+        raw["headers"], lambda h: F.struct(h["key"].alias("key"), F.unbase64(h["value"]).alias("value"))
+    )
     df = raw.select(
         F.unbase64("key").alias("key"),
         F.unbase64("value").alias("value"),
@@ -83,7 +85,9 @@ class _TextFiles:
         return arrow_chunks(_kcat_rows(self, name, content))
 
 
-def load_dump_log(spark: SparkSession, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, topic: str, partition: int) -> DataFrame:
+def load_dump_log(
+    spark: SparkSession, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, topic: str, partition: int
+) -> DataFrame:
     """``kafka-dump-log.sh --print-data-log --deep-iteration`` output, one Spark task per file.
 
     Dumps do not name the partition, so ``topic`` and ``partition`` are given. Batch columns come
@@ -151,7 +155,9 @@ def missing_note(df: DataFrame, column: str) -> str | None:
     return None if note is None else str(note)
 
 
-def _decode_text_files(spark: SparkSession, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], decode: FileDecoder) -> DataFrame:
+def _decode_text_files(
+    spark: SparkSession, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], decode: FileDecoder
+) -> DataFrame:
     """Local files are opened by the Python workers; any URL makes the JVM source read them all (Hadoop's API)."""
     locations = [storage_location(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
     if all(location.local is not None for location in locations):

@@ -97,7 +97,9 @@ class SegmentColumns:
         """The records added since the last call as one Arrow batch in :data:`ARROW_SCHEMA`; the lists restart."""
         records = self.records
         rows = len(records)
-        per_batch = [pa.array(column, type=t) for column, t in zip(zip(*self.batches, strict=False), _BATCH_TYPES, strict=False)]
+        per_batch = [
+            pa.array(column, type=t) for column, t in zip(zip(*self.batches, strict=False), _BATCH_TYPES, strict=False)
+        ]
         spread = pa.RecordBatch.from_arrays(per_batch, names=[str(i) for i in range(len(per_batch))])
         spread = spread.take(numpy.repeat(numpy.arange(len(self.counts)), self.counts))
         stamps_us = numpy.array(records.timestamps, dtype=numpy.int64) * 1000

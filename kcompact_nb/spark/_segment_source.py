@@ -86,10 +86,22 @@ def _build(sources: list[Path], classpath: list[str], jar: Path) -> None:
     jar.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=jar.parent) as work:
         classes = Path(work) / "classes"
-        command = [javac, "--release", "17", "-nowarn", "-cp", os.pathsep.join(classpath), "-d", str(classes), *map(str, sources)]
+        command = [
+            javac,
+            "--release",
+            "17",
+            "-nowarn",
+            "-cp",
+            os.pathsep.join(classpath),
+            "-d",
+            str(classes),
+            *map(str, sources),
+        ]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
-            raise SegmentSourceError(f"javac could not compile the segment-file source (exit {result.returncode}):\n{result.stderr[-3000:]}")
+            raise SegmentSourceError(
+                f"javac could not compile the segment-file source (exit {result.returncode}):\n{result.stderr[-3000:]}"
+            )
         staged = Path(work) / jar.name
         with zipfile.ZipFile(staged, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in sorted(classes.rglob("*.class")):
@@ -104,7 +116,9 @@ def _javac() -> str:
     for candidate in candidates:
         if candidate and os.access(candidate, os.X_OK):
             return candidate
-    raise SegmentSourceError("no 'javac' (a JDK 17 or newer) on PATH or in $JAVA_HOME/bin: it is needed once to build the segment-file source")
+    raise SegmentSourceError(
+        "no 'javac' (a JDK 17 or newer) on PATH or in $JAVA_HOME/bin: it is needed once to build the segment-file source"
+    )
 
 
 def _pyspark_jars() -> Path:

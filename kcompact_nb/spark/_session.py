@@ -98,7 +98,9 @@ def _segment_source_jars() -> tuple[Path, ...]:
     try:
         return segment_source_jars()
     except (SegmentSourceError, ConnectorError) as error:
-        warnings.warn(f"segment files will be decoded in Python workers (slower): {error}", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"segment files will be decoded in Python workers (slower): {error}", RuntimeWarning, stacklevel=3
+        )
         return ()
 
 
@@ -132,7 +134,12 @@ def spark_session(
     run ``$PYSPARK_PYTHON`` (README "Running on a cluster").
     """
     settings = session_settings(
-        master, remote=remote, kafka=kafka, segment_source=segment_source, shuffle_partitions=shuffle_partitions, config=config
+        master,
+        remote=remote,
+        kafka=kafka,
+        segment_source=segment_source,
+        shuffle_partitions=shuffle_partitions,
+        config=config,
     )
     if (settings.master or "").startswith("local"):
         # Python workers of an embedded session run this interpreter (its packages), not ``python3`` on PATH.

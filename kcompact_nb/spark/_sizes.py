@@ -44,5 +44,11 @@ def estimated_record_size(key: Column, value: Column, headers: Column) -> Column
         lambda acc, h: acc + _field_len(F.length(F.encode(h["key"], "UTF-8"))) + _field_len(F.length(h["value"])),
     )
     attributes_and_deltas = 3
-    body = attributes_and_deltas + _field_len(F.length(key)) + _field_len(F.length(value)) + varint_len(F.size(listed)) + header_bytes
+    body = (
+        attributes_and_deltas
+        + _field_len(F.length(key))
+        + _field_len(F.length(value))
+        + varint_len(F.size(listed))
+        + header_bytes
+    )
     return (varint_len(body) + body).cast("int")

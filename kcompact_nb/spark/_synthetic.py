@@ -72,11 +72,15 @@ def synthetic_topic(
     interval_ms : milliseconds between consecutive records' timestamps.
     """
     fractions = _fractions(partitions, cleaned_fractions)
-    produced = _produced(spark, topic, partitions, records, keys, seed, tombstone_ratio, earlier_partitions, interval_ms)
+    produced = _produced(
+        spark, topic, partitions, records, keys, seed, tombstone_ratio, earlier_partitions, interval_ms
+    )
     placed = _with_offsets(produced, segment_records)
     checkpoints = _checkpoints(placed, fractions, segment_records)
     ranges = checkpoints.select(
-        *PARTITION_COLUMNS, F.lit(0).cast("long").alias("first_dirty_offset"), F.col("cleaner_checkpoint").alias("first_uncleanable_offset")
+        *PARTITION_COLUMNS,
+        F.lit(0).cast("long").alias("first_dirty_offset"),
+        F.col("cleaner_checkpoint").alias("first_uncleanable_offset"),
     )
     history = compact(placed, now_ms=SYNTHETIC_BASE_TS_MS, cleanable=ranges).cache()
     now_ms = SYNTHETIC_BASE_TS_MS + (records - 1) * interval_ms + 1
@@ -86,7 +90,11 @@ def synthetic_topic(
 def _fractions(partitions: int, given: Sequence[float] | None) -> list[float]:
     if partitions < 1:
         raise KcompactError(f"partitions must be at least 1, got {partitions}")
-    fractions = list(given) if given is not None else [0.8 * (partitions - 1 - p) / max(partitions - 1, 1) for p in range(partitions)]
+    fractions = (
+        list(given)
+        if given is not None
+        else [0.8 * (partitions - 1 - p) / max(partitions - 1, 1) for p in range(partitions)]
+    )
     if len(fractions) != partitions or any(not 0.0 <= f <= 1.0 for f in fractions):
         raise KcompactError(f"cleaned_fractions must be {partitions} values in [0, 1], got {fractions}")
     return fractions
@@ -174,7 +182,8 @@ def segments_from_records(records: DataFrame) -> DataFrame:
     """
     batch = F.coalesce(F.col("batch_base_offset"), F.col("offset"))
     per_batch = records.groupBy(*PARTITION_COLUMNS, "segment_base_offset", batch.alias("_batch")).agg(
-        (F.sum("record_size_bytes") + RECORD_BATCH_OVERHEAD).alias("_bytes"), F.max(F.unix_millis("timestamp")).alias("_ts")
+        (F.sum("record_size_bytes") + RECORD_BATCH_OVERHEAD).alias("_bytes"),
+        F.max(F.unix_millis("timestamp")).alias("_ts"),
     )
     return per_batch.groupBy(*PARTITION_COLUMNS, "segment_base_offset").agg(
         F.sum("_bytes").cast("long").alias("size_bytes"), F.max("_ts").cast("long").alias("last_modified_ms")

@@ -34,7 +34,9 @@ def _flag_transactions(txn: DataFrame) -> DataFrame:
     control = F.col("is_control").cast("int")
     grouped = txn.withColumn("_txn", F.coalesce(F.sum(control).over(before), F.lit(0)))
     same_txn = Window.partitionBy(*producer, "_txn")
-    marker_is_abort = F.first(F.when(F.col("is_control"), _is_abort_marker(F.col("key"))), ignorenulls=True).over(same_txn)
+    marker_is_abort = F.first(F.when(F.col("is_control"), _is_abort_marker(F.col("key"))), ignorenulls=True).over(
+        same_txn
+    )
     data_rows = F.sum(1 - control).over(same_txn)
     flagged = grouped.withColumns(
         {

@@ -182,7 +182,9 @@ def ratio_traces(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, leg
         ),
     ]
     passes = _pass_marks(points, axis)
-    rolls = [(xi, 0.0, w) for xi, p, w in zip(x, points, when, strict=False) if p.rolled]  # on the baseline: a roll has no ratio
+    rolls = [
+        (xi, 0.0, w) for xi, p, w in zip(x, points, when, strict=False) if p.rolled
+    ]  # on the baseline: a roll has no ratio
     traces += [
         m
         for m in (_events(PASS, passes, "triangle-down", legend), _events(ROLL, rolls, "line-ns-open", legend))

@@ -204,9 +204,7 @@ def segment_bars(
                 textangle=0,
                 textfont={"size": FONT_SIZE - 1, "color": COLORS[INK]},
                 constraintext="none",
-                customdata=[
-                    [s.base_offset, s.end_offset - 1, s.size_label, LABELS[region]] for s in chosen
-                ],
+                customdata=[[s.base_offset, s.end_offset - 1, s.size_label, LABELS[region]] for s in chosen],
                 hovertemplate="segment %{customdata[0]}: offsets %{customdata[0]}-%{customdata[1]}, %{customdata[2]}"
                 "<br>%{customdata[3]}<extra></extra>",
                 marker={"color": COLORS[region], "line": {"color": EDGES[region], "width": 1.5}},

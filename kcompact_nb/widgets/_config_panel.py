@@ -169,7 +169,9 @@ class ConfigPanel:
 def _control(name: str, value: Any) -> ipywidgets.ValueWidget:
     style, layout = {"description_width": LABEL_WIDTH}, ipywidgets.Layout(width=FIELD_WIDTH, max_width="100%")
     if name == "compaction.strategy":
-        return ipywidgets.Dropdown(options=COMPACTION_STRATEGIES, value=value, description=name, style=style, layout=layout)
+        return ipywidgets.Dropdown(
+            options=COMPACTION_STRATEGIES, value=value, description=name, style=style, layout=layout
+        )
     if name == "compaction.strategy.header":
         return ipywidgets.Text(value=value, description=name, placeholder="header name", style=style, layout=layout)
     if name in DURATIONS or name in SIZES:

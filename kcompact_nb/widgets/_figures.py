@@ -19,7 +19,9 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
     has; validating plotly's default template again costs more than the rest of a redraw).
     """
     with widget.batch_update():
-        same = len(widget.data) == len(figure.data) and all(w.type == f.type for w, f in zip(widget.data, figure.data, strict=False))
+        same = len(widget.data) == len(figure.data) and all(
+            w.type == f.type for w, f in zip(widget.data, figure.data, strict=False)
+        )
         if not same:
             widget.data = ()
             widget.add_traces(list(figure.data))
@@ -28,7 +30,9 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
             for old, new in zip(widget.data, figure.data, strict=False):
                 fresh = new.to_plotly_json()
                 # what the new trace leaves unset must not survive from the old one (stale hover data)
-                stale = {name: None for name in old.to_plotly_json() if name not in fresh and name not in ("type", "uid")}
+                stale = {
+                    name: None for name in old.to_plotly_json() if name not in fresh and name not in ("type", "uid")
+                }
                 old.update({**stale, **fresh}, overwrite=True)
             layout = figure.layout.to_plotly_json()
             layout.pop("template", None)

@@ -52,11 +52,17 @@ def test_dump_log_segments_reads_our_indexes_and_snapshot_and_finds_them_consist
     dumped = dump_log_segments(others)
     offsets = [(int(o), int(p)) for o, p in re.findall(r"^offset: (\d+) position: (\d+)$", dumped, re.M)]
     times = [(int(t), int(o)) for t, o in re.findall(r"^timestamp: (\d+) offset: (\d+)$", dumped, re.M)]
-    txns = re.findall(r"^version: 0 producerId: (\d+) firstOffset: (\d+) lastOffset: (\d+) lastStableOffset: (\d+)$", dumped, re.M)
+    txns = re.findall(
+        r"^version: 0 producerId: (\d+) firstOffset: (\d+) lastOffset: (\d+) lastStableOffset: (\d+)$", dumped, re.M
+    )
     producers = re.findall(r"^producerId: (\d+) producerEpoch: (\d+) .* lastOffset: (-?\d+) offsetDelta", dumped, re.M)
-    assert offsets == [(e.offset, e.position) for p in others if p.suffix == ".index" for e in read_index_file(p).entries]
+    assert offsets == [
+        (e.offset, e.position) for p in others if p.suffix == ".index" for e in read_index_file(p).entries
+    ]
     assert offsets == [(4, 149), (6, 280), (8, 419)]
-    assert times == [(e.timestamp, e.offset) for p in others if p.suffix == ".timeindex" for e in read_index_file(p).entries]
+    assert times == [
+        (e.timestamp, e.offset) for p in others if p.suffix == ".timeindex" for e in read_index_file(p).entries
+    ]
     assert [tuple(map(int, t)) for t in txns] == [(9, 6, 7, 8)]
     assert [tuple(map(int, p)) for p in producers] == [(7, 0, 4), (8, 0, 8), (9, 1, 6)]
 
@@ -66,5 +72,7 @@ def test_dump_log_segments_reports_an_index_entry_that_disagrees_with_the_log(tm
     log = cleaned_mixed_log()
     folder = write_broker_log_dir([log], tmp_path / "out") / log.name
     write_index_file(OffsetIndexFile(0, (OffsetPosition(5, 149),)), folder)  # batch 149 ends at offset 4
-    with pytest.raises(BrokerError, match=r"(?s)Mismatches in :.*00000000000000000000.index\n  Index offset: 5, log offset: 4"):
+    with pytest.raises(
+        BrokerError, match=r"(?s)Mismatches in :.*00000000000000000000.index\n  Index offset: 5, log offset: 4"
+    ):
         dump_log_segments([folder / "00000000000000000000.index"])

@@ -94,7 +94,9 @@ def test_offset_and_time_indexes_are_the_bytes_kafkas_log_segment_writes(version
         folder.mkdir()
         (folder / "batches.bin").write_bytes(b"".join(batches))
         state = "closed" if closed else "active"
-        jobs.append(f"segment {folder} {folder / 'batches.bin'} {base} {interval} {index_bytes} {state} {chunks(batches, per_chunk)}")
+        jobs.append(
+            f"segment {folder} {folder / 'batches.bin'} {base} {interval} {index_bytes} {state} {chunks(batches, per_chunk)}"
+        )
         ours = segment_indexes(SegmentFileReader(folder / "batches.bin", base_offset=base),
                                index_interval_bytes=interval, inactive=closed)  # fmt: skip
         offset_size = None if closed else preallocated_bytes(index_bytes, OFFSET_INDEX_ENTRY_BYTES)
@@ -141,7 +143,9 @@ def test_transaction_index_and_producer_snapshot_are_the_bytes_kafka_writes(vers
 def test_a_live_brokers_partition_folder(kafka_broker, topic_name, tmp_path):
     """Index points every 200 bytes, three idempotent producers and an aborted transaction; copied while the
     broker runs (its active segment's indexes preallocated), then again after its cleaner rewrote the log."""
-    configs = create_topic(kafka_broker, topic_name, configs={"index.interval.bytes": "200", "min.cleanable.dirty.ratio": "1.0"})
+    configs = create_topic(
+        kafka_broker, topic_name, configs={"index.interval.bytes": "200", "min.cleanable.dirty.ratio": "1.0"}
+    )
     for producer in range(3):
         produce(kafka_broker, topic_name, [NewRecord(b"k%d" % (i % 4), b"v" * (20 + 13 * i), timestamp=BASE_TS_MS + 3 * i + producer)
                                            for i in range(12)], idempotent=True)  # fmt: skip
@@ -175,7 +179,9 @@ def check_partition_folder(folder: Path, *, min_index_entries: int) -> None:
     assert isinstance(last, ProducerSnapshotFile)
     assert list(last.entries) == java_hash_map_order(last.entries)
     # the producer state a loader rebuilds from the batches below the snapshot's offset is what the broker saved
-    below = [SegmentData(int(f.name[:20]), [b for b in SegmentFileReader(f) if b.last_offset < last.offset]) for f in files]
+    below = [
+        SegmentData(int(f.name[:20]), [b for b in SegmentFileReader(f) if b.last_offset < last.offset]) for f in files
+    ]
     state = build_partition_log("t", 0, below).producer_state.producers
     # the broker met the producers in id order; its HashMap iterates them by bucket (e.g. 80, 81, 82, 79 of 16)
     in_id_order = sorted(last.entries, key=lambda e: e.producer_id)

@@ -43,13 +43,18 @@ def oracle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     classpath = f"{resolve_classpath(version)}/*"
     build = tmp_path_factory.mktemp(f"oracle-{version}")
     internal = KafkaVersion.parse(version) >= KafkaVersion(4, 4)
-    source = ORACLE_SOURCE.read_text().replace(
-        "RECORDS_PACKAGE", "org.apache.kafka.common.record.internal" if internal else "org.apache.kafka.common.record"
-    ).replace(
-        "BUFFER_STREAM_CLASS",
-        "org.apache.kafka.common.utils.internals.ByteBufferOutputStream"
-        if internal
-        else "org.apache.kafka.common.utils.ByteBufferOutputStream",
+    source = (
+        ORACLE_SOURCE.read_text()
+        .replace(
+            "RECORDS_PACKAGE",
+            "org.apache.kafka.common.record.internal" if internal else "org.apache.kafka.common.record",
+        )
+        .replace(
+            "BUFFER_STREAM_CLASS",
+            "org.apache.kafka.common.utils.internals.ByteBufferOutputStream"
+            if internal
+            else "org.apache.kafka.common.utils.ByteBufferOutputStream",
+        )
     )
     (build / "BatchOracle.java").write_text(source)
     subprocess.run(["javac", "-cp", classpath, "-d", str(build), str(build / "BatchOracle.java")], check=True)
@@ -60,7 +65,9 @@ def sample_batches(seed: int) -> list[RecordBatch]:
     """Batches of every shape the encoders branch on: 1 to 3,000 records (one block to several), text-like,
     random and repetitive values, null keys and values, headers, LogAppendTime, delete horizons, producers."""
     rng = random.Random(seed)
-    words = [bytes(rng.choice(b'abcdefghijklmnop0123456789-_:{}"') for _ in range(rng.randint(2, 14))) for _ in range(80)]
+    words = [
+        bytes(rng.choice(b'abcdefghijklmnop0123456789-_:{}"') for _ in range(rng.randint(2, 14))) for _ in range(80)
+    ]
     values = {
         "text": lambda: b" ".join(rng.choice(words) for _ in range(rng.randint(0, 60))),
         "random": lambda: rng.randbytes(rng.randint(0, 400)),
@@ -97,7 +104,11 @@ def sample_batches(seed: int) -> list[RecordBatch]:
 
 def kafka_rebuilt(command: list[str], source: Path, target: Path, codec: str, level: int | None) -> list[bytes]:
     """Kafka's rebuilt batches, one bytes object each."""
-    subprocess.run([*command, str(source), str(target), codec, *([] if level is None else [str(level)])], check=True, capture_output=True)
+    subprocess.run(
+        [*command, str(source), str(target), codec, *([] if level is None else [str(level)])],
+        check=True,
+        capture_output=True,
+    )
     data, batches, position = target.read_bytes(), [], 0
     while position < len(data):
         size = int.from_bytes(data[position + 8 : position + 12], "big") + 12
@@ -116,10 +127,14 @@ def test_compressed_batches_equal_kafkas_wherever_claimed_exact(oracle, tmp_path
     exact = mismatched = 0
     for batch, kafka_bytes in zip(iter_segment_batches(source), expected, strict=True):
         ours = rebuild_batch(batch, list(batch.records), delete_horizon_ms=batch.delete_horizon_ms)
-        encoded = encoder.encode(replace(ours, compression=codec), level=level, kafka_version=KafkaVersion.parse(version))
+        encoded = encoder.encode(
+            replace(ours, compression=codec), level=level, kafka_version=KafkaVersion.parse(version)
+        )
         if not encoded.estimated:
             exact += 1
-            assert encoded.data == kafka_bytes, f"batch at {batch.base_offset}: {len(encoded.data)} vs {len(kafka_bytes)} bytes"
+            assert encoded.data == kafka_bytes, (
+                f"batch at {batch.base_offset}: {len(encoded.data)} vs {len(kafka_bytes)} bytes"
+            )
         else:
             mismatched += encoded.data != kafka_bytes
     assert exact == len(expected) or may_be_estimated(codec, level, KafkaVersion.parse(version))

@@ -62,11 +62,15 @@ pytestmark = pytest.mark.parametrize("kafka_broker", [DEFAULT_VERSION], indirect
 def kcat_path() -> str:
     path = shutil.which("kcat")
     if path is None:
-        pytest.skip("the real-kcat test needs Debian's kcat on PATH (apt-get install kcat; .ci/run installs it as root)")
+        pytest.skip(
+            "the real-kcat test needs Debian's kcat on PATH (apt-get install kcat; .ci/run installs it as root)"
+        )
     return path
 
 
-def raw_batches(records: list[tuple[bytes | None, bytes | None, tuple[tuple[str, bytes | None], ...]]], start: int) -> Iterator[bytes]:
+def raw_batches(
+    records: list[tuple[bytes | None, bytes | None, tuple[tuple[str, bytes | None], ...]]], start: int
+) -> Iterator[bytes]:
     """One-record v2 batches (null keys and null header values, which kafka-python's producer refuses)."""
     for index, (key, value, headers) in enumerate(records):
         yield encode_batch(RecordBatch.build([Record(0, BASE_TS_MS + start + index, key, value, headers)]))

@@ -71,9 +71,14 @@ def jvm_orders(keys_per_case: list[list[tuple[str, int]]], folder: Path) -> list
     (folder / "PoolOrder.java").write_text(PROGRAM)
     subprocess.run(["javac", "-cp", classpath, "-d", str(folder), str(folder / "PoolOrder.java")], check=True)
     text = "".join("".join(f"{t} {p}\n" for t, p in keys) + "\n" for keys in keys_per_case)
-    run = subprocess.run(["java", "-cp", f"{classpath}:{folder}", "PoolOrder"], input=text.encode(), capture_output=True, check=True)
+    run = subprocess.run(
+        ["java", "-cp", f"{classpath}:{folder}", "PoolOrder"], input=text.encode(), capture_output=True, check=True
+    )
     blocks = run.stdout.decode("utf-8").split("\n\n")[: len(keys_per_case)]
-    return [[(line.rsplit(" ", 1)[0], int(line.rsplit(" ", 1)[1])) for line in block.splitlines() if line] for block in blocks]
+    return [
+        [(line.rsplit(" ", 1)[0], int(line.rsplit(" ", 1)[1])) for line in block.splitlines() if line]
+        for block in blocks
+    ]
 
 
 def test_log_pool_iterates_like_a_jvm_concurrent_hash_map(tmp_path):

@@ -39,9 +39,13 @@ def test_clean_writes_the_folder_kafka_left_and_never_touches_its_input(sample, 
     ours = tmp_path / "out" / partition
     assert sorted(p.name for p in ours.iterdir()) == sorted(p.name for p in kafka.iterdir())
     assert [p.name for p in sorted(kafka.iterdir()) if p.read_bytes() != (ours / p.name).read_bytes()] == []
-    assert (tmp_path / "out" / "cleaner-offset-checkpoint").read_text() == (SAMPLES / sample / "after" / "cleaner-offset-checkpoint").read_text()
+    assert (tmp_path / "out" / "cleaner-offset-checkpoint").read_text() == (
+        SAMPLES / sample / "after" / "cleaner-offset-checkpoint"
+    ).read_text()
     assert "the cleaner's next iteration at " in done.stdout and f"({at} ms):" in done.stdout
-    assert f"  cleaned {partition}:\n    Log cleaner thread 0 cleaned log {partition} (dirty section = [0, " in done.stdout
+    assert (
+        f"  cleaned {partition}:\n    Log cleaner thread 0 cleaned log {partition} (dirty section = [0, " in done.stdout
+    )
 
 
 def test_clean_refuses_a_non_empty_out_unless_told(tmp_path):
@@ -70,7 +74,10 @@ def test_clean_names_bad_input(tmp_path):
     bad_time = kcompact("clean", source, "--out", tmp_path / "out", "--at", "yesterday")
     assert bad_time.returncode == 2 and "--at 'yesterday': expected epoch milliseconds" in bad_time.stderr
     bad_config = kcompact("clean", source, "--out", tmp_path / "out", "--config", "segment.msec=5")
-    assert bad_config.returncode == 2 and "--config 'segment.msec=5': 'segment.msec' is not a topic config" in bad_config.stderr
+    assert (
+        bad_config.returncode == 2
+        and "--config 'segment.msec=5': 'segment.msec' is not a topic config" in bad_config.stderr
+    )
     bad_version = kcompact("clean", source, "--out", tmp_path / "out", "--kafka-version", "four")
     assert bad_version.returncode == 2 and "kafka.version" in bad_version.stderr
     assert not (tmp_path / "out").exists()
@@ -91,7 +98,11 @@ def test_configs_go_to_every_topic_one_topic_or_the_broker(tmp_path):
     settings = config_settings(items, tmp_path / "cluster.properties", "3.9.2")
     assert settings.every_topic == {"segment.ms": "100"}
     assert settings.per_topic == {"orders": {"segment.ms": "5"}, "payments": {"delete.retention.ms": "0"}}
-    assert settings.broker == {"log.cleaner.dedupe.buffer.size": "8388608", "log.cleaner.threads": "2", "kafka.version": "3.9.2"}
+    assert settings.broker == {
+        "log.cleaner.dedupe.buffer.size": "8388608",
+        "log.cleaner.threads": "2",
+        "kafka.version": "3.9.2",
+    }
 
 
 def test_clean_marks_sizes_it_could_only_estimate(tmp_path):

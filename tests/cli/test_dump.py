@@ -71,7 +71,10 @@ def test_invalid_data_is_shown_up_to_the_first_invalid_batch_and_later_segments_
     done = kcompact("dump", part)
     assert done.returncode == 1 and done.stderr == ""
     assert "2 batches, 2 records" in done.stdout
-    assert "INVALID DATA at byte position 160: batch length 0 is below the minimum 49 of a v2 batch; 30 bytes not shown" in done.stdout
+    assert (
+        "INVALID DATA at byte position 160: batch length 0 is below the minimum 49 of a v2 batch; 30 bytes not shown"
+        in done.stdout
+    )
     assert done.stdout.endswith(
         "\n2 later segments not shown: Kafka's log recovery deletes the segments after invalid data: "
         "00000000000000000002.log, 00000000000000000003.log\n"
@@ -99,11 +102,20 @@ def test_bad_paths_are_invalid_input_named_as_such(tmp_path):
     (tmp_path / "notes.txt").write_text("x")
     logs = write_partition_dir(compacted_log(), tmp_path / "logs").parent
     cases = [
-        ([tmp_path / "t-0" / "00000000000000000000.log"], f"partition directory or file {tmp_path / 't-0' / '00000000000000000000.log'} does not exist"),
+        (
+            [tmp_path / "t-0" / "00000000000000000000.log"],
+            f"partition directory or file {tmp_path / 't-0' / '00000000000000000000.log'} does not exist",
+        ),
         ([tmp_path / "missing-dir"], f"partition directory or file {tmp_path / 'missing-dir'} does not exist"),
-        ([tmp_path / "notes.txt"], f"{tmp_path / 'notes.txt'}: not a segment file: expected a name like 00000000000000000000.log"),
+        (
+            [tmp_path / "notes.txt"],
+            f"{tmp_path / 'notes.txt'}: not a segment file: expected a name like 00000000000000000000.log",
+        ),
         ([logs], f"{logs} is a log dir, not a partition folder: dump one of its partitions (e.g. {logs / 't-0'})"),
-        (["--json", logs / "t-0" / "00000000000000000000.log"], "not a partition directory: expected a name like my-topic-0"),
+        (
+            ["--json", logs / "t-0" / "00000000000000000000.log"],
+            "not a partition directory: expected a name like my-topic-0",
+        ),
         (["--now-ms", "-5", "--json", logs / "t-0"], "argument --now-ms: -5 is before 1970-01-01T00:00:00Z"),
         (["--max-value-chars", "0", logs / "t-0"], "argument --max-value-chars: 0 is below 1"),
     ]
@@ -148,7 +160,9 @@ def test_a_missing_codec_package_shows_the_batches_before_it_and_exits_3(tmp_pat
     assert done.returncode == 3
     assert "  80        1        1      80" in done.stdout and "2 batches, 2 records" in done.stdout
     assert "STOPPED at byte position 160: a zstd-compressed batch needs the Python package 'zstandard'" in done.stdout
-    assert done.stderr.startswith(f"kcompact dump: {part / '00000000000000000000.log'}: batch at byte position 160 is zstd-compressed")
+    assert done.stderr.startswith(
+        f"kcompact dump: {part / '00000000000000000000.log'}: batch at byte position 160 is zstd-compressed"
+    )
     assert tree_digest(part) == before
 
 

@@ -49,8 +49,10 @@ def test_not_yet_eligible_names_the_time_it_becomes_eligible(two_topics):
     assert done.returncode == 0, done.stderr
     assert "  log head, uncleanable from 0: segment 0 is younger than min.compaction.lag.ms (1m): its newest " \
            "record, at 2026-01-01T00:00:00.080Z, is 1.22s old" in done.stdout  # fmt: skip
-    assert "  not eligible now; eligible at 2026-01-01T00:01:00.081Z (in 58.781s) if nothing else is produced" \
+    assert (
+        "  not eligible now; eligible at 2026-01-01T00:01:00.081Z (in 58.781s) if nothing else is produced"
         in done.stdout
+    )
 
 
 def test_per_topic_configs_from_the_command_line_and_a_config_file(two_topics, tmp_path):
@@ -75,15 +77,23 @@ def test_per_topic_configs_from_the_command_line_and_a_config_file(two_topics, t
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].endswith("by Kafka 3.9.2's rules")
-    assert lines[1] == "  config file: ignored 3 settings the cleaner does not use (listeners, node.id, message.downconversion.enable)"
+    assert (
+        lines[1]
+        == "  config file: ignored 3 settings the cleaner does not use (listeners, node.id, message.downconversion.enable)"
+    )
     # basic: the broker's ratio, its own segment.ms over the --config one for every topic
-    assert "  config (beyond Kafka's defaults): cleanup.policy=compact, min.cleanable.dirty.ratio=0.9, segment.ms=100" in lines
+    assert (
+        "  config (beyond Kafka's defaults): cleanup.policy=compact, min.cleanable.dirty.ratio=0.9, segment.ms=100"
+        in lines
+    )
     assert "  dirty ratio 1.0000 vs min.cleanable.dirty.ratio 0.9" in lines
     # tomb: kafka-configs.sh output from the file, --config for every topic, and --config tomb:...
     assert ("  config (beyond Kafka's defaults): cleanup.policy=compact, min.cleanable.dirty.ratio=0.2, "
             "delete.retention.ms=0, segment.bytes=1000, segment.ms=500") in lines  # fmt: skip
     assert tree_digest(tmp_path) == before
-    document = json.loads(kcompact("inspect", two_topics, "--config-file", config_file, "--json", "--now-ms", NOW).stdout)
+    document = json.loads(
+        kcompact("inspect", two_topics, "--config-file", config_file, "--json", "--now-ms", NOW).stdout
+    )
     tomb = next(p for p in document["partitions"] if p["name"] == "tomb-0")
     assert (tomb["config"]["segment.bytes"], tomb["config"]["delete.retention.ms"]) == (1000, 0)
     assert document["ignored_config_settings"] == ["listeners", "node.id", "message.downconversion.enable"]
@@ -94,7 +104,10 @@ def test_a_config_that_kafka_version_refuses_is_invalid_input(two_topics, tmp_pa
     config_file.write_text("tomb:segment.bytes=1000\n")  # below KIP-1030's 1 MiB under the default 4.4.0
     done = kcompact("inspect", two_topics, "--config-file", config_file)
     assert done.returncode == 2
-    assert "config for topic tomb: Invalid value 1000 for configuration segment.bytes: Value must be at least 1048576" in done.stderr
+    assert (
+        "config for topic tomb: Invalid value 1000 for configuration segment.bytes: Value must be at least 1048576"
+        in done.stderr
+    )
     config_file.write_text("kafka.version=9.9.9\n")
     done = kcompact("inspect", two_topics, "--config-file", config_file)
     assert done.returncode == 2 and "known: 2.0-2.8, 3.0-3.9, 4.0-4.4" in done.stderr
@@ -107,7 +120,12 @@ def test_inspect_json_has_exact_values(two_topics):
     assert (document["now_ms"], document["kafka_version"]) == (1_767_225_601_300, "4.4.0")
     assert [p["name"] for p in document["partitions"]] == ["basic-0", "tomb-0"]
     basic, tomb = document["partitions"]
-    assert (basic["segments"], basic["size_bytes"], basic["log_start_offset"], basic["log_end_offset"]) == (12, 2324, 0, 32)
+    assert (basic["segments"], basic["size_bytes"], basic["log_start_offset"], basic["log_end_offset"]) == (
+        12,
+        2324,
+        0,
+        32,
+    )
     assert basic["cleaner"]["cleanable_bytes"] == 2250 and basic["cleaner"]["eligible"] is True
     assert basic["cleaner"]["tombstones"] == [{"offset": 30, "key": "k2", "horizon_ms": None}]
     assert (tomb["cleaner_checkpoint"], tomb["cleaner"]["first_dirty_offset"]) == (3, 3)
@@ -135,7 +153,10 @@ def test_recover_keeps_the_valid_prefix_and_says_what_it_drops(tmp_path):
     assert "t-0: 1 segment, 240 bytes, offsets [0, 3)" in recovered.stdout
     assert ("  DROPPED by recovery: 20 bytes of 00000000000000000000.log from byte position 240: "
             "batch length 0 is below the minimum 49 of a v2 batch") in recovered.stdout  # fmt: skip
-    assert "  DROPPED by recovery: 80 bytes of 00000000000000000003.log from byte position 0: follows a truncated segment" in recovered.stdout
+    assert (
+        "  DROPPED by recovery: 80 bytes of 00000000000000000003.log from byte position 0: follows a truncated segment"
+        in recovered.stdout
+    )
     document = json.loads(kcompact("inspect", log_dir, "--recover", "--json", "--now-ms", "0").stdout)
     assert [(d["position"], d["bytes"]) for d in document["partitions"][0]["dropped"]] == [(240, 20), (0, 80)]
     assert tree_digest(tmp_path) == before

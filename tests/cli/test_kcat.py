@@ -69,7 +69,13 @@ def test_json_output_is_one_document(tmp_path):
     }
     (partition,) = document["partitions"]
     assert partition["records"] == [
-        {"offset": 3, "timestamp": 1767225600000, "key": "k", "value": {"base64": "AP8="}, "headers": [["h", "v"], ["n", None]]},
+        {
+            "offset": 3,
+            "timestamp": 1767225600000,
+            "key": "k",
+            "value": {"base64": "AP8="},
+            "headers": [["h", "v"], ["n", None]],
+        },
         {"offset": 5, "timestamp": 1767225601000, "key": "k", "value": None, "headers": []},
     ]
     gap = partition["gap"]

@@ -92,5 +92,7 @@ def test_predicted_log_dir_holds_the_files_the_broker_left(sample, before_stage,
     ours = {p.name: p.read_bytes() for p in ours_dir.iterdir() if not appended or p.suffix == ".log"}
     assert sorted(ours) == sorted(kafka)
     assert [name for name in sorted(kafka) if ours[name] != kafka[name]] == []
-    assert read_checkpoint(out / CLEANER_OFFSET_CHECKPOINT) == read_checkpoint(SAMPLES / sample / after_stage / CLEANER_OFFSET_CHECKPOINT)
+    assert read_checkpoint(out / CLEANER_OFFSET_CHECKPOINT) == read_checkpoint(
+        SAMPLES / sample / after_stage / CLEANER_OFFSET_CHECKPOINT
+    )
     assert {".index", ".timeindex", ".log"} <= {p.suffix for p in ours_dir.iterdir()}

@@ -108,9 +108,17 @@ def every_batch_kind() -> list[bytes]:
         kafka_batch(many, base_offset=0),
         kafka_batch(headers, base_offset=200, log_append_time=9_999),
         kafka_batch(many[:3], base_offset=202, codec="gzip"),
-        kafka_batch([rec(0, 7, b"k", None)], base_offset=205, delete_horizon=86_400_000, producer_id=4, producer_epoch=1),
+        kafka_batch(
+            [rec(0, 7, b"k", None)], base_offset=205, delete_horizon=86_400_000, producer_id=4, producer_epoch=1
+        ),
         kafka_batch([], base_offset=206, last_offset_delta=3, producer_id=4, producer_epoch=1),
-        kafka_batch([rec(0, 8, b"t", b"1"), rec(2, 9, b"t", b"2")], base_offset=210, producer_id=5, producer_epoch=0, transactional=True),
+        kafka_batch(
+            [rec(0, 8, b"t", b"1"), rec(2, 9, b"t", b"2")],
+            base_offset=210,
+            producer_id=5,
+            producer_epoch=0,
+            transactional=True,
+        ),
         marker_batch(213, 5, 0, commit=True, ts=10),
     ]
 

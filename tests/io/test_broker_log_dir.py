@@ -103,7 +103,11 @@ def test_with_a_source_unchanged_files_are_copied_and_the_source_is_untouched(tm
     names = sorted(p.name for p in (out / "basic-0").iterdir())
     assert "00000000000000000003.log" not in names and "00000000000000000006.snapshot" not in names
     assert "00000000000000000009.snapshot" in names and not any(n.endswith(".deleted") for n in names)
-    copied = [n for n in names if n.startswith("00000000000000000009") or n in ("leader-epoch-checkpoint", "partition.metadata")]
+    copied = [
+        n
+        for n in names
+        if n.startswith("00000000000000000009") or n in ("leader-epoch-checkpoint", "partition.metadata")
+    ]
     for name in copied:  # untouched segment files and other files: same bytes, same mtimes
         assert (out / "basic-0" / name).read_bytes() == (source / "basic-0" / name).read_bytes()
         assert (out / "basic-0" / name).stat().st_mtime_ns == (source / "basic-0" / name).stat().st_mtime_ns

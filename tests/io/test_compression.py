@@ -57,10 +57,15 @@ SNAPPY_JAVA = {
 def test_raw_snappy_equals_snappy_javas_native_library(name, data):
     out = raw_compress(data)
     expected = SNAPPY_JAVA[name]
-    assert (out.hex() if not expected.startswith("sha256:") else "sha256:" + hashlib.sha256(out).hexdigest()) == expected
+    assert (
+        out.hex() if not expected.startswith("sha256:") else "sha256:" + hashlib.sha256(out).hexdigest()
+    ) == expected
 
 
-@given(st.binary(max_size=3000) | st.lists(st.sampled_from([b"ab", b"kafka ", b"\x00" * 9, b"zz"]), max_size=600).map(b"".join))
+@given(
+    st.binary(max_size=3000)
+    | st.lists(st.sampled_from([b"ab", b"kafka ", b"\x00" * 9, b"zz"]), max_size=600).map(b"".join)
+)
 def test_raw_snappy_always_decodes_to_its_input(data):
     assert bytes(cramjam.snappy.decompress_raw(raw_compress(data))) == data
 
@@ -134,7 +139,9 @@ def test_lz4_hc_levels_1_and_2_are_exact_only_with_kafkas_lz4_release():
 
 def test_a_missing_codec_package_names_it(monkeypatch):
     monkeypatch.setattr(compression, "_module", lambda name: None)
-    with pytest.raises(CodecUnavailableError, match=r"needs the Python package 'lz4' \(pip install lz4\); nothing was changed"):
+    with pytest.raises(
+        CodecUnavailableError, match=r"needs the Python package 'lz4' \(pip install lz4\); nothing was changed"
+    ):
         compression.check_codec_available("lz4")
     with pytest.raises(CodecUnavailableError, match="'zstandard'"):
         compression.compress_records("zstd", b"x", level=None, version=V44)

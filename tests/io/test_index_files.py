@@ -149,7 +149,12 @@ BAD_FILES = [
     (decode_txn_index, struct.pack(">hqqqq", 1, 1, 2, 3, 4), 0, "aborted transaction version 1"),
     (decode_producer_snapshot, b"\x00\x01", 0, "2 bytes are too few for a producer snapshot header"),
     (decode_producer_snapshot, struct.pack(">hIi", 2, 0, 0), 0, "snapshot version 2; Kafka reads version 1"),
-    (decode_producer_snapshot, struct.pack(">hIi", 1, 0, 1), 6, "an entry count of 1 needs 56 bytes but the file has 10"),
+    (
+        decode_producer_snapshot,
+        struct.pack(">hIi", 1, 0, 1),
+        6,
+        "an entry count of 1 needs 56 bytes but the file has 10",
+    ),
     (decode_producer_snapshot, struct.pack(">hIi", 1, 7, 0), 2, f"stored CRC 7, computed {crc32c(bytes(4))}"),
 ]
 
@@ -158,7 +163,9 @@ BAD_FILES = [
 def test_files_not_in_kafkas_format_name_the_file_and_byte_position(decode, data, position, message):
     with pytest.raises(IndexFileError) as caught:
         decode(data, 0, "f.index")
-    assert caught.value.position == position and message in str(caught.value) and str(caught.value).startswith("f.index: ")
+    assert (
+        caught.value.position == position and message in str(caught.value) and str(caught.value).startswith("f.index: ")
+    )
 
 
 def test_names_that_are_not_segment_files_are_refused(tmp_path):

@@ -46,7 +46,12 @@ def test_the_length_formatter_R_is_four_bytes_big_endian():
 
 def test_lengths_tell_empty_from_null_with_and_without_Z():
     plain = b"4 5 0 empty|\n5 4 -1 null|\n6 0 8 |emptykey\n7 -1 7 |nullkey\n"
-    expected = [(None, 4, b"empty", b""), (None, 5, b"null", None), (None, 6, b"", b"emptykey"), (None, 7, None, b"nullkey")]
+    expected = [
+        (None, 4, b"empty", b""),
+        (None, 5, b"null", None),
+        (None, 6, b"", b"emptykey"),
+        (None, 7, None, b"nullkey"),
+    ]
     assert records(plain, r"%o %K %S %k|%s\n") == expected
     # -Z: kcat prints NULL for an empty key or value too (format.c checks the length, not the pointer)
     with_z = b"4 5 0 empty|NULL\n5 4 -1 null|NULL\n6 0 8 NULL|emptykey\n7 -1 7 NULL|nullkey\n"
@@ -54,7 +59,11 @@ def test_lengths_tell_empty_from_null_with_and_without_Z():
 
 
 def test_lengths_printed_after_their_field_resolve_empty_and_null():
-    assert records(b"0 |0\n1 |-1\n2 ab|2\n", r"%o %k|%K\n") == [(None, 0, b"", None), (None, 1, None, None), (None, 2, b"ab", None)]
+    assert records(b"0 |0\n1 |-1\n2 ab|2\n", r"%o %k|%K\n") == [
+        (None, 0, b"", None),
+        (None, 1, None, None),
+        (None, 2, b"ab", None),
+    ]
     with pytest.raises(DumpParseError, match="has 2 bytes where its length says 3"):
         parse_kcat_format(b"0 ab|3\n", r"%o %k|%K\n")
 
@@ -109,7 +118,9 @@ def test_header_nulls_and_a_comma_inside_a_header_value():
 
 def test_several_partitions_without_p_are_refused_with_advice():
     output = b"0\t10\n1\t11\n0\t12\n"
-    with pytest.raises(DumpParseError, match=r"add %p \(and %t\) to the -f format, or consume one partition with kcat -p N"):
+    with pytest.raises(
+        DumpParseError, match=r"add %p \(and %t\) to the -f format, or consume one partition with kcat -p N"
+    ):
         parse_kcat_format(output, r"%o\t%T\n")
     with pytest.raises(DumpParseError, match="several topics"):
         parse_kcat_format(b"0 0\n0 0\n", r"%p %o\n")

@@ -113,7 +113,10 @@ def test_kcat_status_lines_inside_a_json_record_are_skipped(cut):
     parsed = parse_kcat_json(output)
     assert [m.record.offset for m in parsed.messages] == [0, 1]
     assert parsed.messages[0] == parse_kcat_json(BINARY_LINE).messages[0]
-    assert parsed.status_lines == ("% Reached end of topic aw [1] at offset 3", "% Reached end of topic aw [2] at offset 1")
+    assert parsed.status_lines == (
+        "% Reached end of topic aw [1] at offset 3",
+        "% Reached end of topic aw [2] at offset 1",
+    )
 
 
 def test_kcat_json_several_partitions_and_runs():
@@ -195,7 +198,10 @@ def test_gap_analysis_matches_the_seed_script():
 def test_no_gap_means_every_row_may_be_dirty():
     gap = last_compaction_gap([Record(5, 1, b"k", b"v"), Record(6, 2, b"k", b"v")])
     assert (gap.last_gap_offset, gap.last_gap_time, gap.dirty_rows_since_gap, gap.last_row) == (None, None, 2, 2)
-    assert format_gap_report(gap).splitlines()[-1] == "contiguous ~dirty rows since gap:  2 (no gap: every row may be dirty)"
+    assert (
+        format_gap_report(gap).splitlines()[-1]
+        == "contiguous ~dirty rows since gap:  2 (no gap: every row may be dirty)"
+    )
     assert last_compaction_gap([(5, 1)], log_start_offset=0).last_gap_row == 1
     assert last_compaction_gap([]).last_row == 0
 
@@ -222,4 +228,6 @@ def test_gap_analysis_on_a_cleaned_partition_read_from_disk(tmp_path):
     gap = last_compaction_gap(read_partition_dir(part).log)
     assert (gap.last_gap_offset, gap.last_gap_row, gap.last_gap_timestamp_ms, gap.gap_count) == (5, 2, 5, 2)
     assert gap.dirty_rows_since_gap == 3 and gap.markers_known
-    assert format_gap_report(gap).splitlines()[0] == "last gap offset:  5 (2 offsets missing before it: removed records)"
+    assert (
+        format_gap_report(gap).splitlines()[0] == "last gap offset:  5 (2 offsets missing before it: removed records)"
+    )

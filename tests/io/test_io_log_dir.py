@@ -183,9 +183,10 @@ def test_log_dir_reader_skips_the_kraft_metadata_log(tmp_path):
     write_segments(root / "__cluster_metadata-0", {0: simple_batches(range(3))})
     result = read_log_dir(root)
     assert sorted(result.partitions) == ["orders-0", "orders-1"]
-    assert ("__cluster_metadata-0", "the KRaft metadata log, not a log of the broker's log manager (never cleaned)") in [
-        (Path(p).name, why) for p, why in result.skipped
-    ]
+    assert (
+        "__cluster_metadata-0",
+        "the KRaft metadata log, not a log of the broker's log manager (never cleaned)",
+    ) in [(Path(p).name, why) for p, why in result.skipped]
 
 
 def test_log_dir_reader_takes_per_topic_configs_and_a_topic_filter(tmp_path):

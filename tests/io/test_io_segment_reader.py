@@ -177,7 +177,12 @@ PLAIN = kafka_batch([rec(i, 10 + i, b"k%d" % i, b"v" * 30) for i in range(4)], b
 
 @pytest.mark.parametrize(
     "trailing",
-    [b"\x00", b"not gzip at all", b"\x1f\x8b\x08\x00", b"\x1f\x8b\x08\x02" + b"\x00" * 8],  # last: a header with a bad FHCRC
+    [
+        b"\x00",
+        b"not gzip at all",
+        b"\x1f\x8b\x08\x00",
+        b"\x1f\x8b\x08\x02" + b"\x00" * 8,
+    ],  # last: a header with a bad FHCRC
 )
 def test_bytes_after_the_last_gzip_member_are_ignored_as_java_does(tmp_path, trailing):
     """Kafka reads gzip through ``GZIPInputStream``, whose ``readTrailer`` ignores whatever after a member's
@@ -197,7 +202,9 @@ def test_a_gzip_member_cut_before_its_trailer_is_corrupt(tmp_path):
     resized = bytearray(cut)
     struct.pack_into(">i", resized, 8, len(resized) - 12)
     struct.pack_into(">I", resized, 17, calc_crc32c(memoryview(resized)[21:]))
-    with pytest.raises(KcompactError, match="cannot decode the gzip records: EOFError: Unexpected end of ZLIB input stream"):
+    with pytest.raises(
+        KcompactError, match="cannot decode the gzip records: EOFError: Unexpected end of ZLIB input stream"
+    ):
         list(iter_segment_batches(write(tmp_path, bytes(resized))))
 
 

@@ -80,7 +80,11 @@ def test_the_attributes_byte_is_one_byte_whatever_its_value() -> None:
     flagged = bytearray(data)
     flagged[62] = flagged[62 + 9] = 0xFF  # both records' attributes (the first record is 9 bytes)
     clean, odd = parsed(data), parsed(bytes(flagged))
-    assert (odd.offsets, odd.keys, odd.values, odd.sizes) == (clean.offsets, clean.keys, clean.values, clean.sizes) == ([5, 6], [b"k", b"k2"], [b"v", b"v2"], [9, 11])
+    assert (
+        (odd.offsets, odd.keys, odd.values, odd.sizes)
+        == (clean.offsets, clean.keys, clean.values, clean.sizes)
+        == ([5, 6], [b"k", b"k2"], [b"v", b"v2"], [9, 11])
+    )
 
 
 @pytest.mark.parametrize("delta", [63, 64, 8191, 8192, 1_048_576])
@@ -89,7 +93,12 @@ def test_the_attributes_byte_is_one_byte_whatever_its_value() -> None:
 def test_record_sizes_at_varint_boundaries_match_the_bytes(delta, ts_delta, length) -> None:
     """``record_size_bytes`` inlines one-byte varints; its edges against bytes kafka-python wrote."""
     payload = b"x" * length
-    data = kafka_batch([rec(0, 10_000, b"k", b"v"), rec(delta, 10_000 + ts_delta, payload, payload, [("h", payload)])], base_offset=0)
+    data = kafka_batch(
+        [rec(0, 10_000, b"k", b"v"), rec(delta, 10_000 + ts_delta, payload, payload, [("h", payload)])], base_offset=0
+    )
     columns = parsed(data)
     headers = (("h", payload),)
-    assert columns.sizes == [record_size_bytes(0, 0, b"k", b"v"), record_size_bytes(delta, ts_delta, payload, payload, headers)]
+    assert columns.sizes == [
+        record_size_bytes(0, 0, b"k", b"v"),
+        record_size_bytes(delta, ts_delta, payload, payload, headers),
+    ]

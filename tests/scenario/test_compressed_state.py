@@ -18,7 +18,16 @@ def final_batches(result: dict) -> list[dict]:
 
 def test_a_compressed_topic_states_codec_attributes_crc_and_base_timestamp():
     result = run_scenario(parse_scenario(json.loads((SAMPLES / "compressed-topic.json").read_text())))
-    fields = ("base_offset", "size_bytes", "size_estimated", "compression", "timestamp_type", "attributes", "base_timestamp", "delete_horizon_ms")
+    fields = (
+        "base_offset",
+        "size_bytes",
+        "size_estimated",
+        "compression",
+        "timestamp_type",
+        "attributes",
+        "base_timestamp",
+        "delete_horizon_ms",
+    )
     assert [tuple(b[f] for f in fields) for b in final_batches(result)] == [
         (0, 88, False, "zstd", "CreateTime", 4, 0, None),  # attributes: codec 4
         (3, 91, False, "zstd", "CreateTime", 0x44, 60_000, 60_000),  # codec 4 + bit 6: baseTimestamp holds the horizon
@@ -53,7 +62,9 @@ def test_log_append_time_records_give_stored_and_read_timestamps():
 
 
 def test_create_time_records_have_no_read_timestamp():
-    result = run_scenario(parse_scenario(scenario({"op": "append", "records": [{"key": "k", "value": "v", "timestamp": 5}]})))
+    result = run_scenario(
+        parse_scenario(scenario({"op": "append", "records": [{"key": "k", "value": "v", "timestamp": 5}]}))
+    )
     (batch,) = final_batches(result)
     assert batch["records"] == [{"offset": 0, "timestamp": 5, "key": "k", "value": "v", "headers": []}]
 

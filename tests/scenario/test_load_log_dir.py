@@ -22,8 +22,14 @@ def test_load_log_dir_installs_segments_and_checkpoint(tmp_path):
     written = _write_log_dir(tmp_path)
     doc = scenario(
         {"op": "load_log_dir", "path": "orders-0"},
-        {"op": "expect", "retained_offsets": [0, 1, 2, 3, 4, 5], "segment_base_offsets": [0, 5], "checkpoint": 3,
-         "log_end_offset": 6, "log_size_bytes": written.size_bytes},
+        {
+            "op": "expect",
+            "retained_offsets": [0, 1, 2, 3, 4, 5],
+            "segment_base_offsets": [0, 5],
+            "checkpoint": 3,
+            "log_end_offset": 6,
+            "log_size_bytes": written.size_bytes,
+        },
         topics={"orders": {}},
     )
     result = run_scenario(parse_scenario(doc, base_dir=tmp_path))

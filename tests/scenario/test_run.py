@@ -39,28 +39,56 @@ def test_step_results_snapshots_and_final_states():
         (6, "set_checkpoint", {"topic": "t", "partition": 0, "checkpoint": 1}),
     ]
     snap = without_dirtiness(result["snapshots"]["open-txn"])["t-0"]
-    assert (snap["log_end_offset"], snap["high_watermark"], snap["last_stable_offset"], snap["checkpoint"]) == (2, 2, 1, None)
+    assert (snap["log_end_offset"], snap["high_watermark"], snap["last_stable_offset"], snap["checkpoint"]) == (
+        2,
+        2,
+        1,
+        None,
+    )
     final = without_dirtiness(result["final"])["t-0"]
-    assert {k: final[k] for k in ("log_start_offset", "log_end_offset", "high_watermark", "last_stable_offset", "checkpoint")} == {
-        "log_start_offset": 0, "log_end_offset": 3, "high_watermark": 3, "last_stable_offset": 3, "checkpoint": 1,
+    assert {
+        k: final[k]
+        for k in ("log_start_offset", "log_end_offset", "high_watermark", "last_stable_offset", "checkpoint")
+    } == {
+        "log_start_offset": 0,
+        "log_end_offset": 3,
+        "high_watermark": 3,
+        "last_stable_offset": 3,
+        "checkpoint": 1,
     }
     first, active = final["segments"]
     assert (active["base_offset"], active["size_bytes"], active["batches"]) == (3, 0, [])
-    assert first["aborted_transactions"] == [{"producer_id": 7, "first_offset": 1, "last_offset": 2, "last_stable_offset": 3}]
+    assert first["aborted_transactions"] == [
+        {"producer_id": 7, "first_offset": 1, "last_offset": 2, "last_stable_offset": 3}
+    ]
     # Header values are encoded like keys: a string when the bytes are valid UTF-8.
     assert [b["records"] for b in first["batches"][:2]] == [
         [{"offset": 0, "timestamp": 5, "key": "k", "value": "v", "headers": [["h", "\x00" * 7 + "\x01"]]}],
         [{"offset": 1, "timestamp": 3, "key": {"base64": "/w=="}, "value": None, "headers": []}],
     ]
     marker = first["batches"][2]
-    assert (marker["control"], marker["transactional"], marker["size_bytes"], marker["max_timestamp"]) == (True, True, 78, 9)
+    assert (marker["control"], marker["transactional"], marker["size_bytes"], marker["max_timestamp"]) == (
+        True,
+        True,
+        78,
+        9,
+    )
     assert first["size_bytes"] == sum(b["size_bytes"] for b in first["batches"])
 
 
 def test_expect_failures_name_the_assertion_and_show_both_values():
     result = _run(
-        {"op": "append", "records": [{"key": "a", "value": "1"}, {"key": "a", "value": None}, {"key": "b", "value": "2"}]},
-        {"op": "expect", "retained_offsets": [0, 1, 2], "retained_keys": ["a", "b"], "live_state": {"b": "2"}, "log_end_offset": 3},
+        {
+            "op": "append",
+            "records": [{"key": "a", "value": "1"}, {"key": "a", "value": None}, {"key": "b", "value": "2"}],
+        },
+        {
+            "op": "expect",
+            "retained_offsets": [0, 1, 2],
+            "retained_keys": ["a", "b"],
+            "live_state": {"b": "2"},
+            "log_end_offset": 3,
+        },
         {"op": "expect", "live_state": {"a": "1"}, "checkpoint": 0, "log_size_bytes": 1},
     )
     assert result["steps"][1]["result"] == {"passed": True, "failures": []}
@@ -97,10 +125,14 @@ def test_live_state_is_read_committed_and_follows_kip280_strategies():
 
 
 def test_runner_steps_one_at_a_time_and_reports_model_errors_with_the_step_path():
-    runner = ScenarioRunner(parse_scenario(scenario(
-        {"op": "append", "records": [{"key": "k", "value": "v", "offset": 4}]},
-        {"op": "append", "records": [{"key": "k", "value": "v", "offset": 2}]},
-    )))
+    runner = ScenarioRunner(
+        parse_scenario(
+            scenario(
+                {"op": "append", "records": [{"key": "k", "value": "v", "offset": 4}]},
+                {"op": "append", "records": [{"key": "k", "value": "v", "offset": 2}]},
+            )
+        )
+    )
     assert runner.step()["result"]["last_offset"] == 4
     assert runner.sim.log().log_end_offset == 5
     with pytest.raises(ScenarioError, match="below the log end offset") as info:
@@ -109,14 +141,18 @@ def test_runner_steps_one_at_a_time_and_reports_model_errors_with_the_step_path(
 
 
 def test_set_config_and_offsets_steps_change_the_simulation():
-    runner = ScenarioRunner(parse_scenario(scenario(
-        {"op": "append", "records": [{"key": "k", "value": "v"}, {"key": "j", "value": "w"}]},
-        {"op": "set_config", "topic": "t", "config": {"internal.segment.bytes": 100}},
-        {"op": "set_config", "config": {"log.cleaner.backoff.ms": 1}},
-        {"op": "set_high_watermark", "offset": 1},
-        {"op": "set_log_start_offset", "offset": 1},
-        {"op": "mark_uncleanable"},
-    )))
+    runner = ScenarioRunner(
+        parse_scenario(
+            scenario(
+                {"op": "append", "records": [{"key": "k", "value": "v"}, {"key": "j", "value": "w"}]},
+                {"op": "set_config", "topic": "t", "config": {"internal.segment.bytes": 100}},
+                {"op": "set_config", "config": {"log.cleaner.backoff.ms": 1}},
+                {"op": "set_high_watermark", "offset": 1},
+                {"op": "set_log_start_offset", "offset": 1},
+                {"op": "mark_uncleanable"},
+            )
+        )
+    )
     runner.run()
     log = runner.sim.log()
     assert (log.config.effective_segment_bytes, log.broker.log_cleaner_backoff_ms) == (100, 1)
@@ -126,7 +162,13 @@ def test_set_config_and_offsets_steps_change_the_simulation():
 
 def test_cli_exit_codes_and_output(tmp_path, capsys):
     passing = tmp_path / "pass.json"
-    passing.write_text(json.dumps(scenario({"op": "append", "records": [{"key": "k", "value": "v"}]}, {"op": "expect", "retained_offsets": [0]})))
+    passing.write_text(
+        json.dumps(
+            scenario(
+                {"op": "append", "records": [{"key": "k", "value": "v"}]}, {"op": "expect", "retained_offsets": [0]}
+            )
+        )
+    )
     failing = tmp_path / "fail.json"
     failing.write_text(json.dumps(scenario({"op": "expect", "retained_offsets": [0]})))
     invalid = tmp_path / "invalid.json"

@@ -25,7 +25,11 @@ def test_schema_is_valid_draft_2020_12_and_is_package_data():
 
 def test_there_are_samples():
     assert {p.name for p in SAMPLE_FILES} >= {
-        "fruit-prices.json", "tombstone-lifecycle.json", "partial-pass.json", "transaction-abort.json", "kip280-out-of-order.json",
+        "fruit-prices.json",
+        "tombstone-lifecycle.json",
+        "partial-pass.json",
+        "transaction-abort.json",
+        "kip280-out-of-order.json",
     }
 
 

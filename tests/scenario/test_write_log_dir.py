@@ -9,7 +9,8 @@ from kcompact_nb.scenario import ScenarioError, parse_scenario, run_scenario
 from tests.scenario.conftest import scenario
 
 APPENDS = [
-    {"op": "append", "topic": "t", "records": [{"key": f"k{i % 3}", "value": "0123456789", "timestamp": 0}]} for i in range(30)
+    {"op": "append", "topic": "t", "records": [{"key": f"k{i % 3}", "value": "0123456789", "timestamp": 0}]}
+    for i in range(30)
 ]
 TOPICS = {"t": {"config": {"internal.segment.bytes": 1000}}, "copy": {}}
 
@@ -49,14 +50,20 @@ def test_without_a_target_every_partition_is_written(tmp_path):
     assert sorted(loaded.partitions) == ["copy-0", "t-0"]
     assert [r.offset for _, r in loaded.logs["t-0"].records()] == [0, 1, 2]
     empty = {p.name: p.stat().st_size for p in (tmp_path / "all" / "copy-0").iterdir()}
-    assert empty == {"00000000000000000000.log": 0, "00000000000000000000.index": 0, "00000000000000000000.timeindex": 0}
+    assert empty == {
+        "00000000000000000000.log": 0,
+        "00000000000000000000.index": 0,
+        "00000000000000000000.timeindex": 0,
+    }
 
 
 def test_a_non_empty_folder_is_refused_unless_overwrite_is_set(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "notes.txt").write_text("mine")
     refused = scenario(*APPENDS[:3], {"op": "write_log_dir", "path": "out"}, topics=TOPICS)
-    with pytest.raises(ScenarioError, match=r"steps\[3\]: write_log_dir failed: .*out: directory exists and is not empty"):
+    with pytest.raises(
+        ScenarioError, match=r"steps\[3\]: write_log_dir failed: .*out: directory exists and is not empty"
+    ):
         run_scenario(parse_scenario(refused, base_dir=tmp_path))
     allowed = scenario(*APPENDS[:3], {"op": "write_log_dir", "path": "out", "overwrite": True}, topics=TOPICS)
     run_scenario(parse_scenario(allowed, base_dir=tmp_path))

@@ -51,7 +51,10 @@ Rows = list[tuple[Any, ...]]
 
 def per_stage(spark: SparkSession, load: Any, **options: Any) -> DataFrame:
     """One topic per sample stage (stages share topic names), as tests/spark/conftest.py's samples_as_topics."""
-    frames = [load(spark, stage, **options).withColumn("topic", F.lit(f"{stage.parent.name}/{stage.name}")) for stage in STAGES]
+    frames = [
+        load(spark, stage, **options).withColumn("topic", F.lit(f"{stage.parent.name}/{stage.name}"))
+        for stage in STAGES
+    ]
     return reduce(DataFrame.unionByName, frames)
 
 
@@ -78,7 +81,9 @@ def workload(spark: SparkSession, scratch: Path) -> dict[str, Rows]:
         "with_transaction_flags": with_transaction_flags(records),
     }
     results = {name: collected(df) for name, df in frames.items()}
-    bridged = to_partition_log(records.filter(F.col("topic") == "transactional/before"), topic="txn", partition=0, limit=1_000)
+    bridged = to_partition_log(
+        records.filter(F.col("topic") == "transactional/before"), topic="txn", partition=0, limit=1_000
+    )
     results["to_partition_log"] = [(r.offset, r.key, r.value) for _, r in bridged.records()]
     results["engine"] = [(in_session(spark),)]
     records.unpersist()

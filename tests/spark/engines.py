@@ -58,7 +58,9 @@ class EngineProcess:
                 break
             time.sleep(0.5)
         tail = self.log.read_text(errors="replace")[-3000:]
-        raise RuntimeError(f"{self.name} did not log {pattern!r} within {timeout_s:.0f} s (exit {self.process.poll()}):\n{tail}")
+        raise RuntimeError(
+            f"{self.name} did not log {pattern!r} within {timeout_s:.0f} s (exit {self.process.poll()}):\n{tail}"
+        )
 
     def stop(self) -> None:
         """SIGTERM to the process group (Spark's shutdown hooks stop executors), SIGKILL after 20 s."""
@@ -88,7 +90,9 @@ def engine_env(scratch: Path, python: Path) -> dict[str, str]:
     conf_dir = scratch / "conf"
     conf_dir.mkdir(exist_ok=True)
     # How an operator caps applications sharing a small worker: spark-defaults.conf in $SPARK_CONF_DIR.
-    (conf_dir / "spark-defaults.conf").write_text(f"spark.cores.max {APP_CORES}\nspark.executor.memory {EXECUTOR_MEMORY}\n")
+    (conf_dir / "spark-defaults.conf").write_text(
+        f"spark.cores.max {APP_CORES}\nspark.executor.memory {EXECUTOR_MEMORY}\n"
+    )
     return {
         **os.environ,
         "SPARK_HOME": str(SPARK_HOME),
@@ -104,7 +108,9 @@ def engine_env(scratch: Path, python: Path) -> dict[str, str]:
 def start(name: str, command: list[str], env: dict[str, str], scratch: Path) -> EngineProcess:
     log = scratch / f"{name}.log"
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=scratch, start_new_session=True)
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=scratch, start_new_session=True
+        )
     return EngineProcess(name, process, log)
 
 
@@ -126,11 +132,38 @@ def start_standalone(scratch: Path, env: dict[str, str]) -> Standalone:
     port = free_port()
     cluster = Standalone(f"spark://127.0.0.1:{port}")
     try:
-        master = start("master", [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port), "--webui-port", str(free_port())], env, scratch)
+        master = start(
+            "master",
+            [
+                spark_class,
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--webui-port",
+                str(free_port()),
+            ],
+            env,
+            scratch,
+        )
         cluster.processes.append(master)
         master.wait_for(r"I have been elected leader")
-        worker_args = ["--host", "127.0.0.1", "--cores", str(WORKER_CORES), "--memory", WORKER_MEMORY, "--webui-port", str(free_port()), "--work-dir", str(scratch / "work")]
-        worker = start("worker", [spark_class, "org.apache.spark.deploy.worker.Worker", cluster.url, *worker_args], env, scratch)
+        worker_args = [
+            "--host",
+            "127.0.0.1",
+            "--cores",
+            str(WORKER_CORES),
+            "--memory",
+            WORKER_MEMORY,
+            "--webui-port",
+            str(free_port()),
+            "--work-dir",
+            str(scratch / "work"),
+        ]
+        worker = start(
+            "worker", [spark_class, "org.apache.spark.deploy.worker.Worker", cluster.url, *worker_args], env, scratch
+        )
         cluster.processes.append(worker)
         master.wait_for(r"Registering worker 127\.0\.0\.1:\d+ with")
     except BaseException:
@@ -139,7 +172,9 @@ def start_standalone(scratch: Path, env: dict[str, str]) -> Standalone:
     return cluster
 
 
-def start_connect_server(scratch: Path, env: dict[str, str], master_url: str, jars: list[Path]) -> tuple[str, EngineProcess]:
+def start_connect_server(
+    scratch: Path, env: dict[str, str], master_url: str, jars: list[Path]
+) -> tuple[str, EngineProcess]:
     """A Spark Connect server on ``master_url`` with ``jars``; returns its ``sc://`` URL and process."""
     port = free_port()
     conf = {
@@ -149,7 +184,14 @@ def start_connect_server(scratch: Path, env: dict[str, str], master_url: str, ja
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.ui.enabled": "false",
     }
-    command = [str(SPARK_HOME / "sbin" / "start-connect-server.sh"), "--wait", "--master", master_url, "--driver-memory", "1g"]
+    command = [
+        str(SPARK_HOME / "sbin" / "start-connect-server.sh"),
+        "--wait",
+        "--master",
+        master_url,
+        "--driver-memory",
+        "1g",
+    ]
     command += ["--jars", ",".join(map(str, jars))]
     for key, value in conf.items():
         command += ["--conf", f"{key}={value}"]

@@ -63,8 +63,25 @@ def test_counts_duplicates_tombstones_and_cross_partition_keys(topic):
 def test_offset_buckets_have_the_shared_columns(topic):
     df = offset_buckets(topic, bucket_offsets=2)
     assert tuple(df.columns) == OFFSET_BUCKET_COLUMNS
-    got = sorted((r["partition"], r["bucket"], r["start_offset"], r["end_offset"], r["records"], r["live"], r["superseded"], r["tombstones"]) for r in df.collect())
-    assert got == [(0, 0, 0, 2, 2, 0, 2, 0), (0, 1, 2, 4, 2, 1, 0, 1), (0, 2, 4, 5, 1, 1, 0, 0), (1, 0, 0, 1, 1, 1, 0, 0)]
+    got = sorted(
+        (
+            r["partition"],
+            r["bucket"],
+            r["start_offset"],
+            r["end_offset"],
+            r["records"],
+            r["live"],
+            r["superseded"],
+            r["tombstones"],
+        )
+        for r in df.collect()
+    )
+    assert got == [
+        (0, 0, 0, 2, 2, 0, 2, 0),
+        (0, 1, 2, 4, 2, 1, 0, 1),
+        (0, 2, 4, 5, 1, 1, 0, 0),
+        (1, 0, 0, 1, 1, 1, 0, 0),
+    ]
 
 
 def test_bridge_round_trip_and_limit(topic):

@@ -39,7 +39,9 @@ KEYS = [b"a", b"b", b"c", b"d"]
 record = st.builds(NewRecord, st.sampled_from(KEYS), st.sampled_from([b"v", b"w", None]))
 step = st.one_of(
     st.tuples(st.just("append"), st.lists(record, min_size=1, max_size=3)),
-    st.tuples(st.just("txn"), st.lists(record.filter(lambda r: r.value is not None), min_size=1, max_size=2), st.booleans()),
+    st.tuples(
+        st.just("txn"), st.lists(record.filter(lambda r: r.value is not None), min_size=1, max_size=2), st.booleans()
+    ),
     st.tuples(st.just("roll")),
 )
 
@@ -63,11 +65,17 @@ def build_log(topic: str, steps: list[tuple]) -> PartitionLog:
 def check_pass(spark, logs: list[PartitionLog], now_ms: int) -> None:
     before = logs_to_dataframe(spark, logs)  # rows are built now, before the core pass mutates the logs
     ranges = [(log.topic, log.partition, *core_full_pass(log, now_ms)) for log in logs]
-    cleanable = spark.createDataFrame(ranges, "topic string, partition int, first_dirty_offset long, first_uncleanable_offset long")
-    assert spark_offsets(compact(before, now_ms=now_ms, cleanable=cleanable)) == {log.topic: offsets_in_log(log) for log in logs}
+    cleanable = spark.createDataFrame(
+        ranges, "topic string, partition int, first_dirty_offset long, first_uncleanable_offset long"
+    )
+    assert spark_offsets(compact(before, now_ms=now_ms, cleanable=cleanable)) == {
+        log.topic: offsets_in_log(log) for log in logs
+    }
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(st.lists(st.lists(step, min_size=1, max_size=14), min_size=12, max_size=12))
 def test_generated_logs_agree_over_two_passes(spark, programs):
     """Pass 1 keeps tombstones and stamps horizons; pass 2, past the horizons, removes them."""

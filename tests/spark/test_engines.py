@@ -46,7 +46,10 @@ def env(scratch: Path) -> dict[str, str]:
     require_java_and_maven()
     python = executor_python(scratch)
     probe = "import pyarrow, numpy, pandas, crc32c, kafka\ntry:\n import kcompact_nb\nexcept ImportError:\n print('without kcompact_nb')"
-    assert subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=scratch, check=True).stdout == "without kcompact_nb\n"
+    assert (
+        subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=scratch, check=True).stdout
+        == "without kcompact_nb\n"
+    )
     environment = engine_env(scratch, python)
     for name in ("MASTER", "SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "SPARK_LOCAL_REMOTE"):
         environment.pop(name, None)
@@ -84,17 +87,27 @@ def engine_variables(engine: str, request: pytest.FixtureRequest) -> dict[str, s
 
 
 def run(command: list[str], env: dict[str, str], what: str) -> None:
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
-    assert result.returncode == 0, f"{what} failed (exit {result.returncode}):\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
+    result = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False
+    )
+    assert result.returncode == 0, (
+        f"{what} failed (exit {result.returncode}):\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
+    )
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_loaders_and_analytics_give_the_local_results(engine, request, env, scratch, local_results):
     out = scratch / f"{engine}-results.pickle"
-    run([sys.executable, "-m", "tests.spark.engine_workload", str(out)], {**env, **engine_variables(engine, request)}, f"the workload on {engine}")
+    run(
+        [sys.executable, "-m", "tests.spark.engine_workload", str(out)],
+        {**env, **engine_variables(engine, request)},
+        f"the workload on {engine}",
+    )
     got = pickle.loads(out.read_bytes())
     connect, master = got.pop("where")[0]
-    assert (connect, master) == ((True, None) if engine == "connect" else (False, request.getfixturevalue("standalone").url))
+    assert (connect, master) == (
+        (True, None) if engine == "connect" else (False, request.getfixturevalue("standalone").url)
+    )
     assert got["engine"] == [(True,)]  # the JVM segment-file source was found there
     assert sorted(got) == sorted(local_results)
     for name, rows in local_results.items():
@@ -109,7 +122,9 @@ def test_notebooks_run_unchanged_with_the_stored_outputs(engine, request, env):
 
 def test_engine_processes_stop_with_their_executors(scratch, env):
     """What the fixtures rely on: stopping a process group ends the JVM and everything it started."""
-    sleeper = EngineProcess("sleeper", subprocess.Popen(["bash", "-c", "sleep 300 & sleep 300"], start_new_session=True), scratch / "none")
+    sleeper = EngineProcess(
+        "sleeper", subprocess.Popen(["bash", "-c", "sleep 300 & sleep 300"], start_new_session=True), scratch / "none"
+    )
     sleeper.stop()
     assert sleeper.process.poll() is not None
     assert subprocess.run(["pgrep", "-g", str(sleeper.process.pid)], capture_output=True, check=False).stdout == b""

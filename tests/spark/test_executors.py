@@ -37,7 +37,11 @@ def test_the_zip_holds_the_package_sources_and_is_built_once_per_content(tmp_pat
     with zipfile.ZipFile(built) as archive:
         names = set(archive.namelist())
     package = Path(kcompact_nb.__file__).parent
-    expected = {f"kcompact_nb/{p.relative_to(package).as_posix()}" for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    expected = {
+        f"kcompact_nb/{p.relative_to(package).as_posix()}"
+        for p in package.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     assert names == expected and {"kcompact_nb/spark/_load_log_dir.py", "kcompact_nb/py.typed"} <= names
     stamp = built.stat().st_mtime_ns
     assert package_zip.__wrapped__() == built and built.stat().st_mtime_ns == stamp

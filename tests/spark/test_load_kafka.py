@@ -19,7 +19,15 @@ def test_live_broker_through_the_kafka_source(spark):
         produce(broker, "spark-source", records)
         df = load_kafka(spark, broker.bootstrap_servers, "spark-source")
         got = [
-            (r["key"], r["value"], r["offset"], r["timestampType"], r["headers"], r["record_size_bytes"], r["producer_id"])
+            (
+                r["key"],
+                r["value"],
+                r["offset"],
+                r["timestampType"],
+                r["headers"],
+                r["record_size_bytes"],
+                r["producer_id"],
+            )
             for r in df.orderBy("offset").collect()
         ]
     assert got == [

@@ -34,7 +34,10 @@ def rows(df, columns=None):
 def test_log_dir_records_batches_and_segment_sizes(spark):
     df = load_log_dir(spark, TXN)
     assert df.columns == list(RECORD_COLUMNS)
-    got = rows(df, ["offset", "segment_base_offset", "batch_base_offset", "batch_last_offset", "is_transactional", "is_control"])
+    got = rows(
+        df,
+        ["offset", "segment_base_offset", "batch_base_offset", "batch_last_offset", "is_transactional", "is_control"],
+    )
     assert got == [
         (0, 0, 0, 1, True, False), (1, 0, 0, 1, True, False), (2, 2, 2, 2, True, True),
         (3, 2, 3, 4, True, False), (4, 2, 3, 4, True, False), (5, 5, 5, 5, True, True), (6, 6, 6, 6, False, False),
@@ -51,7 +54,9 @@ def test_jsonl_dump_and_log_dir_agree_on_what_a_consumer_reads(spark):
     from_dir = rows(load_log_dir(spark, BASIC).filter(~F.col("is_control")), CONSUMER_VIEW)
     jsonl = load_jsonl(spark, BASIC / "records.jsonl")
     assert rows(jsonl, CONSUMER_VIEW) == from_dir
-    assert (estimate_note(jsonl, "record_size_bytes") or "").startswith("v2 size formula with offset and timestamp deltas")
+    assert (estimate_note(jsonl, "record_size_bytes") or "").startswith(
+        "v2 size formula with offset and timestamp deltas"
+    )
     dump = load_dump_log(spark, BASIC / "dump.txt", topic="basic", partition=0)
     assert rows(dump, RECORD_COLUMNS) == rows(load_log_dir(spark, BASIC), RECORD_COLUMNS)
 

@@ -23,7 +23,9 @@ BUCKET_COUNTS = (1, 3, 8)
 def spark_rows(records: DataFrame, segments: DataFrame, checkpoints: DataFrame) -> list[tuple]:
     """Rows for every bucket count in one Spark job, as (bucket_count, *OFFSET_BUCKET_COLUMNS) tuples."""
     per_count = [
-        offset_buckets(records, bucket_count=n, segments=segments, checkpoints=checkpoints).select(F.lit(n), *OFFSET_BUCKET_COLUMNS)
+        offset_buckets(records, bucket_count=n, segments=segments, checkpoints=checkpoints).select(
+            F.lit(n), *OFFSET_BUCKET_COLUMNS
+        )
         for n in BUCKET_COUNTS
     ]
     return sorted(tuple(r) for r in reduce(DataFrame.unionAll, per_count).collect())
@@ -40,7 +42,11 @@ def core_rows(logs, topic_of=lambda log: log.topic) -> list[tuple]:
 
 
 def test_bundled_samples_give_the_same_rows_in_core_and_spark(samples_as_topics):
-    expected = [row for stage in SAMPLE_STAGES for row in core_rows(read_log_dir(stage).logs.values(), lambda _, s=stage: stage_topic(s))]
+    expected = [
+        row
+        for stage in SAMPLE_STAGES
+        for row in core_rows(read_log_dir(stage).logs.values(), lambda _, s=stage: stage_topic(s))
+    ]
     assert spark_rows(*samples_as_topics) == sorted(expected)
 
 

@@ -128,8 +128,14 @@ def test_a_batch_reaching_the_next_segment_fails_naming_both_offsets(spark, tmp_
     assert_same_error(jvm_error(spark, tmp_path), expected)
 
 
-@settings(max_examples=int(os.environ.get("KCOMPACT_FUZZ_EXAMPLES", "25")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.integers(0, len(SEGMENT) - 1), st.integers(0, 255)), min_size=1, max_size=4), st.booleans())
+@settings(
+    max_examples=int(os.environ.get("KCOMPACT_FUZZ_EXAMPLES", "25")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    st.lists(st.tuples(st.integers(0, len(SEGMENT) - 1), st.integers(0, 255)), min_size=1, max_size=4), st.booleans()
+)
 def test_mutated_segments_decode_or_fail_alike(spark, mutations, fix_crc):
     data = bytearray(SEGMENT)
     for position, value in mutations:
@@ -151,7 +157,9 @@ def test_the_shared_session_decodes_in_the_jvm_and_any_session_can_use_python(sp
     jvm = load_log_dir(spark, tmp_path)
     assert jvm.schema == RECORD_SCHEMA  # the Java source declares the same schema as kcompact_nb.spark
     assert "SegmentFileSource" in jvm._jdf.queryExecution().toString()
-    assert "mapInArrow" in load_log_dir(spark, tmp_path, decoder="python")._jdf.queryExecution().toString().replace("MapInArrow", "mapInArrow")
+    assert "mapInArrow" in load_log_dir(spark, tmp_path, decoder="python")._jdf.queryExecution().toString().replace(
+        "MapInArrow", "mapInArrow"
+    )
     with pytest.raises(ValueError, match=r"decoder must be one of \('auto', 'jvm', 'python'\), not 'rust'"):
         load_log_dir(spark, tmp_path, decoder="rust")
 
@@ -160,7 +168,10 @@ def test_a_session_without_the_source_gets_python_or_a_clear_error(spark, tmp_pa
     write_segments(tmp_path / "t-0", {0: [ONE]})
     with source_hidden(spark) as without:
         assert not in_session(without)
-        with pytest.raises(SegmentSourceError, match=r"^this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session"):
+        with pytest.raises(
+            SegmentSourceError,
+            match=r"^this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session",
+        ):
             load_log_dir(without, tmp_path, decoder="jvm")
         auto = load_log_dir(without, tmp_path)
     assert "SegmentFileSource" not in auto._jdf.queryExecution().toString()
@@ -177,10 +188,13 @@ def test_session_settings_add_the_source_after_the_callers_jars():
 def test_the_source_is_built_once_per_source_and_versions(tmp_path, monkeypatch):
     monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path))
     jar, clients = segment_source_jars.__wrapped__()
-    assert jar.parent == tmp_path and jar.name.startswith(SOURCE_JAR_PREFIX) and clients.name.startswith("kafka-clients-")
+    assert (
+        jar.parent == tmp_path and jar.name.startswith(SOURCE_JAR_PREFIX) and clients.name.startswith("kafka-clients-")
+    )
     with zipfile.ZipFile(jar) as archive:
         assert {n for n in archive.namelist() if "$" not in n} == {
-            f"kcompact/spark/{name}.class" for name in ("SegmentFileSource", "SegmentFile", "SegmentReader", "SegmentRows", "LogDir", "WholeFiles")
+            f"kcompact/spark/{name}.class"
+            for name in ("SegmentFileSource", "SegmentFile", "SegmentReader", "SegmentRows", "LogDir", "WholeFiles")
         }
     built = jar.stat().st_mtime_ns
     assert segment_source_jars.__wrapped__() == (jar, clients) and jar.stat().st_mtime_ns == built
@@ -201,7 +215,11 @@ LENIENT = {
     "concatenated gzip members": as_gzip(TWO, members=2),
     # DefaultRecord.readHeaders: Utils.utf8 reads invalid UTF-8 in a header key as U+FFFD
     "header key not UTF-8": with_crc(
-        bytearray(kafka_batch([rec(0, 1, b"k", b"v", headers=[("\u00e9", b"x")])], base_offset=0).replace("\u00e9".encode(), b"\xff\xa9"))
+        bytearray(
+            kafka_batch([rec(0, 1, b"k", b"v", headers=[("\u00e9", b"x")])], base_offset=0).replace(
+                "\u00e9".encode(), b"\xff\xa9"
+            )
+        )
     ),
 }
 

@@ -39,7 +39,9 @@ def test_master_precedence_remote_env_then_master_env_then_parameters_then_confi
     assert session_settings("local[2]", remote="sc://other:15002", environ={}).master == "local[2]"
     assert session_settings(remote="sc://other:15002", environ={}).remote == "sc://other:15002"
     assert session_settings(environ={}, config={"spark.master": "yarn"}).master == "yarn"
-    remote = session_settings("local[2]", environ={"SPARK_REMOTE": "sc://host:15002", **env}, config={"spark.master": "yarn"})
+    remote = session_settings(
+        "local[2]", environ={"SPARK_REMOTE": "sc://host:15002", **env}, config={"spark.master": "yarn"}
+    )
     assert (remote.master, remote.remote) == (None, "sc://host:15002")
     assert "spark.ui.enabled" not in remote.conf and "spark.master" not in remote.conf
     assert remote.conf["spark.sql.session.timeZone"] == "UTC"
@@ -48,7 +50,10 @@ def test_master_precedence_remote_env_then_master_env_then_parameters_then_confi
 def test_local_and_loopback_masters_bind_the_driver_to_loopback():
     for master in ("local[2]", "local[*]", "spark://127.0.0.1:7077", "spark://localhost:7077,127.0.0.1:7078"):
         conf = session_settings(master, environ={}).conf
-        assert {k: conf[k] for k in LOOPBACK_SETTINGS} == {"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"}
+        assert {k: conf[k] for k in LOOPBACK_SETTINGS} == {
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.driver.host": "127.0.0.1",
+        }
     for master in ("spark://cluster:7077", "spark://127.0.0.1:7077,cluster:7077", "yarn"):
         assert not set(LOOPBACK_SETTINGS) & set(session_settings(master, environ={}).conf)
     multi_host = session_settings("local[2]", environ={}, config={"spark.driver.host": "10.0.0.5"}).conf
@@ -69,7 +74,9 @@ def test_shared_session_settings(spark):
 
 
 def test_asking_an_active_session_for_another_master_warns(spark):
-    with pytest.warns(UserWarning, match=r"a session on local\[2\] is already running, so master 'local\[1\]' was not applied"):
+    with pytest.warns(
+        UserWarning, match=r"a session on local\[2\] is already running, so master 'local\[1\]' was not applied"
+    ):
         again = spark_session("local[1]", kafka=True, shuffle_partitions=2, app_name="kcompact-tests")
     assert again is spark and again.sparkContext.master == "local[2]"
 

@@ -62,7 +62,10 @@ def odd_log_dir(tmp_path: Path) -> Path:
 def test_local_paths_become_absolute_file_urls_and_urls_stay_as_given(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert storage_location("logs/../data x") == storage_location(tmp_path / "data x")
-    assert storage_location("data x").url == f"file:{tmp_path}/data x" and storage_location("data x").local == tmp_path / "data x"
+    assert (
+        storage_location("data x").url == f"file:{tmp_path}/data x"
+        and storage_location("data x").local == tmp_path / "data x"
+    )
     for url in (f"file://{tmp_path}", f"file:{tmp_path}", f"file://localhost{tmp_path}"):
         assert storage_location(url).local == tmp_path and storage_location(url).url == url
     assert storage_location("hdfs://namenode:8020/kafka").local is None
@@ -91,7 +94,9 @@ def test_text_and_table_loaders_take_file_urls(spark, tmp_path):
     load_log_dir(spark, TXN).write.parquet(str(tmp_path / "t.parquet"))
     assert rows(load_parquet(spark, f"file://{tmp_path}/t.parquet")) == rows(load_log_dir(spark, TXN))
     (tmp_path / "k.json").write_text('{"topic":"t","partition":1,"offset":5,"ts":1000,"key":"a","payload":"1"}\n')
-    assert rows(load_kcat(spark, f"file://{tmp_path}/k.json", topic="t")) == rows(load_kcat(spark, tmp_path / "k.json", topic="t"))
+    assert rows(load_kcat(spark, f"file://{tmp_path}/k.json", topic="t")) == rows(
+        load_kcat(spark, tmp_path / "k.json", topic="t")
+    )
 
 
 def test_a_file_url_read_by_the_jvm_fails_as_the_local_file_does(spark, tmp_path):
@@ -115,7 +120,9 @@ def test_jvm_and_python_listings_keep_and_skip_the_same_entries(spark, odd_log_d
     with source_hidden(spark) as python:
         assert rows(load_segments(python, odd_log_dir)) == with_jvm
         assert rows(load_log_dir(python, odd_log_dir)) == jvm_records
-        assert rows(load_segments(python, odd_log_dir, topics=["t", "__consumer_offsets"])) == jvm_topics == with_jvm[1:]
+        assert (
+            rows(load_segments(python, odd_log_dir, topics=["t", "__consumer_offsets"])) == jvm_topics == with_jvm[1:]
+        )
         assert rows(load_checkpoints(python, odd_log_dir)) == jvm_checkpoints
 
 
@@ -131,9 +138,10 @@ def test_jvm_and_python_listings_fail_alike(spark, tmp_path, case):
         write_segments(root / "t-0", {0: [batch(0)]})
         content = b"0\n2\nt 0 5\n" if case == "bad checkpoint" else b"0\n1\nt 0 \xff\n"
         (root / "cleaner-offset-checkpoint").write_bytes(content)
-    loads = {"missing": [load_log_dir, load_segments, load_checkpoints], "file": [load_log_dir, load_segments, load_checkpoints]}.get(
-        case, [load_checkpoints] if "checkpoint" in case else [load_log_dir, load_segments]
-    )
+    loads = {
+        "missing": [load_log_dir, load_segments, load_checkpoints],
+        "file": [load_log_dir, load_segments, load_checkpoints],
+    }.get(case, [load_checkpoints] if "checkpoint" in case else [load_log_dir, load_segments])
     for load in loads:
         errors = [failure(load, spark, root)]
         with source_hidden(spark) as python:
@@ -158,11 +166,16 @@ def failure(load, session, root) -> tuple[str, str]:
 
 def test_urls_need_the_jvm_source_and_say_so(spark, tmp_path):
     url = "hdfs://namenode:8020/kafka-logs"
-    with pytest.raises(StorageError, match=r"^hdfs://namenode:8020/kafka-logs: decoder='python' opens segment files in Python workers"):
+    with pytest.raises(
+        StorageError, match=r"^hdfs://namenode:8020/kafka-logs: decoder='python' opens segment files in Python workers"
+    ):
         load_log_dir(spark, url, decoder="python")
     with source_hidden(spark) as python:
         for load in (load_log_dir, load_segments, load_checkpoints):
-            with pytest.raises(StorageError, match="Hadoop filesystem URLs are read by the JVM segment-file source, and this session has no"):
+            with pytest.raises(
+                StorageError,
+                match="Hadoop filesystem URLs are read by the JVM segment-file source, and this session has no",
+            ):
                 load(python, url)
         with pytest.raises(StorageError, match=r"^hdfs://namenode:8020/kafka-logs: Hadoop filesystem URLs are read by"):
             load_kcat(python, [tmp_path / "k.json", url], topic="t")

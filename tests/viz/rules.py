@@ -50,7 +50,9 @@ def _extent(trace: Any, letter: str) -> list[float]:
         if width is None:
             width = 0.8
         widths = [float(width)] * len(values) if isinstance(width, (int, float)) else [float(w) for w in width]
-        return [v - w / 2 for v, w in zip(values, widths, strict=False)] + [v + w / 2 for v, w in zip(values, widths, strict=False)]
+        return [v - w / 2 for v, w in zip(values, widths, strict=False)] + [
+            v + w / 2 for v, w in zip(values, widths, strict=False)
+        ]
     return values
 
 

@@ -437,4 +437,3 @@ def test_tombstone_lifecycle_draws_every_pass(fruit):
         f"cleaner pass at t = {t}" for t in ("7d 0.001s", "7d 0.001s", "14d 0.002s", "14d 0.002s")
     ]
     assert lines.showlegend is not False
-

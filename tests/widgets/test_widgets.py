@@ -196,7 +196,9 @@ def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_
     assert "from pass 1 on" in stepper.placeholder.value
     stepper.next_button.click()
     assert stepper.slider.max == 2
-    assert stepper.status.value.startswith("<b>pass 1 of passes 1–2 (more may follow)</b> · t = 0 ms · cleaned [0, 3) of [0, 12)")
+    assert stepper.status.value.startswith(
+        "<b>pass 1 of passes 1–2 (more may follow)</b> · t = 0 ms · cleaned [0, 3) of [0, 12)"
+    )
     assert xs(stepper.offset_map_figure, IN_MAP) == [0, 1, 2]
     assert xs(stepper.offset_map_figure, LABELS["missed"]) == [3, 4, 5]
     for _ in range(5):
@@ -372,7 +374,12 @@ def test_the_stepper_shows_a_compressed_topic():
     stepper = CompactionStepper(SCENARIOS / "compressed-topic.json")
     stepper.slider.value = 4  # step 3: clean
     assert step_number(stepper) == 3
-    segments = [list(c) for t in stepper.layout_figure.data if t.type == "bar" and t.name.startswith("log ") for c in t.customdata]
+    segments = [
+        list(c)
+        for t in stepper.layout_figure.data
+        if t.type == "bar" and t.name.startswith("log ")
+        for c in t.customdata
+    ]
     assert segments == [[0, 4, "192 B, zstd", "log tail: cleaned, below the cleaner point"]]
     assert fate(stepper.layout_figure, "kept") == [2, 3]
     assert fate(stepper.layout_figure, "tombstone kept until its delete horizon") == [4]  # stamped 0 + 60 s

@@ -25,4 +25,22 @@ from kcompact_nb.core.cleaner._strategies import (
     strategy_for,
 )
 
-__all__ = ["CleanedTransactionMetadata", "CleanerManager", "CleanerStats", "delete_records", "HeaderStrategy", "increment_log_start_offset", "log_to_clean", "LogToClean", "non_active_segments_from", "OFFSET_ENTRY_BYTES", "OffsetMapSpec", "OffsetStrategy", "PassResult", "Strategy", "strategy_for", "TimestampStrategy", "topic_creation_order"]
+__all__ = [
+    "CleanedTransactionMetadata",
+    "CleanerManager",
+    "CleanerStats",
+    "delete_records",
+    "HeaderStrategy",
+    "increment_log_start_offset",
+    "log_to_clean",
+    "LogToClean",
+    "non_active_segments_from",
+    "OFFSET_ENTRY_BYTES",
+    "OffsetMapSpec",
+    "OffsetStrategy",
+    "PassResult",
+    "Strategy",
+    "strategy_for",
+    "TimestampStrategy",
+    "topic_creation_order",
+]

@@ -117,7 +117,13 @@ def clean_pass(
     log.cleaner_checkpoint = end_offset
     cleaning.stats.buffer_utilization = offset_map.utilization
     throttled_elapsed(cleaning.stats, broker)
-    line = log_line(cleaning.stats, thread_id=thread_id, log_name=log.name, first_dirty_offset=first_dirty_offset, end_offset=end_offset)
+    line = log_line(
+        cleaning.stats,
+        thread_id=thread_id,
+        log_name=log.name,
+        first_dirty_offset=first_dirty_offset,
+        end_offset=end_offset,
+    )
     return PassResult(
         topic=log.topic,
         partition=log.partition,
@@ -168,7 +174,9 @@ def collect_aborted_transactions(log: PartitionLog, start: int, upper: int) -> l
     ]
 
 
-def read_chunks(batches: Sequence[RecordBatch], start: int, *, capacity: int, limit: int) -> Iterator[tuple[list[RecordBatch], int]]:
+def read_chunks(
+    batches: Sequence[RecordBatch], start: int, *, capacity: int, limit: int
+) -> Iterator[tuple[list[RecordBatch], int]]:
     """Batches as the cleaner reads them: complete batches fitting its read buffer, which grows for big ones."""
     index, initial = start, capacity
     while index < len(batches):
@@ -205,11 +213,16 @@ def build_offset_map(cleaning: _Pass, start: int, end: int) -> bool:
     return False
 
 
-def _build_offset_map_for_segment(cleaning: _Pass, segment: Segment, transactions: CleanedTransactionMetadata, start: int) -> bool:
+def _build_offset_map_for_segment(
+    cleaning: _Pass, segment: Segment, transactions: CleanedTransactionMetadata, start: int
+) -> bool:
     """Index one segment from ``start``'s position, read buffer by read buffer (``buildOffsetMapForSegment``)."""
     first = _batch_index_at_position(segment, segment.lookup_position(start))
     for chunk, chunk_bytes in read_chunks(
-        segment.batches, first, capacity=_read_buffer_bytes(cleaning.broker), limit=cleaning.log.config.max_message_bytes
+        segment.batches,
+        first,
+        capacity=_read_buffer_bytes(cleaning.broker),
+        limit=cleaning.log.config.max_message_bytes,
     ):
         for batch in chunk:
             if _map_batch(cleaning, batch, transactions, start):
@@ -236,7 +249,9 @@ def _map_batch(cleaning: _Pass, batch: RecordBatch, transactions: CleanedTransac
         transactions.on_control_batch_read(batch)
         stats.map_messages_read += 1
         return False
-    if transactions.on_batch_read(batch) or (cleaning.bulk is not None and map_batch_at_once(cleaning.bulk, batch, start)):
+    if transactions.on_batch_read(batch) or (
+        cleaning.bulk is not None and map_batch_at_once(cleaning.bulk, batch, start)
+    ):
         stats.map_messages_read += len(batch.records)
         return False
     return _map_records(cleaning, batch, start)
@@ -263,7 +278,9 @@ def _map_records(cleaning: _Pass, batch: RecordBatch, start: int) -> bool:
 def clean_segments(cleaning: _Pass, group: list[Segment], transactions: CleanedTransactionMetadata) -> None:
     """Rewrite one group into a new segment named after its first segment, then swap it in (``cleanSegments``)."""
     log = cleaning.log
-    cleaned = Segment(group[0].base_offset, created_ms=cleaning.now_ms, index_interval_bytes=log.config.index_interval_bytes)
+    cleaned = Segment(
+        group[0].base_offset, created_ms=cleaning.now_ms, index_interval_bytes=log.config.index_interval_bytes
+    )
     transactions.cleaned_index = cleaned.aborted_transactions
     producers = _last_records_of_active_producers(log)
     for i, source in enumerate(group):
@@ -292,7 +309,9 @@ def _last_records_of_active_producers(log: PartitionLog) -> dict[int, tuple[int 
 def clean_into(cleaning: _Pass, source: Segment, cleaned: Segment, record_filter: _CleanerFilter) -> None:
     """Filter one source segment read buffer by read buffer, appending each buffer's survivors (``cleanInto``)."""
     log, stats = cleaning.log, cleaning.stats
-    for chunk, _ in read_chunks(source.batches, 0, capacity=_read_buffer_bytes(cleaning.broker), limit=log.config.max_message_bytes):
+    for chunk, _ in read_chunks(
+        source.batches, 0, capacity=_read_buffer_bytes(cleaning.broker), limit=log.config.max_message_bytes
+    ):
         result = filter_to(chunk, record_filter, encoder=log.encoder, kafka_version=cleaning.broker.version)
         stats.messages_read += result.messages_read
         stats.bytes_read += result.bytes_read

@@ -35,7 +35,9 @@ class OffsetMapSpec:
         if self.slots is not None:
             return BoundedOffsetMap(self.slots, self.load_factor, entry_bytes)
         if self.memory_bytes is not None:
-            return BoundedOffsetMap.from_memory(self.memory_bytes, load_factor=self.load_factor, entry_bytes=entry_bytes)
+            return BoundedOffsetMap.from_memory(
+                self.memory_bytes, load_factor=self.load_factor, entry_bytes=entry_bytes
+            )
         raise KafkaModelError("an offset map spec needs slots, memory_bytes or exact=True")
 
 
@@ -128,7 +130,9 @@ class CleanerManager:
             log,
             now_ms=now_ms,
             first_dirty_offset=ltc.first_dirty_offset if first_dirty_offset is None else first_dirty_offset,
-            first_uncleanable_offset=ltc.first_uncleanable_offset if first_uncleanable_offset is None else first_uncleanable_offset,
+            first_uncleanable_offset=ltc.first_uncleanable_offset
+            if first_uncleanable_offset is None
+            else first_uncleanable_offset,
             offset_map=None if offset_map is None else offset_map.build(strategy.entry_bytes),
             strategy=strategy,
             cleanable_ratio=ltc.cleanable_ratio,

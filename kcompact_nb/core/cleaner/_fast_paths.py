@@ -51,7 +51,11 @@ def map_batch_at_once(offset_map: BulkOffsetMap, batch: RecordBatch, start: int)
     capacity before every put, so such a batch goes record by record.
     """
     limit, records = offset_map.max_entries, batch.records
-    if limit is not None and offset_map.size_upper_bound + len(records) >= limit and offset_map.size + len(records) >= limit:
+    if (
+        limit is not None
+        and offset_map.size_upper_bound + len(records) >= limit
+        and offset_map.size + len(records) >= limit
+    ):
         return False
     if isinstance(records, PackedRecords) and batch.base_offset >= start and records and records.all_keyed:
         offset_map.put_offsets(records)

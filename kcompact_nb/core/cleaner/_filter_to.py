@@ -84,8 +84,10 @@ def filter_to(
         retained = record_filter.retained_records(batch)
         if retained:
             stamp = _needs_delete_horizon(batch, retained, decision.contains_marker_for_empty_txn, kafka_version)
-            output = batch if len(retained) == len(batch.records) and not stamp else _rebuilt(
-                batch, retained, record_filter, stamp=stamp, encoder=encoder, kafka_version=kafka_version
+            output = (
+                batch
+                if len(retained) == len(batch.records) and not stamp
+                else _rebuilt(batch, retained, record_filter, stamp=stamp, encoder=encoder, kafka_version=kafka_version)
             )
             _kept(result, output, len(retained), batch.last_offset if output is batch else retained[-1].offset)
         elif decision.retention is BatchRetention.RETAIN_EMPTY:
@@ -100,7 +102,9 @@ def _kept(result: FilterResult, batch: RecordBatch, messages: int, max_offset: i
     result.max_offset = max(result.max_offset, max_offset)
 
 
-def _needs_delete_horizon(batch: RecordBatch, retained: list[Any], marker_for_empty_txn: bool, version: KafkaVersion) -> bool:
+def _needs_delete_horizon(
+    batch: RecordBatch, retained: list[Any], marker_for_empty_txn: bool, version: KafkaVersion
+) -> bool:
     """A kept tombstone or marker in a batch without a horizon yet: the pass stamps one (``needToSetDeleteHorizon``)."""
     return (
         version.has_batch_delete_horizon
@@ -110,11 +114,19 @@ def _needs_delete_horizon(batch: RecordBatch, retained: list[Any], marker_for_em
 
 
 def _rebuilt(
-    batch: RecordBatch, retained: list[Any], record_filter: RecordFilter, *, stamp: bool, encoder: BatchEncoder, kafka_version: KafkaVersion
+    batch: RecordBatch,
+    retained: list[Any],
+    record_filter: RecordFilter,
+    *,
+    stamp: bool,
+    encoder: BatchEncoder,
+    kafka_version: KafkaVersion,
 ) -> RecordBatch:
     """The batch with only ``retained`` (``buildRetainedRecordsInto``), stamped ``now + delete.retention.ms``."""
     horizon = record_filter.now_ms + record_filter.delete_retention_ms if stamp else batch.delete_horizon_ms
-    return compressed(rebuild_batch(batch, retained, delete_horizon_ms=horizon), encoder, level=None, kafka_version=kafka_version)
+    return compressed(
+        rebuild_batch(batch, retained, delete_horizon_ms=horizon), encoder, level=None, kafka_version=kafka_version
+    )
 
 
 def rebuild_batch(batch: RecordBatch, records: Sequence[Any], *, delete_horizon_ms: int | None) -> RecordBatch:

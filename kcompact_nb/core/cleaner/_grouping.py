@@ -22,7 +22,11 @@ def group_segments_by_size(
     i = 0
     while i < len(segments):
         group = [segments[i]]
-        log_bytes, offset_index, time_index = segments[i].size_bytes, segments[i].offset_index_bytes, segments[i].time_index_bytes
+        log_bytes, offset_index, time_index = (
+            segments[i].size_bytes,
+            segments[i].offset_index_bytes,
+            segments[i].time_index_bytes,
+        )
         i += 1
         while i < len(segments):
             nxt = segments[i]

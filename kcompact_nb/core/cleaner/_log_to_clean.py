@@ -102,7 +102,9 @@ def first_uncleanable_offset(log: PartitionLog, first_dirty: int, *, now_ms: int
     candidates = [log.last_stable_offset, log.active_segment.base_offset]
     lag = log.config.min_compaction_lag_ms
     if lag > 0:
-        young = next((s for s in non_active_segments_from(log, first_dirty) if s.largest_timestamp > now_ms - lag), None)
+        young = next(
+            (s for s in non_active_segments_from(log, first_dirty) if s.largest_timestamp > now_ms - lag), None
+        )
         if young is not None:
             candidates.append(young.base_offset)
     return segment_aligned_uncleanable_offset(log, max(first_dirty, min(candidates)))

@@ -247,7 +247,9 @@ class BoundedOffsetMap(ExactOffsetMap):
         self.entry_bytes = entry_bytes
 
     @classmethod
-    def from_memory(cls, memory_bytes: int, *, load_factor: float = 0.9, entry_bytes: int = OFFSET_ENTRY_BYTES) -> BoundedOffsetMap:
+    def from_memory(
+        cls, memory_bytes: int, *, load_factor: float = 0.9, entry_bytes: int = OFFSET_ENTRY_BYTES
+    ) -> BoundedOffsetMap:
         """A map over ``memory_bytes`` of buffer: ``slots = memory_bytes // entry_bytes``."""
         return cls(min(memory_bytes, INT_MAX) // entry_bytes, load_factor, entry_bytes)
 

@@ -102,7 +102,11 @@ def check_codec(codec: str, where: str) -> str:
 
 def topic_level(config: TopicConfig, codec: str) -> int | None:
     """The topic's ``compression.<codec>.level`` (None for snappy and none, which have no level)."""
-    levels = {"gzip": config.compression_gzip_level, "lz4": config.compression_lz4_level, "zstd": config.compression_zstd_level}
+    levels = {
+        "gzip": config.compression_gzip_level,
+        "lz4": config.compression_lz4_level,
+        "zstd": config.compression_zstd_level,
+    }
     return levels.get(codec)
 
 
@@ -124,7 +128,9 @@ def stored_compression(config: TopicConfig, producer_codec: str) -> tuple[str, i
     return codec, topic_level(config, codec)
 
 
-def compressed(batch: RecordBatch, encoder: BatchEncoder, *, level: int | None, kafka_version: KafkaVersion) -> RecordBatch:
+def compressed(
+    batch: RecordBatch, encoder: BatchEncoder, *, level: int | None, kafka_version: KafkaVersion
+) -> RecordBatch:
     """``batch`` (sized uncompressed) with the size and bytes of its compressed form; unchanged when
     its codec is ``none`` or it has no records (an empty batch is never compressed, ``writeEmptyHeader``)."""
     if batch.compression == "none" or not batch.records:

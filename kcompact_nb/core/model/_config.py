@@ -42,7 +42,9 @@ class TopicConfig:
     (never released by Apache Kafka; only ``offset`` is Kafka's behaviour).
     """
 
-    cleanup_policy: tuple[str, ...] = kafka_key("cleanup.policy", ("delete",), tuple, _POLICY, (("log.cleanup.policy", 1),))
+    cleanup_policy: tuple[str, ...] = kafka_key(
+        "cleanup.policy", ("delete",), tuple, _POLICY, (("log.cleanup.policy", 1),)
+    )
     min_cleanable_dirty_ratio: float = kafka_key(
         "min.cleanable.dirty.ratio", 0.5, float, between(0, 1), (("log.cleaner.min.cleanable.ratio", 1),)
     )
@@ -55,7 +57,9 @@ class TopicConfig:
     max_compaction_lag_ms: int = kafka_key(
         "max.compaction.lag.ms", LONG_MAX, int, at_least(1), (("log.cleaner.max.compaction.lag.ms", 1),)
     )
-    segment_bytes: int = kafka_key("segment.bytes", 1_073_741_824, int, between(14, INT_MAX), (("log.segment.bytes", 1),))
+    segment_bytes: int = kafka_key(
+        "segment.bytes", 1_073_741_824, int, between(14, INT_MAX), (("log.segment.bytes", 1),)
+    )
     segment_ms: int = kafka_key(
         "segment.ms", 604_800_000, int, at_least(1), (("log.roll.ms", 1), ("log.roll.hours", HOUR_MS))
     )
@@ -68,7 +72,9 @@ class TopicConfig:
     index_interval_bytes: int = kafka_key(
         "index.interval.bytes", 4096, int, between(0, INT_MAX), (("log.index.interval.bytes", 1),)
     )
-    max_message_bytes: int = kafka_key("max.message.bytes", 1_048_588, int, between(0, INT_MAX), (("message.max.bytes", 1),))
+    max_message_bytes: int = kafka_key(
+        "max.message.bytes", 1_048_588, int, between(0, INT_MAX), (("message.max.bytes", 1),)
+    )
     retention_ms: int = kafka_key(
         "retention.ms",
         604_800_000,
@@ -102,7 +108,9 @@ class TopicConfig:
         Check(lambda v: v == -1 or 1 <= v <= 9, "Value must be -1 or in [1, 9]"),
         (("compression.gzip.level", 1),),
     )
-    compression_lz4_level: int = kafka_key("compression.lz4.level", 9, int, between(1, 17), (("compression.lz4.level", 1),))
+    compression_lz4_level: int = kafka_key(
+        "compression.lz4.level", 9, int, between(1, 17), (("compression.lz4.level", 1),)
+    )
     compression_zstd_level: int = kafka_key(
         "compression.zstd.level", 3, int, between(-131072, 22), (("compression.zstd.level", 1),)
     )
@@ -163,7 +171,9 @@ class TopicConfig:
         return self.segment_ms
 
     @classmethod
-    def from_properties(cls, properties: Mapping[str, Any] | None = None, *, broker: BrokerConfig | None = None) -> TopicConfig:
+    def from_properties(
+        cls, properties: Mapping[str, Any] | None = None, *, broker: BrokerConfig | None = None
+    ) -> TopicConfig:
         """A topic config from Kafka property names, over the broker's defaults when given.
 
         With a broker, its ``kafka.version`` rules apply too: from 4.0 ``segment.bytes`` must be at

@@ -110,8 +110,7 @@ def validate_fields(config: Any) -> None:
         value = getattr(config, f.name)
         if not isinstance(value, key.kind) or (key.kind is int and isinstance(value, bool)):
             message = (
-                f"Invalid value {value!r} for configuration {key.name} (field {f.name}): "
-                f"expected {key.kind.__name__}"
+                f"Invalid value {value!r} for configuration {key.name} (field {f.name}): expected {key.kind.__name__}"
             )
             raise ConfigError(message)
         if key.check is not None and not _accepts(key.check, value):

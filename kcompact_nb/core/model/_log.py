@@ -226,7 +226,9 @@ class PartitionLog:
         rolled = self._maybe_roll(batch, now_ms)
         self.active_segment.append([batch], now_ms)
         self.log_end_offset = batch.last_offset + 1
-        return AppendInfo(self.topic, self.partition, batch.base_offset, batch.last_offset, rolled, self.active_segment.base_offset)
+        return AppendInfo(
+            self.topic, self.partition, batch.base_offset, batch.last_offset, rolled, self.active_segment.base_offset
+        )
 
     def roll(self, *, now_ms: int, expected_next_offset: int | None = None) -> Segment:
         """Force a new active segment at ``max(expected_next_offset, log end offset)`` (``LocalLog.roll``)."""
@@ -337,7 +339,9 @@ class PartitionLog:
         return timestamp_type is not None and TimestampType(timestamp_type) is TimestampType.LOG_APPEND_TIME
 
 
-def copy_log(log: PartitionLog, *, config: TopicConfig | None = None, broker: BrokerConfig | None = None) -> PartitionLog:
+def copy_log(
+    log: PartitionLog, *, config: TopicConfig | None = None, broker: BrokerConfig | None = None
+) -> PartitionLog:
     """A copy of ``log`` whose segments, checkpoint and producer state are its own; batches are shared.
 
     ``config`` and ``broker`` replace the copy's configs (the same data under other settings).

@@ -144,7 +144,9 @@ class PackedRecords(Sequence[Record]):
 
     @classmethod
     def from_rows(
-        cls, rows: Sequence[tuple[int, int, bytes | None, bytes | None, tuple[Header, ...]]], registry: KeyRegistry | None = None
+        cls,
+        rows: Sequence[tuple[int, int, bytes | None, bytes | None, tuple[Header, ...]]],
+        registry: KeyRegistry | None = None,
     ) -> PackedRecords:
         """Columns of ``(offset, timestamp, key, value, headers)`` rows."""
         if not rows:
@@ -166,7 +168,14 @@ class PackedRecords(Sequence[Record]):
             return [self[i] for i in kept]
         take = itemgetter(*kept)  # a tuple per column, in C
         headers = repeat((), len(kept)) if self.headers is None else take(self.headers)
-        return list(map(record_from_tuple, zip(take(self.offsets), take(self.timestamps), take(self.keys), take(self.values), headers, strict=False)))
+        return list(
+            map(
+                record_from_tuple,
+                zip(
+                    take(self.offsets), take(self.timestamps), take(self.keys), take(self.values), headers, strict=False
+                ),
+            )
+        )
 
     def _rows(self) -> Iterator[tuple[Any, ...]]:
         headers = self.headers if self.headers is not None else repeat((), len(self.offsets))
@@ -213,7 +222,6 @@ def record_offsets(records: Sequence[Record]) -> Sequence[int]:
 def record_values(records: Sequence[Record]) -> Sequence[bytes | None]:
     """The records' values, from the column when the records are packed."""
     return records.values if isinstance(records, PackedRecords) else list(map(_VALUE, records))
-
 
 
 def control_record_key(kind: ControlRecordType) -> bytes:

@@ -44,7 +44,9 @@ class RecordLifetime:
         return self.appeared_frame <= frame and (self.removed_frame is None or frame < self.removed_frame)
 
 
-def record_lifetimes(frames: Sequence[Frame], *, key: bytes | None = None, tombstones: bool = False) -> list[RecordLifetime]:
+def record_lifetimes(
+    frames: Sequence[Frame], *, key: bytes | None = None, tombstones: bool = False
+) -> list[RecordLifetime]:
     """Lifetimes of the data records seen in ``frames`` (only ``key``'s, or only tombstones, when asked), by offset."""
     lives: dict[int, RecordLifetime] = {}
     for frame in frames:
@@ -140,6 +142,10 @@ def compaction_deadline_ms(log: PartitionLog, first_dirty_offset: int) -> int | 
     lag = log.config.max_compaction_lag_ms
     if lag >= LONG_MAX:
         return None
-    stamps = [s.first_batch_timestamp for s in log.segments if s.last_offset is not None and s.last_offset >= first_dirty_offset]
+    stamps = [
+        s.first_batch_timestamp
+        for s in log.segments
+        if s.last_offset is not None and s.last_offset >= first_dirty_offset
+    ]
     stamps = [t for t in stamps if 0 <= t < LONG_MAX]
     return min(stamps) + lag if stamps else None

@@ -57,7 +57,9 @@ def dedupe_buffer_sizing(
     per_thread = min(dedupe_buffer_size // threads, INT_MAX)
     keys_per_pass = int(per_thread // entry_bytes * load_factor)
     if keys_per_pass < 1:
-        raise ConfigError(f"a {per_thread}-byte offset map holds no {entry_bytes}-byte entry at load factor {load_factor}")
+        raise ConfigError(
+            f"a {per_thread}-byte offset map holds no {entry_bytes}-byte entry at load factor {load_factor}"
+        )
     passes = math.ceil(distinct_keys / keys_per_pass)
     return DedupeBufferSizing(
         distinct_keys,
@@ -85,7 +87,9 @@ def _check(distinct_keys: int, entry_bytes: int, load_factor: float, threads: in
     elif entry_bytes < 1:
         message = f"entry_bytes must be at least 1, got {entry_bytes}"
     elif not 0 < load_factor <= 1:
-        message = f"Invalid value {load_factor} for configuration log.cleaner.io.buffer.load.factor: it must be in (0, 1]"
+        message = (
+            f"Invalid value {load_factor} for configuration log.cleaner.io.buffer.load.factor: it must be in (0, 1]"
+        )
     elif threads < 1:
         message = f"Invalid value {threads} for configuration log.cleaner.threads: at least 1 thread cleans"
     else:

@@ -135,11 +135,17 @@ def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:
 
 def _eligibility(ltc: LogToClean, eligible_at_ms: int | None, now_ms: int) -> str:
     if ltc.eligible:
-        why = "overdue per max.compaction.lag.ms" if ltc.needs_compaction_now and ltc.cleanable_ratio <= ltc.min_cleanable_dirty_ratio else "its dirty ratio is above the minimum"
+        why = (
+            "overdue per max.compaction.lag.ms"
+            if ltc.needs_compaction_now and ltc.cleanable_ratio <= ltc.min_cleanable_dirty_ratio
+            else "its dirty ratio is above the minimum"
+        )
         return f"eligible now: {why}"
     if eligible_at_ms is not None:
         wait = format_duration_ms(eligible_at_ms - now_ms, max_units=2)
-        return f"not eligible now; eligible at {format_instant_ms(eligible_at_ms)} (in {wait}) if nothing else is produced"
+        return (
+            f"not eligible now; eligible at {format_instant_ms(eligible_at_ms)} (in {wait}) if nothing else is produced"
+        )
     if ltc.cleanable_bytes == 0:
         return "not eligible: nothing is cleanable, and without new appends the active segment never rolls, so never"
     return "not eligible: the dirty ratio is not above the minimum, and without new appends it never will be"

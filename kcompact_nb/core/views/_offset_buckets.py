@@ -119,8 +119,14 @@ class _Tally:
         if not records:
             return
         first = (records[0].offset - start) // width
-        if batch.compression == "none" and records[0].offset >= start and first == (records[-1].offset - start) // width:
-            self.records[first] += len(records)  # one bucket holds the batch: its record bytes are the size minus the header
+        if (
+            batch.compression == "none"
+            and records[0].offset >= start
+            and first == (records[-1].offset - start) // width
+        ):
+            self.records[first] += len(
+                records
+            )  # one bucket holds the batch: its record bytes are the size minus the header
             self.size_bytes[first] += batch.size_bytes - RECORD_BATCH_OVERHEAD
             return
         for record in records:

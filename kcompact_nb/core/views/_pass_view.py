@@ -112,11 +112,15 @@ def pass_diff(before: PartitionLog, after: PartitionLog, result: PassResult) -> 
         removed_offsets=tuple(r.offset for _, r in before.records() if r.offset not in after_offsets),
         rewritten_batches=tuple(b.base_offset for b in changed if _kept_records(after_batches, b)),
         emptied_batches=tuple(
-            b.base_offset for b in changed if b.base_offset in after_batches and not after_batches[b.base_offset].records
+            b.base_offset
+            for b in changed
+            if b.base_offset in after_batches and not after_batches[b.base_offset].records
         ),
         removed_batches=tuple(b.base_offset for b in changed if b.base_offset not in after_batches),
         log_end_offset=after.log_end_offset,
-        estimated_segments=tuple(sorted({s.base_offset for log in (before, after) for s in log.segments if s.size_estimated})),
+        estimated_segments=tuple(
+            sorted({s.base_offset for log in (before, after) for s in log.segments if s.size_estimated})
+        ),
     )
 
 

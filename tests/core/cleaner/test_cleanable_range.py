@@ -23,7 +23,12 @@ def test_never_cleaned_log_has_ratio_one_once_a_segment_rolls():
     assert (log_to_clean(log, now_ms=0).cleanable_bytes, log_to_clean(log, now_ms=0).eligible) == (0, False)
     log.roll(now_ms=0)
     ltc = log_to_clean(log, now_ms=0)
-    assert (ltc.first_dirty_offset, ltc.first_uncleanable_offset, ltc.cleanable_ratio, ltc.eligible) == (0, 3, 1.0, True)
+    assert (ltc.first_dirty_offset, ltc.first_uncleanable_offset, ltc.cleanable_ratio, ltc.eligible) == (
+        0,
+        3,
+        1.0,
+        True,
+    )
 
 
 @pytest.mark.parametrize(("ratio", "eligible"), [(0.49, True), (0.5, False), (0.0, True), (1.0, False)])
@@ -47,7 +52,9 @@ def test_mid_segment_checkpoint_counts_its_segment_twice():
     assert (ltc.first_dirty_offset, ltc.clean_bytes, ltc.cleanable_bytes, ltc.cleanable_ratio) == (2, 316, 316, 0.5)
 
 
-BELOW_START_WARNING = "Resetting first dirty offset of t-0 to log start offset 3 since the checkpointed offset 1 is invalid."
+BELOW_START_WARNING = (
+    "Resetting first dirty offset of t-0 to log start offset 3 since the checkpointed offset 1 is invalid."
+)
 BEYOND_END_WARNING = (
     "The last checkpoint dirty offset for partition t-0 is 9, which is larger than the log end offset 6. "
     "Resetting to the log start offset 0."
@@ -72,7 +79,11 @@ def test_checkpoint_validation(policy, checkpoint, log_start, expected_first_dir
     log.roll(now_ms=0)
     log.cleaner_checkpoint, log.log_start_offset = checkpoint, log_start
     ltc = log_to_clean(log, now_ms=0)
-    assert (ltc.first_dirty_offset, ltc.checkpoint_reset, ltc.checkpoint_warning) == (expected_first_dirty, reason, warning)
+    assert (ltc.first_dirty_offset, ltc.checkpoint_reset, ltc.checkpoint_warning) == (
+        expected_first_dirty,
+        reason,
+        warning,
+    )
     if warning is not None:
         assert f"  Kafka's cleaner logs: WARN {warning}" in explain(log, now_ms=0).lines()
 

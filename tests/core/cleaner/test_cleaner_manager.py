@@ -38,7 +38,9 @@ def test_run_backs_off_when_idle_and_cleans_after_rolls():
 def test_throttled_passes_take_simulated_time():
     """Spec 11: time = (map bytes + bytes read + bytes written) / log.cleaner.io.max.bytes.per.second."""
     broker = BrokerConfig.from_properties({"log.cleaner.io.max.bytes.per.second": 100.0})
-    log = two_segments(PartitionLog("t", config=TopicConfig.from_properties({"cleanup.policy": "compact"}), broker=broker))
+    log = two_segments(
+        PartitionLog("t", config=TopicConfig.from_properties({"cleanup.policy": "compact"}), broker=broker)
+    )
     result = CleanerManager(broker).clean_once([log], now_ms=1000)
     assert result is not None
     assert (result.stats.map_bytes_read, result.stats.bytes_read, result.stats.bytes_written) == (316, 316, 158)

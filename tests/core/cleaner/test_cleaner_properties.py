@@ -13,7 +13,12 @@ from kcompact_nb.core.cleaner._strategies import OffsetStrategy, strategy_for
 
 KEYS = [b"a", b"b", b"c", b"d", b"e", b"f"]
 records = st.lists(
-    st.builds(NewRecord, key=st.sampled_from(KEYS), value=st.one_of(st.none(), st.binary(max_size=6)), timestamp=st.integers(0, 1000)),
+    st.builds(
+        NewRecord,
+        key=st.sampled_from(KEYS),
+        value=st.one_of(st.none(), st.binary(max_size=6)),
+        timestamp=st.integers(0, 1000),
+    ),
     min_size=1,
     max_size=4,
 )
@@ -26,8 +31,13 @@ logs = st.tuples(
 
 
 def build(segment_bytes: int, batches: list, strategy: str) -> PartitionLog:
-    props = {"cleanup.policy": "compact", "segment.bytes": segment_bytes, "delete.retention.ms": 10**9,
-             "compaction.strategy": strategy, "compaction.strategy.header": "v"}
+    props = {
+        "cleanup.policy": "compact",
+        "segment.bytes": segment_bytes,
+        "delete.retention.ms": 10**9,
+        "compaction.strategy": strategy,
+        "compaction.strategy.header": "v",
+    }
     return appended(props, batches)
 
 
@@ -46,8 +56,13 @@ def pass_over(log: PartitionLog, slots: int | None, now_ms: int = 10_000):
     ltc = log_to_clean(log, now_ms=now_ms)
     strategy = strategy_for(log.config)
     offset_map = ExactOffsetMap() if slots is None else BoundedOffsetMap(slots, 1.0, strategy.entry_bytes)
-    return clean_pass(log, now_ms=now_ms, first_dirty_offset=ltc.first_dirty_offset,
-                      first_uncleanable_offset=ltc.first_uncleanable_offset, offset_map=offset_map)
+    return clean_pass(
+        log,
+        now_ms=now_ms,
+        first_dirty_offset=ltc.first_dirty_offset,
+        first_uncleanable_offset=ltc.first_uncleanable_offset,
+        offset_map=offset_map,
+    )
 
 
 def state(log: PartitionLog) -> list[tuple[int, bytes | None, bytes | None]]:
@@ -110,8 +125,13 @@ def test_a_second_pass_over_the_same_range_keeps_the_same_records(params):
     log = build(segment_bytes, batches, strategy)
     first = pass_over(log, None)
     after_first = state(log)
-    clean_pass(log, now_ms=10_000, first_dirty_offset=first.first_dirty_offset,
-               first_uncleanable_offset=first.first_uncleanable_offset, offset_map=ExactOffsetMap())
+    clean_pass(
+        log,
+        now_ms=10_000,
+        first_dirty_offset=first.first_dirty_offset,
+        first_uncleanable_offset=first.first_uncleanable_offset,
+        offset_map=ExactOffsetMap(),
+    )
     assert state(log) == after_first
 
 
@@ -157,12 +177,18 @@ keyless_logs = st.tuples(
     st.lists(
         st.tuples(
             st.lists(
-                st.builds(NewRecord, key=st.one_of(st.none(), st.sampled_from(KEYS)), value=st.one_of(st.none(), st.just(b"v"))),
-                min_size=1, max_size=4,
+                st.builds(
+                    NewRecord,
+                    key=st.one_of(st.none(), st.sampled_from(KEYS)),
+                    value=st.one_of(st.none(), st.just(b"v")),
+                ),
+                min_size=1,
+                max_size=4,
             ),
             st.booleans(),
         ),
-        min_size=1, max_size=25,
+        min_size=1,
+        max_size=25,
     ),
     st.one_of(st.none(), st.integers(2, 8)),  # offset map slots (None: exact)
 )
@@ -178,8 +204,14 @@ def passes_with(strategy: OffsetStrategy, params: tuple) -> list:
     for now_ms in (1_000, 1_050, 2_000):
         ltc = log_to_clean(log, now_ms=now_ms)
         offset_map = ExactOffsetMap() if slots is None else BoundedOffsetMap(slots, 1.0, strategy.entry_bytes)
-        result = clean_pass(log, now_ms=now_ms, first_dirty_offset=ltc.first_dirty_offset, strategy=strategy,
-                            first_uncleanable_offset=ltc.first_uncleanable_offset, offset_map=offset_map)
+        result = clean_pass(
+            log,
+            now_ms=now_ms,
+            first_dirty_offset=ltc.first_dirty_offset,
+            strategy=strategy,
+            first_uncleanable_offset=ltc.first_uncleanable_offset,
+            offset_map=offset_map,
+        )
         outcomes.append((result.end_offset, result.stats, list(log.batches())))
     return outcomes
 

@@ -98,7 +98,13 @@ def test_idempotent_producers_last_batch_survives_as_an_empty_shell_until_expiry
     roll_and_append(log, "z")
     one_pass(log)
     (shell, kept, *_rest) = list(log.batches())
-    assert (shell.base_offset, shell.size_bytes, shell.producer_id, shell.base_sequence, shell.base_timestamp) == (0, 61, 7, 0, -1)
+    assert (shell.base_offset, shell.size_bytes, shell.producer_id, shell.base_sequence, shell.base_timestamp) == (
+        0,
+        61,
+        7,
+        0,
+        -1,
+    )
     assert kept.base_offset == 1
     log.producer_state.remove_expired_producers(86_400_000, 86_400_000)
     roll_and_append(log, "y", now_ms=86_400_000)
@@ -151,7 +157,9 @@ def test_tombstone_horizon_before_and_after_kip_534(version, after_each_pass):
     segment's mtime minus delete.retention.ms; from 3.1 at the horizon stamped in its batch."""
     t = 1_000_000
     broker = BrokerConfig.from_properties({"kafka.version": version})
-    config = TopicConfig.from_properties({"cleanup.policy": "compact", "delete.retention.ms": 1000, "segment.bytes": 100})
+    config = TopicConfig.from_properties(
+        {"cleanup.policy": "compact", "delete.retention.ms": 1000, "segment.bytes": 100}
+    )
     log = PartitionLog("t", config=config, broker=broker)
     for key, value, at in [("a", "v", t), ("a", None, t), ("b", "v", t), ("z", "v", t + 3000)]:
         log.append([rec(key, value, timestamp=at)], now_ms=at)  # one batch per segment

@@ -17,8 +17,12 @@ def seg(base: int, size: int, offset_entries: int = 0, time_entries: int = 0) ->
 
 
 def groups(segments, *, max_size=1000, max_index=1000, first_uncleanable=10**6):
-    return [[s.base_offset for s in g] for g in group_segments_by_size(
-        segments, max_size_bytes=max_size, max_index_bytes=max_index, first_uncleanable_offset=first_uncleanable)]
+    return [
+        [s.base_offset for s in g]
+        for g in group_segments_by_size(
+            segments, max_size_bytes=max_size, max_index_bytes=max_index, first_uncleanable_offset=first_uncleanable
+        )
+    ]
 
 
 def test_size_limit_is_inclusive():

@@ -19,7 +19,7 @@ def order(keys: list[tuple[str, int]]) -> list[tuple[str, int]]:
 def test_java_hash_codes():
     assert java_string_hash("hello") == 99162322
     assert java_string_hash("Aa") == java_string_hash("BB") == 2112
-    assert java_string_hash("\U0001F600") == 1772899  # two UTF-16 code units: 0xD83D * 31 + 0xDE00
+    assert java_string_hash("\U0001f600") == 1772899  # two UTF-16 code units: 0xD83D * 31 + 0xDE00
     assert java_string_hash("a" * 20) == 1542361408  # wraps like a Java int
     assert topic_partition_hash("a", 0) == 1058 and topic_partition_hash("a", 2) == 1120
     assert spread(-1) == 0x7FFF0000 and spread(0x10000) == 0x10001  # the high half folded in, sign bit cleared
@@ -27,7 +27,13 @@ def test_java_hash_codes():
 
 def test_small_pool_iterates_by_bin_then_creation():
     # bins of the 16-slot table: a-0 2, a-1 1, a-2 0, b-0 3, b-1 2 (after a-0)
-    assert order([("a", 0), ("a", 1), ("a", 2), ("b", 0), ("b", 1)]) == [("a", 2), ("a", 1), ("a", 0), ("b", 1), ("b", 0)]
+    assert order([("a", 0), ("a", 1), ("a", 2), ("b", 0), ("b", 1)]) == [
+        ("a", 2),
+        ("a", 1),
+        ("a", 0),
+        ("b", 1),
+        ("b", 0),
+    ]
     assert order([("b", 1), ("a", 0)]) == [("b", 1), ("a", 0)]
 
 

@@ -104,7 +104,9 @@ def test_a_pass_over_packed_batches_keeps_what_a_pass_over_tuples_keeps(params) 
     result_tuples, result_columns = pass_over(tuples, slots), pass_over(columns, slots)
     assert state(columns) == state(tuples)
     assert result_columns.stats == result_tuples.stats
-    assert [[b.size_bytes for b in s.batches] for s in columns.segments] == [[b.size_bytes for b in s.batches] for s in tuples.segments]
+    assert [[b.size_bytes for b in s.batches] for s in columns.segments] == [
+        [b.size_bytes for b in s.batches] for s in tuples.segments
+    ]
 
 
 def test_key_registry_numbers_keys_in_order_of_first_appearance_and_interns_them() -> None:
@@ -112,7 +114,9 @@ def test_key_registry_numbers_keys_in_order_of_first_appearance_and_interns_them
     first = b"a"
     assert list(registry.ids([first, b"b", None, b"a"])) == [0, 1, 2, 0]
     assert registry.keys == [b"a", b"b", None] and list(registry.known_ids([b"b", b"z"])) == [1, -1]
-    p = PackedRecords.from_rows([(5, 0, b"".join([b"a"]), b"v", ()), (6, 0, b"b", None, ()), (7, 0, b"c", b"w", ())], registry)
+    p = PackedRecords.from_rows(
+        [(5, 0, b"".join([b"a"]), b"v", ()), (6, 0, b"b", None, ()), (7, 0, b"c", b"w", ())], registry
+    )
     assert p.keys[0] is first and list(p.key_ids) == [0, 1, 3] and p.all_keyed
     assert not PackedRecords.from_rows([(1, 0, None, b"v", ())] * 1, registry).all_keyed
     assert pickle.loads(pickle.dumps(p)) == p
@@ -132,7 +136,9 @@ def test_put_offsets_keeps_each_keys_last_offset_in_order_of_first_appearance() 
     offset_map.put(b"w", 9, 9)  # a record-by-record put turns the entries into a dict
     assert list(offset_map.entries().items()) == [(b"x", 2), (b"y", 4), (b"z", 5), (b"w", 9)]
     assert offset_map.latest_by_key_id(registry).tolist() == [2, 4, 5]
-    three = PackedRecords.from_rows([(10, 0, b"q", b"1", ()), (11, 0, b"x", b"3", ()), (12, 0, b"q", b"2", ())], registry)
+    three = PackedRecords.from_rows(
+        [(10, 0, b"q", b"1", ()), (11, 0, b"x", b"3", ()), (12, 0, b"q", b"2", ())], registry
+    )
     offset_map.put_offsets(three)
     assert offset_map.get(b"x") == 11 and offset_map.get(b"q") == 12 and offset_map.size == 5
     assert list(offset_map.entries()) == [b"x", b"y", b"z", b"w", b"q"]
@@ -142,7 +148,11 @@ def test_put_offsets_keeps_each_keys_last_offset_in_order_of_first_appearance() 
 def test_bounded_map_counts_folded_keys_against_its_capacity() -> None:
     registry = KeyRegistry()
     offset_map = BoundedOffsetMap(slots=4, load_factor=0.75)  # 3 keys
-    offset_map.put_offsets(PackedRecords.from_rows([(0, 0, b"a", b"", ()), (1, 0, b"b", b"", ()), (2, 0, b"a", b"", ())], registry))
+    offset_map.put_offsets(
+        PackedRecords.from_rows([(0, 0, b"a", b"", ()), (1, 0, b"b", b"", ()), (2, 0, b"a", b"", ())], registry)
+    )
     assert offset_map.max_entries == 3 and offset_map.size == 2 and offset_map.utilization == 0.5
-    offset_map.put_offsets(PackedRecords.from_rows([(3, 0, b"c", b"", ()), (4, 0, b"c", b"", ()), (5, 0, b"c", b"", ())], registry))
+    offset_map.put_offsets(
+        PackedRecords.from_rows([(3, 0, b"c", b"", ()), (4, 0, b"c", b"", ()), (5, 0, b"c", b"", ())], registry)
+    )
     assert offset_map.size == offset_map.max_entries == 3  # full: the next put would stop a pass

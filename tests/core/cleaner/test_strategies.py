@@ -55,7 +55,9 @@ def test_equal_versions_fall_back_to_the_highest_offset():
     batch = RecordBatch.build([Record(0, 5, b"k", b"v")])
     assert ts.rank(batch, Record(3, 5, b"k", b"v")) > ts.rank(batch, Record(2, 5, b"k", b"v"))
     hs = HeaderStrategy("v")
-    assert hs.rank(batch, Record(3, 0, b"k", b"v", (version(1),))) > hs.rank(batch, Record(2, 0, b"k", b"v", (version(1),)))
+    assert hs.rank(batch, Record(3, 0, b"k", b"v", (version(1),))) > hs.rank(
+        batch, Record(2, 0, b"k", b"v", (version(1),))
+    )
 
 
 def test_header_version_rules():
@@ -71,8 +73,12 @@ def test_header_version_rules():
 
 
 def test_malformed_version_headers_are_counted_by_the_pass():
-    log = PartitionLog("t", config=TopicConfig.from_properties(
-        {"cleanup.policy": "compact", "compaction.strategy": "header", "compaction.strategy.header": "v"}))
+    log = PartitionLog(
+        "t",
+        config=TopicConfig.from_properties(
+            {"cleanup.policy": "compact", "compaction.strategy": "header", "compaction.strategy.header": "v"}
+        ),
+    )
     log.append([rec("a", headers=(("v", b"short"),)), rec("b", headers=(version(1),))], now_ms=0)
     log.roll(now_ms=0)
     assert one_pass(log).stats.malformed_version_headers == 1
@@ -92,7 +98,9 @@ def test_a_clean_prefix_record_with_a_higher_version_beats_the_dirty_winner():
 def test_log_end_record_is_retained_under_kip_280_strategies_only():
     """KIP-280 "retain LEO record": the record at LEO - 1 stays even when it loses; Kafka's offset strategy has no such rule."""
     for strategy, kept in [("timestamp", [0, 1]), ("offset", [1])]:
-        log = PartitionLog("t", config=TopicConfig.from_properties({"cleanup.policy": "compact", "compaction.strategy": strategy}))
+        log = PartitionLog(
+            "t", config=TopicConfig.from_properties({"cleanup.policy": "compact", "compaction.strategy": strategy})
+        )
         log.append([rec("a", timestamp=500)], now_ms=0)
         log.append([rec("a", None, timestamp=100)], now_ms=0)
         log.roll(now_ms=0)

@@ -152,7 +152,9 @@ def test_bad_explicit_offsets_are_rejected(records):
 
 def test_keyless_records_are_rejected_on_compacted_topics_with_kafkas_error():
     log = compacted_log()
-    with pytest.raises(InvalidRecordError, match=r"^Compacted topic cannot accept message without key in topic partition t-0\.$"):
+    with pytest.raises(
+        InvalidRecordError, match=r"^Compacted topic cannot accept message without key in topic partition t-0\.$"
+    ):
         log.append([rec("a"), rec(None)], now_ms=0)
     assert log.log_end_offset == 0
     plain = PartitionLog("plain")

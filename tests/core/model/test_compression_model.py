@@ -74,7 +74,9 @@ def test_stored_compression_follows_log_validator(compression_type, producer, st
 
 
 def test_append_asks_the_encoder_for_the_stored_codec_and_level():
-    log = PartitionLog("t", config=topic(**{"compression.type": "zstd", "compression.zstd.level": 7}), encoder=RecordingEncoder())
+    log = PartitionLog(
+        "t", config=topic(**{"compression.type": "zstd", "compression.zstd.level": 7}), encoder=RecordingEncoder()
+    )
     log.append([rec("a"), rec("b")], now_ms=0)
     log.append([rec("c")], now_ms=0, compression="zstd")
     assert log.encoder.requests == [("zstd", 7, "4.4.0"), ("zstd", None, "4.4.0")]  # type: ignore[attr-defined]
@@ -154,7 +156,16 @@ def test_explain_names_the_codecs_and_the_estimated_sizes():
 def test_tables_and_regions_mark_estimated_sizes_and_codecs():
     log = estimated_log()
     size = log.segments[0].size_bytes
-    assert log_table(log).splitlines()[1].split() == ["0", f"(~{size}", "B,", "estimated)", "0", "a", "xxxxxxxxxxx…", "snappy"]
+    assert log_table(log).splitlines()[1].split() == [
+        "0",
+        f"(~{size}",
+        "B,",
+        "estimated)",
+        "0",
+        "a",
+        "xxxxxxxxxxx…",
+        "snappy",
+    ]
     regions = segment_regions(log, now_ms=0)[1]
     assert [(r.codecs, r.size_estimated, r.size_label) for r in regions] == [
         (("none", "snappy"), True, f"~{size} B (estimated), snappy"),

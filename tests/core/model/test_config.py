@@ -54,7 +54,9 @@ def test_broker_defaults_are_kafkas():
 
 
 def test_properties_from_strings_like_a_properties_file():
-    c = TopicConfig.from_properties({"cleanup.policy": "compact,delete", "segment.bytes": "1000", "preallocate": "true"})
+    c = TopicConfig.from_properties(
+        {"cleanup.policy": "compact,delete", "segment.bytes": "1000", "preallocate": "true"}
+    )
     assert (c.cleanup_policy, c.segment_bytes, c.preallocate) == (("compact", "delete"), 1000, True)
     assert c.compact and c.delete
 
@@ -62,7 +64,10 @@ def test_properties_from_strings_like_a_properties_file():
 @pytest.mark.parametrize(
     ("properties", "message"),
     [
-        ({"min.cleanable.dirty.ratio": 1.5}, r"Invalid value 1\.5 for configuration min\.cleanable\.dirty\.ratio .*\[0, 1\]"),
+        (
+            {"min.cleanable.dirty.ratio": 1.5},
+            r"Invalid value 1\.5 for configuration min\.cleanable\.dirty\.ratio .*\[0, 1\]",
+        ),
         ({"min.cleanable.dirty.ratio": -0.1}, r"min\.cleanable\.dirty\.ratio .*Value must be in \[0, 1\]"),
         ({"segment.bytes": 13}, r"Invalid value 13 for configuration segment\.bytes .*\[14, 2147483647\]"),
         ({"delete.retention.ms": -1}, r"delete\.retention\.ms .*at least 0"),
@@ -72,7 +77,10 @@ def test_properties_from_strings_like_a_properties_file():
         ({"compaction.strategy": "newest"}, r"compaction\.strategy .*one of: offset, timestamp, header"),
         ({"segment.bytes": 10.5}, r"segment\.bytes: expected int"),
         ({"segment.bytes": "big"}, r"segment\.bytes: expected int"),
-        ({"min.compaction.lag.ms": 10, "max.compaction.lag.ms": 5}, r"min\.compaction\.lag\.ms: it must not exceed max\.compaction\.lag\.ms \(5\)"),
+        (
+            {"min.compaction.lag.ms": 10, "max.compaction.lag.ms": 5},
+            r"min\.compaction\.lag\.ms: it must not exceed max\.compaction\.lag\.ms \(5\)",
+        ),
         ({"compaction.strategy": "header"}, r"compaction\.strategy\.header: a header name is required"),
         ({"segment.byte": 100}, r"Unknown configuration 'segment\.byte'"),
     ],
@@ -90,15 +98,22 @@ def test_direct_construction_is_validated_and_frozen():
 
 
 def test_max_segment_ms_is_capped_by_max_compaction_lag_only_when_compacted():
-    compact = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.ms": 1000, "max.compaction.lag.ms": 10})
+    compact = TopicConfig.from_properties(
+        {"cleanup.policy": "compact", "segment.ms": 1000, "max.compaction.lag.ms": 10}
+    )
     delete = TopicConfig.from_properties({"cleanup.policy": "delete", "segment.ms": 1000, "max.compaction.lag.ms": 10})
     assert (compact.max_segment_ms, delete.max_segment_ms) == (10, 1000)
 
 
 def test_broker_synonyms_become_topic_defaults_and_topic_values_override_them():
     broker = BrokerConfig.from_properties(
-        {"log.segment.bytes": 2048, "log.roll.hours": 2, "log.cleaner.min.cleanable.ratio": 0.1,
-         "log.retention.hours": -1, "kafka.version": "3.9.2"}
+        {
+            "log.segment.bytes": 2048,
+            "log.roll.hours": 2,
+            "log.cleaner.min.cleanable.ratio": 0.1,
+            "log.retention.hours": -1,
+            "kafka.version": "3.9.2",
+        }
     )
     topic = TopicConfig.from_properties({"segment.bytes": 4096}, broker=broker)
     assert (topic.segment_bytes, topic.segment_ms, topic.min_cleanable_dirty_ratio, topic.retention_ms) == (
@@ -129,12 +144,18 @@ def test_with_properties_changes_only_what_is_named():
         ({"log.cleaner.dedupe.buffer.size": 3_000_000, "log.cleaner.threads": 3}, r"per cleaner thread \(3 threads\)"),
         ({"log.cleaner.io.buffer.load.factor": 0}, r"load\.factor .*\(0, 1\]"),
         ({"log.cleaner.threads": -1}, r"log\.cleaner\.threads .*at least 0"),
-        ({"log.segment.bytes": 5}, r"Invalid value 5 for configuration segment\.bytes .*Value must be in \[14, 2147483647\]$"),
+        (
+            {"log.segment.bytes": 5},
+            r"Invalid value 5 for configuration segment\.bytes .*Value must be in \[14, 2147483647\]$",
+        ),
         ({"log.cleanup.policy": "compact,compcat"}, r"Invalid value 'compcat' for configuration cleanup\.policy"),
         ({"kafka.version": "four"}, r"kafka\.version: expected MAJOR\.MINOR"),
         ({"kafka.version": "1.1"}, r"kafka\.version: Value must be at least 2\.0"),
-        ({"kafka.version": "9.9.9"}, r"'9\.9\.9' .*kafka\.version: not an Apache Kafka release line .*; known: 2\.0-2\.8, "
-                                     r"3\.0-3\.9, 4\.0-4\.4 \(any patch"),
+        (
+            {"kafka.version": "9.9.9"},
+            r"'9\.9\.9' .*kafka\.version: not an Apache Kafka release line .*; known: 2\.0-2\.8, "
+            r"3\.0-3\.9, 4\.0-4\.4 \(any patch",
+        ),
         ({"kafka.version": "4.5.0"}, r"kafka\.version: not an Apache Kafka release line"),
         ({"kafka.version": "2.9"}, r"kafka\.version: not an Apache Kafka release line"),
         ({"log.segment.bytes": 1}, r"segment\.bytes"),
@@ -177,7 +198,12 @@ def test_kafka_version_rules(version, rule_b, batch_horizon, max_lag):
     ("version", "properties", "error", "effective"),
     [
         ("3.9.2", {"segment.bytes": 1024}, None, 1024),
-        ("4.0.0", {"segment.bytes": 1024}, r"segment\.bytes: Value must be at least 1048576 from Kafka 4\.0 on \(KIP-1030", None),
+        (
+            "4.0.0",
+            {"segment.bytes": 1024},
+            r"segment\.bytes: Value must be at least 1048576 from Kafka 4\.0 on \(KIP-1030",
+            None,
+        ),
         ("4.4.0", {"segment.bytes": 1_048_576}, None, 1_048_576),
         ("4.4.0", {"internal.segment.bytes": 1024}, None, 1024),
         ("4.4.0", {"internal.segment.bytes": 13}, r"internal\.segment\.bytes .*-1 \(unset\) or in \[14", None),

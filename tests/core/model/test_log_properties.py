@@ -38,7 +38,10 @@ def test_random_appends_keep_the_log_well_formed(props, ops):
             continue
         explicit = gap == 3
         if explicit:
-            records = [NewRecord(r.key, r.value, r.timestamp, offset=log.log_end_offset + 2 * i + 1) for i, r in enumerate(records)]
+            records = [
+                NewRecord(r.key, r.value, r.timestamp, offset=log.log_end_offset + 2 * i + 1)
+                for i, r in enumerate(records)
+            ]
         log.append(records, now_ms=now)
     offsets = [r.offset for _, r in log.records()]
     assert offsets == sorted(set(offsets))

@@ -24,7 +24,12 @@ from kcompact_nb.core.model._records import control_record_key, end_txn_marker_v
 def encoded_batch_bytes(records: list[Record]) -> int:
     """Length of the batch kafka-python's DefaultRecordBatchBuilder writes for ``records``."""
     builder = DefaultRecordBatchBuilder(
-        magic=2, compression_type=0, is_transactional=0, producer_id=-1, producer_epoch=-1, base_sequence=-1,
+        magic=2,
+        compression_type=0,
+        is_transactional=0,
+        producer_id=-1,
+        producer_epoch=-1,
+        base_sequence=-1,
         batch_size=1 << 24,
     )
     base = records[0].offset
@@ -89,8 +94,20 @@ def test_record_deltas_are_relative_to_the_base_offset_and_timestamp():
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(-64, 1), (63, 1), (64, 2), (-65, 2), (-8192, 2), (8191, 2), (8192, 3), (-1_048_576, 3), (1_048_576, 4),
-     (-134_217_728, 4), (134_217_728, 5), (-86_460_000, 4)],
+    [
+        (-64, 1),
+        (63, 1),
+        (64, 2),
+        (-65, 2),
+        (-8192, 2),
+        (8191, 2),
+        (8192, 3),
+        (-1_048_576, 3),
+        (1_048_576, 4),
+        (-134_217_728, 4),
+        (134_217_728, 5),
+        (-86_460_000, 4),
+    ],
 )
 def test_zigzag_varint_lengths_by_range(value, expected):
     assert varint_len(value) == expected

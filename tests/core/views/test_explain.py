@@ -26,7 +26,10 @@ def test_min_compaction_lag_gives_a_future_eligibility_time():
     log.roll(now_ms=500)
     log.append([rec("b", timestamp=600)], now_ms=600)
     e = explain(log, now_ms=600)
-    assert "segment 0 is younger than min.compaction.lag.ms (1s): its newest record, at t = 500 ms, is 100 ms old" in str(e)
+    assert (
+        "segment 0 is younger than min.compaction.lag.ms (1s): its newest record, at t = 500 ms, is 100 ms old"
+        in str(e)
+    )
     assert e.eligible_at_ms == next_eligible_ms(log, now_ms=600) == 1501
     assert "not eligible now; eligible at t = 1.501s (in 901 ms) if nothing else is produced" in str(e)
     assert e.lines()[:3] == [

@@ -60,7 +60,9 @@ def test_a_small_offset_map_gives_one_frame_per_partial_pass():
     assert [f.passes[0].end_offset for f in frames[1:]] == [3, 6, 9, 12]
     assert [f.passes[0].map_full for f in frames[1:]] == [True, True, True, False]
     assert [len(offsets_in_log(f.log)) for f in frames] == [12, 12, 12, 9, 6]
-    assert frames[1].label.startswith("pass 1: cleaned [0, 3) of [0, 12)") and frames[1].label.endswith("offset map full")
+    assert frames[1].label.startswith("pass 1: cleaned [0, 3) of [0, 12)") and frames[1].label.endswith(
+        "offset map full"
+    )
     view = offset_map_view(frames[1].passes[0], frames[1].log)
     assert [(e.key, e.offset) for e in view.entries] == [(b"k0", 0), (b"k1", 1), (b"k2", 2)]
     assert (view.capacity, view.slots, view.end_offset, view.map_full) == (3, 4, 3, True)
@@ -86,7 +88,9 @@ def test_scenario_frames_one_per_step_with_the_passes_of_the_partition():
 
 
 def test_scenario_frames_under_an_override():
-    frames = Timeline(scenario_frames(SCENARIOS / "fruit-prices.json", topic_config={"min.cleanable.dirty.ratio": 0.9})).compute_all()
+    frames = Timeline(
+        scenario_frames(SCENARIOS / "fruit-prices.json", topic_config={"min.cleanable.dirty.ratio": 0.9})
+    ).compute_all()
     assert [f.index for f in frames if f.passes] == [8]  # 0.667 is not above 0.9: no second pass
     assert frames[-1].log.config.min_cleanable_dirty_ratio == 0.9
 
@@ -130,7 +134,11 @@ def test_pass_diff_names_removed_records_and_batches():
 def test_regions_and_filthiest():
     frames = fruit_frames()
     _, regions = segment_regions(frames[15].log, now_ms=frames[15].now_ms)
-    assert [(r.base_offset, r.end_offset, r.region) for r in regions] == [(0, 4, "clean"), (4, 8, "cleanable"), (8, 9, "active")]
+    assert [(r.base_offset, r.end_offset, r.region) for r in regions] == [
+        (0, 4, "clean"),
+        (4, 8, "cleanable"),
+        (8, 9, "active"),
+    ]
     considered = [log_to_clean(f.log, now_ms=f.now_ms) for f in (frames[6], frames[15], frames[17])]
     assert filthiest(considered) is considered[0]
     assert filthiest(considered[2:]) is None

@@ -67,7 +67,11 @@ def test_the_next_pass_column_of_log_table_follows_the_offset_strategy_and_tombs
     clean_pass(log, now_ms=0, first_dirty_offset=0, first_uncleanable_offset=6)  # stamps horizon 0 + 1 day
     day = 86_400_000
     assert next_pass_column(log, now_ms=day - 1) == ["awaiting horizon", "kept", "kept"]
-    assert next_pass_column(log, now_ms=day) == ["past horizon", "kept", "kept"]  # no cleanable range: no pass reaches it
+    assert next_pass_column(log, now_ms=day) == [
+        "past horizon",
+        "kept",
+        "kept",
+    ]  # no cleanable range: no pass reaches it
 
 
 def next_pass_column(log, *, now_ms):
@@ -86,5 +90,7 @@ def test_superseded_count_under_the_kip280_timestamp_strategy():
     outcomes = next_pass(log, now_ms=0).records
     assert [r.superseded_by for r in outcomes] == [None, 0, 0]
     assert superseded_count(log) == 2
-    assert superseded_count(log, strategy=strategy_for(compacted_log().config)) == 2  # offsets 0 and 1 under Kafka's rule
+    assert (
+        superseded_count(log, strategy=strategy_for(compacted_log().config)) == 2
+    )  # offsets 0 and 1 under Kafka's rule
     assert superseded_count(small_log()) == 3
