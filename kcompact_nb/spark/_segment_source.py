@@ -47,7 +47,10 @@ class SegmentSourceError(KcompactError, RuntimeError):
 
 
 def cache_dir() -> Path:
-    """Where built jars live: ``$KCOMPACT_CACHE_DIR``, else ``$XDG_CACHE_HOME/kcompact_nb`` or ``~/.cache/kcompact_nb``."""
+    """Where built jars live.
+
+    ``$KCOMPACT_CACHE_DIR``, else ``$XDG_CACHE_HOME/kcompact_nb`` or ``~/.cache/kcompact_nb``.
+    """
     explicit = os.environ.get("KCOMPACT_CACHE_DIR")
     if explicit:
         return Path(explicit)
@@ -117,7 +120,8 @@ def _javac() -> str:
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     raise SegmentSourceError(
-        "no 'javac' (a JDK 17 or newer) on PATH or in $JAVA_HOME/bin: it is needed once to build the segment-file source"
+        "no 'javac' (a JDK 17 or newer) on PATH or in $JAVA_HOME/bin: "
+        "it is needed once to build the segment-file source"
     )
 
 
@@ -180,7 +184,8 @@ def missing_source_reason(spark: SparkSession) -> str:
         )
     return (
         "this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session "
-        "(segment_source=True, the default), or add the jars kcompact_nb.spark.segment_source_jars() gives to spark.jars"
+        "(segment_source=True, the default), "
+        "or add the jars kcompact_nb.spark.segment_source_jars() gives to spark.jars"
     )
 
 

@@ -45,7 +45,10 @@ def env(scratch: Path) -> dict[str, str]:
     """The environment of engines and of the programs using them, without any $MASTER/$SPARK_REMOTE of ours."""
     require_java_and_maven()
     python = executor_python(scratch)
-    probe = "import pyarrow, numpy, pandas, crc32c, kafka\ntry:\n import kcompact_nb\nexcept ImportError:\n print('without kcompact_nb')"
+    probe = (
+        "import pyarrow, numpy, pandas, crc32c, kafka\n"
+        "try:\n import kcompact_nb\nexcept ImportError:\n print('without kcompact_nb')"
+    )
     assert (
         subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=scratch, check=True).stdout
         == "without kcompact_nb\n"
