@@ -92,11 +92,13 @@ def failure(load: Callable[..., DataFrame], spark: SparkSession, where: str | Pa
     return str(caught.value)
 
 
-def test_a_missing_text_file_on_hdfs_is_named_before_any_task_runs(spark, hdfs):
-    missing = f"{hdfs.url}/kcat/no-such-file.json"
-    with pytest.raises(FileNotFoundError) as caught:
-        load_kcat(spark, [f"{hdfs.url}/kcat/json.out", missing], topic="t")
-    assert (caught.value.filename, str(caught.value)) == (missing, f"[Errno 2] No such file or directory: '{missing}'")
+def test_a_missing_text_file_behind_a_url_is_named_before_any_task_runs(spark, hdfs, tmp_path):
+    """Not left to the task reading it, whose failure feeding the Python worker reads 'Python worker exited unexpectedly'."""
+    on_cluster, on_disk = f"{hdfs.url}/kcat/no-such-file.json", tmp_path / "no-such-file.json"
+    for url, name in ((on_cluster, on_cluster), (f"file://{on_disk}", str(on_disk))):  # errors name local files by path
+        with pytest.raises(FileNotFoundError) as caught:
+            load_kcat(spark, [f"{hdfs.url}/kcat/json.out", url], topic="t")
+        assert (caught.value.filename, str(caught.value)) == (name, f"[Errno 2] No such file or directory: '{name}'")
     with pytest.raises(IsADirectoryError, match=rf"^\[Errno 21\] Is a directory: '{hdfs.url}/kafka'$"):
         load_dump_log(spark, f"{hdfs.url}/kafka", topic="t", partition=0)
 
