@@ -2,7 +2,7 @@
 
 The JVM source lists log dirs and reads files through Hadoop's filesystem API (``LogDir.java``); sessions
 without it list local paths in Python (``segment_tasks``). Both must see the same segments, checkpoints and
-errors; ``file://`` URLs exercise the Hadoop route end to end (an HDFS or S3 store is in test_hadoop_stores.py).
+errors; ``file://`` URLs exercise the Hadoop route end to end (a real HDFS: test_hadoop_stores.py).
 """
 
 from __future__ import annotations
