@@ -279,7 +279,10 @@ def clean_segments(cleaning: _Pass, group: list[Segment], transactions: CleanedT
     """Rewrite one group into a new segment named after its first segment, then swap it in (``cleanSegments``)."""
     log = cleaning.log
     cleaned = Segment(
-        group[0].base_offset, created_ms=cleaning.now_ms, index_interval_bytes=log.config.index_interval_bytes
+        group[0].base_offset,
+        created_ms=cleaning.now_ms,
+        index_interval_bytes=log.config.index_interval_bytes,
+        indexes_each_batch=log.broker.version.indexes_each_batch,
     )
     transactions.cleaned_index = cleaned.aborted_transactions
     producers = _last_records_of_active_producers(log)

@@ -266,6 +266,7 @@ class PartitionLog:
             created_ms=now_ms,
             index_interval_bytes=self.config.index_interval_bytes,
             roll_jitter_ms=self._roll_jitter_ms(base_offset),
+            indexes_each_batch=self.broker.version.indexes_each_batch,
         )
 
     def _roll_jitter_ms(self, base_offset: int) -> int:

@@ -51,8 +51,9 @@ def build_partition_log(
     the log end offset is the active segment's next offset, and producer state plus aborted
     transactions are rebuilt from the batches (``UnifiedLog.rebuildProducerState``).
     """
-    config = config or compacted_topic_config()
-    built = [_segment(data, config, last=i == len(segments) - 1) for i, data in enumerate(segments)]
+    config, broker = config or compacted_topic_config(), broker or BrokerConfig()
+    per_batch = broker.version.indexes_each_batch
+    built = [_segment(data, config, per_batch, last=i == len(segments) - 1) for i, data in enumerate(segments)]
     first_base = built[0].base_offset if built else 0
     start = max(log_start_offset or 0, first_base) if built else (log_start_offset or 0)
     end = _log_end_offset(built, start)
@@ -60,7 +61,7 @@ def build_partition_log(
         topic,
         partition,
         config=config,
-        broker=broker or BrokerConfig(),
+        broker=broker,
         created_ms=built[0].created_ms if built else 0,
         segments=built,
         log_start_offset=start,
@@ -71,9 +72,12 @@ def build_partition_log(
     return log
 
 
-def _segment(data: SegmentData, config: TopicConfig, *, last: bool) -> Segment:
+def _segment(data: SegmentData, config: TopicConfig, indexes_each_batch: bool, *, last: bool) -> Segment:
     segment = Segment(
-        data.base_offset, created_ms=data.last_modified_ms, index_interval_bytes=config.index_interval_bytes
+        data.base_offset,
+        created_ms=data.last_modified_ms,
+        index_interval_bytes=config.index_interval_bytes,
+        indexes_each_batch=indexes_each_batch,
     )
     for batch in data.batches:
         segment.append([batch], data.last_modified_ms)

@@ -28,14 +28,17 @@ class Segment:
     ``rolling_based_timestamp`` is the max timestamp of the first append into the segment
     (``None`` while empty): time-based rolls and ``max.compaction.lag.ms`` measure from it.
     Index entries follow ``LogSegment.append``: an entry is added when more than
-    ``index.interval.bytes`` were appended since the last one. ``offset_index`` holds the
-    offset index as (last offset of the append, file position where the append starts).
+    ``index.interval.bytes`` were appended since the last one, checked before each batch when
+    ``indexes_each_batch`` (Kafka 3.9.1, 4.0.1 and later: KAFKA-806), else once per append call.
+    ``offset_index`` holds the offset index as (last offset of the batch, or of the append, and the
+    file position where it starts).
     """
 
     base_offset: int
     created_ms: int
     index_interval_bytes: int = 4096
     roll_jitter_ms: int = 0
+    indexes_each_batch: bool = True
     batches: list[RecordBatch] = field(default_factory=list)
     size_bytes: int = 0
     max_timestamp_so_far: int = NO_TIMESTAMP
@@ -88,27 +91,36 @@ class Segment:
         return any(batch.size_estimated for batch in self.batches)
 
     def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
-        """Append one record set (a produce request or a cleaner chunk), as ``LogSegment.append``.
+        """Append one record set (a produce request or a cleaner chunk), as ``LogSegment.append`` (spec 2.2).
 
-        ``largest_offset`` (default: the last batch's last offset) is what an index entry records.
+        Without ``indexes_each_batch``, ``largest_offset`` (default: the last batch's last offset) is what
+        the append's one index entry records, and the first append's largest timestamp starts the segment's
+        roll clock; with it, each batch is checked on its own and the first batch starts the clock.
         """
         if not batches:
             return
-        size = sum(b.size_bytes for b in batches)
-        largest = max(b.max_timestamp for b in batches)
         if self.size_bytes == 0 and self.rolling_based_timestamp is None:
-            self.rolling_based_timestamp = largest
-        if largest > self.max_timestamp_so_far:
-            self.max_timestamp_so_far = largest
-        if self._bytes_since_last_index_entry > self.index_interval_bytes:
+            first = batches[:1] if self.indexes_each_batch else batches
+            self.rolling_based_timestamp = max(b.max_timestamp for b in first)
+        if self.indexes_each_batch:
+            for batch in batches:
+                self._append_records(batch.size_bytes, batch.max_timestamp, batch.last_offset)
+        else:
             largest = batches[-1].last_offset if largest_offset is None else largest_offset
-            self.offset_index.append((largest, self.size_bytes))
+            self._append_records(sum(b.size_bytes for b in batches), max(b.max_timestamp for b in batches), largest)
+        self.batches.extend(batches)
+        self.last_modified_ms = now_ms
+
+    def _append_records(self, size: int, max_timestamp: int, largest_offset: int) -> None:
+        """The index and timestamp bookkeeping of ``size`` bytes appended at the end of the segment."""
+        if max_timestamp > self.max_timestamp_so_far:
+            self.max_timestamp_so_far = max_timestamp
+        if self._bytes_since_last_index_entry > self.index_interval_bytes:
+            self.offset_index.append((largest_offset, self.size_bytes))
             self._maybe_append_time_index()
             self._bytes_since_last_index_entry = 0
         self._bytes_since_last_index_entry += size
-        self.batches.extend(batches)
         self.size_bytes += size
-        self.last_modified_ms = now_ms
 
     def lookup_position(self, offset: int) -> int:
         """File position to start reading for ``offset`` (``OffsetIndex.lookup``): 0 without a smaller entry."""

@@ -10,6 +10,7 @@ delete horizon in header    KIP-534 / KAFKA-8522 (#10914)                       
 rule B, first uncleanable   KAFKA-17076 (#17193; 3.9 backport #20535, Nov 2025)    4.0.0-4.3.x, 3.9.2 and later
 rule B, high watermark      KAFKA-20452 (#22089, merged April 2026)                4.4.0 and later
 segment.bytes >= 1 MiB      KIP-1030                                               4.0.0 and later
+index entries per batch     KAFKA-806 (#18012; backports #18842, #18843)           3.9.1-3.9.x, 4.0.1 and later
 ==========================  =====================================================  ==========================
 
 Both rule B variants were observed on real brokers with ``tools/make_samples.py``'s probe: 3.9.2, 4.2.0,
@@ -82,6 +83,11 @@ class KafkaVersion:
     def requires_large_segments(self) -> bool:
         """KIP-1030: ``segment.bytes`` must be at least 1 MiB from 4.0 on."""
         return self >= KafkaVersion(4, 0)
+
+    @property
+    def indexes_each_batch(self) -> bool:
+        """KAFKA-806: ``LogSegment.append`` checks ``index.interval.bytes`` per batch, not once per append."""
+        return KafkaVersion(3, 9, 1) <= self < KafkaVersion(4, 0) or self >= KafkaVersion(4, 0, 1)
 
     @property
     def rule_b(self) -> RuleB:

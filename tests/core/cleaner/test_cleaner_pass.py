@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from kcompact_nb import PartitionLog, TopicConfig
+import pytest
+
+from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig
 from kcompact_nb.core.cleaner._cleaner import clean_pass
 from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
+from kcompact_nb.io import segment_indexes
 from tests.conftest import compacted_log, keys_in_log, offsets_in_log, rec, segment_layout
 
 
@@ -173,3 +176,32 @@ def test_untouched_batches_are_the_same_objects():
     log.roll(now_ms=0)
     one_pass(log)
     assert all(a is b for a, b in zip(before, log.batches(), strict=False))
+
+
+@pytest.mark.parametrize(("kafka_version", "per_batch"), [("4.4.0", True), ("3.9.2", True), ("3.9.0", False)])
+def test_a_pass_starting_inside_a_cleaned_segment_reads_from_its_index_entry(kafka_version, per_batch):
+    """KAFKA-806 (spec 2.2, 15): a cleaned segment is written in multi-batch appends, which get an index entry
+    per batch since 3.9.1 and 4.0.1 (the live broker's cleaned segments: tests/broker/test_index_files_kafka.py);
+    the next pass, whose first dirty offset lies inside it, starts its map where the index points (spec 6.2)."""
+    log = PartitionLog(
+        "t",
+        config=TopicConfig.from_properties({"cleanup.policy": "compact", "index.interval.bytes": 100}),
+        broker=BrokerConfig.from_properties({"kafka.version": kafka_version}),
+    )
+    for key in "abcdefgh":  # 79-byte batches, one per produce
+        log.append([rec(key)], now_ms=0)
+    log.roll(now_ms=0)
+    log.append([rec("z")], now_ms=0)
+    first = one_pass(log, offset_map=BoundedOffsetMap(slots=5, load_factor=1.0))
+    assert (first.end_offset, first.map_full) == (5, True)
+    cleaned = log.segments[0]
+    assert offsets_in_log(log) == [0, 1, 2, 3, 4, 5, 6, 7, 8]  # every key distinct: all kept, rewritten in one append
+    expected = segment_indexes(cleaned.batches, index_interval_bytes=100, inactive=True).offset_index
+    if per_batch:
+        assert cleaned.offset_index == [(e.offset, e.position) for e in expected] == [(2, 158), (4, 316), (6, 474)]
+    else:
+        assert cleaned.offset_index == []  # one append, the segment's first: no entry
+    second = one_pass(log, offset_map=BoundedOffsetMap(slots=5, load_factor=1.0))
+    assert second.first_dirty_offset == 5
+    # from the entry (4, 316) to the segment's end (632 bytes), or from its start without an entry
+    assert second.stats.map_bytes_read == (316 if per_batch else 632)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kcompact_nb import InvalidRecordError, KafkaModelError, NewRecord, PartitionLog, TimestampType, TopicConfig
+from kcompact_nb.core import KafkaVersion, Record, RecordBatch, Segment
 from tests.conftest import compacted_log, rec, segment_layout
 
 
@@ -270,3 +271,35 @@ def test_append_below_a_segment_rolled_ahead_fails_as_in_kafka():
     with pytest.raises(KafkaModelError, match="lower than start offset of the active segment 10"):
         log.append([rec("b")], now_ms=0)
     assert log.append([rec("b", offset=10)], now_ms=0).segment_base_offset == 10
+
+
+def _batches(count: int, first_timestamp: int) -> list[RecordBatch]:
+    """``count`` one-record 80-byte batches at offsets 0, 1, ... with timestamps growing by 10."""
+    return [RecordBatch.build([Record(i, first_timestamp + 10 * i, b"k%d" % i, b"0123456789")]) for i in range(count)]
+
+
+@pytest.mark.parametrize(
+    ("kafka_version", "per_batch"),
+    [("3.9.0", False), ("3.9.1", True), ("3.9.2", True), ("4.0.0", False), ("4.0.1", True), ("4.4.0", True)],
+)
+def test_kafka_806_index_entries_per_batch_from_3_9_1_and_4_0_1(kafka_version, per_batch):
+    """KAFKA-806 (spec 2.2, 15): ``LogSegment.append`` checks index.interval.bytes before every batch of a record
+    set since 3.9.1 and 4.0.1 (as the cleaner's multi-batch appends show), before only once per append earlier.
+    The first batch's largest timestamp starts the roll clock then, the whole append's before."""
+    assert KafkaVersion.parse(kafka_version).indexes_each_batch is per_batch
+    segment = Segment(0, created_ms=0, index_interval_bytes=100, indexes_each_batch=per_batch)
+    segment.append(_batches(6, first_timestamp=1_000), now_ms=0)
+    segment.append([RecordBatch.build([Record(6, 2_000, b"k6", b"0123456789")])], now_ms=0)
+    sizes = [b.size_bytes for b in segment.batches]
+    assert sizes == [80] * 7
+    if per_batch:
+        # more than 100 bytes since the last entry before batches 2 and 4 (160 bytes each time), and before 6
+        assert segment.offset_index == [(2, 160), (4, 320), (6, 480)]
+        assert segment.rolling_based_timestamp == 1_000
+        assert segment.time_index_entries == 3
+    else:
+        # the first append (480 bytes) gets no entry, being the segment's first; the second one does
+        assert segment.offset_index == [(6, 480)]
+        assert segment.rolling_based_timestamp == 1_050
+        assert segment.time_index_entries == 1
+    assert segment.size_bytes == 560 and segment.max_timestamp_so_far == 2_000

@@ -172,25 +172,28 @@ def test_dedupe_buffer_just_over_one_mib_per_thread_is_accepted():
 
 
 @pytest.mark.parametrize(
-    ("version", "rule_b", "batch_horizon", "max_lag"),
+    ("version", "rule_b", "batch_horizon", "max_lag", "index_per_batch"),
     [
-        ("2.2", RuleB.ABSENT, False, False),
-        ("2.3.0", RuleB.ABSENT, False, True),
-        ("3.0.2", RuleB.ABSENT, False, True),
-        ("3.1.0", RuleB.ABSENT, True, True),
-        ("3.9.1", RuleB.ABSENT, True, True),
-        ("3.9.2", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),
-        ("4.0", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),
-        ("4.2.1", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),
-        ("4.3.1", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True),  # observed on a 4.3.1 broker
-        ("4.4.0", RuleB.HIGH_WATERMARK, True, True),
-        ("4.4", RuleB.HIGH_WATERMARK, True, True),
+        ("2.2", RuleB.ABSENT, False, False, False),
+        ("2.3.0", RuleB.ABSENT, False, True, False),
+        ("3.0.2", RuleB.ABSENT, False, True, False),
+        ("3.1.0", RuleB.ABSENT, True, True, False),
+        ("3.9.0", RuleB.ABSENT, True, True, False),
+        ("3.9.1", RuleB.ABSENT, True, True, True),
+        ("3.9.2", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True, True),
+        ("4.0", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True, False),
+        ("4.0.1", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True, True),
+        ("4.2.1", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True, True),
+        ("4.3.1", RuleB.FIRST_UNCLEANABLE_OFFSET, True, True, True),  # observed on a 4.3.1 broker
+        ("4.4.0", RuleB.HIGH_WATERMARK, True, True, True),
+        ("4.4", RuleB.HIGH_WATERMARK, True, True, True),
     ],
 )
-def test_kafka_version_rules(version, rule_b, batch_horizon, max_lag):
+def test_kafka_version_rules(version, rule_b, batch_horizon, max_lag, index_per_batch):
     """Spec 15: each row pins one side of a version boundary."""
     v = KafkaVersion.parse(version)
     assert (v.rule_b, v.has_batch_delete_horizon, v.has_max_compaction_lag) == (rule_b, batch_horizon, max_lag)
+    assert v.indexes_each_batch is index_per_batch  # KAFKA-806
     assert str(KafkaVersion.parse("4.0")) == "4.0.0"
 
 
