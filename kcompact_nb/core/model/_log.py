@@ -291,7 +291,9 @@ class PartitionLog:
                 waited = batch.max_timestamp - active.rolling_based_timestamp
             else:
                 waited = now_ms - active.created_ms
-            if waited > config.max_segment_ms - active.roll_jitter_ms:
+            # KIP-354's cap of time rolls by max.compaction.lag.ms came with the setting, in 2.3
+            limit_ms = config.max_segment_ms if self.broker.version.has_max_compaction_lag else config.segment_ms
+            if waited > limit_ms - active.roll_jitter_ms:
                 return True
         if active.is_index_full(config.segment_index_bytes):
             return True

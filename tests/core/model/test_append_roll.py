@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb import InvalidRecordError, KafkaModelError, NewRecord, PartitionLog, TimestampType, TopicConfig
+from kcompact_nb import (
+    BrokerConfig,
+    InvalidRecordError,
+    KafkaModelError,
+    NewRecord,
+    PartitionLog,
+    TimestampType,
+    TopicConfig,
+)
 from kcompact_nb.core import KafkaVersion, Record, RecordBatch, Segment
 from tests.conftest import compacted_log, rec, segment_layout
 
@@ -62,6 +70,18 @@ def test_time_roll_points(segment_ms, max_lag_ms, policy, timestamps, expected_b
         props["max.compaction.lag.ms"] = max_lag_ms
     log = PartitionLog("t", config=TopicConfig.from_properties(props))
     for i, ts in enumerate(timestamps):
+        log.append([rec(f"k{i}", timestamp=ts)], now_ms=10_000_000)
+    assert [s.base_offset for s in log.segments] == expected_bases
+
+
+@pytest.mark.parametrize(("kafka_version", "expected_bases"), [("2.2.2", [0]), ("2.3.0", [0, 2])])
+def test_max_compaction_lag_caps_time_rolls_from_kafka_2_3(kafka_version, expected_bases):
+    """KIP-354 (spec 2.3 rule 2, 15): the cap came with max.compaction.lag.ms in 2.3; before, segment.ms alone."""
+    config = TopicConfig.from_properties(
+        {"cleanup.policy": "compact", "segment.ms": 1000, "max.compaction.lag.ms": 100}
+    )
+    log = PartitionLog("t", config=config, broker=BrokerConfig.from_properties({"kafka.version": kafka_version}))
+    for i, ts in enumerate([0, 100, 101]):
         log.append([rec(f"k{i}", timestamp=ts)], now_ms=10_000_000)
     assert [s.base_offset for s in log.segments] == expected_bases
 
