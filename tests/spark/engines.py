@@ -73,16 +73,24 @@ class EngineProcess:
                 self.process.wait(timeout=wait_s)
             except subprocess.TimeoutExpired:
                 continue
-            if not _group_alive(self.process.pid):
+            deadline = time.monotonic() + wait_s
+            while live_group_members(self.process.pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if not live_group_members(self.process.pid):
                 return
 
 
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+def live_group_members(pgid: int) -> list[int]:
+    """The processes of group ``pgid`` that still run: zombies, which init reaps in its own time, do not count."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, pgrp, ...
+        except (OSError, IndexError):
+            continue  # the process ended while being read
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(stat.parent.name))
+    return members
 
 
 def engine_env(scratch: Path, python: Path) -> dict[str, str]:

@@ -26,6 +26,7 @@ from tests.spark.engines import (
     Standalone,
     engine_env,
     executor_python,
+    live_group_members,
     start_connect_server,
     start_standalone,
 )
@@ -128,4 +129,4 @@ def test_engine_processes_stop_with_their_executors(scratch, env):
     )
     sleeper.stop()
     assert sleeper.process.poll() is not None
-    assert subprocess.run(["pgrep", "-g", str(sleeper.process.pid)], capture_output=True, check=False).stdout == b""
+    assert live_group_members(sleeper.process.pid) == []
