@@ -90,6 +90,8 @@ class BlockBatches:
         self.bounds: list[tuple[int, int]] = list(
             zip((ends_of_records - taken).tolist(), ends_of_records.tolist(), strict=True)
         )
+        keyless = numpy.concatenate(([0], numpy.cumsum(columns.key_lengths[decoded] < 0)))
+        self.keyless: list[int] = keyless.tolist()
         self.key_ids = _int64_array(keys.ids(block, columns.key_starts[decoded], columns.key_lengths[decoded]))
         self.offsets = _int64_array(columns.offsets[decoded])
         self.timestamps = _int64_array(columns.timestamps[decoded])
@@ -111,6 +113,7 @@ class BlockBatches:
             data,
             self.value_starts[first:end],
             self.value_lengths[first:end],
+            self.keyless[end] == self.keyless[first],
         )
         return record_batch(header, records, data, "none", decoder.keep_raw)
 

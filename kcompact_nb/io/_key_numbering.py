@@ -1,11 +1,11 @@
 """Key ids for many records at once: keys given as byte spans of a block, numbered by a :class:`KeyRegistry`.
 
 Each key is read as a few little-endian 64-bit words straight from the block (bytes past its end masked
-off) and hashed; equal keys are grouped with ``numpy.unique`` on the hashes and every row is checked
-against its group's first row, so a collision costs time, never a wrong id. Keys already numbered by an
-earlier block are found in a sorted index of hashes (checked against their words again); only new keys
-become Python ``bytes`` and go through the registry, in order of first appearance, as record-by-record
-interning numbers them. Blocks with keys longer than :data:`MAX_WORD_KEY_BYTES` are numbered key by key.
+off) and hashed. Keys already numbered by an earlier
+block are found in a sorted index of hashes (checked against their words again); only the others are
+grouped with ``numpy.unique`` (each row checked against its group's first row, so a collision costs time,
+never a wrong id), and one ``bytes`` per new key goes through the registry, in order of first appearance,
+as record-by-record interning numbers them. Blocks with keys longer than :data:`MAX_WORD_KEY_BYTES` are numbered key by key.
 """
 
 from __future__ import annotations
@@ -39,24 +39,29 @@ class KeyNumbering:
             return self._one_by_one(block, starts, lengths)
         words = _key_words(block, starts, lengths, max(1, -(-longest // 8)))
         hashes = _hash_rows(words, lengths)
-        distinct, firsts, inverse = numpy.unique(hashes, return_index=True, return_inverse=True)
-        if not (words == words[firsts[inverse]]).all():  # a hash collision inside the block
+        ids = self._known(hashes, words)
+        missing = numpy.flatnonzero(ids < 0)
+        if not len(missing):
+            return ids
+        distinct, firsts, inverse = numpy.unique(hashes[missing], return_index=True, return_inverse=True)
+        rows = missing[firsts]  # each new key's first row; ``missing`` is ascending, so is appearance order
+        if not (words[missing] == words[rows[inverse]]).all():  # a hash collision inside the block
             return self._one_by_one(block, starts, lengths)
-        ids = self._known(distinct, words[firsts])
-        new = numpy.flatnonzero(ids < 0)
-        if len(new):
-            new = new[numpy.argsort(firsts[new], kind="stable")]  # in order of first appearance
-            rows = firsts[new]
-            ids[new] = self._one_by_one(block, starts[rows], lengths[rows])
-            self._remember(distinct[new], ids[new], words[rows])
-        return ids[inverse]
+        appearance = numpy.argsort(rows, kind="stable")
+        new_ids = numpy.empty(len(rows), numpy.int64)
+        new_ids[appearance] = self._one_by_one(block, starts[rows[appearance]], lengths[rows[appearance]])
+        self._remember(distinct, new_ids, words[rows])
+        ids[missing] = new_ids[inverse]
+        return ids
 
     def _known(self, hashes: Any, words: Any) -> Any:
-        """The id of each distinct key already numbered here, -1 for the others."""
+        """The id of each row's key if this numbering met it before, -1 otherwise."""
         ids = numpy.full(len(hashes), -1, numpy.int64)
         if not len(self._hashes):
             return ids
-        at = numpy.minimum(numpy.searchsorted(self._hashes, hashes), len(self._hashes) - 1)
+        order = numpy.argsort(hashes)  # searching in sorted order keeps the index's lines in cache
+        at = numpy.empty(len(hashes), numpy.int64)
+        at[order] = numpy.minimum(numpy.searchsorted(self._hashes, hashes[order]), len(self._hashes) - 1)
         found = self._hashes[at] == hashes
         width = min(words.shape[1], self._words.shape[1])
         same = found & (words[:, width:] == 0).all(axis=1) & (self._words[at, width:] == 0).all(axis=1)
@@ -84,14 +89,20 @@ class KeyNumbering:
 
 def _key_words(block: bytes, starts: Any, lengths: Any, count: int) -> Any:
     """Each key as ``count + 1`` uint64 words: its length + 1 (0: None), then its bytes, little-endian, zero-padded."""
-    padded = block + bytes(8)
-    words8 = numpy.ndarray((len(block) + 1,), numpy.dtype("<u8"), padded, 0, (1,))  # every 8-byte window
     rows = numpy.empty((len(starts), count + 1), numpy.uint64)
     rows[:, 0] = lengths + 1
+    if len(block) < 8:
+        block += bytes(8)
+    last = len(block) - 8
+    windows = numpy.ndarray((last + 1,), numpy.dtype("<u8"), block, 0, (1,))  # the 8 bytes at every position
     for word in range(count):
+        at = starts + 8 * word
         left = numpy.clip(lengths - 8 * word, 0, 8).astype(numpy.uint64)
         mask = numpy.where(left == 8, ~numpy.uint64(0), (numpy.uint64(1) << (left * numpy.uint64(8))) - numpy.uint64(1))
-        rows[:, word + 1] = words8[numpy.minimum(starts + 8 * word, len(block))] & mask
+        column = windows[numpy.minimum(at, last)]
+        late = numpy.flatnonzero(at > last)  # within 8 bytes of the block's end: the window ends there
+        column[late] = (column[late] >> ((at[late] - last) * 8).astype(numpy.uint64)) if len(late) else column[late]
+        rows[:, word + 1] = column & mask
     return rows
 
 

@@ -160,17 +160,18 @@ class PackedRecords(Sequence[Record]):
         data: bytes,
         value_starts: array[int],
         value_lengths: array[int],
+        all_keyed: bool,
     ) -> PackedRecords:
         """Records without headers whose keys are ``registry``'s ``key_ids`` and whose values are the byte spans
-        ``data[start:start + length]`` (length -1: a null value), sliced out when first read."""
+        ``data[start:start + length]`` (length -1: a null value), sliced out when first read; ``all_keyed``: no
+        key id is None's."""
         if not len(offsets) == len(timestamps) == len(key_ids) == len(value_starts) == len(value_lengths):
             raise KafkaModelError("packed record columns must have the same length")
         records = cls.__new__(cls)
         records.offsets, records.timestamps, records.key_ids, records.registry = offsets, timestamps, key_ids, registry
         records.headers, records._keys, records._values = None, None, None
         records._spans = _ValueSpans(data, value_starts, value_lengths)
-        none_id = registry.known_ids((None,))[0]
-        records.all_keyed = none_id < 0 or none_id not in key_ids
+        records.all_keyed = all_keyed
         return records
 
     @property
