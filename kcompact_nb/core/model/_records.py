@@ -175,6 +175,11 @@ class PackedRecords(Sequence[Record]):
         return records
 
     @property
+    def values_in_batch_bytes(self) -> bool:
+        """Values not yet sliced out of the batch's bytes (records made by :meth:`from_spans`, not yet all read)."""
+        return self._values is None
+
+    @property
     def keys(self) -> tuple[bytes | None, ...]:
         """Each record's key (the registry's object for it)."""
         if self._keys is None:
