@@ -5,7 +5,8 @@ off) and hashed. Keys already numbered by an earlier
 block are found in a sorted index of hashes (checked against their words again); only the others are
 grouped with ``numpy.unique`` (each row checked against its group's first row, so a collision costs time,
 never a wrong id), and one ``bytes`` per new key goes through the registry, in order of first appearance,
-as record-by-record interning numbers them. Blocks with keys longer than :data:`MAX_WORD_KEY_BYTES` are numbered key by key.
+as record-by-record interning numbers them. Blocks with keys longer than :data:`MAX_WORD_KEY_BYTES` are
+numbered key by key.
 """
 
 from __future__ import annotations

@@ -33,7 +33,6 @@ from kcompact_nb.core import (
 from kcompact_nb.io import _batch_header as L
 from kcompact_nb.io._block_batches import PACKED_MIN_RECORDS, BlockBatches, record_batch
 from kcompact_nb.io._decompression import decompress_records
-from kcompact_nb.io._key_numbering import KeyNumbering
 from kcompact_nb.io._errors import (
     CorruptBatchError,
     CrcMismatchError,
@@ -43,6 +42,7 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
+from kcompact_nb.io._key_numbering import KeyNumbering
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 
 READ_BUFFER_BYTES = 1 << 20

@@ -68,6 +68,11 @@ def described(batch: object) -> tuple:
     return fields, tuple(tuple(r) for r in batch.records)  # type: ignore[attr-defined]
 
 
+def fits_nine_bytes(ts_delta: int) -> bool:
+    """A timestamp delta whose zigzag varlong fits 9 bytes (63 bits): longer ones go to the record parser."""
+    return -(2**62) <= ts_delta < 2**62
+
+
 @SETTINGS
 @given(segment)
 def test_block_and_batch_decoders_agree_on_every_field(tmp_path, spec) -> None:
@@ -75,7 +80,9 @@ def test_block_and_batch_decoders_agree_on_every_field(tmp_path, spec) -> None:
     by_block, by_batch = both_ways(path)
     assert by_block == by_batch
     lazy = [b.records for b in SegmentFileReader(path) if isinstance(b.records, PackedRecords)]
-    plain = [len(r) >= 3 and not any(x[4] for x in r) for r, _ in spec]
+    plain = [
+        len(r) >= 3 and not any(x[4] for x in r) and all(fits_nine_bytes(x[1] - r[0][1]) for x in r) for r, _ in spec
+    ]
     assert sum(r.values_in_batch_bytes for r in lazy) == sum(plain)  # every plain batch took the block decoder
 
 
