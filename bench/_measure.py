@@ -1,8 +1,9 @@
 """One measurement in a fresh process, so peak RSS is that run's own: ``python -m bench._measure KIND DIR``.
 
-KIND is ``core`` (load the partition dir, then our cleaner's full pass), ``pandas`` (load (key, offset)
-pairs, then latest offset per key) or ``spark`` (load with Spark on ``local[2]``, then its full compaction).
-Prints one JSON object: load and compute seconds, records, bytes, records kept, peak RSS in MiB and a note.
+KIND is ``core`` (load the partition dir, our cleaner's full pass, then write the cleaned segments as Kafka's
+pass writes them), ``pandas`` (load (key, offset) pairs, then latest offset per key) or ``spark`` (load with
+Spark on ``local[2]``, then its full compaction). Prints one JSON object: load, compute and write seconds
+(``null`` when nothing is written), records, bytes, records kept, peak RSS in MiB and a note.
 """
 
 from __future__ import annotations
@@ -31,22 +32,33 @@ def cleanable_segment_bytes(folder: Path) -> int:
 
 
 def measure_core(folder: Path) -> dict[str, Any]:
-    """Load with our reader, then one full pass of our cleaner as the broker would run it."""
+    """Load with our reader, one full pass of our cleaner as the broker would run it, then write each cleaned
+    segment's ``.log`` file (batches kept whole copied as their bytes), as ``kcompact clean`` writes them."""
+    import tempfile
+
+    from kcompact_nb.core import segment_file_name
     from kcompact_nb.core.cleaner._cleaner import clean_pass
     from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
     from kcompact_nb.fidelity import broker_settings, topic_settings
-    from kcompact_nb.io import read_partition_dir
+    from kcompact_nb.io import read_partition_dir, write_segment_file
 
     broker = broker_settings("4.4.0", BENCH_BROKER_OVERRIDES)
     start = time.perf_counter()
-    log = read_partition_dir(folder, config=topic_settings(broker=broker), broker=broker, keep_raw=False).log
+    log = read_partition_dir(folder, config=topic_settings(broker=broker), broker=broker).log
     loaded = time.perf_counter()
     ltc = log_to_clean(log, now_ms=PASS_NOW_MS)
     result = clean_pass(log, now_ms=PASS_NOW_MS, first_dirty_offset=ltc.first_dirty_offset,
                         first_uncleanable_offset=ltc.first_uncleanable_offset)  # fmt: skip
     done = time.perf_counter()
+    cleaned = {group[0] for group in result.groups}
+    with tempfile.TemporaryDirectory(prefix="kcompact-bench-cleaned-") as out:
+        for segment in log.segments:
+            if segment.base_offset in cleaned:
+                write_segment_file(segment, Path(out) / segment_file_name(segment.base_offset))
+        written = time.perf_counter()
     stats = result.stats
-    return _row(loaded - start, done - loaded, stats.messages_read, stats.bytes_read, stats.messages_written)
+    row = _row(loaded - start, done - loaded, stats.messages_read, stats.bytes_read, stats.messages_written)
+    return {**row, "write_s": written - done}
 
 
 def measure_pandas(folder: Path) -> dict[str, Any]:

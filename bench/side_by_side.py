@@ -1,6 +1,7 @@
 """``python -m bench side-by-side``: issue #9's comparison, written to ``bench/RESULTS.md``.
 
-(a) our core cleaner, (b) the real Kafka broker's cleaner, (c) a pandas "latest offset per key" baseline
+(a) our core cleaner (from the segment files: load, pass, then the cleaned segments written), (b) the real
+Kafka broker's cleaner (its pass reads and writes its own files), (c) a pandas "latest offset per key" baseline
 and (d) Spark compaction on ``local[2]`` on the identical log at each size; scaling of (a) and (d);
 interactivity and loading tables from the registered benchmarks. Each measurement of (a), (c) and (d)
 runs in its own process so its peak RSS is its own.
@@ -41,8 +42,9 @@ def measure(kind: str, folder: Path) -> Row:
     contender = {"core": CORE, "pandas": PANDAS, "spark": SPARK}[kind]
     note = "; ".join(filter(None, [f"{data['kept']:,} records kept", data["note"]]))
     return Row(
-        contender, data["records"], data["bytes"], data["compute_s"], data["load_s"], data["peak_rss_mib"], note=note
-    )
+        contender, data["records"], data["bytes"], data["compute_s"], data["load_s"], data["peak_rss_mib"], note=note,
+        write_s=data.get("write_s"),
+    )  # fmt: skip
 
 
 def _child_env() -> dict[str, str]:

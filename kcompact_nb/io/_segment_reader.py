@@ -27,11 +27,11 @@ from kcompact_nb.core import (
     PackedRecords,
     Record,
     RecordBatch,
-    TimestampType,
     record_from_tuple,
     record_offsets,
 )
 from kcompact_nb.io import _batch_header as L
+from kcompact_nb.io._block_batches import PACKED_MIN_RECORDS, BlockBatches, record_batch
 from kcompact_nb.io._decompression import decompress_records
 from kcompact_nb.io._errors import (
     CorruptBatchError,
@@ -42,11 +42,12 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
+from kcompact_nb.io._key_numbering import KeyNumbering
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 
 READ_BUFFER_BYTES = 1 << 20
-PACKED_MIN_RECORDS = 3
-"""Batches of fewer records hold a tuple of records: smaller and faster to build than columns there."""
+BLOCK_BYTES = 32 << 20
+"""Batches framed and decoded together: bounds the reader's memory (about three times this) whatever the file's size."""
 
 _BASE_AND_LAST_DELTA = struct.Struct(">q15xi")
 """baseOffset (position 0) and lastOffsetDelta (position 23) of a batch header."""
@@ -141,37 +142,66 @@ class SegmentFileReader:
         self.key_registry = KeyRegistry() if key_registry is None else key_registry
 
     def __iter__(self) -> Iterator[RecordBatch]:
-        return self.decoded(self.decode_batch)
+        """The batches in file order: blocks of about :data:`BLOCK_BYTES` framed at once, their plain batches
+        decoded together (:mod:`kcompact_nb.io._block_batches`), the others one by one (:meth:`decode_batch`)."""
+        self.valid_bytes, self.dropped = 0, None
+        next_offset = self._first_allowed_offset()
+        frames, keys = self._frames(), KeyNumbering(self.key_registry)
+        try:
+            while True:
+                block, error = _next_block(frames)
+                decoded = BlockBatches(block, self, keys)
+                for index, (data, position) in enumerate(block):
+                    batch = decoded.batch(index, data, position, next_offset)
+                    self._advance(data)
+                    next_offset = batch.last_offset + 1
+                    yield batch
+                if error is not None:
+                    raise error
+                if not block:
+                    return
+        except CorruptBatchError as error:
+            self._recovered(error)
 
     def decoded(self, decode: Callable[[bytes, int, int], T]) -> Iterator[T]:
         """Each batch's bytes, framed and CRC-checked here, turned into a value by ``decode``.
 
         ``decode(data, position, next_offset)`` gets one whole batch (``position`` is its byte position in the
         file, ``next_offset`` the lowest offset it may start at) and raises :class:`CorruptBatchError` for bad
-        content; :meth:`decode_batch` (a core :class:`RecordBatch`) is what iterating the reader uses.
+        content; :meth:`decode_batch` (a core :class:`RecordBatch`) decodes as iterating the reader does.
         """
-        with open(self.path, "rb", buffering=READ_BUFFER_BYTES) as handle:
-            self.file_size = os.fstat(handle.fileno()).st_size
-            self.valid_bytes = 0
-            self.dropped = None
-            next_offset = self._first_allowed_offset()
-            while self.valid_bytes < self.file_size:
-                try:
-                    data = self._read_frame(handle, self.valid_bytes)
-                    value = decode(data, self.valid_bytes, next_offset)
-                except CorruptBatchError as error:
-                    if not self.recover:
-                        raise
-                    self.dropped = DroppedBytes(
-                        str(self.path), self.valid_bytes, self.file_size - self.valid_bytes, error.reason
-                    )
-                    return
-                self.valid_bytes += len(data)
+        self.valid_bytes, self.dropped = 0, None
+        next_offset = self._first_allowed_offset()
+        try:
+            for data, position in self._frames():
+                value = decode(data, position, next_offset)
+                self._advance(data)
                 base_offset, last_delta = _BASE_AND_LAST_DELTA.unpack_from(data)
                 next_offset = base_offset + last_delta + 1
-                if self.on_bytes is not None:
-                    self.on_bytes(len(data))
                 yield value
+        except CorruptBatchError as error:
+            self._recovered(error)
+
+    def _frames(self) -> Iterator[tuple[bytes, int]]:
+        """Each batch's bytes and byte position, framed and CRC-checked; raises at the first batch that is not."""
+        with open(self.path, "rb", buffering=READ_BUFFER_BYTES) as handle:
+            self.file_size = os.fstat(handle.fileno()).st_size
+            position = 0
+            while position < self.file_size:
+                data = self._read_frame(handle, position)
+                yield data, position
+                position += len(data)
+
+    def _advance(self, data: bytes) -> None:
+        self.valid_bytes += len(data)
+        if self.on_bytes is not None:
+            self.on_bytes(len(data))
+
+    def _recovered(self, error: CorruptBatchError) -> None:
+        """Raise ``error``, or with ``recover`` note that the rest of the file is dropped from the valid prefix on."""
+        if not self.recover:
+            raise error
+        self.dropped = DroppedBytes(str(self.path), self.valid_bytes, self.file_size - self.valid_bytes, error.reason)
 
     def _first_allowed_offset(self) -> int:
         floors = [o for o in (self.base_offset, self.min_offset) if o is not None]
@@ -236,21 +266,7 @@ class SegmentFileReader:
         """One batch's bytes (from :meth:`decoded`) as a core :class:`RecordBatch`, records checked."""
         # The hot path: one header unpack, cheap checks inline, the detailed ones only on failure.
         header = self.check_header(data, position, next_offset)
-        (
-            base_offset,
-            _,
-            ple,
-            _,
-            _,
-            attributes,
-            last_delta,
-            base_ts,
-            max_ts,
-            producer_id,
-            producer_epoch,
-            base_sequence,
-            count,
-        ) = header
+        base_offset, attributes, last_delta, count = header[0], header[5], header[6], header[12]
         last_offset = base_offset + last_delta
         codec = "none" if attributes & L.CODEC_MASK == 0 else self._codec(attributes, position)
         records = self._records(data, header, codec, position)
@@ -260,24 +276,7 @@ class SegmentFileReader:
             or count > 1
         ):
             self._check_records(records, count, (base_offset, last_offset), position)
-        return RecordBatch(  # positional, in RecordBatch's field order: measurably faster per batch
-            base_offset,
-            last_offset,
-            records,
-            len(data),
-            base_ts,
-            max_ts,
-            producer_id,
-            producer_epoch,
-            base_sequence,
-            bool(attributes & L.TRANSACTIONAL_BIT),
-            bool(attributes & L.CONTROL_BIT),
-            _TIMESTAMP_TYPES[bool(attributes & L.LOG_APPEND_TIME_BIT)],
-            codec,
-            base_ts if attributes & L.DELETE_HORIZON_BIT else None,
-            ple,
-            data if self.keep_raw else None,
-        )
+        return record_batch(header, records, data, codec, self.keep_raw)
 
     def _check_offsets(self, base_offset: int, last_delta: int, position: int, next_offset: int) -> None:
         if last_delta < 0:
@@ -395,7 +394,19 @@ class SegmentFileReader:
         raise kind(self.path, position, reason)
 
 
-_TIMESTAMP_TYPES = (TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
+def _next_block(frames: Iterator[tuple[bytes, int]]) -> tuple[list[tuple[bytes, int]], CorruptBatchError | None]:
+    """The next frames up to about :data:`BLOCK_BYTES`, and the error that ended the framing early, if any."""
+    block: list[tuple[bytes, int]] = []
+    size = 0
+    try:
+        for frame in frames:
+            block.append(frame)
+            size += len(frame[0])
+            if size >= BLOCK_BYTES:
+                break
+    except CorruptBatchError as error:
+        return block, error
+    return block, None
 
 
 def iter_segment_batches(path: str | os.PathLike[str], **options: Any) -> Iterator[RecordBatch]:

@@ -11,6 +11,7 @@ from kafka.record.util import calc_crc32c
 
 from kcompact_nb import KcompactError, Record, RecordBatch, TimestampType
 from kcompact_nb.io import MissingCodecError, SegmentFileReader, iter_segment_batches, segment_base_offset
+from kcompact_nb.io import _segment_reader as segment_reader
 from tests.io.kafka_bytes import as_gzip, kafka_batch, marker_batch, rec, simple_batches
 
 
@@ -140,7 +141,10 @@ def test_a_missing_codec_package_is_named(tmp_path, monkeypatch, codec, package)
     assert raised.value.file == str(path) and raised.value.position == 0
 
 
-def test_reading_streams_with_bounded_memory(tmp_path):
+def test_reading_streams_with_bounded_memory(tmp_path, monkeypatch):
+    # The reader holds one block of batches at a time (32 MiB by default): a smaller block here shows that
+    # memory follows the block, not the file.
+    monkeypatch.setattr(segment_reader, "BLOCK_BYTES", 1 << 20)
     path = tmp_path / "00000000000000000000.log"
     template = bytearray(kafka_batch([rec(0, 1, b"k", bytes(200_000))], base_offset=0))
     with open(path, "wb") as handle:

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import repeat
-from operator import itemgetter
-from typing import Any, NamedTuple, overload
+from operator import is_, itemgetter
+from typing import Any, NamedTuple, cast, overload
 
 import numpy
 
@@ -120,9 +120,16 @@ class PackedRecords(Sequence[Record]):
     keys and values tuples of bytes, ``headers`` None when no record has any; ``key_ids`` number the
     keys in ``registry`` (the reader's, shared by a partition, or a new one), and ``all_keyed`` says no
     key is None. Compares equal to the tuple of the same records; slices are tuples.
+
+    Records made by :meth:`from_spans` are decoded lazily, as Kafka's cleaner reads them: the offset map and
+    retention read offsets and key ids only, and values stay spans into the batch's bytes until a record is
+    read (a batch the pass rewrites), when only that record's value is sliced out.
     """
 
-    __slots__ = ("offsets", "timestamps", "keys", "values", "headers", "key_ids", "registry", "all_keyed")
+    __slots__ = ("offsets", "timestamps", "headers", "key_ids", "registry", "all_keyed", "_keys", "_values", "_spans")
+    _keys: tuple[bytes | None, ...] | None
+    _values: tuple[bytes | None, ...] | None
+    _spans: _ValueSpans | None
 
     def __init__(
         self,
@@ -135,12 +142,63 @@ class PackedRecords(Sequence[Record]):
     ) -> None:
         if not len(offsets) == len(timestamps) == len(keys) == len(values) == len(headers or offsets):
             raise KafkaModelError("packed record columns must have the same length")
-        self.offsets, self.timestamps, self.values, self.headers = offsets, timestamps, values, headers
+        self.offsets, self.timestamps, self._values, self.headers = offsets, timestamps, values, headers
         self.registry = KeyRegistry() if registry is None else registry
         self.key_ids = self.registry.ids(keys)
-        self.keys = self.registry.interned(self.key_ids)
+        self._keys = self.registry.interned(self.key_ids)
+        self._spans = None
         self.all_keyed = None not in keys
         """No keyless record: known here, so hot loops need not touch every key object again."""
+
+    @classmethod
+    def from_spans(
+        cls,
+        offsets: array[int],
+        timestamps: array[int],
+        key_ids: array[int],
+        registry: KeyRegistry,
+        data: bytes,
+        value_starts: array[int],
+        value_lengths: array[int],
+        all_keyed: bool,
+    ) -> PackedRecords:
+        """Records without headers whose keys are ``registry``'s ``key_ids`` and whose values are the byte spans
+        ``data[start:start + length]`` (length -1: a null value), sliced out when first read; ``all_keyed``: no
+        key id is None's."""
+        if not len(offsets) == len(timestamps) == len(key_ids) == len(value_starts) == len(value_lengths):
+            raise KafkaModelError("packed record columns must have the same length")
+        records = cls.__new__(cls)
+        records.offsets, records.timestamps, records.key_ids, records.registry = offsets, timestamps, key_ids, registry
+        records.headers, records._keys, records._values = None, None, None
+        records._spans = _ValueSpans(data, value_starts, value_lengths)
+        records.all_keyed = all_keyed
+        return records
+
+    @property
+    def values_in_batch_bytes(self) -> bool:
+        """Values not yet sliced out of the batch's bytes (records made by :meth:`from_spans`, not yet all read)."""
+        return self._values is None
+
+    @property
+    def keys(self) -> tuple[bytes | None, ...]:
+        """Each record's key (the registry's object for it)."""
+        if self._keys is None:
+            self._keys = self.registry.interned(self.key_ids)
+        return self._keys
+
+    @property
+    def values(self) -> tuple[bytes | None, ...]:
+        """Each record's value, None for a tombstone (all sliced out on first read of records made from spans)."""
+        if self._values is None:
+            spans = cast("_ValueSpans", self._spans)
+            self._values = spans.take(range(len(self.offsets)))
+        return self._values
+
+    def null_values(self) -> Any:
+        """A numpy bool array: which records have a null value (tombstones, when keyed)."""
+        if self._spans is not None and self._values is None:
+            return numpy.frombuffer(self._spans.lengths, numpy.int64) < 0
+        return numpy.fromiter(map(is_, self.values, repeat(None)), bool, len(self.offsets))
 
     @classmethod
     def from_rows(
@@ -161,21 +219,18 @@ class PackedRecords(Sequence[Record]):
         the offset map (spec 7.4).
         """
         ids, offsets = numpy.frombuffer(self.key_ids, numpy.int64), numpy.frombuffer(self.offsets, numpy.int64)
-        kept: list[int] = numpy.flatnonzero(latest[ids] <= offsets).tolist()
+        keep = latest[ids] <= offsets
         if not keep_deletes:
-            values = self.values
-            kept = [i for i in kept if values[i] is not None]
+            keep &= ~self.null_values()
+        kept: list[int] = numpy.flatnonzero(keep).tolist()
         if len(kept) < 2:
             return [self[i] for i in kept]
         take = itemgetter(*kept)  # a tuple per column, in C
         headers = repeat((), len(kept)) if self.headers is None else take(self.headers)
+        keys = take(self.keys) if self._keys is not None else self.registry.interned(take(self.key_ids))
+        values = take(self._values) if self._values is not None else cast("_ValueSpans", self._spans).take(kept)
         return list(
-            map(
-                record_from_tuple,
-                zip(
-                    take(self.offsets), take(self.timestamps), take(self.keys), take(self.values), headers, strict=False
-                ),
-            )
+            map(record_from_tuple, zip(take(self.offsets), take(self.timestamps), keys, values, headers, strict=True))
         )
 
     def _rows(self) -> Iterator[tuple[Any, ...]]:
@@ -196,7 +251,11 @@ class PackedRecords(Sequence[Record]):
         if isinstance(index, slice):
             return tuple(self)[index]
         headers = () if self.headers is None else self.headers[index]
-        return Record(self.offsets[index], self.timestamps[index], self.keys[index], self.values[index], headers)
+        if self._values is None:
+            key = self.registry.keys[self.key_ids[index]]
+            value = cast("_ValueSpans", self._spans).take((index,))[0]
+            return Record(self.offsets[index], self.timestamps[index], key, value, headers)
+        return Record(self.offsets[index], self.timestamps[index], self.keys[index], self._values[index], headers)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (PackedRecords, tuple)):
@@ -208,6 +267,20 @@ class PackedRecords(Sequence[Record]):
 
     def __repr__(self) -> str:
         return f"PackedRecords({tuple(self)!r})"
+
+
+class _ValueSpans:
+    """Values left in a batch's bytes: ``data[start:start + length]``, None where the length is -1."""
+
+    __slots__ = ("data", "starts", "lengths")
+
+    def __init__(self, data: bytes, starts: array[int], lengths: array[int]) -> None:
+        self.data, self.starts, self.lengths = data, starts, lengths
+
+    def take(self, indexes: Iterable[int]) -> tuple[bytes | None, ...]:
+        """The values at ``indexes``, sliced out of the batch's bytes."""
+        data, starts, lengths = self.data, self.starts, self.lengths
+        return tuple(None if lengths[i] < 0 else data[starts[i] : starts[i] + lengths[i]] for i in indexes)
 
 
 def record_keys(records: Sequence[Record]) -> Sequence[bytes | None]:

@@ -1,0 +1,117 @@
+"""Key ids for many records at once: keys given as byte spans of a block, numbered by a :class:`KeyRegistry`.
+
+Each key is read as a few little-endian 64-bit words straight from the block (bytes past its end masked
+off) and hashed. Keys already numbered by an earlier
+block are found in a sorted index of hashes (checked against their words again); only the others are
+grouped with ``numpy.unique`` (each row checked against its group's first row, so a collision costs time,
+never a wrong id), and one ``bytes`` per new key goes through the registry, in order of first appearance,
+as record-by-record interning numbers them. Blocks with keys longer than :data:`MAX_WORD_KEY_BYTES` are
+numbered key by key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from kcompact_nb.core import KeyRegistry
+
+MAX_WORD_KEY_BYTES = 64
+"""Longest key read as words (8 words); blocks with longer keys go key by key."""
+_MULTIPLIER = numpy.uint64(0x9E3779B97F4A7C15)
+
+
+class KeyNumbering:
+    """Numbers the keys of successive blocks in ``registry``, remembering the hashes of the keys it numbered."""
+
+    def __init__(self, registry: KeyRegistry) -> None:
+        self.registry = registry
+        self._hashes = numpy.zeros(0, numpy.uint64)
+        self._ids = numpy.zeros(0, numpy.int64)
+        self._words = numpy.zeros((0, 0), numpy.uint64)
+
+    def ids(self, block: bytes, starts: Any, lengths: Any) -> Any:
+        """The registry id (an int64 array) of each key ``block[starts[i]:starts[i] + lengths[i]]`` (-1: None)."""
+        if not len(starts):
+            return numpy.zeros(0, numpy.int64)
+        longest = int(lengths.max())
+        if longest > MAX_WORD_KEY_BYTES:
+            return self._one_by_one(block, starts, lengths)
+        words = _key_words(block, starts, lengths, max(1, -(-longest // 8)))
+        hashes = _hash_rows(words, lengths)
+        ids = self._known(hashes, words)
+        missing = numpy.flatnonzero(ids < 0)
+        if not len(missing):
+            return ids
+        distinct, firsts, inverse = numpy.unique(hashes[missing], return_index=True, return_inverse=True)
+        rows = missing[firsts]  # each new key's first row; ``missing`` is ascending, so is appearance order
+        if not (words[missing] == words[rows[inverse]]).all():  # a hash collision inside the block
+            return self._one_by_one(block, starts, lengths)
+        appearance = numpy.argsort(rows, kind="stable")
+        new_ids = numpy.empty(len(rows), numpy.int64)
+        new_ids[appearance] = self._one_by_one(block, starts[rows[appearance]], lengths[rows[appearance]])
+        self._remember(distinct, new_ids, words[rows])
+        ids[missing] = new_ids[inverse]
+        return ids
+
+    def _known(self, hashes: Any, words: Any) -> Any:
+        """The id of each row's key if this numbering met it before, -1 otherwise."""
+        ids = numpy.full(len(hashes), -1, numpy.int64)
+        if not len(self._hashes):
+            return ids
+        order = numpy.argsort(hashes)  # searching in sorted order keeps the index's lines in cache
+        at = numpy.empty(len(hashes), numpy.int64)
+        at[order] = numpy.minimum(numpy.searchsorted(self._hashes, hashes[order]), len(self._hashes) - 1)
+        found = self._hashes[at] == hashes
+        width = min(words.shape[1], self._words.shape[1])
+        same = found & (words[:, width:] == 0).all(axis=1) & (self._words[at, width:] == 0).all(axis=1)
+        same &= (self._words[at, :width] == words[:, :width]).all(axis=1)
+        ids[same] = self._ids[at[same]]
+        return ids
+
+    def _remember(self, hashes: Any, ids: Any, words: Any) -> None:
+        fresh = ~numpy.isin(hashes, self._hashes)  # a colliding hash keeps its first key only
+        hashes, ids, words = hashes[fresh], ids[fresh], words[fresh]
+        width = max(words.shape[1], self._words.shape[1])
+        all_words = numpy.zeros((len(self._hashes) + len(hashes), width), numpy.uint64)
+        all_words[: len(self._hashes), : self._words.shape[1]] = self._words
+        all_words[len(self._hashes) :, : words.shape[1]] = words
+        all_hashes = numpy.concatenate([self._hashes, hashes])
+        order = numpy.argsort(all_hashes, kind="stable")
+        self._hashes, self._ids = all_hashes[order], numpy.concatenate([self._ids, ids])[order]
+        self._words = all_words[order]
+
+    def _one_by_one(self, block: bytes, starts: Any, lengths: Any) -> Any:
+        pairs = zip(starts.tolist(), lengths.tolist(), strict=True)
+        keys = [None if length < 0 else block[start : start + length] for start, length in pairs]
+        return numpy.frombuffer(self.registry.ids(keys), numpy.int64)
+
+
+def _key_words(block: bytes, starts: Any, lengths: Any, count: int) -> Any:
+    """Each key as ``count + 1`` uint64 words: its length + 1 (0: None), then its bytes, little-endian, zero-padded."""
+    rows = numpy.empty((len(starts), count + 1), numpy.uint64)
+    rows[:, 0] = lengths + 1
+    if len(block) < 8:
+        block += bytes(8)
+    last = len(block) - 8
+    windows = numpy.ndarray((last + 1,), numpy.dtype("<u8"), block, 0, (1,))  # the 8 bytes at every position
+    for word in range(count):
+        at = starts + 8 * word
+        left = numpy.clip(lengths - 8 * word, 0, 8).astype(numpy.uint64)
+        mask = numpy.where(left == 8, ~numpy.uint64(0), (numpy.uint64(1) << (left * numpy.uint64(8))) - numpy.uint64(1))
+        column = windows[numpy.minimum(at, last)]
+        late = numpy.flatnonzero(at > last)  # within 8 bytes of the block's end: the window ends there
+        column[late] = (column[late] >> ((at[late] - last) * 8).astype(numpy.uint64)) if len(late) else column[late]
+        rows[:, word + 1] = column & mask
+    return rows
+
+
+def _hash_rows(rows: Any, lengths: Any) -> Any:
+    """A 64-bit hash of each row over the words its key covers (the same whatever the block's width)."""
+    hashes = numpy.zeros(len(rows), numpy.uint64)
+    for column in range(rows.shape[1]):
+        mixed = (hashes ^ rows[:, column]) * _MULTIPLIER
+        mixed ^= mixed >> numpy.uint64(29)
+        hashes = mixed if column == 0 else numpy.where(lengths > 8 * (column - 1), mixed, hashes)
+    return hashes
