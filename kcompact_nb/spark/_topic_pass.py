@@ -21,6 +21,7 @@ from pyspark.sql import functions as F
 from kcompact_nb.core import (
     METADATA_LOG_TOPIC,
     BrokerConfig,
+    KcompactError,
     TopicConfig,
     format_bytes,
     format_duration_ms,
@@ -185,6 +186,12 @@ def partition_tasks(
     """One task per partition directory of ``root``, in the order the directory lists them (``File.listFiles``, the
     order a broker loads and so creates its logs in), each with its checkpoint entries and log pool position."""
     listed = [(entry, topic_partition_of_dir(entry)) for entry in os.listdir(root) if (root / entry).is_dir()]
+    unknown = sorted(set(uncleanable) - {f"{found[0]}-{found[1]}" for _, found in listed if found is not None})
+    if unknown:
+        raise KcompactError(
+            f"uncleanable names partitions that {root} does not hold: {', '.join(unknown)} (give <topic>-<partition> "
+            "names of its partition directories)"
+        )
     chosen = [
         (entry, found)
         for entry, found in listed

@@ -21,6 +21,7 @@ from pyspark.sql import functions as F
 from kcompact_nb import (
     BrokerConfig,
     CleanerManager,
+    KcompactError,
     PartitionLog,
     Record,
     RecordBatch,
@@ -86,18 +87,14 @@ def grab_order(
 
 def one_partition(log: PartitionLog, *, now_ms: int, uncleanable: bool) -> dict[str, Any]:
     ltc = log_to_clean(log, now_ms=now_ms)
-    work = copy_log(log)
-    manager = CleanerManager(log.broker)
-    results = []
-    while log.config.compact and (results[-1].end_offset if results else ltc.first_dirty_offset) < (
-        ltc.first_uncleanable_offset
-    ):
+    work, manager = copy_log(log), CleanerManager(log.broker)
+    size, records = sum(s.size_bytes for s in log.segments), sum(1 for _ in log.records())
+    results, after_first, end = [], (size, records), ltc.first_dirty_offset
+    while log.config.compact and end < ltc.first_uncleanable_offset:
         results.append(manager.clean_log(work, now_ms=now_ms, force=True))
+        end = results[-1].end_offset
         if len(results) == 1:
             after_first = (sum(s.size_bytes for s in work.segments), sum(1 for _ in work.records()))
-    size, records = sum(s.size_bytes for s in log.segments), sum(1 for _ in log.records())
-    if not results:
-        after_first = (size, records)
     first = results[0] if results else None
     return {
         "topic": log.topic,
@@ -261,8 +258,10 @@ def test_the_summary_adds_columns_for_people_and_is_bounded(spark, generated_log
     passes.unpersist()
 
 
-def test_bad_locations_are_named_before_any_job(spark, tmp_path):
+def test_bad_input_is_named_before_any_job(spark, tmp_path, generated_log_dir):
     with pytest.raises(StorageError, match="hdfs://nn/kafka: topic_passes reads partition directories"):
         topic_passes(spark, "hdfs://nn/kafka", now_ms=NOW_MS)
     with pytest.raises(NotASegmentError, match="not a log directory: it does not exist"):
         topic_passes(spark, tmp_path / "missing", now_ms=NOW_MS)
+    with pytest.raises(KcompactError, match=r"uncleanable names partitions that .* does not hold: orders-9, orders0"):
+        topic_passes(spark, generated_log_dir, now_ms=NOW_MS, uncleanable={"orders-1", "orders-9", "orders0"})
