@@ -26,6 +26,7 @@ from kcompact_nb.core.cleaner import (
     PassResult,
     Strategy,
     TimestampStrategy,
+    log_pool_order,
     log_to_clean,
     strategy_for,
 )
@@ -215,6 +216,7 @@ __all__ = [
     "LOG_FILE_SUFFIX",
     "LOG_OVERHEAD",
     "log_parts",
+    "log_pool_order",
     "log_table",
     "log_to_clean",
     "LogPart",
