@@ -58,7 +58,6 @@ from kcompact_nb.spark._topic_pass import (
     TOPIC_PASS_COLUMNS,
     topic_pass_summary,
     topic_passes,
-    with_cleaning_order,
 )
 from kcompact_nb.spark._txn import with_transaction_flags
 
@@ -124,6 +123,5 @@ __all__ = [
     "whole_log_range",
     "with_estimated_sizes",
     "with_fates",
-    "with_cleaning_order",
     "with_transaction_flags",
 ]

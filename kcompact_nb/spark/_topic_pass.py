@@ -149,10 +149,10 @@ def topic_passes(
             yield pa.RecordBatch.from_pylist(rows, schema=PASS_ARROW_SCHEMA)
 
     rows = spark.range(0, len(tasks), 1, max(len(tasks), 1)).mapInArrow(run, _PASS_SCHEMA_DDL)
-    return with_cleaning_order(rows)
+    return _with_cleaning_order(rows)
 
 
-def with_cleaning_order(rows: DataFrame) -> DataFrame:
+def _with_cleaning_order(rows: DataFrame) -> DataFrame:
     """``rows`` with ``cleaning_order``: the rank of each eligible partition among the eligible ones by
     ``cleanable_ratio`` (highest first) then ``log_pool_position`` (``grabFilthiestCompactedLog``: ``max`` keeps the
     first of equals in the log pool's order); null for the others. Rows come ordered by it, then topic, partition."""
