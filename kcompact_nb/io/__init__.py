@@ -85,6 +85,8 @@ from kcompact_nb.io._log_writer import (
     write_partition_dir,
     write_segment_file,
 )
+from kcompact_nb.io._partition_prediction import PartitionPrediction, predict_partition_dir
+from kcompact_nb.io._partition_stream import ScannedPartition, SegmentFiles, scan_partition_dir
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter_segment_batches, segment_base_offset
 
@@ -122,9 +124,12 @@ __all__ = [
     "OffsetIndexFile",
     "OffsetOrderError",
     "OffsetPosition",
+    "PartitionPrediction",
     "ParsedSegment",
     "ProducerSnapshotEntry",
     "ProducerSnapshotFile",
+    "ScannedPartition",
+    "SegmentFiles",
     "SegmentFileReader",
     "SegmentIndexes",
     "TimeIndexFile",
@@ -151,12 +156,14 @@ __all__ = [
     "parse_kcat_format",
     "parse_kcat_json",
     "parse_partition_dir_name",
+    "predict_partition_dir",
     "preallocated_bytes",
     "producer_snapshot",
     "read_checkpoint",
     "read_dump_log",
     "read_index_file",
     "read_kcat",
+    "scan_partition_dir",
     "read_log_dir",
     "read_partition_dir",
     "segment_base_offset",

@@ -1,0 +1,232 @@
+"""A partition directory streamed as Kafka's cleaner reads it: segment files one at a time, never all at once.
+
+:func:`scan_partition_dir` reads every batch header once (and the records of control batches only) into a
+log of :class:`~kcompact_nb.core.StoredSegment` values: sizes, timestamps, index entries, producer state and
+aborted transactions, what a broker holds in memory for a partition. :class:`SegmentFiles` is the pass's
+storage: it reads a segment's batches from its file when the pass asks (a read buffer at a time, keys
+numbered afresh every few thousand batches) and writes each cleaned group to a ``.cleaned`` file as the
+pass fills it, renamed to ``.log`` when the group is swapped in (``Cleaner.cleanSegments``). Memory is the
+metadata, the offset map and one read buffer's batches, whatever the size of the partition.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from kcompact_nb.core import (
+    CLEANED_FILE_SUFFIX,
+    BrokerConfig,
+    KcompactError,
+    KeyRegistry,
+    PartitionLog,
+    RecordBatch,
+    Segment,
+    StoredSegment,
+    TimestampType,
+    TopicConfig,
+    load_log,
+    segment_file_name,
+)
+from kcompact_nb.io import _batch_header as L
+from kcompact_nb.io._log_reader import _mtime_ms, _require_dir, parse_partition_dir_name, segment_files
+from kcompact_nb.io._log_writer import batch_bytes, set_mtime_ms
+from kcompact_nb.io._segment_reader import SegmentFileReader
+
+REGISTRY_BATCHES = 4096
+"""Batches read with one key registry before a new one is started: the registry's keys are released then."""
+
+
+@dataclass
+class ScannedPartition:
+    """A partition directory known by its metadata: the log (stored segments) and each segment's file."""
+
+    log: PartitionLog
+    path: Path
+    files: dict[int, Path]
+    notes: list[str] = field(default_factory=list)
+
+
+def scan_partition_dir(
+    path: str | os.PathLike[str],
+    *,
+    config: TopicConfig | None = None,
+    broker: BrokerConfig | None = None,
+    log_start_offset: int | None = None,
+    cleaner_checkpoint: int | None = None,
+    now_ms: int | None = None,
+    verify_crc: bool = True,
+    on_bytes: Callable[[int], None] | None = None,
+) -> ScannedPartition:
+    """Read the batch headers of a ``<topic>-<partition>/`` directory, one segment file at a time.
+
+    The same log as :func:`kcompact_nb.io.read_partition_dir` gives (``LogLoader`` without index files), but its
+    segments hold no batches: a pass streams them from the files (:class:`SegmentFiles`). Records are decoded
+    only in control batches. Parameters are :func:`~kcompact_nb.io.read_partition_dir`'s; ``on_bytes`` is called
+    with each batch's size (progress).
+    """
+    folder = Path(path)
+    _require_dir(folder, "partition directory")
+    topic, partition = parse_partition_dir_name(folder)
+    files = segment_files(folder)
+    scanned = ScannedPartition(PartitionLog(topic, partition), folder, {int(f.name[:20]): f for f in files})
+    segments = _header_segments(files, verify_crc=verify_crc, on_bytes=on_bytes)
+    scanned.log = load_log(
+        topic,
+        partition,
+        segments,
+        config=config,
+        broker=broker,
+        log_start_offset=log_start_offset,
+        cleaner_checkpoint=cleaner_checkpoint,
+        now_ms=now_ms,
+        notes=scanned.notes,
+        stored=True,
+    )
+    return scanned
+
+
+def _header_segments(
+    files: list[Path], *, verify_crc: bool, on_bytes: Callable[[int], None] | None
+) -> Iterator[tuple[int, int, Iterator[RecordBatch]]]:
+    """Each segment file's base offset, mtime and batches, headers only (control batches decoded: their markers
+    close transactions); offsets are checked across files as :func:`~kcompact_nb.io.read_partition_dir` does."""
+    next_offset: int | None = None
+    for index, file in enumerate(files):
+        end = int(files[index + 1].name[:20]) if index + 1 < len(files) else None
+        reader = SegmentFileReader(
+            file, min_offset=next_offset, end_offset=end, keep_raw=False, verify_crc=verify_crc, on_bytes=on_bytes
+        )
+
+        def header_only(data: bytes, position: int, allowed: int, reader: SegmentFileReader = reader) -> RecordBatch:
+            nonlocal next_offset
+            if data[L.ATTRIBUTES_POSITION + 1] & L.CONTROL_BIT:
+                batch = reader.decode_batch(data, position, allowed)
+            else:
+                batch = _header_batch(reader.check_header(data, position, allowed), len(data))
+            next_offset = batch.last_offset + 1
+            return batch
+
+        yield int(file.name[:20]), _mtime_ms(file), reader.decoded(header_only)
+
+
+def _header_batch(header: tuple[int, ...], size: int) -> RecordBatch:
+    """A batch's header fields without its records (their count stays in the file)."""
+    base_offset, _, ple, _, _, attributes, last_delta, base_ts, max_ts, producer_id, epoch, sequence, _ = header
+    codec_id = attributes & L.CODEC_MASK
+    return RecordBatch(
+        base_offset,
+        base_offset + last_delta,
+        (),
+        size,
+        base_ts,
+        max_ts,
+        producer_id,
+        epoch,
+        sequence,
+        bool(attributes & L.TRANSACTIONAL_BIT),
+        False,
+        TimestampType.LOG_APPEND_TIME if attributes & L.LOG_APPEND_TIME_BIT else TimestampType.CREATE_TIME,
+        L.COMPRESSION_CODECS[codec_id] if codec_id < len(L.COMPRESSION_CODECS) else "none",
+        base_ts if attributes & L.DELETE_HORIZON_BIT else None,
+        ple,
+    )
+
+
+@dataclass(eq=False)
+class _CleanedSegment(StoredSegment):
+    """A cleaned group's segment: each appended batch's bytes go to its ``.cleaned`` file (none: sizes only)."""
+
+    sink: BinaryIO | None = field(default=None, repr=False)
+    path: Path | None = None
+
+    def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
+        if self.sink is not None and self.path is not None:
+            position = self.size_bytes
+            for batch in batches:
+                data = batch_bytes(batch, self.path, position)
+                self.sink.write(data)
+                position += len(data)
+        super().append(batches, now_ms, largest_offset)
+
+
+class SegmentFiles:
+    """A pass's :class:`~kcompact_nb.core.cleaner.SegmentStorage` over segment files.
+
+    Source segments are read from ``files`` (base offset -> ``.log`` file). With ``out`` (a folder) each
+    cleaned group is written there as ``NNN.log.cleaned`` while the pass fills it and renamed ``NNN.log``
+    when it is swapped in; without it cleaned segments keep their sizes and offsets only (a prediction).
+    """
+
+    streams = True
+
+    def __init__(self, files: dict[int, Path], *, out: Path | None = None, verify_crc: bool = True) -> None:
+        self.files = dict(files)
+        self.out = out
+        self.verify_crc = verify_crc
+        self.written: dict[int, Path] = {}
+
+    def batches(self, segment: Segment, position: int) -> Iterator[RecordBatch]:
+        file = self.files.get(segment.base_offset)
+        if file is None:
+            raise KcompactError(
+                f"segment {segment.base_offset} was cleaned without an output folder: its batches are not on disk"
+            )
+        reader = SegmentFileReader(file, keep_raw=self.out is not None, verify_crc=self.verify_crc)
+        read = 0
+
+        def decode(data: bytes, at: int, next_offset: int) -> RecordBatch | None:
+            nonlocal read
+            if at < position:
+                return None
+            read += 1
+            if read % REGISTRY_BATCHES == 0:
+                reader.key_registry = KeyRegistry()
+            return reader.decode_batch(data, at, next_offset)
+
+        return (batch for batch in reader.decoded(decode) if batch is not None)
+
+    def codecs(self, segments: Sequence[Segment]) -> set[str]:
+        return {codec for segment in segments for codec in _codecs(segment)}
+
+    def cleaned_segment(self, base_offset: int, *, created_ms: int, index_interval_bytes: int) -> Segment:
+        segment = _CleanedSegment(base_offset, created_ms=created_ms, index_interval_bytes=index_interval_bytes)
+        if self.out is not None:
+            segment.path = self.out / (segment_file_name(base_offset) + CLEANED_FILE_SUFFIX)
+            segment.sink = open(segment.path, "wb")  # noqa: SIM115 - closed when the group is swapped in
+        return segment
+
+    def replace(self, log: PartitionLog, group: Sequence[Segment], cleaned: Segment) -> None:
+        if isinstance(cleaned, _CleanedSegment) and cleaned.sink is not None and cleaned.path is not None:
+            cleaned.sink.close()
+            cleaned.sink = None
+            final = cleaned.path.with_name(segment_file_name(cleaned.base_offset))
+            cleaned.path.rename(final)
+            set_mtime_ms(final, cleaned.last_modified_ms)
+            for segment in group:
+                self.files.pop(segment.base_offset, None)
+            self.files[cleaned.base_offset] = self.written[cleaned.base_offset] = final
+        else:
+            for segment in group:
+                self.files.pop(segment.base_offset, None)
+        first = log.segments.index(group[0])
+        log.segments[first : first + len(group)] = [cleaned]
+
+    def copy_untouched(self, log: PartitionLog) -> None:
+        """Copy into ``out`` the source files of the segments the pass did not rewrite (mtimes kept)."""
+        if self.out is None:
+            return
+        for segment in log.segments:
+            if segment.base_offset not in self.written:
+                source = self.files[segment.base_offset]
+                shutil.copy2(source, self.out / segment_file_name(segment.base_offset))
+
+
+def _codecs(segment: Segment) -> set[str]:
+    if isinstance(segment, StoredSegment):
+        return segment.codecs
+    return {batch.compression for batch in segment.batches}
