@@ -23,6 +23,8 @@ from kcompact_nb.core import (
     BrokerConfig,
     KcompactError,
     KeyRegistry,
+    OffsetBucket,
+    OffsetBucketTally,
     PartitionLog,
     RecordBatch,
     Segment,
@@ -88,6 +90,20 @@ def scan_partition_dir(
         stored=True,
     )
     return scanned
+
+
+def partition_offset_buckets(scanned: ScannedPartition, *, bucket_count: int) -> list[OffsetBucket]:
+    """:func:`kcompact_nb.core.offset_buckets` of a scanned partition, its segment files read one at a time.
+
+    The same rows as for the partition read whole, in the memory of one entry per distinct key.
+    """
+    log = scanned.log
+    tally = OffsetBucketTally(log.log_start_offset, log.log_end_offset, bucket_count)
+    storage = SegmentFiles(scanned.files)
+    for segment in log.segments:
+        for batch in storage.batches(segment, 0):
+            tally.add(batch)
+    return tally.rows(log.topic, log.partition)
 
 
 def _header_segments(
@@ -191,7 +207,7 @@ class SegmentFiles:
         return (batch for batch in reader.decoded(decode) if batch is not None)
 
     def codecs(self, segments: Sequence[Segment]) -> set[str]:
-        return {codec for segment in segments for codec in _codecs(segment)}
+        return {codec for segment in segments for codec in segment.codecs}
 
     def cleaned_segment(self, base_offset: int, *, created_ms: int, index_interval_bytes: int) -> Segment:
         segment = _CleanedSegment(base_offset, created_ms=created_ms, index_interval_bytes=index_interval_bytes)
@@ -224,9 +240,3 @@ class SegmentFiles:
             if segment.base_offset not in self.written:
                 source = self.files[segment.base_offset]
                 shutil.copy2(source, self.out / segment_file_name(segment.base_offset))
-
-
-def _codecs(segment: Segment) -> set[str]:
-    if isinstance(segment, StoredSegment):
-        return segment.codecs
-    return {batch.compression for batch in segment.batches}

@@ -51,7 +51,7 @@ class InMemoryStorage:
             start += batch.size_bytes
 
     def codecs(self, segments: Sequence[Segment]) -> set[str]:
-        return {batch.compression for segment in segments for batch in segment.batches}
+        return {codec for segment in segments for codec in segment.codecs}
 
     def cleaned_segment(self, base_offset: int, *, created_ms: int, index_interval_bytes: int) -> Segment:
         return Segment(base_offset, created_ms=created_ms, index_interval_bytes=index_interval_bytes)

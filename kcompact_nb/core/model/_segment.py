@@ -83,6 +83,11 @@ class Segment:
         return self.time_index_entries * TIME_INDEX_ENTRY_BYTES
 
     @property
+    def codecs(self) -> set[str]:
+        """The codecs of the segment's batches (``none`` for uncompressed ones)."""
+        return {batch.compression for batch in self.batches}
+
+    @property
     def size_estimated(self) -> bool:
         """Some batch's size is an estimate (:attr:`RecordBatch.size_estimated`), so ``size_bytes`` is too."""
         return any(batch.size_estimated for batch in self.batches)
@@ -147,12 +152,16 @@ class StoredSegment(Segment):
 
     stored_last_offset: int | None = None
     batch_count: int = 0
-    codecs: set[str] = field(default_factory=set)
+    stored_codecs: set[str] = field(default_factory=set)
     estimated: bool = False
 
     @property
     def last_offset(self) -> int | None:
         return self.stored_last_offset
+
+    @property
+    def codecs(self) -> set[str]:
+        return self.stored_codecs
 
     @property
     def size_estimated(self) -> bool:
@@ -165,6 +174,6 @@ class StoredSegment(Segment):
         self.stored_last_offset = batches[-1].last_offset
         self.batch_count += len(batches)
         for batch in batches:
-            self.codecs.add(batch.compression)
+            self.stored_codecs.add(batch.compression)
             self.estimated = self.estimated or batch.size_estimated
         self.batches.clear()
