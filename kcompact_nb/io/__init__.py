@@ -75,6 +75,7 @@ from kcompact_nb.io._log_reader import (
     parse_partition_dir_name,
     read_log_dir,
     read_partition_dir,
+    scan_partition_dir,
     segment_files,
 )
 from kcompact_nb.io._log_writer import (
@@ -86,12 +87,7 @@ from kcompact_nb.io._log_writer import (
     write_segment_file,
 )
 from kcompact_nb.io._partition_prediction import PartitionPrediction, predict_partition_dir
-from kcompact_nb.io._partition_stream import (
-    ScannedPartition,
-    SegmentFiles,
-    partition_offset_buckets,
-    scan_partition_dir,
-)
+from kcompact_nb.io._partition_stream import SegmentFiles, partition_offset_buckets
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter_segment_batches, segment_base_offset
 
@@ -133,7 +129,6 @@ __all__ = [
     "ParsedSegment",
     "ProducerSnapshotEntry",
     "ProducerSnapshotFile",
-    "ScannedPartition",
     "SegmentFiles",
     "SegmentFileReader",
     "SegmentIndexes",

@@ -28,9 +28,8 @@ from kcompact_nb.core import (
     log_to_clean,
 )
 from kcompact_nb.io._errors import LogWriteError
-from kcompact_nb.io._log_reader import segment_files
-from kcompact_nb.io._partition_stream import ScannedPartition, SegmentFiles, scan_partition_dir
-from kcompact_nb.io._progress import ByteProgress
+from kcompact_nb.io._log_reader import LoadedPartition, scan_partition_dir
+from kcompact_nb.io._partition_stream import SegmentFiles
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ def predict_partition_dir(
     overwrite: bool = False,
     verify_crc: bool = True,
     progress: bool | None = None,
-    on_scanned: Callable[[ScannedPartition], None] | None = None,
+    on_scanned: Callable[[LoadedPartition], None] | None = None,
 ) -> PartitionPrediction:
     """Kafka's next pass at ``now_ms`` over the partition directory ``path``, in bounded memory.
 
@@ -89,26 +88,23 @@ def predict_partition_dir(
     Memory is the partition's metadata, the offset map (bounded by the dedupe buffer) and one read buffer's
     batches, not the partition's records.
     """
-    folder = Path(path)
-    total = sum(f.stat().st_size for f in segment_files(folder)) if folder.is_dir() else 0
-    with ByteProgress(total, f"{folder.name} (headers)", progress) as bar:
-        scanned = scan_partition_dir(
-            folder,
-            config=config,
-            broker=broker,
-            log_start_offset=log_start_offset,
-            cleaner_checkpoint=cleaner_checkpoint,
-            now_ms=now_ms,
-            verify_crc=verify_crc,
-            on_bytes=bar.update,
-        )
+    scanned = scan_partition_dir(
+        path,
+        config=config,
+        broker=broker,
+        log_start_offset=log_start_offset,
+        cleaner_checkpoint=cleaner_checkpoint,
+        now_ms=now_ms,
+        verify_crc=verify_crc,
+        progress=progress,
+    )
     if on_scanned is not None:
         on_scanned(scanned)
     log = scanned.log
     target = None if out is None else _target(Path(out) / log.name, overwrite=overwrite)
     staging = None if target is None else _staging(target)
     try:
-        storage = SegmentFiles(scanned.files, out=staging, verify_crc=verify_crc)
+        storage = SegmentFiles(scanned.files or {}, out=staging, verify_crc=verify_crc)
         ltc = log_to_clean(log, now_ms=now_ms)
         result = None
         if ltc.first_dirty_offset < ltc.first_uncleanable_offset:

@@ -1,8 +1,8 @@
 """A partition directory streamed as Kafka's cleaner reads it: segment files one at a time, never all at once.
 
-:func:`scan_partition_dir` reads every batch header once (and the records of control batches only) into a
-log of :class:`~kcompact_nb.core.StoredSegment` values: sizes, timestamps, index entries, producer state and
-aborted transactions, what a broker holds in memory for a partition. :class:`SegmentFiles` is the pass's
+:func:`~kcompact_nb.io.scan_partition_dir` reads every batch header once (and the records of control batches
+only) into a log of :class:`~kcompact_nb.core.StoredSegment` values: sizes, timestamps, index entries, producer
+state and aborted transactions, what a broker holds in memory for a partition. :class:`SegmentFiles` is the pass's
 storage: it reads a segment's batches from its file when the pass asks (a read buffer at a time, keys
 numbered afresh every few thousand batches) and writes each cleaned group to a ``.cleaned`` file as the
 pass fills it, renamed to ``.log`` when the group is swapped in (``Cleaner.cleanSegments``). Memory is the
@@ -11,16 +11,14 @@ metadata, the offset map and one read buffer's batches, whatever the size of the
 
 from __future__ import annotations
 
-import os
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 from kcompact_nb.core import (
     CLEANED_FILE_SUFFIX,
-    BrokerConfig,
     KcompactError,
     KeyRegistry,
     OffsetBucket,
@@ -29,13 +27,9 @@ from kcompact_nb.core import (
     RecordBatch,
     Segment,
     StoredSegment,
-    TimestampType,
-    TopicConfig,
-    load_log,
     segment_file_name,
 )
-from kcompact_nb.io import _batch_header as L
-from kcompact_nb.io._log_reader import _mtime_ms, _require_dir, parse_partition_dir_name, segment_files
+from kcompact_nb.io._log_reader import LoadedPartition
 from kcompact_nb.io._log_writer import batch_bytes, set_mtime_ms
 from kcompact_nb.io._segment_reader import SegmentFileReader
 
@@ -43,114 +37,18 @@ REGISTRY_BATCHES = 4096
 """Batches read with one key registry before a new one is started: the registry's keys are released then."""
 
 
-@dataclass
-class ScannedPartition:
-    """A partition directory known by its metadata: the log (stored segments) and each segment's file."""
-
-    log: PartitionLog
-    path: Path
-    files: dict[int, Path]
-    notes: list[str] = field(default_factory=list)
-
-
-def scan_partition_dir(
-    path: str | os.PathLike[str],
-    *,
-    config: TopicConfig | None = None,
-    broker: BrokerConfig | None = None,
-    log_start_offset: int | None = None,
-    cleaner_checkpoint: int | None = None,
-    now_ms: int | None = None,
-    verify_crc: bool = True,
-    on_bytes: Callable[[int], None] | None = None,
-) -> ScannedPartition:
-    """Read the batch headers of a ``<topic>-<partition>/`` directory, one segment file at a time.
-
-    The same log as :func:`kcompact_nb.io.read_partition_dir` gives (``LogLoader`` without index files), but its
-    segments hold no batches: a pass streams them from the files (:class:`SegmentFiles`). Records are decoded
-    only in control batches. Parameters are :func:`~kcompact_nb.io.read_partition_dir`'s; ``on_bytes`` is called
-    with each batch's size (progress).
-    """
-    folder = Path(path)
-    _require_dir(folder, "partition directory")
-    topic, partition = parse_partition_dir_name(folder)
-    files = segment_files(folder)
-    scanned = ScannedPartition(PartitionLog(topic, partition), folder, {int(f.name[:20]): f for f in files})
-    segments = _header_segments(files, verify_crc=verify_crc, on_bytes=on_bytes)
-    scanned.log = load_log(
-        topic,
-        partition,
-        segments,
-        config=config,
-        broker=broker,
-        log_start_offset=log_start_offset,
-        cleaner_checkpoint=cleaner_checkpoint,
-        now_ms=now_ms,
-        notes=scanned.notes,
-        stored=True,
-    )
-    return scanned
-
-
-def partition_offset_buckets(scanned: ScannedPartition, *, bucket_count: int) -> list[OffsetBucket]:
+def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> list[OffsetBucket]:
     """:func:`kcompact_nb.core.offset_buckets` of a scanned partition, its segment files read one at a time.
 
     The same rows as for the partition read whole, in the memory of one entry per distinct key.
     """
     log = scanned.log
     tally = OffsetBucketTally(log.log_start_offset, log.log_end_offset, bucket_count)
-    storage = SegmentFiles(scanned.files)
+    storage = SegmentFiles(scanned.files or {})
     for segment in log.segments:
         for batch in storage.batches(segment, 0):
             tally.add(batch)
     return tally.rows(log.topic, log.partition)
-
-
-def _header_segments(
-    files: list[Path], *, verify_crc: bool, on_bytes: Callable[[int], None] | None
-) -> Iterator[tuple[int, int, Iterator[RecordBatch]]]:
-    """Each segment file's base offset, mtime and batches, headers only (control batches decoded: their markers
-    close transactions); offsets are checked across files as :func:`~kcompact_nb.io.read_partition_dir` does."""
-    next_offset: int | None = None
-    for index, file in enumerate(files):
-        end = int(files[index + 1].name[:20]) if index + 1 < len(files) else None
-        reader = SegmentFileReader(
-            file, min_offset=next_offset, end_offset=end, keep_raw=False, verify_crc=verify_crc, on_bytes=on_bytes
-        )
-
-        def header_only(data: bytes, position: int, allowed: int, reader: SegmentFileReader = reader) -> RecordBatch:
-            nonlocal next_offset
-            if data[L.ATTRIBUTES_POSITION + 1] & L.CONTROL_BIT:
-                batch = reader.decode_batch(data, position, allowed)
-            else:
-                batch = _header_batch(reader.check_header(data, position, allowed), len(data))
-            next_offset = batch.last_offset + 1
-            return batch
-
-        yield int(file.name[:20]), _mtime_ms(file), reader.decoded(header_only)
-
-
-def _header_batch(header: tuple[int, ...], size: int) -> RecordBatch:
-    """A batch's header fields without its records (their count stays in the file)."""
-    base_offset, _, ple, _, _, attributes, last_delta, base_ts, max_ts, producer_id, epoch, sequence, _ = header
-    codec_id = attributes & L.CODEC_MASK
-    return RecordBatch(
-        base_offset,
-        base_offset + last_delta,
-        (),
-        size,
-        base_ts,
-        max_ts,
-        producer_id,
-        epoch,
-        sequence,
-        bool(attributes & L.TRANSACTIONAL_BIT),
-        False,
-        TimestampType.LOG_APPEND_TIME if attributes & L.LOG_APPEND_TIME_BIT else TimestampType.CREATE_TIME,
-        L.COMPRESSION_CODECS[codec_id] if codec_id < len(L.COMPRESSION_CODECS) else "none",
-        base_ts if attributes & L.DELETE_HORIZON_BIT else None,
-        ple,
-    )
 
 
 @dataclass(eq=False)

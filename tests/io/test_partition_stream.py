@@ -233,3 +233,36 @@ def test_packed_batches_over_several_segments_and_key_registries(tmp_path: Path,
     for offset_map in (None, OffsetMapSpec(slots=150, load_factor=1.0), OffsetMapSpec(exact=True)):
         streamed = assert_same_pass(folder, now_ms=NOW, config=log.config, offset_map=offset_map)
         assert streamed.result is not None and len(streamed.result.groups) > 1
+
+
+def test_offset_buckets_streamed_equal_those_of_the_log_in_memory(tmp_path: Path) -> None:
+    from kcompact_nb.core import offset_buckets
+    from kcompact_nb.io import partition_offset_buckets
+
+    for stage in sorted(p for p in SAMPLES.glob("*/*") if p.is_dir()):
+        folder = next(p for p in stage.iterdir() if p.is_dir())
+        expected = offset_buckets(read_partition_dir(folder).log, bucket_count=7)
+        assert partition_offset_buckets(scan_partition_dir(folder), bucket_count=7) == expected, stage
+    gzipped = [("batch", [NewRecord(b"k%d" % (i % 9), None if i % 5 == 0 else b"v")], "gzip") for i in range(60)]
+    log = random_log(gzipped, 300, "offset")
+    folder = write_partition_dir(log, tmp_path)
+    rows = partition_offset_buckets(scan_partition_dir(folder), bucket_count=11)
+    assert rows == offset_buckets(read_partition_dir(folder).log, bucket_count=11)
+    assert sum(r.records for r in rows) == 60 and sum(r.live + r.tombstones for r in rows) == 9
+
+
+def test_the_layout_figure_of_a_scanned_partition_is_drawn_from_its_buckets() -> None:
+    from kcompact_nb.core import offset_buckets
+    from kcompact_nb.io import partition_offset_buckets
+    from kcompact_nb.viz import layout_figure
+
+    folder = SAMPLES / "compaction-basic" / "before" / "basic-0"
+    scanned = scan_partition_dir(folder)
+    now = 1_767_225_600_000
+    streamed = layout_figure(scanned.log, now_ms=now, buckets=partition_offset_buckets(scanned, bucket_count=10))
+    loaded = read_partition_dir(folder).log
+    whole = layout_figure(loaded, now_ms=now, max_records=0, bucket_count=10)
+    assert streamed.to_plotly_json() == whole.to_plotly_json()
+    assert offset_buckets(loaded, bucket_count=10)[0].records > 0
+    with pytest.raises(ValueError, match="offset buckets"):
+        layout_figure(scanned.log, now_ms=now)
