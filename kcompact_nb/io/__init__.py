@@ -87,7 +87,7 @@ from kcompact_nb.io._log_writer import (
     write_segment_file,
 )
 from kcompact_nb.io._partition_prediction import PartitionPrediction, predict_partition_dir
-from kcompact_nb.io._partition_stream import SegmentFiles, partition_offset_buckets
+from kcompact_nb.io._partition_stream import SegmentFiles, partition_batches, partition_offset_buckets
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter_segment_batches, segment_base_offset
 
@@ -156,6 +156,7 @@ __all__ = [
     "parse_kcat_format",
     "parse_kcat_json",
     "parse_partition_dir_name",
+    "partition_batches",
     "partition_offset_buckets",
     "predict_partition_dir",
     "preallocated_bytes",

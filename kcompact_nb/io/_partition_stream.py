@@ -38,17 +38,25 @@ REGISTRY_BATCHES = 4096
 
 
 def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> list[OffsetBucket]:
-    """:func:`kcompact_nb.core.offset_buckets` of a scanned partition, its segment files read one at a time.
+    """:func:`kcompact_nb.core.offset_buckets` of a partition, a scanned one read segment file by segment file.
 
     The same rows as for the partition read whole, in the memory of one entry per distinct key.
     """
     log = scanned.log
     tally = OffsetBucketTally(log.log_start_offset, log.log_end_offset, bucket_count)
-    storage = SegmentFiles(scanned.files or {})
-    for segment in log.segments:
-        for batch in storage.batches(segment, 0):
-            tally.add(batch)
+    for batch in partition_batches(scanned):
+        tally.add(batch)
     return tally.rows(log.topic, log.partition)
+
+
+def partition_batches(partition: LoadedPartition) -> Iterator[RecordBatch]:
+    """Every batch of ``partition`` in offset order: streamed from its files when it was scanned, else its log's."""
+    if partition.files is None:
+        yield from partition.log.batches()
+        return
+    storage = SegmentFiles(partition.files)
+    for segment in partition.log.segments:
+        yield from storage.batches(segment, 0)
 
 
 @dataclass(eq=False)

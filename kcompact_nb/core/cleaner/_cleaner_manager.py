@@ -65,6 +65,9 @@ class CleanerManager:
     """When the broker started: producer expiry checks run every interval after it."""
     recorded: list[PassResult] | None = None
     """When a list, every pass this manager runs is appended to it (frames collect a step's passes)."""
+    storages: dict[str, SegmentStorage] = field(default_factory=dict)
+    """Where the batches of some logs are (by ``topic-partition``): a log scanned from its segment files is
+    cleaned by streaming them. Other logs hold their batches."""
     _last_expiry_check_ms: int = -1
 
     def grab_filthiest_log(
@@ -132,6 +135,7 @@ class CleanerManager:
         if not force and (not ltc.eligible or log.name in self.uncleanable or not log.config.compact):
             return None
         strategy = self.strategy_of(log)
+        storage = storage or self.storages.get(log.name)
         result = clean_pass(
             log,
             now_ms=now_ms,
@@ -197,6 +201,7 @@ class CleanerManager:
                 strategy=self.strategy_of(log),
                 cleanable_ratio=best.cleanable_ratio,
                 broker=self.broker,
+                storage=self.storages.get(log.name),
             )
         except KcompactError as error:
             self.uncleanable.add(log.name)
