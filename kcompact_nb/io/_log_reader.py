@@ -148,15 +148,8 @@ def read_partition_dir(
     progress:
         Show a tqdm bar (``None``: only for big reads on a terminal).
     """
-    path = Path(path)
-    _require_dir(path, "partition directory")
-    parse_partition_dir_name(path)
     options = _ReadOptions(config, broker, now_ms, recover, verify_crc, keep_raw)
-    total = sum(f.stat().st_size for f in segment_files(path))
-    with ByteProgress(total, path.name, progress) as bar:
-        return _load_partition(
-            path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=cleaner_checkpoint
-        )
+    return _load_one(Path(path), options, progress, log_start_offset, cleaner_checkpoint)
 
 
 def scan_partition_dir(
@@ -179,15 +172,18 @@ def scan_partition_dir(
     ``files`` (:func:`kcompact_nb.io.predict_partition_dir`). Parameters are :func:`read_partition_dir`'s;
     there is no recovery: a corrupt batch raises.
     """
-    path = Path(path)
+    options = _ReadOptions(config, broker, now_ms, False, verify_crc, False, scan=True)
+    return _load_one(Path(path), options, progress, log_start_offset, cleaner_checkpoint)
+
+
+def _load_one(
+    path: Path, options: _ReadOptions, progress: bool | None, log_start_offset: int | None, checkpoint: int | None
+) -> LoadedPartition:
     _require_dir(path, "partition directory")
     parse_partition_dir_name(path)
-    options = _ReadOptions(config, broker, now_ms, False, verify_crc, False, scan=True)
     total = sum(f.stat().st_size for f in segment_files(path))
-    with ByteProgress(total, f"{path.name} (headers)", progress) as bar:
-        return _load_partition(
-            path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=cleaner_checkpoint
-        )
+    with ByteProgress(total, f"{path.name} (headers)" if options.scan else path.name, progress) as bar:
+        return _load_partition(path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=checkpoint)
 
 
 @dataclass(frozen=True)
