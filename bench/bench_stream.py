@@ -1,4 +1,5 @@
-"""``python -m bench stream [--sizes 1M,5M,50M] [--work DIR]``: the streamed pass over big partitions (issue #19).
+"""``python -m bench stream [--sizes 1M,5M,50M] [--work DIR] [--output FILE]``: the streamed pass over big
+partitions (issue #19, points 2 and 4).
 
 For each size a partition of the side-by-side workload (100-byte values, keys = records / 10, 5 % tombstones,
 batches of 100) is written in the broker's layout, rolled at Kafka's default ``segment.bytes`` (1 GiB), then
@@ -9,8 +10,8 @@ measured in a fresh process each (its own peak RSS):
 - ``memory`` (up to 5M records): the partition read whole, then the same pass (for the comparison);
 - ``buckets``: offset-bucketed summaries computed while streaming, then the layout figure drawn from them.
 
-Prints one table: seconds, records per second, microseconds per record, peak RSS; the machine and its load.
-Generated data is deleted afterwards.
+Prints one table: seconds, records per second, microseconds per record, peak RSS; the machine and its load
+(``--output`` also writes it as markdown, e.g. ``bench/RESULTS-stream.md``). Generated data is deleted afterwards.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def main(argv: list[str]) -> int:
         return 0
     sizes = [parse_size(s) for s in _option(argv, "--sizes", "1M,5M").split(",")]
     work = Path(_option(argv, "--work", tempfile.gettempdir()))
-    print(f"machine: {describe()}; load average {os.getloadavg()[0]:.1f} at start")
+    machine = f"{describe()}; load average {os.getloadavg()[0]:.1f} at start"
+    print(f"machine: {machine}")
     rows = []
     for size in sizes:
         scratch = Path(tempfile.mkdtemp(prefix=f"kcompact-stream-{size}-", dir=work))
@@ -107,7 +109,30 @@ def main(argv: list[str]) -> int:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     print(format_table(rows))
+    output = _option(argv, "--output", "")
+    if output:
+        Path(output).write_text(markdown(rows, machine), encoding="utf-8")
     return 0
+
+
+def markdown(rows: list[dict[str, str]], machine: str) -> str:
+    """The results as ``bench/RESULTS-stream.md`` shows them."""
+    columns = list(rows[0]) if rows else []
+    lines = [
+        "# Streamed passes over big partitions (`python -m bench stream`)",
+        "",
+        f"Machine: {machine}. Each row is one run in a fresh process (its own peak RSS); `load avg` is the",
+        "machine's one-minute load average when the run started (other work shares the 2 cores).",
+        "`stream`: `io.predict_partition_dir` with Kafka's default 128 MiB dedupe buffer, the cleaned partition",
+        "written to disk; `buckets`: offset buckets tallied while streaming, then the layout figure drawn from",
+        "them (the figure's own seconds in the note); `memory`: the partition read whole, the same pass, written.",
+        "",
+        "| " + " | ".join(columns) + " |",
+        "|" + "|".join("---" for _ in columns) + "|",
+        *("| " + " | ".join(row[c] for c in columns) + " |" for row in rows),
+        "",
+    ]
+    return "\n".join(lines)
 
 
 def _row(mode: str, size: int, data_bytes: int, data: dict[str, Any], load: float) -> dict[str, str]:
