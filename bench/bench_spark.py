@@ -199,11 +199,14 @@ def main() -> None:
     jvm = statistics.median(decode_two_cores().seconds for _ in range(3))
     python = statistics.median(decode_two_cores_python().seconds for _ in range(3))
     print(
-        f"10M live state + compaction, median of 3 after a first run: local[2] {two:.1f} s, local[1] {one:.1f} s, speed-up {one / two:.2f}x"
+        f"10M live state + compaction, median of 3 after a first run: local[2] {two:.1f} s, local[1] {one:.1f} s, "
+        f"speed-up {one / two:.2f}x"
     )
     print("first runs in fresh sessions: " + ", ".join(f"{s:.1f} s" for s in _first_run_s.values()))
     print(
-        f"decode, median of 3: single-core reader {single:.2f} s, Spark local[2] JVM source {jvm:.2f} s ({single / jvm:.2f}x), Python workers {python:.2f} s ({single / python:.2f}x)"
+        f"decode, median of 3: single-core reader {single:.2f} s, "
+        f"Spark local[2] JVM source {jvm:.2f} s ({single / jvm:.2f}x), "
+        f"Python workers {python:.2f} s ({single / python:.2f}x)"
     )
 
 

@@ -67,8 +67,10 @@ def _one_size(broker: KafkaBroker, workload: Workload, runs: int, folder: Path) 
     size = workload.records
     passes = [kafka_pass(broker, workload, f"bench-{size}-{i}", folder if i == 0 else None) for i in range(runs)]
     copied = folder / f"bench-{size}-0-0"
-    kafka_runs = [Row(KAFKA, p.messages_read, round(p.mb_read * MIB), p.seconds, note=f"{p.messages_written:,} records kept")
-                  for p in passes]  # fmt: skip
+    kafka_runs = [
+        Row(KAFKA, p.messages_read, round(p.mb_read * MIB), p.seconds, note=f"{p.messages_written:,} records kept")
+        for p in passes
+    ]
     rows = [median_row(KAFKA, kafka_runs)]
     rows.append(median_row(CORE, [measure("core", copied) for _ in range(runs)]))
     rows.append(median_row(PANDAS, [measure("pandas", copied) for _ in range(runs)]))

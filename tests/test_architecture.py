@@ -244,7 +244,8 @@ def test_the_checker_finds_planted_violations(tmp_path):
     assert face_violations(tmp_path) == [
         "kcompact_nb.core.cleaner._pass:1 imports kcompact_nb.core.model._thing: "
         "import kcompact_nb.core.model (the part's face), not a module inside it",
-        "kcompact_nb.viz._figure:1 imports kcompact_nb.core.model: import kcompact_nb.core (its face), not a module inside it",
+        "kcompact_nb.viz._figure:1 imports kcompact_nb.core.model: "
+        "import kcompact_nb.core (its face), not a module inside it",
     ]
     assert import_cycles(tmp_path) == [
         ["kcompact_nb.core.model", "kcompact_nb.core.model._thing", "kcompact_nb.viz", "kcompact_nb.viz._figure"],

@@ -160,5 +160,8 @@ def test_sanitizer_removes_only_what_varies():
     assert _sanitize("Wall time: 1.2 s\n") == "Wall time: TIMING\n"
     assert _sanitize("26/01/01 10:00:00 WARN NativeCodeLoader: no native\nrows 3\n") == "rows 3\n"
     assert _sanitize("1 passed in 3.31s") == "1 passed in DURATION"
-    kept = "Buffer utilization: 87.5%\nt=604,800,001 ms\n0.0 MB of log processed in 0.0 seconds (Infinity MB/sec).\noffset 0x10"
+    kept = (
+        "Buffer utilization: 87.5%\nt=604,800,001 ms\n"
+        "0.0 MB of log processed in 0.0 seconds (Infinity MB/sec).\noffset 0x10"
+    )
     assert _sanitize(kept) == kept

@@ -41,6 +41,6 @@ def test_inspect_follows_the_version_too(tmp_path):
     refused = kcompact("inspect", SAMPLE_LOG_DIR, "--config", "segment.bytes=1000")
     assert refused.returncode == 2 and "Value must be at least 1048576 from Kafka 4.0 on" in refused.stderr
     (tmp_path / "c.properties").write_text("kafka.version=3.9.2\n")
-    accepted = kcompact("inspect", SAMPLE_LOG_DIR, "--config", "segment.bytes=1000", "--config-file", tmp_path / "c.properties",
-                        "--now-ms", "0")  # fmt: skip
+    accepted = kcompact("inspect", SAMPLE_LOG_DIR, "--config", "segment.bytes=1000",
+                        "--config-file", tmp_path / "c.properties", "--now-ms", "0")  # fmt: skip
     assert accepted.returncode == 0, accepted.stderr

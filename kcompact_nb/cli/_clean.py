@@ -106,7 +106,10 @@ def parse_time_ms(text: str) -> int:
 
 
 def config_settings(items: list[str], config_file: Path | None, kafka_version: str | None) -> ConfigSettings:
-    """``--config-file``, then ``--config`` (broker names to the broker, the rest to topics), then ``--kafka-version``."""
+    """The settings of ``--config-file``, then ``--config``, then ``--kafka-version``.
+
+    A ``--config`` item named like a broker property goes to the broker, any other to the topics.
+    """
     settings = read_config_file(existing_file(config_file, "--config-file")) if config_file else ConfigSettings()
     broker_names = BrokerConfig.property_names()
     for item in items:

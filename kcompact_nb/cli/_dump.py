@@ -104,7 +104,8 @@ def _partition_dir(path: Path) -> Path:
         )
         if partitions:
             raise KcompactError(
-                f"{path} is a log dir, not a partition folder: dump one of its partitions (e.g. {path / partitions[0]}) "
+                f"{path} is a log dir, not a partition folder: "
+                f"dump one of its partitions (e.g. {path / partitions[0]}) "
                 f"or explain them all with `kcompact inspect {path}`"
             ) from None
         raise

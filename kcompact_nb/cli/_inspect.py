@@ -50,8 +50,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--now-ms", type=epoch_ms, default=None, metavar="MS", help="the time to judge at (default: now)"
     )
-    parser.add_argument("--recover", action="store_true",
-                        help="keep the valid prefix of corrupt segments, as Kafka's log recovery does, and say what it drops")  # fmt: skip
+    parser.add_argument(
+        "--recover", action="store_true",
+        help="keep the valid prefix of corrupt segments, as Kafka's log recovery does, and say what it drops",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print one JSON document (exact values, times in ms)")
     add_stream_from(parser)
 

@@ -47,7 +47,8 @@ def _report_failures(result: dict[str, Any]) -> None:
         if step["op"] == "expect" and not step["result"]["passed"]:
             for failure in step["result"]["failures"]:
                 print(
-                    f"steps[{step['index']}] expect {failure['assertion']} on {failure['topic']}-{failure['partition']}: "
+                    f"steps[{step['index']}] expect {failure['assertion']} "
+                    f"on {failure['topic']}-{failure['partition']}: "
                     f"expected {failure['expected']!r}, got {failure['actual']!r}",
                     file=sys.stderr,
                 )

@@ -148,7 +148,8 @@ def _compressible_values(rng: random.Random, count: int, tombstone_ratio: float)
     (kafka-python, the workloads' producer, sends a batch uncompressed when its codec would make it bigger)."""
     return [
         None if rng.random() < tombstone_ratio
-        else b"price=%d;currency=EUR;" % rng.randint(1, 9_999) + b"note=" + rng.choice([b"ab", b"xyz", b"kafka"]) * rng.randint(5, 30)
+        else b"price=%d;currency=EUR;" % rng.randint(1, 9_999)
+        + b"note=" + rng.choice([b"ab", b"xyz", b"kafka"]) * rng.randint(5, 30)
         for _ in range(count)
     ]  # fmt: skip
 
@@ -212,8 +213,9 @@ def _compression_category(offset: int) -> Iterator[Workload]:
     yield compression_workload(seed + 9, codecs=("snappy",), tombstone_ratio=0.6, rounds=3)  # horizons stamped, met
     yield compression_workload(seed + 10, codecs=("zstd",), batch_records=3, producer="idempotent")
     yield transactional_compression_workload(seed + 11, codec="gzip")
+    # batches over one lz4 (64 KiB) and several snappy (32 KiB) blocks
     yield compression_workload(seed + 12, codecs=("lz4", "snappy"), keys=400, records=6000, batch_records=3000,
-                               rounds=1)  # batches over one lz4 (64 KiB) and several snappy (32 KiB) blocks  # fmt: skip
+                               rounds=1)  # fmt: skip
 
 
 def _keys_category(offset: int) -> Iterator[Workload]:
@@ -245,8 +247,8 @@ def _tombstones_category(offset: int) -> Iterator[Workload]:
 
 def _multi_pass_category(offset: int) -> Iterator[Workload]:
     for i, (keys, per_batch, rounds) in enumerate([(5, 1, 2), (10, 3, 3), (40, 5, 2), (200, 20, 3)]):
-        yield generate_workload(offset + 500 + i, keys=keys, records=max(40, keys), batch_records=per_batch, rounds=rounds,
-                                idempotent=i % 2 == 1)  # fmt: skip
+        yield generate_workload(offset + 500 + i, keys=keys, records=max(40, keys), batch_records=per_batch,
+                                rounds=rounds, idempotent=i % 2 == 1)  # fmt: skip
 
 
 CATEGORIES: dict[str, Callable[[int], Iterator[Workload]]] = {

@@ -140,8 +140,8 @@ def recompression_differences(before: PartitionLog) -> list[str]:
         if stored.is_control or stored.base_offset < (before.cleaner_checkpoint or 0):
             continue
         sent = RecordBatch.build(
-            list(stored.records), base_offset=stored.base_offset, last_offset=stored.last_offset, producer_id=stored.producer_id,
-            producer_epoch=stored.producer_epoch, base_sequence=stored.base_sequence,
+            list(stored.records), base_offset=stored.base_offset, last_offset=stored.last_offset,
+            producer_id=stored.producer_id, producer_epoch=stored.producer_epoch, base_sequence=stored.base_sequence,
             is_transactional=stored.is_transactional, partition_leader_epoch=stored.partition_leader_epoch,
             compression=codec,
         )  # fmt: skip

@@ -56,8 +56,8 @@ from kcompact_nb.io._header_scan import header_segments
 from kcompact_nb.io._index_files import (
     OffsetIndexFile,
     ProducerSnapshotEntry,
-    SegmentIndexes,
     ProducerSnapshotFile,
+    SegmentIndexes,
     TimeIndexFile,
     TransactionIndexFile,
     java_hash_map_order,

@@ -7,10 +7,11 @@ The text is what ``kafka.tools.DumpLogSegments.dumpLog`` prints (Kafka 2.x-4.x),
     baseOffset: 0 lastOffset: 0 count: 1 baseSequence: 0 lastSequence: 0 producerId: 0 producerEpoch: 0
       partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty
       position: 0 CreateTime: 1700000000000 size: 80 magic: 2 compresscodec: none crc: 1234 isvalid: true
-    | offset: 0 CreateTime: 1700000000000 keySize: 2 valueSize: 10 sequence: 0 headerKeys: [] key: k0 payload: 0123456789
+    | offset: 0 CreateTime: 1700000000000 keySize: 2 valueSize: 10 sequence: 0 headerKeys: []
+      key: k0 payload: 0123456789
 
-(each batch is one line). What the text cannot carry is set to ``None`` (or left out) and named
-in :attr:`DumpLogParse.missing`:
+(each batch and each record is one line). What the text cannot carry is set to ``None`` (or left
+out) and named in :attr:`DumpLogParse.missing`:
 
 ``records``
     no ``--deep-iteration``: batches have no records (their ``count`` is still known).
@@ -355,7 +356,8 @@ def _check_batch_offsets(parser: _DumpParser, base: int, last: int, records: tup
     section = parser.section()
     if section.batches and base <= section.batches[-1].last_offset:
         raise parser.error(
-            f"batch base offset {base} does not follow the previous batch's last offset {section.batches[-1].last_offset}"
+            f"batch base offset {base} does not follow "
+            f"the previous batch's last offset {section.batches[-1].last_offset}"
         )
 
 

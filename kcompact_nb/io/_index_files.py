@@ -91,7 +91,10 @@ class TimestampOffset:
 
 @dataclass(frozen=True)
 class OffsetIndexFile:
-    """A ``.index`` file; ``preallocated_bytes`` is the file size of an active segment's index, ``None`` once trimmed."""
+    """A ``.index`` file.
+
+    ``preallocated_bytes`` is the file size of an active segment's index, ``None`` once trimmed.
+    """
 
     base_offset: int
     entries: tuple[OffsetPosition, ...]
@@ -100,7 +103,10 @@ class OffsetIndexFile:
 
 @dataclass(frozen=True)
 class TimeIndexFile:
-    """A ``.timeindex`` file; ``preallocated_bytes`` is the file size of an active segment's index, ``None`` once trimmed."""
+    """A ``.timeindex`` file.
+
+    ``preallocated_bytes`` is the file size of an active segment's index, ``None`` once trimmed.
+    """
 
     base_offset: int
     entries: tuple[TimestampOffset, ...]

@@ -18,7 +18,10 @@ from kcompact_nb.core import (
 
 @dataclass(frozen=True)
 class ConsumedRecord:
-    """One message as a consumer saw it: where it came from, the record, and its timestamp type when printed (``-J``)."""
+    """One message as a consumer saw it: where it came from and the record.
+
+    ``timestamp_type`` is its timestamp type when printed (``-J``).
+    """
 
     topic: str | None
     partition: int | None

@@ -147,7 +147,10 @@ class _RecordReader:
 def _null_advice(letter: str, print_nulls: bool) -> str:
     if print_nulls:
         return f"kcat -Z prints NULL for an empty or null %{letter}, found something else: was -Z not given?"
-    return f"kcat printed NULL for an empty or null %{letter}: the output was made with -Z; read it with -Z (print_nulls=True)"
+    return (
+        f"kcat printed NULL for an empty or null %{letter}: "
+        "the output was made with -Z; read it with -Z (print_nulls=True)"
+    )
 
 
 def _message(fmt: KcatFormat, captured: Captured) -> ConsumedRecord:

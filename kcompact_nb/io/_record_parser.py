@@ -16,7 +16,8 @@ A record (``DefaultRecord``) after the 61-byte batch header::
     keyLength, key     varint, bytes     -1: null key
     valueLength, value varint, bytes     -1: null value (a tombstone)
     headersCount       varint
-    headers            keyLength varint, key (UTF-8, invalid bytes read as U+FFFD as Java does), valueLength varint, value (-1: null)
+    headers            keyLength varint, key (UTF-8, invalid bytes read as U+FFFD as Java does),
+                       valueLength varint, value (-1: null)
 """
 
 from __future__ import annotations

@@ -351,7 +351,10 @@ class SegmentFileReader:
         return bytes(patched) + records
 
     def _records_by_kafka_python(self, data: bytes, attributes: int, codec: str, position: int) -> Sequence[Record]:
-        """Records the column parser does not read cleanly: kafka-python decides what they are, or that they are corrupt."""
+        """Records the column parser does not read cleanly.
+
+        kafka-python decides what they are, or that they are corrupt.
+        """
         if attributes & L.LOG_APPEND_TIME_BIT:
             # kafka-python reports maxTimestamp for every record of a LogAppendTime batch; clearing
             # the bit in a copy (after the CRC check) yields the timestamps as stored.

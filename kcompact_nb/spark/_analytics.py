@@ -73,7 +73,10 @@ def tombstones(records: DataFrame, *, now_ms: int) -> DataFrame:
 
 
 def map_capacity(dedupe_buffer_bytes: int, *, threads: int = 1, load_factor: float = 0.9) -> int:
-    """Keys one pass can index: ``int(min(log.cleaner.dedupe.buffer.size / threads, Int.MaxValue) / 24 * load factor)``."""
+    """Keys one pass can index.
+
+    ``int(min(log.cleaner.dedupe.buffer.size / threads, Int.MaxValue) / 24 * load factor)``.
+    """
     slots = min(dedupe_buffer_bytes // max(threads, 1), INT_MAX) // OFFSET_MAP_ENTRY_BYTES
     return int(slots * load_factor)
 

@@ -83,7 +83,10 @@ def _width(bucket_count: int | None, bucket_offsets: int | None) -> Column:
 def _bucket_ranges(
     records: DataFrame, width: Column, segments: DataFrame | None, checkpoints: DataFrame | None
 ) -> DataFrame:
-    """Per partition: ``_start``, ``_end`` (log start and end offsets), ``_width`` and ``_buckets``; empty logs dropped."""
+    """Per partition: ``_start``, ``_end`` (log start and end offsets), ``_width`` and ``_buckets``.
+
+    Empty logs are dropped.
+    """
     require_columns(records, ["segment_base_offset", "batch_last_offset"], what="offset_buckets")
     ends = records.groupBy(*PARTITION_COLUMNS).agg(
         F.coalesce(F.min("segment_base_offset"), F.min("offset")).alias("_start"),

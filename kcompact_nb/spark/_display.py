@@ -19,7 +19,9 @@ DEFAULT_DISPLAY_LIMIT = 20
 def table(
     df: DataFrame, *, limit: int = DEFAULT_DISPLAY_LIMIT, order_by: Sequence[str] | None = None, decode: bool = True
 ) -> Any:
-    """The first ``limit`` rows of ``df`` in a total order, as a pandas DataFrame (``toPandas`` of at most ``limit`` rows).
+    """The first ``limit`` rows of ``df`` in a total order, as a pandas DataFrame.
+
+    It is ``toPandas`` of at most ``limit`` rows.
 
     Parameters
     ----------

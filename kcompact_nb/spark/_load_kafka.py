@@ -32,7 +32,8 @@ def load_kafka(
     ----------
     bootstrap_servers : ``host:port[,host:port]`` (``kafka.bootstrap.servers``).
     topics : a topic name or several (``subscribe``).
-    starting_offsets, ending_offsets : the source's ``startingOffsets`` / ``endingOffsets`` (JSON per partition allowed).
+    starting_offsets, ending_offsets : the source's ``startingOffsets`` / ``endingOffsets``
+        (JSON per partition allowed).
     options : further source options (``kafka.security.protocol``...), they win over the ones here.
     """
     names = [topics] if isinstance(topics, str) else list(topics)

@@ -17,6 +17,7 @@ segment files in Python workers instead.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -47,7 +48,10 @@ class SegmentSourceError(KcompactError, RuntimeError):
 
 
 def cache_dir() -> Path:
-    """Where built jars live: ``$KCOMPACT_CACHE_DIR``, else ``$XDG_CACHE_HOME/kcompact_nb`` or ``~/.cache/kcompact_nb``."""
+    """Where built jars live.
+
+    ``$KCOMPACT_CACHE_DIR``, else ``$XDG_CACHE_HOME/kcompact_nb`` or ``~/.cache/kcompact_nb``.
+    """
     explicit = os.environ.get("KCOMPACT_CACHE_DIR")
     if explicit:
         return Path(explicit)
@@ -117,7 +121,8 @@ def _javac() -> str:
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     raise SegmentSourceError(
-        "no 'javac' (a JDK 17 or newer) on PATH or in $JAVA_HOME/bin: it is needed once to build the segment-file source"
+        "no 'javac' (a JDK 17 or newer) on PATH or in $JAVA_HOME/bin: "
+        "it is needed once to build the segment-file source"
     )
 
 
@@ -180,11 +185,14 @@ def missing_source_reason(spark: SparkSession) -> str:
         )
     return (
         "this session has no JVM segment-file source: start it with kcompact_nb.spark.spark_session "
-        "(segment_source=True, the default), or add the jars kcompact_nb.spark.segment_source_jars() gives to spark.jars"
+        "(segment_source=True, the default), "
+        "or add the jars kcompact_nb.spark.segment_source_jars() gives to spark.jars"
     )
 
 
 _IO_ERROR = re.compile(r"NotASegmentError: (?P<file>[^\n]+?): (?P<reason>[^\n]+)")
+_FILE_ERROR = re.compile(r"(?P<kind>FileNotFoundError|IsADirectoryError): (?P<file>[^\n]+)")
+_FILE_ERRNOS = {"FileNotFoundError": errno.ENOENT, "IsADirectoryError": errno.EISDIR}
 
 
 def read_source(spark: SparkSession, kind: str, **options: str) -> DataFrame:
@@ -199,13 +207,20 @@ def read_source(spark: SparkSession, kind: str, **options: str) -> DataFrame:
 
 @contextmanager
 def io_errors() -> Iterator[None]:
-    """Raise the source's listing errors, which Spark wraps in its own exceptions, as :class:`NotASegmentError`."""
+    """Raise the source's listing errors, which Spark wraps in its own exceptions, as :class:`NotASegmentError`
+    (a log dir) or as ``open()`` raises them (a text file that is missing or a directory)."""
     try:
         yield
     except KcompactError:
         raise
     except Exception as error:
         match = _IO_ERROR.search(str(error))
-        if match is None:
+        if match is not None:
+            raise NotASegmentError(match["file"], None, match["reason"].strip()) from None
+        missing = _FILE_ERROR.search(str(error))
+        if missing is None:
             raise
-        raise NotASegmentError(match["file"], None, match["reason"].strip()) from None
+        code = _FILE_ERRNOS[
+            missing["kind"]
+        ]  # OSError(code, ...) is FileNotFoundError or IsADirectoryError, as open() raises
+        raise OSError(code, os.strerror(code), missing["file"].strip()) from None

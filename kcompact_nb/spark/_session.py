@@ -156,7 +156,10 @@ def spark_session(
 
 
 def _warn_if_master_differs(session: SparkSession, requested: str | None) -> None:
-    """Sessions are get-or-create: an explicit master that differs from the running one is otherwise ignored silently."""
+    """Warn when an explicit master differs from the running session's.
+
+    Sessions are get-or-create: such a master is otherwise ignored silently.
+    """
     running = session.sparkContext.master
     if requested is not None and running != requested:
         warnings.warn(

@@ -5,9 +5,10 @@ schema, a segment table like :func:`load_segments` and checkpoints like :func:`l
 if Kafka's cleaner had already cleaned the start of each partition (its log tail, below the cleaner point).
 
 Not Kafka's behaviour, on purpose: key index ``k`` lives on partition ``k mod partitions`` (Kafka's
-default partitioner hashes keys with murmur2) and records arrive round-robin; every record is a batch of its own without producer (``producerId -1``);
-segments roll every ``segment_records`` offsets; a segment's size is its records' v2 sizes plus a
-61-byte batch header each, and its modification time is its largest timestamp.
+default partitioner hashes keys with murmur2) and records arrive round-robin; every record is a batch
+of its own without producer (``producerId -1``); segments roll every ``segment_records`` offsets; a
+segment's size is its records' v2 sizes plus a 61-byte batch header each, and its modification time
+is its largest timestamp.
 """
 
 from __future__ import annotations

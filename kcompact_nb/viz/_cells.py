@@ -107,7 +107,9 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
         textfont={"size": FONT_SIZE - 2, "color": one_or_each([text_color(c) for c in colors])},
         hovertext=[_key(r) for r in records],
         customdata=[[_value(r), r.outcome.value, r.reason] for r in records],
-        hovertemplate="offset %{x}: key %{hovertext}, value %{customdata[0]}<br>%{customdata[1]}: %{customdata[2]}<extra></extra>",
+        hovertemplate=(
+            "offset %{x}: key %{hovertext}, value %{customdata[0]}<br>%{customdata[1]}: %{customdata[2]}<extra></extra>"
+        ),
         yaxis=yaxis,
         xaxis="x",
     )
@@ -237,9 +239,10 @@ def _spans(
 ) -> go.Bar:
     """Bars over offset runs ``[first, last]`` on the records lane, each with its hover text."""
     return go.Bar(
-        name=name, x=[(a + b) / 2 for a, b, _ in spans], width=[b - a + 1 - inset for a, b, _ in spans], y=[1] * len(spans),
-        base=[0] * len(spans), marker=dict(marker), hovertext=[t for _, _, t in spans], hovertemplate="%{hovertext}<extra></extra>",
-        legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP}, legendrank=rank, yaxis=yaxis, xaxis="x",
+        name=name, x=[(a + b) / 2 for a, b, _ in spans], width=[b - a + 1 - inset for a, b, _ in spans],
+        y=[1] * len(spans), base=[0] * len(spans), marker=dict(marker), hovertext=[t for _, _, t in spans],
+        hovertemplate="%{hovertext}<extra></extra>", legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP},
+        legendrank=rank, yaxis=yaxis, xaxis="x",
     )  # fmt: skip
 
 

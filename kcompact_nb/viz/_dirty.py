@@ -124,7 +124,8 @@ def log_to_clean_rows(rows: Sequence[LogToClean] | Any, *, min_cleanable_dirty_r
 def _partition_hover(ltc: LogToClean, chosen: bool) -> str:
     verdict = "eligible" if ltc.eligible else "not eligible"
     return (
-        f"{ltc.name}: dirty ratio {ltc.cleanable_ratio:.4f} = {format_bytes(ltc.cleanable_bytes, exact=False)} cleanable"
+        f"{ltc.name}: dirty ratio {ltc.cleanable_ratio:.4f} = "
+        f"{format_bytes(ltc.cleanable_bytes, exact=False)} cleanable"
         f" / {format_bytes(ltc.total_bytes, exact=False)} (log tail + cleanable)<br>{verdict}"
         + ("; the filthiest: cleaned next" if chosen else "")
     )

@@ -141,7 +141,10 @@ def draw_header(
         line_y = low + 4 / rows.plot_px
         for part, label in zip([p for p in parts if p.level == level], placed, strict=False):
             color = _part_color(part)
-            path = f"M {part.start - 0.45},{low + 1 / rows.plot_px} V {line_y} H {part.end - 0.55} V {low + 1 / rows.plot_px}"
+            path = (
+                f"M {part.start - 0.45},{low + 1 / rows.plot_px} V {line_y} "
+                f"H {part.end - 0.55} V {low + 1 / rows.plot_px}"
+            )
             fig.add_shape(
                 type="path", path=path, xref="x", yref="paper", line={"color": color, "width": 2}, name=part.name
             )
@@ -173,8 +176,8 @@ def draw_header(
 def _annotate(fig: go.Figure, label: Label, y: float, color: str, size: int, *, name: str) -> None:
     """``label`` at its offset and paper height ``y``, on a white ground so lines behind it do not cross the text."""
     fig.add_annotation(
-        x=label.x, y=y, xref="x", yref="paper", text=label.text, showarrow=False, yanchor="bottom", xanchor=label.anchor,
-        font={"color": color, "size": size}, bgcolor="rgba(255,255,255,0.9)", name=name,
+        x=label.x, y=y, xref="x", yref="paper", text=label.text, showarrow=False, yanchor="bottom",
+        xanchor=label.anchor, font={"color": color, "size": size}, bgcolor="rgba(255,255,255,0.9)", name=name,
     )  # fmt: skip
 
 

@@ -120,7 +120,8 @@ def _subtitle(view: LayoutView) -> str:
     ltc = view.log_to_clean
     verdict = "eligible for cleaning" if ltc.eligible else "not eligible"
     return (
-        f"dirty ratio {ltc.cleanable_ratio:.2f} vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio:g}: {verdict}"
+        f"dirty ratio {ltc.cleanable_ratio:.2f} "
+        f"vs min.cleanable.dirty.ratio {ltc.min_cleanable_dirty_ratio:g}: {verdict}"
         f" · log start offset {view.log_start_offset:,}, log end offset {view.log_end_offset:,}"
     )
 

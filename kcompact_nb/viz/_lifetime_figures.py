@@ -45,7 +45,10 @@ def key_history_figure(histories: Mapping[str, Sequence[RecordLifetime]], *, tit
         fig.update_yaxes(type="date")
     fig.update_layout(legend={"orientation": "h", "y": -0.25}, showlegend=True)
     legend_once(fig)
-    subtitle = "text: the record's value · only offset is Kafka's strategy; timestamp and header are KIP-280's (not in Apache Kafka)"
+    subtitle = (
+        "text: the record's value · only offset is Kafka's strategy; "
+        "timestamp and header are KIP-280's (not in Apache Kafka)"
+    )
     return finish(
         fig, title=title or "One key's records under each strategy", subtitle=subtitle, height=440, top=110, bottom=110
     )

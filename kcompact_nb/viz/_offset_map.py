@@ -79,9 +79,9 @@ def offset_map_figure(view: OffsetMapView, *, title: str | None = None) -> go.Fi
     height = int(rows.plot_px + 90 + 140)
     percent = f"{100 * view.utilization:.1f}%"
     subtitle = f"{capacity_text(view)} · Buffer utilization {percent} (Kafka's log line: entries / slots)"
-    heading = (
-        title
-        or f"Offset map of the pass: {len(view.entries):,} keys, cleaned [{view.first_dirty_offset:,}, {view.end_offset:,})"
+    heading = title or (
+        f"Offset map of the pass: {len(view.entries):,} keys, "
+        f"cleaned [{view.first_dirty_offset:,}, {view.end_offset:,})"
     )
     return finish(fig, title=heading, subtitle=subtitle, height=height, top=90, bottom=140)
 

@@ -177,7 +177,10 @@ def cleaner_stats_figure(result: PassResult, *, title: str | None = None) -> go.
     )
     note = None
     if any(word in result.log_line for word in ("Infinity", "NaN")):
-        note = "Kafka divides by the elapsed time: a pass that takes 0 ms (simulated passes here) prints Infinity MB/sec and NaN%"
+        note = (
+            "Kafka divides by the elapsed time: "
+            "a pass that takes 0 ms (simulated passes here) prints Infinity MB/sec and NaN%"
+        )
     if note:
         fig.add_annotation(
             x=0,
@@ -191,7 +194,10 @@ def cleaner_stats_figure(result: PassResult, *, title: str | None = None) -> go.
             font={"size": FONT_SIZE - 1, "color": COLORS[MUTED]},
         )
     heading = title or f"Cleaner stats of {result.name}"
-    subtitle = f"dirty section [{result.first_dirty_offset:,}, {result.end_offset:,}) of the cleanable range [{result.first_dirty_offset:,}, {result.first_uncleanable_offset:,})"
+    subtitle = (
+        f"dirty section [{result.first_dirty_offset:,}, {result.end_offset:,}) "
+        f"of the cleanable range [{result.first_dirty_offset:,}, {result.first_uncleanable_offset:,})"
+    )
     return finish(fig, title=heading, subtitle=subtitle, height=plot_px + 100 + 40, top=100, bottom=40)
 
 

@@ -27,14 +27,18 @@ function misfits(area) {
 }
 
 function relayout(figure) {
-  const message = {relayout_data: {autosize: true}, source_view_id: null, layout_edit_id: figure.get('_last_layout_edit_id')};
+  const message = {
+    relayout_data: {autosize: true}, source_view_id: null, layout_edit_id: figure.get('_last_layout_edit_id')
+  };
   figure.set('_py2js_relayout', message);
   figure.set('_py2js_relayout', null);
 }
 
 export default {
   async render({ model, el }) {
-    const figures = await Promise.all(model.get('figures').map((ref) => model.widget_manager.get_model(ref.slice('IPY_MODEL_'.length))));
+    const figures = await Promise.all(
+      model.get('figures').map((ref) => model.widget_manager.get_model(ref.slice('IPY_MODEL_'.length)))
+    );
     let pending = false;
     const check = () => {
       pending = false;

@@ -89,10 +89,14 @@ def stats_html(result: PassResult, source: FrameSource, after: Frame) -> str:
     """Kafka's INFO message for ``result`` next to its ``CleanerStats`` counters (bytes in KiB/MiB)."""
     message = html.escape(result.log_line.strip("\n").replace("\t", ""))
     rows = "".join(
-        f"<tr><td style='padding:0 12px 0 0'>{html.escape(name)}</td><td style='text-align:right'>{html.escape(_counter(name, value))}</td></tr>"
+        f"<tr><td style='padding:0 12px 0 0'>{html.escape(name)}</td>"
+        f"<td style='text-align:right'>{html.escape(_counter(name, value))}</td></tr>"
         for name, value in result.stats.counters().items()
     )
-    title = f"Latest pass: {step_name(source, after)}, {result.name}, dirty section [{result.first_dirty_offset}, {result.end_offset})"
+    title = (
+        f"Latest pass: {step_name(source, after)}, {result.name}, "
+        f"dirty section [{result.first_dirty_offset}, {result.end_offset})"
+    )
     return (
         f"<div style='line-height:1.4'><div><b>{html.escape(title)}</b></div>"
         "<div style='display:flex; flex-wrap:wrap; gap:8px 32px; align-items:flex-start'>"

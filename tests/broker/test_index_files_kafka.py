@@ -95,7 +95,8 @@ def test_offset_and_time_indexes_are_the_bytes_kafkas_log_segment_writes(version
         (folder / "batches.bin").write_bytes(b"".join(batches))
         state = "closed" if closed else "active"
         jobs.append(
-            f"segment {folder} {folder / 'batches.bin'} {base} {interval} {index_bytes} {state} {chunks(batches, per_chunk)}"
+            f"segment {folder} {folder / 'batches.bin'} {base} {interval} {index_bytes} {state} "
+            f"{chunks(batches, per_chunk)}"
         )
         ours = segment_indexes(SegmentFileReader(folder / "batches.bin", base_offset=base),
                                index_interval_bytes=interval, inactive=closed)  # fmt: skip
@@ -147,8 +148,9 @@ def test_a_live_brokers_partition_folder(kafka_broker, topic_name, tmp_path):
         kafka_broker, topic_name, configs={"index.interval.bytes": "200", "min.cleanable.dirty.ratio": "1.0"}
     )
     for producer in range(3):
-        produce(kafka_broker, topic_name, [NewRecord(b"k%d" % (i % 4), b"v" * (20 + 13 * i), timestamp=BASE_TS_MS + 3 * i + producer)
-                                           for i in range(12)], idempotent=True)  # fmt: skip
+        produce(kafka_broker, topic_name,
+                [NewRecord(b"k%d" % (i % 4), b"v" * (20 + 13 * i), timestamp=BASE_TS_MS + 3 * i + producer)
+                 for i in range(12)], idempotent=True)  # fmt: skip
     produce_transaction(kafka_broker, topic_name, [NewRecord(b"t", b"x" * 50, timestamp=BASE_TS_MS + 60)] * 2,
                         transactional_id=f"{topic_name}-txn", commit=False)  # fmt: skip
     # the marker's wall-clock timestamp rolls the segment (segment.ms=100 by record time); one more record after it
@@ -191,7 +193,8 @@ def check_partition_folder(folder: Path, *, min_index_entries: int) -> None:
         known = state[entry.producer_id]
         open_txn = -1 if known.current_txn_first_offset is None else known.current_txn_first_offset
         assert (entry.producer_epoch, entry.last_offset, entry.last_sequence, entry.timestamp, entry.coordinator_epoch,
-                entry.current_txn_first_offset) == (known.producer_epoch, known.last_data_offset, known.last_sequence,
-                                                    known.last_timestamp, known.coordinator_epoch, open_txn)  # fmt: skip
+                entry.current_txn_first_offset) == (known.producer_epoch, known.last_data_offset,
+                                                    known.last_sequence, known.last_timestamp,
+                                                    known.coordinator_epoch, open_txn)  # fmt: skip
     txn_entries = [e for p in sorted(folder.glob("*.txnindex")) for e in read_index_file(p).entries]
     assert len(txn_entries) == 1

@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
 #: Outputs worth a screenshot: plotly figures and ipywidgets views (FigureWidgets are widget views).
-PICTURE_OUTPUTS = ".jp-OutputArea-output.js-plotly-plot, .jp-OutputArea-output:has(.js-plotly-plot), .jp-OutputArea-output:has(.jupyter-widgets)"
+PICTURE_OUTPUTS = (
+    ".jp-OutputArea-output.js-plotly-plot, .jp-OutputArea-output:has(.js-plotly-plot), "
+    ".jp-OutputArea-output:has(.jupyter-widgets)"
+)
 SETTLE_S = 1.5
 TALL_MARGIN_PX = 200
 """Room for Lab's menu, tab bar and toolbar above an output, which would otherwise cover a tall one's top."""

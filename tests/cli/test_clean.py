@@ -60,7 +60,8 @@ def test_clean_refuses_a_non_empty_out_unless_told(tmp_path):
     refused = kcompact("clean", source, "--out", tmp_path / "out", "--at", "0")
     assert refused.returncode == 2 and refused.stdout == ""
     assert refused.stderr == (
-        f"kcompact clean: --out {tmp_path / 'out'} is not empty; give an empty or new folder, or add --overwrite to write into it\n"
+        f"kcompact clean: --out {tmp_path / 'out'} is not empty; "
+        "give an empty or new folder, or add --overwrite to write into it\n"
     )
     allowed = kcompact("clean", source, "--out", tmp_path / "out", "--at", "2026-01-02T00:00:00Z", "--overwrite")
     assert allowed.returncode == 0 and (tmp_path / "out" / "mine.txt").read_text() == "keep"
@@ -120,5 +121,6 @@ def test_clean_marks_sizes_it_could_only_estimate(tmp_path):
     assert done.returncode == 0, done.stderr
     estimated = [line for line in done.stdout.splitlines() if "is an estimate" in line]
     assert estimated == [
-        "  segment 0: size 312 bytes is an estimate (no installed codec writes its compressed batches exactly as Kafka 3.8.0 does)"
+        "  segment 0: size 312 bytes is an estimate "
+        "(no installed codec writes its compressed batches exactly as Kafka 3.8.0 does)"
     ]

@@ -1,4 +1,7 @@
-"""``kcompact conformance``: arguments that would run nothing, or fail only after long broker runs, are refused first."""
+"""``kcompact conformance``'s argument checks.
+
+Arguments that would run nothing, or fail only after long broker runs, are refused first.
+"""
 
 from __future__ import annotations
 

@@ -27,8 +27,8 @@ def indexed_segment(folder: Path) -> Path:
     bytes were appended since the last one (before batch 3: 483 bytes; then 161 + 161 + 161 before batch 6)."""
     folder.mkdir()
     log = folder / segment_file_name(100, ".log")
-    log.write_bytes(b"".join(kafka_batch([rec(0, 1_767_225_600_000 + 7 * (i % 5), b"k", b"v" * 90)], base_offset=100 + i)
-                             for i in range(8)))  # fmt: skip
+    log.write_bytes(b"".join(kafka_batch([rec(0, 1_767_225_600_000 + 7 * (i % 5), b"k", b"v" * 90)],
+                                         base_offset=100 + i) for i in range(8)))  # fmt: skip
     indexes = segment_indexes(SegmentFileReader(log), index_interval_bytes=350, inactive=True)
     write_index_file(OffsetIndexFile(100, indexes.offset_index), folder)
     write_index_file(TimeIndexFile(100, indexes.time_index), folder)
@@ -62,8 +62,8 @@ def test_offset_and_time_indexes_are_shown_and_checked_against_the_segment(tmp_p
 def test_index_entries_that_do_not_match_the_segment_fail_the_dump(tmp_path):
     log = indexed_segment(tmp_path / "t-0")
     write_index_file(OffsetIndexFile(100, (OffsetPosition(103, 483), OffsetPosition(106, 805))), log.parent)
-    write_index_file(TimeIndexFile(100, (TimestampOffset(1_767_225_600_021, 103), TimestampOffset(1_767_225_600_099, 104))),
-                     log.parent)  # fmt: skip
+    write_index_file(TimeIndexFile(100, (TimestampOffset(1_767_225_600_021, 103),
+                                         TimestampOffset(1_767_225_600_099, 104))), log.parent)  # fmt: skip
     before = tree_digest(log.parent)
     offsets = kcompact("dump", log.with_suffix(".index"))
     assert offsets.returncode == 1

@@ -77,9 +77,8 @@ def test_per_topic_configs_from_the_command_line_and_a_config_file(two_topics, t
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].endswith("by Kafka 3.9.2's rules")
-    assert (
-        lines[1]
-        == "  config file: ignored 3 settings the cleaner does not use (listeners, node.id, message.downconversion.enable)"
+    assert lines[1] == (
+        "  config file: ignored 3 settings the cleaner does not use (listeners, node.id, message.downconversion.enable)"
     )
     # basic: the broker's ratio, its own segment.ms over the --config one for every topic
     assert (
@@ -168,11 +167,14 @@ BAD_LOG_DIRS = {
                "log dir {path} is a file, not a folder"),
     "a partition folder": (lambda root: write_segments(root / "t-0", {0: simple_batches([0])}),
                            "{path} is a partition folder, not a log dir: give its parent ({root})"),
-    "an unrelated folder": (lambda root: root, "{path} holds no partition folders (<topic>-<partition>/) and no checkpoint"),
+    "an unrelated folder": (lambda root: root,
+                            "{path} holds no partition folders (<topic>-<partition>/) and no checkpoint"),
     "offset at Long.MAX": (
-        lambda root: write_segments(root / "t-0", {0: [kafka_batch([rec(0, 1, b"k", b"v")], base_offset=2**63 - 1)]}).parent,
-        "batch last offset 9223372036854775807 leaves no next offset: the log end offset would pass 9223372036854775807 "
-        "(Long.MAX_VALUE) (at byte position 0)",
+        lambda root: write_segments(
+            root / "t-0", {0: [kafka_batch([rec(0, 1, b"k", b"v")], base_offset=2**63 - 1)]}
+        ).parent,
+        "batch last offset 9223372036854775807 leaves no next offset: "
+        "the log end offset would pass 9223372036854775807 (Long.MAX_VALUE) (at byte position 0)",
     ),
     "a name beyond Long.MAX": (
         lambda root: write_segments(root / "t-0", {0: simple_batches([0])}).parent,

@@ -63,7 +63,8 @@ def failing_command(error: BaseException) -> Command:
         (KeyboardInterrupt(), ExitCode.INTERRUPTED, "kcompact fake: interrupted\n"),
         (PermissionError(13, "Permission denied", "/var/lib/kafka"), ExitCode.INVALID,
          "kcompact fake: /var/lib/kafka: Permission denied\n"),
-        (FileNotFoundError(2, "No such file or directory", "/x.log"), ExitCode.INVALID, "kcompact fake: /x.log does not exist\n"),
+        (FileNotFoundError(2, "No such file or directory", "/x.log"), ExitCode.INVALID,
+         "kcompact fake: /x.log does not exist\n"),
         (KcompactError("bad input"), ExitCode.INVALID, "kcompact fake: bad input\n"),
         (MissingCodecError("/s.log", 61, "zstd", "zstandard"), ExitCode.UNAVAILABLE,
          "kcompact fake: /s.log: batch at byte position 61 is zstd-compressed; install the Python package 'zstandard' "

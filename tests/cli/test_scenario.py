@@ -26,7 +26,8 @@ def test_invalid_input_and_usage_exit_2_with_a_message(tmp_path):
          f"kcompact scenario: --output {tmp_path / 'missing' / 'r.json'}: the folder {tmp_path / 'missing'} does not "
          "exist; create it first"),
         (["run", FRUIT, "--output", tmp_path], f"kcompact scenario: --output {tmp_path} is a folder; give a file name"),
-        (["run", tmp_path / "broken.json"], f"kcompact scenario: invalid scenario {tmp_path / 'broken.json'}: not valid JSON"),
+        (["run", tmp_path / "broken.json"],
+         f"kcompact scenario: invalid scenario {tmp_path / 'broken.json'}: not valid JSON"),
         (["walk", FRUIT], "argument ACTION: invalid choice: 'walk'"),
     ]  # fmt: skip
     before = tree_digest(tmp_path)

@@ -1,4 +1,7 @@
-"""Bad segment input: each failure is a project error naming the file and byte position; recovery keeps the valid prefix."""
+"""Bad segment input: each failure is a project error naming the file and byte position.
+
+Recovery keeps the valid prefix.
+"""
 
 from __future__ import annotations
 

@@ -52,7 +52,8 @@ def test_crc_is_the_crc32c_of_the_bytes_written(tmp_path):
 def test_log_append_time_records_give_stored_and_read_timestamps():
     topics = {"t": {"config": {"message.timestamp.type": "LogAppendTime"}}}
     result = run_scenario(parse_scenario(scenario(
-        {"op": "append", "records": [{"key": "k", "value": "v", "timestamp": 5}, {"key": "j", "value": "w", "timestamp": 7}]},
+        {"op": "append", "records": [{"key": "k", "value": "v", "timestamp": 5},
+                                     {"key": "j", "value": "w", "timestamp": 7}]},
         topics=topics, start_ms=1_000,
     )))  # fmt: skip
     (batch,) = final_batches(result)

@@ -27,6 +27,8 @@ from kcompact_nb.spark import (  # noqa: E402
     spark_session,
 )
 from tests.broker.conftest import require_java_and_maven  # noqa: E402
+from tests.cli.test_kcat import JSON_OUTPUT, Z_FORMAT, Z_OUTPUT  # noqa: E402
+from tests.spark.hdfs import MiniHdfs, start_hdfs  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
 SAMPLE_STAGES = sorted(p.parent for p in SAMPLES.glob("*/*/cleaner-offset-checkpoint"))
@@ -39,6 +41,28 @@ def spark() -> Iterator[SparkSession]:
     session = spark_session("local[2]", kafka=True, shuffle_partitions=2, app_name="kcompact-tests")
     yield session
     session.stop()
+
+
+KCAT_FILES = {"json.out": (JSON_OUTPUT, None, False), "z.out": (Z_OUTPUT, Z_FORMAT, True)}
+"""kcat output as Debian's kcat writes it (tests/cli/test_kcat.py): file name -> (bytes, ``-f`` format, ``-Z``)."""
+
+
+@pytest.fixture(scope="session")
+def hdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MiniHdfs]:
+    """A real HDFS on 127.0.0.1 (tests/spark/hdfs.py) holding ``/kafka`` (the bundled log dirs, modification
+    times kept) and ``/kcat`` (:data:`KCAT_FILES`)."""
+    require_java_and_maven()
+    scratch = tmp_path_factory.mktemp("hdfs")
+    kcat = scratch / "kcat"
+    kcat.mkdir()
+    for name, (content, _, _) in KCAT_FILES.items():
+        (kcat / name).write_bytes(content)
+    cluster = start_hdfs(scratch)
+    try:
+        cluster.put(SAMPLES, kcat)
+        yield cluster
+    finally:
+        cluster.stop()
 
 
 @contextmanager

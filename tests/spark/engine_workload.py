@@ -5,7 +5,8 @@ stored outputs; this covers every loader (both decoders, URLs, text files) and t
 
 The same function runs on the shared ``local[2]`` session and, as ``python -m tests.spark.engine_workload
 OUT``, in a process whose ``$MASTER`` or ``$SPARK_REMOTE`` points at a standalone master or a Spark Connect
-server (``spark_session("local[2]")`` then runs there); the test compares the pickled results.
+server (``spark_session("local[2]")`` then runs there); the test compares the pickled results. ``python -m
+tests.spark.engine_workload OUT HDFS_URL`` adds the loaders on tests/spark/hdfs.py's cluster, read by the engine.
 """
 
 from __future__ import annotations
@@ -58,8 +59,11 @@ def per_stage(spark: SparkSession, load: Any, **options: Any) -> DataFrame:
     return reduce(DataFrame.unionByName, frames)
 
 
-def workload(spark: SparkSession, scratch: Path) -> dict[str, Rows]:
-    """Every loader and analytic on the samples; Hadoop ``file://`` URLs, the Python decoder and text loaders too."""
+def workload(spark: SparkSession, scratch: Path, hdfs: str | None = None) -> dict[str, Rows]:
+    """Every loader and analytic on the samples; Hadoop ``file://`` URLs, the Python decoder and text loaders too.
+
+    ``hdfs``: the URL of tests/spark/hdfs.py's cluster, whose copies of the samples are then loaded as well.
+    """
     records = per_stage(spark, load_log_dir).persist()
     segments, checkpoints = per_stage(spark, load_segments), per_stage(spark, load_checkpoints)
     ranges = dirtiness(segments, checkpoints, records, now_ms=NOW_MS, min_cleanable_dirty_ratio=0.01)
@@ -80,6 +84,8 @@ def workload(spark: SparkSession, scratch: Path) -> dict[str, Rows]:
         "tombstones": tombstones(records, now_ms=NOW_MS),
         "with_transaction_flags": with_transaction_flags(records),
     }
+    if hdfs is not None:
+        frames |= on_hdfs(spark, hdfs)
     results = {name: collected(df) for name, df in frames.items()}
     bridged = to_partition_log(
         records.filter(F.col("topic") == "transactional/before"), topic="txn", partition=0, limit=1_000
@@ -88,6 +94,21 @@ def workload(spark: SparkSession, scratch: Path) -> dict[str, Rows]:
     results["engine"] = [(in_session(spark),)]
     records.unpersist()
     return results
+
+
+def on_hdfs(spark: SparkSession, hdfs: str) -> dict[str, DataFrame]:
+    """The URL loaders on the cluster's copies.
+
+    ``/kafka`` holds SAMPLES, ``/kcat`` tests/spark/conftest.py's KCAT_FILES.
+    """
+    stage = f"{hdfs}/kafka/{STAGES[0].relative_to(SAMPLES).as_posix()}"
+    return {
+        "records, hdfs:// URL": load_log_dir(spark, stage),
+        "segments, hdfs:// URL": load_segments(spark, stage),
+        "checkpoints, hdfs:// URL": load_checkpoints(spark, stage),
+        "dump, hdfs:// URL": load_dump_log(spark, f"{stage}/dump.txt", topic="dump", partition=0),
+        "kcat, hdfs:// URL": load_kcat(spark, f"{hdfs}/kcat/json.out", topic="t"),
+    }
 
 
 def collected(df: DataFrame) -> Rows:
@@ -103,14 +124,14 @@ def plain_value(value: Any) -> Any:
     return bytes(value) if isinstance(value, bytearray) else value
 
 
-def main(out: Path) -> None:
+def main(out: Path, hdfs: str | None) -> None:
     spark = spark_session("local[2]", shuffle_partitions=2)  # as the notebooks call it: the environment decides
     with tempfile.TemporaryDirectory() as scratch:
-        results = workload(spark, Path(scratch))
+        results = workload(spark, Path(scratch), hdfs)
     results["where"] = [(is_connect(spark), None if is_connect(spark) else spark.sparkContext.master)]
     spark.stop()
     out.write_bytes(pickle.dumps(results))
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else None)

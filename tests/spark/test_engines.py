@@ -4,7 +4,8 @@ Engines (tests/spark/engines.py, started once for this module and stopped at its
 master and worker on 127.0.0.1, and a Spark Connect server on that master with the JVM segment-file
 source's and the Kafka connector's jars. Programs reach them as users' programs do, through ``$MASTER``
 or ``$SPARK_REMOTE`` (the notebooks call ``spark_session("local[2]")`` unchanged). The executors' Python
-lacks kcompact_nb, so the Python decoders only work because the package ships itself to them.
+lacks kcompact_nb, so the Python decoders only work because the package ships itself to them. The workload
+also reads the samples' copies on a real HDFS (tests/spark/hdfs.py), so executors in other JVMs open hdfs:// URLs.
 """
 
 from __future__ import annotations
@@ -45,7 +46,10 @@ def env(scratch: Path) -> dict[str, str]:
     """The environment of engines and of the programs using them, without any $MASTER/$SPARK_REMOTE of ours."""
     require_java_and_maven()
     python = executor_python(scratch)
-    probe = "import pyarrow, numpy, pandas, crc32c, kafka\ntry:\n import kcompact_nb\nexcept ImportError:\n print('without kcompact_nb')"
+    probe = (
+        "import pyarrow, numpy, pandas, crc32c, kafka\n"
+        "try:\n import kcompact_nb\nexcept ImportError:\n print('without kcompact_nb')"
+    )
     assert (
         subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=scratch, check=True).stdout
         == "without kcompact_nb\n"
@@ -76,8 +80,8 @@ def connect_url(scratch: Path, env: dict[str, str], standalone: Standalone) -> I
 
 
 @pytest.fixture(scope="module")
-def local_results(spark, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[object, ...]]]:
-    return workload(spark, tmp_path_factory.mktemp("local-workload"))
+def local_results(spark, hdfs, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[object, ...]]]:
+    return workload(spark, tmp_path_factory.mktemp("local-workload"), hdfs.url)
 
 
 def engine_variables(engine: str, request: pytest.FixtureRequest) -> dict[str, str]:
@@ -96,13 +100,10 @@ def run(command: list[str], env: dict[str, str], what: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_loaders_and_analytics_give_the_local_results(engine, request, env, scratch, local_results):
+def test_loaders_and_analytics_give_the_local_results(engine, request, env, scratch, hdfs, local_results):
     out = scratch / f"{engine}-results.pickle"
-    run(
-        [sys.executable, "-m", "tests.spark.engine_workload", str(out)],
-        {**env, **engine_variables(engine, request)},
-        f"the workload on {engine}",
-    )
+    command = [sys.executable, "-m", "tests.spark.engine_workload", str(out), hdfs.url]
+    run(command, {**env, **engine_variables(engine, request)}, f"the workload on {engine}")
     got = pickle.loads(out.read_bytes())
     connect, master = got.pop("where")[0]
     assert (connect, master) == (

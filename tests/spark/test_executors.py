@@ -62,8 +62,9 @@ def failure(spark, python: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         load_kcat(spark, kcat_file(tmp_path), topic="t")
     message = str(caught.value)
     assert message.endswith(
-        ". Install kcompact_nb's dependencies (pip install kcompact_nb) into that Python, or point PYSPARK_PYTHON (of the "
-        "driver, or of the Spark Connect server) at one that has them; decoder='jvm' needs no Python workers for log dirs"
+        ". Install kcompact_nb's dependencies (pip install kcompact_nb) into that Python, "
+        "or point PYSPARK_PYTHON (of the driver, or of the Spark Connect server) at one that has them; "
+        "decoder='jvm' needs no Python workers for log dirs"
     )
     return message.split(". Install")[0]
 
@@ -71,7 +72,8 @@ def failure(spark, python: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 def test_a_worker_python_without_kcompact_nb_is_named(spark, tmp_path, monkeypatch, fresh_check):
     site_packages = Path(sys.modules["pyarrow"].__file__).parents[1]  # pyspark's worker needs pyarrow, kcompact_nb more
     python = venv(tmp_path, site_packages)
-    # A local worker runs in this checkout, where kcompact_nb/ is importable from the working folder; an executor's is not.
+    # A local worker runs in this checkout, where kcompact_nb/ is importable from the working folder;
+    # an executor's is not.
     monkeypatch.setitem(spark.sparkContext.environment, "PYTHONSAFEPATH", "1")
     assert failure(spark, str(python), tmp_path, monkeypatch) == (
         f"the executors' Python cannot run kcompact_nb's decoders: {python} (Python {sys.version.split()[0]}) "

@@ -2,7 +2,7 @@
 
 The JVM source lists log dirs and reads files through Hadoop's filesystem API (``LogDir.java``); sessions
 without it list local paths in Python (``segment_tasks``). Both must see the same segments, checkpoints and
-errors; ``file://`` URLs exercise the Hadoop route end to end (an HDFS or S3 store is in test_hadoop_stores.py).
+errors; ``file://`` URLs exercise the Hadoop route end to end (a real HDFS: test_hadoop_stores.py).
 """
 
 from __future__ import annotations
@@ -152,8 +152,12 @@ def test_jvm_and_python_listings_fail_alike(spark, tmp_path, case):
         "file": f"NotASegmentError: {root}: not a log directory: it is a file",
         "offset beyond 2^63-1": f"NotASegmentError: {root}/t-0/99999999999999999999.log: the offset in the file name, "
         "99999999999999999999, is beyond 9223372036854775807, the largest offset (Long.MAX_VALUE)",
-        "bad checkpoint": f"CheckpointFormatError: {root}/cleaner-offset-checkpoint: expected 2 entries but found 1 (at line 3)",
-        "binary checkpoint": f"CheckpointFormatError: {root}/cleaner-offset-checkpoint: not a text checkpoint file (at byte position 8)",
+        "bad checkpoint": (
+            f"CheckpointFormatError: {root}/cleaner-offset-checkpoint: expected 2 entries but found 1 (at line 3)"
+        ),
+        "binary checkpoint": (
+            f"CheckpointFormatError: {root}/cleaner-offset-checkpoint: not a text checkpoint file (at byte position 8)"
+        ),
     }[case]
     assert ": ".join(errors[0]) == expected
 

@@ -125,7 +125,10 @@ def test_equal_cleaner_point_and_first_uncleanable_offset_share_one_label(fruit)
 
 
 def test_gaps_say_what_a_fetch_from_a_removed_offset_returns():
-    """compaction-basic after Kafka's pass: offsets 0-23 and 26 are gone (the seed's point: a fetch returns the next record)."""
+    """compaction-basic after Kafka's pass: offsets 0-23 and 26 are gone.
+
+    The seed's point: a fetch returns the next record.
+    """
     after = sample("compaction-basic", "after", "basic-0")
     fig = layout_figure(after, now_ms=NOW_MS)
     gaps = trace(fig, LABELS["gap"])
@@ -190,7 +193,8 @@ def test_transactional_sample_draws_markers_aborted_data_and_the_empty_batch():
     assert (list(empty.x), list(empty.hovertext)) == (
         [3.5],
         [
-            "empty batch at offsets 3-4: its records are gone, its 61 B header stays (the last batch of producer 3 keeps its state)"
+            "empty batch at offsets 3-4: its records are gone, its 61 B header stays "
+            "(the last batch of producer 3 keeps its state)"
         ],
     )
     stages = [a.text for a in both.layout.annotations if a.name in ("before the pass", "after the pass")]
@@ -411,9 +415,11 @@ def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
     pandas = pytest.importorskip("pandas")
     rows = [
         {"topic": "orders", "partition": 1, "first_dirty_offset": 0, "first_uncleanable_offset": 40_000,
-         "clean_bytes": 0, "cleanable_bytes": 1_000, "total_bytes": 1_000, "cleanable_ratio": 1.0, "eligible": True},
+         "clean_bytes": 0, "cleanable_bytes": 1_000, "total_bytes": 1_000,
+         "cleanable_ratio": 1.0, "eligible": True},
         {"topic": "orders", "partition": 0, "first_dirty_offset": 20_000, "first_uncleanable_offset": 45_000,
-         "clean_bytes": 3_000, "cleanable_bytes": 1_000, "total_bytes": 4_000, "cleanable_ratio": 0.25, "eligible": False},
+         "clean_bytes": 3_000, "cleanable_bytes": 1_000, "total_bytes": 4_000,
+         "cleanable_ratio": 0.25, "eligible": False},
     ]  # fmt: skip
     for source in (rows, pandas.DataFrame(rows)):
         fig = dirty_ratio_figure(source, min_cleanable_dirty_ratio=0.5)
@@ -428,7 +434,10 @@ def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
 
 
 def test_tombstone_lifecycle_draws_every_pass(fruit):
-    """The passes just after 7d and 14d (fruit-prices.json) are lines across the row; the first stamps, the second removes."""
+    """The passes just after 7d and 14d (fruit-prices.json) are lines across the row.
+
+    The first stamps, the second removes.
+    """
     passes = [p.start_ms for frame in fruit for p in frame.passes]
     fig = tombstone_timeline_figure(record_lifetimes(fruit, tombstones=True), now_ms=fruit[-1].now_ms, passes_ms=passes)
     (lines,) = [t for t in fig.data if t.name == "cleaner pass"]

@@ -120,7 +120,10 @@ def test_axes_fit_their_data_in_the_browser(tmp_path, slow_series):
 
 
 def test_a_figure_widget_redrawn_in_place_drops_a_stale_range(tmp_path, slow_series):
-    """The widget's layout holds [-1, 4] (as the browser reported it back); a redraw from a new figure must autorange."""
+    """The widget's layout holds [-1, 4] (as the browser reported it back).
+
+    A redraw from a new figure must autorange.
+    """
     widget = go.FigureWidget(what_if_figure(slow_series))
     widget.layout.yaxis4.update(range=[-1, 4], autorange=False)
     sync_figure(widget, what_if_figure(slow_series))

@@ -411,7 +411,10 @@ class _CleanerFilter:
         return record.value is not None or self._retains_deletes(batch)
 
     def _retains_deletes(self, batch: RecordBatch) -> bool:
-        """Tombstones stay: before 3.1 while the segment is newer than the legacy horizon, then until the batch's horizon."""
+        """Whether tombstones stay.
+
+        Before Kafka 3.1 while the segment is newer than the legacy horizon, from 3.1 on until the batch's horizon.
+        """
         if not self.cleaning.broker.version.has_batch_delete_horizon:
             return self.retain_legacy_deletes
         return batch.delete_horizon_ms is None or self.now_ms < batch.delete_horizon_ms

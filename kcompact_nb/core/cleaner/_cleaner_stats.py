@@ -84,7 +84,8 @@ def log_line(stats: CleanerStats, *, thread_id: int, log_name: str, first_dirty_
     f, g = java_fixed, _grouped
     lines = [
         "",
-        f"\tLog cleaner thread {thread_id} cleaned log {log_name} (dirty section = [{first_dirty_offset}, {end_offset}])",
+        f"\tLog cleaner thread {thread_id} cleaned log {log_name} "
+        f"(dirty section = [{first_dirty_offset}, {end_offset}])",
         f"\t{g(mb_read)} MB of log processed in {g(stats.elapsed_secs)} seconds "
         f"({g(_ratio(mb_read, stats.elapsed_secs))} MB/sec).",
         f"\tIndexed {g(mb_map)} MB in {f(stats.elapsed_index_secs)} seconds "

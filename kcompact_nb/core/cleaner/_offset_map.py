@@ -160,7 +160,10 @@ class ExactOffsetMap:
         return self._dict(changing=True)
 
     def latest_by_key_id(self, registry: KeyRegistry) -> Any:
-        """Offset strategy: a numpy array of each registered key's entry (-1 when absent), kept until the map changes."""
+        """Offset strategy: a numpy array of each registered key's entry (-1 when absent).
+
+        The array is kept until the map changes.
+        """
         if self.streaming:
             return self._grown_by_key_id(registry)
         self._fold()

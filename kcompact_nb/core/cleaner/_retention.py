@@ -1,4 +1,7 @@
-"""Segment deletion by log start offset, ``retention.bytes`` and ``retention.ms`` (``UnifiedLog.deleteOldSegments``; spec 9)."""
+"""Segment deletion by log start offset, ``retention.bytes`` and ``retention.ms``.
+
+Kafka's ``UnifiedLog.deleteOldSegments`` (spec 9).
+"""
 
 from __future__ import annotations
 

@@ -30,7 +30,10 @@ HOUR_MS = 3_600_000
 MINUTE_MS = 60_000
 _POLICY = one_of("compact", "delete")
 COMPACTION_STRATEGIES = ("offset", "timestamp", "header")
-"""The values of ``compaction.strategy``: Kafka's ``offset``, and KIP-280's (never released) ``timestamp`` and ``header``."""
+"""The values of ``compaction.strategy``.
+
+Kafka's ``offset``, and KIP-280's (never released) ``timestamp`` and ``header``.
+"""
 
 
 @dataclass(frozen=True)

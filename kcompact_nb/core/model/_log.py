@@ -269,7 +269,10 @@ class PartitionLog:
         )
 
     def _roll_jitter_ms(self, base_offset: int) -> int:
-        """Deterministic stand-in for Kafka's random per-segment jitter in ``[0, min(segment.jitter.ms, segment.ms))``."""
+        """Deterministic stand-in for Kafka's random per-segment jitter.
+
+        Its range is ``[0, min(segment.jitter.ms, segment.ms))``.
+        """
         bound = min(self.config.segment_jitter_ms, self.config.segment_ms)
         if bound == 0:
             return 0

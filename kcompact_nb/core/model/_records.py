@@ -155,9 +155,10 @@ class PackedRecords(Sequence[Record]):
         return cls(array("q", offsets), array("q", stamps), keys, values, headers if any(headers) else None, registry)
 
     def latest_of_each_key(self, latest: Any, keep_deletes: bool) -> list[Record]:
-        """The records whose offset is not below ``latest[key id]`` (a numpy array), tombstones only with ``keep_deletes``.
+        """The records whose offset is not below ``latest[key id]`` (a numpy array).
 
-        The offset strategy's retention for a batch wholly covered by the offset map (spec 7.4).
+        Tombstones only with ``keep_deletes``. The offset strategy's retention for a batch wholly covered by
+        the offset map (spec 7.4).
         """
         ids, offsets = numpy.frombuffer(self.key_ids, numpy.int64), numpy.frombuffer(self.offsets, numpy.int64)
         kept: list[int] = numpy.flatnonzero(latest[ids] <= offsets).tolist()

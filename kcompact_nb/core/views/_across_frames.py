@@ -138,7 +138,10 @@ def dirtiness_series(frames: Sequence[Frame]) -> list[DirtinessPoint]:
 
 
 def compaction_deadline_ms(log: PartitionLog, first_dirty_offset: int) -> int | None:
-    """Earliest first-batch timestamp of the segments from ``first_dirty_offset`` plus ``max.compaction.lag.ms`` (KIP-354)."""
+    """Earliest first-batch timestamp plus ``max.compaction.lag.ms`` (KIP-354).
+
+    The earliest is taken over the segments from ``first_dirty_offset`` on.
+    """
     lag = log.config.max_compaction_lag_ms
     if lag >= LONG_MAX:
         return None

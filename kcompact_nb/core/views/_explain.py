@@ -37,9 +37,15 @@ class TombstoneFate:
             )
         horizon = format_instant_ms(self.horizon_ms)
         if self.horizon_ms <= now_ms:
-            return f"tombstone {key!r} at offset {self.offset}: removable by the next pass over it (delete horizon {horizon} has passed)"
+            return (
+                f"tombstone {key!r} at offset {self.offset}: "
+                f"removable by the next pass over it (delete horizon {horizon} has passed)"
+            )
         wait = format_duration_ms(self.horizon_ms - now_ms, max_units=2)
-        return f"tombstone {key!r} at offset {self.offset}: removable by the first pass from {horizon} on (delete horizon, in {wait})"
+        return (
+            f"tombstone {key!r} at offset {self.offset}: "
+            f"removable by the first pass from {horizon} on (delete horizon, in {wait})"
+        )
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,8 @@ class Explanation:
         fd, fu = ltc.first_dirty_offset, ltc.first_uncleanable_offset
         lines = [
             f"{ltc.name} at {format_instant_ms(self.now_ms)}:",
-            f"  log tail (cleaned): offsets below the cleaner point {fd:,}, {format_bytes(ltc.clean_bytes, exact=False)}",
+            f"  log tail (cleaned): offsets below the cleaner point {fd:,}, "
+            f"{format_bytes(ltc.clean_bytes, exact=False)}",
             f"  log head, cleanable: [{fd:,}, {fu:,}), {format_bytes(ltc.cleanable_bytes, exact=False)}",
             f"  log head, uncleanable from {fu:,}: {self.uncleanable_reason}",
             "  " + self.dirty_ratio,

@@ -12,11 +12,12 @@ COLUMNS = ("segment", "offset", "key", "value", "batch", "next pass")
 
 
 def log_table(log: PartitionLog, *, now_ms: int | None = None, max_chars: int = 12) -> str:
-    """Every record of ``log`` by segment: offset, key, value, batch facts and, with ``now_ms``, what the next pass does to it.
+    """Every record of ``log`` by segment: offset, key, value, batch facts.
 
-    The ``batch`` column names the codec of a compressed batch, the producer (``pid``), ``txn`` and
-    ``control`` batches, and the delete horizon stamped by a pass (``horizon t = 1d``, spec 7.4); a batch that kept no record
-    (spec 7.3) is one ``(empty batch)`` row. The ``next pass`` column is each record's :class:`Outcome` under
+    With ``now_ms``, also what the next pass does to it. The ``batch`` column names the codec of a
+    compressed batch, the producer (``pid``), ``txn`` and ``control`` batches, and the delete horizon
+    stamped by a pass (``horizon t = 1d``, spec 7.4); a batch that kept no record (spec 7.3) is one
+    ``(empty batch)`` row. The ``next pass`` column is each record's :class:`Outcome` under
     :func:`next_pass` at ``now_ms`` (the broker's pass over the cleanable range), in its short words.
     Keys and values longer than ``max_chars`` are cut with ``…``.
     """

@@ -299,17 +299,20 @@ class _Context:
         if not self.log.broker.version.has_batch_delete_horizon:
             return (
                 Outcome.WAITING,
-                "kept while its segment is newer than the log tail's last modification minus delete.retention.ms (before Kafka 3.1)",
+                "kept while its segment is newer than the log tail's last modification "
+                "minus delete.retention.ms (before Kafka 3.1)",
             )
         if horizon is not None and horizon <= self.now_ms:
             return (
                 Outcome.DUE,
-                f"delete horizon {format_instant_ms(horizon)} has passed; no pass reaches it now ({self._beyond(offset)})",
+                f"delete horizon {format_instant_ms(horizon)} has passed; "
+                f"no pass reaches it now ({self._beyond(offset)})",
             )
         if horizon is not None:
             return (
                 Outcome.WAITING,
-                f"delete horizon {format_instant_ms(horizon)}, {format_duration_ms(horizon - self.now_ms, max_units=2)} from now",
+                f"delete horizon {format_instant_ms(horizon)}, "
+                f"{format_duration_ms(horizon - self.now_ms, max_units=2)} from now",
             )
         if offset >= self.end_offset:
             return Outcome.WAITING, f"not stamped yet: {self._beyond(offset)}"

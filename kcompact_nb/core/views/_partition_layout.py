@@ -38,7 +38,10 @@ class BatchSpan(NamedTuple):
     is_transactional: bool
     is_control: bool
     transaction: str | None = None
-    """``"committed"``, ``"aborted"``, ``"open"`` (data) or ``"COMMIT"``/``"ABORT"`` (markers); ``None`` outside transactions."""
+    """``"committed"``, ``"aborted"``, ``"open"`` (data) or ``"COMMIT"``/``"ABORT"`` (markers).
+
+    ``None`` outside transactions.
+    """
 
 
 @dataclass(frozen=True)

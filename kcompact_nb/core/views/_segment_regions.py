@@ -45,7 +45,10 @@ def segment_regions(log: PartitionLog, *, now_ms: int) -> tuple[LogToClean, list
 
 
 def log_regions(log: PartitionLog, ltc: LogToClean) -> list[SegmentRegion]:
-    """Every segment of ``log`` with its region under the ranges ``ltc``, its codecs and whether its size is estimated."""
+    """Every segment of ``log`` with its region under the ranges ``ltc``.
+
+    Each also carries its codecs and whether its size is estimated.
+    """
     bases, sizes = [s.base_offset for s in log.segments], [s.size_bytes for s in log.segments]
     regions = regions_of(bases, sizes, log.log_end_offset, ltc.first_dirty_offset, ltc.first_uncleanable_offset)
     return [

@@ -113,6 +113,7 @@ public final class SegmentFileSource implements TableProvider {
             throws IOException {
         if (kind == Kind.FILES) {
             String[] paths = location.split("\n");
+            WholeFiles.requireFiles(conf, paths);
             return scanOptions -> new WholeFiles(conf, paths);
         }
         LogDir dir = new LogDir(conf, location);

@@ -1,5 +1,6 @@
 package kcompact.spark;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -34,6 +35,26 @@ final class WholeFiles implements Scan, Batch {
     WholeFiles(Configuration conf, String[] paths) {
         this.conf = conf;
         this.paths = paths;
+    }
+
+    /**
+     * Checks on the driver that every path is a file, so a missing one is named before any task opens it (a task
+     * that fails feeding a Python worker reports only that the worker crashed). Errors carry Python's exception
+     * names, as {@code open()} raises them for local paths.
+     */
+    static void requireFiles(Configuration conf, String[] paths) throws IOException {
+        for (String name : paths) {
+            Path path = new Path(name);
+            boolean directory;
+            try {
+                directory = path.getFileSystem(conf).getFileStatus(path).isDirectory();
+            } catch (FileNotFoundException missing) {
+                throw new IllegalArgumentException("FileNotFoundError: " + LogDir.displayName(path));
+            }
+            if (directory) {
+                throw new IllegalArgumentException("IsADirectoryError: " + LogDir.displayName(path));
+            }
+        }
     }
 
     @Override

@@ -96,7 +96,10 @@ def test_a_clean_prefix_record_with_a_higher_version_beats_the_dirty_winner():
 
 
 def test_log_end_record_is_retained_under_kip_280_strategies_only():
-    """KIP-280 "retain LEO record": the record at LEO - 1 stays even when it loses; Kafka's offset strategy has no such rule."""
+    """KIP-280 "retain LEO record": the record at LEO - 1 stays even when it loses.
+
+    Kafka's offset strategy has no such rule.
+    """
     for strategy, kept in [("timestamp", [0, 1]), ("offset", [1])]:
         log = PartitionLog(
             "t", config=TopicConfig.from_properties({"cleanup.policy": "compact", "compaction.strategy": strategy})

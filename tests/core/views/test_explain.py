@@ -47,7 +47,8 @@ def test_open_transaction_is_named_as_the_bound():
     log.roll(now_ms=0)
     e = explain(log, now_ms=0)
     assert e.lines()[3] == (
-        "  log head, uncleanable from 1: an open transaction holds the last stable offset at 1; its segment and all later ones wait"
+        "  log head, uncleanable from 1: an open transaction holds the last stable offset at 1; "
+        "its segment and all later ones wait"
     )
     assert e.lines()[5] == "  eligible now: its dirty ratio is above the minimum"
 
@@ -79,7 +80,10 @@ def test_tombstones_before_and_after_stamping():
 
 
 def test_unset_max_compaction_lag_never_makes_a_low_ratio_log_due():
-    """max.compaction.lag.ms unset (Long.MaxValue): a ratio at the minimum stays ineligible, never 'eligible at 9.2e18 ms'."""
+    """max.compaction.lag.ms unset (Long.MaxValue): a ratio at the minimum stays ineligible.
+
+    Never 'eligible at 9.2e18 ms'.
+    """
     log = compacted_log()
     log.append([rec("a", timestamp=100)], now_ms=100)
     log.roll(now_ms=100)
