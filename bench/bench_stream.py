@@ -67,7 +67,13 @@ def child(mode: str, folder: Path, out: Path) -> dict[str, Any]:
 
         note = streamed_figure(folder)
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "note": note}
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "seconds": seconds,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "peak_rss_mib": usage.ru_maxrss / 1024,
+        "note": note,
+    }
 
 
 def measure(mode: str, folder: Path, out: Path) -> dict[str, Any]:
@@ -121,8 +127,9 @@ def markdown(rows: list[dict[str, str]], machine: str) -> str:
     lines = [
         "# Streamed passes over big partitions (`python -m bench stream`)",
         "",
-        f"Machine: {machine}. Each row is one run in a fresh process (its own peak RSS); `load avg` is the",
-        "machine's one-minute load average when the run started (other work shares the 2 cores).",
+        f"Machine: {machine}. Each row is one run in a fresh process (its own peak RSS and CPU time); `load avg`",
+        "is the machine's one-minute load average when the run started (other work shares the 2 cores, so wall",
+        "seconds depend on it; CPU seconds, the process's own user + system time, much less).",
         "`stream`: `io.predict_partition_dir` with Kafka's default 128 MiB dedupe buffer, the cleaned partition",
         "written to disk; `buckets`: offset buckets tallied while streaming, then the layout figure drawn from",
         "them (the figure's own seconds in the note); `memory`: the partition read whole, the same pass, written.",
@@ -144,6 +151,8 @@ def _row(mode: str, size: int, data_bytes: int, data: dict[str, Any], load: floa
         "seconds": f"{seconds:.1f}",
         "records/s": f"{size / seconds:,.0f}",
         "us/record": f"{seconds / size * 1e6:.2f}",
+        "CPU s": f"{data['cpu_seconds']:.1f}",
+        "CPU us/record": f"{data['cpu_seconds'] / size * 1e6:.2f}",
         "peak RSS MiB": f"{data['peak_rss_mib']:,.0f}",
         "load avg": f"{load:.1f}",
         "note": data["note"],
