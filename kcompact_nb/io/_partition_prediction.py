@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from kcompact_nb.core import (
     log_to_clean,
 )
 from kcompact_nb.io._errors import LogWriteError
-from kcompact_nb.io._log_reader import LoadedPartition, scan_partition_dir
+from kcompact_nb.io._log_reader import scan_partition_dir
 from kcompact_nb.io._partition_stream import SegmentFiles
 
 
@@ -61,7 +60,6 @@ def predict_partition_dir(
     overwrite: bool = False,
     verify_crc: bool = True,
     progress: bool | None = None,
-    on_scanned: Callable[[LoadedPartition], None] | None = None,
 ) -> PartitionPrediction:
     """Kafka's next pass at ``now_ms`` over the partition directory ``path``, in bounded memory.
 
@@ -82,8 +80,6 @@ def predict_partition_dir(
         they are done, the segments the pass does not reach copied); ``None`` predicts without writing.
     overwrite
         Replace an existing non-empty ``<out>/<topic>-<partition>/``.
-    on_scanned
-        Called with the scanned partition before the pass (summaries of the log as it is).
 
     Memory is the partition's metadata, the offset map (bounded by the dedupe buffer) and one read buffer's
     batches, not the partition's records.
@@ -98,8 +94,6 @@ def predict_partition_dir(
         verify_crc=verify_crc,
         progress=progress,
     )
-    if on_scanned is not None:
-        on_scanned(scanned)
     log = scanned.log
     target = None if out is None else _target(Path(out) / log.name, overwrite=overwrite)
     staging = None if target is None else _staging(target)
