@@ -142,7 +142,7 @@ def random_log(ops: list, segment_bytes: int, strategy: str) -> PartitionLog:
     return log
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     ops=operations,
     segment_bytes=st.integers(150, 900),
