@@ -4,7 +4,7 @@
 only) into a log of :class:`~kcompact_nb.core.StoredSegment` values: sizes, timestamps, index entries, producer
 state and aborted transactions, what a broker holds in memory for a partition. :class:`SegmentFiles` is the pass's
 storage: it reads a segment's batches from its file when the pass asks (a read buffer at a time, keys
-numbered afresh every few thousand batches) and writes each cleaned group to a ``.cleaned`` file as the
+numbered afresh every million keys) and writes each cleaned group to a ``.cleaned`` file as the
 pass fills it, renamed to ``.log`` when the group is swapped in (``Cleaner.cleanSegments``). Memory is the
 metadata, the offset map and one read buffer's batches, whatever the size of the partition.
 """
@@ -33,8 +33,8 @@ from kcompact_nb.io._log_reader import LoadedPartition
 from kcompact_nb.io._log_writer import batch_bytes, set_mtime_ms
 from kcompact_nb.io._segment_reader import SegmentFileReader
 
-REGISTRY_BATCHES = 4096
-"""Batches read with one key registry before a new one is started: the registry's keys are released then."""
+REGISTRY_KEYS = 1 << 20
+"""Keys a reader's registry numbers before a new one is started (its keys are released then): about 100 MiB."""
 
 
 def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> list[OffsetBucket]:
@@ -99,14 +99,11 @@ class SegmentFiles:
                 f"segment {segment.base_offset} was cleaned without an output folder: its batches are not on disk"
             )
         reader = SegmentFileReader(file, keep_raw=self.out is not None, verify_crc=self.verify_crc)
-        read = 0
 
         def decode(data: bytes, at: int, next_offset: int) -> RecordBatch | None:
-            nonlocal read
             if at < position:
                 return None
-            read += 1
-            if read % REGISTRY_BATCHES == 0:
+            if len(reader.key_registry) >= REGISTRY_KEYS:
                 reader.key_registry = KeyRegistry()
             return reader.decode_batch(data, at, next_offset)
 

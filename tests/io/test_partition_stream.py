@@ -219,10 +219,10 @@ def test_a_prediction_without_an_output_folder_writes_nothing(tmp_path: Path) ->
 
 
 def test_packed_batches_over_several_segments_and_key_registries(tmp_path: Path, monkeypatch) -> None:
-    """Batches of ten records (read back as packed columns), keys numbered afresh every few batches."""
+    """Batches of ten records (read back as packed columns), keys numbered afresh every 40 keys."""
     import kcompact_nb.io._partition_stream as stream
 
-    monkeypatch.setattr(stream, "REGISTRY_BATCHES", 7)
+    monkeypatch.setattr(stream, "REGISTRY_KEYS", 40)
     props = {"cleanup.policy": "compact", "segment.bytes": 6000, "delete.retention.ms": 0}
     log = PartitionLog("w", config=TopicConfig.from_properties(props))
     for i in range(120):
