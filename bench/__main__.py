@@ -1,5 +1,7 @@
 """``python -m bench [SUBSTRING ...]``: run the benchmarks whose names contain any SUBSTRING (all by default).
 
+``python -m bench stream [--sizes 1M,5M,50M]``: the streamed pass and figure over big partitions (issue #19).
+
 ``python -m bench side-by-side [--sizes ...]``: issue #9's comparison with Kafka's own cleaner, written to
 ``bench/RESULTS.md`` (needs Java 17 and Maven for the broker).
 """
@@ -20,6 +22,10 @@ from bench._runner import REGISTRY, format_table, run_all
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["stream"]:
+        from bench.bench_stream import main as stream
+
+        return stream(argv[1:])
     if argv[:1] == ["side-by-side"]:
         from bench.side_by_side import main as side_by_side
 

@@ -81,3 +81,24 @@ def _at_offset(data: bytes, base_offset: int) -> bytes:
 
 def _record_count(data: bytes) -> int:
     return int(struct.unpack_from(">i", data, 57)[0])
+
+
+def write_segmented_partition_dir(workload: Workload, directory: Path, *, segment_bytes: int = 1 << 30) -> Path:
+    """``<directory>/bench-0`` with the workload rolled at ``segment_bytes`` as a broker rolls (spec 2.3), then the
+    trigger's segment: partitions bigger than one segment file may hold (Kafka's default ``segment.bytes``)."""
+    folder = directory / "bench-0"
+    folder.mkdir(parents=True, exist_ok=True)
+    offset, size = 0, 0
+    handle = open(folder / f"{0:020d}.log", "wb")  # noqa: SIM115 - replaced at each roll
+    try:
+        for data in workload.encoded_batches():
+            if size > segment_bytes - len(data):
+                handle.close()
+                handle, size = open(folder / f"{offset:020d}.log", "wb"), 0  # noqa: SIM115
+            handle.write(_at_offset(data, offset))
+            offset += _record_count(data)
+            size += len(data)
+    finally:
+        handle.close()
+    (folder / f"{offset:020d}.log").write_bytes(_at_offset(trigger_batch(), offset))
+    return folder

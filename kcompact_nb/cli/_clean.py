@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from kcompact_nb.cli._arguments import add_stream_from
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
 from kcompact_nb.cli._exit import ExitCode
@@ -15,7 +17,7 @@ from kcompact_nb.cli._paths import existing_dir, existing_file
 from kcompact_nb.cli._text import iso_time, plural
 from kcompact_nb.cli._topic_configs import ConfigSettings, add_config_arguments, read_config_file, resolve
 from kcompact_nb.core import BrokerConfig, KcompactError, PassResult, Simulation
-from kcompact_nb.io import read_log_dir, write_broker_log_dir
+from kcompact_nb.io import SegmentFiles, read_log_dir, write_broker_log_dir
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +44,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kafka-version", default=None, metavar="V", help="the Kafka release to imitate (default: 4.4.0)"
     )
+    add_stream_from(parser)
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
@@ -54,14 +57,25 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     sim = Simulation(configs.broker, start_ms=at_ms)
     loaded = read_log_dir(
         source, config=configs.default, topic_configs=configs.per_topic, broker=configs.broker, now_ms=at_ms,
-        progress=progress_setting(),
+        progress=progress_setting(), scan_from_bytes=args.stream_from,
     )  # fmt: skip
-    for name in _listing_order(source, loaded.partitions):
-        log = loaded.partitions[name].log
-        sim.add_log(log, config={**settings.every_topic, **settings.per_topic.get(log.topic, {})})
-    starts = {log.name: log.log_start_offset for log in sim.partitions()}
-    result = sim.clean()
-    write_broker_log_dir(sim.partitions_in_creation_order(), args.out, source=source, overwrite=args.overwrite)
+    scratch = args.out.resolve().parent
+    scratch.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{args.out.name}.kcompact-cleaned-", dir=scratch) as cleaned:
+        streamed: dict[str, SegmentFiles] = {}
+        for name in _listing_order(source, loaded.partitions):
+            partition = loaded.partitions[name]
+            log = partition.log
+            sim.add_log(log, config={**settings.every_topic, **settings.per_topic.get(log.topic, {})})
+            if partition.files is not None:  # a big partition: its pass streams the files, writes cleaned groups
+                (Path(cleaned) / name).mkdir()
+                streamed[log.name] = SegmentFiles(partition.files, out=Path(cleaned) / name)
+        sim.cleaner.storages.update(streamed)
+        starts = {log.name: log.log_start_offset for log in sim.partitions()}
+        result = sim.clean()
+        written = {name: files.written for name, files in streamed.items()}
+        logs = sim.partitions_in_creation_order()
+        write_broker_log_dir(logs, args.out, source=source, overwrite=args.overwrite, written=written)
     _report(out, sim, result, starts, at_ms=at_ms)
     out.write(f"Wrote {args.out}\n")
     return ExitCode.OK

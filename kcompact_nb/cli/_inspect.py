@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from kcompact_nb.cli._arguments import epoch_ms
+from kcompact_nb.cli._arguments import add_stream_from, epoch_ms
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
 from kcompact_nb.cli._exit import ExitCode
@@ -29,6 +29,7 @@ from kcompact_nb.io import (
     LoadedLogDir,
     LoadedPartition,
     LogReadError,
+    partition_batches,
     read_log_dir,
 )
 
@@ -54,6 +55,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep the valid prefix of corrupt segments, as Kafka's log recovery does, and say what it drops",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print one JSON document (exact values, times in ms)")
+    add_stream_from(parser)
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
@@ -69,6 +71,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         loaded = read_log_dir(
             log_dir, config=configs.default, topic_configs=configs.per_topic, broker=configs.broker,
             recover=args.recover, progress=progress_setting(),
+            scan_from_bytes=None if args.recover else args.stream_from,
         )  # fmt: skip
     except LogReadError as error:
         hint = "" if args.recover else "; --recover shows what Kafka's log recovery would keep"
@@ -136,7 +139,7 @@ def partition_lines(partition: LoadedPartition, now_ms: int) -> list[str]:
             f"  not compacted (cleanup.policy={_text(log.config.cleanup_policy)}): the cleaner never cleans it"
         )
     else:
-        lines += explain(log, now_ms=now_ms).lines()
+        lines += explain(log, now_ms=now_ms, batches=partition_batches(partition)).lines()
     for dropped in partition.dropped:
         lines.append(f"  DROPPED by recovery: {dropped.bytes:,} bytes of {Path(dropped.file).name} from byte "
                      f"position {dropped.position:,}: {dropped.reason}")  # fmt: skip
@@ -177,7 +180,9 @@ def _partition_document(partition: LoadedPartition, now_ms: int) -> dict[str, An
         "cleaner_checkpoint": log.cleaner_checkpoint,
         "config": {k: _text(v) if isinstance(v, tuple) else v for k, v in log.config.to_properties().items()},
         "compacted": log.config.compact,
-        "cleaner": _explanation_document(explain(log, now_ms=now_ms)) if log.config.compact else None,
+        "cleaner": _explanation_document(explain(log, now_ms=now_ms, batches=partition_batches(partition)))
+        if log.config.compact
+        else None,
         "dropped": [
             {"file": d.file, "position": d.position, "bytes": d.bytes, "reason": d.reason} for d in partition.dropped
         ],

@@ -75,6 +75,7 @@ from kcompact_nb.io._log_reader import (
     parse_partition_dir_name,
     read_log_dir,
     read_partition_dir,
+    scan_partition_dir,
     segment_files,
 )
 from kcompact_nb.io._log_writer import (
@@ -85,6 +86,8 @@ from kcompact_nb.io._log_writer import (
     write_partition_dir,
     write_segment_file,
 )
+from kcompact_nb.io._partition_prediction import PartitionPrediction, predict_partition_dir
+from kcompact_nb.io._partition_stream import SegmentFiles, partition_batches, partition_offset_buckets
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter_segment_batches, segment_base_offset
 
@@ -122,9 +125,11 @@ __all__ = [
     "OffsetIndexFile",
     "OffsetOrderError",
     "OffsetPosition",
+    "PartitionPrediction",
     "ParsedSegment",
     "ProducerSnapshotEntry",
     "ProducerSnapshotFile",
+    "SegmentFiles",
     "SegmentFileReader",
     "SegmentIndexes",
     "TimeIndexFile",
@@ -151,12 +156,16 @@ __all__ = [
     "parse_kcat_format",
     "parse_kcat_json",
     "parse_partition_dir_name",
+    "partition_batches",
+    "partition_offset_buckets",
+    "predict_partition_dir",
     "preallocated_bytes",
     "producer_snapshot",
     "read_checkpoint",
     "read_dump_log",
     "read_index_file",
     "read_kcat",
+    "scan_partition_dir",
     "read_log_dir",
     "read_partition_dir",
     "segment_base_offset",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kcompact_nb.core import (
@@ -39,6 +39,7 @@ from kcompact_nb.core import (
     SEGMENT_FILE_SUFFIXES,
     PartitionLog,
     Segment,
+    StoredSegment,
     segment_file_name,
     topic_partition_of_dir,
 )
@@ -51,10 +52,12 @@ from kcompact_nb.io._checkpoint import (
     write_checkpoint,
 )
 from kcompact_nb.io._errors import LogWriteError
+from kcompact_nb.io._header_scan import header_segments
 from kcompact_nb.io._index_files import (
     OffsetIndexFile,
     ProducerSnapshotEntry,
     ProducerSnapshotFile,
+    SegmentIndexes,
     TimeIndexFile,
     TransactionIndexFile,
     java_hash_map_order,
@@ -75,6 +78,7 @@ def write_broker_log_dir(
     *,
     source: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
+    written: Mapping[str, Mapping[int, Path]] | None = None,
 ) -> Path:
     """Write ``logs`` under ``log_dir`` in Kafka's layout (see the module docstring); returns ``log_dir``.
 
@@ -88,17 +92,22 @@ def write_broker_log_dir(
     source:
         The log dir the logs were read from: its other files and partitions are carried over and the
         files of unchanged segments copied. Must not be ``log_dir`` or overlap it.
+    written:
+        For logs cleaned by streaming their segment files (:class:`~kcompact_nb.io.SegmentFiles`), by name: the
+        ``.log`` files of their cleaned segments (base offset -> file), moved into place with their indexes.
+        Their other segments, whose batches stay on disk, are copied from ``source``.
     """
     logs = list(logs)
     root = Path(log_dir)
     origin = None if source is None else Path(source)
     _check_target(root, origin, overwrite=overwrite)
     root.mkdir(parents=True, exist_ok=True)
-    written = {log.name for log in logs}
+    names = {log.name for log in logs}
     if origin is not None:
-        _copy_other_entries(origin, root, skip=written)
+        _copy_other_entries(origin, root, skip=names)
     for log in logs:
-        _replace_partition(log, root, None if origin is None else origin / log.name)
+        moved = (written or {}).get(log.name, {})
+        _replace_partition(log, root, None if origin is None else origin / log.name, moved)
     _write_checkpoints(root, logs, origin)
     return root
 
@@ -131,7 +140,7 @@ def _copy_other_entries(origin: Path, root: Path, *, skip: set[str]) -> None:
             shutil.copy2(entry, target)
 
 
-def _replace_partition(log: PartitionLog, root: Path, origin: Path | None) -> None:
+def _replace_partition(log: PartitionLog, root: Path, origin: Path | None, written: Mapping[int, Path]) -> None:
     """Build the partition folder beside its final place, then swap it in."""
     target = root / log.name
     staging = root / f".{log.name}.kcompact-tmp"
@@ -143,7 +152,9 @@ def _replace_partition(log: PartitionLog, root: Path, origin: Path | None) -> No
         else:
             _write_snapshot(log, staging)
         for segment in log.segments:
-            if origin is None or not _copy_unchanged_segment(segment, origin, staging):
+            if segment.base_offset in written:
+                _move_written_segment(segment, written[segment.base_offset], staging, log.config.index_interval_bytes)
+            elif origin is None or not _copy_unchanged_segment(segment, origin, staging):
                 write_segment_files(segment, staging, index_interval_bytes=log.config.index_interval_bytes)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -151,6 +162,14 @@ def _replace_partition(log: PartitionLog, root: Path, origin: Path | None) -> No
     if target.exists():
         shutil.rmtree(target)
     staging.rename(target)
+
+
+def _move_written_segment(segment: Segment, file: Path, folder: Path, index_interval_bytes: int) -> None:
+    """A cleaned segment a streamed pass wrote: its ``.log`` file moved here, its indexes from its batch headers."""
+    target = folder / segment_file_name(segment.base_offset)
+    shutil.move(file, target)
+    _, _, headers = next(header_segments([target], verify_crc=False, on_bytes=None))
+    _write_indexes(segment, segment_indexes(headers, index_interval_bytes=index_interval_bytes, inactive=True), folder)
 
 
 def write_segment_files(segment: Segment, folder: Path, *, index_interval_bytes: int) -> None:
@@ -161,7 +180,11 @@ def write_segment_files(segment: Segment, folder: Path, *, index_interval_bytes:
     the files' mtime is the segment's (``LogSegment.setLastModified`` of a cleaned segment).
     """
     write_segment_file(segment, folder / segment_file_name(segment.base_offset))
-    indexes = segment_indexes(segment.batches, index_interval_bytes=index_interval_bytes, inactive=True)
+    _write_indexes(segment, segment_indexes(segment.batches, index_interval_bytes=index_interval_bytes), folder)
+
+
+def _write_indexes(segment: Segment, indexes: SegmentIndexes, folder: Path) -> None:
+    """The offset, time and (with aborted transactions) transaction index files, with the segment's mtime."""
     files = [
         write_index_file(OffsetIndexFile(segment.base_offset, indexes.offset_index), folder),
         write_index_file(TimeIndexFile(segment.base_offset, indexes.time_index), folder),
@@ -177,7 +200,10 @@ def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bo
     """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes."""
     source_log = origin / segment_file_name(segment.base_offset)
     same_size = source_log.is_file() and source_log.stat().st_size == segment.size_bytes
-    if not same_size or not _same_bytes(segment, source_log):
+    if isinstance(segment, StoredSegment):  # its batches are that file's: only a cleaned segment replaces them
+        if not same_size:
+            raise LogWriteError(f"{source_log}: segment {segment.base_offset}'s batches are no longer in this file")
+    elif not same_size or not _same_bytes(segment, source_log):
         return False
     stem = source_log.name[:-4]
     for suffix in SEGMENT_FILE_SUFFIXES:

@@ -9,7 +9,7 @@ from the batches themselves (what ``LogLoader`` does when those files are missin
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,9 +26,10 @@ from kcompact_nb.core import (
     BrokerConfig,
     KeyRegistry,
     PartitionLog,
+    RecordBatch,
     SegmentData,
     TopicConfig,
-    build_partition_log,
+    load_log,
     topic_partition_of_dir,
 )
 from kcompact_nb.io._checkpoint import (
@@ -39,6 +40,7 @@ from kcompact_nb.io._checkpoint import (
     read_checkpoint,
 )
 from kcompact_nb.io._errors import NotASegmentError
+from kcompact_nb.io._header_scan import header_segments, mtime_ms
 from kcompact_nb.io._progress import ByteProgress
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader
 
@@ -57,7 +59,9 @@ class LoadedPartition:
 
     ``dropped`` lists byte ranges removed by ``recover=True`` (Kafka's log recovery truncation);
     ``leftovers`` the ``.cleaned``/``.swap``/``.deleted`` files found (reported, not read);
-    ``notes`` anything else worth knowing (ignored files, producer epoch anomalies).
+    ``notes`` anything else worth knowing (ignored files, producer epoch anomalies). ``files`` is set for a
+    scanned partition (:func:`scan_partition_dir`): its segments hold no batches, these files do (base offset
+    -> ``.log`` file).
     """
 
     log: PartitionLog
@@ -65,6 +69,12 @@ class LoadedPartition:
     dropped: list[DroppedBytes] = field(default_factory=list)
     leftovers: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    files: dict[int, Path] | None = None
+
+    @property
+    def scanned(self) -> bool:
+        """The partition was scanned: its segments are known by their metadata, their batches stay on disk."""
+        return self.files is not None
 
 
 @dataclass
@@ -138,15 +148,42 @@ def read_partition_dir(
     progress:
         Show a tqdm bar (``None``: only for big reads on a terminal).
     """
-    path = Path(path)
+    options = _ReadOptions(config, broker, now_ms, recover, verify_crc, keep_raw)
+    return _load_one(Path(path), options, progress, log_start_offset, cleaner_checkpoint)
+
+
+def scan_partition_dir(
+    path: str | os.PathLike[str],
+    *,
+    config: TopicConfig | None = None,
+    broker: BrokerConfig | None = None,
+    log_start_offset: int | None = None,
+    cleaner_checkpoint: int | None = None,
+    now_ms: int | None = None,
+    verify_crc: bool = True,
+    progress: bool | None = None,
+) -> LoadedPartition:
+    """Read the batch headers of a ``<topic>-<partition>/`` directory, one segment file at a time.
+
+    The log :func:`read_partition_dir` gives (``LogLoader`` without index files), but its segments are
+    :class:`~kcompact_nb.core.StoredSegment` values holding no batches: sizes, timestamps, index entries,
+    producer state and aborted transactions, what a broker keeps in memory, in memory that does not grow
+    with the records. Records are decoded only in control batches. A pass streams the batches from
+    ``files`` (:func:`kcompact_nb.io.predict_partition_dir`). Parameters are :func:`read_partition_dir`'s;
+    there is no recovery: a corrupt batch raises.
+    """
+    options = _ReadOptions(config, broker, now_ms, False, verify_crc, False, scan=True)
+    return _load_one(Path(path), options, progress, log_start_offset, cleaner_checkpoint)
+
+
+def _load_one(
+    path: Path, options: _ReadOptions, progress: bool | None, log_start_offset: int | None, checkpoint: int | None
+) -> LoadedPartition:
     _require_dir(path, "partition directory")
     parse_partition_dir_name(path)
-    options = _ReadOptions(config, broker, now_ms, recover, verify_crc, keep_raw)
     total = sum(f.stat().st_size for f in segment_files(path))
-    with ByteProgress(total, path.name, progress) as bar:
-        return _load_partition(
-            path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=cleaner_checkpoint
-        )
+    with ByteProgress(total, f"{path.name} (headers)" if options.scan else path.name, progress) as bar:
+        return _load_partition(path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=checkpoint)
 
 
 @dataclass(frozen=True)
@@ -157,6 +194,8 @@ class _ReadOptions:
     recover: bool
     verify_crc: bool
     keep_raw: bool
+    scan: bool = False
+    """Batch headers only, into stored segments (:func:`scan_partition_dir`)."""
 
 
 def _load_partition(
@@ -170,8 +209,15 @@ def _load_partition(
     topic, partition = parse_partition_dir_name(path)
     loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
     _scan_other_files(path, loaded)
-    segments = _read_segments(segment_files(path), loaded, bar, options)
-    loaded.log = build_partition_log(
+    files = segment_files(path)
+    if options.scan:
+        loaded.files = {int(f.name[:20]): f for f in files}
+        segments: Iterable[tuple[int, int, Iterable[RecordBatch]]] = header_segments(
+            files, verify_crc=options.verify_crc, on_bytes=bar.update
+        )
+    else:
+        segments = ((s.base_offset, s.last_modified_ms, s.batches) for s in _read_segments(files, loaded, bar, options))
+    loaded.log = load_log(
         topic,
         partition,
         segments,
@@ -181,6 +227,7 @@ def _load_partition(
         cleaner_checkpoint=cleaner_checkpoint,
         now_ms=options.now_ms,
         notes=loaded.notes,
+        stored=options.scan,
     )
     return loaded
 
@@ -213,7 +260,7 @@ def _read_segments(
             loaded.dropped.append(reader.dropped)
         if batches:
             next_offset = batches[-1].last_offset + 1
-        segments.append(SegmentData(int(file.name[:20]), batches, _mtime_ms(file)))
+        segments.append(SegmentData(int(file.name[:20]), batches, mtime_ms(file)))
     return segments
 
 
@@ -229,10 +276,6 @@ def _scan_other_files(path: Path, loaded: LoadedPartition) -> None:
             loaded.notes.append(f"ignored {entry}: not a file Kafka keeps in a partition directory")
 
 
-def _mtime_ms(path: Path) -> int:
-    return path.stat().st_mtime_ns // 1_000_000
-
-
 def read_log_dir(
     path: str | os.PathLike[str],
     *,
@@ -245,6 +288,7 @@ def read_log_dir(
     verify_crc: bool = True,
     keep_raw: bool = True,
     progress: bool | None = None,
+    scan_from_bytes: int | None = None,
 ) -> LoadedLogDir:
     """Read every partition of a broker log dir and apply its checkpoint files.
 
@@ -253,7 +297,8 @@ def read_log_dir(
     is returned as read. ``topic_configs`` gives per-topic configs (others get ``config``);
     ``topics`` restricts the read. Directories that are not partitions (``-delete``,
     ``-future``, ``-stray`` suffixes, or anything else) and the KRaft metadata log
-    (``__cluster_metadata-0``) are listed in ``skipped``.
+    (``__cluster_metadata-0``) are listed in ``skipped``. Partitions holding at least ``scan_from_bytes`` bytes
+    of segments are scanned (:func:`scan_partition_dir`: metadata only, batches left on disk), not read whole.
     """
     path = Path(path)
     _require_dir(path, "log directory")
@@ -266,8 +311,18 @@ def read_log_dir(
     with ByteProgress(total, path.name, progress) as bar:
         for directory in chosen:
             topic, partition = parse_partition_dir_name(directory)
+            scan = (
+                scan_from_bytes is not None
+                and sum(f.stat().st_size for f in segment_files(directory)) >= scan_from_bytes
+            )
             options = _ReadOptions(
-                (topic_configs or {}).get(topic, config), broker, now_ms, recover, verify_crc, keep_raw
+                (topic_configs or {}).get(topic, config),
+                broker,
+                now_ms,
+                recover and not scan,
+                verify_crc,
+                keep_raw,
+                scan,
             )
             key = (topic, partition)
             result.partitions[directory.name] = _load_partition(

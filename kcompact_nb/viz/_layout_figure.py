@@ -15,6 +15,7 @@ from kcompact_nb.core import (
     OffsetMapSpec,
     PartitionLog,
     SegmentRegion,
+    StoredSegment,
     Strategy,
     format_instant_ms,
     layout_view,
@@ -58,6 +59,7 @@ def layout_figure(
     show_batches: bool | None = None,
     segments: BucketRows | None = None,
     ranges: Any = None,
+    buckets: BucketRows | None = None,
 ) -> go.Figure:
     """Brackets naming the log tail and log head (cleanable, uncleanable, active segment) over the segments
     (bars over the offsets they cover, as tall as their bytes) and the records at their offsets.
@@ -85,14 +87,23 @@ def layout_figure(
         For bucket rows: the partition's segments (rows with ``segment_base_offset`` and ``size_bytes``,
         as Spark's ``load_segments``) and its cleanable range (a ``LogToClean`` or a row with
         ``first_dirty_offset`` and ``first_uncleanable_offset``, as Spark's ``dirtiness``).
+    buckets
+        With a :class:`PartitionLog`: its offset buckets, computed elsewhere (for a partition streamed from
+        its segment files, :func:`kcompact_nb.io.partition_offset_buckets`; its log holds no records), drawn
+        under the log's segments and cleanable range without reading a record.
     """
     if isinstance(source, PartitionLog):
         now = source.active_segment.last_modified_ms if now_ms is None else now_ms
-        if sum(len(b.records) for b in source.batches()) <= max_records:
+        if buckets is None and any(isinstance(s, StoredSegment) for s in source.segments):
+            raise ValueError(
+                f"{source.name}: its segments stay in their files (a scanned partition); draw it from offset buckets: "
+                "layout_figure(log, buckets=kcompact_nb.io.partition_offset_buckets(scanned, bucket_count=200))"
+            )
+        if buckets is None and sum(len(b.records) for b in source.batches()) <= max_records:
             view = layout_view(source, now_ms=now, offset_map=offset_map, strategy=strategy)
             return _record_figure(view, title=title, scale=scale, color_by=color_by, show_batches=show_batches)
         ltc, regions = segment_regions(source, now_ms=now)
-        rows = offset_buckets(source, bucket_count=bucket_count)
+        rows = offset_buckets(source, bucket_count=bucket_count) if buckets is None else buckets
         name = title or f"{source.name} at {format_instant_ms(now)}"
         return _bucket_figure(
             rows, regions, ltc.first_dirty_offset, ltc.first_uncleanable_offset, title=name, scale=scale

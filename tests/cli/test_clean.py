@@ -25,15 +25,20 @@ def broker_pass_time(sample: str) -> int:
     return pass_time_ms(before, load_stage(SAMPLES / sample / "after", topic=topic, broker=broker))
 
 
+@pytest.mark.parametrize("stream_from", ["1GiB", "0"], ids=["read-whole", "streamed"])
 @pytest.mark.parametrize("sample", ["compaction-basic", "transactional", "idempotent-producer", "compressed-topic"])
-def test_clean_writes_the_folder_kafka_left_and_never_touches_its_input(sample, tmp_path):
+def test_clean_writes_the_folder_kafka_left_and_never_touches_its_input(sample, stream_from, tmp_path):
+    """Read whole or streamed segment file by segment file (``--stream-from 0``), the same files as Kafka's."""
     source = tmp_path / "before"
     shutil.copytree(SAMPLES / sample / "before", source)
     untouched = tree_digest(source)
     at = broker_pass_time(sample)
-    done = kcompact("clean", source, "--out", tmp_path / "out", "--at", str(at), *SAMPLE_TOPIC_CONFIGS)
+    done = kcompact(
+        "clean", source, "--out", tmp_path / "out", "--at", str(at), "--stream-from", stream_from, *SAMPLE_TOPIC_CONFIGS
+    )
     assert done.returncode == 0, done.stderr
     assert tree_digest(source) == untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["before", "out"]  # no cleaned groups left behind
     (partition,) = [p.name for p in source.iterdir() if p.is_dir()]
     kafka = SAMPLES / sample / "after" / partition
     ours = tmp_path / "out" / partition

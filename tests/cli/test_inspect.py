@@ -212,3 +212,19 @@ def test_bad_options_are_usage_errors(args, message):
     done = kcompact("inspect", BASIC, *args)
     assert done.returncode == 2 and message in done.stderr
     assert "(" not in done.stderr.split("Invalid value")[-1][:12]  # no Python tuple in the value
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]], ids=["text", "json"])
+def test_streamed_partitions_are_explained_as_partitions_read_whole(two_topics, output):
+    """``--stream-from 0`` scans every partition and streams its batches: the same explanation, tombstones and all."""
+    whole = kcompact("inspect", two_topics, "--config", "segment.ms=100", "--now-ms", NOW, *output)
+    streamed = kcompact(
+        "inspect", two_topics, "--config", "segment.ms=100", "--now-ms", NOW, "--stream-from", "0", *output
+    )
+    assert whole.returncode == streamed.returncode == 0, streamed.stderr
+    assert streamed.stdout == whole.stdout
+    if output:
+        tomb = next(p for p in json.loads(streamed.stdout)["partitions"] if p["name"] == "tomb-0")
+        assert [t["offset"] for t in tomb["cleaner"]["tombstones"]] == [2]
+    else:
+        assert "  tombstone 'a' at offset 2: " in streamed.stdout

@@ -11,7 +11,7 @@ live apart, in :mod:`kcompact_nb.core.cleaner._fast_paths`, and decide exactly a
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from kcompact_nb.core.cleaner._filter_to import BatchRetention, BatchRetentionRe
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 from kcompact_nb.core.cleaner._log_to_clean import segment_aligned_uncleanable_offset, segments_overlapping
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, BulkOffsetMap, OffsetMap
+from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
 from kcompact_nb.core.model import AbortedTxn, BrokerConfig, PartitionLog, RecordBatch, RuleB, Segment
 
@@ -62,6 +63,8 @@ class _Pass:
     """The offset whose preceding batch rule B keeps (``upperBoundOffsetOfCleaningRound``; per Kafka version)."""
     legacy_delete_horizon_ms: int
     stats: CleanerStats
+    storage: SegmentStorage
+    """Where the source segments' batches are read and the cleaned segments kept."""
     bulk: BulkOffsetMap | None = None
     """The map again when it takes whole batches and the strategy ranks by offset: the fast paths apply."""
 
@@ -77,6 +80,7 @@ def clean_pass(
     cleanable_ratio: float = 0.0,
     broker: BrokerConfig | None = None,
     thread_id: int = 0,
+    storage: SegmentStorage | None = None,
 ) -> PassResult:
     """Clean ``[first_dirty_offset, first_uncleanable_offset)`` of ``log`` at ``now_ms`` (``Cleaner.doClean``).
 
@@ -84,11 +88,15 @@ def clean_pass(
     default the log's), sized for the strategy's entry bytes; ``strategy`` defaults to the topic's
     ``compaction.strategy``. ``first_uncleanable_offset`` is rounded down to its segment's base offset,
     as ``LogToClean`` does. Called on an empty range, the pass ends at offset 0, as Kafka's would.
+    ``storage`` says where the batches are read and the cleaned segments kept (default: in ``log``).
     """
     first_uncleanable_offset = segment_aligned_uncleanable_offset(log, first_uncleanable_offset)
     broker = broker or log.broker
     strategy = strategy or strategy_for(log.config)
-    offset_map = offset_map or BoundedOffsetMap.for_broker(broker, entry_bytes=strategy.entry_bytes)
+    storage = storage or InMemoryStorage()
+    offset_map = offset_map or BoundedOffsetMap.for_broker(
+        broker, entry_bytes=strategy.entry_bytes, streaming=storage.streams
+    )
     cleaning = _Pass(
         log=log,
         broker=broker,
@@ -98,13 +106,14 @@ def clean_pass(
         upper_bound_offset=_rule_b_upper_bound(log, broker, first_uncleanable_offset),
         legacy_delete_horizon_ms=_legacy_delete_horizon_ms(log, first_dirty_offset),
         stats=CleanerStats(),
+        storage=storage,
         bulk=bulk_map(offset_map) if strategy.ranks_by_offset else None,
     )
     with cyclic_gc_paused():
         full = build_offset_map(cleaning, first_dirty_offset, first_uncleanable_offset)
         end_offset = offset_map.latest_offset + 1
         segments = segments_overlapping(log, -1, end_offset)
-        _check_codecs(log, segments)
+        _check_codecs(log, cleaning.storage.codecs(segments))
         groups = group_segments_by_size(
             segments,
             max_size_bytes=log.config.effective_segment_bytes,
@@ -141,9 +150,8 @@ def clean_pass(
     )
 
 
-def _check_codecs(log: PartitionLog, segments: Sequence[Segment]) -> None:
+def _check_codecs(log: PartitionLog, codecs: set[str]) -> None:
     """Fail before any segment is replaced when a codec the pass may rewrite cannot be encoded here."""
-    codecs = {batch.compression for segment in segments for batch in segment.batches}
     for codec in sorted(codecs - {"none"}):
         log.encoder.check_available(codec)
 
@@ -175,21 +183,22 @@ def collect_aborted_transactions(log: PartitionLog, start: int, upper: int) -> l
 
 
 def read_chunks(
-    batches: Sequence[RecordBatch], start: int, *, capacity: int, limit: int
+    batches: Iterable[RecordBatch], *, capacity: int, limit: int
 ) -> Iterator[tuple[list[RecordBatch], int]]:
     """Batches as the cleaner reads them: complete batches fitting its read buffer, which grows for big ones."""
-    index, initial = start, capacity
-    while index < len(batches):
-        end, total = index, 0
-        while end < len(batches) and total + batches[end].size_bytes <= capacity:
-            total += batches[end].size_bytes
-            end += 1
-        if end == index:
-            target = limit if capacity < limit else batches[index].size_bytes
-            capacity = min(capacity * 2, max(target, initial))
-            continue
-        yield list(batches[index:end]), total
-        index = end
+    initial, total = capacity, 0
+    chunk: list[RecordBatch] = []
+    for batch in batches:
+        size = batch.size_bytes
+        if total + size > capacity and chunk:
+            yield chunk, total
+            chunk, total = [], 0
+        while size > capacity:
+            capacity = min(capacity * 2, max(limit if capacity < limit else size, initial))
+        chunk.append(batch)
+        total += size
+    if chunk:
+        yield chunk, total
 
 
 def _read_buffer_bytes(broker: BrokerConfig) -> int:
@@ -217,10 +226,8 @@ def _build_offset_map_for_segment(
     cleaning: _Pass, segment: Segment, transactions: CleanedTransactionMetadata, start: int
 ) -> bool:
     """Index one segment from ``start``'s position, read buffer by read buffer (``buildOffsetMapForSegment``)."""
-    first = _batch_index_at_position(segment, segment.lookup_position(start))
     for chunk, chunk_bytes in read_chunks(
-        segment.batches,
-        first,
+        cleaning.storage.batches(segment, segment.lookup_position(start)),
         capacity=_read_buffer_bytes(cleaning.broker),
         limit=cleaning.log.config.max_message_bytes,
     ):
@@ -231,15 +238,6 @@ def _build_offset_map_for_segment(
                 cleaning.offset_map.latest_offset = batch.last_offset
         cleaning.stats.map_bytes_read += chunk_bytes
     return False
-
-
-def _batch_index_at_position(segment: Segment, position: int) -> int:
-    offset = 0
-    for index, batch in enumerate(segment.batches):
-        if offset >= position:
-            return index
-        offset += batch.size_bytes
-    return len(segment.batches)
 
 
 def _map_batch(cleaning: _Pass, batch: RecordBatch, transactions: CleanedTransactionMetadata, start: int) -> bool:
@@ -278,7 +276,7 @@ def _map_records(cleaning: _Pass, batch: RecordBatch, start: int) -> bool:
 def clean_segments(cleaning: _Pass, group: list[Segment], transactions: CleanedTransactionMetadata) -> None:
     """Rewrite one group into a new segment named after its first segment, then swap it in (``cleanSegments``)."""
     log = cleaning.log
-    cleaned = Segment(
+    cleaned = cleaning.storage.cleaned_segment(
         group[0].base_offset,
         created_ms=cleaning.now_ms,
         index_interval_bytes=log.config.index_interval_bytes,
@@ -294,7 +292,7 @@ def clean_segments(cleaning: _Pass, group: list[Segment], transactions: CleanedT
         clean_into(cleaning, source, cleaned, record_filter)
     cleaned.on_become_inactive()
     cleaned.last_modified_ms = group[-1].last_modified_ms
-    _replace_segments(log, group, cleaned)
+    cleaning.storage.replace(log, group, cleaned)
 
 
 def _read_next_offset(segment: Segment) -> int:
@@ -313,7 +311,9 @@ def clean_into(cleaning: _Pass, source: Segment, cleaned: Segment, record_filter
     """Filter one source segment read buffer by read buffer, appending each buffer's survivors (``cleanInto``)."""
     log, stats = cleaning.log, cleaning.stats
     for chunk, _ in read_chunks(
-        source.batches, 0, capacity=_read_buffer_bytes(cleaning.broker), limit=log.config.max_message_bytes
+        cleaning.storage.batches(source, 0),
+        capacity=_read_buffer_bytes(cleaning.broker),
+        limit=log.config.max_message_bytes,
     ):
         result = filter_to(chunk, record_filter, encoder=log.encoder, kafka_version=cleaning.broker.version)
         stats.messages_read += result.messages_read
@@ -321,12 +321,6 @@ def clean_into(cleaning: _Pass, source: Segment, cleaned: Segment, record_filter
         stats.messages_written += result.messages_retained
         stats.bytes_written += result.bytes_retained
         cleaned.append(result.batches, cleaning.now_ms, largest_offset=result.max_offset)
-
-
-def _replace_segments(log: PartitionLog, group: list[Segment], cleaned: Segment) -> None:
-    """Replace the group's segments by the cleaned one (``replaceSegments``)."""
-    first = log.segments.index(group[0])
-    log.segments[first : first + len(group)] = [cleaned]
 
 
 class _CleanerFilter:

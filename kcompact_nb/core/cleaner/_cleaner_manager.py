@@ -14,6 +14,7 @@ from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._retention import delete_old_segments
+from kcompact_nb.core.cleaner._segment_storage import SegmentStorage
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
 from kcompact_nb.core.model import BrokerConfig, KafkaModelError, KcompactError, PartitionLog
 
@@ -29,14 +30,15 @@ class OffsetMapSpec:
     memory_bytes: int | None = None
     exact: bool = False
 
-    def build(self, entry_bytes: int) -> OffsetMap:
+    def build(self, entry_bytes: int, *, streaming: bool = False) -> OffsetMap:
+        """The map, sized for entries of ``entry_bytes``; ``streaming`` for passes over segment files."""
         if self.exact:
-            return ExactOffsetMap()
+            return ExactOffsetMap(streaming=streaming)
         if self.slots is not None:
-            return BoundedOffsetMap(self.slots, self.load_factor, entry_bytes)
+            return BoundedOffsetMap(self.slots, self.load_factor, entry_bytes, streaming=streaming)
         if self.memory_bytes is not None:
             return BoundedOffsetMap.from_memory(
-                self.memory_bytes, load_factor=self.load_factor, entry_bytes=entry_bytes
+                self.memory_bytes, load_factor=self.load_factor, entry_bytes=entry_bytes, streaming=streaming
             )
         raise KafkaModelError("an offset map spec needs slots, memory_bytes or exact=True")
 
@@ -63,6 +65,9 @@ class CleanerManager:
     """When the broker started: producer expiry checks run every interval after it."""
     recorded: list[PassResult] | None = None
     """When a list, every pass this manager runs is appended to it (frames collect a step's passes)."""
+    storages: dict[str, SegmentStorage] = field(default_factory=dict)
+    """Where the batches of some logs are (by ``topic-partition``): a log scanned from its segment files is
+    cleaned by streaming them. Other logs hold their batches."""
     _last_expiry_check_ms: int = -1
 
     def grab_filthiest_log(
@@ -118,14 +123,19 @@ class CleanerManager:
         first_uncleanable_offset: int | None = None,
         offset_map: OffsetMapSpec | None = None,
         force: bool = False,
+        storage: SegmentStorage | None = None,
     ) -> PassResult | None:
-        """One pass on ``log``; bounds not given are the broker's. None when not eligible and not forced."""
+        """One pass on ``log``; bounds not given are the broker's. None when not eligible and not forced.
+
+        ``storage`` says where the pass reads batches and keeps cleaned segments (default: in ``log``).
+        """
         ltc = log_to_clean(log, now_ms=now_ms)
         if ltc.checkpoint_reset is not None:
             log.cleaner_checkpoint = ltc.first_dirty_offset
         if not force and (not ltc.eligible or log.name in self.uncleanable or not log.config.compact):
             return None
         strategy = self.strategy_of(log)
+        storage = storage or self.storages.get(log.name)
         result = clean_pass(
             log,
             now_ms=now_ms,
@@ -133,10 +143,13 @@ class CleanerManager:
             first_uncleanable_offset=ltc.first_uncleanable_offset
             if first_uncleanable_offset is None
             else first_uncleanable_offset,
-            offset_map=None if offset_map is None else offset_map.build(strategy.entry_bytes),
+            offset_map=None
+            if offset_map is None
+            else offset_map.build(strategy.entry_bytes, streaming=storage is not None and storage.streams),
             strategy=strategy,
             cleanable_ratio=ltc.cleanable_ratio,
             broker=self.broker,
+            storage=storage,
         )
         return self._record(result)
 
@@ -188,6 +201,7 @@ class CleanerManager:
                 strategy=self.strategy_of(log),
                 cleanable_ratio=best.cleanable_ratio,
                 broker=self.broker,
+                storage=self.storages.get(log.name),
             )
         except KcompactError as error:
             self.uncleanable.add(log.name)

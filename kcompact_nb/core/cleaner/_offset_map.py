@@ -11,6 +11,7 @@ take whole batches (:class:`BulkOffsetMap`), which the pass's fast paths use whe
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import repeat
 from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy
@@ -89,9 +90,14 @@ class ExactOffsetMap:
     Under the offset strategy the cleaner hands it whole packed batches (:meth:`put_offsets`). Their key
     ids and offsets are folded with numpy into per-id arrays (each key's last and first offset), and a
     dict is made from them, keys in order of first appearance, only when something asks for one.
+
+    ``streaming=True`` is for passes that read their segments from files (one registry of keys per read,
+    released after it): packed batches go into the dict at once, so the map holds its keys and offsets but
+    never the batches' records, and :meth:`latest_by_key_id` grows one array per registry as it numbers keys.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, streaming: bool = False) -> None:
+        self.streaming = streaming
         self._entries: dict[bytes, Any] = {}
         self._pending: list[PackedRecords] = []
         self._pending_records = 0
@@ -132,6 +138,10 @@ class ExactOffsetMap:
 
         The caller keeps the capacity rule (see :attr:`size_upper_bound`) and ``latest_offset``.
         """
+        if self.streaming:
+            keys = cast("tuple[bytes, ...]", records.keys)  # put_offsets takes keyed records only
+            self._dict(changing=True).update(zip(keys, records.offsets, strict=True))
+            return
         if self._pending and records.registry is not self._pending[0].registry:
             self._fold()
         self._by_key_id = None
@@ -154,6 +164,8 @@ class ExactOffsetMap:
 
         The array is kept until the map changes.
         """
+        if self.streaming:
+            return self._grown_by_key_id(registry)
         self._fold()
         dense = self._dense
         if dense is not None and not self._entries and dense.registry is registry:
@@ -168,6 +180,25 @@ class ExactOffsetMap:
         known = ids >= 0
         latest[ids[known]] = ranks[known]
         self._by_key_id = (registry, len(registry), latest)
+        return latest
+
+    def _grown_by_key_id(self, registry: KeyRegistry) -> Any:
+        """Streaming: the entry of each key ``registry`` numbered so far, looked up once per key and registry.
+
+        The array has room to grow (its length may exceed the registry's): ids index it.
+        """
+        cached = self._by_key_id
+        known, latest = (cached[1], cached[2]) if cached is not None and cached[0] is registry else (0, None)
+        count = len(registry)
+        if latest is None or count > len(latest):
+            grown = numpy.full(max(2 * count, 1024), -1, numpy.int64)
+            if latest is not None:
+                grown[:known] = latest[:known]
+            latest = grown
+        if count > known:
+            new = cast("list[bytes]", registry.keys[known:count])  # None, if numbered, finds no entry
+            latest[known:count] = numpy.fromiter(map(self._entries.get, new, repeat(-1)), numpy.int64, len(new))
+        self._by_key_id = (registry, count, latest)
         return latest
 
     def _fold(self) -> None:
@@ -240,8 +271,10 @@ class BoundedOffsetMap(ExactOffsetMap):
     """Kafka's fixed-size map (``SkimpyOffsetMap``): ``slots`` entries, usable up to ``int(slots * load_factor)``
     distinct keys (:attr:`max_entries`)."""
 
-    def __init__(self, slots: int, load_factor: float = 0.9, entry_bytes: int = OFFSET_ENTRY_BYTES) -> None:
-        super().__init__()
+    def __init__(
+        self, slots: int, load_factor: float = 0.9, entry_bytes: int = OFFSET_ENTRY_BYTES, *, streaming: bool = False
+    ) -> None:
+        super().__init__(streaming=streaming)
         if slots < 1 or not 0 < load_factor <= 1 or int(slots * load_factor) < 1:
             message = f"offset map of {slots} slots at load factor {load_factor} holds no key"
             raise ConfigError(message)
@@ -251,16 +284,24 @@ class BoundedOffsetMap(ExactOffsetMap):
 
     @classmethod
     def from_memory(
-        cls, memory_bytes: int, *, load_factor: float = 0.9, entry_bytes: int = OFFSET_ENTRY_BYTES
+        cls,
+        memory_bytes: int,
+        *,
+        load_factor: float = 0.9,
+        entry_bytes: int = OFFSET_ENTRY_BYTES,
+        streaming: bool = False,
     ) -> BoundedOffsetMap:
         """A map over ``memory_bytes`` of buffer: ``slots = memory_bytes // entry_bytes``."""
-        return cls(min(memory_bytes, INT_MAX) // entry_bytes, load_factor, entry_bytes)
+        return cls(min(memory_bytes, INT_MAX) // entry_bytes, load_factor, entry_bytes, streaming=streaming)
 
     @classmethod
-    def for_broker(cls, broker: BrokerConfig, *, entry_bytes: int = OFFSET_ENTRY_BYTES) -> BoundedOffsetMap:
+    def for_broker(
+        cls, broker: BrokerConfig, *, entry_bytes: int = OFFSET_ENTRY_BYTES, streaming: bool = False
+    ) -> BoundedOffsetMap:
         """One cleaner thread's map: ``min(log.cleaner.dedupe.buffer.size / threads, Int.MaxValue)`` bytes."""
         memory = broker.log_cleaner_dedupe_buffer_size // max(broker.log_cleaner_threads, 1)
-        return cls.from_memory(memory, load_factor=broker.log_cleaner_io_buffer_load_factor, entry_bytes=entry_bytes)
+        load_factor = broker.log_cleaner_io_buffer_load_factor
+        return cls.from_memory(memory, load_factor=load_factor, entry_bytes=entry_bytes, streaming=streaming)
 
     @property
     def max_entries(self) -> int:

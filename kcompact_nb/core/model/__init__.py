@@ -49,6 +49,7 @@ from kcompact_nb.core.model._log_loader import (
     SegmentData,
     build_partition_log,
     compacted_topic_config,
+    load_log,
     rebuild_producer_state,
 )
 from kcompact_nb.core.model._producer_state import CompletedTxn, ProducerStateEntry, ProducerStateManager
@@ -79,7 +80,7 @@ from kcompact_nb.core.model._records import (
     record_values,
     uncompressed_batch_size,
 )
-from kcompact_nb.core.model._segment import AbortedTxn, Segment
+from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment
 from kcompact_nb.core.model._units import (
     WALL_CLOCK_FROM_MS,
     format_bytes,
@@ -100,6 +101,7 @@ __all__ = [
     "BatchEncoder",
     "BrokerConfig",
     "build_partition_log",
+    "load_log",
     "CLEANED_FILE_SUFFIX",
     "compacted_topic_config",
     "CompletedTxn",
@@ -166,6 +168,7 @@ __all__ = [
     "SEGMENT_FILE_OF_ANY_KIND",
     "SEGMENT_FILE_SUFFIXES",
     "SegmentData",
+    "StoredSegment",
     "set_default_encoder",
     "stored_compression",
     "SWAP_FILE_SUFFIX",

@@ -9,13 +9,14 @@ are missing. Readers of segment files, dumps and kcat output, and Spark's bridge
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
 from kcompact_nb.core.model._log import PartitionLog
+from kcompact_nb.core.model._producer_state import ProducerStateManager
 from kcompact_nb.core.model._records import RecordBatch, control_record_type
-from kcompact_nb.core.model._segment import AbortedTxn, Segment
+from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment
 
 
 def compacted_topic_config() -> TopicConfig:
@@ -51,12 +52,60 @@ def build_partition_log(
     the log end offset is the active segment's next offset, and producer state plus aborted
     transactions are rebuilt from the batches (``UnifiedLog.rebuildProducerState``).
     """
-    config, broker = config or compacted_topic_config(), broker or BrokerConfig()
-    per_batch = broker.version.indexes_each_batch
-    built = [_segment(data, config, per_batch, last=i == len(segments) - 1) for i, data in enumerate(segments)]
+    return load_log(
+        topic,
+        partition,
+        ((data.base_offset, data.last_modified_ms, data.batches) for data in segments),
+        config=config,
+        broker=broker,
+        log_start_offset=log_start_offset,
+        cleaner_checkpoint=cleaner_checkpoint,
+        now_ms=now_ms,
+        notes=notes,
+    )
+
+
+def load_log(
+    topic: str,
+    partition: int,
+    segments: Iterable[tuple[int, int, Iterable[RecordBatch]]],
+    *,
+    config: TopicConfig | None = None,
+    broker: BrokerConfig | None = None,
+    log_start_offset: int | None = None,
+    cleaner_checkpoint: int | None = None,
+    now_ms: int | None = None,
+    notes: list[str] | None = None,
+    stored: bool = False,
+) -> PartitionLog:
+    """:func:`build_partition_log` from ``(base offset, last modified ms, batches)`` per segment, one at a time.
+
+    With ``stored=True`` the segments are :class:`StoredSegment` values: each batch goes through once (sizes,
+    timestamps, index entries, producer state and aborted transactions follow it) and is not kept, so a
+    partition of any size loads in the memory of its metadata. Batches may then hold no records, except
+    control batches, whose marker closes a transaction.
+    """
+    config = config or compacted_topic_config()
+    broker = broker or BrokerConfig()
+    state = ProducerStateManager()
+    built: list[Segment] = []
+    kind = StoredSegment if stored else Segment
+    for base_offset, last_modified_ms, batches in segments:
+        if built:
+            built[-1].on_become_inactive()
+        segment = kind(
+            base_offset,
+            created_ms=last_modified_ms,
+            index_interval_bytes=config.index_interval_bytes,
+            indexes_each_batch=broker.version.indexes_each_batch,
+        )
+        built.append(segment)
+        for batch in batches:
+            segment.append([batch], last_modified_ms)
+            _replay_batch(state, segment, batch, notes)
+        segment.last_modified_ms = last_modified_ms
     first_base = built[0].base_offset if built else 0
     start = max(log_start_offset or 0, first_base) if built else (log_start_offset or 0)
-    end = _log_end_offset(built, start)
     log = PartitionLog(
         topic,
         partition,
@@ -65,26 +114,13 @@ def build_partition_log(
         created_ms=built[0].created_ms if built else 0,
         segments=built,
         log_start_offset=start,
-        log_end_offset=end,
+        log_end_offset=_log_end_offset(built, start),
         cleaner_checkpoint=cleaner_checkpoint,
+        producer_state=state,
     )
-    rebuild_producer_state(log, now_ms=now_ms, notes=notes)
+    if now_ms is not None:
+        state.remove_expired_producers(now_ms, broker.producer_id_expiration_ms)
     return log
-
-
-def _segment(data: SegmentData, config: TopicConfig, indexes_each_batch: bool, *, last: bool) -> Segment:
-    segment = Segment(
-        data.base_offset,
-        created_ms=data.last_modified_ms,
-        index_interval_bytes=config.index_interval_bytes,
-        indexes_each_batch=indexes_each_batch,
-    )
-    for batch in data.batches:
-        segment.append([batch], data.last_modified_ms)
-    if not last:
-        segment.on_become_inactive()
-    segment.last_modified_ms = data.last_modified_ms
-    return segment
 
 
 def _log_end_offset(segments: list[Segment], start: int) -> int:
@@ -102,34 +138,37 @@ def rebuild_producer_state(log: PartitionLog, *, now_ms: int | None = None, note
     only warns), control batches the cleaner emptied are skipped, and each ABORT marker adds an
     entry to the transaction index of the segment it sits in.
     """
-    state = log.producer_state
     for segment in log.segments:
         segment.aborted_transactions.clear()
         for batch in segment.batches:
-            if not batch.has_producer_id:
-                continue
-            entry = state.producers.get(batch.producer_id)
-            if entry is not None and batch.producer_epoch < entry.producer_epoch:
-                if notes is not None:
-                    notes.append(
-                        f"producer {batch.producer_id}: epoch {batch.producer_epoch} at offset {batch.base_offset} "
-                        f"is below the last seen epoch {entry.producer_epoch} (accepted, as on replication)"
-                    )
-                entry.producer_epoch = batch.producer_epoch
-            if batch.is_control:
-                _replay_marker(log, segment, batch)
-            else:
-                state.on_data_batch(batch)
+            _replay_batch(log.producer_state, segment, batch, notes)
     if now_ms is not None:
-        state.remove_expired_producers(now_ms, log.broker.producer_id_expiration_ms)
+        log.producer_state.remove_expired_producers(now_ms, log.broker.producer_id_expiration_ms)
 
 
-def _replay_marker(log: PartitionLog, segment: Segment, batch: RecordBatch) -> None:
+def _replay_batch(state: ProducerStateManager, segment: Segment, batch: RecordBatch, notes: list[str] | None) -> None:
+    if not batch.has_producer_id:
+        return
+    entry = state.producers.get(batch.producer_id)
+    if entry is not None and batch.producer_epoch < entry.producer_epoch:
+        if notes is not None:
+            notes.append(
+                f"producer {batch.producer_id}: epoch {batch.producer_epoch} at offset {batch.base_offset} "
+                f"is below the last seen epoch {entry.producer_epoch} (accepted, as on replication)"
+            )
+        entry.producer_epoch = batch.producer_epoch
+    if batch.is_control:
+        _replay_marker(state, segment, batch)
+    else:
+        state.on_data_batch(batch)
+
+
+def _replay_marker(state: ProducerStateManager, segment: Segment, batch: RecordBatch) -> None:
     if not batch.records or control_record_type(batch.records[0]) is None:
         return  # emptied by the cleaner, or a non-transaction control record
     value = batch.records[0].value or b""
     coordinator_epoch = struct.unpack_from(">i", value, 2)[0] if len(value) >= 6 else -1
-    txn = log.producer_state.on_end_txn_marker(batch, coordinator_epoch)
+    txn = state.on_end_txn_marker(batch, coordinator_epoch)
     if txn.is_aborted:
-        lso = log.producer_state.last_stable_offset_after(txn)
+        lso = state.last_stable_offset_after(txn)
         segment.aborted_transactions.append(AbortedTxn(txn.producer_id, txn.first_offset, txn.last_offset, lso))

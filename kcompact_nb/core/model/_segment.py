@@ -86,6 +86,11 @@ class Segment:
         return self.time_index_entries * TIME_INDEX_ENTRY_BYTES
 
     @property
+    def codecs(self) -> set[str]:
+        """The codecs of the segment's batches (``none`` for uncompressed ones)."""
+        return {batch.compression for batch in self.batches}
+
+    @property
     def size_estimated(self) -> bool:
         """Some batch's size is an estimate (:attr:`RecordBatch.size_estimated`), so ``size_bytes`` is too."""
         return any(batch.size_estimated for batch in self.batches)
@@ -146,3 +151,41 @@ class Segment:
         if self.max_timestamp_so_far > self._last_time_index_timestamp:
             self.time_index_entries += 1
             self._last_time_index_timestamp = self.max_timestamp_so_far
+
+
+@dataclass
+class StoredSegment(Segment):
+    """A segment whose batches stay in its file: what ``LogSegment`` itself keeps in memory.
+
+    Appends update the size, timestamps and index entries as :meth:`Segment.append` does, then let the
+    batches go; the last offset, the batch count, the codecs seen and whether a size is an estimate are
+    kept. Streaming passes (:mod:`kcompact_nb.core.cleaner._segment_storage`) read and write the batches.
+    """
+
+    stored_last_offset: int | None = None
+    batch_count: int = 0
+    stored_codecs: set[str] = field(default_factory=set)
+    estimated: bool = False
+
+    @property
+    def last_offset(self) -> int | None:
+        return self.stored_last_offset
+
+    @property
+    def codecs(self) -> set[str]:
+        return self.stored_codecs
+
+    @property
+    def size_estimated(self) -> bool:
+        return self.estimated
+
+    def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
+        super().append(batches, now_ms, largest_offset)
+        if not batches:
+            return
+        self.stored_last_offset = batches[-1].last_offset
+        self.batch_count += len(batches)
+        for batch in batches:
+            self.stored_codecs.add(batch.compression)
+            self.estimated = self.estimated or batch.size_estimated
+        self.batches.clear()

@@ -18,7 +18,12 @@ from kcompact_nb.core.views._next_pass import (
     next_pass,
     transaction_states,
 )
-from kcompact_nb.core.views._offset_buckets import OFFSET_BUCKET_COLUMNS, OffsetBucket, offset_buckets
+from kcompact_nb.core.views._offset_buckets import (
+    OFFSET_BUCKET_COLUMNS,
+    OffsetBucket,
+    OffsetBucketTally,
+    offset_buckets,
+)
 from kcompact_nb.core.views._partition_layout import (
     BatchSpan,
     LayoutScale,
@@ -64,6 +69,7 @@ __all__ = [
     "offset_gaps",
     "offset_map_view",
     "OffsetBucket",
+    "OffsetBucketTally",
     "OffsetMapEntry",
     "OffsetMapView",
     "Outcome",

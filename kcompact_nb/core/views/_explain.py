@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kcompact_nb.core.cleaner import LogToClean, log_to_clean, non_active_segments_from
-from kcompact_nb.core.model import LONG_MAX, PartitionLog, format_bytes, format_duration_ms, format_instant_ms
+from kcompact_nb.core.model import (
+    LONG_MAX,
+    PartitionLog,
+    RecordBatch,
+    format_bytes,
+    format_duration_ms,
+    format_instant_ms,
+    record_keys,
+    record_offsets,
+    record_values,
+)
 
 
 @dataclass(frozen=True)
@@ -102,23 +113,36 @@ class Explanation:
         return "\n".join(self.lines())
 
 
-def explain(log: PartitionLog, *, now_ms: int) -> Explanation:
-    """Explain ``log`` at ``now_ms``: ranges and why, eligibility, next eligible time, tombstones."""
+def explain(log: PartitionLog, *, now_ms: int, batches: Iterable[RecordBatch] | None = None) -> Explanation:
+    """Explain ``log`` at ``now_ms``: ranges and why, eligibility, next eligible time, tombstones.
+
+    ``batches`` are the log's batches when its segments do not hold them (a partition scanned from its
+    segment files: :func:`kcompact_nb.io.partition_batches` streams them); they are read once, in order.
+    """
     ltc = log_to_clean(log, now_ms=now_ms)
-    tombstones = tuple(
-        TombstoneFate(r.offset, r.key, b.delete_horizon_ms)
-        for b, r in log.records()
-        if not b.is_control and r.is_tombstone and r.key is not None
-    )
-    codecs = Counter(b.compression for b in log.batches() if b.compression != "none")
+    tombstones: list[TombstoneFate] = []
+    codecs: Counter[str] = Counter()
+    estimated = 0
+    for batch in log.batches() if batches is None else batches:
+        if batch.compression != "none":
+            codecs[batch.compression] += 1
+        estimated += batch.size_estimated
+        if batch.is_control:
+            continue
+        records = batch.records
+        for offset, key, value in zip(
+            record_offsets(records), record_keys(records), record_values(records), strict=True
+        ):
+            if value is None and key is not None:
+                tombstones.append(TombstoneFate(offset, key, batch.delete_horizon_ms))
     return Explanation(
         now_ms,
         ltc,
         _uncleanable_reason(log, ltc, now_ms),
         next_eligible_ms(log, now_ms=now_ms),
-        tombstones,
+        tuple(tombstones),
         codecs=tuple(codecs.most_common()),
-        estimated_batches=sum(b.size_estimated for b in log.batches()),
+        estimated_batches=estimated,
     )
 
 

@@ -31,7 +31,10 @@ from kcompact_nb.core.model import (
     PartitionLog,
     Record,
     RecordBatch,
+    record_keys,
+    record_offsets,
     record_size_bytes,
+    record_values,
 )
 
 OFFSET_BUCKET_COLUMNS: tuple[str, ...] = (
@@ -81,41 +84,52 @@ def offset_buckets(
     bucket_count
         Upper bound on the number of rows (at least 1); each bucket spans ``ceil(span / bucket_count)`` offsets.
     """
-    if bucket_count < 1:
-        raise KafkaModelError(f"bucket_count must be at least 1, got {bucket_count}")
-    start, end = log.log_start_offset, log.log_end_offset
-    if end <= start:
-        return []
-    width = -(-(end - start) // bucket_count)
-    tally = _Tally(start, width, -(-(end - start) // width))
+    tally = OffsetBucketTally(log.log_start_offset, log.log_end_offset, bucket_count)
     for batch in log.batches():
-        if not batch.is_control and batch.last_offset >= start:
-            tally.add_batch(batch)
-    where = (log.topic if topic is None else topic, log.partition if partition is None else partition)
-    return [
-        OffsetBucket(*where, i, start + i * width, min(start + (i + 1) * width, end), *map(int, row))
-        for i, row in enumerate(tally.rows())
-    ]
+        tally.add(batch)
+    return tally.rows(log.topic if topic is None else topic, log.partition if partition is None else partition)
 
 
-class _Tally:
-    """Per-bucket counts: records and bytes batch by batch, then live and tombstones from each key's latest record."""
+class OffsetBucketTally:
+    """:func:`offset_buckets` of batches given one at a time: a partition streamed from its segment files.
 
-    def __init__(self, start: int, width: int, buckets: int) -> None:
-        self.start, self.width, self.buckets = start, width, buckets
-        self.records = [0] * buckets
-        self.size_bytes = [0] * buckets
-        self.latest: dict[bytes, Record] = {}
+    Per bucket, records and bytes are counted as batches come; each key's latest offset (negated when a
+    tombstone) is kept, so live and tombstone counts follow from the winners at the end. Memory is one
+    entry per distinct key, never the records.
+
+    Parameters
+    ----------
+    start, end
+        The partition's log start and log end offsets: ``[start, end)`` is summarised.
+    bucket_count
+        Upper bound on the number of rows (at least 1).
+    """
+
+    def __init__(self, start: int, end: int, bucket_count: int) -> None:
+        if bucket_count < 1:
+            raise KafkaModelError(f"bucket_count must be at least 1, got {bucket_count}")
+        self.start, self.end = start, end
+        self.width = max(-(-(end - start) // bucket_count), 1)
+        self.buckets = max(-(-(end - start) // self.width), 0)
+        self.records = [0] * self.buckets
+        self.size_bytes = [0] * self.buckets
+        self.latest: dict[bytes, int] = {}
+        """Key -> offset of its latest record, ``~offset`` (negative) when that record is a tombstone."""
         self.keyless: list[int] = []
 
-    def add_batch(self, batch: RecordBatch) -> None:
+    def add(self, batch: RecordBatch) -> None:
+        """Count one batch (control batches and batches below the log start offset are skipped)."""
+        if batch.is_control or batch.last_offset < self.start or not self.buckets:
+            return
         records, start, width = batch.records, self.start, self.width
         latest = self.latest
-        for record in records:
-            if record.key is None:
-                self.keyless.append(record.offset)
+        for offset, key, value in zip(
+            record_offsets(records), record_keys(records), record_values(records), strict=True
+        ):
+            if key is None:
+                self.keyless.append(offset)
             else:
-                latest[record.key] = record
+                latest[key] = offset if value is not None else ~offset
         if not records:
             return
         first = (records[0].offset - start) // width
@@ -134,11 +148,21 @@ class _Tally:
                 self.records[(record.offset - start) // width] += 1
                 self.size_bytes[(record.offset - start) // width] += _record_size(batch, record)
 
-    def rows(self) -> numpy.ndarray:
+    def rows(self, topic: str, partition: int) -> list[OffsetBucket]:
+        """One :class:`OffsetBucket` per bucket, empty ones too."""
+        if not self.buckets:
+            return []
+        start, width = self.start, self.width
+        return [
+            OffsetBucket(topic, partition, i, start + i * width, min(start + (i + 1) * width, self.end), *map(int, row))
+            for i, row in enumerate(self._columns())
+        ]
+
+    def _columns(self) -> numpy.ndarray:
         """Columns records, size_bytes, live, superseded, tombstones; one row per bucket."""
-        winners = [r for r in self.latest.values() if r.offset >= self.start]
-        offsets = numpy.fromiter((r.offset for r in winners), dtype=numpy.int64, count=len(winners))
-        deleted = numpy.fromiter((r.value is None for r in winners), dtype=bool, count=len(winners))
+        signed = numpy.fromiter(self.latest.values(), dtype=numpy.int64, count=len(self.latest))
+        deleted = signed < 0
+        offsets = numpy.where(deleted, ~signed, signed)
         tombstones = self._histogram(offsets[deleted])
         live = self._histogram(offsets[~deleted]) + self._histogram(numpy.array(self.keyless, dtype=numpy.int64))
         records = numpy.array(self.records, dtype=numpy.int64)

@@ -52,7 +52,7 @@ def log_regions(log: PartitionLog, ltc: LogToClean) -> list[SegmentRegion]:
     bases, sizes = [s.base_offset for s in log.segments], [s.size_bytes for s in log.segments]
     regions = regions_of(bases, sizes, log.log_end_offset, ltc.first_dirty_offset, ltc.first_uncleanable_offset)
     return [
-        region._replace(codecs=tuple(sorted({b.compression for b in s.batches})), size_estimated=s.size_estimated)
+        region._replace(codecs=tuple(sorted(s.codecs)), size_estimated=s.size_estimated)
         for region, s in zip(regions, log.segments, strict=False)
     ]
 

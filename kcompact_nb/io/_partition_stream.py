@@ -1,0 +1,152 @@
+"""A partition directory streamed as Kafka's cleaner reads it: segment files one at a time, never all at once.
+
+:func:`~kcompact_nb.io.scan_partition_dir` reads every batch header once (and the records of control batches
+only) into a log of :class:`~kcompact_nb.core.StoredSegment` values: sizes, timestamps, index entries, producer
+state and aborted transactions, what a broker holds in memory for a partition. :class:`SegmentFiles` is the pass's
+storage: it reads a segment's batches from its file when the pass asks (a read buffer at a time, keys
+numbered afresh every million keys) and writes each cleaned group to a ``.cleaned`` file as the
+pass fills it, renamed to ``.log`` when the group is swapped in (``Cleaner.cleanSegments``). Memory is the
+metadata, the offset map and one read buffer's batches, whatever the size of the partition.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from kcompact_nb.core import (
+    CLEANED_FILE_SUFFIX,
+    KcompactError,
+    KeyRegistry,
+    OffsetBucket,
+    OffsetBucketTally,
+    PartitionLog,
+    RecordBatch,
+    Segment,
+    StoredSegment,
+    segment_file_name,
+)
+from kcompact_nb.io._log_reader import LoadedPartition
+from kcompact_nb.io._log_writer import batch_bytes, set_mtime_ms
+from kcompact_nb.io._segment_reader import SegmentFileReader
+
+REGISTRY_KEYS = 1 << 20
+"""Keys a reader's registry numbers before a new one is started (its keys are released then): about 100 MiB."""
+
+
+def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> list[OffsetBucket]:
+    """:func:`kcompact_nb.core.offset_buckets` of a partition, a scanned one read segment file by segment file.
+
+    The same rows as for the partition read whole, in the memory of one entry per distinct key.
+    """
+    log = scanned.log
+    tally = OffsetBucketTally(log.log_start_offset, log.log_end_offset, bucket_count)
+    for batch in partition_batches(scanned):
+        tally.add(batch)
+    return tally.rows(log.topic, log.partition)
+
+
+def partition_batches(partition: LoadedPartition) -> Iterator[RecordBatch]:
+    """Every batch of ``partition`` in offset order: streamed from its files when it was scanned, else its log's."""
+    if partition.files is None:
+        yield from partition.log.batches()
+        return
+    storage = SegmentFiles(partition.files)
+    for segment in partition.log.segments:
+        yield from storage.batches(segment, 0)
+
+
+@dataclass(eq=False)
+class _CleanedSegment(StoredSegment):
+    """A cleaned group's segment: each appended batch's bytes go to its ``.cleaned`` file (none: sizes only)."""
+
+    sink: BinaryIO | None = field(default=None, repr=False)
+    path: Path | None = None
+
+    def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
+        if self.sink is not None and self.path is not None:
+            position = self.size_bytes
+            for batch in batches:
+                data = batch_bytes(batch, self.path, position)
+                self.sink.write(data)
+                position += len(data)
+        super().append(batches, now_ms, largest_offset)
+
+
+class SegmentFiles:
+    """A pass's :class:`~kcompact_nb.core.cleaner.SegmentStorage` over segment files.
+
+    Source segments are read from ``files`` (base offset -> ``.log`` file). With ``out`` (a folder) each
+    cleaned group is written there as ``NNN.log.cleaned`` while the pass fills it and renamed ``NNN.log``
+    when it is swapped in; without it cleaned segments keep their sizes and offsets only (a prediction).
+    """
+
+    streams = True
+
+    def __init__(self, files: dict[int, Path], *, out: Path | None = None, verify_crc: bool = True) -> None:
+        self.files = dict(files)
+        self.out = out
+        self.verify_crc = verify_crc
+        self.written: dict[int, Path] = {}
+
+    def batches(self, segment: Segment, position: int) -> Iterator[RecordBatch]:
+        file = self.files.get(segment.base_offset)
+        if file is None:
+            raise KcompactError(
+                f"segment {segment.base_offset} was cleaned without an output folder: its batches are not on disk"
+            )
+        reader = SegmentFileReader(file, keep_raw=self.out is not None, verify_crc=self.verify_crc)
+
+        def decode(data: bytes, at: int, next_offset: int) -> RecordBatch | None:
+            if at < position:
+                return None
+            if len(reader.key_registry) >= REGISTRY_KEYS:
+                reader.key_registry = KeyRegistry()
+            return reader.decode_batch(data, at, next_offset)
+
+        return (batch for batch in reader.decoded(decode) if batch is not None)
+
+    def codecs(self, segments: Sequence[Segment]) -> set[str]:
+        return {codec for segment in segments for codec in segment.codecs}
+
+    def cleaned_segment(
+        self, base_offset: int, *, created_ms: int, index_interval_bytes: int, indexes_each_batch: bool
+    ) -> Segment:
+        segment = _CleanedSegment(
+            base_offset,
+            created_ms=created_ms,
+            index_interval_bytes=index_interval_bytes,
+            indexes_each_batch=indexes_each_batch,
+        )
+        if self.out is not None:
+            segment.path = self.out / (segment_file_name(base_offset) + CLEANED_FILE_SUFFIX)
+            segment.sink = open(segment.path, "wb")  # noqa: SIM115 - closed when the group is swapped in
+        return segment
+
+    def replace(self, log: PartitionLog, group: Sequence[Segment], cleaned: Segment) -> None:
+        if isinstance(cleaned, _CleanedSegment) and cleaned.sink is not None and cleaned.path is not None:
+            cleaned.sink.close()
+            cleaned.sink = None
+            final = cleaned.path.with_name(segment_file_name(cleaned.base_offset))
+            cleaned.path.rename(final)
+            set_mtime_ms(final, cleaned.last_modified_ms)
+            for segment in group:
+                self.files.pop(segment.base_offset, None)
+            self.files[cleaned.base_offset] = self.written[cleaned.base_offset] = final
+        else:
+            for segment in group:
+                self.files.pop(segment.base_offset, None)
+        first = log.segments.index(group[0])
+        log.segments[first : first + len(group)] = [cleaned]
+
+    def copy_untouched(self, log: PartitionLog) -> None:
+        """Copy into ``out`` the source files of the segments the pass did not rewrite (mtimes kept)."""
+        if self.out is None:
+            return
+        for segment in log.segments:
+            if segment.base_offset not in self.written:
+                source = self.files[segment.base_offset]
+                shutil.copy2(source, self.out / segment_file_name(segment.base_offset))

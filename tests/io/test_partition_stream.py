@@ -1,0 +1,268 @@
+"""The streamed pass over a partition directory equals the pass over the log in memory (issue #19, point 2).
+
+Same retained offsets, segment layout, ``.log`` bytes, ``CleanerStats``, groups, end offset and log line, on
+random logs (compressed, transactional, idempotent, tombstones, several groups, partial passes with a small
+offset map, KIP-280 strategies), on the broker's sample partitions and on a workload of several segments.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kcompact_nb.core import (
+    BrokerConfig,
+    CleanerManager,
+    NewRecord,
+    OffsetMapSpec,
+    PartitionLog,
+    StoredSegment,
+    TopicConfig,
+    log_to_clean,
+)
+from kcompact_nb.io import (
+    predict_partition_dir,
+    read_checkpoint,
+    read_partition_dir,
+    scan_partition_dir,
+    write_partition_dir,
+)
+
+SAMPLES = Path(__file__).parents[2] / "data" / "samples" / "kafka"
+NOW = 1_000_000
+
+
+def in_memory(folder: Path, *, now_ms: int, config: TopicConfig | None, offset_map: OffsetMapSpec | None, **kw: Any):
+    """The pass :func:`kcompact_nb.core.next_pass` runs, on the partition read whole into memory."""
+    log = read_partition_dir(folder, config=config, now_ms=now_ms, **kw).log
+    ltc = log_to_clean(log, now_ms=now_ms)
+    result = None
+    if ltc.first_dirty_offset < ltc.first_uncleanable_offset:
+        result = CleanerManager(log.broker).clean_log(log, now_ms=now_ms, offset_map=offset_map, force=True)
+    return ltc, result, log
+
+
+def assert_same_pass(folder: Path, *, now_ms: int, config: TopicConfig | None = None, offset_map=None, **kw: Any):
+    """Stream ``folder`` and read it whole: the same pass, layout and written bytes."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch)
+        ltc, expected, log = in_memory(folder, now_ms=now_ms, config=config, offset_map=offset_map, **kw)
+        streamed = predict_partition_dir(
+            folder, now_ms=now_ms, config=config, offset_map=offset_map, out=out / "streamed", **kw
+        )
+        assert streamed.log_to_clean == ltc
+        if expected is None:
+            assert streamed.result is None
+        else:
+            got = streamed.result
+            assert got is not None
+            assert (got.stats, got.groups, got.end_offset, got.map_full, got.log_line) == (
+                expected.stats,
+                expected.groups,
+                expected.end_offset,
+                expected.map_full,
+                expected.log_line,
+            )
+            assert got.offset_map.entries() == expected.offset_map.entries()
+        layout = [
+            (s.base_offset, s.size_bytes, s.last_offset, s.offset_index, s.time_index_entries) for s in log.segments
+        ]
+        assert [
+            (s.base_offset, s.size_bytes, s.last_offset, s.offset_index, s.time_index_entries)
+            for s in streamed.log.segments
+        ] == layout
+        assert all(isinstance(s, StoredSegment) for s in streamed.log.segments)
+        assert streamed.log.cleaner_checkpoint == log.cleaner_checkpoint
+        write_partition_dir(log, out / "memory")
+        written, reference = out / "streamed" / log.name, out / "memory" / log.name
+        assert streamed.written == written
+        assert sorted(p.name for p in written.iterdir()) == sorted(p.name for p in reference.iterdir())
+        for file in reference.iterdir():
+            assert (written / file.name).read_bytes() == file.read_bytes(), file.name
+        assert [r.offset for _, r in read_partition_dir(written).log.records()] == [r.offset for _, r in log.records()]
+        return streamed
+
+
+# -- random logs -----------------------------------------------------------------------------------------
+
+KEYS = [b"a", b"b", b"c", b"d", b"e", b"f", b"g"]
+records = st.lists(
+    st.builds(
+        NewRecord,
+        key=st.sampled_from(KEYS),
+        value=st.one_of(st.none(), st.binary(max_size=12)),
+        timestamp=st.integers(0, 1000),
+    ),
+    min_size=1,
+    max_size=5,
+)
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("batch"), records, st.sampled_from(["none", "none", "gzip", "lz4", "zstd", "snappy"])),
+        st.tuples(st.just("idempotent"), records, st.just("none")),
+        st.tuples(st.just("txn"), records, st.sampled_from(["none", "gzip"])),
+        st.tuples(st.sampled_from(["commit", "abort", "roll"]), st.just([]), st.just("none")),
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+def random_log(ops: list, segment_bytes: int, strategy: str) -> PartitionLog:
+    props = {
+        "cleanup.policy": "compact",
+        "segment.bytes": segment_bytes,
+        "delete.retention.ms": 300,
+        "compaction.strategy": strategy,
+        "compaction.strategy.header": "v",
+    }
+    log = PartitionLog("t", config=TopicConfig.from_properties(props), broker=BrokerConfig())
+    sequence, open_txn = 0, False
+    for i, (kind, recs, codec) in enumerate(ops):
+        if kind == "batch":
+            log.append(recs, now_ms=i, compression=codec)
+        elif kind == "idempotent":
+            log.append(recs, now_ms=i, producer_id=5, producer_epoch=0, base_sequence=sequence)
+            sequence += len(recs)
+        elif kind == "txn":
+            log.append(recs, now_ms=i, producer_id=9, producer_epoch=0, transactional=True, compression=codec)
+            open_txn = True
+        elif kind in ("commit", "abort") and open_txn:
+            log.append_end_txn_marker(9, 0, commit=kind == "commit", now_ms=i)
+            open_txn = False
+        elif kind == "roll":
+            log.roll(now_ms=i)
+    log.roll(now_ms=len(ops))
+    return log
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ops=operations,
+    segment_bytes=st.integers(150, 900),
+    strategy=st.sampled_from(["offset", "offset", "timestamp", "header"]),
+    slots=st.one_of(st.none(), st.integers(2, 6)),
+    passes_before=st.integers(0, 2),
+    now=st.integers(1000, 3000),
+)
+def test_streamed_pass_equals_the_pass_in_memory(ops, segment_bytes, strategy, slots, passes_before, now):
+    log = random_log(ops, segment_bytes, strategy)
+    offset_map = None if slots is None else OffsetMapSpec(slots=slots, load_factor=1.0)
+    for earlier in range(passes_before):  # logs a pass already cleaned: horizons, empty batches, merged groups
+        CleanerManager(log.broker).clean_log(log, now_ms=now - 500 * (passes_before - earlier), force=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = write_partition_dir(log, scratch)
+        assert_same_pass(
+            folder, now_ms=now, config=log.config, offset_map=offset_map, cleaner_checkpoint=log.cleaner_checkpoint
+        )
+
+
+# -- the broker's samples and a workload of several segments -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "stage", sorted(p for p in SAMPLES.glob("*/*") if p.is_dir()), ids=lambda p: p.parent.name + "/" + p.name
+)
+def test_streamed_pass_equals_the_pass_in_memory_on_broker_samples(stage: Path) -> None:
+    folder = next(p for p in stage.iterdir() if p.is_dir())
+    topic, partition = folder.name.rsplit("-", 1)
+    checkpoint = read_checkpoint(stage / "cleaner-offset-checkpoint").get((topic, int(partition)))
+    config = TopicConfig.from_properties({"cleanup.policy": "compact", "delete.retention.ms": 0})
+    for now in (1_767_225_600_000, 1_900_000_000_000):
+        assert_same_pass(folder, now_ms=now, config=config, cleaner_checkpoint=checkpoint)
+
+
+def test_a_small_dedupe_buffer_stops_the_streamed_pass_where_the_pass_in_memory_stops(tmp_path: Path) -> None:
+    log = PartitionLog("w", config=TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 4000}))
+    for i in range(400):
+        log.append([NewRecord(b"k%03d" % (i * 7 % 150), b"v" * 20, timestamp=i)], now_ms=i)
+    log.roll(now_ms=400)
+    folder = write_partition_dir(log, tmp_path / "in")
+    streamed = assert_same_pass(
+        folder, now_ms=NOW, config=log.config, offset_map=OffsetMapSpec(slots=60, load_factor=0.9)
+    )
+    assert streamed.result is not None and streamed.result.map_full
+    assert len(streamed.result.groups) > 1
+    assert streamed.result.end_offset < log.active_segment.base_offset
+
+
+def test_scanning_keeps_no_batches_and_matches_the_loaded_log() -> None:
+    folder = SAMPLES / "transactional" / "before" / "txn-0"
+    scanned = scan_partition_dir(folder)
+    loaded = read_partition_dir(folder).log
+    assert all(not s.batches for s in scanned.log.segments)
+    assert [(s.base_offset, s.size_bytes, s.last_offset, s.aborted_transactions) for s in scanned.log.segments] == [
+        (s.base_offset, s.size_bytes, s.last_offset, s.aborted_transactions) for s in loaded.segments
+    ]
+    assert scanned.log.producer_state.producers == loaded.producer_state.producers
+    assert (scanned.log.log_end_offset, scanned.log.last_stable_offset) == (
+        loaded.log_end_offset,
+        loaded.last_stable_offset,
+    )
+
+
+def test_a_prediction_without_an_output_folder_writes_nothing(tmp_path: Path) -> None:
+    source = next((SAMPLES / "compaction-basic" / "before").glob("*-0"))
+    folder = tmp_path / source.name
+    shutil.copytree(source, folder)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    prediction = predict_partition_dir(folder, now_ms=1_767_225_600_000)
+    assert prediction.written is None and prediction.result is not None
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [source.name]
+
+
+def test_packed_batches_over_several_segments_and_key_registries(tmp_path: Path, monkeypatch) -> None:
+    """Batches of ten records (read back as packed columns), keys numbered afresh every 40 keys."""
+    import kcompact_nb.io._partition_stream as stream
+
+    monkeypatch.setattr(stream, "REGISTRY_KEYS", 40)
+    props = {"cleanup.policy": "compact", "segment.bytes": 6000, "delete.retention.ms": 0}
+    log = PartitionLog("w", config=TopicConfig.from_properties(props))
+    for i in range(120):
+        batch = [NewRecord(b"key-%03d" % ((i * 10 + j) * 37 % 230), None if j == 3 else b"v" * 30) for j in range(10)]
+        log.append(batch, now_ms=i)
+    log.roll(now_ms=120)
+    folder = write_partition_dir(log, tmp_path / "in")
+    for offset_map in (None, OffsetMapSpec(slots=150, load_factor=1.0), OffsetMapSpec(exact=True)):
+        streamed = assert_same_pass(folder, now_ms=NOW, config=log.config, offset_map=offset_map)
+        assert streamed.result is not None and len(streamed.result.groups) > 1
+
+
+def test_offset_buckets_streamed_equal_those_of_the_log_in_memory(tmp_path: Path) -> None:
+    from kcompact_nb.core import offset_buckets
+    from kcompact_nb.io import partition_offset_buckets
+
+    for stage in sorted(p for p in SAMPLES.glob("*/*") if p.is_dir()):
+        folder = next(p for p in stage.iterdir() if p.is_dir())
+        expected = offset_buckets(read_partition_dir(folder).log, bucket_count=7)
+        assert partition_offset_buckets(scan_partition_dir(folder), bucket_count=7) == expected, stage
+    gzipped = [("batch", [NewRecord(b"k%d" % (i % 9), None if i % 5 == 0 else b"v")], "gzip") for i in range(60)]
+    log = random_log(gzipped, 300, "offset")
+    folder = write_partition_dir(log, tmp_path)
+    rows = partition_offset_buckets(scan_partition_dir(folder), bucket_count=11)
+    assert rows == offset_buckets(read_partition_dir(folder).log, bucket_count=11)
+    assert sum(r.records for r in rows) == 60 and sum(r.live + r.tombstones for r in rows) == 9
+
+
+def test_the_layout_figure_of_a_scanned_partition_is_drawn_from_its_buckets() -> None:
+    from kcompact_nb.core import offset_buckets
+    from kcompact_nb.io import partition_offset_buckets
+    from kcompact_nb.viz import layout_figure
+
+    folder = SAMPLES / "compaction-basic" / "before" / "basic-0"
+    scanned = scan_partition_dir(folder)
+    now = 1_767_225_600_000
+    streamed = layout_figure(scanned.log, now_ms=now, buckets=partition_offset_buckets(scanned, bucket_count=10))
+    loaded = read_partition_dir(folder).log
+    whole = layout_figure(loaded, now_ms=now, max_records=0, bucket_count=10)
+    assert streamed.to_plotly_json() == whole.to_plotly_json()
+    assert offset_buckets(loaded, bucket_count=10)[0].records > 0
+    with pytest.raises(ValueError, match="offset buckets"):
+        layout_figure(scanned.log, now_ms=now)
