@@ -13,7 +13,14 @@ from __future__ import annotations
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.util import calc_crc32c
 
-from kcompact_nb.core import DEFAULT_KAFKA_VERSION, EncodedBatch, KafkaVersion, RecordBatch, TimestampType
+from kcompact_nb.core import (
+    DEFAULT_KAFKA_VERSION,
+    EncodedBatch,
+    KafkaVersion,
+    PackedRecords,
+    RecordBatch,
+    TimestampType,
+)
 from kcompact_nb.io import _batch_header as L
 from kcompact_nb.io._compression import check_codec_available, compress_records
 from kcompact_nb.io._record_encoder import records_section
@@ -54,7 +61,8 @@ def base_timestamp_of(batch: RecordBatch) -> int:
 
 def encode_records(batch: RecordBatch) -> bytes:
     """The uncompressed records section of ``batch`` (deltas against its stored base timestamp)."""
-    if not any(record.headers for record in batch.records):
+    records = batch.records
+    if records.headers is None if isinstance(records, PackedRecords) else not any(r.headers for r in records):
         return records_section(batch.records, batch.base_offset, base_timestamp_of(batch))
     builder = _BaseTimestampBuilder(
         magic=2,

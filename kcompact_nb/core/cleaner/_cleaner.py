@@ -382,7 +382,7 @@ class _CleanerFilter:
             return batch.last_offset == last_data_offset
         return batch.is_control and batch.producer_epoch == epoch
 
-    def retained_records(self, batch: RecordBatch) -> list[Any]:
+    def retained_records(self, batch: RecordBatch) -> Sequence[Any]:
         """The records of ``batch`` that survive (``shouldRetainRecord`` on each, or a fast path that decides alike)."""
         bulk = self.cleaning.bulk
         if (
