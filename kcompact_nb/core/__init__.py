@@ -26,6 +26,7 @@ from kcompact_nb.core.cleaner import (
     PassResult,
     Strategy,
     TimestampStrategy,
+    cyclic_gc_paused,
     log_to_clean,
     strategy_for,
 )
@@ -169,6 +170,7 @@ __all__ = [
     "CLEANED_FILE_SUFFIX",
     "CleanerManager",
     "CleanerStats",
+    "cyclic_gc_paused",
     "compacted_topic_config",
     "COMPACTION_STRATEGIES",
     "CompletedTxn",

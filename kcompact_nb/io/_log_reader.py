@@ -29,6 +29,7 @@ from kcompact_nb.core import (
     SegmentData,
     TopicConfig,
     build_partition_log,
+    cyclic_gc_paused,
     topic_partition_of_dir,
 )
 from kcompact_nb.io._checkpoint import (
@@ -159,6 +160,7 @@ class _ReadOptions:
     keep_raw: bool
 
 
+@cyclic_gc_paused()  # a load allocates batches by the ten thousand and no reference cycles
 def _load_partition(
     path: Path,
     options: _ReadOptions,
