@@ -26,6 +26,7 @@ from kcompact_nb.io._compression import check_codec_available, compress_records
 from kcompact_nb.io._record_encoder import records_section
 
 _NO_LIMIT = 1 << 62
+_DEFAULT_VERSION = KafkaVersion.parse(DEFAULT_KAFKA_VERSION)
 
 
 class _BaseTimestampBuilder(DefaultRecordBatchBuilder):
@@ -87,7 +88,7 @@ def encode_batch(batch: RecordBatch, *, level: int | None = None, kafka_version:
     An empty batch (no records) is written uncompressed whatever its codec, as
     ``DefaultRecordBatch.writeEmptyHeader`` does (61 bytes).
     """
-    return _encoded(batch, level, kafka_version or KafkaVersion.parse(DEFAULT_KAFKA_VERSION))[0]
+    return _encoded(batch, level, kafka_version or _DEFAULT_VERSION)[0]
 
 
 def _encoded(batch: RecordBatch, level: int | None, version: KafkaVersion) -> tuple[bytes, bool]:

@@ -329,6 +329,8 @@ class _ValueSpans:
     def take(self, indexes: Iterable[int]) -> tuple[bytes | None, ...]:
         """The values at ``indexes``, sliced out of the batch's bytes."""
         data, starts, lengths = self.data, self.starts, self.lengths
+        if isinstance(indexes, range) and indexes == range(len(starts)):  # all of them: no indexing
+            return tuple(None if n < 0 else data[start : start + n] for start, n in zip(starts, lengths, strict=True))
         return tuple(None if lengths[i] < 0 else data[starts[i] : starts[i] + lengths[i]] for i in indexes)
 
 
