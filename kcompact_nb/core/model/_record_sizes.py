@@ -63,7 +63,9 @@ def _zigzag_len(v: int) -> int:
         return 2
     if u < 0x200000:
         return 3
-    return uvarint_len(u)
+    if u < 0x10000000:
+        return 4
+    return 5 if u < 0x800000000 else uvarint_len(u)
 
 
 def varlong_len(v: int) -> int:
