@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import repeat
-from operator import is_, itemgetter
+from operator import is_, itemgetter, sub
 from typing import Any, NamedTuple, cast, overload
 
 import numpy
@@ -245,9 +245,13 @@ class PackedRecords(Sequence[Record]):
 
     def subset(self, indexes: Sequence[int]) -> PackedRecords:
         """The records at ``indexes`` (ascending), still packed: values stay in the batch's bytes until read."""
-        take: Callable[[Sequence[Any]], Sequence[Any]] = (
-            itemgetter(*indexes) if len(indexes) > 1 else lambda column: tuple(column[i] for i in indexes)
-        )
+        if len(indexes) > 1:
+            take: Callable[[Sequence[Any]], Sequence[Any]] = itemgetter(*indexes)  # a tuple per column, in C
+        elif indexes:
+            index = indexes[0]
+            take = lambda column: (column[index],)  # noqa: E731 - itemgetter of one index gives no tuple
+        else:
+            take = lambda column: ()  # noqa: E731
         records = PackedRecords.__new__(PackedRecords)
         records.offsets, records.timestamps = array("q", take(self.offsets)), array("q", take(self.timestamps))
         records.key_ids, records.registry = array("q", take(self.key_ids)), self.registry
@@ -275,10 +279,13 @@ class PackedRecords(Sequence[Record]):
             value_lengths: Iterable[int] = cast("_ValueSpans", self._spans).lengths
         else:
             value_lengths = [-1 if v is None else len(v) for v in self._values]
-        key_lengths = [-1 if k is None else len(k) for k in self.keys]
+        keys = self.keys
+        key_lengths = (
+            map(len, cast("tuple[bytes, ...]", keys)) if self.all_keyed else [-1 if k is None else len(k) for k in keys]
+        )
         header_bytes = repeat(1) if self.headers is None else [headers_len(h) if h else 1 for h in self.headers]
-        offset_deltas = [o - base_offset for o in self.offsets]
-        timestamp_deltas = [t - base_timestamp for t in self.timestamps]
+        offset_deltas = map(sub, self.offsets, repeat(base_offset))
+        timestamp_deltas = map(sub, self.timestamps, repeat(base_timestamp))
         sizes = map(record_size_of_lengths, offset_deltas, timestamp_deltas, key_lengths, value_lengths, header_bytes)
         return RECORD_BATCH_OVERHEAD + sum(sizes)
 
