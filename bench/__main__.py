@@ -13,6 +13,7 @@ import bench.bench_core  # noqa: F401
 import bench.bench_io  # noqa: F401
 import bench.bench_scenarios  # noqa: F401
 import bench.bench_spark  # noqa: F401
+import bench.bench_spark_topic  # noqa: F401
 import bench.bench_viz  # noqa: F401
 from bench._machine import describe
 from bench._runner import REGISTRY, format_table, run_all

@@ -27,6 +27,7 @@ from kcompact_nb.core.cleaner import (
     Strategy,
     TimestampStrategy,
     cyclic_gc_paused,
+    log_pool_order,
     log_to_clean,
     strategy_for,
 )
@@ -217,6 +218,7 @@ __all__ = [
     "LOG_FILE_SUFFIX",
     "LOG_OVERHEAD",
     "log_parts",
+    "log_pool_order",
     "log_table",
     "log_to_clean",
     "LogPart",

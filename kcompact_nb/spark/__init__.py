@@ -1,4 +1,4 @@
-"""Spark: load partitions at scale, analyze whole topics, compact in Spark (needs pyspark).
+"""Spark: load partitions at scale, analyze whole topics, compact in Spark, predict whole log dirs (needs pyspark).
 
 Loaders produce one record schema (:data:`RECORD_COLUMNS`: the Kafka source's columns plus batch
 and segment columns). Analytics and compaction are DataFrame -> DataFrame (usable with
@@ -53,6 +53,12 @@ from kcompact_nb.spark._session import (
 )
 from kcompact_nb.spark._storage import StorageError
 from kcompact_nb.spark._synthetic import SYNTHETIC_BASE_TS_MS, SyntheticTopic, segments_from_records, synthetic_topic
+from kcompact_nb.spark._topic_pass import (
+    DEFAULT_SUMMARY_LIMIT,
+    TOPIC_PASS_COLUMNS,
+    topic_pass_summary,
+    topic_passes,
+)
 from kcompact_nb.spark._txn import with_transaction_flags
 
 __all__ = [
@@ -60,6 +66,7 @@ __all__ = [
     "CONNECTOR_SUBSTITUTES",
     "DEFAULT_RECORD_LIMIT",
     "DEFAULT_DISPLAY_LIMIT",
+    "DEFAULT_SUMMARY_LIMIT",
     "DETERMINISM_SETTINGS",
     "DISPLAY_ORDER",
     "LOOPBACK_SETTINGS",
@@ -67,6 +74,7 @@ __all__ = [
     "RECORD_COLUMNS",
     "RECORD_SCHEMA",
     "SYNTHETIC_BASE_TS_MS",
+    "TOPIC_PASS_COLUMNS",
     "BridgeLimitError",
     "ConnectorError",
     "ConnectorVersions",
@@ -109,6 +117,8 @@ __all__ = [
     "table",
     "to_partition_log",
     "tombstones",
+    "topic_pass_summary",
+    "topic_passes",
     "validate_records",
     "whole_log_range",
     "with_estimated_sizes",

@@ -1,4 +1,4 @@
-"""What the engine tests run on every engine: the loaders and analytics on the bundled samples, as row tuples.
+"""What the engine tests run on every engine: loaders, analytics and topic passes on the bundled samples, as row tuples.
 
 Analytics the notebooks run (dirtiness, compact, counts, buckets...) are checked there, against the notebooks'
 stored outputs; this covers every loader (both decoders, URLs, text files) and the analytics the notebooks skip.
@@ -35,6 +35,7 @@ from kcompact_nb.spark import (
     spark_session,
     to_partition_log,
     tombstones,
+    topic_passes,
     with_transaction_flags,
 )
 from kcompact_nb.spark._segment_source import in_session, is_connect
@@ -83,6 +84,7 @@ def workload(spark: SparkSession, scratch: Path, hdfs: str | None = None) -> dic
         "duplicates": duplicates(records),
         "tombstones": tombstones(records, now_ms=NOW_MS),
         "with_transaction_flags": with_transaction_flags(records),
+        "topic_passes": topic_passes(spark, STAGES[1], now_ms=NOW_MS),
     }
     if hdfs is not None:
         frames |= on_hdfs(spark, hdfs)

@@ -1,0 +1,111 @@
+"""Benchmark of ``topic_passes`` (issue #19, point 3): a whole topic's exact next passes in Spark tasks.
+
+A topic of PARTITIONS partition directories (the side-by-side workload, :mod:`bench._workload`, with one seed per
+partition: RECORDS records each over RECORDS / 10 keys, 100-byte values, batches of 100, a trigger record rolling
+the segment) is predicted by :func:`kcompact_nb.spark.topic_passes` on ``local[2]`` and on ``local[1]``
+(target: ``local[2]`` at least 1.6 times faster). Each task reads its partition with the io reader and runs the
+core's pass in a Python worker. As in ``bench_spark``, each master gets a fresh session whose first run (Python
+workers starting and importing the package) is reported in the note and not timed. The machine's load average is
+in every note: the ratio needs the two cores free. ``python -m bench spark-topic`` runs both;
+``python -m bench.bench_spark_topic`` prints the medians and the ratio. Generated data is deleted at exit.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from functools import cache
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from bench._runner import Measurement, benchmark, scratch_dir
+from bench._workload import PASS_NOW_MS, Workload, write_partition_dir
+from kcompact_nb.spark import spark_session, topic_passes
+
+PARTITIONS = 4
+RECORDS = 400_000
+TOPIC = "bench"
+
+
+@cache
+def topic_log_dir() -> Path:
+    """``bench-0`` ... ``bench-3``: the workload written once per partition, each with its own seed."""
+    root = scratch_dir("kcompact-bench-spark-topic-")
+    log_dir = root / "log-dir"
+    log_dir.mkdir()
+    for partition in range(PARTITIONS):
+        written = write_partition_dir(Workload(RECORDS, seed=partition), root / f"p{partition}")
+        written.rename(log_dir / f"{TOPIC}-{partition}")
+    return log_dir
+
+
+def _segment_bytes() -> int:
+    return sum(p.stat().st_size for p in topic_log_dir().glob("*/*.log"))
+
+
+def _session(master: str) -> SparkSession:
+    active = SparkSession.getActiveSession()
+    if active is not None and active.sparkContext.master != master:
+        active.stop()
+    return spark_session(master, shuffle_partitions=2)
+
+
+def _predict(spark: SparkSession) -> float:
+    start = time.perf_counter()
+    rows = topic_passes(spark, topic_log_dir(), now_ms=PASS_NOW_MS).collect()
+    assert len(rows) == PARTITIONS and all(row["passes_needed"] == 1 for row in rows), rows
+    return time.perf_counter() - start
+
+
+_first_run_s: dict[str, float] = {}
+"""Seconds of the untimed first run, per Spark application id."""
+_medians: dict[str, list[float]] = {}
+"""Timed runs per master, for the speed-up in the ``local[1]`` note."""
+
+
+def _timed(master: str) -> Measurement:
+    topic_log_dir()
+    spark = _session(master)
+    app = spark.sparkContext.applicationId
+    if app not in _first_run_s:
+        _first_run_s[app] = _predict(spark)
+    seconds = _predict(spark)
+    _medians.setdefault(master, []).append(seconds)
+    note = f"first run in a fresh session {_first_run_s[app]:.1f} s, load {os.getloadavg()[0]:.1f}"
+    two = _medians.get("local[2]")
+    if master == "local[1]" and two:
+        note += f", local[2] median {statistics.median(two):.2f} s: {seconds / statistics.median(two):.2f}x"
+    return Measurement(seconds, PARTITIONS * RECORDS, _segment_bytes(), note)
+
+
+@benchmark(
+    f"spark-topic: {PARTITIONS} partitions x {RECORDS:,} records, topic_passes on local[2]",
+    repeat=3,
+    target="local[2] >= 1.6x faster than local[1]",
+)
+def topic_two_cores() -> Measurement:
+    return _timed("local[2]")
+
+
+@benchmark(f"spark-topic: {PARTITIONS} partitions x {RECORDS:,} records, topic_passes on local[1]", repeat=3)
+def topic_one_core() -> Measurement:
+    return _timed("local[1]")
+
+
+def main() -> None:
+    two = statistics.median(topic_two_cores().seconds for _ in range(3))
+    load_two = os.getloadavg()[0]
+    one = statistics.median(topic_one_core().seconds for _ in range(3))
+    load_one = os.getloadavg()[0]
+    print(
+        f"topic_passes, {PARTITIONS} partitions x {RECORDS:,} records ({_segment_bytes() / 1_048_576:.0f} MiB), "
+        f"median of 3 after a first run: local[2] {two:.2f} s (load {load_two:.1f}), local[1] {one:.2f} s "
+        f"(load {load_one:.1f}), speed-up {one / two:.2f}x on {os.cpu_count()} cores"
+    )
+    print("first runs in fresh sessions: " + ", ".join(f"{s:.1f} s" for s in _first_run_s.values()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,238 @@
+"""A whole log dir's next cleaner passes in Spark: the core's exact pass, one Spark task per partition.
+
+Each task reads one ``<topic>-<partition>/`` directory with the io reader in a Python worker and runs the core's
+cleaner on it (:func:`kcompact_nb.spark._partition_pass.predict_partition`); the result is one row per partition,
+equal to what the core computes on the driver. The driver only lists the log dir, reads its two checkpoint files
+and ranks the rows in the order ``LogCleanerManager.grabFilthiestCompactedLog`` takes them (spec 5).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+
+from kcompact_nb.core import (
+    METADATA_LOG_TOPIC,
+    BrokerConfig,
+    KcompactError,
+    TopicConfig,
+    format_bytes,
+    format_duration_ms,
+    log_pool_order,
+    topic_partition_of_dir,
+)
+from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT, NotASegmentError, read_checkpoint
+from kcompact_nb.spark._bridge import BridgeLimitError
+from kcompact_nb.spark._executors import prepare_python_workers
+from kcompact_nb.spark._partition_pass import PartitionTask, predict_partition
+from kcompact_nb.spark._storage import local_path, storage_location
+
+PASS_ARROW_SCHEMA = pa.schema(
+    [
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("log_pool_position", pa.int32()),
+        ("size_bytes", pa.int64()),
+        ("records", pa.int64()),
+        ("first_dirty_offset", pa.int64()),
+        ("first_uncleanable_offset", pa.int64()),
+        ("clean_bytes", pa.int64()),
+        ("cleanable_bytes", pa.int64()),
+        ("total_bytes", pa.int64()),
+        ("cleanable_ratio", pa.float64()),
+        ("compaction_delay_ms", pa.int64()),
+        ("compacted", pa.bool_()),
+        ("uncleanable", pa.bool_()),
+        ("eligible", pa.bool_()),
+        ("end_offset", pa.int64()),
+        ("map_full", pa.bool_()),
+        ("retained_records", pa.int64()),
+        ("bytes_freed", pa.int64()),
+        ("keys_per_pass", pa.int64()),
+        ("passes_needed", pa.int32()),
+    ]
+)
+"""A task's row: :class:`~kcompact_nb.spark._partition_pass.PartitionPass`'s fields in order."""
+_PASS_SCHEMA_DDL = (
+    "topic string, partition int, log_pool_position int, size_bytes long, records long, first_dirty_offset long, "
+    "first_uncleanable_offset long, clean_bytes long, cleanable_bytes long, total_bytes long, cleanable_ratio double, "
+    "compaction_delay_ms long, compacted boolean, uncleanable boolean, eligible boolean, end_offset long, "
+    "map_full boolean, retained_records long, bytes_freed long, keys_per_pass long, passes_needed int"
+)
+TOPIC_PASS_COLUMNS = (*PASS_ARROW_SCHEMA.names[:2], "cleaning_order", *PASS_ARROW_SCHEMA.names[2:])
+"""The columns of :func:`topic_passes`, in order."""
+DEFAULT_SUMMARY_LIMIT = 10_000
+"""Partitions :func:`topic_pass_summary` collects at most."""
+
+_LOCAL_ONLY = (
+    "topic_passes reads partition directories with the io reader in Python workers, so only local paths "
+    "(on a cluster: a path that every executor sees, such as a shared mount)"
+)
+
+
+def topic_passes(
+    spark: SparkSession,
+    path: str | os.PathLike[str],
+    *,
+    now_ms: int,
+    config: TopicConfig | None = None,
+    topic_configs: Mapping[str, TopicConfig] | None = None,
+    broker: BrokerConfig | None = None,
+    topics: Collection[str] | None = None,
+    uncleanable: Collection[str] = (),
+    verify_crc: bool = True,
+) -> DataFrame:
+    """Every partition of a broker log dir at ``now_ms``: the cleaner's view and its next passes, one Spark task each.
+
+    Each task runs the core's cleaner (``Cleaner.doClean``, not an approximation) on its partition as
+    ``kcompact clean`` reads it, so every row equals the core's result on the driver.
+
+    Parameters
+    ----------
+    path : the log dir (``log.dirs`` entry), never modified; a local path (on a cluster, the same path on every
+        executor) or a ``file:`` URL. Directories that are not ``<topic>-<partition>`` and the KRaft metadata log
+        are skipped, as :func:`kcompact_nb.io.read_log_dir` skips them.
+    now_ms : when the cleaner looks (ms since the epoch), for ``min.compaction.lag.ms``, ``max.compaction.lag.ms``,
+        delete horizons and producer expiry.
+    config, topic_configs : the topic config of every topic, and per topic (log dirs do not store them; default
+        ``cleanup.policy=compact`` and Kafka's defaults).
+    broker : the broker's cleaner configs: ``log.cleaner.dedupe.buffer.size`` and ``log.cleaner.threads`` size
+        each pass's offset map (default Kafka's: 128 MiB, 1 thread).
+    topics : restrict to these topics.
+    uncleanable : partitions (``topic-partition``) the broker has marked uncleanable after a failed pass (spec 3),
+        which the cleaner skips; a broker keeps that set in memory, never on disk.
+    verify_crc : check each batch's CRC-32C (``DefaultRecordBatch.ensureValid``).
+
+    Returns
+    -------
+    One row per partition (:data:`TOPIC_PASS_COLUMNS`, sizes in bytes and times in ms), ordered by
+    ``cleaning_order``: 1 for the partition the cleaner takes first, and so on, in the order successive
+    ``grabFilthiestCompactedLog`` calls at ``now_ms`` take the eligible partitions (the highest
+    ``cleanable_ratio`` first; of equal ratios, the first in the broker's log pool, ``log_pool_position``, for a
+    broker that loaded the partitions in the order the directory lists them); null when not eligible.
+    ``end_offset``, ``map_full``, ``retained_records`` and ``bytes_freed`` are the next pass's (run whether or not
+    the partition is eligible now); ``passes_needed`` how many passes with ``keys_per_pass`` keys each clean the
+    range ``[first_dirty_offset, first_uncleanable_offset)``. The rows are computed again by every action: cache
+    the DataFrame to use it more than once. :func:`topic_pass_summary` gives a pandas table for people.
+
+    Examples
+    --------
+    >>> from kcompact_nb import BrokerConfig
+    >>> from kcompact_nb.spark import spark_session, topic_pass_summary, topic_passes
+    >>> spark = spark_session("local[2]")  # or spark://host:7077, with the log dir on every machine
+    >>> passes = topic_passes(spark, "/var/lib/kafka/data", now_ms=1_767_225_660_000,
+    ...                       broker=BrokerConfig(log_cleaner_dedupe_buffer_size=8 << 20))
+    >>> topic_pass_summary(passes)[["partition", "cleaning_order", "dirty ratio", "frees", "passes_needed"]]
+    """
+    root = _log_dir(path)
+    tasks = partition_tasks(
+        root,
+        config=config,
+        topic_configs=topic_configs,
+        broker=broker or BrokerConfig(),
+        topics=topics,
+        uncleanable=uncleanable,
+        verify_crc=verify_crc,
+    )
+    prepare_python_workers(spark)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            rows = [asdict(predict_partition(tasks[i], now_ms=now_ms)) for i in batch.column(0).to_pylist()]
+            yield pa.RecordBatch.from_pylist(rows, schema=PASS_ARROW_SCHEMA)
+
+    rows = spark.range(0, len(tasks), 1, max(len(tasks), 1)).mapInArrow(run, _PASS_SCHEMA_DDL)
+    return _with_cleaning_order(rows)
+
+
+def _with_cleaning_order(rows: DataFrame) -> DataFrame:
+    """``rows`` with ``cleaning_order``: the rank of each eligible partition among the eligible ones by
+    ``cleanable_ratio`` (highest first) then ``log_pool_position`` (``grabFilthiestCompactedLog``: ``max`` keeps the
+    first of equals in the log pool's order); null for the others. Rows come ordered by it, then topic, partition."""
+    eligible = F.col("eligible")
+    log_dir = Window.partitionBy(F.lit(0))  # one window over all rows (one per partition: few), said explicitly
+    rank = F.row_number().over(
+        log_dir.orderBy((~eligible).asc(), F.col("cleanable_ratio").desc(), F.col("log_pool_position").asc())
+    )
+    ranked = rows.withColumn("cleaning_order", F.when(eligible, rank))
+    return ranked.select(*TOPIC_PASS_COLUMNS).orderBy(F.col("cleaning_order").asc_nulls_last(), "topic", "partition")
+
+
+def _log_dir(path: str | os.PathLike[str]) -> Path:
+    root = local_path(storage_location(path), _LOCAL_ONLY)
+    if not root.is_dir():
+        reason = "it does not exist" if not root.exists() else "it is a file"
+        raise NotASegmentError(root, None, f"not a log directory: {reason}")
+    return root
+
+
+def partition_tasks(
+    root: Path,
+    *,
+    config: TopicConfig | None,
+    topic_configs: Mapping[str, TopicConfig] | None,
+    broker: BrokerConfig,
+    topics: Collection[str] | None,
+    uncleanable: Collection[str],
+    verify_crc: bool,
+) -> list[PartitionTask]:
+    """One task per partition directory of ``root``, in the order the directory lists them (``File.listFiles``, the
+    order a broker loads and so creates its logs in), each with its checkpoint entries and log pool position."""
+    listed = [(entry, topic_partition_of_dir(entry)) for entry in os.listdir(root) if (root / entry).is_dir()]
+    unknown = sorted(set(uncleanable) - {f"{found[0]}-{found[1]}" for _, found in listed if found is not None})
+    if unknown:
+        raise KcompactError(
+            f"uncleanable names partitions that {root} does not hold: {', '.join(unknown)} (give <topic>-<partition> "
+            "names of its partition directories)"
+        )
+    chosen = [
+        (entry, found)
+        for entry, found in listed
+        if found is not None and found[0] != METADATA_LOG_TOPIC and (topics is None or found[0] in topics)
+    ]
+    cleaner = read_checkpoint(root / CLEANER_OFFSET_CHECKPOINT)
+    starts = read_checkpoint(root / LOG_START_OFFSET_CHECKPOINT)
+    pool = log_pool_order([found for _, found in chosen])
+    position = {index: rank for rank, index in enumerate(pool)}
+    return [
+        PartitionTask(
+            path=str(root / entry),
+            topic=topic,
+            partition=partition,
+            log_pool_position=position[index],
+            config=(topic_configs or {}).get(topic, config),
+            broker=broker,
+            log_start_offset=starts.get((topic, partition)),
+            cleaner_checkpoint=cleaner.get((topic, partition)),
+            uncleanable=f"{topic}-{partition}" in uncleanable,
+            verify_crc=verify_crc,
+        )
+        for index, (entry, (topic, partition)) in enumerate(chosen)
+    ]
+
+
+def topic_pass_summary(passes: DataFrame, *, limit: int = DEFAULT_SUMMARY_LIMIT) -> Any:
+    """:func:`topic_passes`' rows as a pandas DataFrame (``toPandas`` of at most ``limit`` rows, else an error),
+    with columns for people after the exact ones: ``dirty ratio`` (a percentage), ``size``, ``cleanable`` and
+    ``frees`` (binary units, :func:`kcompact_nb.format_bytes`), ``overdue by`` (``max.compaction.lag.ms``, as a
+    duration; empty when not overdue)."""
+    frame: Any = passes.limit(limit + 1).toPandas()
+    if len(frame) > limit:
+        raise BridgeLimitError(
+            f"the log dir has more than {limit} partitions; topic_pass_summary collects at most limit={limit} "
+            "(raise it deliberately, or pass topics=...)"
+        )
+    frame["dirty ratio"] = [f"{ratio:.1%}" for ratio in frame["cleanable_ratio"]]
+    for column, source in (("size", "size_bytes"), ("cleanable", "cleanable_bytes"), ("frees", "bytes_freed")):
+        frame[column] = [format_bytes(int(n), exact=False) for n in frame[source]]
+    frame["overdue by"] = [
+        format_duration_ms(int(ms), max_units=2) if ms > 0 else "" for ms in frame["compaction_delay_ms"]
+    ]
+    return frame
