@@ -93,14 +93,17 @@ class KeyRegistry:
     def ids_of_distinct(self, keys: Sequence[bytes | None]) -> array[int]:
         """The id of each of ``keys`` (no two equal), numbering the new ones in order in one dict update."""
         ids = self.known_ids(keys)
-        if -1 in ids:
-            new = [key for key, number in zip(keys, ids, strict=True) if number < 0]
-            first = len(self.keys)
-            self._ids.update(zip(new, range(first, first + len(new)), strict=True))
-            self.keys.extend(new)
-            numbers = iter(range(first, first + len(new)))
-            ids = array("q", [number if number >= 0 else next(numbers) for number in ids])
-        return ids
+        unknown = ids.count(-1)
+        if not unknown:
+            return ids
+        new = list(keys) if unknown == len(ids) else [key for key, number in zip(keys, ids, strict=True) if number < 0]
+        first = len(self.keys)
+        self._ids.update(zip(new, range(first, first + len(new)), strict=True))
+        self.keys.extend(new)
+        if unknown == len(ids):
+            return array("q", range(first, first + len(new)))
+        numbers = iter(range(first, first + len(new)))
+        return array("q", [number if number >= 0 else next(numbers) for number in ids])
 
     def known_ids(self, keys: Iterable[bytes | None]) -> array[int]:
         """The id of each key, -1 for keys never registered (nothing is numbered)."""
