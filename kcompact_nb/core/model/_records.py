@@ -247,7 +247,8 @@ class PackedRecords(Sequence[Record]):
         return self if len(kept) == len(offsets) else self.subset(kept)
 
     def subset(self, indexes: Sequence[int]) -> PackedRecords:
-        """The records at ``indexes`` (ascending), still packed: values stay in the batch's bytes until read."""
+        """The records at ``indexes`` (ascending), still packed (no :class:`Record` built); values still in the
+        batch's bytes are sliced out, so a rebuilt batch keeps only its own records' bytes alive."""
         if len(indexes) > 1:
             take: Callable[[Sequence[Any]], Sequence[Any]] = itemgetter(*indexes)  # a tuple per column, in C
         elif indexes:
@@ -260,13 +261,11 @@ class PackedRecords(Sequence[Record]):
         records.key_ids, records.registry = array("q", take(self.key_ids)), self.registry
         records.headers = None if self.headers is None else tuple(take(self.headers))
         records._keys = None if self._keys is None else tuple(take(self._keys))
-        records._values = None if self._values is None else tuple(take(self._values))
-        spans = self._spans
-        records._spans = (
-            None
-            if spans is None
-            else _ValueSpans(spans.data, array("q", take(spans.starts)), array("q", take(spans.lengths)))
-        )
+        if self._values is None:  # sliced out of the batch's bytes: the subset holds what it keeps, not the batch
+            records._values = cast("_ValueSpans", self._spans).take(indexes)
+        else:
+            records._values = tuple(take(self._values))
+        records._spans = None
         records.all_keyed = self.all_keyed or None not in records.keys
         return records
 
