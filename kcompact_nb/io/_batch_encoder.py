@@ -13,12 +13,20 @@ from __future__ import annotations
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.util import calc_crc32c
 
-from kcompact_nb.core import DEFAULT_KAFKA_VERSION, EncodedBatch, KafkaVersion, RecordBatch, TimestampType
+from kcompact_nb.core import (
+    DEFAULT_KAFKA_VERSION,
+    EncodedBatch,
+    KafkaVersion,
+    PackedRecords,
+    RecordBatch,
+    TimestampType,
+)
 from kcompact_nb.io import _batch_header as L
 from kcompact_nb.io._compression import check_codec_available, compress_records
 from kcompact_nb.io._record_encoder import records_section
 
 _NO_LIMIT = 1 << 62
+_DEFAULT_VERSION = KafkaVersion.parse(DEFAULT_KAFKA_VERSION)
 
 
 class _BaseTimestampBuilder(DefaultRecordBatchBuilder):
@@ -54,7 +62,8 @@ def base_timestamp_of(batch: RecordBatch) -> int:
 
 def encode_records(batch: RecordBatch) -> bytes:
     """The uncompressed records section of ``batch`` (deltas against its stored base timestamp)."""
-    if not any(record.headers for record in batch.records):
+    records = batch.records
+    if records.headers is None if isinstance(records, PackedRecords) else not any(r.headers for r in records):
         return records_section(batch.records, batch.base_offset, base_timestamp_of(batch))
     builder = _BaseTimestampBuilder(
         magic=2,
@@ -79,7 +88,7 @@ def encode_batch(batch: RecordBatch, *, level: int | None = None, kafka_version:
     An empty batch (no records) is written uncompressed whatever its codec, as
     ``DefaultRecordBatch.writeEmptyHeader`` does (61 bytes).
     """
-    return _encoded(batch, level, kafka_version or KafkaVersion.parse(DEFAULT_KAFKA_VERSION))[0]
+    return _encoded(batch, level, kafka_version or _DEFAULT_VERSION)[0]
 
 
 def _encoded(batch: RecordBatch, level: int | None, version: KafkaVersion) -> tuple[bytes, bool]:

@@ -19,17 +19,25 @@ from kcompact_nb.core import KeyRegistry
 
 MAX_WORD_KEY_BYTES = 64
 """Longest key read as words (8 words); blocks with longer keys go key by key."""
+MIN_TABLE_SLOTS = 1 << 10
+"""Slots of the hash table before its first growth (a power of two)."""
 _MULTIPLIER = numpy.uint64(0x9E3779B97F4A7C15)
 
 
 class KeyNumbering:
-    """Numbers the keys of successive blocks in ``registry``, remembering the hashes of the keys it numbered."""
+    """Numbers the keys of successive blocks in ``registry``, remembering the hashes of the keys it numbered.
+
+    The hashes live in an open-addressing table (linear probing, at most half full), probed for all rows of a
+    block at once: a few array operations per probe step instead of sorting each block.
+    """
 
     def __init__(self, registry: KeyRegistry) -> None:
         self.registry = registry
         self._hashes = numpy.zeros(0, numpy.uint64)
         self._ids = numpy.zeros(0, numpy.int64)
         self._words = numpy.zeros((0, 0), numpy.uint64)
+        self._table = numpy.zeros(MIN_TABLE_SLOTS, numpy.int32)
+        """Entry index + 1 (0: an empty slot) at each slot; a hash starts at the slot of its top bits."""
 
     def ids(self, block: bytes, starts: Any, lengths: Any) -> Any:
         """The registry id (an int64 array) of each key ``block[starts[i]:starts[i] + lengths[i]]`` (-1: None)."""
@@ -50,42 +58,86 @@ class KeyNumbering:
             return self._one_by_one(block, starts, lengths)
         appearance = numpy.argsort(rows, kind="stable")
         new_ids = numpy.empty(len(rows), numpy.int64)
-        new_ids[appearance] = self._one_by_one(block, starts[rows[appearance]], lengths[rows[appearance]])
+        new_ids[appearance] = self._new_keys(block, starts[rows[appearance]], lengths[rows[appearance]])
         self._remember(distinct, new_ids, words[rows])
         ids[missing] = new_ids[inverse]
         return ids
+
+    def _entries_of(self, hashes: Any) -> Any:
+        """The entry holding each hash, -1 where none does (linear probing from each hash's slot)."""
+        table, hashes_held = self._table, self._hashes
+        mask = len(table) - 1
+        entries = numpy.full(len(hashes), -1, numpy.int64)
+        pending = numpy.arange(len(hashes))
+        slots = _slots(hashes, len(table))
+        while len(pending):
+            held = table[slots] - 1
+            occupied = held >= 0
+            found = occupied & (hashes_held[held] == hashes[pending])
+            entries[pending[found]] = held[found]
+            probing = occupied & ~found
+            pending, slots = pending[probing], (slots[probing] + 1) & mask
+        return entries
 
     def _known(self, hashes: Any, words: Any) -> Any:
         """The id of each row's key if this numbering met it before, -1 otherwise."""
         ids = numpy.full(len(hashes), -1, numpy.int64)
         if not len(self._hashes):
             return ids
-        order = numpy.argsort(hashes)  # searching in sorted order keeps the index's lines in cache
-        at = numpy.empty(len(hashes), numpy.int64)
-        at[order] = numpy.minimum(numpy.searchsorted(self._hashes, hashes[order]), len(self._hashes) - 1)
-        found = self._hashes[at] == hashes
-        width = min(words.shape[1], self._words.shape[1])
-        same = found & (words[:, width:] == 0).all(axis=1) & (self._words[at, width:] == 0).all(axis=1)
-        same &= (self._words[at, :width] == words[:, :width]).all(axis=1)
-        ids[same] = self._ids[at[same]]
+        at = self._entries_of(hashes)
+        rows = numpy.flatnonzero(at >= 0)
+        if len(rows) < len(at):
+            at, words = at[rows], words[rows]
+        same = numpy.ones(len(rows), bool)
+        for column in range(max(words.shape[1], self._words.shape[1])):  # a column at a time: 1-d gathers
+            held = self._words[at, column] if column < self._words.shape[1] else 0
+            same &= (words[:, column] if column < words.shape[1] else 0) == held
+        ids[rows[same]] = self._ids[at[same]]
         return ids
 
     def _remember(self, hashes: Any, ids: Any, words: Any) -> None:
-        fresh = ~numpy.isin(hashes, self._hashes)  # a colliding hash keeps its first key only
-        hashes, ids, words = hashes[fresh], ids[fresh], words[fresh]
+        if len(self._hashes):
+            fresh = self._entries_of(hashes) < 0  # a colliding hash keeps its first key only
+            hashes, ids, words = hashes[fresh], ids[fresh], words[fresh]
+        first = len(self._hashes)
         width = max(words.shape[1], self._words.shape[1])
-        all_words = numpy.zeros((len(self._hashes) + len(hashes), width), numpy.uint64)
-        all_words[: len(self._hashes), : self._words.shape[1]] = self._words
-        all_words[len(self._hashes) :, : words.shape[1]] = words
-        all_hashes = numpy.concatenate([self._hashes, hashes])
-        order = numpy.argsort(all_hashes, kind="stable")
-        self._hashes, self._ids = all_hashes[order], numpy.concatenate([self._ids, ids])[order]
-        self._words = all_words[order]
+        all_words = numpy.zeros((first + len(hashes), width), numpy.uint64)
+        all_words[:first, : self._words.shape[1]] = self._words
+        all_words[first:, : words.shape[1]] = words
+        self._hashes = numpy.concatenate([self._hashes, hashes])
+        self._ids, self._words = numpy.concatenate([self._ids, ids]), all_words
+        if 2 * len(self._hashes) > len(self._table):
+            slots = max(MIN_TABLE_SLOTS, 1 << (2 * len(self._hashes)).bit_length())  # a quarter to half full
+            self._table = numpy.zeros(slots, numpy.int32)
+            first = 0
+        self._insert(numpy.arange(first, len(self._hashes)))
+
+    def _insert(self, entries: Any) -> None:
+        """Put entries (their hashes absent from the table, distinct) into empty slots, probing linearly."""
+        table, mask = self._table, len(self._table) - 1
+        slots = _slots(self._hashes[entries], len(table))
+        while len(entries):
+            free = table[slots] == 0
+            table[slots[free]] = entries[free] + 1  # rows claiming the same slot: one wins, the others probe on
+            placed = numpy.zeros(len(entries), bool)
+            placed[free] = table[slots[free]] == entries[free] + 1
+            entries, slots = entries[~placed], (slots[~placed] + 1) & mask
+
+    def _new_keys(self, block: bytes, starts: Any, lengths: Any) -> Any:
+        """The registry ids of distinct keys this numbering has not met (the registry may have)."""
+        pairs = zip(starts.tolist(), lengths.tolist(), strict=True)
+        keys = [None if length < 0 else block[start : start + length] for start, length in pairs]
+        return numpy.frombuffer(self.registry.ids_of_distinct(keys), numpy.int64)
 
     def _one_by_one(self, block: bytes, starts: Any, lengths: Any) -> Any:
         pairs = zip(starts.tolist(), lengths.tolist(), strict=True)
         keys = [None if length < 0 else block[start : start + length] for start, length in pairs]
         return numpy.frombuffer(self.registry.ids(keys), numpy.int64)
+
+
+def _slots(hashes: Any, table_slots: int) -> Any:
+    """Each hash's home slot: its top bits (the hash's multiply mixes them best)."""
+    return (hashes >> numpy.uint64(64 - (table_slots.bit_length() - 1))).astype(numpy.int64)
 
 
 def _key_words(block: bytes, starts: Any, lengths: Any, count: int) -> Any:

@@ -29,6 +29,7 @@ from kcompact_nb.core import (
     RecordBatch,
     SegmentData,
     TopicConfig,
+    cyclic_gc_paused,
     load_log,
     topic_partition_of_dir,
 )
@@ -198,6 +199,7 @@ class _ReadOptions:
     """Batch headers only, into stored segments (:func:`scan_partition_dir`)."""
 
 
+@cyclic_gc_paused()  # a load allocates batches by the ten thousand and no reference cycles
 def _load_partition(
     path: Path,
     options: _ReadOptions,

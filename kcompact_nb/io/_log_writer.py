@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from kcompact_nb.core import PartitionLog, RecordBatch, Segment, segment_file_name
+from kcompact_nb.core import PartitionLog, RecordBatch, Segment, cyclic_gc_paused, segment_file_name
 from kcompact_nb.io import _batch_header as L
 from kcompact_nb.io._batch_encoder import encode_batch, raw_matches
 from kcompact_nb.io._checkpoint import (
@@ -61,6 +61,7 @@ def segment_bytes(segment: Segment, path: Path | str = "<segment>") -> Iterator[
         position += len(data)
 
 
+@cyclic_gc_paused()  # encoding rebuilt batches allocates by the hundred thousand and creates no reference cycles
 def write_segment_file(segment: Segment, path: Path) -> int:
     """Write one segment's batches to ``path``; returns the bytes written. Sets the file's mtime."""
     position = 0

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from kcompact_nb.core import PackedRecords
+
 _TABLE_LIMIT = 1 << 14
 
 
@@ -33,13 +35,20 @@ _large_varint = lru_cache(maxsize=1024)(_zigzag_varint)
 
 
 def records_section(records: Iterable[Any], base_offset: int, base_timestamp: int) -> bytes:
-    """The records (``Record``-like: offset, timestamp, key, value; no headers) as stored after the batch header."""
+    """The records (``Record``-like: offset, timestamp, key, value; no headers) as stored after the batch header.
+
+    Packed records are read by column, without building a record object each.
+    """
+    rows: Iterable[tuple[int, int, bytes | None, bytes | None]] = (
+        zip(records.offsets, records.timestamps, records.keys, records.values, strict=True)
+        if isinstance(records, PackedRecords)
+        else ((r.offset, r.timestamp, r.key, r.value) for r in records)
+    )
     parts: list[bytes] = []
     append, small, limit = parts.append, _SMALL, _TABLE_LIMIT
-    for record in records:
-        key, value = record.key, record.value
-        delta = record.timestamp - base_timestamp
-        offset = record.offset - base_offset
+    for record_offset, timestamp, key, value in rows:
+        delta = timestamp - base_timestamp
+        offset = record_offset - base_offset
         body = b"".join(
             (
                 b"\x00",

@@ -132,16 +132,18 @@ def _varints(data: Any, position: Any, max_bytes: int) -> tuple[Any, Any, Any]:
     longer ones are gathered byte by byte.
     """
     last = len(data) - 1
-    unsigned = data[numpy.minimum(position, last)].astype(numpy.int64)
-    widths = numpy.ones(len(position), numpy.int64)
-    good = numpy.ones(len(position), bool)
-    longer = numpy.flatnonzero(unsigned >= 0x80)
-    if len(longer):
-        at = position[longer]
-        second = data[numpy.minimum(at + 1, last)].astype(numpy.int64)
-        unsigned[longer] = (unsigned[longer] & 0x7F) | ((second & 0x7F) << 7)
-        widths[longer] = 2
-        longest = longer[second >= 0x80]
+    first = data[numpy.minimum(position, last)]
+    longer = first >= 0x80
+    if not longer.any():
+        unsigned = first.astype(numpy.int64)
+        widths = numpy.ones(len(position), numpy.int64)
+        good = numpy.ones(len(position), bool)
+    else:  # whole-array arithmetic: cheaper than scattering when many varints take two bytes
+        second = data[numpy.minimum(position + 1, last)]
+        unsigned = numpy.where(longer, (first & 0x7F) | ((second.astype(numpy.int64) & 0x7F) << 7), first)
+        widths = longer + numpy.int64(1)
+        good = numpy.ones(len(position), bool)
+        longest = numpy.flatnonzero(longer & (second >= 0x80))
         if len(longest):
             values, width, ends = _long_varints(data, position[longest], max_bytes)
             unsigned[longest], widths[longest], good[longest] = values, width, ends

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kafka.record.util import calc_crc32c
 
-from kcompact_nb import PackedRecords
+from kcompact_nb import PackedRecords, uncompressed_batch_size
 from kcompact_nb.io import CorruptBatchError, SegmentFileReader
 from tests.io.kafka_bytes import kafka_batch, rec
 
@@ -123,3 +123,19 @@ def test_a_batch_rewritten_by_nobody_keeps_its_values_in_the_batch_bytes(tmp_pat
     assert records[1].value == b"v1" and records.values_in_batch_bytes
     assert records.values == tuple(None if i % 5 == 0 else b"v%d" % i for i in range(count))
     assert not records.values_in_batch_bytes
+
+
+def test_a_rebuilt_subset_of_a_batch_holds_its_own_values(tmp_path) -> None:
+    """The cleaner's packed retention: the kept records' values sliced out (the batch's bytes are not kept alive),
+    their size from their lengths."""
+    rows = [rec(i, 1_700_000_000_000 + i, b"k%d" % i, None if i == 3 else b"v" * (i * 40)) for i in range(6)]
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(kafka_batch(rows, base_offset=0))
+    (batch,) = SegmentFileReader(path)
+    records = batch.records
+    assert isinstance(records, PackedRecords)
+    subset = records.subset([1, 3, 5])
+    assert not subset.values_in_batch_bytes and subset.has_null_value() and records.values_in_batch_bytes
+    expected = tuple(list(records)[i] for i in (1, 3, 5))
+    assert subset.batch_size(0, 1_700_000_000_003) == uncompressed_batch_size(0, 1_700_000_000_003, expected)
+    assert subset == expected

@@ -13,6 +13,7 @@ from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core.cleaner._cleaner import PassResult
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager, OffsetMapSpec
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
+from kcompact_nb.core.cleaner._fast_paths import cyclic_gc_paused
 from kcompact_nb.core.cleaner._log_pool import log_pool_order, topic_creation_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean, non_active_segments_from
 from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES
@@ -29,6 +30,7 @@ __all__ = [
     "CleanedTransactionMetadata",
     "CleanerManager",
     "CleanerStats",
+    "cyclic_gc_paused",
     "delete_records",
     "HeaderStrategy",
     "increment_log_start_offset",

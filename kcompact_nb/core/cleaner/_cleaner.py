@@ -11,7 +11,7 @@ live apart, in :mod:`kcompact_nb.core.cleaner._fast_paths`, and decide exactly a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -376,7 +376,7 @@ class _CleanerFilter:
             return batch.last_offset == last_data_offset
         return batch.is_control and batch.producer_epoch == epoch
 
-    def retained_records(self, batch: RecordBatch) -> list[Any]:
+    def retained_records(self, batch: RecordBatch) -> Sequence[Any]:
         """The records of ``batch`` that survive (``shouldRetainRecord`` on each, or a fast path that decides alike)."""
         bulk = self.cleaning.bulk
         if (

@@ -78,11 +78,13 @@ def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[Sequence[bytes], Seq
     return cast("Sequence[bytes]", keys), record_offsets(records)
 
 
-def retained_at_once(offset_map: BulkOffsetMap, batch: RecordBatch, keep_deletes: bool) -> list[Any] | None:
+def retained_at_once(offset_map: BulkOffsetMap, batch: RecordBatch, keep_deletes: bool) -> Sequence[Any] | None:
     """The records a data batch wholly at or below the map's latest offset keeps under the offset strategy:
     those whose offset is not below their key's entry, tombstones only with ``keep_deletes``.
 
-    ``None`` when a record has no key (it must be counted as invalid, record by record).
+    Packed records stay packed (:meth:`PackedRecords.latest_of_each_key`: no record object is built, values
+    stay in the batch's bytes). ``None`` when a record has no key (it must be counted as invalid, record by
+    record).
     """
     records = batch.records
     if isinstance(records, PackedRecords) and records.all_keyed:

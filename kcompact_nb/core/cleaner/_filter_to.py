@@ -19,9 +19,11 @@ from kcompact_nb.core.model import (
     RECORD_BATCH_OVERHEAD,
     BatchEncoder,
     KafkaVersion,
+    PackedRecords,
     RecordBatch,
     TimestampType,
     compressed,
+    record_offsets,
 )
 
 
@@ -53,8 +55,8 @@ class RecordFilter(Protocol):
         """Rules A-D of spec 7.3; called once per batch, before :meth:`retained_records`."""
         ...
 
-    def retained_records(self, batch: RecordBatch) -> list[Any]:
-        """The batch's records for which ``shouldRetainRecord`` holds, in order."""
+    def retained_records(self, batch: RecordBatch) -> Sequence[Any]:
+        """The batch's records for which ``shouldRetainRecord`` holds, in order (a list, or packed records)."""
         ...
 
 
@@ -89,7 +91,8 @@ def filter_to(
                 if len(retained) == len(batch.records) and not stamp
                 else _rebuilt(batch, retained, record_filter, stamp=stamp, encoder=encoder, kafka_version=kafka_version)
             )
-            _kept(result, output, len(retained), batch.last_offset if output is batch else retained[-1].offset)
+            last = batch.last_offset if output is batch else record_offsets(retained)[-1]
+            _kept(result, output, len(retained), last)
         elif decision.retention is BatchRetention.RETAIN_EMPTY:
             _kept(result, empty_batch(batch), 0, batch.last_offset)
     return result
@@ -103,19 +106,25 @@ def _kept(result: FilterResult, batch: RecordBatch, messages: int, max_offset: i
 
 
 def _needs_delete_horizon(
-    batch: RecordBatch, retained: list[Any], marker_for_empty_txn: bool, version: KafkaVersion
+    batch: RecordBatch, retained: Sequence[Any], marker_for_empty_txn: bool, version: KafkaVersion
 ) -> bool:
     """A kept tombstone or marker in a batch without a horizon yet: the pass stamps one (``needToSetDeleteHorizon``)."""
     return (
         version.has_batch_delete_horizon
-        and (marker_for_empty_txn or any(r.value is None for r in retained))
+        and (marker_for_empty_txn or _has_tombstone(retained))
         and batch.delete_horizon_ms is None
     )
 
 
+def _has_tombstone(records: Sequence[Any]) -> bool:
+    if isinstance(records, PackedRecords):
+        return records.has_null_value()
+    return any(r.value is None for r in records)
+
+
 def _rebuilt(
     batch: RecordBatch,
-    retained: list[Any],
+    retained: Sequence[Any],
     record_filter: RecordFilter,
     *,
     stamp: bool,

@@ -63,7 +63,9 @@ def _zigzag_len(v: int) -> int:
         return 2
     if u < 0x200000:
         return 3
-    return uvarint_len(u)
+    if u < 0x10000000:
+        return 4
+    return 5 if u < 0x800000000 else uvarint_len(u)
 
 
 def varlong_len(v: int) -> int:
@@ -97,18 +99,25 @@ def record_size_bytes(
     headers: Sequence[Header] = (),
 ) -> int:
     """Size of one v2 record, its length prefix included (``DefaultRecord.sizeInBytes``)."""
+    return record_size_of_lengths(
+        offset_delta,
+        timestamp_delta,
+        -1 if key is None else len(key),
+        -1 if value is None else len(value),
+        headers_len(headers) if headers else 1,
+    )
+
+
+def record_size_of_lengths(
+    offset_delta: int, timestamp_delta: int, key_length: int, value_length: int, headers_bytes: int = 1
+) -> int:
+    """:func:`record_size_bytes` from the key's and value's lengths (negative: null) and the headers' bytes."""
     # Values in [-64, 64) zig-zag to one byte, in [-8192, 8192) to two: inline (this runs per record written).
     body = 1 + (1 if -64 <= offset_delta < 64 else 2 if -8192 <= offset_delta < 8192 else _zigzag_len(offset_delta))
     body += 1 if -64 <= timestamp_delta < 64 else 2 if -8192 <= timestamp_delta < 8192 else _zigzag_len(timestamp_delta)
-    if key is None:
-        body += 1
-    else:
-        n = len(key)
-        body += n + (1 if n < 64 else 2 if n < 8192 else _zigzag_len(n))
-    if value is None:
-        body += 1
-    else:
-        n = len(value)
-        body += n + (1 if n < 64 else 2 if n < 8192 else _zigzag_len(n))
-    body += headers_len(headers) if headers else 1
+    n = key_length
+    body += 1 if n < 0 else n + (1 if n < 64 else 2 if n < 8192 else _zigzag_len(n))
+    n = value_length
+    body += 1 if n < 0 else n + (1 if n < 64 else 2 if n < 8192 else _zigzag_len(n))
+    body += headers_bytes
     return body + (1 if body < 64 else 2 if body < 8192 else _zigzag_len(body))

@@ -5,17 +5,23 @@ from __future__ import annotations
 import enum
 import struct
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import repeat
-from operator import is_, itemgetter
+from operator import is_, itemgetter, sub
 from typing import Any, NamedTuple, cast, overload
 
 import numpy
 
 from kcompact_nb.core.model._errors import KafkaModelError
-from kcompact_nb.core.model._record_sizes import RECORD_BATCH_OVERHEAD, Header, record_size_bytes
+from kcompact_nb.core.model._record_sizes import (
+    RECORD_BATCH_OVERHEAD,
+    Header,
+    headers_len,
+    record_size_bytes,
+    record_size_of_lengths,
+)
 
 NO_PRODUCER_ID = -1
 NO_PRODUCER_EPOCH = -1
@@ -83,6 +89,21 @@ class KeyRegistry:
     def ids(self, keys: Iterable[bytes | None]) -> array[int]:
         """The id of each key, numbering new keys."""
         return array("q", map(self._ids.__getitem__, keys))
+
+    def ids_of_distinct(self, keys: Sequence[bytes | None]) -> array[int]:
+        """The id of each of ``keys`` (no two equal), numbering the new ones in order in one dict update."""
+        ids = self.known_ids(keys)
+        unknown = ids.count(-1)
+        if not unknown:
+            return ids
+        new = list(keys) if unknown == len(ids) else [key for key, number in zip(keys, ids, strict=True) if number < 0]
+        first = len(self.keys)
+        self._ids.update(zip(new, range(first, first + len(new)), strict=True))
+        self.keys.extend(new)
+        if unknown == len(ids):
+            return array("q", range(first, first + len(new)))
+        numbers = iter(range(first, first + len(new)))
+        return array("q", [number if number >= 0 else next(numbers) for number in ids])
 
     def known_ids(self, keys: Iterable[bytes | None]) -> array[int]:
         """The id of each key, -1 for keys never registered (nothing is numbered)."""
@@ -212,26 +233,63 @@ class PackedRecords(Sequence[Record]):
         offsets, stamps, keys, values, headers = zip(*rows, strict=False)
         return cls(array("q", offsets), array("q", stamps), keys, values, headers if any(headers) else None, registry)
 
-    def latest_of_each_key(self, latest: Any, keep_deletes: bool) -> list[Record]:
-        """The records whose offset is not below ``latest[key id]`` (a numpy array).
+    def latest_of_each_key(self, latest: Any, keep_deletes: bool) -> PackedRecords:
+        """The records whose offset is not below ``latest[key id]`` (a numpy array), as packed records.
 
         Tombstones only with ``keep_deletes``. The offset strategy's retention for a batch wholly covered by
-        the offset map (spec 7.4).
+        the offset map (spec 7.4). ``self`` when every record stays; no :class:`Record` is built either way.
         """
         ids, offsets = numpy.frombuffer(self.key_ids, numpy.int64), numpy.frombuffer(self.offsets, numpy.int64)
         keep = latest[ids] <= offsets
         if not keep_deletes:
             keep &= ~self.null_values()
         kept: list[int] = numpy.flatnonzero(keep).tolist()
-        if len(kept) < 2:
-            return [self[i] for i in kept]
-        take = itemgetter(*kept)  # a tuple per column, in C
-        headers = repeat((), len(kept)) if self.headers is None else take(self.headers)
-        keys = take(self.keys) if self._keys is not None else self.registry.interned(take(self.key_ids))
-        values = take(self._values) if self._values is not None else cast("_ValueSpans", self._spans).take(kept)
-        return list(
-            map(record_from_tuple, zip(take(self.offsets), take(self.timestamps), keys, values, headers, strict=True))
+        return self if len(kept) == len(offsets) else self.subset(kept)
+
+    def subset(self, indexes: Sequence[int]) -> PackedRecords:
+        """The records at ``indexes`` (ascending), still packed (no :class:`Record` built); values still in the
+        batch's bytes are sliced out, so a rebuilt batch keeps only its own records' bytes alive."""
+        if len(indexes) > 1:
+            take: Callable[[Sequence[Any]], Sequence[Any]] = itemgetter(*indexes)  # a tuple per column, in C
+        elif indexes:
+            index = indexes[0]
+            take = lambda column: (column[index],)  # noqa: E731 - itemgetter of one index gives no tuple
+        else:
+            take = lambda column: ()  # noqa: E731
+        records = PackedRecords.__new__(PackedRecords)
+        records.offsets, records.timestamps = array("q", take(self.offsets)), array("q", take(self.timestamps))
+        records.key_ids, records.registry = array("q", take(self.key_ids)), self.registry
+        records.headers = None if self.headers is None else tuple(take(self.headers))
+        records._keys = None if self._keys is None else tuple(take(self._keys))
+        if self._values is None:  # sliced out of the batch's bytes: the subset holds what it keeps, not the batch
+            records._values = cast("_ValueSpans", self._spans).take(indexes)
+        else:
+            records._values = tuple(take(self._values))
+        records._spans = None
+        records.all_keyed = self.all_keyed or None not in records.keys
+        return records
+
+    def has_null_value(self) -> bool:
+        """Whether some record's value is null (a tombstone, when keyed)."""
+        if self._values is None:
+            return bool(self._spans is not None and len(self._spans.lengths) and min(self._spans.lengths) < 0)
+        return None in self._values
+
+    def batch_size(self, base_offset: int, base_timestamp: int) -> int:
+        """:func:`uncompressed_batch_size` of these records, from their columns (values are not sliced out)."""
+        if self._values is None:
+            value_lengths: Iterable[int] = cast("_ValueSpans", self._spans).lengths
+        else:
+            value_lengths = [-1 if v is None else len(v) for v in self._values]
+        keys = self.keys
+        key_lengths = (
+            map(len, cast("tuple[bytes, ...]", keys)) if self.all_keyed else [-1 if k is None else len(k) for k in keys]
         )
+        header_bytes = repeat(1) if self.headers is None else [headers_len(h) if h else 1 for h in self.headers]
+        offset_deltas = map(sub, self.offsets, repeat(base_offset))
+        timestamp_deltas = map(sub, self.timestamps, repeat(base_timestamp))
+        sizes = map(record_size_of_lengths, offset_deltas, timestamp_deltas, key_lengths, value_lengths, header_bytes)
+        return RECORD_BATCH_OVERHEAD + sum(sizes)
 
     def _rows(self) -> Iterator[tuple[Any, ...]]:
         headers = self.headers if self.headers is not None else repeat((), len(self.offsets))
@@ -280,6 +338,8 @@ class _ValueSpans:
     def take(self, indexes: Iterable[int]) -> tuple[bytes | None, ...]:
         """The values at ``indexes``, sliced out of the batch's bytes."""
         data, starts, lengths = self.data, self.starts, self.lengths
+        if isinstance(indexes, range) and indexes == range(len(starts)):  # all of them: no indexing
+            return tuple(None if n < 0 else data[start : start + n] for start, n in zip(starts, lengths, strict=True))
         return tuple(None if lengths[i] < 0 else data[starts[i] : starts[i] + lengths[i]] for i in indexes)
 
 
@@ -318,6 +378,8 @@ def control_record_type(record: Record) -> ControlRecordType | None:
 
 def uncompressed_batch_size(base_offset: int, base_timestamp: int, records: Sequence[Record]) -> int:
     """Bytes of an uncompressed v2 batch: 61 + the sizes of its records (spec 2.4)."""
+    if isinstance(records, PackedRecords):
+        return records.batch_size(base_offset, base_timestamp)
     total = RECORD_BATCH_OVERHEAD
     for r in records:
         total += record_size_bytes(r.offset - base_offset, r.timestamp - base_timestamp, r.key, r.value, r.headers)
@@ -375,7 +437,8 @@ class RecordBatch:
         timestamp is the broker's append time (records keep their stored timestamps).
         ``checked=True`` skips the offset checks for records taken from a valid batch.
         """
-        records = tuple(records)
+        if not isinstance(records, PackedRecords):
+            records = tuple(records)
         if base_offset is None:
             if not records:
                 raise KafkaModelError("an empty batch needs an explicit base_offset")
@@ -387,8 +450,9 @@ class RecordBatch:
         if not records:
             base_ts, max_ts = NO_TIMESTAMP, fields.pop("max_timestamp", NO_TIMESTAMP)
         else:
-            base_ts = records[0].timestamp if delete_horizon_ms is None else delete_horizon_ms
-            max_ts = max(r.timestamp for r in records)
+            timestamps = records.timestamps if isinstance(records, PackedRecords) else [r.timestamp for r in records]
+            base_ts = timestamps[0] if delete_horizon_ms is None else delete_horizon_ms
+            max_ts = max(timestamps)
         if log_append_time_ms is not None:
             fields["timestamp_type"] = TimestampType.LOG_APPEND_TIME
             max_ts = log_append_time_ms

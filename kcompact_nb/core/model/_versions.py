@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from kcompact_nb.core.model._errors import ConfigError
 
@@ -75,8 +76,9 @@ class KafkaVersion:
     def has_max_compaction_lag(self) -> bool:
         return self >= KafkaVersion(2, 3)
 
-    @property
+    @cached_property
     def has_batch_delete_horizon(self) -> bool:
+        """Asked for every batch a pass reads: computed once per version."""
         return self >= KafkaVersion(3, 1)
 
     @property

@@ -15,10 +15,10 @@ import numpy
 import pytest
 from hypothesis import given, settings
 
-from kcompact_nb.core import KafkaModelError, KeyRegistry, PackedRecords, Record, RecordBatch
+from kcompact_nb.core import KafkaModelError, KeyRegistry, PackedRecords, Record, RecordBatch, record_size_bytes
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
 from kcompact_nb.core.model._records import record_keys, record_offsets, record_values
-from kcompact_nb.io import read_partition_dir
+from kcompact_nb.io import batch_bytes, read_partition_dir, write_partition_dir
 from tests.core.cleaner.test_cleaner_properties import build, logs, pass_over, state
 from tests.io.kafka_bytes import kafka_batch, rec, write_segments
 
@@ -72,9 +72,28 @@ def test_columns_match_tuple_records() -> None:
 def test_latest_of_each_key_keeps_records_not_below_their_keys_entry() -> None:
     p = packed()  # key ids: a 0, None 1, b 2
     latest = numpy.array([11, -1, 13])
-    assert p.latest_of_each_key(latest, keep_deletes=True) == [RECORDS[1], RECORDS[2]]
-    assert p.latest_of_each_key(latest, keep_deletes=False) == [RECORDS[1]]
-    assert p.latest_of_each_key(numpy.array([10, 11, 14]), keep_deletes=True) == [RECORDS[0], RECORDS[1]]
+    kept = p.latest_of_each_key(latest, keep_deletes=True)
+    assert isinstance(kept, PackedRecords) and kept == (RECORDS[1], RECORDS[2]) and not kept.all_keyed
+    assert p.latest_of_each_key(latest, keep_deletes=False) == (RECORDS[1],)
+    assert p.latest_of_each_key(numpy.array([10, 11, 14]), keep_deletes=True) == (RECORDS[0], RECORDS[1])
+    assert p.latest_of_each_key(numpy.array([10, -1, 13]), keep_deletes=True) is p  # all kept: the records as they are
+    assert p.latest_of_each_key(numpy.array([99, 99, 99]), keep_deletes=True) == ()
+
+
+def test_a_subset_reads_sizes_and_pickles_as_the_tuple_of_its_records() -> None:
+    p = packed()
+    for indexes in ([], [0], [2], [0, 2], [0, 1, 2]):
+        chosen = tuple(RECORDS[i] for i in indexes)
+        subset = p.subset(indexes)
+        assert subset == chosen and list(subset) == list(chosen) and len(subset) == len(indexes)
+        assert subset.has_null_value() == any(r.value is None for r in chosen)
+        assert subset.all_keyed == all(r.key is not None for r in chosen)
+        assert pickle.loads(pickle.dumps(subset)) == chosen
+        for base_offset, base_timestamp in ((10, 1000), (0, 0), (10, 10**12)):
+            assert subset.batch_size(base_offset, base_timestamp) == 61 + sum(
+                record_size_bytes(r.offset - base_offset, r.timestamp - base_timestamp, r.key, r.value, r.headers)
+                for r in chosen
+            )
 
 
 def test_pickles_and_copies() -> None:
@@ -106,6 +125,24 @@ def test_a_pass_over_packed_batches_keeps_what_a_pass_over_tuples_keeps(params) 
     assert result_columns.stats == result_tuples.stats
     assert [[b.size_bytes for b in s.batches] for s in columns.segments] == [
         [b.size_bytes for b in s.batches] for s in tuples.segments
+    ]
+
+
+@settings(max_examples=100, deadline=None)
+@given(logs)
+def test_a_pass_over_batches_read_from_disk_writes_what_a_pass_over_tuples_writes(tmp_path_factory, params) -> None:
+    """Batches read by the block decoder (values left in the batch bytes) take the packed retention: the rebuilt
+    batches stay packed, sized from their columns; the cleaned log, its stats and every written byte are those of
+    the record-by-record pass over tuple batches."""
+    segment_bytes, batches, slots, strategy = params
+    tuples = build(segment_bytes, batches, strategy)
+    folder = write_partition_dir(build(segment_bytes, batches, strategy), tmp_path_factory.mktemp("log"))
+    read = read_partition_dir(folder, config=tuples.config, broker=tuples.broker).log
+    result_tuples, result_read = pass_over(tuples, slots), pass_over(read, slots)
+    assert state(read) == state(tuples)
+    assert result_read.stats == result_tuples.stats
+    assert [[batch_bytes(b) for b in s.batches] for s in read.segments] == [
+        [batch_bytes(b) for b in s.batches] for s in tuples.segments
     ]
 
 
