@@ -22,7 +22,10 @@ A record (``DefaultRecord``) after the 61-byte batch header::
 
 from __future__ import annotations
 
-from kcompact_nb.core import RECORD_BATCH_OVERHEAD, Header
+from kcompact_nb.core import LONG_MAX, RECORD_BATCH_OVERHEAD, Header
+
+LONG_MIN = -LONG_MAX - 1
+_U64 = (1 << 64) - 1
 
 
 class NotPlain(Exception):
@@ -57,7 +60,8 @@ class RecordColumns:
 def parse_records(data: bytes, base_offset: int, base_ts: int, last_delta: int, count: int, out: RecordColumns) -> None:
     """Append the ``count`` records of batch ``data`` to ``out``; raises :class:`NotPlain` (``out`` partly filled).
 
-    Offsets are ``base_offset + offsetDelta`` and timestamps ``base_ts + timestampDelta`` as stored.
+    Offsets are ``base_offset + offsetDelta`` and timestamps ``base_ts + timestampDelta`` as stored, in Java's
+    64-bit arithmetic (``DefaultRecord.readFrom``: a sum past a long wraps around).
     """
     # Varints of one byte (small lengths and deltas, header counts), and of two for the record and value
     # lengths, are decoded inline: a call to _varint is the largest cost per record otherwise.
@@ -69,7 +73,7 @@ def parse_records(data: bytes, base_offset: int, base_ts: int, last_delta: int, 
         out.headers,
         out.sizes,
     )
-    pos, previous = RECORD_BATCH_OVERHEAD, -1
+    pos, previous, first = RECORD_BATCH_OVERHEAD, -1, len(stamps)
     try:
         for _ in range(count):
             start, byte = pos, data[pos]
@@ -120,6 +124,13 @@ def parse_records(data: bytes, base_offset: int, base_ts: int, last_delta: int, 
         raise NotPlain from error
     if pos != len(data):
         raise NotPlain
+    if count and not LONG_MIN <= min(stamps[first:]) <= max(stamps[first:]) <= LONG_MAX:
+        stamps[first:] = [_as_long(t) for t in stamps[first:]]
+
+
+def _as_long(value: int) -> int:
+    """``value`` as a Java long holds it: ``baseTimestamp + timestampDelta`` wraps around 64 bits."""
+    return (value - LONG_MIN) % (1 << 64) + LONG_MIN
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -133,6 +144,7 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
         byte = data[pos]
         value |= (byte & 0x7F) << shift
         if byte < 0x80:
+            value &= _U64  # a Java long keeps the low 64 bits of a tenth byte (ByteUtils.readUnsignedVarlong)
             return (value >> 1) ^ -(value & 1), pos + 1
         shift += 7
         if shift > 63:

@@ -92,7 +92,7 @@ def decode_plain_batches(
     good &= (previous < offset_delta) & (offset_delta <= numpy.asarray(last_deltas, numpy.int64)[owner])
     base_ts = numpy.asarray(base_timestamps, numpy.int64)[owner]
     timestamps = base_ts + ts_delta
-    good &= (ts_delta >= 0) == (timestamps >= base_ts)  # no int64 overflow: the parser's Python ints would not wrap
+    good &= (ts_delta >= 0) == (timestamps >= base_ts)  # a sum past int64 is left to the parser, which wraps it
     plain &= numpy.bincount(owner, ~good, minlength=len(taken)) == 0
     offsets = numpy.asarray(base_offsets, numpy.int64)[owner] + offset_delta
     return PlainColumns(plain, first, taken, offsets, timestamps, key_starts, key_lengths, value_starts, value_lengths)

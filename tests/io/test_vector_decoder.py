@@ -139,3 +139,19 @@ def test_a_rebuilt_subset_of_a_batch_holds_its_own_values(tmp_path) -> None:
     expected = tuple(list(records)[i] for i in (1, 3, 5))
     assert subset.batch_size(0, 1_700_000_000_003) == uncompressed_batch_size(0, 1_700_000_000_003, expected)
     assert subset == expected
+
+
+def test_timestamps_are_read_in_javas_64_bit_arithmetic(tmp_path) -> None:
+    """``DefaultRecord.readFrom``: ``baseTimestamp + timestampDelta`` in longs, the delta read as
+    ``ByteUtils.readVarlong`` reads it (a tenth byte keeps its lowest bit). Found by the property test above:
+    deltas 2**63 apart crashed the batch decoder (a Python int past int64) where Kafka reads a wrapped long."""
+    low, high = 1_700_000_000_000 - 2**62, 1_700_000_000_000 + 2**62
+    records = [(0, -(2**62), b"a", None, ())] + [(0, 0, b"a", None, ())] * 5 + [(0, 2**62, None, None, ())]
+    path = write_segment(tmp_path, [([(0, 0, b"a", None, ())], 0), (records, 0)])
+    by_block, by_batch = both_ways(path)
+    assert by_block == by_batch
+    stamps = [r.timestamp for b in SegmentFileReader(path) for r in b.records]
+    # the last delta, 2**63, left kafka-python's writer as the zigzag 2**64 + 1 ((n << 1) ^ (n >> 63)), a 10-byte
+    # varlong of which a long keeps the low 64 bits: 1, read as the delta -1
+    assert stamps == [1_700_000_000_000, low] + [low + 2**62] * 5 + [low - 1]
+    assert all(-(2**63) <= t < 2**63 for t in stamps) and high != stamps[-1]
