@@ -17,7 +17,7 @@ import numpy
 
 from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType
 from kcompact_nb.io import _batch_header as L
-from kcompact_nb.io._key_numbering import KeyNumbering
+from kcompact_nb.io._key_numbering import KeyNumbering, NativeKeyNumbering
 from kcompact_nb.io._vector_decoder import decode_plain_batches
 
 PACKED_MIN_RECORDS = 3
@@ -65,7 +65,9 @@ class BlockBatches:
     ``keys`` numbers the keys in the decoder's registry (one per reader, shared by its blocks).
     """
 
-    def __init__(self, frames: Sequence[tuple[bytes, int]], decoder: BatchDecoder, keys: KeyNumbering) -> None:
+    def __init__(
+        self, frames: Sequence[tuple[bytes, int]], decoder: BatchDecoder, keys: KeyNumbering | NativeKeyNumbering
+    ) -> None:
         self.decoder = decoder
         headers = [L.HEADER.unpack_from(data) for data, _ in frames]
         sizes = numpy.fromiter(map(len, (data for data, _ in frames)), numpy.int64, len(frames))

@@ -7,6 +7,9 @@ grouped with ``numpy.unique`` (each row checked against its group's first row, s
 never a wrong id), and one ``bytes`` per new key goes through the registry, in order of first appearance,
 as record-by-record interning numbers them. Blocks with keys longer than :data:`MAX_WORD_KEY_BYTES` are
 numbered key by key.
+
+:func:`key_numbering` gives the C version of the same numbering (:class:`NativeKeyNumbering`, keys of any
+length compared by content in a hash table of their bytes) when it was built, this numpy one otherwise.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 import numpy
 
 from kcompact_nb.core import KeyRegistry
+from kcompact_nb.io import _native_kernels
 
 MAX_WORD_KEY_BYTES = 64
 """Longest key read as words (8 words); blocks with longer keys go key by key."""
@@ -133,6 +137,36 @@ class KeyNumbering:
         pairs = zip(starts.tolist(), lengths.tolist(), strict=True)
         keys = [None if length < 0 else block[start : start + length] for start, length in pairs]
         return numpy.frombuffer(self.registry.ids(keys), numpy.int64)
+
+
+class NativeKeyNumbering:
+    """:class:`KeyNumbering`'s numbering by the C kernel's :class:`~kcompact_nb.io._native.KeyTable`: each key's
+    bytes looked up in a hash table of the keys met before (copied there), new keys numbered by ``registry``."""
+
+    def __init__(self, registry: KeyRegistry, table: Any) -> None:
+        self.registry = registry
+        self._table = table
+
+    def ids(self, block: bytes, starts: Any, lengths: Any) -> Any:
+        """The registry id (an int64 array) of each key ``block[starts[i]:starts[i] + lengths[i]]`` (-1: None)."""
+        starts, lengths = numpy.ascontiguousarray(starts, numpy.int64), numpy.ascontiguousarray(lengths, numpy.int64)
+        ids, first_rows = numpy.empty(len(starts), numpy.int64), numpy.empty(len(starts), numpy.int64)
+        new = self._table.number(block, starts, lengths, ids, first_rows)
+        if new:
+            rows = first_rows[:new]
+            pairs = zip(starts[rows].tolist(), lengths[rows].tolist(), strict=True)
+            keys = [None if length < 0 else block[start : start + length] for start, length in pairs]
+            registered = numpy.frombuffer(self.registry.ids_of_distinct(keys), numpy.int64)
+            self._table.commit(registered)
+            staged = numpy.flatnonzero(ids < -1)
+            ids[staged] = registered[-2 - ids[staged]]
+        return ids
+
+
+def key_numbering(registry: KeyRegistry) -> KeyNumbering | NativeKeyNumbering:
+    """A numbering of keys into ``registry``: the C kernel's when it was built, numpy's otherwise."""
+    native = _native_kernels.NATIVE
+    return KeyNumbering(registry) if native is None else NativeKeyNumbering(registry, native.KeyTable())
 
 
 def _slots(hashes: Any, table_slots: int) -> Any:

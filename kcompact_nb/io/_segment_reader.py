@@ -42,7 +42,7 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
-from kcompact_nb.io._key_numbering import KeyNumbering
+from kcompact_nb.io._key_numbering import key_numbering
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 
 READ_BUFFER_BYTES = 1 << 20
@@ -150,7 +150,7 @@ class SegmentFileReader:
         decoded together (:mod:`kcompact_nb.io._block_batches`), the others one by one (:meth:`decode_batch`)."""
         self.valid_bytes, self.dropped = 0, None
         next_offset = self._first_allowed_offset()
-        frames, keys = self._frames(), KeyNumbering(self.key_registry)
+        frames, keys = self._frames(), key_numbering(self.key_registry)
         try:
             while True:
                 block, error = _next_block(frames)

@@ -6,6 +6,9 @@ record of a block of framed batches at once: first the record lengths, record in
 all batches (each record's start follows from the previous one), then every other field of every record in
 one pass of array operations. Keys and values stay spans into the block's bytes.
 
+The C kernel (:mod:`kcompact_nb.io._native`) decodes the same batches the same way, record by record, when it
+was built; the numpy arrays here decode them otherwise.
+
 It is a fast path, deciding nothing on its own: a batch is "plain" only when it reads exactly as
 :func:`kcompact_nb.io._record_parser.parse_records` reads it without raising ``NotPlain`` (every varint within
 5 bytes, 9 for the timestamp delta, offset deltas increasing within ``[0, lastOffsetDelta]``, every record
@@ -22,6 +25,7 @@ from typing import Any
 import numpy
 
 from kcompact_nb.core import RECORD_BATCH_OVERHEAD
+from kcompact_nb.io import _native_kernels
 
 MIN_RECORD_BYTES = 7
 """length, attributes, timestampDelta, offsetDelta, keyLength, valueLength, headersCount: one byte each at least."""
@@ -61,12 +65,26 @@ def decode_plain_batches(
 
     ``base_offsets``, ``base_timestamps``, ``last_deltas`` and ``counts`` are the batches' header fields.
     """
-    data = numpy.frombuffer(block, numpy.uint8)
     starts, ends = numpy.asarray(starts, numpy.int64), numpy.asarray(ends, numpy.int64)
     counts = numpy.asarray(counts, numpy.int64)
     plain = (counts > 0) & (counts <= (ends - starts - RECORD_BATCH_OVERHEAD) // MIN_RECORD_BYTES)
     taken = numpy.where(plain, counts, 0)
     first = numpy.concatenate(([0], numpy.cumsum(taken)[:-1])) if len(taken) else numpy.zeros(0, numpy.int64)
+    header_fields = [numpy.ascontiguousarray(f, numpy.int64) for f in (base_offsets, base_timestamps, last_deltas)]
+    native = _native_kernels.NATIVE
+    if native is not None:
+        columns = [numpy.empty(int(taken.sum()), numpy.int64) for _ in range(6)]
+        native.decode_plain(block, starts, ends, *header_fields, first, taken, plain, *columns)
+        return PlainColumns(plain, first, taken, *columns)
+    return _decode_with_numpy(block, starts, ends, header_fields, plain=plain, first=first, taken=taken)
+
+
+def _decode_with_numpy(
+    block: bytes, starts: Any, ends: Any, header_fields: list[Any], *, plain: Any, first: Any, taken: Any
+) -> PlainColumns:
+    """The records of the ``plain`` batches (rows ``first[b]`` to ``first[b] + taken[b]``), by array operations."""
+    base_offsets, base_timestamps, last_deltas = header_fields
+    data = numpy.frombuffer(block, numpy.uint8)
     total = int(taken.sum())
     bodies, record_ends = _record_bounds(data, starts, ends, first, taken, plain)
     owner = numpy.repeat(numpy.arange(len(taken)), taken)
@@ -89,12 +107,12 @@ def decode_plain_batches(
     previous = numpy.empty(total, numpy.int64)
     previous[1:] = offset_delta[:-1]
     previous[first[plain]] = -1
-    good &= (previous < offset_delta) & (offset_delta <= numpy.asarray(last_deltas, numpy.int64)[owner])
-    base_ts = numpy.asarray(base_timestamps, numpy.int64)[owner]
+    good &= (previous < offset_delta) & (offset_delta <= last_deltas[owner])
+    base_ts = base_timestamps[owner]
     timestamps = base_ts + ts_delta
     good &= (ts_delta >= 0) == (timestamps >= base_ts)  # a sum past int64 is left to the parser, which wraps it
     plain &= numpy.bincount(owner, ~good, minlength=len(taken)) == 0
-    offsets = numpy.asarray(base_offsets, numpy.int64)[owner] + offset_delta
+    offsets = base_offsets[owner] + offset_delta
     return PlainColumns(plain, first, taken, offsets, timestamps, key_starts, key_lengths, value_starts, value_lengths)
 
 

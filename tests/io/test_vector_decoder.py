@@ -1,9 +1,10 @@
-"""The block decoder (numpy, :mod:`kcompact_nb.io._vector_decoder`) against the record-by-record decoder.
+"""The block decoder (:mod:`kcompact_nb.io._vector_decoder`, in C and in numpy) against the record-by-record decoder.
 
 Iterating a :class:`SegmentFileReader` decodes plain uncompressed batches a block at a time; its
 ``decoded(decode_batch)`` decodes every batch alone (the record parser, then kafka-python). On the same
 file both give the same batches, field by field and record by record, and on corrupt files (CRCs made
-valid again, so the records are read) the same error: type, file, byte position and reason.
+valid again, so the records are read) the same error: type, file, byte position and reason. Every test runs on
+the C kernels and on numpy (the ``kernels`` fixture).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ record = st.tuples(
     payload,
     st.one_of(st.just(()), header),
 )
+pytestmark = pytest.mark.usefixtures("kernels")
 batch = st.tuples(st.lists(record, min_size=1, max_size=12), st.integers(0, 5))  # records, gap before the batch
 segment = st.lists(batch, min_size=1, max_size=8)
 

@@ -1,0 +1,502 @@
+/*
+ * The segment reader's two hot loops in C: decoding the records of plain uncompressed v2 batches, and
+ * numbering keys by content. Built by `pip install` when a C compiler is there (an optional extension);
+ * without it the numpy versions in _vector_decoder.py and _key_numbering.py do the same work, and the tests
+ * hold both to the same results (tests/io/test_native.py).
+ *
+ * Nothing here decides what a batch means: decode_plain only says which batches read plainly (as
+ * _vector_decoder.decode_plain_batches does) and fills their columns; every other batch is left to the
+ * record parser and kafka-python, which keep Kafka's error positions and reasons.
+ *
+ * A record (DefaultRecord) after the 61-byte batch header:
+ *
+ *     field              encoding          notes
+ *     length             varint            bytes of the record after this field
+ *     attributes         int8              read as one byte (DefaultRecord.readFrom)
+ *     timestampDelta     varlong           from the batch's baseTimestamp
+ *     offsetDelta        varint            from the batch's baseOffset
+ *     keyLength, key     varint, bytes     -1: null key
+ *     valueLength, value varint, bytes     -1: null value
+ *     headersCount       varint            0 here: records with headers are left to the record parser
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define RECORD_BATCH_OVERHEAD 61
+#define VARINT_BYTES 5
+#define VARLONG_BYTES 9
+
+/* A zigzag varint of at most max_bytes bytes at *position, ending before limit (ByteUtils.readVarint and
+ * readVarlong, as _vector_decoder._varints reads them). Returns 0 when it does not end in time. */
+static int
+read_varint(const uint8_t *data, int64_t *position, int64_t limit, int max_bytes, int64_t *value)
+{
+    uint64_t unsigned_value = 0;
+    int64_t at = *position;
+    for (int i = 0; i < max_bytes; i++, at++) {
+        if (at >= limit)
+            return 0;
+        uint8_t byte = data[at];
+        unsigned_value |= (uint64_t)(byte & 0x7F) << (7 * i);
+        if (byte < 0x80) {
+            *value = (int64_t)(unsigned_value >> 1) ^ -(int64_t)(unsigned_value & 1);
+            *position = at + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    int64_t *offsets, *timestamps, *key_starts, *key_lengths, *value_starts, *value_lengths;
+} Columns;
+
+/* The records of one batch data[start:end] into rows first.. of the columns; 0 when it does not read plainly. */
+static int
+decode_batch(const uint8_t *data, int64_t start, int64_t end, int64_t base_offset, int64_t base_timestamp,
+             int64_t last_delta, int64_t count, int64_t first, const Columns *out)
+{
+    int64_t position = start + RECORD_BATCH_OVERHEAD, previous = -1;
+    for (int64_t row = first; row < first + count; row++) {
+        int64_t length, ts_delta, offset_delta, key_length, value_length;
+        if (!read_varint(data, &position, end, VARINT_BYTES, &length) || length < 0 || length > end - position)
+            return 0;
+        int64_t record_end = position + length;
+        position += 1; /* attributes */
+        if (!read_varint(data, &position, record_end, VARLONG_BYTES, &ts_delta)
+            || !read_varint(data, &position, record_end, VARINT_BYTES, &offset_delta)
+            || !read_varint(data, &position, record_end, VARINT_BYTES, &key_length))
+            return 0;
+        out->key_starts[row] = position;
+        out->key_lengths[row] = key_length;
+        if (key_length > 0) {
+            if (key_length > record_end - position)
+                return 0;
+            position += key_length;
+        }
+        if (!read_varint(data, &position, record_end, VARINT_BYTES, &value_length))
+            return 0;
+        out->value_starts[row] = position;
+        out->value_lengths[row] = value_length;
+        if (value_length > 0) {
+            if (value_length > record_end - position)
+                return 0;
+            position += value_length;
+        }
+        if (position + 1 != record_end || data[position] != 0) /* headersCount 0, then the record's end */
+            return 0;
+        if (!(previous < offset_delta && offset_delta <= last_delta))
+            return 0;
+        previous = offset_delta;
+        /* Java's long arithmetic: the sum wraps; a wrapped sum is left to the record parser, as numpy's is */
+        int64_t timestamp = (int64_t)((uint64_t)base_timestamp + (uint64_t)ts_delta);
+        if ((ts_delta >= 0) != (timestamp >= base_timestamp))
+            return 0;
+        out->offsets[row] = base_offset + offset_delta;
+        out->timestamps[row] = timestamp;
+        position = record_end;
+    }
+    return position == end;
+}
+
+/* A buffer of exactly `items` items of `itemsize` bytes, or a ValueError naming it. */
+static int
+check_buffer(const Py_buffer *view, Py_ssize_t items, Py_ssize_t itemsize, const char *name)
+{
+    if (view->len != items * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s holds %zd bytes, expected %zd items of %zd bytes", name, view->len, items,
+                     itemsize);
+        return 0;
+    }
+    return 1;
+}
+
+#define BATCH_INPUTS 6
+#define COLUMNS 6
+
+PyDoc_STRVAR(decode_plain_doc,
+"decode_plain(block, starts, ends, base_offsets, base_timestamps, last_deltas, first, counts, plain,\n"
+"             offsets, timestamps, key_starts, key_lengths, value_starts, value_lengths)\n"
+"--\n\n"
+"Decode the records of the batches block[starts[b]:ends[b]] whose plain[b] is set (int64 inputs, one per\n"
+"batch; plain a bool array), as _vector_decoder.decode_plain_batches does: rows first[b] to first[b] + counts[b]\n"
+"of the int64 output columns. plain[b] is cleared for each batch that does not read plainly.");
+
+static PyObject *
+decode_plain(PyObject *module, PyObject *args)
+{
+    Py_buffer block, inputs[BATCH_INPUTS + 1], plain, columns[COLUMNS];
+    static const char *input_names[] = {"starts", "ends", "base_offsets", "base_timestamps", "last_deltas", "first",
+                                        "counts"};
+    static const char *column_names[] = {"offsets", "timestamps", "key_starts", "key_lengths", "value_starts",
+                                         "value_lengths"};
+    memset(inputs, 0, sizeof inputs);
+    memset(columns, 0, sizeof columns);
+    memset(&plain, 0, sizeof plain);
+    memset(&block, 0, sizeof block);
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*w*w*w*w*w*w*w*:decode_plain", &block, &inputs[0], &inputs[1],
+                          &inputs[2], &inputs[3], &inputs[4], &inputs[5], &inputs[6], &plain, &columns[0],
+                          &columns[1], &columns[2], &columns[3], &columns[4], &columns[5]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t batches = plain.len;
+    int ok = 1;
+    for (int i = 0; ok && i <= BATCH_INPUTS; i++)
+        ok = check_buffer(&inputs[i], batches, 8, input_names[i]);
+    const int64_t *starts = inputs[0].buf, *ends = inputs[1].buf, *base_offsets = inputs[2].buf,
+                  *base_timestamps = inputs[3].buf, *last_deltas = inputs[4].buf, *first = inputs[5].buf,
+                  *counts = inputs[6].buf;
+    Py_ssize_t rows = 0;
+    for (Py_ssize_t b = 0; ok && b < batches; b++) {
+        if (starts[b] < 0 || ends[b] > block.len || ends[b] - starts[b] < RECORD_BATCH_OVERHEAD || first[b] < 0
+            || counts[b] < 0) {
+            PyErr_Format(PyExc_ValueError, "batch %zd lies outside the block or has a negative row range", b);
+            ok = 0;
+        }
+        else if (first[b] + counts[b] > rows)
+            rows = first[b] + counts[b];
+    }
+    for (int i = 0; ok && i < COLUMNS; i++)
+        ok = columns[i].len >= rows * 8 || check_buffer(&columns[i], rows, 8, column_names[i]);
+    if (ok) {
+        Columns out = {columns[0].buf, columns[1].buf, columns[2].buf, columns[3].buf, columns[4].buf, columns[5].buf};
+        uint8_t *flags = plain.buf;
+        const uint8_t *data = block.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t b = 0; b < batches; b++)
+            if (flags[b] && !decode_batch(data, starts[b], ends[b], base_offsets[b], base_timestamps[b],
+                                          last_deltas[b], counts[b], first[b], &out))
+                flags[b] = 0;
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&block);
+    PyBuffer_Release(&plain);
+    for (int i = 0; i <= BATCH_INPUTS; i++)
+        PyBuffer_Release(&inputs[i]);
+    for (int i = 0; i < COLUMNS; i++)
+        PyBuffer_Release(&columns[i]);
+    return result;
+}
+
+/* -- KeyTable: keys by content -> ids ------------------------------------------------------------------ */
+
+enum { READY, PENDING, BROKEN };
+#define MIN_SLOTS 1024
+#define PREFETCH_ROWS 8
+
+/* One slot of the open-addressing table (linear probing, at most half full). Hash, id and where the key's
+ * bytes are sit together, so finding a key costs one cache line of the table and one of the arena. */
+typedef struct {
+    uint64_t hash;
+    int64_t id; /* the committed id; -2 - k for the k-th key new in the last number() call until commit() */
+    int64_t at; /* the key's first byte in the arena */
+    int64_t stored; /* 0: an empty slot; else the key's length + 2 (1: the None key) */
+} Slot;
+
+typedef struct {
+    PyObject_HEAD
+    Slot *slots;
+    Py_ssize_t slot_count; /* a power of two */
+    Py_ssize_t count; /* keys held */
+    char *arena;
+    Py_ssize_t arena_used, arena_capacity;
+    Py_ssize_t *staged; /* the slots of the keys new in the last number() call, in order */
+    Py_ssize_t staged_count, staged_capacity;
+    int state; /* READY, PENDING (number() staged keys, commit() not called yet) or BROKEN (an error mid-number) */
+} KeyTable;
+
+static uint64_t
+hash_key(const uint8_t *key, int64_t length)
+{
+    uint64_t hash = 0x9E3779B97F4A7C15ULL ^ (uint64_t)length;
+    int64_t i = 0;
+    for (; i + 8 <= length; i += 8) {
+        uint64_t word;
+        memcpy(&word, key + i, 8);
+        hash = (hash ^ word) * 0xBF58476D1CE4E5B9ULL;
+        hash ^= hash >> 31;
+    }
+    if (i < length) {
+        uint64_t word = 0;
+        memcpy(&word, key + i, (size_t)(length - i));
+        hash = (hash ^ word) * 0x94D049BB133111EBULL;
+        hash ^= hash >> 29;
+    }
+    hash *= 0xBF58476D1CE4E5B9ULL;
+    return hash ^ (hash >> 32);
+}
+
+static int
+grow(void **memory, Py_ssize_t *capacity, Py_ssize_t needed, size_t item)
+{
+    if (needed <= *capacity)
+        return 1;
+    Py_ssize_t size = *capacity ? *capacity : 1024;
+    while (size < needed)
+        size *= 2;
+    void *moved = PyMem_Realloc(*memory, (size_t)size * item);
+    if (moved == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    *memory = moved;
+    *capacity = size;
+    return 1;
+}
+
+static Py_ssize_t
+home_slot(const KeyTable *table, uint64_t hash)
+{
+    return (Py_ssize_t)(hash & (uint64_t)(table->slot_count - 1));
+}
+
+/* Room for `more` keys with the table at most half full: rehashes into a bigger table when needed. */
+static int
+reserve(KeyTable *table, Py_ssize_t more)
+{
+    if (!grow((void **)&table->staged, &table->staged_capacity, more, sizeof(Py_ssize_t)))
+        return 0;
+    Py_ssize_t needed = 2 * (table->count + more);
+    if (needed <= table->slot_count)
+        return 1;
+    Py_ssize_t size = table->slot_count ? table->slot_count : MIN_SLOTS;
+    while (size < needed)
+        size *= 2;
+    Slot *slots = PyMem_Calloc((size_t)size, sizeof(Slot)), *old = table->slots;
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    Py_ssize_t old_count = table->slot_count;
+    table->slots = slots;
+    table->slot_count = size;
+    for (Py_ssize_t i = 0; i < old_count; i++) {
+        if (!old[i].stored)
+            continue;
+        Py_ssize_t slot = home_slot(table, old[i].hash);
+        while (slots[slot].stored)
+            slot = (slot + 1) & (size - 1);
+        slots[slot] = old[i];
+    }
+    PyMem_Free(old);
+    return 1;
+}
+
+/* The slot holding the key, or the empty slot where it belongs. */
+static Slot *
+find_slot(const KeyTable *table, uint64_t hash, const uint8_t *key, int64_t stored)
+{
+    Py_ssize_t mask = table->slot_count - 1;
+    for (Py_ssize_t slot = home_slot(table, hash);; slot = (slot + 1) & mask) {
+        Slot *candidate = &table->slots[slot];
+        if (!candidate->stored)
+            return candidate;
+        if (candidate->hash == hash && candidate->stored == stored
+            && (stored <= 2 || memcmp(table->arena + candidate->at, key, (size_t)(stored - 2)) == 0))
+            return candidate;
+    }
+}
+
+/* Prefetch the home slot of a key PREFETCH_ROWS rows ahead, and the arena bytes of the key in the home slot of
+ * one half as far ahead: the table and arena are far bigger than the caches, and a lookup would otherwise wait
+ * on two memory reads in a row. */
+static void
+prefetch(const KeyTable *table, const uint64_t *hashes, Py_ssize_t row, Py_ssize_t rows)
+{
+    if (row + PREFETCH_ROWS < rows)
+        __builtin_prefetch(&table->slots[home_slot(table, hashes[row + PREFETCH_ROWS])]);
+    if (row + PREFETCH_ROWS / 2 < rows) {
+        const Slot *home = &table->slots[home_slot(table, hashes[row + PREFETCH_ROWS / 2])];
+        if (home->stored > 2)
+            __builtin_prefetch(table->arena + home->at);
+    }
+}
+
+PyDoc_STRVAR(number_doc,
+"number(block, starts, lengths, ids, new_rows) -> int\n"
+"--\n\n"
+"The id of each key block[starts[i]:starts[i] + lengths[i]] (a negative length: None) into ids, all int64\n"
+"arrays. Keys met before get their committed id; the k-th key new to the table gets -2 - k, and its first row\n"
+"goes to new_rows[k]. Returns how many keys were new; commit() must give them their ids before the next call.");
+
+static PyObject *
+KeyTable_number(KeyTable *self, PyObject *args)
+{
+    Py_buffer block, starts_view, lengths_view, ids_view, new_view;
+    if (self->state != READY) {
+        PyErr_SetString(PyExc_RuntimeError, self->state == PENDING
+                                                ? "the keys of the last number() call were not committed"
+                                                : "this table failed in an earlier call: start a new one");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*:number", &block, &starts_view, &lengths_view, &ids_view, &new_view))
+        return NULL;
+    PyObject *result = NULL;
+    uint64_t *hashes = NULL;
+    Py_ssize_t rows = starts_view.len / 8;
+    if (!check_buffer(&starts_view, rows, 8, "starts") || !check_buffer(&lengths_view, rows, 8, "lengths")
+        || !check_buffer(&ids_view, rows, 8, "ids") || !check_buffer(&new_view, rows, 8, "new_rows")
+        || !reserve(self, rows))
+        goto done;
+    const int64_t *starts = starts_view.buf, *lengths = lengths_view.buf;
+    int64_t *ids = ids_view.buf, *new_rows = new_view.buf;
+    const uint8_t *data = block.buf;
+    hashes = PyMem_Malloc((size_t)(rows ? rows : 1) * sizeof(uint64_t));
+    if (hashes == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        int64_t length = lengths[i] < 0 ? 0 : lengths[i];
+        if (length > 0 && (starts[i] < 0 || starts[i] > block.len - length)) {
+            PyErr_Format(PyExc_ValueError, "key %zd lies outside the block", i);
+            goto done;
+        }
+        hashes[i] = hash_key(data + (length > 0 ? starts[i] : 0), length) ^ (uint64_t)(lengths[i] < 0);
+    }
+    self->staged_count = 0;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        prefetch(self, hashes, i, rows);
+        int64_t length = lengths[i] < 0 ? -1 : lengths[i];
+        const uint8_t *key = data + (length > 0 ? starts[i] : 0);
+        Slot *slot = find_slot(self, hashes[i], key, length + 2);
+        if (!slot->stored) {
+            if (length > 0 && !grow((void **)&self->arena, &self->arena_capacity, self->arena_used + length, 1)) {
+                self->state = BROKEN; /* keys staged so far have no ids: the table cannot be used again */
+                goto done;
+            }
+            slot->hash = hashes[i];
+            slot->stored = length + 2;
+            slot->at = self->arena_used;
+            if (length > 0) {
+                memcpy(self->arena + self->arena_used, key, (size_t)length);
+                self->arena_used += length;
+            }
+            slot->id = -2 - (int64_t)self->staged_count;
+            new_rows[self->staged_count] = i;
+            self->staged[self->staged_count++] = slot - self->slots;
+            self->count++;
+        }
+        ids[i] = slot->id;
+    }
+    self->state = self->staged_count ? PENDING : READY;
+    result = PyLong_FromSsize_t(self->staged_count);
+done:
+    PyMem_Free(hashes);
+    PyBuffer_Release(&block);
+    PyBuffer_Release(&starts_view);
+    PyBuffer_Release(&lengths_view);
+    PyBuffer_Release(&ids_view);
+    PyBuffer_Release(&new_view);
+    return result;
+}
+
+PyDoc_STRVAR(commit_doc,
+"commit(ids)\n"
+"--\n\n"
+"Give the keys new in the last number() call their ids (int64, in the order of new_rows).");
+
+static PyObject *
+KeyTable_commit(KeyTable *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (self->state != PENDING) {
+        PyErr_SetString(PyExc_RuntimeError, "no keys await their ids: call number() first");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (!check_buffer(&view, self->staged_count, 8, "ids")) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const int64_t *ids = view.buf;
+    for (Py_ssize_t k = 0; k < self->staged_count; k++)
+        self->slots[self->staged[k]].id = ids[k];
+    self->staged_count = 0;
+    self->state = READY;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t
+KeyTable_len(KeyTable *self)
+{
+    return self->count;
+}
+
+static void
+KeyTable_dealloc(KeyTable *self)
+{
+    PyMem_Free(self->slots);
+    PyMem_Free(self->arena);
+    PyMem_Free(self->staged);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+KeyTable_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    if (!PyArg_ParseTuple(args, ":KeyTable") || (kwargs && PyDict_Size(kwargs))) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "KeyTable() takes no arguments");
+        return NULL;
+    }
+    KeyTable *self = (KeyTable *)type->tp_alloc(type, 0);
+    if (self != NULL && !reserve(self, MIN_SLOTS / 2)) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static PyMethodDef KeyTable_methods[] = {
+    {"number", (PyCFunction)KeyTable_number, METH_VARARGS, number_doc},
+    {"commit", (PyCFunction)KeyTable_commit, METH_O, commit_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods KeyTable_as_sequence = {.sq_length = (lenfunc)KeyTable_len};
+
+static PyTypeObject KeyTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kcompact_nb.io._native.KeyTable",
+    .tp_doc = PyDoc_STR("Distinct keys by content (copied into an arena), each with an id; len() counts them."),
+    .tp_basicsize = sizeof(KeyTable),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = KeyTable_new,
+    .tp_dealloc = (destructor)KeyTable_dealloc,
+    .tp_methods = KeyTable_methods,
+    .tp_as_sequence = &KeyTable_as_sequence,
+};
+
+static PyMethodDef module_methods[] = {
+    {"decode_plain", decode_plain, METH_VARARGS, decode_plain_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "kcompact_nb.io._native",
+    .m_doc = PyDoc_STR("The segment reader's record decoding and key numbering in C (see _native.c)."),
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__native(void)
+{
+    if (PyType_Ready(&KeyTableType) < 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&native_module);
+    if (module == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(module, "KeyTable", (PyObject *)&KeyTableType) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

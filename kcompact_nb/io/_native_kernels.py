@@ -1,0 +1,22 @@
+"""The C kernels (:mod:`kcompact_nb.io._native`, built by ``pip install`` when a C compiler is there), or None.
+
+The segment reader's record decoding and key numbering run in C when they were built, and as numpy array
+operations otherwise (:mod:`kcompact_nb.io._vector_decoder`, :mod:`kcompact_nb.io._key_numbering`): the same
+results either way (tests/io/test_native.py), the C loops several times faster. Callers read :data:`NATIVE`
+when they run, so a test can set it to None to run the numpy paths.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+
+def _built() -> ModuleType | None:
+    try:
+        import kcompact_nb.io._native as native
+    except ImportError:  # installed without a C compiler
+        return None
+    return native
+
+
+NATIVE = _built()

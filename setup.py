@@ -1,0 +1,14 @@
+"""The one build step pyproject.toml cannot say without a warning: the optional C extension.
+
+``kcompact_nb.io._native`` (kcompact_nb/io/_native.c) decodes plain record batches and numbers keys in C. It is
+optional: without a C compiler the install still succeeds and the numpy versions of the same loops run
+(kcompact_nb/io/_native_kernels.py). Everything else about the package is in pyproject.toml.
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension("kcompact_nb.io._native", ["kcompact_nb/io/_native.c"], optional=True, extra_compile_args=["-O2"])
+    ]
+)

@@ -1,0 +1,146 @@
+"""The C kernels (:mod:`kcompact_nb.io._native`) against their numpy versions, and their own guards.
+
+``decode_plain`` must call the same batches plain as :func:`~kcompact_nb.io._vector_decoder.decode_plain_batches`
+does in numpy and give them the same columns, on valid and on corrupted blocks; ``KeyTable`` must number keys as
+interning them one by one does (tests/io/test_key_numbering.py runs those tests on both) and refuse misuse.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import sysconfig
+
+import numpy
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kcompact_nb.core import KeyRegistry
+from kcompact_nb.io import _native_kernels
+from kcompact_nb.io._key_numbering import key_numbering
+from kcompact_nb.io._vector_decoder import decode_plain_batches
+from tests.io.kafka_bytes import kafka_batch, rec
+
+NATIVE = _native_kernels.NATIVE
+needs_native = pytest.mark.skipif(NATIVE is None, reason="the C kernels were not built (no C compiler at install)")
+record = st.tuples(
+    st.integers(0, 200),  # offset gap before the record
+    st.one_of(st.integers(-(2**20), 2**20), st.integers(-(2**62), 2**62)),
+    st.one_of(st.none(), st.binary(max_size=20), st.binary(min_size=60, max_size=200)),
+    st.one_of(st.none(), st.binary(max_size=20), st.binary(min_size=60, max_size=9000)),
+    st.one_of(st.just(()), st.just((("h", b"v"),))),
+)
+HEADER_FIELDS = ((">i", 23), (">q", 27), (">i", 57))
+"""lastOffsetDelta, baseTimestamp and records count: their formats and byte positions in a batch header."""
+batches = st.lists(st.lists(record, min_size=1, max_size=10), min_size=1, max_size=6)
+
+
+def test_the_c_kernels_are_built_where_a_compiler_is() -> None:
+    """``pip install`` builds them when the compiler Python was built with is there (setup.py: optional)."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}) on this machine: the numpy versions run, and are tested")
+    assert NATIVE is not None, "a C compiler is here but kcompact_nb.io._native is not built: run pip install -e ."
+
+
+def framed(specs: list[list[tuple]]) -> tuple[bytes, list[int], list[tuple[int, ...]]]:
+    """The batches one after another: the block, each batch's start, and (base offset, base ts, last delta, count)."""
+    block, starts, headers, base = bytearray(), [], [], 0
+    for records in specs:
+        delta, rows = -1, []
+        for gap, ts_delta, key, value, headers_of in records:
+            delta += 1 + gap
+            rows.append(rec(delta, 1_700_000_000_000 + ts_delta, key, value, headers_of))
+        starts.append(len(block))
+        data = kafka_batch(rows, base_offset=base)
+        block += data
+        (last_delta,), (base_ts,), (count,) = (
+            struct.unpack_from(f, data, at) for f, at in ((">i", 23), (">q", 27), (">i", 57))
+        )
+        headers.append((base, base_ts, last_delta, count))
+        base += delta + 1
+    return bytes(block), starts, headers
+
+
+def decoded_both_ways(block: bytes, starts: list[int], headers: list[tuple[int, ...]], monkeypatch) -> tuple:
+    """(plain flags, columns of the plain batches' rows) from the C kernel and from numpy."""
+    ends = starts[1:] + [len(block)]
+    base_offsets, base_ts, last_deltas, counts = (list(c) for c in zip(*headers, strict=True))
+    results = []
+    for native in (NATIVE, None):
+        monkeypatch.setattr(_native_kernels, "NATIVE", native)
+        columns = decode_plain_batches(block, starts, ends, base_offsets, base_ts, last_deltas, counts)
+        rows = numpy.repeat(columns.plain, columns.counts)
+        fields = ("offsets", "timestamps", "key_starts", "key_lengths", "value_starts", "value_lengths")
+        results.append((columns.plain.tolist(), [getattr(columns, f)[rows].tolist() for f in fields]))
+    return results[0], results[1]
+
+
+@needs_native
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(specs=batches, data=st.data())
+def test_c_and_numpy_decode_the_same_batches_to_the_same_columns(monkeypatch, specs, data) -> None:
+    block, starts, headers = framed(specs)
+    by_c, by_numpy = decoded_both_ways(block, starts, headers, monkeypatch)
+    assert by_c == by_numpy
+    expected = [all(not r[4] and -(2**62) <= r[1] - rs[0][1] < 2**62 for r in rs) for rs in specs]
+    assert by_c[0] == expected  # every batch without headers (and timestamps within a 9-byte varlong) reads plainly
+    corrupted = bytearray(block)
+    for _ in range(data.draw(st.integers(1, 4))):  # bytes of the records (the header fields stay as given)
+        index = data.draw(st.integers(0, len(starts) - 1))
+        end = starts[index + 1] if index + 1 < len(starts) else len(block)
+        corrupted[data.draw(st.integers(starts[index] + 61, end - 1))] = data.draw(st.integers(0, 255))
+    by_c, by_numpy = decoded_both_ways(bytes(corrupted), starts, headers, monkeypatch)
+    assert by_c == by_numpy
+
+
+@needs_native
+def test_decode_plain_refuses_columns_and_batches_that_do_not_fit() -> None:
+    block, starts, headers = framed([[(0, 0, b"k", b"v", ())] * 3])
+    start, end, first = (numpy.array([n], numpy.int64) for n in (0, len(block), 0))
+    fields = [numpy.array([h], numpy.int64) for h in headers[0]]
+    plain = numpy.ones(1, bool)
+    columns = [numpy.empty(3, numpy.int64) for _ in range(6)]
+    good = [block, start, end, *fields[:3], first, fields[3], plain, *columns]
+    assert NATIVE.decode_plain(*good) is None and plain.tolist() == [True]
+    with pytest.raises(ValueError, match="offsets holds 16 bytes"):
+        NATIVE.decode_plain(*good[:9], numpy.empty(2, numpy.int64), *columns[1:])
+    with pytest.raises(ValueError, match="batch 0 lies outside the block"):
+        NATIVE.decode_plain(block, start, end + 1, *good[3:])
+    with pytest.raises(ValueError, match="ends holds 16 bytes"):
+        NATIVE.decode_plain(block, start, numpy.zeros(2, numpy.int64), *good[3:])
+
+
+@needs_native
+def test_the_key_table_numbers_keys_of_any_length_by_their_bytes() -> None:
+    """Keys past the numpy numbering's 64 bytes, keys differing in their last byte only, None and the empty key."""
+    keys: list[bytes | None] = [b"x" * 100 + bytes([i % 7]) for i in range(50)] + [None, b"", b"\x00", None, b""]
+    block = b"".join(k or b"" for k in keys)
+    lengths = numpy.array([-1 if k is None else len(k) for k in keys], numpy.int64)
+    starts = numpy.concatenate(([0], numpy.cumsum(numpy.maximum(lengths, 0))[:-1]))
+    by_table, one_by_one = KeyRegistry(), KeyRegistry()
+    assert key_numbering(by_table).ids(block, starts, lengths).tolist() == list(one_by_one.ids(keys))
+    assert by_table.keys == one_by_one.keys == [b"x" * 100 + bytes([i]) for i in range(7)] + [None, b"", b"\x00"]
+
+
+@needs_native
+def test_the_key_table_refuses_misuse() -> None:
+    table = NATIVE.KeyTable()
+    block, starts, lengths = b"abcd", numpy.array([0, 2], numpy.int64), numpy.array([2, 2], numpy.int64)
+    ids, rows = numpy.empty(2, numpy.int64), numpy.empty(2, numpy.int64)
+    with pytest.raises(RuntimeError, match="no keys await their ids"):
+        table.commit(numpy.zeros(0, numpy.int64))
+    assert table.number(block, starts, lengths, ids, rows) == 2 and ids.tolist() == [-2, -3] and rows.tolist() == [0, 1]
+    with pytest.raises(RuntimeError, match="were not committed"):
+        table.number(block, starts, lengths, ids, rows)
+    with pytest.raises(ValueError, match="ids holds 8 bytes, expected 2 items"):
+        table.commit(numpy.zeros(1, numpy.int64))
+    table.commit(numpy.array([7, 9], numpy.int64))
+    assert (
+        table.number(block, starts[::-1].copy(), lengths, ids, rows) == 0 and ids.tolist() == [9, 7] and len(table) == 2
+    )
+    with pytest.raises(ValueError, match="key 1 lies outside the block"):
+        table.number(block, numpy.array([0, 3], numpy.int64), lengths, ids, rows)
+    with pytest.raises(ValueError, match="lengths holds 8 bytes"):
+        table.number(block, starts, lengths[:1].copy(), ids, rows)
