@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy
@@ -59,22 +60,34 @@ def record_batch(header: tuple[Any, ...], records: Sequence[Record], data: bytes
     )
 
 
+@dataclass(frozen=True)
+class FramedBlock:
+    """Bytes read from a segment file and the whole batches framed in them: ``frames`` are each batch's own bytes
+    and its byte position in the file, ``starts`` where each begins in ``data``."""
+
+    data: bytes
+    frames: list[tuple[bytes, int]]
+    starts: list[int]
+
+    @property
+    def end(self) -> int:
+        """Where the last batch ends in ``data`` (0 without batches)."""
+        return self.starts[-1] + len(self.frames[-1][0]) if self.frames else 0
+
+
 class BlockBatches:
-    """The batches of one block (``(data, position)`` frames in file order), built on request in that order.
+    """The batches of one block (its frames in file order), built on request in that order.
 
     ``keys`` numbers the keys in the decoder's registry (one per reader, shared by its blocks).
     """
 
-    def __init__(
-        self, frames: Sequence[tuple[bytes, int]], decoder: BatchDecoder, keys: KeyNumbering | NativeKeyNumbering
-    ) -> None:
+    def __init__(self, framed: FramedBlock, decoder: BatchDecoder, keys: KeyNumbering | NativeKeyNumbering) -> None:
         self.decoder = decoder
+        frames, block = framed.frames, framed.data
         headers = [L.HEADER.unpack_from(data) for data, _ in frames]
-        sizes = numpy.fromiter(map(len, (data for data, _ in frames)), numpy.int64, len(frames))
-        ends = numpy.cumsum(sizes)
-        starts = ends - sizes
+        starts = numpy.array(framed.starts, numpy.int64)
+        ends = starts + numpy.fromiter(map(len, (data for data, _ in frames)), numpy.int64, len(frames))
         counts = [h[12] if h[5] & L.CODEC_MASK == 0 and h[12] >= PACKED_MIN_RECORDS else 0 for h in headers]
-        block = b"".join(data for data, _ in frames)
         columns = decode_plain_batches(
             block,
             starts,

@@ -14,6 +14,7 @@ length compared by content in a hash table of their bytes) when it was built, th
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy
@@ -141,7 +142,12 @@ class KeyNumbering:
 
 class NativeKeyNumbering:
     """:class:`KeyNumbering`'s numbering by the C kernel's :class:`~kcompact_nb.io._native.KeyTable`: each key's
-    bytes looked up in a hash table of the keys met before (copied there), new keys numbered by ``registry``."""
+    bytes looked up in a hash table of the keys met before (copied there), new keys numbered by ``registry``.
+
+    One table serves every numbering into the same registry (a partition's segment files share one), so a key
+    is copied and hashed into a table once. While the table holds every key of the registry (nothing else
+    registered keys since), keys new to the table are new to the registry too, and are numbered unlooked-up.
+    """
 
     def __init__(self, registry: KeyRegistry, table: Any) -> None:
         self.registry = registry
@@ -151,22 +157,48 @@ class NativeKeyNumbering:
         """The registry id (an int64 array) of each key ``block[starts[i]:starts[i] + lengths[i]]`` (-1: None)."""
         starts, lengths = numpy.ascontiguousarray(starts, numpy.int64), numpy.ascontiguousarray(lengths, numpy.int64)
         ids, first_rows = numpy.empty(len(starts), numpy.int64), numpy.empty(len(starts), numpy.int64)
+        try:
+            self._number(block, starts, lengths, ids, first_rows)
+        except BaseException:
+            _TABLES.pop(self.registry, None)  # a failed call leaves its table unusable: the next numbering starts anew
+            raise
+        return ids
+
+    def _number(self, block: bytes, starts: Any, lengths: Any, ids: Any, first_rows: Any) -> None:
+        complete = len(self._table) == len(self.registry)
         new = self._table.number(block, starts, lengths, ids, first_rows)
         if new:
             rows = first_rows[:new]
             pairs = zip(starts[rows].tolist(), lengths[rows].tolist(), strict=True)
             keys = [None if length < 0 else block[start : start + length] for start, length in pairs]
-            registered = numpy.frombuffer(self.registry.ids_of_distinct(keys), numpy.int64)
+            if complete:
+                numbers = self.registry.register_new(keys)
+                registered = numpy.arange(numbers.start, numbers.stop, dtype=numpy.int64)
+            else:
+                registered = numpy.frombuffer(self.registry.ids_of_distinct(keys), numpy.int64)
             self._table.commit(registered)
             staged = numpy.flatnonzero(ids < -1)
             ids[staged] = registered[-2 - ids[staged]]
-        return ids
 
 
 def key_numbering(registry: KeyRegistry) -> KeyNumbering | NativeKeyNumbering:
-    """A numbering of keys into ``registry``: the C kernel's when it was built, numpy's otherwise."""
+    """A numbering of keys into ``registry``: the C kernel's when it was built (its table shared by every numbering
+    into ``registry``, and released with it), numpy's otherwise."""
     native = _native_kernels.NATIVE
-    return KeyNumbering(registry) if native is None else NativeKeyNumbering(registry, native.KeyTable())
+    if native is None:
+        return KeyNumbering(registry)
+    table = _TABLES.get(registry)
+    if table is None:
+        table = _TABLES[registry] = native.KeyTable()
+    return NativeKeyNumbering(registry, table)
+
+
+def release_key_table(registry: KeyRegistry) -> None:
+    """Free the C table of ``registry``'s keys now, not with the registry (a later numbering starts a new one)."""
+    _TABLES.pop(registry, None)
+
+
+_TABLES: weakref.WeakKeyDictionary[KeyRegistry, Any] = weakref.WeakKeyDictionary()
 
 
 def _slots(hashes: Any, table_slots: int) -> Any:

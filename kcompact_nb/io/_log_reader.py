@@ -42,6 +42,7 @@ from kcompact_nb.io._checkpoint import (
 )
 from kcompact_nb.io._errors import NotASegmentError
 from kcompact_nb.io._header_scan import header_segments, mtime_ms
+from kcompact_nb.io._key_numbering import release_key_table
 from kcompact_nb.io._progress import ByteProgress
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader
 
@@ -263,6 +264,7 @@ def _read_segments(
         if batches:
             next_offset = batches[-1].last_offset + 1
         segments.append(SegmentData(int(file.name[:20]), batches, mtime_ms(file)))
+    release_key_table(keys)  # the partition is read: its keys' hash table is not needed again
     return segments
 
 

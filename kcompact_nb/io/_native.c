@@ -1,8 +1,8 @@
 /*
- * The segment reader's two hot loops in C: decoding the records of plain uncompressed v2 batches, and
- * numbering keys by content. Built by `pip install` when a C compiler is there (an optional extension);
- * without it the numpy versions in _vector_decoder.py and _key_numbering.py do the same work, and the tests
- * hold both to the same results (tests/io/test_native.py).
+ * The segment reader's and writer's hot loops in C: decoding the records of plain uncompressed v2 batches,
+ * numbering keys by content, and encoding the records of batches without headers. Built by `pip install` when a
+ * C compiler is there (an optional extension); without it the Python versions in _vector_decoder.py,
+ * _key_numbering.py and _record_encoder.py do the same work, and the tests hold both to the same results.
  *
  * Nothing here decides what a batch means: decode_plain only says which batches read plainly (as
  * _vector_decoder.decode_plain_batches does) and fills their columns; every other batch is left to the
@@ -23,6 +23,9 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #define RECORD_BATCH_OVERHEAD 61
 #define VARINT_BYTES 5
@@ -181,6 +184,139 @@ decode_plain(PyObject *module, PyObject *args)
     return result;
 }
 
+/* -- records_section: the records of a v2 batch without headers, as DefaultRecord.writeTo writes them --------- */
+
+static int
+varint_size(uint64_t unsigned_value)
+{
+    int size = 1;
+    while (unsigned_value >= 0x80) {
+        unsigned_value >>= 7;
+        size++;
+    }
+    return size;
+}
+
+static uint64_t
+zigzag(int64_t value)
+{
+    return ((uint64_t)value << 1) ^ (uint64_t)(value >> 63);
+}
+
+static char *
+write_varint(char *out, uint64_t unsigned_value)
+{
+    while (unsigned_value >= 0x80) {
+        *out++ = (char)((unsigned_value & 0x7F) | 0x80);
+        unsigned_value >>= 7;
+    }
+    *out++ = (char)unsigned_value;
+    return out;
+}
+
+/* The bytes of a key or value (NULL, length -1 for None); 0 with a TypeError for anything else. */
+static int
+bytes_of(PyObject *item, const char **data, Py_ssize_t *length)
+{
+    if (item == Py_None) {
+        *data = NULL;
+        *length = -1;
+        return 1;
+    }
+    if (!PyBytes_Check(item)) {
+        PyErr_Format(PyExc_TypeError, "keys and values must be bytes or None, not %.100s", Py_TYPE(item)->tp_name);
+        return 0;
+    }
+    *data = PyBytes_AS_STRING(item);
+    *length = PyBytes_GET_SIZE(item);
+    return 1;
+}
+
+/* The record's bytes after its length varint: attributes, the deltas, key and value, headersCount 0. */
+static Py_ssize_t
+body_size(uint64_t ts_delta, uint64_t offset_delta, Py_ssize_t key_length, Py_ssize_t value_length)
+{
+    return 1 + varint_size(ts_delta) + varint_size(offset_delta) + varint_size(zigzag(key_length))
+           + (key_length > 0 ? key_length : 0) + varint_size(zigzag(value_length))
+           + (value_length > 0 ? value_length : 0) + 1;
+}
+
+PyDoc_STRVAR(records_section_doc,
+"records_section(offsets, timestamps, keys, values, base_offset, base_timestamp) -> bytes\n"
+"--\n\n"
+"The records (offsets and timestamps int64 buffers, keys and values sequences of bytes or None; no headers)\n"
+"as stored after a v2 batch header (DefaultRecord.writeTo): deltas against base_offset and base_timestamp in\n"
+"Java's 64-bit arithmetic, zigzag varints, headersCount 0.");
+
+static PyObject *
+records_section(PyObject *module, PyObject *args)
+{
+    Py_buffer offsets_view, timestamps_view;
+    PyObject *keys_arg, *values_arg, *keys = NULL, *values = NULL, *result = NULL;
+    long long base_offset, base_timestamp;
+    if (!PyArg_ParseTuple(args, "y*y*OOLL:records_section", &offsets_view, &timestamps_view, &keys_arg, &values_arg,
+                          &base_offset, &base_timestamp))
+        return NULL;
+    Py_ssize_t count = offsets_view.len / 8;
+    if (!check_buffer(&offsets_view, count, 8, "offsets") || !check_buffer(&timestamps_view, count, 8, "timestamps"))
+        goto done;
+    keys = PySequence_Fast(keys_arg, "keys must be a sequence");
+    values = keys ? PySequence_Fast(values_arg, "values must be a sequence") : NULL;
+    if (values == NULL)
+        goto done;
+    if (PySequence_Fast_GET_SIZE(keys) != count || PySequence_Fast_GET_SIZE(values) != count) {
+        PyErr_Format(PyExc_ValueError, "%zd offsets but %zd keys and %zd values", count,
+                     PySequence_Fast_GET_SIZE(keys), PySequence_Fast_GET_SIZE(values));
+        goto done;
+    }
+    const int64_t *offsets = offsets_view.buf, *timestamps = timestamps_view.buf;
+    PyObject **key_items = PySequence_Fast_ITEMS(keys), **value_items = PySequence_Fast_ITEMS(values);
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const char *key, *value;
+        Py_ssize_t key_length, value_length;
+        if (!bytes_of(key_items[i], &key, &key_length) || !bytes_of(value_items[i], &value, &value_length))
+            goto done;
+        uint64_t ts_delta = zigzag((int64_t)((uint64_t)timestamps[i] - (uint64_t)base_timestamp));
+        uint64_t offset_delta = zigzag((int64_t)((uint64_t)offsets[i] - (uint64_t)base_offset));
+        Py_ssize_t body = body_size(ts_delta, offset_delta, key_length, value_length);
+        total += varint_size(zigzag(body)) + body;
+    }
+    result = PyBytes_FromStringAndSize(NULL, total);
+    if (result == NULL)
+        goto done;
+    char *out = PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const char *key, *value;
+        Py_ssize_t key_length, value_length;
+        bytes_of(key_items[i], &key, &key_length);
+        bytes_of(value_items[i], &value, &value_length);
+        uint64_t ts_delta = zigzag((int64_t)((uint64_t)timestamps[i] - (uint64_t)base_timestamp));
+        uint64_t offset_delta = zigzag((int64_t)((uint64_t)offsets[i] - (uint64_t)base_offset));
+        out = write_varint(out, zigzag(body_size(ts_delta, offset_delta, key_length, value_length)));
+        *out++ = 0; /* attributes */
+        out = write_varint(out, ts_delta);
+        out = write_varint(out, offset_delta);
+        out = write_varint(out, zigzag(key_length));
+        if (key_length > 0) {
+            memcpy(out, key, (size_t)key_length);
+            out += key_length;
+        }
+        out = write_varint(out, zigzag(value_length));
+        if (value_length > 0) {
+            memcpy(out, value, (size_t)value_length);
+            out += value_length;
+        }
+        *out++ = 0; /* headersCount */
+    }
+done:
+    Py_XDECREF(keys);
+    Py_XDECREF(values);
+    PyBuffer_Release(&offsets_view);
+    PyBuffer_Release(&timestamps_view);
+    return result;
+}
+
 /* -- KeyTable: keys by content -> ids ------------------------------------------------------------------ */
 
 enum { READY, PENDING, BROKEN };
@@ -247,6 +383,38 @@ grow(void **memory, Py_ssize_t *capacity, Py_ssize_t needed, size_t item)
     return 1;
 }
 
+/* Zeroed slots. On Linux a big table is mapped on its own and asked for huge pages: its random reads would
+ * otherwise miss the TLB on almost every lookup. */
+static Slot *
+new_slots(Py_ssize_t count)
+{
+#ifdef __linux__
+    size_t bytes = (size_t)count * sizeof(Slot);
+    if (bytes >= (2u << 20)) {
+        void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (memory == MAP_FAILED)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(memory, bytes, MADV_HUGEPAGE);
+#endif
+        return memory;
+    }
+#endif
+    return PyMem_Calloc((size_t)count, sizeof(Slot));
+}
+
+static void
+free_slots(Slot *slots, Py_ssize_t count)
+{
+#ifdef __linux__
+    if ((size_t)count * sizeof(Slot) >= (2u << 20)) {
+        munmap(slots, (size_t)count * sizeof(Slot));
+        return;
+    }
+#endif
+    PyMem_Free(slots);
+}
+
 static Py_ssize_t
 home_slot(const KeyTable *table, uint64_t hash)
 {
@@ -265,7 +433,7 @@ reserve(KeyTable *table, Py_ssize_t more)
     Py_ssize_t size = table->slot_count ? table->slot_count : MIN_SLOTS;
     while (size < needed)
         size *= 2;
-    Slot *slots = PyMem_Calloc((size_t)size, sizeof(Slot)), *old = table->slots;
+    Slot *slots = new_slots(size), *old = table->slots;
     if (slots == NULL) {
         PyErr_NoMemory();
         return 0;
@@ -281,7 +449,8 @@ reserve(KeyTable *table, Py_ssize_t more)
             slot = (slot + 1) & (size - 1);
         slots[slot] = old[i];
     }
-    PyMem_Free(old);
+    if (old != NULL)
+        free_slots(old, old_count);
     return 1;
 }
 
@@ -431,7 +600,8 @@ KeyTable_len(KeyTable *self)
 static void
 KeyTable_dealloc(KeyTable *self)
 {
-    PyMem_Free(self->slots);
+    if (self->slots != NULL)
+        free_slots(self->slots, self->slot_count);
     PyMem_Free(self->arena);
     PyMem_Free(self->staged);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -475,6 +645,7 @@ static PyTypeObject KeyTableType = {
 
 static PyMethodDef module_methods[] = {
     {"decode_plain", decode_plain, METH_VARARGS, decode_plain_doc},
+    {"records_section", records_section, METH_VARARGS, records_section_doc},
     {NULL, NULL, 0, NULL},
 };
 

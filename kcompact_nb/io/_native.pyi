@@ -18,6 +18,9 @@ def decode_plain(
     value_lengths: Any,
     /,
 ) -> None: ...
+def records_section(
+    offsets: Any, timestamps: Any, keys: Any, values: Any, base_offset: int, base_timestamp: int, /
+) -> bytes: ...
 
 class KeyTable:
     def __init__(self) -> None: ...

@@ -2,17 +2,20 @@
 
 Byte for byte what kafka-python's ``DefaultRecordBatchBuilder.append`` (and Kafka's ``DefaultRecord.writeTo``)
 write, a record at a time: length varint, attributes 0, timestampDelta varlong, offsetDelta varint, key and
-value each as a length varint (-1: null) and its bytes, headersCount 0. Zigzag varints of small values come
-from a table, so a record costs a few list operations.
+value each as a length varint (-1: null) and its bytes, headersCount 0. The C kernel
+(:mod:`kcompact_nb.io._native`) writes them when it was built; here zigzag varints of small values come from a
+table, so a record costs a few list operations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
 from kcompact_nb.core import PackedRecords
+from kcompact_nb.io import _native_kernels
 
 _TABLE_LIMIT = 1 << 14
 
@@ -39,6 +42,21 @@ def records_section(records: Iterable[Any], base_offset: int, base_timestamp: in
 
     Packed records are read by column, without building a record object each.
     """
+    native = _native_kernels.NATIVE
+    if native is None:
+        return _records_section_in_python(records, base_offset, base_timestamp)
+    columns: tuple[array[int], array[int], Sequence[bytes | None], Sequence[bytes | None]]
+    if isinstance(records, PackedRecords):
+        columns = (records.offsets, records.timestamps, records.keys, records.values)
+    else:
+        rows = list(records)
+        offsets, timestamps = array("q", [r.offset for r in rows]), array("q", [r.timestamp for r in rows])
+        columns = (offsets, timestamps, [r.key for r in rows], [r.value for r in rows])
+    section: bytes = native.records_section(*columns, base_offset, base_timestamp)
+    return section
+
+
+def _records_section_in_python(records: Iterable[Any], base_offset: int, base_timestamp: int) -> bytes:
     rows: Iterable[tuple[int, int, bytes | None, bytes | None]] = (
         zip(records.offsets, records.timestamps, records.keys, records.values, strict=True)
         if isinstance(records, PackedRecords)

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb.core import KeyRegistry
-from kcompact_nb.io import _native_kernels
+from kcompact_nb.io import _key_numbering, _native_kernels
 from kcompact_nb.io._key_numbering import key_numbering
 from kcompact_nb.io._vector_decoder import decode_plain_batches
 from tests.io.kafka_bytes import kafka_batch, rec
@@ -144,3 +144,18 @@ def test_the_key_table_refuses_misuse() -> None:
         table.number(block, numpy.array([0, 3], numpy.int64), lengths, ids, rows)
     with pytest.raises(ValueError, match="lengths holds 8 bytes"):
         table.number(block, starts, lengths[:1].copy(), ids, rows)
+
+
+@needs_native
+def test_numberings_into_one_registry_share_its_table_and_see_keys_registered_elsewhere() -> None:
+    """A partition's segment files number into one registry: a key is hashed into its table once. A key the
+    registry got another way (a batch read record by record) keeps its id when a block meets it later."""
+    registry = KeyRegistry()
+    block = b"abcdef"
+    starts, lengths = numpy.array([0, 2, 4], numpy.int64), numpy.array([2, 2, 2], numpy.int64)
+    assert key_numbering(registry).ids(block, starts, lengths).tolist() == [0, 1, 2]
+    table = _key_numbering._TABLES[registry]
+    assert key_numbering(registry).ids(block, starts[::-1], lengths).tolist() == [2, 1, 0] and len(table) == 3
+    assert registry.intern(b"zz") == b"zz" and registry.ids([b"zz"]).tolist() == [3]  # registered record by record
+    later = key_numbering(registry).ids(b"zzab", numpy.array([0, 2], numpy.int64), numpy.array([2, 2], numpy.int64))
+    assert later.tolist() == [3, 0] and registry.keys == [b"ab", b"cd", b"ef", b"zz"]

@@ -77,7 +77,7 @@ class KeyRegistry:
     instead of a dict whose random accesses miss the CPU caches once a log has many keys.
     """
 
-    __slots__ = ("keys", "_ids")
+    __slots__ = ("keys", "_ids", "__weakref__")
 
     def __init__(self) -> None:
         self.keys: list[bytes | None] = []
@@ -104,6 +104,18 @@ class KeyRegistry:
             return array("q", range(first, first + len(new)))
         numbers = iter(range(first, first + len(new)))
         return array("q", [number if number >= 0 else next(numbers) for number in ids])
+
+    def register_new(self, keys: Sequence[bytes | None]) -> range:
+        """Number ``keys``, none of them registered and no two equal (the caller knows it), without looking them up.
+
+        Returns their ids. Raises :class:`KafkaModelError` (the registry is then unusable) if the caller was wrong.
+        """
+        first = len(self.keys)
+        self._ids.update(zip(keys, range(first, first + len(keys)), strict=True))
+        self.keys.extend(keys)
+        if len(self._ids) != len(self.keys):
+            raise KafkaModelError("register_new was given a key already registered (or twice)")
+        return range(first, len(self.keys))
 
     def known_ids(self, keys: Iterable[bytes | None]) -> array[int]:
         """The id of each key, -1 for keys never registered (nothing is numbered)."""

@@ -159,6 +159,14 @@ def test_key_registry_numbers_keys_in_order_of_first_appearance_and_interns_them
     assert pickle.loads(pickle.dumps(p)) == p
 
 
+def test_register_new_numbers_keys_unlooked_up_and_refuses_a_key_already_registered() -> None:
+    registry = KeyRegistry()
+    assert registry.register_new([b"a", None, b""]) == range(0, 3)
+    assert registry.keys == [b"a", None, b""] and list(registry.ids([b"", b"b"])) == [2, 3]
+    with pytest.raises(KafkaModelError, match="already registered"):
+        registry.register_new([b"c", b"a"])
+
+
 def test_put_offsets_keeps_each_keys_last_offset_in_order_of_first_appearance() -> None:
     registry = KeyRegistry()
     one = PackedRecords.from_rows([(0, 0, b"x", b"1", ()), (1, 0, b"y", b"1", ()), (2, 0, b"x", b"2", ())], registry)
