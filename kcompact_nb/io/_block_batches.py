@@ -3,8 +3,9 @@
 The segment reader frames and CRC-checks a block of batches, then asks :class:`BlockBatches` for each batch
 in file order. Uncompressed batches of at least :data:`PACKED_MIN_RECORDS` records that the vectorized
 decoder reads plainly (:mod:`kcompact_nb.io._vector_decoder`) become :meth:`PackedRecords.from_spans`
-records: offsets, timestamps and key ids decoded, values left in the batch's bytes until read. Every other
-batch is decoded by the reader's :meth:`decode_batch`, record by record, with its errors.
+records: offsets, timestamps and key ids decoded (or, for readers that do not number keys, the keys left in
+the batch's bytes as :meth:`PackedRecords.from_span_keys` records), values left in the batch's bytes until read.
+Every other batch is decoded by the reader's :meth:`decode_batch`, record by record, with its errors.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class BatchDecoder(Protocol):
 
     keep_raw: bool
     key_registry: KeyRegistry
+    number_keys: bool
 
     def check_header(self, data: bytes, position: int, next_offset: int) -> tuple[Any, ...]: ...
 
@@ -107,7 +109,11 @@ class BlockBatches:
         )
         keyless = numpy.concatenate(([0], numpy.cumsum(columns.key_lengths[decoded] < 0)))
         self.keyless: list[int] = keyless.tolist()
-        self.key_ids = _int64_array(keys.ids(block, columns.key_starts[decoded], columns.key_lengths[decoded]))
+        if decoder.number_keys:
+            self.key_ids = _int64_array(keys.ids(block, columns.key_starts[decoded], columns.key_lengths[decoded]))
+        else:
+            self.key_starts = _int64_array(columns.key_starts[decoded] - batch_starts)
+            self.key_lengths = _int64_array(columns.key_lengths[decoded])
         self.offsets = _int64_array(columns.offsets[decoded])
         self.timestamps = _int64_array(columns.timestamps[decoded])
         self.value_starts = _int64_array(columns.value_starts[decoded] - batch_starts)
@@ -120,16 +126,18 @@ class BlockBatches:
             return decoder.decode_batch(data, position, next_offset)
         header = decoder.check_header(data, position, next_offset)
         first, end = self.bounds[index]
-        records = PackedRecords.from_spans(
-            self.offsets[first:end],
-            self.timestamps[first:end],
-            self.key_ids[first:end],
-            decoder.key_registry,
-            data,
-            self.value_starts[first:end],
-            self.value_lengths[first:end],
-            self.keyless[end] == self.keyless[first],
-        )
+        all_keyed = self.keyless[end] == self.keyless[first]
+        values = (self.value_starts[first:end], self.value_lengths[first:end])
+        if decoder.number_keys:
+            ids, registry = self.key_ids[first:end], decoder.key_registry
+            records = PackedRecords.from_spans(
+                self.offsets[first:end], self.timestamps[first:end], ids, registry, data, *values, all_keyed
+            )
+        else:
+            keys = (self.key_starts[first:end], self.key_lengths[first:end])
+            records = PackedRecords.from_span_keys(
+                self.offsets[first:end], self.timestamps[first:end], data, keys, values, all_keyed
+            )
         return record_batch(header, records, data, "none", decoder.keep_raw)
 
 

@@ -128,7 +128,7 @@ PyDoc_STRVAR(decode_plain_doc,
 "of the int64 output columns. plain[b] is cleared for each batch that does not read plainly.");
 
 static PyObject *
-decode_plain(PyObject *module, PyObject *args)
+decode_plain(PyObject *Py_UNUSED(module), PyObject *args)
 {
     Py_buffer block, inputs[BATCH_INPUTS + 1], plain, columns[COLUMNS];
     static const char *input_names[] = {"starts", "ends", "base_offsets", "base_timestamps", "last_deltas", "first",
@@ -249,7 +249,7 @@ PyDoc_STRVAR(records_section_doc,
 "Java's 64-bit arithmetic, zigzag varints, headersCount 0.");
 
 static PyObject *
-records_section(PyObject *module, PyObject *args)
+records_section(PyObject *Py_UNUSED(module), PyObject *args)
 {
     Py_buffer offsets_view, timestamps_view;
     PyObject *keys_arg, *values_arg, *keys = NULL, *values = NULL, *result = NULL;
@@ -317,21 +317,22 @@ done:
     return result;
 }
 
-/* -- KeyTable: keys by content -> ids ------------------------------------------------------------------ */
+/* -- Tables of distinct keys: KeyTable (keys -> ids) and OffsetTable (keys -> offsets) ----------------------- */
 
 enum { READY, PENDING, BROKEN };
 #define MIN_SLOTS 1024
 #define PREFETCH_ROWS 8
 
-/* One slot of the open-addressing table (linear probing, at most half full). Hash, id and where the key's
- * bytes are sit together, so finding a key costs one cache line of the table and one of the arena. */
+/* One slot of an open-addressing table (linear probing, at most three quarters full). Hash, value and where the
+ * key's bytes are sit together, so finding a key costs one cache line of the table and one of the arena. */
 typedef struct {
     uint64_t hash;
-    int64_t id; /* the committed id; -2 - k for the k-th key new in the last number() call until commit() */
-    int64_t at; /* the key's first byte in the arena */
+    int64_t value; /* KeyTable: the id; OffsetTable: the offset (or rank) */
+    int64_t at; /* the key's first byte in the arena (increasing in order of insertion) */
     int64_t stored; /* 0: an empty slot; else the key's length + 2 (1: the None key) */
 } Slot;
 
+/* Both table types share this layout; only KeyTable stages keys (number() then commit()). */
 typedef struct {
     PyObject_HEAD
     Slot *slots;
@@ -339,25 +340,32 @@ typedef struct {
     Py_ssize_t count; /* keys held */
     char *arena;
     Py_ssize_t arena_used, arena_capacity;
-    Py_ssize_t *staged; /* the slots of the keys new in the last number() call, in order */
+    Py_ssize_t *staged; /* KeyTable: the slots of the keys new in the last number() call, in order */
     Py_ssize_t staged_count, staged_capacity;
-    int state; /* READY, PENDING (number() staged keys, commit() not called yet) or BROKEN (an error mid-number) */
-} KeyTable;
+    int state; /* READY, PENDING (number() staged keys, commit() not called yet) or BROKEN (an error mid-call) */
+} Table;
+
+/* A key as given: its bytes and length, -1 for None (any negative length). */
+typedef struct {
+    const uint8_t *bytes;
+    int64_t length;
+} Key;
 
 static uint64_t
-hash_key(const uint8_t *key, int64_t length)
+hash_key(Key key)
 {
-    uint64_t hash = 0x9E3779B97F4A7C15ULL ^ (uint64_t)length;
+    int64_t length = key.length > 0 ? key.length : 0;
+    uint64_t hash = 0x9E3779B97F4A7C15ULL ^ (uint64_t)length ^ (key.length < 0 ? 0x5555ULL : 0);
     int64_t i = 0;
     for (; i + 8 <= length; i += 8) {
         uint64_t word;
-        memcpy(&word, key + i, 8);
+        memcpy(&word, key.bytes + i, 8);
         hash = (hash ^ word) * 0xBF58476D1CE4E5B9ULL;
         hash ^= hash >> 31;
     }
     if (i < length) {
         uint64_t word = 0;
-        memcpy(&word, key + i, (size_t)(length - i));
+        memcpy(&word, key.bytes + i, (size_t)(length - i));
         hash = (hash ^ word) * 0x94D049BB133111EBULL;
         hash ^= hash >> 29;
     }
@@ -416,18 +424,18 @@ free_slots(Slot *slots, Py_ssize_t count)
 }
 
 static Py_ssize_t
-home_slot(const KeyTable *table, uint64_t hash)
+home_slot(const Table *table, uint64_t hash)
 {
     return (Py_ssize_t)(hash & (uint64_t)(table->slot_count - 1));
 }
 
-/* Room for `more` keys with the table at most half full: rehashes into a bigger table when needed. */
+/* Room for `more` keys with the table at most three quarters full: rehashes into a bigger table when needed. */
 static int
-reserve(KeyTable *table, Py_ssize_t more)
+reserve(Table *table, Py_ssize_t more)
 {
     if (!grow((void **)&table->staged, &table->staged_capacity, more, sizeof(Py_ssize_t)))
         return 0;
-    Py_ssize_t needed = 2 * (table->count + more);
+    Py_ssize_t needed = (table->count + more) + (table->count + more) / 3 + 1;
     if (needed <= table->slot_count)
         return 1;
     Py_ssize_t size = table->slot_count ? table->slot_count : MIN_SLOTS;
@@ -456,24 +464,45 @@ reserve(KeyTable *table, Py_ssize_t more)
 
 /* The slot holding the key, or the empty slot where it belongs. */
 static Slot *
-find_slot(const KeyTable *table, uint64_t hash, const uint8_t *key, int64_t stored)
+find_slot(const Table *table, uint64_t hash, Key key)
 {
+    int64_t stored = (key.length < 0 ? -1 : key.length) + 2;
     Py_ssize_t mask = table->slot_count - 1;
     for (Py_ssize_t slot = home_slot(table, hash);; slot = (slot + 1) & mask) {
         Slot *candidate = &table->slots[slot];
         if (!candidate->stored)
             return candidate;
         if (candidate->hash == hash && candidate->stored == stored
-            && (stored <= 2 || memcmp(table->arena + candidate->at, key, (size_t)(stored - 2)) == 0))
+            && (stored <= 2 || memcmp(table->arena + candidate->at, key.bytes, (size_t)(stored - 2)) == 0))
             return candidate;
     }
+}
+
+/* Put the key into the empty slot found for it; its bytes are copied into the arena (a byte at least, so the
+ * arena positions keep the order of insertion). 0 with MemoryError when the arena cannot grow. */
+static int
+insert(Table *table, Slot *slot, uint64_t hash, Key key, int64_t value)
+{
+    int64_t length = key.length < 0 ? -1 : key.length;
+    Py_ssize_t bytes = length > 0 ? length : 1;
+    if (!grow((void **)&table->arena, &table->arena_capacity, table->arena_used + bytes, 1))
+        return 0;
+    slot->hash = hash;
+    slot->stored = length + 2;
+    slot->at = table->arena_used;
+    slot->value = value;
+    if (length > 0)
+        memcpy(table->arena + table->arena_used, key.bytes, (size_t)length);
+    table->arena_used += bytes;
+    table->count++;
+    return 1;
 }
 
 /* Prefetch the home slot of a key PREFETCH_ROWS rows ahead, and the arena bytes of the key in the home slot of
  * one half as far ahead: the table and arena are far bigger than the caches, and a lookup would otherwise wait
  * on two memory reads in a row. */
 static void
-prefetch(const KeyTable *table, const uint64_t *hashes, Py_ssize_t row, Py_ssize_t rows)
+prefetch(const Table *table, const uint64_t *hashes, Py_ssize_t row, Py_ssize_t rows)
 {
     if (row + PREFETCH_ROWS < rows)
         __builtin_prefetch(&table->slots[home_slot(table, hashes[row + PREFETCH_ROWS])]);
@@ -484,6 +513,67 @@ prefetch(const KeyTable *table, const uint64_t *hashes, Py_ssize_t row, Py_ssize
     }
 }
 
+/* Keys given as spans of a block: the buffers of number(), put_spans() and get_spans(), checked. */
+typedef struct {
+    Py_buffer block, starts, lengths;
+    Py_ssize_t rows;
+    uint64_t *hashes;
+} Spans;
+
+static void
+release_spans(Spans *spans)
+{
+    PyMem_Free(spans->hashes);
+    PyBuffer_Release(&spans->block);
+    PyBuffer_Release(&spans->starts);
+    PyBuffer_Release(&spans->lengths);
+}
+
+static Key
+span_key(const Spans *spans, Py_ssize_t i)
+{
+    const int64_t *starts = spans->starts.buf, *lengths = spans->lengths.buf;
+    Key key = {(const uint8_t *)spans->block.buf, lengths[i] < 0 ? -1 : lengths[i]};
+    if (key.length > 0)
+        key.bytes += starts[i];
+    return key;
+}
+
+/* Checks every span lies in the block and hashes every key; 0 with an exception otherwise. */
+static int
+hash_spans(Spans *spans)
+{
+    spans->rows = spans->starts.len / 8;
+    if (!check_buffer(&spans->starts, spans->rows, 8, "starts")
+        || !check_buffer(&spans->lengths, spans->rows, 8, "lengths"))
+        return 0;
+    spans->hashes = PyMem_Malloc((size_t)(spans->rows ? spans->rows : 1) * sizeof(uint64_t));
+    if (spans->hashes == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    const int64_t *starts = spans->starts.buf, *lengths = spans->lengths.buf;
+    for (Py_ssize_t i = 0; i < spans->rows; i++) {
+        if (lengths[i] > 0 && (starts[i] < 0 || starts[i] > spans->block.len - lengths[i])) {
+            PyErr_Format(PyExc_ValueError, "key %zd lies outside the block", i);
+            return 0;
+        }
+        spans->hashes[i] = hash_key(span_key(spans, i));
+    }
+    return 1;
+}
+
+static int
+refuse_unless_ready(const Table *self)
+{
+    if (self->state == READY)
+        return 1;
+    PyErr_SetString(PyExc_RuntimeError, self->state == PENDING
+                                            ? "the keys of the last number() call were not committed"
+                                            : "this table failed in an earlier call: start a new one");
+    return 0;
+}
+
 PyDoc_STRVAR(number_doc,
 "number(block, starts, lengths, ids, new_rows) -> int\n"
 "--\n\n"
@@ -492,72 +582,39 @@ PyDoc_STRVAR(number_doc,
 "goes to new_rows[k]. Returns how many keys were new; commit() must give them their ids before the next call.");
 
 static PyObject *
-KeyTable_number(KeyTable *self, PyObject *args)
+KeyTable_number(Table *self, PyObject *args)
 {
-    Py_buffer block, starts_view, lengths_view, ids_view, new_view;
-    if (self->state != READY) {
-        PyErr_SetString(PyExc_RuntimeError, self->state == PENDING
-                                                ? "the keys of the last number() call were not committed"
-                                                : "this table failed in an earlier call: start a new one");
-        return NULL;
-    }
-    if (!PyArg_ParseTuple(args, "y*y*y*w*w*:number", &block, &starts_view, &lengths_view, &ids_view, &new_view))
-        return NULL;
+    Spans spans = {0};
+    Py_buffer ids_view = {0}, new_view = {0};
     PyObject *result = NULL;
-    uint64_t *hashes = NULL;
-    Py_ssize_t rows = starts_view.len / 8;
-    if (!check_buffer(&starts_view, rows, 8, "starts") || !check_buffer(&lengths_view, rows, 8, "lengths")
-        || !check_buffer(&ids_view, rows, 8, "ids") || !check_buffer(&new_view, rows, 8, "new_rows")
-        || !reserve(self, rows))
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*:number", &spans.block, &spans.starts, &spans.lengths, &ids_view,
+                          &new_view))
+        return NULL;
+    if (!hash_spans(&spans) || !check_buffer(&ids_view, spans.rows, 8, "ids")
+        || !check_buffer(&new_view, spans.rows, 8, "new_rows") || !reserve(self, spans.rows))
         goto done;
-    const int64_t *starts = starts_view.buf, *lengths = lengths_view.buf;
     int64_t *ids = ids_view.buf, *new_rows = new_view.buf;
-    const uint8_t *data = block.buf;
-    hashes = PyMem_Malloc((size_t)(rows ? rows : 1) * sizeof(uint64_t));
-    if (hashes == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < rows; i++) {
-        int64_t length = lengths[i] < 0 ? 0 : lengths[i];
-        if (length > 0 && (starts[i] < 0 || starts[i] > block.len - length)) {
-            PyErr_Format(PyExc_ValueError, "key %zd lies outside the block", i);
-            goto done;
-        }
-        hashes[i] = hash_key(data + (length > 0 ? starts[i] : 0), length) ^ (uint64_t)(lengths[i] < 0);
-    }
     self->staged_count = 0;
-    for (Py_ssize_t i = 0; i < rows; i++) {
-        prefetch(self, hashes, i, rows);
-        int64_t length = lengths[i] < 0 ? -1 : lengths[i];
-        const uint8_t *key = data + (length > 0 ? starts[i] : 0);
-        Slot *slot = find_slot(self, hashes[i], key, length + 2);
+    for (Py_ssize_t i = 0; i < spans.rows; i++) {
+        prefetch(self, spans.hashes, i, spans.rows);
+        Key key = span_key(&spans, i);
+        Slot *slot = find_slot(self, spans.hashes[i], key);
         if (!slot->stored) {
-            if (length > 0 && !grow((void **)&self->arena, &self->arena_capacity, self->arena_used + length, 1)) {
+            if (!insert(self, slot, spans.hashes[i], key, -2 - (int64_t)self->staged_count)) {
                 self->state = BROKEN; /* keys staged so far have no ids: the table cannot be used again */
                 goto done;
             }
-            slot->hash = hashes[i];
-            slot->stored = length + 2;
-            slot->at = self->arena_used;
-            if (length > 0) {
-                memcpy(self->arena + self->arena_used, key, (size_t)length);
-                self->arena_used += length;
-            }
-            slot->id = -2 - (int64_t)self->staged_count;
             new_rows[self->staged_count] = i;
             self->staged[self->staged_count++] = slot - self->slots;
-            self->count++;
         }
-        ids[i] = slot->id;
+        ids[i] = slot->value;
     }
     self->state = self->staged_count ? PENDING : READY;
     result = PyLong_FromSsize_t(self->staged_count);
 done:
-    PyMem_Free(hashes);
-    PyBuffer_Release(&block);
-    PyBuffer_Release(&starts_view);
-    PyBuffer_Release(&lengths_view);
+    release_spans(&spans);
     PyBuffer_Release(&ids_view);
     PyBuffer_Release(&new_view);
     return result;
@@ -569,7 +626,7 @@ PyDoc_STRVAR(commit_doc,
 "Give the keys new in the last number() call their ids (int64, in the order of new_rows).");
 
 static PyObject *
-KeyTable_commit(KeyTable *self, PyObject *arg)
+KeyTable_commit(Table *self, PyObject *arg)
 {
     Py_buffer view;
     if (self->state != PENDING) {
@@ -584,21 +641,216 @@ KeyTable_commit(KeyTable *self, PyObject *arg)
     }
     const int64_t *ids = view.buf;
     for (Py_ssize_t k = 0; k < self->staged_count; k++)
-        self->slots[self->staged[k]].id = ids[k];
+        self->slots[self->staged[k]].value = ids[k];
     self->staged_count = 0;
     self->state = READY;
     PyBuffer_Release(&view);
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(put_spans_doc,
+"put_spans(block, starts, lengths, offsets)\n"
+"--\n\n"
+"Put each key block[starts[i]:starts[i] + lengths[i]] (a negative length: None) at offsets[i] (int64 arrays),\n"
+"keeping the higher offset of a key already held.");
+
+static PyObject *
+OffsetTable_put_spans(Table *self, PyObject *args)
+{
+    Spans spans = {0};
+    Py_buffer offsets_view = {0};
+    PyObject *result = NULL;
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*:put_spans", &spans.block, &spans.starts, &spans.lengths, &offsets_view))
+        return NULL;
+    if (!hash_spans(&spans) || !check_buffer(&offsets_view, spans.rows, 8, "offsets") || !reserve(self, spans.rows))
+        goto done;
+    const int64_t *offsets = offsets_view.buf;
+    for (Py_ssize_t i = 0; i < spans.rows; i++) {
+        prefetch(self, spans.hashes, i, spans.rows);
+        Key key = span_key(&spans, i);
+        Slot *slot = find_slot(self, spans.hashes[i], key);
+        if (!slot->stored) {
+            if (!insert(self, slot, spans.hashes[i], key, offsets[i])) {
+                self->state = BROKEN;
+                goto done;
+            }
+        }
+        else if (offsets[i] > slot->value)
+            slot->value = offsets[i];
+    }
+    result = Py_NewRef(Py_None);
+done:
+    release_spans(&spans);
+    PyBuffer_Release(&offsets_view);
+    return result;
+}
+
+PyDoc_STRVAR(get_spans_doc,
+"get_spans(block, starts, lengths, entries)\n"
+"--\n\n"
+"The offset held for each key block[starts[i]:starts[i] + lengths[i]] into entries (int64), -1 where none is.");
+
+static PyObject *
+OffsetTable_get_spans(Table *self, PyObject *args)
+{
+    Spans spans = {0};
+    Py_buffer entries_view = {0};
+    PyObject *result = NULL;
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*:get_spans", &spans.block, &spans.starts, &spans.lengths, &entries_view))
+        return NULL;
+    if (!hash_spans(&spans) || !check_buffer(&entries_view, spans.rows, 8, "entries"))
+        goto done;
+    int64_t *entries = entries_view.buf;
+    for (Py_ssize_t i = 0; i < spans.rows; i++) {
+        prefetch(self, spans.hashes, i, spans.rows);
+        Slot *slot = find_slot(self, spans.hashes[i], span_key(&spans, i));
+        entries[i] = slot->stored ? slot->value : -1;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    release_spans(&spans);
+    PyBuffer_Release(&entries_view);
+    return result;
+}
+
+/* The key of a Python object: bytes, or None. 0 with TypeError otherwise. */
+static int
+object_key(PyObject *item, Key *key)
+{
+    const char *data;
+    Py_ssize_t length;
+    if (!bytes_of(item, &data, &length))
+        return 0;
+    key->bytes = (const uint8_t *)data;
+    key->length = length;
+    return 1;
+}
+
+PyDoc_STRVAR(put_doc,
+"put(keys, offsets)\n"
+"--\n\n"
+"Put each key of the sequence keys (bytes or None) at offsets[i] (an int64 buffer), keeping the higher offset\n"
+"of a key already held.");
+
+static PyObject *
+OffsetTable_put(Table *self, PyObject *args)
+{
+    PyObject *keys_arg, *keys = NULL, *result = NULL;
+    Py_buffer offsets_view = {0};
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "Oy*:put", &keys_arg, &offsets_view))
+        return NULL;
+    keys = PySequence_Fast(keys_arg, "keys must be a sequence");
+    if (keys == NULL || !check_buffer(&offsets_view, PySequence_Fast_GET_SIZE(keys), 8, "offsets")
+        || !reserve(self, PySequence_Fast_GET_SIZE(keys)))
+        goto done;
+    const int64_t *offsets = offsets_view.buf;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(keys); i++) {
+        Key key;
+        if (!object_key(PySequence_Fast_GET_ITEM(keys, i), &key))
+            goto done;
+        uint64_t hash = hash_key(key);
+        Slot *slot = find_slot(self, hash, key);
+        if (!slot->stored) {
+            if (!insert(self, slot, hash, key, offsets[i])) {
+                self->state = BROKEN;
+                goto done;
+            }
+        }
+        else if (offsets[i] > slot->value)
+            slot->value = offsets[i];
+    }
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(keys);
+    PyBuffer_Release(&offsets_view);
+    return result;
+}
+
+PyDoc_STRVAR(get_doc,
+"get(keys, entries)\n"
+"--\n\n"
+"The offset held for each key of the sequence keys (bytes or None) into entries (int64), -1 where none is.");
+
+static PyObject *
+OffsetTable_get(Table *self, PyObject *args)
+{
+    PyObject *keys_arg, *keys = NULL, *result = NULL;
+    Py_buffer entries_view = {0};
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "Ow*:get", &keys_arg, &entries_view))
+        return NULL;
+    keys = PySequence_Fast(keys_arg, "keys must be a sequence");
+    if (keys == NULL || !check_buffer(&entries_view, PySequence_Fast_GET_SIZE(keys), 8, "entries"))
+        goto done;
+    int64_t *entries = entries_view.buf;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(keys); i++) {
+        Key key;
+        if (!object_key(PySequence_Fast_GET_ITEM(keys, i), &key))
+            goto done;
+        Slot *slot = find_slot(self, hash_key(key), key);
+        entries[i] = slot->stored ? slot->value : -1;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(keys);
+    PyBuffer_Release(&entries_view);
+    return result;
+}
+
+static int
+by_arena_position(const void *left, const void *right)
+{
+    int64_t a = (*(Slot *const *)left)->at, b = (*(Slot *const *)right)->at;
+    return (a > b) - (a < b);
+}
+
+PyDoc_STRVAR(items_doc,
+"items() -> list\n"
+"--\n\n"
+"(key, offset) of every key held, in the order the keys were first put.");
+
+static PyObject *
+OffsetTable_items(Table *self, PyObject *Py_UNUSED(ignored))
+{
+    Slot **held = PyMem_Malloc((size_t)(self->count ? self->count : 1) * sizeof(Slot *));
+    if (held == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < self->slot_count; i++)
+        if (self->slots[i].stored)
+            held[n++] = &self->slots[i];
+    qsort(held, (size_t)n, sizeof(Slot *), by_arena_position);
+    PyObject *items = PyList_New(n);
+    for (Py_ssize_t i = 0; items != NULL && i < n; i++) {
+        int64_t length = held[i]->stored - 2;
+        PyObject *key = length < 0 ? Py_NewRef(Py_None)
+                                   : PyBytes_FromStringAndSize(self->arena + held[i]->at, (Py_ssize_t)length);
+        PyObject *item = key ? Py_BuildValue("(NL)", key, (long long)held[i]->value) : NULL;
+        if (item == NULL) {
+            Py_CLEAR(items);
+            break;
+        }
+        PyList_SET_ITEM(items, i, item);
+    }
+    PyMem_Free(held);
+    return items;
+}
+
 static Py_ssize_t
-KeyTable_len(KeyTable *self)
+Table_len(Table *self)
 {
     return self->count;
 }
 
 static void
-KeyTable_dealloc(KeyTable *self)
+Table_dealloc(Table *self)
 {
     if (self->slots != NULL)
         free_slots(self->slots, self->slot_count);
@@ -608,14 +860,14 @@ KeyTable_dealloc(KeyTable *self)
 }
 
 static PyObject *
-KeyTable_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+Table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    if (!PyArg_ParseTuple(args, ":KeyTable") || (kwargs && PyDict_Size(kwargs))) {
+    if (!PyArg_ParseTuple(args, "") || (kwargs && PyDict_Size(kwargs))) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "KeyTable() takes no arguments");
+            PyErr_Format(PyExc_TypeError, "%s() takes no arguments", type->tp_name);
         return NULL;
     }
-    KeyTable *self = (KeyTable *)type->tp_alloc(type, 0);
+    Table *self = (Table *)type->tp_alloc(type, 0);
     if (self != NULL && !reserve(self, MIN_SLOTS / 2)) {
         Py_DECREF(self);
         return NULL;
@@ -623,24 +875,46 @@ KeyTable_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     return (PyObject *)self;
 }
 
+static PySequenceMethods Table_as_sequence = {.sq_length = (lenfunc)Table_len};
+
 static PyMethodDef KeyTable_methods[] = {
     {"number", (PyCFunction)KeyTable_number, METH_VARARGS, number_doc},
     {"commit", (PyCFunction)KeyTable_commit, METH_O, commit_doc},
     {NULL, NULL, 0, NULL},
 };
 
-static PySequenceMethods KeyTable_as_sequence = {.sq_length = (lenfunc)KeyTable_len};
-
 static PyTypeObject KeyTableType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "kcompact_nb.io._native.KeyTable",
     .tp_doc = PyDoc_STR("Distinct keys by content (copied into an arena), each with an id; len() counts them."),
-    .tp_basicsize = sizeof(KeyTable),
+    .tp_basicsize = sizeof(Table),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = KeyTable_new,
-    .tp_dealloc = (destructor)KeyTable_dealloc,
+    .tp_new = Table_new,
+    .tp_dealloc = (destructor)Table_dealloc,
     .tp_methods = KeyTable_methods,
-    .tp_as_sequence = &KeyTable_as_sequence,
+    .tp_as_sequence = &Table_as_sequence,
+};
+
+static PyMethodDef OffsetTable_methods[] = {
+    {"put_spans", (PyCFunction)OffsetTable_put_spans, METH_VARARGS, put_spans_doc},
+    {"get_spans", (PyCFunction)OffsetTable_get_spans, METH_VARARGS, get_spans_doc},
+    {"put", (PyCFunction)OffsetTable_put, METH_VARARGS, put_doc},
+    {"get", (PyCFunction)OffsetTable_get, METH_VARARGS, get_doc},
+    {"items", (PyCFunction)OffsetTable_items, METH_NOARGS, items_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject OffsetTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kcompact_nb.io._native.OffsetTable",
+    .tp_doc = PyDoc_STR("Distinct keys by content (copied into an arena), each with its highest offset put: the "
+                        "cleaner's offset map as a hash table of key bytes; len() counts the keys."),
+    .tp_basicsize = sizeof(Table),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Table_new,
+    .tp_dealloc = (destructor)Table_dealloc,
+    .tp_methods = OffsetTable_methods,
+    .tp_as_sequence = &Table_as_sequence,
 };
 
 static PyMethodDef module_methods[] = {
@@ -652,7 +926,7 @@ static PyMethodDef module_methods[] = {
 static struct PyModuleDef native_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "kcompact_nb.io._native",
-    .m_doc = PyDoc_STR("The segment reader's record decoding and key numbering in C (see _native.c)."),
+    .m_doc = PyDoc_STR("The segment reader's and writer's hot loops and the offset map's table in C (_native.c)."),
     .m_size = -1,
     .m_methods = module_methods,
 };
@@ -660,12 +934,13 @@ static struct PyModuleDef native_module = {
 PyMODINIT_FUNC
 PyInit__native(void)
 {
-    if (PyType_Ready(&KeyTableType) < 0)
+    if (PyType_Ready(&KeyTableType) < 0 || PyType_Ready(&OffsetTableType) < 0)
         return NULL;
     PyObject *module = PyModule_Create(&native_module);
     if (module == NULL)
         return NULL;
-    if (PyModule_AddObjectRef(module, "KeyTable", (PyObject *)&KeyTableType) < 0) {
+    if (PyModule_AddObjectRef(module, "KeyTable", (PyObject *)&KeyTableType) < 0
+        || PyModule_AddObjectRef(module, "OffsetTable", (PyObject *)&OffsetTableType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -20,9 +20,9 @@ from typing import BinaryIO
 from kcompact_nb.core import (
     CLEANED_FILE_SUFFIX,
     KcompactError,
-    KeyRegistry,
     OffsetBucket,
     OffsetBucketTally,
+    OffsetTable,
     PartitionLog,
     RecordBatch,
     Segment,
@@ -31,6 +31,7 @@ from kcompact_nb.core import (
 )
 from kcompact_nb.io._log_reader import LoadedPartition
 from kcompact_nb.io._log_writer import batch_bytes, set_mtime_ms
+from kcompact_nb.io._offset_table import native_offset_table
 from kcompact_nb.io._segment_reader import SegmentFileReader
 
 REGISTRY_KEYS = 1 << 20
@@ -98,16 +99,19 @@ class SegmentFiles:
             raise KcompactError(
                 f"segment {segment.base_offset} was cleaned without an output folder: its batches are not on disk"
             )
-        reader = SegmentFileReader(file, keep_raw=self.out is not None, verify_crc=self.verify_crc)
+        reader = SegmentFileReader(
+            file,
+            keep_raw=self.out is not None,
+            verify_crc=self.verify_crc,
+            start_position=position,
+            registry_keys=REGISTRY_KEYS,
+            number_keys=False,
+        )
+        return iter(reader)
 
-        def decode(data: bytes, at: int, next_offset: int) -> RecordBatch | None:
-            if at < position:
-                return None
-            if len(reader.key_registry) >= REGISTRY_KEYS:
-                reader.key_registry = KeyRegistry()
-            return reader.decode_batch(data, at, next_offset)
-
-        return (batch for batch in reader.decoded(decode) if batch is not None)
+    def offset_table(self) -> OffsetTable | None:
+        """The C kernel's hash table of key bytes (when built): the pass looks keys up straight from the batches."""
+        return native_offset_table()
 
     def codecs(self, segments: Sequence[Segment]) -> set[str]:
         return {codec for segment in segments for codec in segment.codecs}

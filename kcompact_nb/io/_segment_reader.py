@@ -42,7 +42,7 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
-from kcompact_nb.io._key_numbering import key_numbering
+from kcompact_nb.io._key_numbering import key_numbering, release_key_table
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 
 BLOCK_BYTES = 8 << 20
@@ -118,6 +118,16 @@ class SegmentFileReader:
     key_registry:
         Numbers and interns the records' keys (see :class:`KeyRegistry`); share one across a
         partition's segments. A new one by default.
+    start_position:
+        The byte position of the first batch to read (a batch's start, as an offset index gives it): a pass
+        reads a segment from there on (``LogSegment.read``); what comes before is not read at all.
+    registry_keys:
+        When iterating, start a new key registry (and forget the old one's keys) once the current one holds
+        this many keys, between blocks: memory for keys stays bounded whatever the file holds. Each batch keeps
+        the registry that numbered it.
+    number_keys:
+        Number the keys of the batches decoded a block at a time in ``key_registry`` (False: leave them in the
+        batches' bytes, :meth:`PackedRecords.from_span_keys`; other batches still number theirs).
     """
 
     def __init__(
@@ -132,6 +142,9 @@ class SegmentFileReader:
         recover: bool = False,
         on_bytes: Callable[[int], None] | None = None,
         key_registry: KeyRegistry | None = None,
+        start_position: int = 0,
+        registry_keys: int | None = None,
+        number_keys: bool = True,
     ) -> None:
         self.path = Path(path)
         self.base_offset = segment_base_offset(self.path) if base_offset is None else base_offset
@@ -145,6 +158,9 @@ class SegmentFileReader:
         self.valid_bytes = 0
         self.file_size = 0
         self.key_registry = KeyRegistry() if key_registry is None else key_registry
+        self.start_position = start_position
+        self.registry_keys = registry_keys
+        self.number_keys = number_keys
 
     def __iter__(self) -> Iterator[RecordBatch]:
         """The batches in file order: blocks of about :data:`BLOCK_BYTES` framed at once, their plain batches
@@ -154,6 +170,10 @@ class SegmentFileReader:
         keys = key_numbering(self.key_registry)
         try:
             for block in self._blocks():
+                if self.registry_keys is not None and len(self.key_registry) >= self.registry_keys:
+                    release_key_table(self.key_registry)
+                    self.key_registry = KeyRegistry()
+                    keys = key_numbering(self.key_registry)
                 decoded = BlockBatches(block, self, keys)
                 for index, (data, position) in enumerate(block.frames):
                     batch = decoded.batch(index, data, position, next_offset)
@@ -197,7 +217,7 @@ class SegmentFileReader:
         """
         with open(self.path, "rb", buffering=0) as handle:
             self.file_size = os.fstat(handle.fileno()).st_size
-            position = 0
+            position = self.start_position
             while position < self.file_size:
                 handle.seek(position)
                 block = self._framed(handle.read(BLOCK_BYTES), position)

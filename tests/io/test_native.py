@@ -2,7 +2,9 @@
 
 ``decode_plain`` must call the same batches plain as :func:`~kcompact_nb.io._vector_decoder.decode_plain_batches`
 does in numpy and give them the same columns, on valid and on corrupted blocks; ``KeyTable`` must number keys as
-interning them one by one does (tests/io/test_key_numbering.py runs those tests on both) and refuse misuse.
+interning them one by one does (tests/io/test_key_numbering.py runs those tests on both) and refuse misuse;
+``OffsetTable`` must hold what the offset map's dict holds (``records_section`` is held to kafka-python's bytes in
+tests/io/test_record_encoder.py).
 """
 
 from __future__ import annotations
@@ -10,15 +12,18 @@ from __future__ import annotations
 import shutil
 import struct
 import sysconfig
+from array import array
 
 import numpy
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb.core import KeyRegistry
+from kcompact_nb.core import KeyRegistry, PackedRecords
+from kcompact_nb.core.cleaner._offset_map import DictOffsetTable
 from kcompact_nb.io import _key_numbering, _native_kernels
 from kcompact_nb.io._key_numbering import key_numbering
+from kcompact_nb.io._offset_table import NativeOffsetTable
 from kcompact_nb.io._vector_decoder import decode_plain_batches
 from tests.io.kafka_bytes import kafka_batch, rec
 
@@ -159,3 +164,73 @@ def test_numberings_into_one_registry_share_its_table_and_see_keys_registered_el
     assert registry.intern(b"zz") == b"zz" and registry.ids([b"zz"]).tolist() == [3]  # registered record by record
     later = key_numbering(registry).ids(b"zzab", numpy.array([0, 2], numpy.int64), numpy.array([2, 2], numpy.int64))
     assert later.tolist() == [3, 0] and registry.keys == [b"ab", b"cd", b"ef", b"zz"]
+
+
+def span_records(rows: list[tuple[int, bytes]]) -> PackedRecords:
+    """Keyed records whose keys (and values) stay in one byte string, as a streamed pass reads them."""
+    data, key_starts, key_lengths = bytearray(b"header"), [], []
+    for _, key in rows:
+        key_starts.append(len(data))
+        key_lengths.append(len(key))
+        data += key + b"|"
+    offsets = array("q", [offset for offset, _ in rows])
+    keys = (array("q", key_starts), array("q", key_lengths))
+    values = (array("q", [0] * len(rows)), array("q", [-1] * len(rows)))
+    return PackedRecords.from_span_keys(offsets, array("q", offsets), bytes(data), keys, values, True)
+
+
+table_keys = st.sampled_from([b"", b"a", b"b", b"key-00000001", b"key-00000002", b"x" * 70, b"x" * 71])
+table_ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("spans"), st.lists(table_keys, min_size=1, max_size=8)),
+        st.tuples(st.just("tuple"), st.lists(table_keys, min_size=1, max_size=8)),
+        st.tuples(st.just("keys"), st.lists(table_keys, min_size=1, max_size=8)),
+        st.tuples(st.just("put"), st.lists(table_keys, min_size=1, max_size=1)),
+    ),
+    max_size=30,
+)
+
+
+@needs_native
+@settings(max_examples=200, deadline=None)
+@given(table_ops, st.lists(table_keys, max_size=8))
+def test_the_c_offset_table_holds_what_a_dict_holds(ops, probes) -> None:
+    """Records with span keys, with registry keys, keys with offsets and single puts (a lower offset put later
+    keeps the higher one, as ``OffsetMap.put`` keeps the higher rank): the same entries, found the same ways."""
+    native, reference = NativeOffsetTable(NATIVE.OffsetTable()), DictOffsetTable()
+    offset = 0
+    for kind, keys in ops:
+        offsets = list(range(offset, offset + len(keys)))
+        offset += len(keys) + 1
+        for table in (native, reference):
+            if kind == "spans":
+                table.put_records(span_records(list(zip(offsets, keys, strict=True))))
+            elif kind == "tuple":
+                rows = [(o, 0, k, b"v", ()) for o, k in zip(offsets, keys, strict=True)]
+                table.put_records(PackedRecords.from_rows(rows))
+            elif kind == "keys":
+                table.put_keys(keys, offsets)
+            else:
+                table.put(keys[0], offset // 2)
+    assert len(native) == len(reference) and native.items() == list(reference.items())
+    assert list(native.entries_of_keys(probes)) == list(reference.entries_of_keys(probes))
+    for records in (
+        span_records([(i, k) for i, k in enumerate(probes)]),
+        PackedRecords.from_rows([(i, 0, k, b"v", ()) for i, k in enumerate(probes)]),
+    ):
+        assert native.entries_of_records(records).tolist() == reference.entries_of_records(records).tolist()
+    assert [native.get(k) for k in probes] == [reference.get(k) for k in probes]
+
+
+@needs_native
+def test_the_c_offset_table_refuses_what_it_cannot_hold() -> None:
+    table = NATIVE.OffsetTable()
+    with pytest.raises(TypeError, match="keys and values must be bytes or None, not str"):
+        table.put(["a"], array("q", [1]))
+    with pytest.raises(ValueError, match="offsets holds 16 bytes, expected 1 items"):
+        table.put([b"a"], array("q", [1, 2]))
+    with pytest.raises(ValueError, match="key 0 lies outside the block"):
+        table.put_spans(b"ab", array("q", [1]), array("q", [2]), array("q", [5]))
+    assert len(table) == 0 and table.items() == []
+    with pytest.raises(TypeError):
+        NativeOffsetTable(table).put(b"a", (1, 2))  # KIP-280 ranks are tuples: such maps keep a dict

@@ -2,7 +2,8 @@
 
 Same retained offsets, segment layout, ``.log`` bytes, ``CleanerStats``, groups, end offset and log line, on
 random logs (compressed, transactional, idempotent, tombstones, several groups, partial passes with a small
-offset map, KIP-280 strategies), on the broker's sample partitions and on a workload of several segments.
+offset map, KIP-280 strategies), on the broker's sample partitions and on a workload of several segments. Every
+test runs with the C kernels (span keys looked up in the C offset table) and on numpy (the ``kernels`` fixture).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from kcompact_nb.io import (
 )
 
 SAMPLES = Path(__file__).parents[2] / "data" / "samples" / "kafka"
+pytestmark = pytest.mark.usefixtures("kernels")
 NOW = 1_000_000
 
 
@@ -142,7 +144,9 @@ def random_log(ops: list, segment_bytes: int, strategy: str) -> PartitionLog:
     return log
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(
     ops=operations,
     segment_bytes=st.integers(150, 900),

@@ -16,7 +16,7 @@ from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
 from kcompact_nb.core.cleaner._fast_paths import cyclic_gc_paused
 from kcompact_nb.core.cleaner._log_pool import log_pool_order, topic_creation_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean, non_active_segments_from
-from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES
+from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES, OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_records, increment_log_start_offset
 from kcompact_nb.core.cleaner._strategies import (
     HeaderStrategy,
@@ -41,6 +41,7 @@ __all__ = [
     "OFFSET_ENTRY_BYTES",
     "OffsetMapSpec",
     "OffsetStrategy",
+    "OffsetTable",
     "PassResult",
     "Strategy",
     "strategy_for",

@@ -22,7 +22,7 @@ from kcompact_nb.core.cleaner._filter_to import BatchRetention, BatchRetentionRe
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 from kcompact_nb.core.cleaner._log_to_clean import segment_aligned_uncleanable_offset, segments_overlapping
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, BulkOffsetMap, OffsetMap
-from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage
+from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
 from kcompact_nb.core.model import AbortedTxn, BrokerConfig, PartitionLog, RecordBatch, RuleB, Segment
 
@@ -95,7 +95,10 @@ def clean_pass(
     strategy = strategy or strategy_for(log.config)
     storage = storage or InMemoryStorage()
     offset_map = offset_map or BoundedOffsetMap.for_broker(
-        broker, entry_bytes=strategy.entry_bytes, streaming=storage.streams
+        broker,
+        entry_bytes=strategy.entry_bytes,
+        streaming=storage.streams,
+        table=offset_table_for(storage, strategy),
     )
     cleaning = _Pass(
         log=log,

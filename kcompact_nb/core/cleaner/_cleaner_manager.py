@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, replace
 from kcompact_nb.core.cleaner._cleaner import PassResult, clean_pass
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
-from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
+from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap, OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_old_segments
-from kcompact_nb.core.cleaner._segment_storage import SegmentStorage
+from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
 from kcompact_nb.core.model import BrokerConfig, KafkaModelError, KcompactError, PartitionLog
 
@@ -30,17 +30,27 @@ class OffsetMapSpec:
     memory_bytes: int | None = None
     exact: bool = False
 
-    def build(self, entry_bytes: int, *, streaming: bool = False) -> OffsetMap:
-        """The map, sized for entries of ``entry_bytes``; ``streaming`` for passes over segment files."""
+    def build(self, entry_bytes: int, *, streaming: bool = False, table: OffsetTable | None = None) -> OffsetMap:
+        """The map, sized for entries of ``entry_bytes``; ``streaming`` for passes over segment files, keeping its
+        entries in ``table`` when given."""
         if self.exact:
-            return ExactOffsetMap(streaming=streaming)
+            return ExactOffsetMap(streaming=streaming, table=table)
         if self.slots is not None:
-            return BoundedOffsetMap(self.slots, self.load_factor, entry_bytes, streaming=streaming)
+            return BoundedOffsetMap(self.slots, self.load_factor, entry_bytes, streaming=streaming, table=table)
         if self.memory_bytes is not None:
             return BoundedOffsetMap.from_memory(
-                self.memory_bytes, load_factor=self.load_factor, entry_bytes=entry_bytes, streaming=streaming
+                self.memory_bytes,
+                load_factor=self.load_factor,
+                entry_bytes=entry_bytes,
+                streaming=streaming,
+                table=table,
             )
         raise KafkaModelError("an offset map spec needs slots, memory_bytes or exact=True")
+
+
+def _built(spec: OffsetMapSpec, strategy: Strategy, storage: SegmentStorage | None) -> OffsetMap:
+    storage = storage or InMemoryStorage()
+    return spec.build(strategy.entry_bytes, streaming=storage.streams, table=offset_table_for(storage, strategy))
 
 
 @dataclass
@@ -143,9 +153,7 @@ class CleanerManager:
             first_uncleanable_offset=ltc.first_uncleanable_offset
             if first_uncleanable_offset is None
             else first_uncleanable_offset,
-            offset_map=None
-            if offset_map is None
-            else offset_map.build(strategy.entry_bytes, streaming=storage is not None and storage.streams),
+            offset_map=None if offset_map is None else _built(offset_map, strategy, storage),
             strategy=strategy,
             cleanable_ratio=ltc.cleanable_ratio,
             broker=self.broker,

@@ -63,7 +63,7 @@ def map_batch_at_once(offset_map: BulkOffsetMap, batch: RecordBatch, start: int)
         return True
     keys, offsets = _keyed_offsets(batch, start)
     if keys:
-        offset_map.live_entries().update(zip(keys, offsets, strict=False))
+        offset_map.put_keyed(keys, offsets)
         offset_map.latest_offset = offsets[-1]
     return True
 
@@ -82,18 +82,18 @@ def retained_at_once(offset_map: BulkOffsetMap, batch: RecordBatch, keep_deletes
     """The records a data batch wholly at or below the map's latest offset keeps under the offset strategy:
     those whose offset is not below their key's entry, tombstones only with ``keep_deletes``.
 
-    Packed records stay packed (:meth:`PackedRecords.latest_of_each_key`: no record object is built, values
+    Packed records stay packed (:meth:`PackedRecords.retained_at_entries`: no record object is built, values
     stay in the batch's bytes). ``None`` when a record has no key (it must be counted as invalid, record by
     record).
     """
     records = batch.records
     if isinstance(records, PackedRecords) and records.all_keyed:
-        return records.latest_of_each_key(offset_map.latest_by_key_id(records.registry), keep_deletes)
+        return records.retained_at_entries(offset_map.entries_of(records), keep_deletes)
     keys = record_keys(records)
     if None in keys:
         return None
-    entries = offset_map.live_entries()
-    latest = map(le, map(entries.get, cast("Sequence[bytes]", keys), repeat(-1)), record_offsets(records))
+    entries = offset_map.entries_of_keys(cast("Sequence[bytes]", keys))
+    latest = map(le, entries, record_offsets(records))
     if not keep_deletes:
         latest = map(and_, latest, map(is_not, record_values(records), repeat(None)))
     return list(compress(records, latest))

@@ -10,7 +10,8 @@ take whole batches (:class:`BulkOffsetMap`), which the pass's fast paths use whe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
 from typing import Any, Protocol, cast, runtime_checkable
 
@@ -75,13 +76,78 @@ class BulkOffsetMap(OffsetMap, Protocol):
         """Put every record of ``records`` (all keyed) at its offset; ``latest_offset`` is the caller's."""
         ...
 
-    def latest_by_key_id(self, registry: KeyRegistry) -> Any:
-        """A numpy array of each registered key's entry (-1 when absent)."""
+    def put_keyed(self, keys: Sequence[bytes], offsets: Sequence[int]) -> None:
+        """Put each key at its offset (offsets increasing); ``latest_offset`` is the caller's."""
         ...
 
-    def live_entries(self) -> dict[bytes, Any]:
-        """The map's own dict of key -> offset, for the fast paths' C loops."""
+    def entries_of(self, records: PackedRecords) -> Any:
+        """Each record's key's entry, a numpy int64 array (-1 where the map holds none)."""
         ...
+
+    def entries_of_keys(self, keys: Sequence[bytes]) -> Sequence[int]:
+        """Each key's entry (-1 where the map holds none)."""
+        ...
+
+
+class OffsetTable(Protocol):
+    """Where a pass streamed over segment files keeps its map's entries: key -> the highest rank put.
+
+    :class:`DictOffsetTable` keeps a dict; the io layer offers a hash table of key bytes in C for passes under
+    the offset strategy (ranks are offsets there), as Kafka's ``SkimpyOffsetMap`` keeps its entries in one
+    buffer. The bulk methods serve the offset strategy only.
+    """
+
+    def __len__(self) -> int: ...
+
+    def put(self, key: bytes, rank: Any) -> None:
+        """Keep the higher of ``rank`` and ``key``'s entry."""
+        ...
+
+    def get(self, key: bytes) -> Any:
+        """``key``'s entry, None when absent."""
+        ...
+
+    def put_records(self, records: PackedRecords) -> None:
+        """Put each record (all keyed) at its offset, keeping the higher entry."""
+        ...
+
+    def put_keys(self, keys: Sequence[bytes], offsets: Sequence[int]) -> None:
+        """Put each key at its offset, keeping the higher entry."""
+        ...
+
+    def entries_of_records(self, records: PackedRecords) -> Any:
+        """Each record's key's entry, a numpy int64 array (-1 where none is held)."""
+        ...
+
+    def entries_of_keys(self, keys: Sequence[bytes]) -> Sequence[int]:
+        """Each key's entry (-1 where none is held)."""
+        ...
+
+    def items(self) -> Iterable[tuple[bytes, Any]]:
+        """(key, entry), keys in the order first put."""
+        ...
+
+
+class DictOffsetTable(dict[bytes, Any]):
+    """An :class:`OffsetTable` in a dict: any ranks (KIP-280's too), keys in the order first put."""
+
+    def put(self, key: bytes, rank: Any) -> None:
+        current = self.get(key)
+        if current is None or rank > current:
+            self[key] = rank
+
+    def put_records(self, records: PackedRecords) -> None:
+        self.update(zip(cast("tuple[bytes, ...]", records.keys), records.offsets, strict=True))
+
+    def put_keys(self, keys: Sequence[bytes], offsets: Sequence[int]) -> None:
+        self.update(zip(keys, offsets, strict=True))
+
+    def entries_of_records(self, records: PackedRecords) -> Any:
+        keys = cast("tuple[bytes, ...]", records.keys)  # bulk methods take keyed records only
+        return numpy.fromiter(map(self.get, keys, repeat(-1)), numpy.int64, len(records))
+
+    def entries_of_keys(self, keys: Sequence[bytes]) -> Sequence[int]:
+        return list(map(self.get, keys, repeat(-1)))
 
 
 class ExactOffsetMap:
@@ -91,13 +157,14 @@ class ExactOffsetMap:
     ids and offsets are folded with numpy into per-id arrays (each key's last and first offset), and a
     dict is made from them, keys in order of first appearance, only when something asks for one.
 
-    ``streaming=True`` is for passes that read their segments from files (one registry of keys per read,
-    released after it): packed batches go into the dict at once, so the map holds its keys and offsets but
-    never the batches' records, and :meth:`latest_by_key_id` grows one array per registry as it numbers keys.
+    ``streaming=True`` is for passes that read their segments from files (batches released once read): every
+    entry goes into ``table`` at once (a :class:`DictOffsetTable` by default), so the map holds keys and
+    entries but never the batches' records.
     """
 
-    def __init__(self, *, streaming: bool = False) -> None:
-        self.streaming = streaming
+    def __init__(self, *, streaming: bool = False, table: OffsetTable | None = None) -> None:
+        self.streaming = streaming or table is not None
+        self._table: OffsetTable | None = table if table is not None else DictOffsetTable() if streaming else None
         self._entries: dict[bytes, Any] = {}
         self._pending: list[PackedRecords] = []
         self._pending_records = 0
@@ -107,13 +174,19 @@ class ExactOffsetMap:
 
     @property
     def size(self) -> int:
+        if self._table is not None:
+            return len(self._table)
         self._fold()
         return len(self._entries) + (self._dense.size if self._dense is not None else 0)
 
     @property
     def size_upper_bound(self) -> int:
         """``size`` without folding collected batches: no more than their records or their registry's keys."""
-        pending = min(self._pending_records, len(self._pending[0].registry)) if self._pending else 0
+        if self._table is not None:
+            return len(self._table)
+        pending = self._pending_records
+        if self._pending:
+            pending = min(pending, len(cast("KeyRegistry", self._pending[0].registry)))
         return len(self._entries) + (self._dense.size if self._dense is not None else 0) + pending
 
     @property
@@ -127,10 +200,13 @@ class ExactOffsetMap:
 
     def put(self, key: bytes, rank: Any, offset: int) -> None:
         """Keep the highest rank for ``key`` (for offsets: the later one) and note ``offset`` as latest."""
-        entries = self._dict(changing=True)
-        current = entries.get(key)
-        if current is None or rank > current:
-            entries[key] = rank
+        if self._table is not None:
+            self._table.put(key, rank)
+        else:
+            entries = self._dict(changing=True)
+            current = entries.get(key)
+            if current is None or rank > current:
+                entries[key] = rank
         self.latest_offset = offset
 
     def put_offsets(self, records: PackedRecords) -> None:
@@ -138,9 +214,11 @@ class ExactOffsetMap:
 
         The caller keeps the capacity rule (see :attr:`size_upper_bound`) and ``latest_offset``.
         """
-        if self.streaming:
-            keys = cast("tuple[bytes, ...]", records.keys)  # put_offsets takes keyed records only
-            self._dict(changing=True).update(zip(keys, records.offsets, strict=True))
+        if self._table is not None:
+            self._table.put_records(records)
+            return
+        if records.registry is None:  # keys not numbered: straight into the dict
+            self.put_keyed(cast("tuple[bytes, ...]", records.keys), records.offsets)
             return
         if self._pending and records.registry is not self._pending[0].registry:
             self._fold()
@@ -148,24 +226,40 @@ class ExactOffsetMap:
         self._pending.append(records)
         self._pending_records += len(records)
 
+    def put_keyed(self, keys: Sequence[bytes], offsets: Sequence[int]) -> None:
+        """Offset strategy: put each key at its offset (the caller keeps the capacity rule and ``latest_offset``)."""
+        if self._table is not None:
+            self._table.put_keys(keys, offsets)
+        else:
+            self._dict(changing=True).update(zip(keys, offsets, strict=True))
+
     def get(self, key: bytes) -> Any:
-        return self._dict().get(key)
+        return self._table.get(key) if self._table is not None else self._dict().get(key)
 
     def entries(self) -> dict[bytes, Any]:
         """A copy of key -> rank."""
-        return dict(self._dict())
+        return dict(self._table.items()) if self._table is not None else dict(self._dict())
 
-    def live_entries(self) -> dict[bytes, Any]:
-        """The map's own dict, for the pass's hot loops (callers keep the capacity rule)."""
-        return self._dict(changing=True)
+    def entries_of(self, records: PackedRecords) -> Any:
+        """Offset strategy: each record's key's entry (a numpy int64 array, -1 when absent)."""
+        if self._table is not None:
+            return self._table.entries_of_records(records)
+        if records.registry is None or records.key_ids is None:
+            keys = cast("tuple[bytes, ...]", records.keys)  # bulk methods take keyed records only
+            return numpy.fromiter(map(self._dict().get, keys, repeat(-1)), numpy.int64, len(records))
+        return self.latest_by_key_id(records.registry)[numpy.frombuffer(records.key_ids, numpy.int64)]
+
+    def entries_of_keys(self, keys: Sequence[bytes]) -> Sequence[int]:
+        """Offset strategy: each key's entry (-1 when absent)."""
+        if self._table is not None:
+            return self._table.entries_of_keys(keys)
+        return list(map(self._dict().get, keys, repeat(-1)))
 
     def latest_by_key_id(self, registry: KeyRegistry) -> Any:
-        """Offset strategy: a numpy array of each registered key's entry (-1 when absent).
+        """Offset strategy: a numpy array of each key of ``registry``'s entry (-1 when absent), indexed by key id.
 
         The array is kept until the map changes.
         """
-        if self.streaming:
-            return self._grown_by_key_id(registry)
         self._fold()
         dense = self._dense
         if dense is not None and not self._entries and dense.registry is registry:
@@ -182,31 +276,12 @@ class ExactOffsetMap:
         self._by_key_id = (registry, len(registry), latest)
         return latest
 
-    def _grown_by_key_id(self, registry: KeyRegistry) -> Any:
-        """Streaming: the entry of each key ``registry`` numbered so far, looked up once per key and registry.
-
-        The array has room to grow (its length may exceed the registry's): ids index it.
-        """
-        cached = self._by_key_id
-        known, latest = (cached[1], cached[2]) if cached is not None and cached[0] is registry else (0, None)
-        count = len(registry)
-        if latest is None or count > len(latest):
-            grown = numpy.full(max(2 * count, 1024), -1, numpy.int64)
-            if latest is not None:
-                grown[:known] = latest[:known]
-            latest = grown
-        if count > known:
-            new = cast("list[bytes]", registry.keys[known:count])  # None, if numbered, finds no entry
-            latest[known:count] = numpy.fromiter(map(self._entries.get, new, repeat(-1)), numpy.int64, len(new))
-        self._by_key_id = (registry, count, latest)
-        return latest
-
     def _fold(self) -> None:
         """Fold collected batches into the per-id arrays (into the dict when it already holds entries)."""
         if not self._pending:
             return
         pending, self._pending, self._pending_records = self._pending, [], 0
-        registry = pending[0].registry
+        registry = cast("KeyRegistry", pending[0].registry)
         dense = self._dense
         if dense is None or dense.registry is not registry:
             self._materialize()
@@ -242,7 +317,7 @@ class _DenseEntries:
         self.latest_for(len(self.registry))
         for start in range(0, len(batches), FLUSH_CHUNK_BATCHES):
             chunk = batches[start : start + FLUSH_CHUNK_BATCHES]
-            ids = numpy.concatenate([numpy.frombuffer(b.key_ids, numpy.int64) for b in chunk])
+            ids = numpy.concatenate([numpy.frombuffer(cast("array[int]", b.key_ids), numpy.int64) for b in chunk])
             offsets = numpy.concatenate([numpy.frombuffer(b.offsets, numpy.int64) for b in chunk])
             numpy.maximum.at(self.latest, ids, offsets)
             numpy.minimum.at(self.first, ids, offsets)
@@ -272,9 +347,15 @@ class BoundedOffsetMap(ExactOffsetMap):
     distinct keys (:attr:`max_entries`)."""
 
     def __init__(
-        self, slots: int, load_factor: float = 0.9, entry_bytes: int = OFFSET_ENTRY_BYTES, *, streaming: bool = False
+        self,
+        slots: int,
+        load_factor: float = 0.9,
+        entry_bytes: int = OFFSET_ENTRY_BYTES,
+        *,
+        streaming: bool = False,
+        table: OffsetTable | None = None,
     ) -> None:
-        super().__init__(streaming=streaming)
+        super().__init__(streaming=streaming, table=table)
         if slots < 1 or not 0 < load_factor <= 1 or int(slots * load_factor) < 1:
             message = f"offset map of {slots} slots at load factor {load_factor} holds no key"
             raise ConfigError(message)
@@ -290,18 +371,27 @@ class BoundedOffsetMap(ExactOffsetMap):
         load_factor: float = 0.9,
         entry_bytes: int = OFFSET_ENTRY_BYTES,
         streaming: bool = False,
+        table: OffsetTable | None = None,
     ) -> BoundedOffsetMap:
         """A map over ``memory_bytes`` of buffer: ``slots = memory_bytes // entry_bytes``."""
-        return cls(min(memory_bytes, INT_MAX) // entry_bytes, load_factor, entry_bytes, streaming=streaming)
+        slots = min(memory_bytes, INT_MAX) // entry_bytes
+        return cls(slots, load_factor, entry_bytes, streaming=streaming, table=table)
 
     @classmethod
     def for_broker(
-        cls, broker: BrokerConfig, *, entry_bytes: int = OFFSET_ENTRY_BYTES, streaming: bool = False
+        cls,
+        broker: BrokerConfig,
+        *,
+        entry_bytes: int = OFFSET_ENTRY_BYTES,
+        streaming: bool = False,
+        table: OffsetTable | None = None,
     ) -> BoundedOffsetMap:
         """One cleaner thread's map: ``min(log.cleaner.dedupe.buffer.size / threads, Int.MaxValue)`` bytes."""
         memory = broker.log_cleaner_dedupe_buffer_size // max(broker.log_cleaner_threads, 1)
         load_factor = broker.log_cleaner_io_buffer_load_factor
-        return cls.from_memory(memory, load_factor=load_factor, entry_bytes=entry_bytes, streaming=streaming)
+        return cls.from_memory(
+            memory, load_factor=load_factor, entry_bytes=entry_bytes, streaming=streaming, table=table
+        )
 
     @property
     def max_entries(self) -> int:

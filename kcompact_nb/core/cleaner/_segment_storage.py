@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
+from kcompact_nb.core.cleaner._offset_map import OffsetTable
+from kcompact_nb.core.cleaner._strategies import Strategy
 from kcompact_nb.core.model import PartitionLog, RecordBatch, Segment
 
 
@@ -38,6 +40,15 @@ class SegmentStorage(Protocol):
     def replace(self, log: PartitionLog, group: Sequence[Segment], cleaned: Segment) -> None:
         """Put ``cleaned`` in the place of ``group``'s segments (``replaceSegments``); it is complete."""
         ...
+
+    def offset_table(self) -> OffsetTable | None:
+        """Where a streamed pass's map keeps its entries under the offset strategy (None: in a dict)."""
+        ...
+
+
+def offset_table_for(storage: SegmentStorage, strategy: Strategy) -> OffsetTable | None:
+    """The table a pass's map keeps its entries in: the storage's, for a streamed pass under the offset strategy."""
+    return storage.offset_table() if storage.streams and strategy.ranks_by_offset else None
 
 
 class InMemoryStorage:
@@ -68,3 +79,6 @@ class InMemoryStorage:
     def replace(self, log: PartitionLog, group: Sequence[Segment], cleaned: Segment) -> None:
         first = log.segments.index(group[0])
         log.segments[first : first + len(group)] = [cleaned]
+
+    def offset_table(self) -> OffsetTable | None:
+        return None

@@ -156,13 +156,21 @@ class PackedRecords(Sequence[Record]):
 
     Records made by :meth:`from_spans` are decoded lazily, as Kafka's cleaner reads them: the offset map and
     retention read offsets and key ids only, and values stay spans into the batch's bytes until a record is
-    read (a batch the pass rewrites), when only that record's value is sliced out.
+    read (a batch the pass rewrites), when only that record's value is sliced out. Records made by
+    :meth:`from_span_keys` leave their keys in the batch's bytes too, unnumbered (``key_ids`` and ``registry``
+    None): a pass streamed over segment files looks them up by their bytes (:meth:`key_spans`).
     """
 
-    __slots__ = ("offsets", "timestamps", "headers", "key_ids", "registry", "all_keyed", "_keys", "_values", "_spans")
+    __slots__ = (
+        "offsets", "timestamps", "headers", "key_ids", "registry", "all_keyed", "_keys", "_values", "_spans",
+        "_key_spans",
+    )  # fmt: skip
+    key_ids: array[int] | None
+    registry: KeyRegistry | None
     _keys: tuple[bytes | None, ...] | None
     _values: tuple[bytes | None, ...] | None
-    _spans: _ValueSpans | None
+    _spans: _Spans | None
+    _key_spans: _Spans | None
 
     def __init__(
         self,
@@ -179,7 +187,7 @@ class PackedRecords(Sequence[Record]):
         self.registry = KeyRegistry() if registry is None else registry
         self.key_ids = self.registry.ids(keys)
         self._keys = self.registry.interned(self.key_ids)
-        self._spans = None
+        self._spans = self._key_spans = None
         self.all_keyed = None not in keys
         """No keyless record: known here, so hot loops need not touch every key object again."""
 
@@ -202,10 +210,38 @@ class PackedRecords(Sequence[Record]):
             raise KafkaModelError("packed record columns must have the same length")
         records = cls.__new__(cls)
         records.offsets, records.timestamps, records.key_ids, records.registry = offsets, timestamps, key_ids, registry
-        records.headers, records._keys, records._values = None, None, None
-        records._spans = _ValueSpans(data, value_starts, value_lengths)
+        records.headers, records._keys, records._values, records._key_spans = None, None, None, None
+        records._spans = _Spans(data, value_starts, value_lengths)
         records.all_keyed = all_keyed
         return records
+
+    @classmethod
+    def from_span_keys(
+        cls,
+        offsets: array[int],
+        timestamps: array[int],
+        data: bytes,
+        key_spans: tuple[array[int], array[int]],
+        value_spans: tuple[array[int], array[int]],
+        all_keyed: bool,
+    ) -> PackedRecords:
+        """Records without headers whose keys and values are byte spans of ``data`` (``(starts, lengths)``, a
+        length of -1: null), sliced out when first read; the keys are not numbered. ``all_keyed``: no key is null.
+        """
+        if not len(offsets) == len(timestamps) == len(key_spans[0]) == len(value_spans[0]):
+            raise KafkaModelError("packed record columns must have the same length")
+        records = cls.__new__(cls)
+        records.offsets, records.timestamps, records.key_ids, records.registry = offsets, timestamps, None, None
+        records.headers, records._keys, records._values = None, None, None
+        records._key_spans, records._spans = _Spans(data, *key_spans), _Spans(data, *value_spans)
+        records.all_keyed = all_keyed
+        return records
+
+    def key_spans(self) -> tuple[bytes, array[int], array[int]] | None:
+        """The batch's bytes and each key's start and length there (-1: null) for records made by
+        :meth:`from_span_keys` whose keys were not read yet; None otherwise."""
+        spans = self._key_spans
+        return None if spans is None or self._keys is not None else (spans.data, spans.starts, spans.lengths)
 
     @property
     def values_in_batch_bytes(self) -> bool:
@@ -214,16 +250,19 @@ class PackedRecords(Sequence[Record]):
 
     @property
     def keys(self) -> tuple[bytes | None, ...]:
-        """Each record's key (the registry's object for it)."""
+        """Each record's key (the registry's object for it, or sliced out of the batch's bytes)."""
         if self._keys is None:
-            self._keys = self.registry.interned(self.key_ids)
+            if self.registry is not None and self.key_ids is not None:
+                self._keys = self.registry.interned(self.key_ids)
+            else:
+                self._keys = cast("_Spans", self._key_spans).take(range(len(self.offsets)))
         return self._keys
 
     @property
     def values(self) -> tuple[bytes | None, ...]:
         """Each record's value, None for a tombstone (all sliced out on first read of records made from spans)."""
         if self._values is None:
-            spans = cast("_ValueSpans", self._spans)
+            spans = cast("_Spans", self._spans)
             self._values = spans.take(range(len(self.offsets)))
         return self._values
 
@@ -245,18 +284,18 @@ class PackedRecords(Sequence[Record]):
         offsets, stamps, keys, values, headers = zip(*rows, strict=False)
         return cls(array("q", offsets), array("q", stamps), keys, values, headers if any(headers) else None, registry)
 
-    def latest_of_each_key(self, latest: Any, keep_deletes: bool) -> PackedRecords:
-        """The records whose offset is not below ``latest[key id]`` (a numpy array), as packed records.
+    def retained_at_entries(self, entries: Any, keep_deletes: bool) -> PackedRecords:
+        """The records whose offset is not below their key's map entry (``entries``, a numpy array, one per record),
+        as packed records.
 
         Tombstones only with ``keep_deletes``. The offset strategy's retention for a batch wholly covered by
         the offset map (spec 7.4). ``self`` when every record stays; no :class:`Record` is built either way.
         """
-        ids, offsets = numpy.frombuffer(self.key_ids, numpy.int64), numpy.frombuffer(self.offsets, numpy.int64)
-        keep = latest[ids] <= offsets
+        keep = entries <= numpy.frombuffer(self.offsets, numpy.int64)
         if not keep_deletes:
             keep &= ~self.null_values()
         kept: list[int] = numpy.flatnonzero(keep).tolist()
-        return self if len(kept) == len(offsets) else self.subset(kept)
+        return self if len(kept) == len(self.offsets) else self.subset(kept)
 
     def subset(self, indexes: Sequence[int]) -> PackedRecords:
         """The records at ``indexes`` (ascending), still packed (no :class:`Record` built); values still in the
@@ -270,14 +309,19 @@ class PackedRecords(Sequence[Record]):
             take = lambda column: ()  # noqa: E731
         records = PackedRecords.__new__(PackedRecords)
         records.offsets, records.timestamps = array("q", take(self.offsets)), array("q", take(self.timestamps))
-        records.key_ids, records.registry = array("q", take(self.key_ids)), self.registry
+        records.key_ids = None if self.key_ids is None else array("q", take(self.key_ids))
+        records.registry = self.registry
         records.headers = None if self.headers is None else tuple(take(self.headers))
-        records._keys = None if self._keys is None else tuple(take(self._keys))
-        if self._values is None:  # sliced out of the batch's bytes: the subset holds what it keeps, not the batch
-            records._values = cast("_ValueSpans", self._spans).take(indexes)
+        # keys and values sliced out of the batch's bytes: the subset holds what it keeps, not the batch
+        if self._keys is not None:
+            records._keys = tuple(take(self._keys))
+        else:
+            records._keys = None if self._key_spans is None else self._key_spans.take(indexes)
+        if self._values is None:
+            records._values = cast("_Spans", self._spans).take(indexes)
         else:
             records._values = tuple(take(self._values))
-        records._spans = None
+        records._spans = records._key_spans = None
         records.all_keyed = self.all_keyed or None not in records.keys
         return records
 
@@ -290,13 +334,16 @@ class PackedRecords(Sequence[Record]):
     def batch_size(self, base_offset: int, base_timestamp: int) -> int:
         """:func:`uncompressed_batch_size` of these records, from their columns (values are not sliced out)."""
         if self._values is None:
-            value_lengths: Iterable[int] = cast("_ValueSpans", self._spans).lengths
+            value_lengths: Iterable[int] = cast("_Spans", self._spans).lengths
         else:
             value_lengths = [-1 if v is None else len(v) for v in self._values]
-        keys = self.keys
-        key_lengths = (
-            map(len, cast("tuple[bytes, ...]", keys)) if self.all_keyed else [-1 if k is None else len(k) for k in keys]
-        )
+        key_lengths: Iterable[int]
+        if self._keys is None and self._key_spans is not None:
+            key_lengths = self._key_spans.lengths
+        elif self.all_keyed:
+            key_lengths = map(len, cast("tuple[bytes, ...]", self.keys))
+        else:
+            key_lengths = [-1 if k is None else len(k) for k in self.keys]
         header_bytes = repeat(1) if self.headers is None else [headers_len(h) if h else 1 for h in self.headers]
         offset_deltas = map(sub, self.offsets, repeat(base_offset))
         timestamp_deltas = map(sub, self.timestamps, repeat(base_timestamp))
@@ -322,10 +369,17 @@ class PackedRecords(Sequence[Record]):
             return tuple(self)[index]
         headers = () if self.headers is None else self.headers[index]
         if self._values is None:
-            key = self.registry.keys[self.key_ids[index]]
-            value = cast("_ValueSpans", self._spans).take((index,))[0]
+            key = self._key_at(index)
+            value = cast("_Spans", self._spans).take((index,))[0]
             return Record(self.offsets[index], self.timestamps[index], key, value, headers)
         return Record(self.offsets[index], self.timestamps[index], self.keys[index], self._values[index], headers)
+
+    def _key_at(self, index: int) -> bytes | None:
+        if self._keys is not None:
+            return self._keys[index]
+        if self.registry is not None and self.key_ids is not None:
+            return self.registry.keys[self.key_ids[index]]
+        return cast("_Spans", self._key_spans).take((index,))[0]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (PackedRecords, tuple)):
@@ -339,8 +393,8 @@ class PackedRecords(Sequence[Record]):
         return f"PackedRecords({tuple(self)!r})"
 
 
-class _ValueSpans:
-    """Values left in a batch's bytes: ``data[start:start + length]``, None where the length is -1."""
+class _Spans:
+    """Keys or values left in a batch's bytes: ``data[start:start + length]``, None where the length is negative."""
 
     __slots__ = ("data", "starts", "lengths")
 

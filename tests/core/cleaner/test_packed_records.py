@@ -15,7 +15,15 @@ import numpy
 import pytest
 from hypothesis import given, settings
 
-from kcompact_nb.core import KafkaModelError, KeyRegistry, PackedRecords, Record, RecordBatch, record_size_bytes
+from kcompact_nb.core import (
+    KafkaModelError,
+    KeyRegistry,
+    PackedRecords,
+    Record,
+    RecordBatch,
+    record_size_bytes,
+    uncompressed_batch_size,
+)
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
 from kcompact_nb.core.model._records import record_keys, record_offsets, record_values
 from kcompact_nb.io import batch_bytes, read_partition_dir, write_partition_dir
@@ -69,15 +77,64 @@ def test_columns_match_tuple_records() -> None:
         assert list(record_values(records)) == [b"x", b"keyless", None]
 
 
-def test_latest_of_each_key_keeps_records_not_below_their_keys_entry() -> None:
-    p = packed()  # key ids: a 0, None 1, b 2
-    latest = numpy.array([11, -1, 13])
-    kept = p.latest_of_each_key(latest, keep_deletes=True)
+def test_retained_at_entries_keeps_records_not_below_their_keys_entry() -> None:
+    p = packed()  # offsets 10, 11, 13; one entry per record
+    entries = numpy.array([11, -1, 13])
+    kept = p.retained_at_entries(entries, keep_deletes=True)
     assert isinstance(kept, PackedRecords) and kept == (RECORDS[1], RECORDS[2]) and not kept.all_keyed
-    assert p.latest_of_each_key(latest, keep_deletes=False) == (RECORDS[1],)
-    assert p.latest_of_each_key(numpy.array([10, 11, 14]), keep_deletes=True) == (RECORDS[0], RECORDS[1])
-    assert p.latest_of_each_key(numpy.array([10, -1, 13]), keep_deletes=True) is p  # all kept: the records as they are
-    assert p.latest_of_each_key(numpy.array([99, 99, 99]), keep_deletes=True) == ()
+    assert p.retained_at_entries(entries, keep_deletes=False) == (RECORDS[1],)
+    assert p.retained_at_entries(numpy.array([10, 11, 14]), keep_deletes=True) == (RECORDS[0], RECORDS[1])
+    assert p.retained_at_entries(numpy.array([10, -1, 13]), keep_deletes=True) is p  # all kept: the records as they are
+    assert p.retained_at_entries(numpy.array([99, 99, 99]), keep_deletes=True) == ()
+
+
+SPANNED = (Record(10, 1000, b"a", b"x"), Record(11, 1001, None, b"keyless"), Record(13, 1003, b"bb", None))
+
+
+def spanned(records: tuple[Record, ...] = SPANNED) -> PackedRecords:
+    """The records with keys and values left in one byte string, as a pass streamed over files reads them."""
+    data, columns = bytearray(b"batch header"), ([], [], [], [])
+    for record in records:
+        for field, (starts, lengths) in ((record.key, columns[:2]), (record.value, columns[2:])):
+            starts.append(len(data))
+            lengths.append(-1 if field is None else len(field))
+            data += (field or b"") + b"."
+    offsets, stamps = array("q", [r.offset for r in records]), array("q", [r.timestamp for r in records])
+    keys, values = (array("q", columns[0]), array("q", columns[1])), (array("q", columns[2]), array("q", columns[3]))
+    return PackedRecords.from_span_keys(
+        offsets, stamps, bytes(data), keys, values, None not in [r.key for r in records]
+    )
+
+
+def test_records_with_span_keys_read_as_their_records_and_slice_only_what_is_read() -> None:
+    p = spanned()
+    assert p.key_ids is None and p.registry is None and not p.all_keyed
+    data, starts, lengths = p.key_spans()
+    assert [None if n < 0 else data[a : a + n] for a, n in zip(starts, lengths, strict=True)] == [b"a", None, b"bb"]
+    assert p[2] == SPANNED[2] and p.key_spans() is not None  # one record read: the keys stay in the bytes
+    assert p.batch_size(10, 1000) == uncompressed_batch_size(10, 1000, SPANNED) and p.key_spans() is not None
+    assert p == SPANNED and p.keys == (b"a", None, b"bb") and p.key_spans() is None  # all keys read: sliced out
+    assert pickle.loads(pickle.dumps(spanned())) == SPANNED
+
+
+def test_a_subset_of_records_with_span_keys_holds_its_own_keys_and_values() -> None:
+    p = spanned()
+    for indexes in ([], [0], [1, 2], [0, 1, 2]):
+        subset = p.subset(indexes)
+        chosen = tuple(SPANNED[i] for i in indexes)
+        assert subset == chosen and subset.key_spans() is None and not subset.values_in_batch_bytes
+        assert subset.all_keyed == all(r.key is not None for r in chosen)
+        assert subset.batch_size(10, 1000) == uncompressed_batch_size(10, 1000, chosen)
+    assert p.retained_at_entries(numpy.array([10, 12, 13]), keep_deletes=False) == (SPANNED[0],)
+
+
+def test_an_offset_map_without_a_table_takes_records_with_span_keys() -> None:
+    keyed = spanned((SPANNED[0], SPANNED[2], Record(14, 1004, b"a", b"y")))
+    for offset_map in (ExactOffsetMap(), ExactOffsetMap(streaming=True), BoundedOffsetMap(slots=4)):
+        offset_map.put_offsets(keyed)
+        assert offset_map.entries() == {b"a": 14, b"bb": 13} and offset_map.size == 2
+        assert offset_map.entries_of(keyed).tolist() == [14, 13, 14]
+        assert list(offset_map.entries_of_keys([b"bb", b"zz"])) == [13, -1]
 
 
 def test_a_subset_reads_sizes_and_pickles_as_the_tuple_of_its_records() -> None:
@@ -114,7 +171,7 @@ def test_batches_read_from_disk_are_packed_and_equal_to_built_ones(tmp_path) -> 
 @settings(max_examples=150, deadline=None)
 @given(logs)
 def test_a_pass_over_packed_batches_keeps_what_a_pass_over_tuples_keeps(params) -> None:
-    """Packed batches with key ids take the offset map's numpy paths (``put_offsets``, ``latest_by_key_id``)."""
+    """Packed batches with key ids take the offset map's numpy paths (``put_offsets``, ``entries_of``)."""
     segment_bytes, batches, slots, strategy = params
     tuples, columns = build(segment_bytes, batches, strategy), build(segment_bytes, batches, strategy)
     registry = KeyRegistry()
