@@ -1,7 +1,8 @@
 """One measurement in a fresh process, so peak RSS is that run's own: ``python -m bench._measure KIND DIR``.
 
 KIND is ``core`` (load the partition dir, our cleaner's full pass, then write the cleaned segments as Kafka's
-pass writes them), ``pandas`` (load (key, offset) pairs, then latest offset per key) or ``spark`` (load with
+pass writes them), ``stream`` (the same pass streamed over the segment files: headers scanned, then the pass
+reading the files and writing each cleaned group, in bounded memory), ``pandas`` (load (key, offset) pairs, then latest offset per key) or ``spark`` (load with
 Spark on ``local[2]``, then its full compaction). Prints one JSON object: load, compute and write seconds
 (``null`` when nothing is written), records, bytes, records kept, peak RSS in MiB and a note.
 """
@@ -59,6 +60,29 @@ def measure_core(folder: Path) -> dict[str, Any]:
     stats = result.stats
     row = _row(loaded - start, done - loaded, stats.messages_read, stats.bytes_read, stats.messages_written)
     return {**row, "write_s": written - done}
+
+
+def measure_stream(folder: Path) -> dict[str, Any]:
+    """The pass streamed over the files, as ``kcompact clean`` runs it on a big partition: the batch headers scanned
+    (the broker's log loading: the "load"), then the pass, which reads the files a read buffer at a time and writes
+    each cleaned group (the "pass", its reads and writes included, as Kafka's)."""
+    import tempfile
+
+    from kcompact_nb.core import CleanerManager
+    from kcompact_nb.fidelity import broker_settings, topic_settings
+    from kcompact_nb.io import SegmentFiles, scan_partition_dir
+
+    broker = broker_settings("4.4.0", BENCH_BROKER_OVERRIDES)
+    with tempfile.TemporaryDirectory(prefix="kcompact-bench-streamed-") as out:
+        start = time.perf_counter()
+        scanned = scan_partition_dir(folder, config=topic_settings(broker=broker), broker=broker, progress=False)
+        loaded = time.perf_counter()
+        storage = SegmentFiles(scanned.files or {}, out=Path(out))
+        result = CleanerManager(broker).clean_log(scanned.log, now_ms=PASS_NOW_MS, force=True, storage=storage)
+        done = time.perf_counter()
+    assert result is not None
+    stats = result.stats
+    return _row(loaded - start, done - loaded, stats.messages_read, stats.bytes_read, stats.messages_written)
 
 
 def measure_pandas(folder: Path) -> dict[str, Any]:
@@ -153,6 +177,7 @@ def _row(
 
 MEASURES: dict[str, Callable[[Path], dict[str, Any]]] = {
     "core": measure_core,
+    "stream": measure_stream,
     "pandas": measure_pandas,
     "spark": measure_spark,
 }

@@ -43,37 +43,39 @@ def parse_size(text: str) -> int:
 
 
 def child(mode: str, folder: Path, out: Path) -> dict[str, Any]:
-    """One measurement in this process: ``mode`` over the partition ``folder``."""
+    """One measurement in this process: ``mode`` over the partition ``folder`` (imports before the clock starts)."""
+    from bench.bench_stream_figure import streamed_figure
+    from kcompact_nb.core import CleanerManager
+    from kcompact_nb.io import predict_partition_dir, read_partition_dir, write_partition_dir
+
     start = time.perf_counter()
+    cpu_before = _cpu_seconds()
     note = ""
     if mode == "stream":
-        from kcompact_nb.io import predict_partition_dir
-
         prediction = predict_partition_dir(folder, now_ms=PASS_NOW_MS, out=out, progress=False)
         assert prediction.result is not None
         stats = prediction.result.stats
         note = f"{stats.messages_written:,} records kept; map {stats.buffer_utilization:.0%} used"
     elif mode == "memory":
-        from kcompact_nb.core import CleanerManager
-        from kcompact_nb.io import read_partition_dir, write_partition_dir
-
         log = read_partition_dir(folder, now_ms=PASS_NOW_MS, progress=False).log
         result = CleanerManager(log.broker).clean_log(log, now_ms=PASS_NOW_MS, force=True)
         assert result is not None
         write_partition_dir(log, out)
         note = f"{result.stats.messages_written:,} records kept"
     else:
-        from bench.bench_stream_figure import streamed_figure
-
         note = streamed_figure(folder)
     seconds = time.perf_counter() - start
-    usage = resource.getrusage(resource.RUSAGE_SELF)
     return {
         "seconds": seconds,
-        "cpu_seconds": usage.ru_utime + usage.ru_stime,
-        "peak_rss_mib": usage.ru_maxrss / 1024,
+        "cpu_seconds": _cpu_seconds() - cpu_before,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "note": note,
     }
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def measure(mode: str, folder: Path, out: Path) -> dict[str, Any]:
@@ -95,7 +97,21 @@ def main(argv: list[str]) -> int:
     work = Path(_option(argv, "--work", tempfile.gettempdir()))
     machine = f"{describe()}; load average {os.getloadavg()[0]:.1f} at start"
     print(f"machine: {machine}")
-    rows = []
+    rows = streamed_rows(sizes, work)
+    print(format_table(rows))
+    output = _option(argv, "--output", "")
+    if output:
+        Path(output).write_text(markdown(rows, machine), encoding="utf-8")
+    return 0
+
+
+def streamed_rows(sizes: list[int], work: Path) -> list[dict[str, str]]:
+    """Every mode at every size (a partition generated in ``work`` for each, deleted after), one fresh process each.
+
+    ``vs first size`` compares each row's CPU time per record with the same mode's at the first size.
+    """
+    rows: list[dict[str, str]] = []
+    first_cost: dict[str, float] = {}
     for size in sizes:
         scratch = Path(tempfile.mkdtemp(prefix=f"kcompact-stream-{size}-", dir=work))
         try:
@@ -110,15 +126,13 @@ def main(argv: list[str]) -> int:
                 load = os.getloadavg()[0]
                 data = measure(mode, folder, scratch / f"out-{mode}")
                 shutil.rmtree(scratch / f"out-{mode}", ignore_errors=True)
-                rows.append(_row(mode, size, data_bytes, data, load))
+                cost = data["cpu_seconds"] / size
+                first_cost.setdefault(mode, cost)
+                rows.append(_row(mode, size, data_bytes, data, load, cost / first_cost[mode]))
                 print(rows[-1], flush=True)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-    print(format_table(rows))
-    output = _option(argv, "--output", "")
-    if output:
-        Path(output).write_text(markdown(rows, machine), encoding="utf-8")
-    return 0
+    return rows
 
 
 def markdown(rows: list[dict[str, str]], machine: str) -> str:
@@ -142,7 +156,7 @@ def markdown(rows: list[dict[str, str]], machine: str) -> str:
     return "\n".join(lines)
 
 
-def _row(mode: str, size: int, data_bytes: int, data: dict[str, Any], load: float) -> dict[str, str]:
+def _row(mode: str, size: int, data_bytes: int, data: dict[str, Any], load: float, ratio: float) -> dict[str, str]:
     seconds = data["seconds"]
     return {
         "mode": mode,
@@ -153,6 +167,7 @@ def _row(mode: str, size: int, data_bytes: int, data: dict[str, Any], load: floa
         "us/record": f"{seconds / size * 1e6:.2f}",
         "CPU s": f"{data['cpu_seconds']:.1f}",
         "CPU us/record": f"{data['cpu_seconds'] / size * 1e6:.2f}",
+        "vs first size": f"{ratio:.2f}x",
         "peak RSS MiB": f"{data['peak_rss_mib']:,.0f}",
         "load avg": f"{load:.1f}",
         "note": data["note"],

@@ -1,10 +1,13 @@
-"""``python -m bench side-by-side``: issue #9's comparison, written to ``bench/RESULTS.md``.
+"""``python -m bench side-by-side``: issue #9's and #19's comparison, written to ``bench/RESULTS.md``.
 
-(a) our core cleaner (from the segment files: load, pass, then the cleaned segments written), (b) the real
-Kafka broker's cleaner (its pass reads and writes its own files), (c) a pandas "latest offset per key" baseline
-and (d) Spark compaction on ``local[2]`` on the identical log at each size; scaling of (a) and (d);
-interactivity and loading tables from the registered benchmarks. Each measurement of (a), (c) and (d)
-runs in its own process so its peak RSS is its own.
+(a) our core cleaner (from the segment files: load, pass, then the cleaned segments written), (a') the same pass
+streamed over the segment files in bounded memory (headers scanned, then the pass reading the files and writing
+each cleaned group), (b) the real Kafka broker's cleaner (its pass reads and writes its own files), (c) a pandas
+"latest offset per key" baseline and (d) Spark compaction on ``local[2]`` on the identical log at each size;
+scaling of (a) and (d); the streamed pass over big partitions (up to 50M records, with the layout figure drawn
+from streamed buckets); a whole topic's passes in Spark tasks on two cores and on one; interactivity and loading
+tables from the registered benchmarks. Each measurement of (a), (a'), (c) and (d) runs in its own process so its
+peak RSS is its own.
 """
 
 from __future__ import annotations
@@ -25,13 +28,16 @@ from bench._machine import describe
 from bench._results import MIB, Report, Row, human_count, median_row, render_results
 from bench._runner import REGISTRY, run_all
 from bench._workload import Workload, write_partition_dir
+from bench.bench_stream import streamed_rows
 from kcompact_nb.broker import KafkaBroker
 
 KAFKA = "(b) Kafka 4.4.0 cleaner"
 CORE = "(a) kcompact core pass"
+STREAMED = "(a') kcompact streamed pass"
 PANDAS = "(c) pandas latest offset per key"
 SPARK = "(d) Spark compaction, local[2]"
 RESULTS = Path(__file__).parent / "RESULTS.md"
+STREAM_TABLE = "Streamed passes over big partitions"
 
 
 def measure(kind: str, folder: Path) -> Row:
@@ -39,7 +45,7 @@ def measure(kind: str, folder: Path) -> Row:
     command = [sys.executable, "-m", "bench._measure", kind, str(folder)]
     out = subprocess.run(command, capture_output=True, text=True, check=True, env=_child_env()).stdout
     data = json.loads(out.splitlines()[-1])
-    contender = {"core": CORE, "pandas": PANDAS, "spark": SPARK}[kind]
+    contender = {"core": CORE, "stream": STREAMED, "pandas": PANDAS, "spark": SPARK}[kind]
     note = "; ".join(filter(None, [f"{data['kept']:,} records kept", data["note"]]))
     return Row(
         contender, data["records"], data["bytes"], data["compute_s"], data["load_s"], data["peak_rss_mib"], note=note,
@@ -75,6 +81,7 @@ def _one_size(broker: KafkaBroker, workload: Workload, runs: int, folder: Path) 
     ]
     rows = [median_row(KAFKA, kafka_runs)]
     rows.append(median_row(CORE, [measure("core", copied) for _ in range(runs)]))
+    rows.append(median_row(STREAMED, [measure("stream", copied) for _ in range(runs)]))
     rows.append(median_row(PANDAS, [measure("pandas", copied) for _ in range(runs)]))
     rows.append(median_row(SPARK, [measure("spark", copied) for _ in range(runs)]))
     shutil.rmtree(folder, ignore_errors=True)
@@ -115,6 +122,7 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench side-by-side")
     parser.add_argument("--sizes", default="100k,1M,5M", help="side-by-side sizes (records)")
     parser.add_argument("--scaling", default="1M,2M,4M,8M", help="scaling sizes (records); empty to skip")
+    parser.add_argument("--stream-sizes", default="1M,5M,50M", help="streamed pass sizes (records); empty to skip")
     parser.add_argument("--repeat", type=int, default=3, help="runs per contender below 5M records (1 from 5M)")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -127,6 +135,10 @@ def main(argv: Sequence[str]) -> int:
             parse_sizes(args.sizes), lambda n: args.repeat if n < 5_000_000 else 1, Path(tmp)
         )
         report.scaling = scaling(parse_sizes(args.scaling), Path(tmp))
+        stream_sizes = parse_sizes(args.stream_sizes)
+        if stream_sizes:
+            report.tables[STREAM_TABLE] = streamed_rows(stream_sizes, Path(tmp))
+    report.tables["Spark: a whole topic's passes in tasks"] = registered(["spark-topic:"])
     report.tables["Interactivity"] = registered(["viz:", "scenario:"])
     report.tables["Loading (segment-file decode)"] = loading()
     report.conditions = load_conditions()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench._results import Report, Row, growth_exponent, human_count, median_row, parse_kafka_pass, render_results
+from bench._measure import measure_core, measure_stream
 from bench._workload import Workload, write_partition_dir
 from bench.side_by_side import parse_sizes
 from kcompact_nb.io import read_partition_dir
@@ -86,3 +87,13 @@ def test_workload_dir_reads_back_with_broker_offsets_and_a_trigger_segment(tmp_p
     assert [(b.base_offset, b.last_offset) for b in log.batches()] == [(0, 99), (100, 199), (200, 249), (250, 250)]
     records = [r for b in log.batches() for r in b.records][:-1]
     assert len({r.key for r in records}) <= 25 and any(r.value is None for r in records)
+
+
+def test_the_core_and_the_streamed_contenders_keep_the_same_records(tmp_path):
+    """(a) and (a') measure one pass two ways: the same records read and kept, the streamed one in less memory."""
+    folder = write_partition_dir(Workload(20_000), tmp_path)
+    core, streamed = measure_core(folder), measure_stream(folder)
+    assert (streamed["records"], streamed["bytes"], streamed["kept"]) == (core["records"], core["bytes"], core["kept"])
+    assert core["records"] == 20_000 and 0 < core["kept"] <= 2_000
+    assert streamed["load_s"] > 0 and streamed["compute_s"] > 0 and "write_s" not in streamed
+    assert list(tmp_path.rglob("*.cleaned")) == []  # the written copies are gone with their temporary folder

@@ -161,8 +161,9 @@ def _with_cleaning_order(rows: DataFrame) -> DataFrame:
     rank = F.row_number().over(
         log_dir.orderBy((~eligible).asc(), F.col("cleanable_ratio").desc(), F.col("log_pool_position").asc())
     )
-    ranked = rows.withColumn("cleaning_order", F.when(eligible, rank))
-    return ranked.select(*TOPIC_PASS_COLUMNS).orderBy(F.col("cleaning_order").asc_nulls_last(), "topic", "partition")
+    ranked = rows.withColumn("cleaning_order", F.when(eligible, rank)).select(*TOPIC_PASS_COLUMNS)
+    # few rows, already in one window: sorted in one partition, without the sampling job a global sort would start
+    return ranked.coalesce(1).sortWithinPartitions(F.col("cleaning_order").asc_nulls_last(), "topic", "partition")
 
 
 def _log_dir(path: str | os.PathLike[str]) -> Path:
