@@ -2,9 +2,10 @@
 
 KIND is ``core`` (load the partition dir, our cleaner's full pass, then write the cleaned segments as Kafka's
 pass writes them), ``stream`` (the same pass streamed over the segment files: headers scanned, then the pass
-reading the files and writing each cleaned group, in bounded memory), ``pandas`` (load (key, offset) pairs, then latest offset per key) or ``spark`` (load with
-Spark on ``local[2]``, then its full compaction). Prints one JSON object: load, compute and write seconds
-(``null`` when nothing is written), records, bytes, records kept, peak RSS in MiB and a note.
+reading the files and writing each cleaned group, in bounded memory), ``pandas`` (load (key, offset) pairs,
+then latest offset per key) or ``spark`` (load with Spark on ``local[2]``, then its full compaction). Prints one
+JSON object: load, compute and write seconds (absent when nothing is written apart), records, bytes, records
+kept, peak RSS in MiB and a note.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench._results import Report, Row, growth_exponent, human_count, median_row, parse_kafka_pass, render_results
 from bench._measure import measure_core, measure_stream
+from bench._results import Report, Row, growth_exponent, human_count, median_row, parse_kafka_pass, render_results
 from bench._workload import Workload, write_partition_dir
 from bench.side_by_side import parse_sizes
 from kcompact_nb.io import read_partition_dir
