@@ -109,3 +109,43 @@ def _encode(codec: str) -> Measurement:
 
 for _codec in ("none", "gzip", "snappy", "lz4", "zstd"):
     benchmark(f"io: encode batches of 1,000 records, {_codec} (Kafka's bytes)", target="")(partial(_encode, _codec))
+
+
+# -- the decoders compared (issue #19: the decoder chosen by measurement) ------------------------------------
+DECODER_RECORDS = 1_000_000
+
+
+@cache
+def workload_segment() -> Path:
+    """The side-by-side workload's segment file (1M records in batches of 100, 100-byte values), written once."""
+    from bench._workload import Workload, write_partition_dir
+
+    return write_partition_dir(Workload(DECODER_RECORDS), scratch_dir("kcompact-bench-decoders-")) / f"{0:020d}.log"
+
+
+def _decode(decoder: str) -> Measurement:
+    """Read every batch of the workload's segment (CRC checked, keys numbered, values left in the bytes)."""
+    from kcompact_nb.io import _native_kernels
+
+    path, native = workload_segment(), _native_kernels.NATIVE
+    if decoder == "C" and native is None:
+        return Measurement(float("nan"), note="not built here: no C compiler at install")
+
+    def work() -> tuple[int, int]:
+        reader = SegmentFileReader(path)
+        batches = reader if decoder != "record parser" else reader.decoded(reader.decode_batch)
+        return sum(len(b.records) for b in batches), path.stat().st_size
+
+    _native_kernels.NATIVE = native if decoder == "C" else None
+    try:
+        return timed(work)
+    finally:
+        _native_kernels.NATIVE = native
+
+
+for _decoder, _what in (
+    ("C", "blocks decoded by the C kernels"),
+    ("numpy", "blocks decoded by numpy"),
+    ("record parser", "batch by batch, the record parser"),
+):
+    benchmark(f"io: 1M-record segment read, {_what}", target="")(partial(_decode, _decoder))

@@ -45,7 +45,7 @@ def test_environment_yml_lists_the_same_dependencies_as_pyproject():
         if item:
             name, bound = _requirement(item.group(1))
             conda[name] = bound
-    tooling = {"python=3.11", "openjdk=17", "pip", "make", "maven"}
+    tooling = {"python=3.11", "openjdk=17", "pip", "make", "maven", "c-compiler"}
     conda = {k: v for k, v in conda.items() if k not in {t.split("=")[0] for t in tooling}}
     assert conda == declared
 

@@ -498,6 +498,23 @@ insert(Table *table, Slot *slot, uint64_t hash, Key key, int64_t value)
     return 1;
 }
 
+/* Put the key at `offset`, keeping the higher offset of a key already held. 0 (the table broken) with MemoryError
+ * when its bytes cannot be copied. */
+static int
+put_max(Table *table, uint64_t hash, Key key, int64_t offset)
+{
+    Slot *slot = find_slot(table, hash, key);
+    if (!slot->stored) {
+        if (!insert(table, slot, hash, key, offset)) {
+            table->state = BROKEN;
+            return 0;
+        }
+    }
+    else if (offset > slot->value)
+        slot->value = offset;
+    return 1;
+}
+
 /* Prefetch the home slot of a key PREFETCH_ROWS rows ahead, and the arena bytes of the key in the home slot of
  * one half as far ahead: the table and arena are far bigger than the caches, and a lookup would otherwise wait
  * on two memory reads in a row. */
@@ -669,16 +686,8 @@ OffsetTable_put_spans(Table *self, PyObject *args)
     const int64_t *offsets = offsets_view.buf;
     for (Py_ssize_t i = 0; i < spans.rows; i++) {
         prefetch(self, spans.hashes, i, spans.rows);
-        Key key = span_key(&spans, i);
-        Slot *slot = find_slot(self, spans.hashes[i], key);
-        if (!slot->stored) {
-            if (!insert(self, slot, spans.hashes[i], key, offsets[i])) {
-                self->state = BROKEN;
-                goto done;
-            }
-        }
-        else if (offsets[i] > slot->value)
-            slot->value = offsets[i];
+        if (!put_max(self, spans.hashes[i], span_key(&spans, i), offsets[i]))
+            goto done;
     }
     result = Py_NewRef(Py_None);
 done:
@@ -752,18 +761,8 @@ OffsetTable_put(Table *self, PyObject *args)
     const int64_t *offsets = offsets_view.buf;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(keys); i++) {
         Key key;
-        if (!object_key(PySequence_Fast_GET_ITEM(keys, i), &key))
+        if (!object_key(PySequence_Fast_GET_ITEM(keys, i), &key) || !put_max(self, hash_key(key), key, offsets[i]))
             goto done;
-        uint64_t hash = hash_key(key);
-        Slot *slot = find_slot(self, hash, key);
-        if (!slot->stored) {
-            if (!insert(self, slot, hash, key, offsets[i])) {
-                self->state = BROKEN;
-                goto done;
-            }
-        }
-        else if (offsets[i] > slot->value)
-            slot->value = offsets[i];
     }
     result = Py_NewRef(Py_None);
 done:
