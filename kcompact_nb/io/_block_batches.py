@@ -1,11 +1,11 @@
 """A block of framed batches turned into core :class:`RecordBatch` values, its plain batches decoded together.
 
 The segment reader frames and CRC-checks a block of batches, then asks :class:`BlockBatches` for each batch
-in file order. Uncompressed batches of at least :data:`PACKED_MIN_RECORDS` records that the vectorized
-decoder reads plainly (:mod:`kcompact_nb.io._vector_decoder`) become :meth:`PackedRecords.from_spans`
-records: offsets, timestamps and key ids decoded (or, for readers that do not number keys, the keys left in
-the batch's bytes as :meth:`PackedRecords.from_span_keys` records), values left in the batch's bytes until read.
-Every other batch is decoded by the reader's :meth:`decode_batch`, record by record, with its errors.
+in file order. Uncompressed batches that the block decoder reads plainly (:mod:`kcompact_nb.io._vector_decoder`)
+take their records from its columns: a tuple of :class:`Record` for fewer than :data:`PACKED_MIN_RECORDS`
+records, otherwise :meth:`PackedRecords.from_spans` records: offsets, timestamps and key ids decoded (or, for
+readers that do not number keys, the keys left in the batch's bytes as :meth:`PackedRecords.from_span_keys`
+records), values left in the batch's bytes until read. Every other batch is decoded by the reader's :meth:`decode_batch`, record by record, with its errors.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import numpy
 
-from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType
+from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType, record_from_tuple
 from kcompact_nb.io import _batch_header as L
 from kcompact_nb.io._key_numbering import KeyNumbering, NativeKeyNumbering
 from kcompact_nb.io._vector_decoder import decode_plain_batches
@@ -89,7 +89,7 @@ class BlockBatches:
         headers = [L.HEADER.unpack_from(data) for data, _ in frames]
         starts = numpy.array(framed.starts, numpy.int64)
         ends = starts + numpy.fromiter(map(len, (data for data, _ in frames)), numpy.int64, len(frames))
-        counts = [h[12] if h[5] & L.CODEC_MASK == 0 and h[12] >= PACKED_MIN_RECORDS else 0 for h in headers]
+        counts = [h[12] if h[5] & L.CODEC_MASK == 0 else 0 for h in headers]
         columns = decode_plain_batches(
             block,
             starts,
@@ -126,6 +126,9 @@ class BlockBatches:
             return decoder.decode_batch(data, position, next_offset)
         header = decoder.check_header(data, position, next_offset)
         first, end = self.bounds[index]
+        if end - first < PACKED_MIN_RECORDS:
+            records: Sequence[Record] = tuple(self._record(row, data) for row in range(first, end))
+            return record_batch(header, records, data, "none", decoder.keep_raw)
         all_keyed = self.keyless[end] == self.keyless[first]
         values = (self.value_starts[first:end], self.value_lengths[first:end])
         if decoder.number_keys:
@@ -139,6 +142,17 @@ class BlockBatches:
                 self.offsets[first:end], self.timestamps[first:end], data, keys, values, all_keyed
             )
         return record_batch(header, records, data, "none", decoder.keep_raw)
+
+    def _record(self, row: int, data: bytes) -> Record:
+        """The record of ``row`` (of a batch of ``data``), its key the registry's when keys are numbered."""
+        if self.decoder.number_keys:
+            key = self.decoder.key_registry.keys[self.key_ids[row]]
+        else:
+            start, length = self.key_starts[row], self.key_lengths[row]
+            key = None if length < 0 else data[start : start + length]
+        start, length = self.value_starts[row], self.value_lengths[row]
+        value = None if length < 0 else data[start : start + length]
+        return record_from_tuple((self.offsets[row], self.timestamps[row], key, value, ()))
 
 
 def _int64_array(column: Any) -> array[int]:

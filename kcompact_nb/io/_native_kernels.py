@@ -1,9 +1,10 @@
 """The C kernels (:mod:`kcompact_nb.io._native`, built by ``pip install`` when a C compiler is there), or None.
 
-The segment reader's record decoding and key numbering run in C when they were built, and as numpy array
-operations otherwise (:mod:`kcompact_nb.io._vector_decoder`, :mod:`kcompact_nb.io._key_numbering`): the same
-results either way (tests/io/test_native.py), the C loops several times faster. Callers read :data:`NATIVE`
-when they run, so a test can set it to None to run the numpy paths.
+The segment reader's record decoding and key numbering, the writer's record encoding and a streamed pass's
+offset map run in C when they were built, and in numpy and Python otherwise (:mod:`kcompact_nb.io._vector_decoder`,
+:mod:`kcompact_nb.io._key_numbering`, :mod:`kcompact_nb.io._record_encoder`, a dict): the same results either way
+(tests/io/test_native.py and the ``kernels`` fixture of tests/io), the C loops several times faster. Callers read
+:data:`NATIVE` when they run, so a test can set it to None to run the other paths.
 """
 
 from __future__ import annotations

@@ -31,8 +31,8 @@ class NativeOffsetTable:
     def put(self, key: bytes, rank: Any) -> None:
         self._table.put((key,), array("q", (rank,)))
 
-    def get(self, key: bytes) -> Any:
-        entry = self.entries_of_keys((key,))[0]
+    def get(self, key: bytes) -> int | None:
+        entry = int(self.entries_of_keys((key,))[0])
         return None if entry < 0 else entry
 
     def put_records(self, records: PackedRecords) -> None:

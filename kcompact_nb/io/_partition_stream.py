@@ -3,10 +3,11 @@
 :func:`~kcompact_nb.io.scan_partition_dir` reads every batch header once (and the records of control batches
 only) into a log of :class:`~kcompact_nb.core.StoredSegment` values: sizes, timestamps, index entries, producer
 state and aborted transactions, what a broker holds in memory for a partition. :class:`SegmentFiles` is the pass's
-storage: it reads a segment's batches from its file when the pass asks (a read buffer at a time, keys
-numbered afresh every million keys) and writes each cleaned group to a ``.cleaned`` file as the
-pass fills it, renamed to ``.log`` when the group is swapped in (``Cleaner.cleanSegments``). Memory is the
-metadata, the offset map and one read buffer's batches, whatever the size of the partition.
+storage: it reads a segment's batches from its file when the pass asks (a block at a time, keys left in the
+batches' bytes, to be looked up there in the map's table of key bytes, :meth:`SegmentFiles.offset_table`) and
+writes each cleaned group to a ``.cleaned`` file as the pass fills it, renamed to ``.log`` when the group is
+swapped in (``Cleaner.cleanSegments``). Memory is the metadata, the offset map and one read buffer's batches,
+whatever the size of the partition.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from kcompact_nb.io._offset_table import native_offset_table
 from kcompact_nb.io._segment_reader import SegmentFileReader
 
 REGISTRY_KEYS = 1 << 20
-"""Keys a reader's registry numbers before a new one is started (its keys are released then): about 100 MiB."""
+"""Keys a reader's registry numbers (those of batches read record by record: compressed, with headers, ...) before a
+new one is started (its keys are released then): about 100 MiB."""
 
 
 def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> list[OffsetBucket]:

@@ -260,7 +260,8 @@ class SegmentFileReader:
         """Raise ``error``, or with ``recover`` note that the rest of the file is dropped from the valid prefix on."""
         if not self.recover:
             raise error
-        self.dropped = DroppedBytes(str(self.path), self.valid_bytes, self.file_size - self.valid_bytes, error.reason)
+        end = self.start_position + self.valid_bytes  # the valid batches end there
+        self.dropped = DroppedBytes(str(self.path), end, self.file_size - end, error.reason)
 
     def _first_allowed_offset(self) -> int:
         floors = [o for o in (self.base_offset, self.min_offset) if o is not None]

@@ -223,3 +223,21 @@ def test_a_header_key_that_is_not_utf8_reads_with_replacement_characters(tmp_pat
     data = as_gzip(bytes(plain)) if compressed else bytes(plain)
     (batch,) = iter_segment_batches(write(tmp_path, data))
     assert batch.records[0].headers == (("\ufffd\ufffdt\u00e9", b"x"),)
+
+
+@pytest.mark.usefixtures("kernels")
+def test_reading_from_a_position_reads_no_byte_before_it(tmp_path):
+    """``start_position`` (a pass reads a segment from its index position, ``LogSegment.read``): the batches from
+    there; the bytes before are not read, so a corrupt batch there goes unnoticed; recovery drops from the first
+    invalid batch after it, at its position in the file."""
+    batches = [kafka_batch([rec(i, 1_000, b"k%d" % j, b"v") for i in range(4)], base_offset=4 * j) for j in range(4)]
+    corrupt = bytearray(batches[0])
+    corrupt[-1] ^= 0xFF  # its CRC no longer matches
+    path = write(tmp_path, bytes(corrupt), batches[1], batches[2], b"\x00" * 30)
+    start = len(batches[0])
+    reader = SegmentFileReader(path, start_position=start, recover=True, number_keys=False)
+    assert [b.base_offset for b in reader] == [4, 8]
+    assert reader.dropped is not None and (reader.dropped.position, reader.dropped.bytes) == (start * 3, 30)
+    assert [r.key for b in SegmentFileReader(path, start_position=start, recover=True) for r in b.records] == [
+        b"k1"
+    ] * 4 + [b"k2"] * 4

@@ -220,6 +220,7 @@ def test_the_c_offset_table_holds_what_a_dict_holds(ops, probes) -> None:
     ):
         assert native.entries_of_records(records).tolist() == reference.entries_of_records(records).tolist()
     assert [native.get(k) for k in probes] == [reference.get(k) for k in probes]
+    assert all(type(native.get(k)) in (int, type(None)) for k in probes)  # Python ints, as a dict's entries
 
 
 @needs_native
