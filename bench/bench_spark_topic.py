@@ -110,8 +110,8 @@ def main() -> None:
     load_one = os.getloadavg()[0]
     print(
         f"topic_passes, {PARTITIONS} partitions x {RECORDS:,} records ({_segment_bytes() / 1_048_576:.0f} MiB), "
-        f"median of 3 after {WARM_UP_RUNS} untimed runs: local[2] {two:.2f} s (load {load_two:.1f}), local[1] {one:.2f} s "
-        f"(load {load_one:.1f}), speed-up {one / two:.2f}x on {os.cpu_count()} cores"
+        f"median of 3 after {WARM_UP_RUNS} untimed runs: local[2] {two:.2f} s (load {load_two:.1f}), "
+        f"local[1] {one:.2f} s (load {load_one:.1f}), speed-up {one / two:.2f}x on {os.cpu_count()} cores"
     )
     print("first runs in fresh sessions: " + ", ".join(f"{s:.1f} s" for s in _first_run_s.values()))
 
