@@ -5,7 +5,8 @@ in file order. Uncompressed batches that the block decoder reads plainly (:mod:`
 take their records from its columns: a tuple of :class:`Record` for fewer than :data:`PACKED_MIN_RECORDS`
 records, otherwise :meth:`PackedRecords.from_spans` records: offsets, timestamps and key ids decoded (or, for
 readers that do not number keys, the keys left in the batch's bytes as :meth:`PackedRecords.from_span_keys`
-records), values left in the batch's bytes until read. Every other batch is decoded by the reader's :meth:`decode_batch`, record by record, with its errors.
+records), values left in the batch's bytes until read. Every other batch is decoded by the reader's
+:meth:`decode_batch`, record by record, with its errors.
 """
 
 from __future__ import annotations
