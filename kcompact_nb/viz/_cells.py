@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+import numpy
 import plotly.graph_objects as go
 
 from kcompact_nb.core import BatchSpan, LayoutView, RecordKind, RecordOutcome, format_bytes
@@ -92,27 +93,34 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
             "solidity": 0.22,
         },
     }
-    return go.Bar(
+    count = len(records)
+    return go.Bar(  # numpy arrays: plotly copies them whole where it validates lists item by item
         name=name,
-        x=[r.offset for r in records],
-        y=[1] * len(records),
-        base=[0] * len(records),
+        x=numpy.fromiter((r.offset for r in records), numpy.int64, count),
+        y=numpy.ones(count, numpy.int64),
+        base=numpy.zeros(count, numpy.int64),
         width=CELL_WIDTH,
         marker=marker,
-        text=[text(r) for r in records],
+        text=_strings([text(r) for r in records]),
         textposition="inside",
         insidetextanchor="middle",
         textangle=-90 if text.upright else 0,
         constraintext="none",
         textfont={"size": FONT_SIZE - 2, "color": one_or_each([text_color(c) for c in colors])},
-        hovertext=[_key(r) for r in records],
-        customdata=[[_value(r), r.outcome.value, r.reason] for r in records],
+        hovertext=_strings([_key(r) for r in records]),
+        customdata=_strings([(_value(r), r.outcome.value, r.reason) for r in records], columns=3),
         hovertemplate=(
             "offset %{x}: key %{hovertext}, value %{customdata[0]}<br>%{customdata[1]}: %{customdata[2]}<extra></extra>"
         ),
         yaxis=yaxis,
         xaxis="x",
     )
+
+
+def _strings(values: list[Any], columns: int | None = None) -> Any:
+    """``values`` (tuples of ``columns`` strings, when given) as a numpy array of strings: plotly copies it whole,
+    where it validates and deep-copies a list, or an array of objects, item by item."""
+    return numpy.array(values, dtype=str).reshape(len(values) if columns is None else (len(values), columns))
 
 
 def one_or_each(values: Sequence[Any]) -> Any:
