@@ -107,20 +107,17 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
         textangle=-90 if text.upright else 0,
         constraintext="none",
         textfont={"size": FONT_SIZE - 2, "color": one_or_each([text_color(c) for c in colors])},
-        hovertext=_strings([_key(r) for r in records]),
-        customdata=_strings([(_value(r), r.outcome.value, r.reason) for r in records], columns=3),
-        hovertemplate=(
-            "offset %{x}: key %{hovertext}, value %{customdata[0]}<br>%{customdata[1]}: %{customdata[2]}<extra></extra>"
-        ),
+        hovertext=_strings([_hover(r) for r in records]),
+        hovertemplate="%{hovertext}<extra></extra>",
         yaxis=yaxis,
         xaxis="x",
     )
 
 
-def _strings(values: list[Any], columns: int | None = None) -> Any:
-    """``values`` (tuples of ``columns`` strings, when given) as a numpy array of strings: plotly copies it whole,
-    where it validates and deep-copies a list, or an array of objects, item by item."""
-    return numpy.array(values, dtype=str).reshape(len(values) if columns is None else (len(values), columns))
+def _strings(values: list[str]) -> Any:
+    """``values`` as a numpy array of strings: plotly copies it whole, where it validates and deep-copies a list (or
+    ``customdata``, which it turns into an array of objects) item by item."""
+    return numpy.array(values, dtype=str)
 
 
 def one_or_each(values: Sequence[Any]) -> Any:
@@ -165,6 +162,12 @@ def _cut(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[: max(chars - 1, 1)] + "…"
 
 
+def _hover(record: RecordOutcome) -> str:
+    """``offset 3: key lime, value $1.59<br>kept: latest of its key``: the record and what the next pass does."""
+    where = f"offset {record.offset:,}: key {_key(record)}, value {_value(record)}"
+    return f"{where}<br>{record.outcome.value}: {record.reason}"
+
+
 def _key(record: RecordOutcome) -> str:
     return "(none)" if record.key is None else _text(record.key)
 
@@ -200,9 +203,9 @@ def _kind_keys(records: Sequence[RecordOutcome], yaxis: str) -> list[go.Bar]:
         keys.append(
             go.Bar(
                 name=LABELS[KIND_NAMES[kind]],
-                x=chosen,
-                y=[1] * len(chosen),
-                base=[0] * len(chosen),
+                x=numpy.array(chosen, numpy.int64),
+                y=numpy.ones(len(chosen), numpy.int64),
+                base=numpy.zeros(len(chosen), numpy.int64),
                 width=CELL_WIDTH,
                 marker=marker,
                 hoverinfo="skip",
@@ -247,8 +250,9 @@ def _spans(
 ) -> go.Bar:
     """Bars over offset runs ``[first, last]`` on the records lane, each with its hover text."""
     return go.Bar(
-        name=name, x=[(a + b) / 2 for a, b, _ in spans], width=[b - a + 1 - inset for a, b, _ in spans],
-        y=[1] * len(spans), base=[0] * len(spans), marker=dict(marker), hovertext=[t for _, _, t in spans],
+        name=name, x=numpy.array([(a + b) / 2 for a, b, _ in spans]),
+        width=numpy.array([b - a + 1 - inset for a, b, _ in spans]), y=numpy.ones(len(spans), numpy.int64),
+        base=numpy.zeros(len(spans), numpy.int64), marker=dict(marker), hovertext=_strings([t for _, _, t in spans]),
         hovertemplate="%{hovertext}<extra></extra>", legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP},
         legendrank=rank, yaxis=yaxis, xaxis="x",
     )  # fmt: skip
@@ -275,29 +279,29 @@ def _empty_text(batch: BatchSpan) -> str:
 
 def batch_bars(batches: Sequence[BatchSpan], *, px_per_unit: float, yaxis: str, lane_px: float = 26) -> go.Bar:
     """One cell per batch over its offsets: its transaction state and bytes written in when there is room."""
-    return go.Bar(
+    return go.Bar(  # numpy arrays, and one value where all are equal: plotly validates lists item by item
         name="batches",
-        x=[(b.base_offset + b.last_offset) / 2 for b in batches],
-        width=[b.last_offset - b.base_offset + CELL_WIDTH for b in batches],
-        y=[1] * len(batches),
-        base=[0] * len(batches),
+        x=numpy.array([(b.base_offset + b.last_offset) / 2 for b in batches]),
+        width=numpy.array([b.last_offset - b.base_offset + CELL_WIDTH for b in batches]),
+        y=numpy.ones(len(batches), numpy.int64),
+        base=numpy.zeros(len(batches), numpy.int64),
         marker={
-            "color": ["#e9ecef" if not b.is_control else "#d5d9de" for b in batches],
+            "color": one_or_each(["#e9ecef" if not b.is_control else "#d5d9de" for b in batches]),
             "line": {"color": "#8a8f96", "width": 1},
             "pattern": {
-                "shape": ["/" if b.transaction == "aborted" else "" for b in batches],
+                "shape": one_or_each(["/" if b.transaction == "aborted" else "" for b in batches]),
                 "fgcolor": "#b8bec6",
                 "size": 8,
                 "solidity": 0.15,
             },
         },
-        text=[batch_text(b, px_per_unit, lane_px) for b in batches],
+        text=_strings([batch_text(b, px_per_unit, lane_px) for b in batches]),
         textposition="inside",
         insidetextanchor="middle",
         textangle=0,
         constraintext="none",
         textfont={"size": FONT_SIZE - 2, "color": "#1f2933"},
-        hovertext=[_batch_hover(b) for b in batches],
+        hovertext=_strings([_batch_hover(b) for b in batches]),
         hovertemplate="%{hovertext}<extra></extra>",
         showlegend=False,
         yaxis=yaxis,

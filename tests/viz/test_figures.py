@@ -103,7 +103,10 @@ def test_cells_carry_key_value_and_the_reason(fruit):
     fig = layout_figure(frame.log, now_ms=frame.now_ms)
     removed = trace(fig, LABELS["removed by the next pass"])
     assert list(removed.text) == ["grape<br>$2.69", "lime<br>$0.49"]
-    assert [c[2] for c in removed.customdata] == ["superseded by offset 2", "superseded by offset 4"]
+    assert list(removed.hovertext) == [
+        "offset 0: key grape, value $2.69<br>removed by the next pass: superseded by offset 2",
+        "offset 1: key lime, value $0.49<br>removed by the next pass: superseded by offset 4",
+    ]
     waiting = trace(fig, LABELS["tombstone kept until its delete horizon"])
     assert list(waiting.text) == ["grape<br>null"]
     assert (waiting.marker.line.color, waiting.marker.line.width) == (COLORS["tombstone"], 3)
