@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -136,6 +137,8 @@ def draw_header(
 ) -> None:
     """Brackets over the parts, their names, and the labelled lines down to the bottom of ``bottom_row``."""
     lines, brackets = labels
+    shapes: list[dict[str, Any]] = []
+    notes: list[dict[str, Any]] = []
     for level, placed in brackets.items():
         low = rows.span(f"parts{level}")[0]
         line_y = low + 4 / rows.plot_px
@@ -145,11 +148,12 @@ def draw_header(
                 f"M {part.start - 0.45},{low + 1 / rows.plot_px} V {line_y} "
                 f"H {part.end - 0.55} V {low + 1 / rows.plot_px}"
             )
-            fig.add_shape(
-                type="path", path=path, xref="x", yref="paper", line={"color": color, "width": 2}, name=part.name
-            )
+            shapes.append(
+                {"type": "path", "path": path, "xref": "x", "yref": "paper", "line": {"color": color, "width": 2},
+                 "name": part.name}
+            )  # fmt: skip
             y = line_y + (BRACKET_PX / 2 + label.row * LABEL_ROW_PX) / rows.plot_px
-            _annotate(fig, label, y, color, FONT_SIZE, name=part.name)
+            notes.append(_annotation(label, y, color, FONT_SIZE, name=part.name))
     if lines:
         low = rows.span("lines")[0]
         bottom = rows.span(bottom_row)[0]
@@ -159,26 +163,35 @@ def draw_header(
                 color = COLORS[PASS_END]
             y = low + (2 + label.row * LABEL_ROW_PX) / rows.plot_px
             dash = "solid" if color == COLORS[CLEANER_POINT] else "dash"
-            fig.add_shape(
-                type="line",
-                x0=label.x,
-                x1=label.x,
-                y0=bottom,
-                y1=y,
-                xref="x",
-                yref="paper",
-                line={"color": color, "width": 2, "dash": dash},
-                name=label.text,
-            )
-            _annotate(fig, label, y, color, FONT_SIZE - 1, name=label.text)
+            shapes.append(
+                {"type": "line", "x0": label.x, "x1": label.x, "y0": bottom, "y1": y, "xref": "x", "yref": "paper",
+                 "line": {"color": color, "width": 2, "dash": dash}, "name": label.text}
+            )  # fmt: skip
+            notes.append(_annotation(label, y, color, FONT_SIZE - 1, name=label.text))
+    add_layout_items(fig, shapes=shapes, annotations=notes)
 
 
-def _annotate(fig: go.Figure, label: Label, y: float, color: str, size: int, *, name: str) -> None:
+def add_layout_items(
+    fig: go.Figure, *, shapes: Sequence[dict[str, Any]] = (), annotations: Sequence[dict[str, Any]] = ()
+) -> None:
+    """Append ``shapes`` and ``annotations`` to the layout in one update: ``add_shape`` and ``add_annotation``
+    validate the layout's whole list again on every call (20 of each: 65 ms, against 4 ms at once)."""
+    update: dict[str, Any] = {}
+    if shapes:
+        update["shapes"] = [*fig.layout.shapes, *shapes]
+    if annotations:
+        update["annotations"] = [*fig.layout.annotations, *annotations]
+    if update:
+        fig.update_layout(update)
+
+
+def _annotation(label: Label, y: float, color: str, size: int, *, name: str) -> dict[str, Any]:
     """``label`` at its offset and paper height ``y``, on a white ground so lines behind it do not cross the text."""
-    fig.add_annotation(
-        x=label.x, y=y, xref="x", yref="paper", text=label.text, showarrow=False, yanchor="bottom",
-        xanchor=label.anchor, font={"color": color, "size": size}, bgcolor="rgba(255,255,255,0.9)", name=name,
-    )  # fmt: skip
+    return {
+        "x": label.x, "y": y, "xref": "x", "yref": "paper", "text": label.text, "showarrow": False,
+        "yanchor": "bottom", "xanchor": label.anchor, "font": {"color": color, "size": size},
+        "bgcolor": "rgba(255,255,255,0.9)", "name": name,
+    }  # fmt: skip
 
 
 def segment_bars(
@@ -259,19 +272,13 @@ def segment_boundaries(
 ) -> None:
     """Thin lines at every segment boundary, from the top of ``top_row`` to the bottom of ``bottom_row``."""
     y0, y1 = rows.span(bottom_row)[0], rows.span(top_row)[1]
-    for segment in segments[1:]:
-        fig.add_shape(
-            type="line",
-            x0=segment.base_offset - 0.5,
-            x1=segment.base_offset - 0.5,
-            y0=y0,
-            y1=y1,
-            xref="x",
-            yref="paper",
-            line={"color": COLORS[SEGMENT_BOUNDARY], "width": 1},
-            layer="below",
-            name=LABELS.get(SEGMENT_BOUNDARY, "segment boundary"),
-        )
+    line, name = {"color": COLORS[SEGMENT_BOUNDARY], "width": 1}, LABELS.get(SEGMENT_BOUNDARY, "segment boundary")
+    shapes = [
+        {"type": "line", "x0": segment.base_offset - 0.5, "x1": segment.base_offset - 0.5, "y0": y0, "y1": y1,
+         "xref": "x", "yref": "paper", "line": line, "layer": "below", "name": name}
+        for segment in segments[1:]
+    ]  # fmt: skip
+    add_layout_items(fig, shapes=shapes)
 
 
 def axes(
