@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-import numpy
 import plotly.graph_objects as go
 
 from kcompact_nb.core import BatchSpan, LayoutView, RecordKind, RecordOutcome, format_bytes
+from kcompact_nb.viz._arrays import lane, numbers, strings
 from kcompact_nb.viz._figure import FONT_SIZE
 from kcompact_nb.viz._labels import CHAR_PX
 from kcompact_nb.viz._palette import (
@@ -47,9 +47,11 @@ def record_cells(
 
 
 def _by_outcome(records: Sequence[RecordOutcome], text: CellText, yaxis: str) -> list[go.Bar]:
+    grouped: dict[str, list[RecordOutcome]] = {outcome: [] for outcome in OUTCOMES}
+    for record in records:
+        grouped[record.outcome.value].append(record)
     traces = []
-    for index, outcome in enumerate(OUTCOMES):
-        chosen = [r for r in records if r.outcome.value == outcome]
+    for index, (outcome, chosen) in enumerate(grouped.items()):
         bar = _cells(LABELS[outcome], chosen, [COLORS[outcome]] * len(chosen), text, yaxis)
         bar.update(legendgroup=OUTCOME_GROUP, legendgrouptitle={"text": OUTCOME_GROUP}, legendrank=100 + index)
         traces.append(bar)
@@ -93,31 +95,23 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
             "solidity": 0.22,
         },
     }
-    count = len(records)
-    return go.Bar(  # numpy arrays: plotly copies them whole where it validates lists item by item
+    return go.Bar(  # numpy arrays (viz/_arrays.py): plotly copies them whole where it validates lists item by item
         name=name,
-        x=numpy.fromiter((r.offset for r in records), numpy.int64, count),
-        y=numpy.ones(count, numpy.int64),
-        base=numpy.zeros(count, numpy.int64),
+        x=numbers(r.offset for r in records),
+        **lane(len(records)),
         width=CELL_WIDTH,
         marker=marker,
-        text=_strings([text(r) for r in records]),
+        text=strings([text(r) for r in records]),
         textposition="inside",
         insidetextanchor="middle",
         textangle=-90 if text.upright else 0,
         constraintext="none",
         textfont={"size": FONT_SIZE - 2, "color": one_or_each([text_color(c) for c in colors])},
-        hovertext=_strings([_hover(r) for r in records]),
+        hovertext=strings([_hover(r) for r in records]),
         hovertemplate="%{hovertext}<extra></extra>",
         yaxis=yaxis,
         xaxis="x",
     )
-
-
-def _strings(values: list[str]) -> Any:
-    """``values`` as a numpy array of strings: plotly copies it whole, where it validates and deep-copies a list (or
-    ``customdata``, which it turns into an array of objects) item by item."""
-    return numpy.array(values, dtype=str)
 
 
 def one_or_each(values: Sequence[Any]) -> Any:
@@ -203,9 +197,8 @@ def _kind_keys(records: Sequence[RecordOutcome], yaxis: str) -> list[go.Bar]:
         keys.append(
             go.Bar(
                 name=LABELS[KIND_NAMES[kind]],
-                x=numpy.array(chosen, numpy.int64),
-                y=numpy.ones(len(chosen), numpy.int64),
-                base=numpy.zeros(len(chosen), numpy.int64),
+                x=numbers(chosen),
+                **lane(len(chosen)),
                 width=CELL_WIDTH,
                 marker=marker,
                 hoverinfo="skip",
@@ -250,9 +243,8 @@ def _spans(
 ) -> go.Bar:
     """Bars over offset runs ``[first, last]`` on the records lane, each with its hover text."""
     return go.Bar(
-        name=name, x=numpy.array([(a + b) / 2 for a, b, _ in spans]),
-        width=numpy.array([b - a + 1 - inset for a, b, _ in spans]), y=numpy.ones(len(spans), numpy.int64),
-        base=numpy.zeros(len(spans), numpy.int64), marker=dict(marker), hovertext=_strings([t for _, _, t in spans]),
+        name=name, x=numbers((a + b) / 2 for a, b, _ in spans), width=numbers(b - a + 1 - inset for a, b, _ in spans),
+        **lane(len(spans)), marker=dict(marker), hovertext=strings([t for _, _, t in spans]),
         hovertemplate="%{hovertext}<extra></extra>", legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP},
         legendrank=rank, yaxis=yaxis, xaxis="x",
     )  # fmt: skip
@@ -281,10 +273,9 @@ def batch_bars(batches: Sequence[BatchSpan], *, px_per_unit: float, yaxis: str, 
     """One cell per batch over its offsets: its transaction state and bytes written in when there is room."""
     return go.Bar(  # numpy arrays, and one value where all are equal: plotly validates lists item by item
         name="batches",
-        x=numpy.array([(b.base_offset + b.last_offset) / 2 for b in batches]),
-        width=numpy.array([b.last_offset - b.base_offset + CELL_WIDTH for b in batches]),
-        y=numpy.ones(len(batches), numpy.int64),
-        base=numpy.zeros(len(batches), numpy.int64),
+        x=numbers((b.base_offset + b.last_offset) / 2 for b in batches),
+        width=numbers(b.last_offset - b.base_offset + CELL_WIDTH for b in batches),
+        **lane(len(batches)),
         marker={
             "color": one_or_each(["#e9ecef" if not b.is_control else "#d5d9de" for b in batches]),
             "line": {"color": "#8a8f96", "width": 1},
@@ -295,13 +286,13 @@ def batch_bars(batches: Sequence[BatchSpan], *, px_per_unit: float, yaxis: str, 
                 "solidity": 0.15,
             },
         },
-        text=_strings([batch_text(b, px_per_unit, lane_px) for b in batches]),
+        text=strings([batch_text(b, px_per_unit, lane_px) for b in batches]),
         textposition="inside",
         insidetextanchor="middle",
         textangle=0,
         constraintext="none",
         textfont={"size": FONT_SIZE - 2, "color": "#1f2933"},
-        hovertext=_strings([_batch_hover(b) for b in batches]),
+        hovertext=strings([_batch_hover(b) for b in batches]),
         hovertemplate="%{hovertext}<extra></extra>",
         showlegend=False,
         yaxis=yaxis,

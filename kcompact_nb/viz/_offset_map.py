@@ -6,6 +6,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from kcompact_nb.core import LogPart, OffsetMapView
+from kcompact_nb.viz._arrays import lane, numbers, strings
 from kcompact_nb.viz._axes import nice_step
 from kcompact_nb.viz._cells import CELL_WIDTH
 from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_below
@@ -140,18 +141,17 @@ def _entry_cells(view: OffsetMapView, px_per_unit: float) -> list[go.Bar]:
     return [
         go.Bar(
             name=name,
-            x=[o for o, _ in cells],
-            y=[1] * len(cells),
-            base=[0] * len(cells),
+            x=numbers(o for o, _ in cells),
+            **lane(len(cells)),
             width=CELL_WIDTH,
             marker={"color": color, "line": {"color": "white", "width": 1}},
-            text=[k for _, k in cells],
+            text=strings([k for _, k in cells]),
             textposition="inside",
             insidetextanchor="middle",
             textangle=key_angle([k for _, k in cells], px_per_unit, LANE_PX),
             constraintext="none",
             textfont={"size": FONT_SIZE - 2, "color": text_color(color)},
-            hovertext=[k for _, k in cells],
+            hovertext=strings([k for _, k in cells]),
             hovertemplate="offset %{x}: key %{hovertext}<extra>" + name + "</extra>",
             yaxis=axis,
             xaxis="x",

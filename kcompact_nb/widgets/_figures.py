@@ -36,7 +36,8 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
                 old.update({**stale, **fresh}, overwrite=True)
             layout = figure.layout.to_plotly_json()
             layout.pop("template", None)
-            widget.layout.shapes, widget.layout.annotations = (), ()
+            # lists set whole: update_layout would merge them into the widget's item by item
+            widget.layout.shapes, widget.layout.annotations = layout.pop("shapes", ()), layout.pop("annotations", ())
             widget.update_layout(layout, overwrite=True)
         _fit_container(widget)
 
