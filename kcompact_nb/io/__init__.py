@@ -90,6 +90,7 @@ from kcompact_nb.io._partition_prediction import PartitionPrediction, predict_pa
 from kcompact_nb.io._partition_stream import SegmentFiles, partition_batches, partition_offset_buckets
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter_segment_batches, segment_base_offset
+from kcompact_nb.io._staged_output import STAGING_MARK, remove_stale_staging, staged_dir, staging_folder
 
 __all__ = [
     "NotPlain",
@@ -172,6 +173,10 @@ __all__ = [
     "segment_files",
     "segment_indexes",
     "write_broker_log_dir",
+    "STAGING_MARK",
+    "remove_stale_staging",
+    "staged_dir",
+    "staging_folder",
     "write_checkpoint",
     "write_index_file",
     "write_log_dir",

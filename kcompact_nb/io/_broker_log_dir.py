@@ -70,6 +70,7 @@ from kcompact_nb.io._log_writer import (
     set_mtime_ms,
     write_segment_file,
 )
+from kcompact_nb.io._staged_output import staged_dir
 
 
 def write_broker_log_dir(
@@ -81,6 +82,9 @@ def write_broker_log_dir(
     written: Mapping[str, Mapping[int, Path]] | None = None,
 ) -> Path:
     """Write ``logs`` under ``log_dir`` in Kafka's layout (see the module docstring); returns ``log_dir``.
+
+    All or nothing: the log dir is built in a staging folder beside ``log_dir`` and renamed into place once
+    complete; a failure or an interruption leaves ``log_dir`` as it was.
 
     Parameters
     ----------
@@ -101,14 +105,14 @@ def write_broker_log_dir(
     root = Path(log_dir)
     origin = None if source is None else Path(source)
     _check_target(root, origin, overwrite=overwrite)
-    root.mkdir(parents=True, exist_ok=True)
-    names = {log.name for log in logs}
-    if origin is not None:
-        _copy_other_entries(origin, root, skip=names)
-    for log in logs:
-        moved = (written or {}).get(log.name, {})
-        _replace_partition(log, root, None if origin is None else origin / log.name, moved)
-    _write_checkpoints(root, logs, origin)
+    with staged_dir(root, keep_existing=overwrite) as staging:
+        names = {log.name for log in logs}
+        if origin is not None:
+            _copy_other_entries(origin, staging, skip=names)
+        for log in logs:
+            moved = (written or {}).get(log.name, {})
+            _write_partition(log, staging, None if origin is None else origin / log.name, moved)
+        _write_checkpoints(staging, logs, origin)
     return root
 
 
@@ -140,28 +144,21 @@ def _copy_other_entries(origin: Path, root: Path, *, skip: set[str]) -> None:
             shutil.copy2(entry, target)
 
 
-def _replace_partition(log: PartitionLog, root: Path, origin: Path | None, written: Mapping[int, Path]) -> None:
-    """Build the partition folder beside its final place, then swap it in."""
+def _write_partition(log: PartitionLog, root: Path, origin: Path | None, written: Mapping[int, Path]) -> None:
+    """The partition's folder under ``root`` (a staging folder: replacing what an overwritten one held)."""
     target = root / log.name
-    staging = root / f".{log.name}.kcompact-tmp"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    try:
-        if origin is not None and origin.is_dir():
-            _carry_over_partition(log, origin, staging)
-        else:
-            _write_snapshot(log, staging)
-        for segment in log.segments:
-            if segment.base_offset in written:
-                _move_written_segment(segment, written[segment.base_offset], staging, log.config.index_interval_bytes)
-            elif origin is None or not _copy_unchanged_segment(segment, origin, staging):
-                write_segment_files(segment, staging, index_interval_bytes=log.config.index_interval_bytes)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     if target.exists():
         shutil.rmtree(target)
-    staging.rename(target)
+    target.mkdir()
+    if origin is not None and origin.is_dir():
+        _carry_over_partition(log, origin, target)
+    else:
+        _write_snapshot(log, target)
+    for segment in log.segments:
+        if segment.base_offset in written:
+            _move_written_segment(segment, written[segment.base_offset], target, log.config.index_interval_bytes)
+        elif origin is None or not _copy_unchanged_segment(segment, origin, target):
+            write_segment_files(segment, target, index_interval_bytes=log.config.index_interval_bytes)
 
 
 def _move_written_segment(segment: Segment, file: Path, folder: Path, index_interval_bytes: int) -> None:
