@@ -6,6 +6,7 @@ import argparse
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -15,9 +16,9 @@ from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import log_dir_argument, output_folder
 from kcompact_nb.cli._text import iso_time, plural
-from kcompact_nb.cli._topic_configs import config_settings, resolve
+from kcompact_nb.cli._topic_configs import ConfigSettings, config_settings, resolve
 from kcompact_nb.core import KcompactError, PassResult, Simulation
-from kcompact_nb.io import SegmentFiles, read_log_dir, staging_folder, write_broker_log_dir
+from kcompact_nb.io import SegmentFiles, read_consistently, read_log_dir, staging_folder, write_broker_log_dir
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,14 +45,29 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     _check_output(args.out, overwrite=args.overwrite)
     at_ms = wall_clock_ms() if args.at is None else args.at
     settings = config_settings(args.config, args.config_file, args.kafka_version)
-    configs = resolve(settings)  # validates every level; the simulation declares each topic from the same properties
+    resolve(settings)  # validates every level before any work; the simulation declares each topic from them
+    notices: list[str] = []
+    sim, result, starts = read_consistently(
+        lambda: _clean_once(args, source, settings, at_ms, notices.append), source
+    )  # a running broker's changes meanwhile: read, clean and write again
+    for notice in notices:
+        print(f"kcompact clean: {notice}", file=sys.stderr)
+    _report(out, sim, result, starts, at_ms=at_ms)
+    out.write(f"Wrote {args.out}\n")
+    return ExitCode.OK
+
+
+def _clean_once(
+    args: argparse.Namespace, source: Path, settings: ConfigSettings, at_ms: int, notify: Callable[[str], None]
+) -> tuple[Simulation, PassResult | None, dict[str, int]]:
+    """Read the log dir, run the iteration, write ``--out``: the simulation, its pass and the logs' start offsets."""
+    configs = resolve(settings)
     sim = Simulation(configs.broker, start_ms=at_ms)
     loaded = read_log_dir(
         source, config=configs.default, topic_configs=configs.per_topic, broker=configs.broker, now_ms=at_ms,
         progress=progress_setting(), scan_from_bytes=args.stream_from,
     )  # fmt: skip
-    notices: list[str] = []
-    scratch = staging_folder(args.out, "cleaned", on_stale=lambda stale: notices.append(_stale_notice(stale)))
+    scratch = staging_folder(args.out, "cleaned", on_stale=lambda stale: notify(_stale_notice(stale)))
     try:
         streamed: dict[str, SegmentFiles] = {}
         for name in _listing_order(source, loaded.partitions):
@@ -69,11 +85,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         write_broker_log_dir(logs, args.out, source=source, overwrite=args.overwrite, written=written)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    for notice in notices:
-        print(f"kcompact clean: {notice}", file=sys.stderr)
-    _report(out, sim, result, starts, at_ms=at_ms)
-    out.write(f"Wrote {args.out}\n")
-    return ExitCode.OK
+    return sim, result, starts
 
 
 def _stale_notice(stale: Path) -> str:

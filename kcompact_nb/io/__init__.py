@@ -32,6 +32,7 @@ from kcompact_nb.io._errors import (
     DumpParseError,
     IndexFileError,
     InvalidMagicError,
+    LogDirChangedError,
     LogReadError,
     LogWriteError,
     MissingCodecError,
@@ -69,6 +70,7 @@ from kcompact_nb.io._kcat_format import KcatFormat, compile_kcat_format
 from kcompact_nb.io._kcat_json import parse_kcat_json
 from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse
 from kcompact_nb.io._kcat_text import parse_kcat_format
+from kcompact_nb.io._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
 from kcompact_nb.io._log_reader import (
     LoadedLogDir,
     LoadedPartition,
@@ -174,6 +176,11 @@ __all__ = [
     "segment_indexes",
     "write_broker_log_dir",
     "STAGING_MARK",
+    "READ_ATTEMPTS",
+    "LogDirChangedError",
+    "changes_since",
+    "directory_state",
+    "read_consistently",
     "remove_stale_staging",
     "staged_dir",
     "staging_folder",

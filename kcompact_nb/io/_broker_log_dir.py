@@ -16,7 +16,7 @@ files; the files of a segment that is gone (merged into a group, or deleted by r
 producer snapshot (``UnifiedLog.deleteProducerSnapshots``) are not written. The two checkpoint files
 the cleaner and retention change are updated, the others copied. What is written is the state once
 Kafka's delayed deletions ran (``file.delete.delay.ms``): no ``.deleted``, ``.cleaned`` or ``.swap``
-files are copied. ``source`` itself is never modified.
+files are copied, nor a running broker's ``.tmp`` and ``.lock`` files. ``source`` itself is never modified.
 
 Without ``source`` every file comes from the model, as after a clean shutdown: the producer state
 goes into a snapshot at the log end offset (``ProducerStateManager.takeSnapshot`` on close); the
@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kcompact_nb.core import (
+    IN_FLIGHT_FILE_SUFFIXES,
     LEFTOVER_FILE_SUFFIXES,
     LOG_FILE_SUFFIX,
     METADATA_LOG_TOPIC,
@@ -71,6 +72,9 @@ from kcompact_nb.io._log_writer import (
     write_segment_file,
 )
 from kcompact_nb.io._staged_output import staged_dir
+
+_NOT_COPIED = (*LEFTOVER_FILE_SUFFIXES, *IN_FLIGHT_FILE_SUFFIXES)
+"""What a cleaning or a deletion left half-way, and a running broker's temporary and lock files."""
 
 
 def write_broker_log_dir(
@@ -133,13 +137,13 @@ def _check_target(root: Path, origin: Path | None, *, overwrite: bool) -> None:
 def _copy_other_entries(origin: Path, root: Path, *, skip: set[str]) -> None:
     """Everything of the source log dir except the partitions being written (and in-flight leftovers)."""
     for entry in sorted(origin.iterdir()):
-        if entry.name in skip or entry.name.endswith(LEFTOVER_FILE_SUFFIXES):
+        if entry.name in skip or entry.name.endswith(_NOT_COPIED):
             continue
         target = root / entry.name
         if entry.is_dir():
             if target.exists():
                 shutil.rmtree(target)
-            shutil.copytree(entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in LEFTOVER_FILE_SUFFIXES)))
+            shutil.copytree(entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in _NOT_COPIED)))
         else:
             shutil.copy2(entry, target)
 
@@ -224,11 +228,7 @@ def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> Non
     }
     removed = source_bases - bases
     for entry in sorted(origin.iterdir()):
-        if (
-            not entry.is_file()
-            or SEGMENT_FILE_OF_ANY_KIND.match(entry.name)
-            or entry.name.endswith(LEFTOVER_FILE_SUFFIXES)
-        ):
+        if not entry.is_file() or SEGMENT_FILE_OF_ANY_KIND.match(entry.name) or entry.name.endswith(_NOT_COPIED):
             continue
         snapshot = PRODUCER_SNAPSHOT_FILE_NAME.match(entry.name)
         if snapshot is None or int(snapshot[1]) not in removed:
