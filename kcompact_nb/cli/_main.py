@@ -14,6 +14,7 @@ from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._registry import COMMANDS
 from kcompact_nb.core import KcompactError
 from kcompact_nb.io import MissingCodecError
+from kcompact_nb.maven import MavenError, ToolMissingError
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """Signals that stop a command as Ctrl-C does: its unfinished output is removed, the status is 128 + the signal."""
@@ -76,7 +77,7 @@ def run_command(command: Command, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"kcompact {command.name}: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    except MissingCodecError as error:
+    except (MissingCodecError, ToolMissingError, MavenError) as error:
         print(f"kcompact {command.name}: {error}", file=sys.stderr)
         return ExitCode.UNAVAILABLE
     except KcompactError as error:

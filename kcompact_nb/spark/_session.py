@@ -16,7 +16,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from kcompact_nb.spark._connector import ConnectorError, kafka_connector_jars
+from kcompact_nb.maven import MavenError, ToolMissingError
+from kcompact_nb.spark._connector import kafka_connector_jars
 from kcompact_nb.spark._segment_source import SegmentSourceError, segment_source_jars
 
 DEFAULT_APP_NAME = "kcompact_nb"
@@ -97,7 +98,7 @@ def _on_loopback(master: str) -> bool:
 def _segment_source_jars() -> tuple[Path, ...]:
     try:
         return segment_source_jars()
-    except (SegmentSourceError, ConnectorError) as error:
+    except (SegmentSourceError, MavenError, ToolMissingError) as error:
         warnings.warn(
             f"segment files will be decoded in Python workers (slower): {error}", RuntimeWarning, stacklevel=3
         )
