@@ -110,7 +110,8 @@ def _report(out: TextIO, sim: Simulation, result: PassResult | None, starts: dic
     logs = sim.partitions()
     out.write(f"{plural(len(logs), 'partition')}; the cleaner's next iteration at {iso_time(at_ms)} ({at_ms} ms):\n")
     if result is None:
-        out.write("  no partition is eligible for cleaning\n")
+        off = sim.broker.cleaner_off_reason
+        out.write(f"  no pass: {off}\n" if off else "  no partition is eligible for cleaning\n")
     else:
         merged = [group for group in result.groups if len(group) > 1]
         out.write(f"  cleaned {result.name}:\n    {_indented(result.log_line.strip())}\n")
