@@ -145,6 +145,10 @@ def spark_session(
     if (settings.master or "").startswith("local"):
         # Python workers of an embedded session run this interpreter (its packages), not ``python3`` on PATH.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if settings.master is not None and _on_loopback(settings.master):
+        # The JVM otherwise warns that the host name resolves to a loopback address and picks a network
+        # interface's address; the session listens on loopback anyway (LOOPBACK_SETTINGS).
+        os.environ.setdefault("SPARK_LOCAL_IP", LOOPBACK)
     builder = SparkSession.builder.appName(app_name)
     builder = builder.remote(settings.remote) if settings.remote else builder.master(settings.master or "local[*]")
     for key, value in settings.conf.items():
