@@ -36,7 +36,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "widgets": frozenset({"viz", "scenario", "core"}),
     "fidelity": frozenset({"broker", "scenario", "io", "core"}),
     "cli": frozenset({"fidelity", "widgets", "broker", "spark", "maven", "scenario", "viz", "io", "core", PACKAGE}),
-    PACKAGE: frozenset({"core", "cli"}),
+    PACKAGE: frozenset({"core", "io", "cli"}),
 }
 """Package -> the packages it may import (``kcompact_nb`` itself: its ``__init__`` and ``__main__``)."""
 CORE_PARTS: dict[str, frozenset[str]] = {

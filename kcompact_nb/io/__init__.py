@@ -11,7 +11,6 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 
 from __future__ import annotations
 
-from kcompact_nb.core import set_default_encoder
 from kcompact_nb.io._batch_encoder import KafkaBatchEncoder, encode_batch
 from kcompact_nb.io._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
 from kcompact_nb.io._checkpoint import (
@@ -191,6 +190,3 @@ __all__ = [
     "write_segment_file",
     "write_segment_files",
 ]
-
-# Logs built from now on size compressed batches with Kafka's codecs (core's fallback only estimates them).
-set_default_encoder(KafkaBatchEncoder())
