@@ -56,12 +56,17 @@ def test_before_the_first_pass_superseded_records_split_by_where_their_newer_rec
         (4, "data", Outcome.KEPT),
     ]
     by_offset = {r.offset: r for r in next_pass(frame.log, now_ms=frame.now_ms).records}
-    assert (by_offset[0].superseded_by, by_offset[0].reason) == (2, "superseded by offset 2")
-    assert (
-        by_offset[3].reason
-        == "superseded by offset 4, which the pass does not map (in the active segment, never cleaned)"
+    assert (by_offset[0].superseded_by, by_offset[0].reason) == (
+        2,
+        "superseded by offset 2, its key's entry in the pass's offset map",
     )
-    assert by_offset[2].reason == "the pass stamps its delete horizon: pass time + delete.retention.ms (1d)"
+    assert by_offset[3].reason == (
+        "its newer record, offset 4, is not in the pass's offset map: "
+        "in the active segment, never cleaned (it rolls only when records are appended)"
+    )
+    assert by_offset[2].reason == (
+        "the pass stamps its delete horizon: t = 8d 0.001s (pass time + delete.retention.ms, 1d)"
+    )
 
 
 def test_after_the_first_pass_the_stamped_tombstone_waits_for_its_horizon(fruit):
@@ -70,10 +75,15 @@ def test_after_the_first_pass_the_stamped_tombstone_waits_for_its_horizon(fruit)
     assert view.result is None and view.end_offset == 4
     assert [(r.offset, r.outcome) for r in view.records] == [
         (2, Outcome.WAITING),
-        (3, Outcome.NEWER_BEYOND),
+        (3, Outcome.BEYOND),
         (4, Outcome.KEPT),
     ]
     assert view.records[0].reason == "delete horizon t = 8d 0.001s, 1d from now"
+    assert (view.records[1].superseded_by, view.records[1].reason) == (
+        4,
+        "nothing is cleanable, so no pass runs: the log head is uncleanable from 4: "
+        "the active segment, never cleaned (it rolls only when records are appended)",
+    )
 
 
 def test_a_tombstone_past_its_horizon_outside_any_pass_is_due_and_removed_by_the_next_pass_over_it():
@@ -157,7 +167,7 @@ def test_layout_view_names_the_parts_of_the_log_in_kafkas_terms():
     assert view.parts == (LogPart("clean", 0, 31, 0), LogPart("head", 31, 32, 0), LogPart("active", 31, 32, 1))
     assert view.gaps == ((0, 24), (26, 27))
     assert [(s.base_offset, s.end_offset, s.region) for s in view.segments] == [(0, 31, "clean"), (31, 32, "active")]
-    assert {r.offset: r.outcome for r in view.records}[24] is Outcome.NEWER_BEYOND  # k0@24, newer k0@31 is active
+    assert {r.offset: r.outcome for r in view.records}[24] is Outcome.BEYOND  # k0@24, newer k0@31 active: no pass
 
 
 def test_log_parts_split_the_head_at_the_first_uncleanable_offset():
