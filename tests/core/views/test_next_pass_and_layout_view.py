@@ -119,6 +119,30 @@ def test_records_beyond_a_full_offset_map_are_kept_and_say_so():
     assert view.records[3].reason == "at or above offset 3, where the pass stops: its offset map is full"
 
 
+def test_under_kip_280_a_clean_record_that_outranks_the_mapped_one_becomes_the_entry():
+    """Spec 14: the pass maps k@2 (timestamp 50); reading the log tail it meets k@0 (60), then k@1 (90), each
+    outranking the entry, which each replaces. k@0 stays (the entry was lower when it was read); k@2 goes,
+    superseded by the entry the pass ends with, k@1, though that one lies below the cleaner point."""
+    log = compacted_log(compaction_strategy="timestamp")
+    for timestamp in (60, 90, 50):
+        log.append([rec("k", timestamp=timestamp)], now_ms=100)
+    log.roll(now_ms=100)
+    log.append([rec("z", timestamp=100)], now_ms=100)
+    log.cleaner_checkpoint = 2
+    view = next_pass(log, now_ms=200)
+    assert [(r.offset, r.outcome, r.superseded_by) for r in view.records] == [
+        (0, Outcome.NEWER_BEYOND, 1),
+        (1, Outcome.KEPT, None),
+        (2, Outcome.REMOVED, 1),
+        (3, Outcome.KEPT, None),
+    ]
+    assert view.records[0].reason == (
+        "its key's entry in the offset map became offset 1 only after the pass read it "
+        "(KIP-280: a clean record that outranks the mapped one replaces its entry)"
+    )
+    assert view.records[2].reason == "superseded by offset 1, its key's entry in the pass's offset map"
+
+
 def test_aborted_transaction_data_is_removed_and_markers_stay_real_kafka_sample():
     """The transactional sample written by Kafka 4.4.0: y0, y1 aborted (spec 7.3)."""
     config = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.ms": 100, "delete.retention.ms": 0})
