@@ -27,7 +27,7 @@ class TombstoneFate:
     """When one tombstone may go: ``horizon_ms`` once a pass has stamped its batch (spec 7.4).
 
     ``fate`` is what the next pass at ``judged_ms`` does to it (:func:`next_pass`), when the log holds its
-    batches; :meth:`describe` at that time says exactly what :func:`next_pass` says.
+    batches; :meth:`describe` at that time says exactly what :func:`next_pass` says (its outcome and reason).
     """
 
     offset: int
@@ -41,7 +41,7 @@ class TombstoneFate:
         to read), what the delete horizon alone says, which holds whatever pass comes."""
         head = f"tombstone {self.key.decode('utf-8', 'replace')!r} at offset {self.offset}"
         if self.fate is not None and now_ms == self.judged_ms:
-            return f"{head}: {self.fate.outcome.value}: {self.fate.reason}"
+            return f"{head}: {self.fate.outcome.value.removeprefix('tombstone ')}: {self.fate.reason}"
         if self.horizon_ms is None:
             return (
                 f"{head}: not stamped yet; the first pass that reaches and keeps it stamps its delete horizon "

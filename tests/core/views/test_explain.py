@@ -70,18 +70,17 @@ def test_tombstones_before_and_after_stamping():
     log.roll(now_ms=0)
     log.append([rec("b")], now_ms=0)
     assert explain(log, now_ms=0).lines()[-1] == (
-        "  tombstone 'a' at offset 0: tombstone kept until its delete horizon: "
+        "  tombstone 'a' at offset 0: kept until its delete horizon: "
         "the pass stamps its delete horizon: t = 1s (pass time + delete.retention.ms, 1s)"
     )
     one_pass(log, now_ms=50)
     later = explain(log, now_ms=60)
     assert later.lines()[-1] == (
-        "  tombstone 'a' at offset 0: tombstone kept until its delete horizon: "
-        "delete horizon t = 1.05s, 990 ms from now"
+        "  tombstone 'a' at offset 0: kept until its delete horizon: delete horizon t = 1.05s, 990 ms from now"
     )
     # Nothing is cleanable now ([1, 1)): no pass runs, whatever the horizon; at another time only the horizon speaks.
     assert explain(log, now_ms=2000).lines()[-1] == (
-        "  tombstone 'a' at offset 0: tombstone past its delete horizon, kept: no pass reaches it now: "
+        "  tombstone 'a' at offset 0: past its delete horizon, kept: no pass reaches it now: "
         "delete horizon t = 1.05s has passed; nothing is cleanable, so no pass runs: the log head is uncleanable "
         "from 1: the active segment, never cleaned (it rolls only when records are appended)"
     )

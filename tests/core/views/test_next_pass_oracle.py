@@ -249,4 +249,4 @@ def test_every_reason_is_what_the_pass_does(config, plan, round_map, spec, later
     default = {r.offset: f"{r.outcome.value}: {r.reason}" for r in next_pass(log, now_ms=now_ms).records}
     for tombstone in explain(log, now_ms=now_ms).tombstones:
         line = tombstone.describe(now_ms)
-        assert line.endswith(f"at offset {tombstone.offset}: {default[tombstone.offset]}"), line
+        assert line.endswith(f"at offset {tombstone.offset}: {default[tombstone.offset].removeprefix('tombstone ')}")
