@@ -136,7 +136,7 @@ def next_pass(
     ltc = log_to_clean(log, now_ms=now_ms)
     chosen = strategy or strategy_for(log.config)
     result, after = _run_pass(log, ltc, now_ms, offset_map, chosen)
-    aborted = _aborted_batches(log)
+    aborted = aborted_batches(log)
     context = _Context(
         log,
         ltc,
@@ -157,7 +157,7 @@ def winning_ranks(log: PartitionLog, strategy: Strategy, *, aborted: set[int] | 
 
     ``aborted`` are base offsets of aborted batches (default: read from the log), whose records never win.
     """
-    aborted = _aborted_batches(log) if aborted is None else aborted
+    aborted = aborted_batches(log) if aborted is None else aborted
     winners: dict[bytes, Any] = {}
     by_offset = strategy.ranks_by_offset
     for batch in log.batches():
@@ -179,7 +179,7 @@ def superseded_count(log: PartitionLog, *, strategy: Strategy | None = None) -> 
     ``strategy`` defaults to the topic's ``compaction.strategy``; the count ignores the cleanable range.
     """
     chosen = strategy or strategy_for(log.config)
-    aborted = _aborted_batches(log)
+    aborted = aborted_batches(log)
     winners = winning_ranks(log, chosen, aborted=aborted)
     rank = _offset_rank if chosen.ranks_by_offset else chosen.rank
     return sum(
@@ -212,7 +212,7 @@ def transaction_states(log: PartitionLog) -> dict[int, str]:
     """Base offset -> ``"committed"``, ``"aborted"`` or ``"open"`` for transactional data batches, and
     ``"COMMIT"``/``"ABORT"`` for markers: aborted as the cleaner reads the transaction index (spec 7.3),
     committed when a later COMMIT marker of the same producer follows, open otherwise."""
-    aborted = _aborted_batches(log)
+    aborted = aborted_batches(log)
     states: dict[int, str] = {}
     waiting: dict[int, list[int]] = {}
     for batch in log.batches():
@@ -227,7 +227,7 @@ def transaction_states(log: PartitionLog) -> dict[int, str]:
     return states
 
 
-def _aborted_batches(log: PartitionLog) -> set[int]:
+def aborted_batches(log: PartitionLog) -> set[int]:
     """Base offsets of data batches in aborted transactions, read as the cleaner reads them (spec 7.3)."""
     txn = CleanedTransactionMetadata()
     txn.add_aborted_transactions(entry for segment in log.segments for entry in segment.aborted_transactions)
