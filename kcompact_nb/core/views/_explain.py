@@ -6,9 +6,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from kcompact_nb.core.cleaner import LogToClean, log_to_clean, non_active_segments_from
+from kcompact_nb.core.cleaner import LogToClean, log_to_clean
 from kcompact_nb.core.model import (
-    LONG_MAX,
     PartitionLog,
     RecordBatch,
     format_bytes,
@@ -18,6 +17,7 @@ from kcompact_nb.core.model import (
     record_offsets,
     record_values,
 )
+from kcompact_nb.core.views._eligibility import eligibility, next_eligible_ms
 from kcompact_nb.core.views._next_pass import RecordOutcome, next_pass
 from kcompact_nb.core.views._uncleanable import uncleanable_reason
 
@@ -80,7 +80,7 @@ class Explanation:
     @property
     def eligibility(self) -> str:
         """Whether the cleaner may pick this partition now, and if not, when (or why never)."""
-        return _eligibility(self.log_to_clean, self.eligible_at_ms, self.now_ms)
+        return eligibility(self.log_to_clean, self.eligible_at_ms, self.now_ms)
 
     def lines(self) -> list[str]:
         ltc = self.log_to_clean
@@ -158,39 +158,3 @@ def explain(log: PartitionLog, *, now_ms: int, batches: Iterable[RecordBatch] | 
         codecs=tuple(codecs.most_common()),
         estimated_batches=estimated,
     )
-
-
-def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:
-    """The first time at or after ``now_ms`` the log is eligible if nothing more is appended; None: never.
-
-    Without appends only the clock moves, so only ``min.compaction.lag.ms`` (segments ageing into the
-    cleanable range) and ``max.compaction.lag.ms`` (overdue segments) can change the answer.
-    """
-    candidates = {now_ms}
-    first_dirty = log_to_clean(log, now_ms=now_ms).first_dirty_offset
-    for segment in non_active_segments_from(log, first_dirty):
-        candidates.add(segment.largest_timestamp + log.config.min_compaction_lag_ms + 1)
-        if log.config.max_compaction_lag_ms < LONG_MAX and segment.first_batch_timestamp < 2**62:
-            candidates.add(segment.first_batch_timestamp + log.config.max_compaction_lag_ms + 1)
-    for t in sorted(c for c in candidates if c >= now_ms):
-        if log_to_clean(log, now_ms=t).eligible:
-            return t
-    return None
-
-
-def _eligibility(ltc: LogToClean, eligible_at_ms: int | None, now_ms: int) -> str:
-    if ltc.eligible:
-        why = (
-            "overdue per max.compaction.lag.ms"
-            if ltc.needs_compaction_now and ltc.cleanable_ratio <= ltc.min_cleanable_dirty_ratio
-            else "its dirty ratio is above the minimum"
-        )
-        return f"eligible now: {why}"
-    if eligible_at_ms is not None:
-        wait = format_duration_ms(eligible_at_ms - now_ms, max_units=2)
-        return (
-            f"not eligible now; eligible at {format_instant_ms(eligible_at_ms)} (in {wait}) if nothing else is produced"
-        )
-    if ltc.cleanable_bytes == 0:
-        return "not eligible: nothing is cleanable, and without new appends the active segment never rolls, so never"
-    return "not eligible: the dirty ratio is not above the minimum, and without new appends it never will be"

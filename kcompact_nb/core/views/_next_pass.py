@@ -34,6 +34,7 @@ from kcompact_nb.core.model import (
     format_duration_ms,
     format_instant_ms,
 )
+from kcompact_nb.core.views._eligibility import eligibility, next_eligible_ms
 from kcompact_nb.core.views._uncleanable import uncleanable_reason
 
 
@@ -129,7 +130,8 @@ def next_pass(
     """Every stored record of ``log`` with its :class:`Outcome` under a pass at ``now_ms``.
 
     The pass is Kafka's (``Cleaner.doClean`` on a copy), run even when the log is not eligible (the
-    figures show what the pass would do once it runs); ``offset_map`` defaults to the broker's
+    figures show what the pass would do once it runs; then what it removes or stamps says that the pass
+    waits, and until when, as :func:`explain` words it); ``offset_map`` defaults to the broker's
     dedupe buffer, ``strategy`` to the topic's ``compaction.strategy`` (KIP-280 strategies are not
     Kafka's). With an empty cleanable range no pass runs and nothing is removed.
     """
@@ -147,6 +149,7 @@ def next_pass(
         winning_ranks(log, chosen, aborted=aborted),
         chosen,
         uncleanable_reason(log, ltc, now_ms),
+        "" if result is None or ltc.eligible else eligibility(ltc, next_eligible_ms(log, now_ms=now_ms), now_ms),
     )
     outcomes = [context.outcome(batch, record, batch.base_offset in aborted) for batch, record in log.records()]
     return NextPass(ltc, result, tuple(outcomes))
@@ -255,6 +258,8 @@ class _Context:
     newest: dict[bytes, Any]
     strategy: Strategy
     uncleanable: str
+    waits: str
+    """Why the pass does not run now though its range is not empty (the log is not eligible), else empty."""
 
     @property
     def end_offset(self) -> int:
@@ -267,6 +272,8 @@ class _Context:
             superseded_by = None
         else:
             outcome, reason, superseded_by = self._judge(batch, record, kind)
+        if outcome is Outcome.REMOVED and self.waits:
+            reason = f"{reason}; the pass waits: {self.waits}"
         marker = _marker_name(record) if kind is RecordKind.MARKER else None
         return RecordOutcome(
             record.offset,
@@ -372,6 +379,12 @@ class _Context:
         stamped = self.after[offset].delete_horizon_ms
         if horizon is None and stamped is not None:
             retention = format_duration_ms(self.log.config.delete_retention_ms)
+            if self.waits:
+                return (
+                    Outcome.WAITING,
+                    f"{prefix}the pass stamps its delete horizon: pass time + delete.retention.ms ({retention}); "
+                    f"the pass waits: {self.waits}",
+                )
             return (
                 Outcome.WAITING,
                 f"{prefix}the pass stamps its delete horizon: {format_instant_ms(stamped)} "

@@ -184,11 +184,16 @@ def check_record(log, now_ms, outcome, result, after, aborted, entries) -> None:
         stamped = after[offset].delete_horizon_ms
         if horizon is None and stamped is not None:
             assert stamped == now_ms + log.config.delete_retention_ms, text
-            assert f"the pass stamps its delete horizon: {format_instant_ms(stamped)}" in outcome.reason, text
+            when = "pass time" if "the pass waits" in outcome.reason else format_instant_ms(stamped)
+            assert f"the pass stamps its delete horizon: {when}" in outcome.reason, text
         elif horizon is not None:
             assert horizon > now_ms and f"delete horizon {format_instant_ms(horizon)}" in outcome.reason, text
     if outcome.outcome is Outcome.NEWER_BEYOND:
         assert reached and outcome.superseded_by is not None, text
+    # A pass over a non-empty range that does not run now (the log is not eligible) says so where it acts.
+    eligible = log_to_clean(log, now_ms=now_ms).eligible
+    acts = outcome.outcome is Outcome.REMOVED or "the pass stamps" in outcome.reason
+    assert (acts and result is not None and not eligible) == ("the pass waits: not eligible" in outcome.reason), text
     # 4. No text says a record is both removed and kept.
     if outcome.outcome is Outcome.REMOVED:
         assert "kept" not in text and "no pass" not in text, text
