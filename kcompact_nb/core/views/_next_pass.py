@@ -256,6 +256,7 @@ class _Context:
     entries: dict[bytes, Any]
     """The pass's offset map at its end: key -> rank of the entry (for offsets: the offset)."""
     newest: dict[bytes, Any]
+    """Key -> rank of its highest-ranked data record in the whole log (aborted data left out)."""
     strategy: Strategy
     uncleanable: str
     waits: str
@@ -393,10 +394,10 @@ class _Context:
         if horizon is not None and horizon > self.now_ms:
             wait = format_duration_ms(horizon - self.now_ms, max_units=2)
             return Outcome.WAITING, f"{prefix}delete horizon {format_instant_ms(horizon)}, {wait} from now"
-        if reached and self.strategy.retains_log_end_record and offset == self.log.log_end_offset - 1:
-            return Outcome.KEPT, f"{prefix}KIP-280 keeps the record at the log end offset - 1"
-        if reached:
-            return Outcome.KEPT, f"{prefix}its transaction still has data in the log" if what else "kept by the pass"
+        if reached and what:  # a marker the pass reads, past its horizon or never stamped: its transaction has data
+            return Outcome.KEPT, f"{prefix}its transaction still has data in the log"
+        if reached:  # the only tombstone past its horizon a pass reads and keeps (spec 14)
+            return Outcome.KEPT, "KIP-280 keeps the record at the log end offset - 1"
         if horizon is None:
             blocked = f"{prefix}not stamped yet: {self._unreached(offset)}"
             return (Outcome.KEPT if what else Outcome.WAITING), blocked

@@ -188,6 +188,8 @@ def check_record(log, now_ms, outcome, result, after, aborted, entries) -> None:
             assert f"the pass stamps its delete horizon: {when}" in outcome.reason, text
         elif horizon is not None:
             assert horizon > now_ms and f"delete horizon {format_instant_ms(horizon)}" in outcome.reason, text
+    if "log end offset - 1" in outcome.reason:
+        assert strategy_for(log.config).retains_log_end_record and offset == log.log_end_offset - 1, text
     if outcome.outcome is Outcome.NEWER_BEYOND:
         assert reached and outcome.superseded_by is not None, text
     # A pass over a non-empty range that does not run now (the log is not eligible) says so where it acts.
