@@ -177,7 +177,8 @@ def winning_ranks(log: PartitionLog, strategy: Strategy, *, aborted: set[int] | 
 
 
 def superseded_count(log: PartitionLog, *, strategy: Strategy | None = None) -> int:
-    """Data records of ``log`` whose key has a higher-ranked record in the log (those a pass over both removes).
+    """Data records of ``log`` whose key has a higher-ranked record in the log (those a pass over both removes);
+    aborted data neither counts nor supersedes (a pass drops it whatever its key).
 
     ``strategy`` defaults to the topic's ``compaction.strategy``; the count ignores the cleanable range.
     """
@@ -394,8 +395,12 @@ class _Context:
         if horizon is not None and horizon > self.now_ms:
             wait = format_duration_ms(horizon - self.now_ms, max_units=2)
             return Outcome.WAITING, f"{prefix}delete horizon {format_instant_ms(horizon)}, {wait} from now"
-        if reached and what:  # a marker the pass reads, past its horizon or never stamped: its transaction has data
-            return Outcome.KEPT, f"{prefix}its transaction still has data in the log"
+        if reached and what:  # a marker the pass reads and neither stamps nor removes
+            return (
+                Outcome.KEPT,
+                f"{prefix}its transaction had data when the pass read it; "
+                "the first pass that finds none stamps its delete horizon",
+            )
         if reached:  # the only tombstone past its horizon a pass reads and keeps (spec 14)
             return Outcome.KEPT, "KIP-280 keeps the record at the log end offset - 1"
         if horizon is None:
