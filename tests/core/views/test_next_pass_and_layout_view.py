@@ -225,3 +225,24 @@ def test_layout_scale_fits_every_log(fruit):
     assert scale == LayoutScale(0, 9, 305)  # frame 6's segment 0 (4 records) is the largest
     with pytest.raises(ValueError, match="at least one log"):
         layout_scale()
+
+
+def test_superseded_by_names_the_offset_map_entry_not_the_newest_record_in_the_log(fruit_log):
+    """Notebook 00's log (issue 26): cleanable [0, 24), active segment from 24. The pass maps k0, k1, k2 at 21,
+    22, 23; those entries remove offsets 0-20, not the newest records 27-29 in the active segment, which no
+    pass maps. 21-23 stay: their newer records are in the active segment; 24-26 are never reached."""
+    view = next_pass(fruit_log, now_ms=0)
+    assert (view.log_to_clean.first_uncleanable_offset, view.end_offset) == (24, 24)
+    assert {r.offset: r.superseded_by for r in view.records if r.outcome is Outcome.REMOVED} == {
+        offset: 21 + offset % 3 for offset in range(21)
+    }
+    assert view.records[0].reason == "superseded by offset 21, its key's entry in the pass's offset map"
+    assert [(r.offset, r.outcome, r.superseded_by) for r in view.records[21:]] == [
+        *((offset, Outcome.NEWER_BEYOND, offset + 6) for offset in (21, 22, 23)),
+        *((offset, Outcome.BEYOND, offset + 3) for offset in (24, 25, 26)),
+        *((offset, Outcome.KEPT, None) for offset in (27, 28, 29)),
+    ]
+    assert view.records[21].reason == (
+        "its newer record, offset 27, is not in the pass's offset map: "
+        "in the active segment, never cleaned (it rolls only when records are appended)"
+    )
