@@ -113,8 +113,9 @@ class Explanation:
         if self.estimated_batches:
             n = self.estimated_batches
             lines.append(
-                f"sizes estimated: {n} {'batch was' if n == 1 else 'batches were'} sized without Kafka's codec, so the "
-                "sizes and ratios above are estimates (import kcompact_nb.io for Kafka's exact bytes)"
+                f"sizes estimated: {n} {'batch was' if n == 1 else 'batches were'} sized without Kafka's codec output "
+                "(no installed codec library compresses them as this Kafka release does), so the sizes and ratios "
+                "above are estimates"
             )
         return lines
 
