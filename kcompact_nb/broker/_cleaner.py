@@ -68,7 +68,7 @@ def wait_for_cleaner(
     """Wait until the cleaner checkpoint of ``topic-partition`` reaches ``offset`` and its swap is done.
 
     Returns the checkpointed offset. The cleaner never passes the active segment's base offset, so
-    ``offset`` should be the offset of a record that rolled a new segment (real-kafka.md 4.2).
+    ``offset`` should be the offset of a record that rolled a new segment (docs/real-broker.md, section 4).
     """
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

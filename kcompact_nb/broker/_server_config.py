@@ -17,7 +17,7 @@ CLEANER_LOGGERS = (
     "org.apache.kafka.storage.internals.log.LogCleanerManager",
 )
 
-#: Broker settings for a fast cleaner on a small machine (real-kafka.md 2.1).
+#: Broker settings for a fast cleaner on a small machine (docs/real-broker.md, section 2).
 FAST_CLEANER_SETTINGS: dict[str, str] = {
     "log.cleaner.threads": "1",
     "log.cleaner.backoff.ms": "100",

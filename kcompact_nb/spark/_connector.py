@@ -1,10 +1,10 @@
-"""Spark's Kafka source jars (``spark-sql-kafka-0-10_2.13``) resolved once with Maven (real-kafka.md 5.1-5.2).
+"""Spark's Kafka source jars (``spark-sql-kafka-0-10_2.13``) resolved once with Maven (docs/real-broker.md, section 5).
 
 Spark's own route, ``spark.jars.packages`` through Ivy, needs the connector *and* its
 ``spark-token-provider-kafka-0-10_2.13`` at exactly the pyspark version on Maven Central. Central
 lacks some of these releases (no 4.3.0 connector, no token provider after 4.0.0), and Ivy cannot
-mix versions, so the jars are resolved with Maven (the ``spark-kafka`` recipe, the fallback of
-real-kafka.md 5.2) and passed as ``spark.jars``. :data:`CONNECTOR_SUBSTITUTES` names the versions
+mix versions, so the jars are resolved with Maven (the ``spark-kafka`` recipe, see
+docs/real-broker.md, section 5) and passed as ``spark.jars``. :data:`CONNECTOR_SUBSTITUTES` names the versions
 used where the matching ones are missing; jars the pyspark wheel already ships are left out.
 """
 

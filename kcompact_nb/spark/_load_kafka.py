@@ -1,4 +1,4 @@
-"""A live topic through Spark's Kafka source (``format("kafka")``, real-kafka.md 5.3), in the record schema."""
+"""A live topic through Spark's Kafka source (``format("kafka")``, docs/real-broker.md, section 5), in the record schema."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def load_kafka(
     ``isolation.level=read_uncommitted`` sees them (Spark's default): markers never, aborted data
     until the cleaner removes it. Batch columns are null; ``record_size_bytes`` is an estimate
     (column metadata ``kcompact.estimate`` says how, see :func:`kcompact_nb.spark.estimate_note`).
-    Compaction gaps are not data loss: the source skips them (real-kafka.md 5.3).
+    Compaction gaps are not data loss: the source skips them (docs/real-broker.md, section 5).
 
     Parameters
     ----------

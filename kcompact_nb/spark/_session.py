@@ -1,4 +1,4 @@
-"""A Spark session with the project's determinism settings (DESIGN.md, Determinism).
+"""A Spark session with the project's determinism settings (docs/architecture.md, Determinism).
 
 Embedded ``local[*]`` by default, listening on loopback only; the standard environment variables
 (``SPARK_REMOTE``, ``MASTER``) win over the code's ``master``, so a notebook written against a laptop

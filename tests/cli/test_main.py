@@ -120,7 +120,7 @@ CLOCK_OR_ENVIRONMENT = {("time", "time"), ("time", "time_ns"), ("datetime", "now
 
 @pytest.mark.parametrize("package", ["core", "io", "scenario", "viz", "widgets"])
 def test_only_the_cli_reads_the_clock_or_the_environment(package):
-    """DESIGN.md: the layers below the CLI take ``now_ms`` and switches as parameters."""
+    """docs/architecture.md: the layers below the CLI take ``now_ms`` and switches as parameters."""
     reads = []
     for path in sorted((ROOT / "kcompact_nb" / package).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

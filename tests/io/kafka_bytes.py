@@ -2,7 +2,7 @@
 
 kafka-python writes batches the way a producer does (base offset 0, no leader epoch, no
 control or delete-horizon bits); the fields a broker sets are patched in here and the CRC
-recomputed, as real-kafka.md section 9 describes.
+recomputed, as docs/real-broker.md, section 6, describes.
 """
 
 from __future__ import annotations
