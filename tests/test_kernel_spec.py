@@ -1,4 +1,5 @@
-"""Notebook kernels keep file-descriptor output (the JVM's, under Spark) out of cell outputs (docs/architecture.md, Determinism)."""
+"""Notebook kernels keep file-descriptor output (the JVM's, under Spark) out of cell outputs (docs/architecture.md,
+Determinism)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ from ..core import NewRecord
 from ._broker import KafkaBroker
 from ._errors import BrokerError
 
-#: Topic configs that let the cleaner run within a second (docs/real-broker.md, section 3); segment.ms rolls by record time.
+#: Topic configs that let the cleaner run within a second (docs/real-broker.md, section 3); segment.ms rolls
+#: by record time.
 COMPACTED_TOPIC_CONFIGS: dict[str, str] = {
     "cleanup.policy": "compact",
     "segment.ms": "100",

@@ -1,4 +1,5 @@
-"""A live topic through Spark's Kafka source (``format("kafka")``, docs/real-broker.md, section 5), in the record schema."""
+"""A live topic through Spark's Kafka source (``format("kafka")``, docs/real-broker.md, section 5), in the record
+schema."""
 
 from __future__ import annotations
 
