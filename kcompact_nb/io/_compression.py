@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from kcompact_nb.core import DEFAULT_LEVELS, KafkaVersion
+from kcompact_nb.core import DEFAULT_LEVELS, KafkaModelError, KafkaVersion
 from kcompact_nb.io._errors import CodecUnavailableError
 from kcompact_nb.io._snappy import raw_compress
 
@@ -98,7 +98,7 @@ def compress_records(codec: str, body: bytes, *, level: int | None, version: Kaf
         return _lz4(body, DEFAULT_LEVELS["lz4"] if level is None else level, version)
     if codec == "zstd":
         return _zstd(body, DEFAULT_LEVELS["zstd"] if level is None else level, version)
-    raise ValueError(f"not a compression codec: {codec!r}")
+    raise KafkaModelError(f"not a compression codec: {codec!r}; expected gzip, snappy, lz4 or zstd")
 
 
 def check_codec_available(codec: str) -> None:

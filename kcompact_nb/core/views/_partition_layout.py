@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from kcompact_nb.core.cleaner import LogToClean, OffsetMapSpec, Strategy
-from kcompact_nb.core.model import PartitionLog, RecordBatch
+from kcompact_nb.core.model import KafkaModelError, PartitionLog, RecordBatch
 from kcompact_nb.core.views._next_pass import NextPass, RecordOutcome, next_pass, transaction_states
 from kcompact_nb.core.views._segment_regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, log_regions
 
@@ -178,7 +178,7 @@ class LayoutScale(NamedTuple):
 def layout_scale(*logs: PartitionLog) -> LayoutScale:
     """The scale that fits every log in ``logs``: draw before and after a pass (or every step) alike."""
     if not logs:
-        raise ValueError("layout_scale needs at least one log")
+        raise KafkaModelError("layout_scale needs at least one log")
     scales = [
         LayoutScale(
             log.log_start_offset,
