@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from kcompact_nb.cli._arguments import add_config_options, add_stream_from, instant_ms
 from kcompact_nb.cli._command import Command
@@ -16,9 +14,9 @@ from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import log_dir_argument, output_folder
 from kcompact_nb.cli._text import iso_time, plural
-from kcompact_nb.cli._topic_configs import ConfigSettings, config_settings, resolve
+from kcompact_nb.cli._topic_configs import config_settings, resolve
 from kcompact_nb.core import KcompactError, PassResult, Simulation
-from kcompact_nb.io import SegmentFiles, read_consistently, read_log_dir, staging_folder, write_broker_log_dir
+from kcompact_nb.io import clean_log_dir
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,47 +43,18 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     _check_output(args.out, overwrite=args.overwrite)
     at_ms = wall_clock_ms() if args.at is None else args.at
     settings = config_settings(args.config, args.config_file, args.kafka_version)
-    resolve(settings)  # validates every level before any work; the simulation declares each topic from them
+    configs = resolve(settings)
     notices: list[str] = []
-    sim, result, starts = read_consistently(
-        lambda: _clean_once(args, source, settings, at_ms, notices.append), source
-    )  # a running broker's changes meanwhile: read, clean and write again
+    cleaning = clean_log_dir(
+        source, args.out, now_ms=at_ms, broker=configs.broker, config=configs.default, topic_configs=configs.per_topic,
+        overwrite=args.overwrite, scan_from_bytes=args.stream_from, progress=progress_setting(),
+        on_stale=lambda stale: notices.append(_stale_notice(stale)),
+    )  # fmt: skip
     for notice in notices:
         print(f"kcompact clean: {notice}", file=sys.stderr)
-    _report(out, sim, result, starts, at_ms=at_ms)
+    _report(out, cleaning.simulation, cleaning.result, cleaning.start_offsets, at_ms=at_ms)
     out.write(f"Wrote {args.out}\n")
     return ExitCode.OK
-
-
-def _clean_once(
-    args: argparse.Namespace, source: Path, settings: ConfigSettings, at_ms: int, notify: Callable[[str], None]
-) -> tuple[Simulation, PassResult | None, dict[str, int]]:
-    """Read the log dir, run the iteration, write ``--out``: the simulation, its pass and the logs' start offsets."""
-    configs = resolve(settings)
-    sim = Simulation(configs.broker, start_ms=at_ms)
-    loaded = read_log_dir(
-        source, config=configs.default, topic_configs=configs.per_topic, broker=configs.broker, now_ms=at_ms,
-        progress=progress_setting(), scan_from_bytes=args.stream_from,
-    )  # fmt: skip
-    scratch = staging_folder(args.out, "cleaned", on_stale=lambda stale: notify(_stale_notice(stale)))
-    try:
-        streamed: dict[str, SegmentFiles] = {}
-        for name in _listing_order(source, loaded.partitions):
-            partition = loaded.partitions[name]
-            log = partition.log
-            sim.add_log(log, config={**settings.every_topic, **settings.per_topic.get(log.topic, {})})
-            if partition.files is not None:  # a big partition: its pass streams the files, writes cleaned groups
-                (scratch / name).mkdir()
-                streamed[log.name] = SegmentFiles(partition.files, out=scratch / name)
-        sim.cleaner.storages.update(streamed)
-        starts = {log.name: log.log_start_offset for log in sim.partitions()}
-        result = sim.clean()
-        written = {name: files.written for name, files in streamed.items()}
-        logs = sim.partitions_in_creation_order()
-        write_broker_log_dir(logs, args.out, source=source, overwrite=args.overwrite, written=written)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return sim, result, starts
 
 
 def _stale_notice(stale: Path) -> str:
@@ -99,14 +68,7 @@ def _check_output(path: Path, *, overwrite: bool) -> None:
         raise KcompactError(f"--out {path} is not empty; {advice}")
 
 
-def _listing_order(source: Path, partitions: dict[str, Any]) -> list[str]:
-    """Partition folders in the order the directory lists them (``File.listFiles``, which the broker
-    loads them in; it decides the log pool order, and so which of equally dirty logs goes first)."""
-    listed = [name for name in os.listdir(source) if name in partitions]
-    return listed + sorted(set(partitions) - set(listed))
-
-
-def _report(out: TextIO, sim: Simulation, result: PassResult | None, starts: dict[str, int], *, at_ms: int) -> None:
+def _report(out: TextIO, sim: Simulation, result: PassResult | None, starts: Mapping[str, int], *, at_ms: int) -> None:
     logs = sim.partitions()
     out.write(f"{plural(len(logs), 'partition')}; the cleaner's next iteration at {iso_time(at_ms)} ({at_ms} ms):\n")
     if result is None:

@@ -22,6 +22,7 @@ from kcompact_nb.io._checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from kcompact_nb.io._clean_log_dir import LogDirCleaning, clean_log_dir
 from kcompact_nb.io._dump_text import DumpLogParse, ParsedSegment, parse_dump_log, read_dump_log
 from kcompact_nb.io._errors import (
     CheckpointFormatError,
@@ -175,6 +176,8 @@ __all__ = [
     "segment_indexes",
     "write_broker_log_dir",
     "STAGING_MARK",
+    "LogDirCleaning",
+    "clean_log_dir",
     "READ_ATTEMPTS",
     "LogDirChangedError",
     "changes_since",

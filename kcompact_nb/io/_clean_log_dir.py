@@ -1,0 +1,114 @@
+"""One iteration of Kafka's log cleaner over a broker log dir, written as the log dir it leaves.
+
+:func:`clean_log_dir` is what ``kcompact clean`` does, for notebooks and programs too: read the log dir (never
+modified; partitions of at least ``scan_from_bytes`` bytes scanned and their passes streamed from the segment
+files), add its partitions to a simulated broker in the order the directory lists them (the order a broker
+loads them in, which decides the log pool order), run one cleaner iteration at ``now_ms`` (the filthiest
+eligible partition, then compacted-log retention), and write the result in Kafka's layout, all or nothing. A
+read that meets a running broker's changes starts again (:func:`read_consistently`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from kcompact_nb.core import BrokerConfig, PassResult, Simulation, TopicConfig
+from kcompact_nb.io._broker_log_dir import write_broker_log_dir
+from kcompact_nb.io._live_reads import read_consistently
+from kcompact_nb.io._log_reader import LoadedPartition, read_log_dir
+from kcompact_nb.io._partition_stream import SegmentFiles
+from kcompact_nb.io._staged_output import staging_folder
+
+
+@dataclass(frozen=True)
+class LogDirCleaning:
+    """What one cleaner iteration left: the simulated broker after it, its pass (``None``: no partition was
+    eligible or no cleaner runs), and each partition's log start offset before it (retention may move them)."""
+
+    simulation: Simulation
+    result: PassResult | None
+    start_offsets: Mapping[str, int]
+    out: Path
+
+
+def clean_log_dir(
+    log_dir: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    now_ms: int,
+    broker: BrokerConfig | None = None,
+    config: TopicConfig | None = None,
+    topic_configs: Mapping[str, TopicConfig] | None = None,
+    overwrite: bool = False,
+    scan_from_bytes: int | None = None,
+    progress: bool | None = None,
+    on_stale: Callable[[Path], None] | None = None,
+) -> LogDirCleaning:
+    """Run the broker's next cleaner iteration at ``now_ms`` over ``log_dir`` and write what it leaves to ``out``.
+
+    ``broker``, ``config`` (every topic's) and ``topic_configs`` (one topic's) as for :func:`read_log_dir`: log
+    dirs store no topic configs. ``out`` is refused when not empty unless ``overwrite``; it is written beside its
+    place and renamed into it when complete (``on_stale`` hears of unfinished copies a killed run left there).
+    """
+    source, target = Path(log_dir), Path(out)
+    configs = _Configs(broker or BrokerConfig(), config, topic_configs or {})
+    return read_consistently(
+        lambda: _clean_once(source, target, now_ms, configs, _Options(overwrite, scan_from_bytes, progress, on_stale)),
+        source,
+    )
+
+
+@dataclass(frozen=True)
+class _Configs:
+    broker: BrokerConfig
+    every_topic: TopicConfig | None
+    per_topic: Mapping[str, TopicConfig]
+
+    def of(self, topic: str) -> Mapping[str, object] | None:
+        chosen = self.per_topic.get(topic, self.every_topic)
+        return None if chosen is None else chosen.to_properties()
+
+
+@dataclass(frozen=True)
+class _Options:
+    overwrite: bool
+    scan_from_bytes: int | None
+    progress: bool | None
+    on_stale: Callable[[Path], None] | None
+
+
+def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options: _Options) -> LogDirCleaning:
+    sim = Simulation(configs.broker, start_ms=now_ms)
+    loaded = read_log_dir(
+        source, config=configs.every_topic, topic_configs=configs.per_topic, broker=configs.broker, now_ms=now_ms,
+        progress=options.progress, scan_from_bytes=options.scan_from_bytes,
+    )  # fmt: skip
+    scratch = staging_folder(out, "cleaned", on_stale=options.on_stale)
+    try:
+        streamed: dict[str, SegmentFiles] = {}
+        for name in _listing_order(source, loaded.partitions):
+            partition = loaded.partitions[name]
+            sim.add_log(partition.log, config=configs.of(partition.log.topic))
+            if partition.files is not None:  # a big partition: its pass streams the files, writes cleaned groups
+                (scratch / name).mkdir()
+                streamed[name] = SegmentFiles(partition.files, out=scratch / name)
+        sim.cleaner.storages.update(streamed)
+        starts = {log.name: log.log_start_offset for log in sim.partitions()}
+        result = sim.clean()
+        written = {name: files.written for name, files in streamed.items()}
+        logs = sim.partitions_in_creation_order()
+        write_broker_log_dir(logs, out, source=source, overwrite=options.overwrite, written=written)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return LogDirCleaning(sim, result, starts, out)
+
+
+def _listing_order(source: Path, partitions: Mapping[str, LoadedPartition]) -> list[str]:
+    """Partition folders in the order the directory lists them (``File.listFiles``, which the broker
+    loads them in; it decides the log pool order, and so which of equally dirty logs goes first)."""
+    listed = [name for name in os.listdir(source) if name in partitions]
+    return listed + sorted(set(partitions) - set(listed))
