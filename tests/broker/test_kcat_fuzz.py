@@ -45,7 +45,7 @@ from kcompact_nb.io import (
 )
 
 from .conftest import BASE_TS_MS
-from .test_kcat_real import consumer_view, kcat_path
+from .test_kcat_real import KEPT, consumer_view, kcat_path
 
 EXAMPLES = int(os.environ.get("KCOMPACT_KCAT_FUZZ_EXAMPLES", "8"))
 
@@ -143,7 +143,7 @@ def forms(draw: st.DrawFn, partitions: int) -> Form:
 
 def produce(broker: KafkaBroker, workload: Workload) -> str:
     topic = f"kf-{uuid.uuid4().hex[:12]}"
-    create_topic(broker, topic, configs={"cleanup.policy": "delete"}, partitions=workload.partitions)
+    create_topic(broker, topic, configs=KEPT, partitions=workload.partitions)
     for partition in range(workload.partitions):
         mine = [r for r in workload.records if r[0] == partition]
         batches = (

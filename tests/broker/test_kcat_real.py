@@ -42,6 +42,9 @@ from .conftest import BASE_TS_MS
 
 TOPIC = "kcat-awkward"
 HEADERS = (("h", b"v"), ("e", b""), ("n", None))
+#: Null keys allowed, and nothing deleted: the records' 2026-01-01 timestamps are past the default 7-day retention,
+#: and segment.ms=100 rolls segments, so the retention check (every 5 minutes) would delete them mid-test.
+KEPT = {"cleanup.policy": "delete", "retention.ms": "-1"}
 BIG = b"B" * 8000  # over two 4 KiB stdout blocks, so kcat's stderr lands inside this record with 2>&1
 PARTITION_0 = [
     (b"bin", bytes(range(256)), HEADERS),
@@ -80,7 +83,7 @@ def raw_batches(
 def awkward(kafka_broker: KafkaBroker) -> KafkaBroker:
     """The topic, produced once per broker (the broker is shared by the session)."""
     if not partition_dir(kafka_broker, TOPIC, 0).exists():
-        create_topic(kafka_broker, TOPIC, configs={"cleanup.policy": "delete"}, partitions=3)  # null keys allowed
+        create_topic(kafka_broker, TOPIC, configs=KEPT, partitions=3)
         produce_encoded_batches(kafka_broker, TOPIC, raw_batches(PARTITION_0, 0))
         txn = [NewRecord(b"tx1", b"committed 1", BASE_TS_MS + 20), NewRecord(b"tx2", b"committed 2", BASE_TS_MS + 21)]
         produce_transaction(kafka_broker, TOPIC, txn, transactional_id="kcat-awkward")
