@@ -6,6 +6,8 @@ The outputs below are byte-exact copies of what Debian's kcat 1.7.1 printed for 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kcompact_nb import Record
@@ -245,3 +247,15 @@ def test_text_given_with_surrogate_escapes_is_the_same_as_bytes():
     assert parse_kcat_format(data.decode("utf-8", "surrogateescape"), r"%o %S %s\n").records() == (
         parse_kcat_format(data, r"%o %S %s\n").records()
     )
+
+
+def test_the_readme_samples_of_the_real_kcat_read_the_same_in_both_forms():
+    samples = Path(__file__).resolve().parents[2] / "data" / "samples" / "kcat"
+    as_json = read_kcat(samples / "orders.json")
+    as_text = read_kcat(samples / "orders.txt", r"%p %o %T %K %S %k %s\n")
+    assert as_text.partitions() == [(None, 0), (None, 1)] and as_json.partitions() == [("orders", 0), ("orders", 1)]
+    for partition in (0, 1):
+        from_json = [r._replace(headers=()) for r in as_json.records(partition=partition)]
+        assert as_text.records(partition=partition) == from_json
+    assert [r.offset for r in as_json.records(partition=0)] == [0, 1, 2, 3, 4, 6]  # 5: the commit marker
+    assert as_json.records(partition=0)[1].headers == (("source", b"app"), ("trace", None))
