@@ -21,7 +21,7 @@ import uuid
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb import NewRecord
@@ -243,6 +243,7 @@ def check(broker: KafkaBroker, topic: str, workload: Workload, form: Form) -> No
         parsed = parse(output, form)
     except DumpParseError as refused:
         assert str(refused), "a refusal says why"
+        event(f"refused: {refused.reason.split(':')[0][:40]}")
         return
     assert not (form.must_refuse and parsed.messages), f"{form.args} output must be refused"
     chosen = [form.kcat_partition] if form.kcat_partition is not None else list(range(workload.partitions))
@@ -250,6 +251,7 @@ def check(broker: KafkaBroker, topic: str, workload: Workload, form: Form) -> No
     printed = Printed(form)
     unreadable = any(printed.unreadable(r) for records in truth.values() for r in records)
     expected = {p: [printed.record(r) for r in records] for p, records in truth.items()}
+    event(f"read{' with stderr skipped' if parsed.status_lines else ''}{' (unreadable data)' if unreadable else ''}")
     if unreadable:
         if _as_read(parsed) != _as_expected(parsed, expected):
             assert any("phantom record" in c or "cannot be told apart" in c for c in parsed.caveats), parsed.caveats
