@@ -205,7 +205,7 @@ class Printed:
         if self.form.fmt is None:  # -J: header names cut at a NUL (strlen)
             return record._replace(headers=tuple((n.split("\x00")[0], v) for n, v in record.headers))
         fmt = self.form.fmt
-        headers = ()
+        headers: tuple[tuple[str, bytes | None], ...] = ()
         if "%h" in fmt:
             headers = tuple((n.split("\x00")[0], None if v is None else v.split(b"\x00")[0]) for n, v in record.headers)
         return Record(
@@ -281,7 +281,9 @@ def _as_expected(parsed: KcatParse, expected: dict[int, list[Record]]) -> dict[i
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
 )
 @given(data=st.data())
-def test_every_kcat_output_reads_as_the_segment_files_or_is_refused(kafka_broker: KafkaBroker, data: st.DataObject):
+def test_every_kcat_output_reads_as_the_segment_files_or_is_refused(
+    kafka_broker: KafkaBroker, data: st.DataObject
+) -> None:
     workload = data.draw(workloads(), label="workload")
     topic = produce(kafka_broker, workload)
     for form in data.draw(st.lists(forms(workload.partitions), min_size=2, max_size=4), label="forms"):
