@@ -191,6 +191,8 @@ def _decode_text_files(
     locations = [storage_location(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
     if all(location.local is not None for location in locations):
         names = [str(location) for location in locations]
+        for name in names:  # a missing file or a folder raises as open() does, not inside a task
+            open(name, "rb").close()
 
         def local(other: FileDecoder, schema: str | StructType = RECORD_SCHEMA) -> DataFrame:
             return decode_in_tasks(spark, names, lambda name: other(name, None), schema)

@@ -113,6 +113,8 @@ def test_kcat_output_the_parser_refuses_is_refused_by_load_kcat_with_its_one_lin
     (tmp_path / "records.jsonl").write_text('{"key":"az0=","value":"dg==","topic":"t","partition":0,"offset":0}\n')
     with pytest.raises(DumpParseError, match="not a kcat -J object: no 'tstype'"):
         load_kcat(spark, tmp_path / "records.jsonl", topic="t")
+    with pytest.raises(FileNotFoundError, match="no-such.json"):
+        load_kcat(spark, tmp_path / "no-such.json", topic="t")
 
 
 def test_schema_errors_list_missing_and_present_columns(spark, tmp_path):
