@@ -42,10 +42,13 @@ bench: setup
 bench-side-by-side: setup
 	$(BIN)/python -m bench side-by-side
 
-# A longer fuzzing run of the segment reader and the text parsers (the suite runs 150 examples per test).
+# A longer fuzzing run of the segment reader and the text parsers (the suite runs 150 examples per test), and of
+# kcat output against the real kcat and a real broker (the suite runs 8; each example creates a topic and runs kcat).
 FUZZ_EXAMPLES ?= 5000
+KCAT_FUZZ_EXAMPLES ?= 300
 fuzz: setup
 	KCOMPACT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/io/test_io_fuzz.py -q
+	KCOMPACT_KCAT_FUZZ_EXAMPLES=$(KCAT_FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/broker/test_kcat_fuzz.py -q
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis

@@ -39,6 +39,15 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: the file is kcat -J output)",
     )
     parser.add_argument("-Z", "--nulls", action="store_true", help="kcat ran with -Z (NULL printed for null and empty)")
+    parser.add_argument(
+        "-p",
+        "--partition",
+        type=int,
+        default=None,
+        metavar="N",
+        help="kcat ran with -p N: the output holds partition N only (without %%p and without this the partition "
+        "is unknown and offset gaps are not read)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     parser.add_argument(
         "--records", action=argparse.BooleanOptionalAction, default=True, help="list every record (default: yes)"
@@ -49,8 +58,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
-    parsed = read_kcat(existing_file(args.file, "kcat output file"), args.format, print_nulls=args.nulls)
+    path = existing_file(args.file, "kcat output file")
+    parsed = read_kcat(path, args.format, print_nulls=args.nulls, partition=args.partition)
     form = "-J" if args.format is None else f"-f '{args.format}'" + (" -Z" if args.nulls else "")
+    form += "" if args.partition is None else f" -p {args.partition}"
     if args.json:
         json.dump(kcat_document(parsed, str(args.file), form), out, indent=2)
         out.write("\n")
@@ -62,9 +73,8 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 def write_kcat_report(parsed: KcatParse, out: TextIO, title: str, *, records: bool = True, max_chars: int = 40) -> None:
     """The parse as people read it: what it lacks, then per partition its records and gap report."""
     partitions = parsed.partitions()
-    out.write(
-        f"kcat output {title}: {plural(len(parsed.messages), 'record')}, {plural(len(partitions), 'partition')}\n"
-    )
+    known = "partition unknown" if any(p is None for _, p in partitions) else plural(len(partitions), "partition")
+    out.write(f"kcat output {title}: {plural(len(parsed.messages), 'record')}, {known}\n")
     if parsed.missing:
         out.write(f"Not in this output: {', '.join(sorted(_MISSING_WORDS.get(m, m) for m in parsed.missing))}\n")
     for caveat in parsed.caveats:
@@ -74,17 +84,31 @@ def write_kcat_report(parsed: KcatParse, out: TextIO, title: str, *, records: bo
         out.writelines(f"  {line}\n" for line in parsed.status_lines)
     for topic, partition in partitions:
         rows = parsed.records(topic, partition)
-        span = f"offset {rows[0].offset}" if len(rows) == 1 else f"offsets {rows[0].offset}-{rows[-1].offset}"
+        low, high = min(r.offset for r in rows), max(r.offset for r in rows)
+        span = f"offset {low}" if len(rows) == 1 else f"offsets {low}-{high}"
         out.write(f"\nPartition {_label(topic, partition)}: {plural(len(rows), 'record')}, {span}\n")
         if records:
             _write_table(rows, out, [c for c in RECORD_COLUMNS if c not in parsed.missing], max_chars)
         out.write("  When did compaction last run (from the offsets this consumer read):\n")
-        out.writelines(f"    {line}\n" for line in format_gap_report(last_compaction_gap(rows)).splitlines())
+        out.writelines(f"    {line}\n" for line in _gap_report(rows, partition).splitlines())
+
+
+def _gap_report(rows: list[Record], partition: int | None) -> str:
+    if partition is None:
+        return NO_GAPS_WITHOUT_PARTITION
+    return format_gap_report(last_compaction_gap(rows))
+
+
+NO_GAPS_WITHOUT_PARTITION = (
+    "not read: the partition is unknown (no %p, no --partition), so the records may come from several\n"
+    "partitions and an offset gap may be another partition's records; add %p to the format, or pass\n"
+    "--partition N when kcat ran with -p N"
+)
 
 
 def _label(topic: str | None, partition: int | None) -> str:
     if partition is None:
-        return "(no %p: one partition)"
+        return "unknown (no %p, no --partition)"
     return f"{topic}-{partition}" if topic is not None else f"{partition} (no %t)"
 
 
@@ -128,7 +152,7 @@ def _partition_document(parsed: KcatParse, topic: str | None, partition: int | N
         "topic": topic,
         "partition": partition,
         "records": [record_state(r) for r in rows],
-        "gap": _gap_document(last_compaction_gap(rows)),
+        "gap": None if partition is None else _gap_document(last_compaction_gap(rows)),
     }
 
 

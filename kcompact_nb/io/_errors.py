@@ -56,7 +56,7 @@ class CheckpointFormatError(LogReadError):
 class DumpParseError(LogReadError):
     """Text that is not ``kafka-dump-log.sh`` or kcat output of the expected form."""
 
-    def __init__(self, file: str | Path, line: int, reason: str) -> None:
+    def __init__(self, file: str | Path, line: int | None, reason: str) -> None:
         super().__init__(file, line, reason, unit="line")
 
 

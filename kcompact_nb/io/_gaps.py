@@ -56,8 +56,8 @@ class CompactionGap:
     @property
     def last_gap_time(self) -> datetime | None:
         """``last_gap_timestamp_ms`` as an aware UTC datetime."""
-        if self.last_gap_timestamp_ms is None:
-            return None
+        if self.last_gap_timestamp_ms is None or self.last_gap_timestamp_ms < 0:
+            return None  # none, or Kafka's NO_TIMESTAMP (-1: a consumer output without timestamps)
         try:
             return datetime.fromtimestamp(self.last_gap_timestamp_ms / 1000, tz=UTC)
         except (OverflowError, OSError, ValueError):
@@ -158,7 +158,7 @@ def format_gap_report(gap: CompactionGap) -> str:
     lines = [
         f"last gap offset:  {_gap_offset(gap)}",
         f"last gap row:  {gap.last_gap_row if gap.last_gap_row is not None else 'none'}",
-        f"last gap time:  {_gap_time(when) if when else 'none'}",
+        f"last gap time:  {_gap_time(when) if when else 'none' if gap.last_gap_offset is None else 'unknown'}",
         f"last offset:  {gap.last_offset if gap.last_offset is not None else 'none'}",
         f"last row:  {gap.last_row}",
         f"contiguous ~dirty rows since gap:  {gap.dirty_rows_since_gap} ({_dirty_note(gap)})",

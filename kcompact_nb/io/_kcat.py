@@ -11,9 +11,11 @@ Two forms are understood, each read as the bytes kcat wrote (no newline translat
 What the output cannot carry is ``None`` and named in :attr:`KcatParse.missing`; what it cannot
 tell apart (empty and null without lengths, ``%h`` headers) in :attr:`KcatParse.caveats`. Output
 that would be read as a different record is refused with the line and what to pass instead:
-a record that splits two ways, offsets going back (several partitions without ``%p``),
-``NULL`` where ``-Z`` was (not) given. kcat's own ``%`` status lines (stderr mixed in with
-``2>&1``) are skipped wherever they fall. Consumers see neither batches nor control records:
+a record that splits two ways, offsets of a partition going back, ``NULL`` where ``-Z`` was
+(not) given, a ``-J`` line that is not kcat's JSON object. Without ``%p`` the partition is
+unknown unless stated (``partition=N``, kcat's ``-p N``). kcat's own ``%`` status lines (stderr
+mixed in with ``2>&1``) are skipped where its 4 KiB stdout blocks end, when that is the one
+reading that fits; output that reads two ways is refused. Consumers see neither batches nor control records:
 :meth:`KcatParse.to_partition_log` puts each record in its own batch, so batch boundaries, sizes
 of batched data and transaction markers are not real.
 """
@@ -28,13 +30,16 @@ from kcompact_nb.io._kcat_records import KcatParse
 from kcompact_nb.io._kcat_text import parse_kcat_format
 
 
-def read_kcat(path: str | Path, fmt: str | KcatFormat | None = None, *, print_nulls: bool = False) -> KcatParse:
+def read_kcat(
+    path: str | Path, fmt: str | KcatFormat | None = None, *, print_nulls: bool = False, partition: int | None = None
+) -> KcatParse:
     """Parse a file of kcat output: ``-J`` JSON lines when ``fmt`` is ``None``, else ``-f fmt`` output.
 
-    ``print_nulls`` is kcat's ``-Z``. The file is read as bytes, exactly as kcat wrote it.
+    ``print_nulls`` is kcat's ``-Z``, ``partition`` its ``-p N`` (the output holds that partition
+    only). The file is read as bytes, exactly as kcat wrote it.
     """
     path = Path(path)
     data = path.read_bytes()
     if fmt is None:
-        return parse_kcat_json(data, source=str(path))
-    return parse_kcat_format(data, fmt, print_nulls=print_nulls, source=str(path))
+        return parse_kcat_json(data, partition=partition, source=str(path))
+    return parse_kcat_format(data, fmt, print_nulls=print_nulls, partition=partition, source=str(path))

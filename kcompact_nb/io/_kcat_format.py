@@ -203,13 +203,15 @@ def _caveats(tokens: tuple[FormatToken, ...], print_nulls: bool) -> tuple[str, .
             printed = f'both print NULL under -Z, like the {name} "NULL"' if print_nulls else "both print nothing"
             notes.append(
                 f"{name}s: without %{_LENGTHS[letter][0]} before %{letter} an empty and a null {name} {printed}, "
-                f"and are read as null; a {name} containing {end!r} would end its record early. "
+                f"and are read as null; a {name} containing {end!r} (the record end) ends its record early, and "
+                "what follows reads as another record (a phantom record) or is refused. "
                 f"Put %{_LENGTHS[letter][0]} before %{letter} to read {name}s exactly."
             )
     if "h" in {t.field for t in tokens}:
         notes.append(
             "headers: %h joins name=value pairs with ',' and prints NULL for a null value, so a header value "
             "that is the text NULL, or a name or value containing ',' or '=', cannot be told apart "
-            "(a lone ',' is refused). Use -J to read headers exactly."
+            "(a lone ',' is refused); kcat prints each header name and value only up to its first NUL byte. "
+            "Use -J to read header values exactly (-J too cuts header names at a NUL)."
         )
     return tuple(notes)

@@ -17,13 +17,18 @@ from typing import Any
 
 from kcompact_nb.core import Record, TimestampType
 from kcompact_nb.io._errors import DumpParseError
-from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse, OffsetOrder
-from kcompact_nb.io._kcat_status import STATUS_LINE, STDERR_ADVICE, status_suffix
+from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse, OffsetOrder, in_partition
+from kcompact_nb.io._kcat_status import STDERR_ADVICE, StdoutReading, mixed_stderr_caveats, only_reading
 
 _TIMESTAMP_TYPES = {"create": TimestampType.CREATE_TIME, "logappend": TimestampType.LOG_APPEND_TIME}
 
 
-def parse_kcat_json(output: bytes | str | Iterable[bytes | str], *, source: str = "<kcat -J output>") -> KcatParse:
+def parse_kcat_json(
+    output: bytes | str | Iterable[bytes | str],
+    *,
+    partition: int | None = None,
+    source: str = "<kcat -J output>",
+) -> KcatParse:
     """Parse kcat ``-J`` output, one JSON object per line.
 
     Parameters
@@ -31,38 +36,55 @@ def parse_kcat_json(output: bytes | str | Iterable[bytes | str], *, source: str 
     output : the bytes kcat wrote (best: read the file in binary mode), or text, or an iterable
         of lines. Text made from the bytes with ``bytes.decode("utf-8", "surrogateescape")`` keeps
         keys and values that are not UTF-8 exact.
+    partition : the partition kcat was told to read (``kcat -p N``); a message of another partition is refused.
     source : the name used in error messages.
 
-    kcat's own status lines (its stderr, mixed in by ``2>&1``) are skipped wherever they fall,
-    also inside a record, and listed in :attr:`KcatParse.status_lines`.
+    Raises
+    ------
+    DumpParseError : naming the line, when a line is not one of kcat's ``-J`` objects (each of
+        ``topic``, ``partition``, ``offset``, ``tstype``, ``broker``, ``key``, ``payload``), offsets
+        of a partition go back, or status-like text makes the output readable in two ways.
+
+    kcat's own status lines (its stderr, mixed in by ``2>&1``) are skipped where its stdout blocks
+    end, also inside a record, when that is the one way the output reads as kcat's JSON; they are
+    listed in :attr:`KcatParse.status_lines`.
     """
-    lines = _lines(output)
-    order, messages, statuses = OffsetOrder(), [], []
-    missing: set[str] = set()
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        if not line.strip() or STATUS_LINE.fullmatch(line.strip()):
-            statuses.extend([line.strip()] if line.strip() else [])
-            index += 1
-            continue
-        obj, last, skipped = _object(lines, index, source)
-        message = _json_message(obj, source, index + 1, missing)
-        disorder = order.disorder(message)
-        if disorder is not None:
-            raise DumpParseError(source, index + 1, disorder)
-        messages.append(message)
-        statuses.extend(skipped)
-        index = last + 1
-    texts = tuple(s.decode("utf-8", errors="replace") for s in statuses)
-    return KcatParse(tuple(messages), frozenset(missing), (), texts)
+    original = _joined(output)
+    return only_reading(original, lambda reading: _parse(reading, partition, source), source)
 
 
-def _lines(output: bytes | str | Iterable[bytes | str]) -> list[bytes]:
+def _joined(output: bytes | str | Iterable[bytes | str]) -> bytes:
     if isinstance(output, (bytes, str)):
-        data = as_bytes(output)
-        return data.removesuffix(b"\n").split(b"\n") if data else []
-    return [as_bytes(line).removesuffix(b"\n") for line in output]
+        return as_bytes(output)
+    return b"".join(as_bytes(line).removesuffix(b"\n") + b"\n" for line in output)
+
+
+def _parse(reading: StdoutReading, partition: int | None, source: str) -> KcatParse:
+    order, messages = OffsetOrder(), []
+    missing: set[str] = set()
+    headers_seen = False
+    position = 0
+    for line in reading.data.split(b"\n"):
+        start, position = position, position + len(line) + 1
+        if not line.strip():
+            continue
+        number = reading.line_of(start)
+        message = in_partition(_json_message(_object(line, source, number), source, number, missing), partition)
+        problem = message if isinstance(message, str) else order.disorder(message)
+        if problem is not None:
+            raise DumpParseError(source, number, problem if isinstance(problem, str) else problem)
+        assert not isinstance(message, str)
+        headers_seen = headers_seen or bool(message.record.headers)
+        messages.append(message)
+    caveats = (HEADER_NAME_NUL,) if headers_seen else ()
+    return KcatParse(tuple(messages), frozenset(missing), caveats + mixed_stderr_caveats(reading), reading.status_texts)
+
+
+#: kcat's loss in ``-J`` output (format.c writes a header name with ``strlen``).
+HEADER_NAME_NUL = (
+    "headers: kcat -J prints a header name only up to its first NUL byte (a name 'a\\x00b' prints as 'a'); "
+    "header values are exact"
+)
 
 
 def as_bytes(output: bytes | str) -> bytes:
@@ -70,25 +92,20 @@ def as_bytes(output: bytes | str) -> bytes:
     return output if isinstance(output, bytes) else output.encode("utf-8", errors="surrogateescape")
 
 
-def _object(lines: list[bytes], index: int, source: str) -> tuple[Any, int, list[bytes]]:
-    """The JSON object starting on ``lines[index]``, joined across kcat status lines inserted into it."""
-    text, last = lines[index], index
-    skipped: list[bytes] = []
-    while True:
-        try:
-            return json.loads(text.decode("utf-8", errors="surrogateescape")), last, skipped
-        except ValueError as error:
-            cut = status_suffix(text)
-            if cut is None:
-                raise DumpParseError(source, index + 1, _not_json(lines[index], error)) from None
-        skipped.append(text[cut:])
-        text, last = text[:cut], last + 1
-        while last < len(lines) and STATUS_LINE.fullmatch(lines[last]):
-            skipped.append(lines[last])
-            last += 1
-        if last >= len(lines):
-            raise DumpParseError(source, index + 1, "the output ends inside a JSON object (kcat stopped early?)")
-        text += lines[last]
+def _object(line: bytes, source: str, number: int) -> Any:
+    """The one JSON object on ``line``, refused naming what else the line holds."""
+    text = line.decode("utf-8", errors="surrogateescape")
+    try:
+        obj, end = _DECODER.raw_decode(text)
+    except ValueError as error:
+        raise DumpParseError(source, number, _not_json(line, error)) from None
+    rest = text[end:]
+    if rest.strip():
+        raise DumpParseError(source, number, _after_object(rest))
+    return obj
+
+
+_DECODER = json.JSONDecoder()
 
 
 def _not_json(line: bytes, error: ValueError) -> str:
@@ -98,25 +115,53 @@ def _not_json(line: bytes, error: ValueError) -> str:
     return f"not a JSON object ({error}): {shown}; was the output made with kcat -J?"
 
 
+def _after_object(rest: str) -> str:
+    if "{" in rest[:8]:
+        separator = rest[: rest.index("{")]
+        return (
+            f"JSON objects separated by {separator!r}, not by a line end: was kcat run with -J -D {separator!r}? "
+            "kcat -J writes one object per line without -D: run it again without -D"
+        )
+    return f"text after the JSON object: {rest[:80]!r}; was the output made with kcat -J (one object per line)?"
+
+
+#: The fields kcat 1.7 writes in every ``-J`` object (``ts`` too unless ``tstype`` is ``unknown``).
+_REQUIRED = ("topic", "partition", "offset", "tstype", "broker", "key", "payload")
+
+
 def _json_message(obj: Any, source: str, number: int, missing: set[str]) -> ConsumedRecord:
     if not isinstance(obj, dict):
-        raise DumpParseError(source, number, "expected a JSON object per line")
+        raise DumpParseError(source, number, f"expected a JSON object per line, found {type(obj).__name__}")
+    absent = [name for name in _REQUIRED if name not in obj]
+    if obj.get("tstype") in _TIMESTAMP_TYPES and "ts" not in obj:
+        absent.append("ts")
+    if absent:
+        raise DumpParseError(
+            source,
+            number,
+            f"not a kcat -J object: no {', '.join(repr(a) for a in absent)} (kcat writes topic, partition, offset, "
+            "tstype, ts, broker, headers, key and payload); was the output made with kcat -J?",
+        )
     offset = _json_int(obj, "offset", source, number, required=True)
     assert offset is not None
     timestamp = _json_int(obj, "ts", source, number, required=False)
     if timestamp is None:
         missing.add("timestamp")
-    if str(obj.get("tstype")) not in _TIMESTAMP_TYPES:
+    tstype = obj["tstype"]
+    if tstype not in (*_TIMESTAMP_TYPES, "unknown"):
+        raise DumpParseError(source, number, f"'tstype' must be create, logappend or unknown, found {tstype!r}")
+    if tstype == "unknown":
         missing.add("timestamp_type")
-    topic = obj.get("topic")
-    if topic is not None and not isinstance(topic, str):
-        raise DumpParseError(source, number, "'topic' must be a string")
-    partition = _json_int(obj, "partition", source, number, required=False)
+    topic = obj["topic"]
+    if not isinstance(topic, str):
+        raise DumpParseError(source, number, f"'topic' must be a string, found {topic!r}")
+    partition = _json_int(obj, "partition", source, number, required=True)
+    _json_int(obj, "broker", source, number, required=True)
     key = _json_bytes(obj, "key")
     value = _json_bytes(obj, "payload")
     headers = _json_headers(obj.get("headers"), source, number)
     record = Record(offset, -1 if timestamp is None else timestamp, key, value, headers)
-    return ConsumedRecord(topic, partition, record, _TIMESTAMP_TYPES.get(str(obj.get("tstype"))))
+    return ConsumedRecord(topic, partition, record, _TIMESTAMP_TYPES.get(tstype))
 
 
 def _json_int(obj: dict[str, Any], name: str, source: str, number: int, *, required: bool) -> int | None:

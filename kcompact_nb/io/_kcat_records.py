@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kcompact_nb.core import (
     BrokerConfig,
@@ -14,6 +14,7 @@ from kcompact_nb.core import (
     TopicConfig,
     build_partition_log,
 )
+from kcompact_nb.io._errors import DumpParseError
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,24 @@ class KcatParse:
         broker: BrokerConfig | None = None,
         log_start_offset: int | None = None,
     ) -> PartitionLog:
-        """One partition's messages as a single-segment log of one-record batches (sizes as uncompressed)."""
+        """One partition's messages as a single-segment log of one-record batches (sizes as uncompressed).
+
+        Raises
+        ------
+        DumpParseError : when the messages chosen are of several partitions, or of an unknown one
+            (no ``%p`` and no partition stated when parsing).
+        """
         chosen = [m for m in self.messages if _selected(m, topic, partition)]
-        name = topic if topic is not None else next((m.topic for m in chosen if m.topic), "kcat")
-        number = (
-            partition if partition is not None else next((m.partition for m in chosen if m.partition is not None), 0)
-        )
+        places = {(m.topic, m.partition) for m in chosen}
+        if any(p is None for _, p in places):
+            raise DumpParseError("<kcat output>", 1, UNKNOWN_PARTITION)
+        if len(places) > 1:
+            raise DumpParseError(
+                "<kcat output>", 1, f"the records are of {len(places)} partitions: choose one (topic=, partition=)"
+            )
+        name, number = next(iter(places), (topic, partition))
+        name = name if name is not None else "kcat"
+        number = number if number is not None else 0
         batches = [RecordBatch.build([m.record]) for m in sorted(chosen, key=lambda m: m.record.offset)]
         base = log_start_offset if log_start_offset is not None else (batches[0].base_offset if batches else 0)
         return build_partition_log(
@@ -74,16 +87,36 @@ class KcatParse:
         )
 
 
+UNKNOWN_PARTITION = (
+    "the partition is unknown: the -f format has no %p and no partition was stated, so the records may come "
+    "from several partitions; add %p to the format, or state the partition kcat read with -p N "
+    "(partition=N, kcompact kcat --partition N)"
+)
+
+
 def _selected(message: ConsumedRecord, topic: str | None, partition: int | None) -> bool:
     return (topic is None or message.topic == topic) and (partition is None or message.partition == partition)
 
 
-class OffsetOrder:
-    """Checks that each partition's offsets rise, as one kcat run prints them.
+def in_partition(message: ConsumedRecord, partition: int | None) -> ConsumedRecord | str:
+    """``message`` placed in the partition the user stated (``kcat -p N``), or why it cannot be."""
+    if partition is None or message.partition == partition:
+        return message
+    if message.partition is None:
+        return replace(message, partition=partition)
+    return (
+        f"a record of partition {message.partition} in output stated to hold partition {partition} only "
+        f"(kcat -p {partition}): state the partition kcat was given, or none"
+    )
 
-    Offsets that go back mean several partitions (or topics) in an output that does not name
-    them, or several runs' outputs in one file: either way records would be put in the wrong
-    partition or twice, so the output is refused with what to do instead.
+
+class OffsetOrder:
+    """Checks that each known partition's offsets rise, as one kcat run prints them.
+
+    Offsets that go back mean several topics in an output that does not name them, or several
+    runs' outputs in one file: either way records would be put in the wrong partition or twice,
+    so the output is refused with what to do instead. Records of an unknown partition (no ``%p``
+    and none stated) are not checked: they may come from several partitions.
     """
 
     def __init__(self) -> None:
@@ -91,6 +124,8 @@ class OffsetOrder:
 
     def disorder(self, message: ConsumedRecord) -> str | None:
         """Why ``message`` cannot follow the messages before it (``None`` when it can); then it is the last one seen."""
+        if message.partition is None:
+            return None  # the partition is unknown: offsets of several partitions may interleave
         where = (message.topic, message.partition)
         offset = message.record.offset
         previous = self._last.get(where)
@@ -101,11 +136,6 @@ class OffsetOrder:
 
 
 def _advice(message: ConsumedRecord) -> str:
-    if message.partition is None:
-        return (
-            "offsets go back, so the output holds several partitions but does not say which; "
-            "add %p (and %t) to the -f format, or consume one partition with kcat -p N"
-        )
     if message.topic is None:
         return "offsets of one partition go back: several topics? add %t to the -f format, or consume one topic"
     return (

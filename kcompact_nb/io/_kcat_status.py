@@ -1,17 +1,23 @@
 """kcat's own status lines, found where ``kcat ... 2>&1`` mixes them into the records.
 
 kcat writes its status to stderr as ``% <message>\\n`` (``KC_INFO``/``KC_ERROR`` in kcat.c).
-stderr is unbuffered but stdout, sent to a file or a pipe, is written in blocks (4 KiB here),
-so a status line lands wherever the last block ended: between records, or inside one. The
-messages a consumer prints are known; those that report progress during consumption
-(``Reached end of topic``, ``Reached stop timestamp``) are recognised anywhere, the others only
-where a record could start.
+stderr is unbuffered but stdout, sent to a file or a pipe, is written by stdio in whole blocks
+(4 KiB: glibc's buffer is the file's ``st_blksize``, 4096 for pipes and common filesystems), so
+a status line can only land where kcat's stdout had written a multiple of 4 KiB: between
+records, or inside one. Only there is a known status line taken for stderr, and only when that
+is the one consistent reading of the output: the file is read with and without them, and with
+each one kept as data; when more than one reading succeeds and they differ, the output is
+refused (:func:`only_reading`). Output with no status line at a block boundary is read as it is.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kcompact_nb.io._errors import DumpParseError
+from kcompact_nb.io._kcat_records import KcatParse
 
 #: Messages kcat prints while records are being written (kcat.c ``partition_at_eof``, ``consume_cb``).
 _PROGRESS = rb"Reached (?:end of topic|stop timestamp for topic) \S+ \[-?[0-9]+\] at offset -?[0-9]+(?:: exiting)?"
@@ -22,56 +28,116 @@ _ANY = (
     + rb"|Broker \S+ \([0-9-]+\) throttled|KAFKA_CONFIG is deprecated|Rename KAFKA_CONFIG|Reading configuration from"
     + rb"|Automatically enabling api\.version\.request|Enable message offset reporting"
 )
-PROGRESS_LINE = re.compile(rb"% (?:" + _PROGRESS + rb")\n")
-STATUS_LINE = re.compile(rb"% (?:" + _ANY + rb")[^\n]*(?:\n|\Z)")
-_STATUS_SUFFIX = re.compile(rb"% (?:" + _ANY + rb")[^\n]*\Z")
+STATUS_LINE = re.compile(rb"% (?:" + _ANY + rb")[^\n]*\n")
+#: stdio's block size for kcat's stdout written to a file or a pipe.
+STDOUT_BLOCK = 4096
 
 #: What to do instead, for error messages.
 STDERR_ADVICE = "keep kcat's stderr out of the file (2>/dev/null or 2>kcat.err instead of 2>&1, or kcat -q)"
 
 
-def mixed_stderr_caveats(status_lines: int) -> tuple[str, ...]:
-    """What ``-f`` output with kcat's stderr mixed in cannot tell apart (nothing when there was none)."""
-    if not status_lines:
-        return ()
-    return (
-        f"status lines: {status_lines} of kcat's own lines were found in the output and skipped; a key or value "
-        "that contains such a line verbatim would lose it. To read such data exactly, " + STDERR_ADVICE + ".",
-    )
-
-
-def status_suffix(line: bytes) -> int | None:
-    """Where a kcat status line starts inside ``line`` (one physical line), if it ends the line."""
-    match = _STATUS_SUFFIX.search(line)
-    return None if match is None else match.start()
-
-
-@dataclass
-class StrippedOutput:
-    """kcat ``-f`` output with its progress lines removed, and where they were (to name lines)."""
+@dataclass(frozen=True)
+class StdoutReading:
+    """kcat output with the status lines taken for its stderr removed, and where they were (to name lines)."""
 
     original: bytes
     data: bytes
-    status_lines: list[bytes] = field(default_factory=list)
-    _removed: list[tuple[int, int]] = field(default_factory=list)  # (position in data, bytes removed so far)
-
-    @classmethod
-    def of(cls, original: bytes) -> StrippedOutput:
-        pieces, removed, statuses, start, total = [], [], [], 0, 0
-        for match in PROGRESS_LINE.finditer(original):
-            pieces.append(original[start : match.start()])
-            total += match.end() - match.start()
-            removed.append((match.start() - (total - (match.end() - match.start())), total))
-            statuses.append(match.group().rstrip(b"\n"))
-            start = match.end()
-        pieces.append(original[start:])
-        return cls(original, b"".join(pieces), statuses, removed)
+    status_lines: tuple[bytes, ...] = ()
+    removed: tuple[tuple[int, int], ...] = ()  # (position in data, bytes removed before it), ascending
 
     def line_of(self, position: int) -> int:
         """The 1-based line number in the original output of ``data[position]``."""
         shift = 0
-        for at, total in self._removed:
+        for at, total in self.removed:
             if at > position:
                 break
             shift = total
         return self.original.count(b"\n", 0, position + shift) + 1
+
+    @property
+    def status_texts(self) -> tuple[str, ...]:
+        """The removed status lines as text, for people."""
+        return tuple(s.rstrip(b"\n").decode("utf-8", errors="replace") for s in self.status_lines)
+
+
+def mixed_stderr_caveats(reading: StdoutReading) -> tuple[str, ...]:
+    """What output with kcat's stderr mixed in cannot tell apart (nothing when none was found)."""
+    if not reading.status_lines:
+        return ()
+    return (
+        f"status lines: {len(reading.status_lines)} of kcat's own lines stood where its stdout blocks end and were "
+        "skipped, the one reading of the output that fits its format; a key, value or header holding such a line "
+        f"at exactly that place together with another one would lose it. To read such data exactly, {STDERR_ADVICE}.",
+    )
+
+
+def as_printed(original: bytes) -> StdoutReading:
+    """The output read as it is: nothing taken for stderr."""
+    return StdoutReading(original, original)
+
+
+def without_stderr(original: bytes, keep: frozenset[int] = frozenset()) -> StdoutReading:
+    """The output with every status line at a stdout block boundary removed, except those starting at ``keep``."""
+    pieces: list[bytes] = []
+    statuses: list[bytes] = []
+    removed: list[tuple[int, int]] = []
+    position = written = total = 0
+    while position < len(original):
+        if written % STDOUT_BLOCK == 0:
+            while position not in keep and (match := STATUS_LINE.match(original, position)):
+                statuses.append(match.group())
+                total += match.end() - position
+                removed.append((written, total))
+                position = match.end()
+        piece = original[position : position + STDOUT_BLOCK - written % STDOUT_BLOCK]
+        pieces.append(piece)
+        position += len(piece)
+        written += len(piece)
+    return StdoutReading(original, b"".join(pieces), tuple(statuses), tuple(removed))
+
+
+def status_starts(reading: StdoutReading) -> list[int]:
+    """Where in the original output each removed status line started."""
+    return [at + total - len(line) for (at, total), line in zip(reading.removed, reading.status_lines, strict=True)]
+
+
+def only_reading(original: bytes, parse: Callable[[StdoutReading], KcatParse], source: str) -> KcatParse:
+    """``parse`` of the one consistent reading of ``original``; refused when status-like text makes two.
+
+    Without status lines at block boundaries the output is read as it is. Otherwise it is read
+    without them, as it is, and with each of them kept as data: exactly one reading may succeed
+    (or several giving the same records).
+    """
+    mixed = without_stderr(original)
+    if not mixed.status_lines:
+        return parse(mixed)
+    readings = [mixed, as_printed(original)] + [without_stderr(original, frozenset([s])) for s in status_starts(mixed)]
+    found: list[tuple[StdoutReading, KcatParse]] = []
+    first_error: DumpParseError | None = None
+    for reading in readings:
+        try:
+            parsed = parse(reading)
+        except DumpParseError as error:
+            first_error = first_error or error
+            continue
+        if found and parsed.messages != found[0][1].messages:
+            raise _ambiguous(source, found[0][0], reading)
+        found.append((reading, parsed))
+    if not found:
+        assert first_error is not None
+        raise first_error
+    return found[0][1]
+
+
+def _ambiguous(source: str, one: StdoutReading, other: StdoutReading) -> DumpParseError:
+    """Names the first status-like line that one reading takes for stderr and the other for data."""
+    position = min(set(status_starts(one)) ^ set(status_starts(other)))
+    text = STATUS_LINE.match(one.original, position)
+    shown = one.original[position : text.end() - 1 if text else position + 80][:120]
+    return DumpParseError(
+        source,
+        one.original.count(b"\n", 0, position) + 1,
+        f"the output can be read in more than one way: {shown!r} stands where kcat's stdout ends a 4 KiB block, "
+        "so it may be kcat's status line (its stderr mixed in) or part of a record's key, value or headers; "
+        + STDERR_ADVICE,
+    )

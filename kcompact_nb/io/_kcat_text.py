@@ -20,8 +20,14 @@ from kcompact_nb.core import Record
 from kcompact_nb.io._errors import DumpParseError
 from kcompact_nb.io._kcat_format import NUMBERS, KcatFormat, compile_kcat_format
 from kcompact_nb.io._kcat_json import as_bytes
-from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse, OffsetOrder
-from kcompact_nb.io._kcat_status import STATUS_LINE, STDERR_ADVICE, StrippedOutput, mixed_stderr_caveats
+from kcompact_nb.io._kcat_records import UNKNOWN_PARTITION, ConsumedRecord, KcatParse, OffsetOrder, in_partition
+from kcompact_nb.io._kcat_status import (
+    STATUS_LINE,
+    STDERR_ADVICE,
+    StdoutReading,
+    mixed_stderr_caveats,
+    only_reading,
+)
 
 _NUMBER = re.compile(rb"-?[0-9]+")
 NULL = b"NULL"
@@ -220,7 +226,12 @@ def _text(value: object) -> str:
 
 
 def parse_kcat_format(
-    output: bytes | str, fmt: str | KcatFormat, *, print_nulls: bool = False, source: str = "<kcat -f output>"
+    output: bytes | str,
+    fmt: str | KcatFormat,
+    *,
+    print_nulls: bool = False,
+    partition: int | None = None,
+    source: str = "<kcat -f output>",
 ) -> KcatParse:
     """Parse kcat output printed with ``-f fmt`` (e.g. ``'%o\\t%T\\n'``), as the bytes kcat wrote.
 
@@ -230,34 +241,42 @@ def parse_kcat_format(
         decoded with ``errors="surrogateescape"`` comes back to the same bytes).
     fmt : the ``-f`` format string as given to kcat, or a :class:`KcatFormat`.
     print_nulls : kcat ran with ``-Z`` (ignored when ``fmt`` is already compiled).
+    partition : the partition kcat was told to read (``kcat -p N``): records without ``%p`` are
+        placed in it, a record printing another ``%p`` is refused. Without it and without ``%p``
+        the partition is unknown.
     source : the name used in error messages.
 
     Raises
     ------
     DumpParseError : naming the line, when a record does not match the format, can be read in
-        more than one way, or offsets go back (several partitions without ``%p``).
+        more than one way, offsets of a partition go back, or status-like text makes the output
+        readable in two ways.
     """
     compiled = fmt if isinstance(fmt, KcatFormat) else compile_kcat_format(fmt, print_nulls=print_nulls)
-    stripped = StrippedOutput.of(as_bytes(output))
-    data, order = stripped.data, OffsetOrder()
+    return only_reading(as_bytes(output), partial(_parse, compiled, partition, source), source)
+
+
+def _parse(fmt: KcatFormat, partition: int | None, source: str, reading: StdoutReading) -> KcatParse:
+    data, order = reading.data, OffsetOrder()
     messages: list[ConsumedRecord] = []
-    statuses = list(stripped.status_lines)
     position = 0
     while position < len(data):
-        found = (reader := _RecordReader(compiled, data, position)).read()
-        status = STATUS_LINE.match(data, position) if not found else None
-        if status is not None:
-            statuses.append(status.group().rstrip(b"\n"))
-            position = status.end()
-            continue
-        message, end = _one_reading(reader, found, compiled, source, partial(stripped.line_of, position))
-        disorder = order.disorder(message)
-        if disorder is not None:
-            raise DumpParseError(source, stripped.line_of(position), disorder)
-        messages.append(message)
+        found = (reader := _RecordReader(fmt, data, position)).read()
+        message, end = _one_reading(reader, found, fmt, source, partial(reading.line_of, position))
+        placed = in_partition(message, partition)
+        problem = placed if isinstance(placed, str) else order.disorder(placed)
+        if problem is not None:
+            raise DumpParseError(source, reading.line_of(position), problem)
+        assert not isinstance(placed, str)
+        messages.append(placed)
         position = end
-    texts = tuple(s.decode("utf-8", errors="replace") for s in statuses)
-    return KcatParse(tuple(messages), compiled.missing, compiled.caveats + mixed_stderr_caveats(len(texts)), texts)
+    missing = fmt.missing - {"partition"} if partition is not None else fmt.missing
+    caveats = fmt.caveats + _partition_caveat(fmt, partition) + mixed_stderr_caveats(reading)
+    return KcatParse(tuple(messages), missing, caveats, reading.status_texts)
+
+
+def _partition_caveat(fmt: KcatFormat, partition: int | None) -> tuple[str, ...]:
+    return (f"partition: {UNKNOWN_PARTITION}",) if partition is None and "p" not in fmt.fields else ()
 
 
 def _one_reading(
@@ -288,7 +307,13 @@ def _no_match(reader: _RecordReader, fmt: KcatFormat) -> str:
     if here.startswith(b"%"):
         return f"not a record of the format {fmt.text!r} but {_excerpt(here)}: a kcat status line? {STDERR_ADVICE}"
     hint = ""
-    if reader.start > 0 and at == reader.start and any(t.field in "ksh" and not t.sized_by for t in fmt.tokens):
+    status = STATUS_LINE.search(reader.data, reader.start, max(at, reader.start) + 1)
+    if status is not None:
+        hint = (
+            f"; the record holds {_excerpt(status.group())}, which reads as kcat's status line (its stderr) but "
+            "does not stand where kcat's 4 KiB stdout blocks end (kcat -u, or the file edited?); " + STDERR_ADVICE
+        )
+    elif reader.start > 0 and at == reader.start and any(t.field in "ksh" and not t.sized_by for t in fmt.tokens):
         hint = (
             f"; if the record before holds {fmt.terminator!r} in its key, value or headers, it cannot be read "
             "without its length: put %K before %k and %S before %s"

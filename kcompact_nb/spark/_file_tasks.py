@@ -12,6 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.types import StructType
 
 from kcompact_nb.spark._executors import prepare_python_workers
 from kcompact_nb.spark._schema import RECORD_SCHEMA
@@ -48,11 +49,13 @@ RowTuple = tuple[Any, ...]
 Decoder = Callable[[Any], Iterator[pa.RecordBatch]]
 
 
-def decode_in_tasks(spark: SparkSession, tasks: Sequence[Any], decode: Decoder) -> DataFrame:
+def decode_in_tasks(
+    spark: SparkSession, tasks: Sequence[Any], decode: Decoder, schema: StructType | str = RECORD_SCHEMA
+) -> DataFrame:
     """A record DataFrame from ``tasks`` (picklable descriptions of files), one Spark task each.
 
     ``decode`` runs in the executors and yields each task's records as Arrow batches in :data:`ARROW_SCHEMA`
-    (:func:`arrow_chunks` makes them from row tuples).
+    (:func:`arrow_chunks` makes them from row tuples), or in ``schema`` when given.
     """
     prepare_python_workers(spark)
     chosen = list(tasks)
@@ -63,13 +66,15 @@ def decode_in_tasks(spark: SparkSession, tasks: Sequence[Any], decode: Decoder) 
             for task_id in batch.column(0).to_pylist():
                 yield from decode(chosen[task_id])
 
-    return ids.mapInArrow(run, RECORD_SCHEMA)
+    return ids.mapInArrow(run, schema)
 
 
 FileDecoder = Callable[[str, bytes | None], Iterator[pa.RecordBatch]]
 
 
-def decode_file_bytes(spark: SparkSession, urls: Sequence[str], decode: FileDecoder) -> DataFrame:
+def decode_file_bytes(
+    spark: SparkSession, urls: Sequence[str], decode: FileDecoder, schema: StructType | str = RECORD_SCHEMA
+) -> DataFrame:
     """A record DataFrame from files behind Hadoop URLs, read whole by the JVM source, one Spark task each.
 
     ``decode(name, content)`` runs in the executors with the file as errors name it and its bytes (``None``:
@@ -85,7 +90,7 @@ def decode_file_bytes(spark: SparkSession, urls: Sequence[str], decode: FileDeco
             ):
                 yield from decode(name, content)
 
-    return files.mapInArrow(run, RECORD_SCHEMA)
+    return files.mapInArrow(run, schema)
 
 
 def arrow_chunks(rows: Iterator[RowTuple]) -> Iterator[pa.RecordBatch]:

@@ -7,16 +7,18 @@ loader takes local paths (made absolute before Spark sees them) or Hadoop filesy
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from io import BytesIO, TextIOWrapper
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
 
 from kcompact_nb.core import TimestampType, record_size_bytes
 from kcompact_nb.io import (
+    DumpParseError,
     KcatParse,
     compile_kcat_format,
     parse_dump_log,
@@ -25,10 +27,11 @@ from kcompact_nb.io import (
     read_dump_log,
     read_kcat,
 )
+from kcompact_nb.io._kcat_records import UNKNOWN_PARTITION
 from kcompact_nb.spark._file_tasks import FileDecoder, RowTuple, arrow_chunks, decode_file_bytes, decode_in_tasks
 from kcompact_nb.spark._load_kafka import with_estimated_sizes
 from kcompact_nb.spark._load_log_dir import batch_rows, without_source
-from kcompact_nb.spark._schema import KAFKA_SOURCE_COLUMNS, require_columns, validate_records
+from kcompact_nb.spark._schema import KAFKA_SOURCE_COLUMNS, RECORD_SCHEMA, require_columns, validate_records
 from kcompact_nb.spark._segment_source import in_session
 from kcompact_nb.spark._storage import StorageError, storage_location
 
@@ -74,7 +77,7 @@ class _TextFiles:
     """How to turn one text file into records; called with the file's name and its bytes (None: open it)."""
 
     topic: str
-    partition: int
+    partition: int | None
     kcat_format: str | None = None
     print_nulls: bool = False
 
@@ -83,6 +86,19 @@ class _TextFiles:
 
     def kcat_rows(self, name: str, content: bytes | None) -> Iterator[pa.RecordBatch]:
         return arrow_chunks(_kcat_rows(self, name, content))
+
+    def kcat_refusals(self, name: str, content: bytes | None) -> Iterator[pa.RecordBatch]:
+        """Nothing when the file parses, else its refusal (the file, line and reason the parser gave)."""
+        try:
+            _kcat(self, name, content)
+        except DumpParseError as refused:
+            yield pa.RecordBatch.from_pylist(
+                [{"file": refused.file, "line": refused.position, "reason": refused.reason}], schema=_REFUSAL_ARROW
+            )
+
+
+_REFUSAL_ARROW = pa.schema([("file", pa.string()), ("line", pa.int64()), ("reason", pa.string())])
+_REFUSAL_SCHEMA = "file string, line long, reason string"
 
 
 def load_dump_log(
@@ -94,7 +110,7 @@ def load_dump_log(
     from the dump; ``record_size_bytes`` is computed with the v2 formula from the printed fields.
     ``paths`` are local paths (made absolute) or Hadoop filesystem URLs (read by the JVM segment-file source).
     """
-    return _decode_text_files(spark, paths, _TextFiles(topic, partition).dump_rows)
+    return _decode_text_files(spark, paths, _TextFiles(topic, partition).dump_rows)[0]
 
 
 def load_kcat(
@@ -102,22 +118,32 @@ def load_kcat(
     paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
     topic: str,
-    partition: int = 0,
+    partition: int | None = None,
     kcat_format: str | None = None,
     print_nulls: bool = False,
 ) -> DataFrame:
     """kcat output (``-J`` JSON by default, or the ``-f`` format string it was made with), one task per file.
 
-    Messages naming their own topic/partition keep them; ``topic``/``partition`` fill in the rest
-    (output of several partitions without ``%p`` is refused by the parser). ``print_nulls`` is
-    kcat's ``-Z``. Batch columns are null; sizes are v2 sizes of each record as if alone in its
+    Messages naming their own topic keep it; ``topic`` fills in the rest. ``partition`` is kcat's
+    ``-p N``: the output holds that partition only (a record printing another ``%p`` is refused);
+    a ``-f`` format without ``%p`` needs it (the partition is unknown otherwise, and refused).
+    ``print_nulls`` is kcat's ``-Z``. Every file is parsed once when the DataFrame is made, so
+    output the parser refuses raises its :class:`~kcompact_nb.io.DumpParseError` here, with the
+    parser's one-line message (not inside a Spark job's stack trace); the DataFrame parses the
+    files again when it is computed. Batch columns are null; sizes are v2 sizes of each record as if alone in its
     batch. ``timestamp`` is null where kcat printed none (a format without ``%T``, or a message
     without a timestamp), ``timestampType`` where it is not printed (every ``-f`` format). Columns
     the output does not carry have column metadata ``kcompact.missing`` saying so
     (:func:`missing_note`); key, value and headers there are null. ``paths`` are local paths (made
     absolute) or Hadoop filesystem URLs (read by the JVM segment-file source).
     """
-    df = _decode_text_files(spark, paths, _TextFiles(topic, partition, kcat_format, print_nulls).kcat_rows)
+    if kcat_format is not None and partition is None and "p" not in compile_kcat_format(kcat_format).fields:
+        raise DumpParseError(f"kcat format {kcat_format!r}", None, UNKNOWN_PARTITION)
+    files = _TextFiles(topic, partition, kcat_format, print_nulls)
+    df, decode = _decode_text_files(spark, paths, files.kcat_rows)
+    refused = decode(files.kcat_refusals, _REFUSAL_SCHEMA).limit(1).collect()
+    if refused:
+        raise DumpParseError(refused[0]["file"], refused[0]["line"], refused[0]["reason"])
     for column, note in _kcat_missing_notes(kcat_format).items():
         df = df.withMetadata(column, {**df.schema[column].metadata, MISSING_METADATA_KEY: note})
     return df
@@ -133,7 +159,7 @@ _KCAT_COLUMNS = {  # parser field: (column, why it is missing, what the column h
     "timestamp": ("timestamp", "the -f format has no %T", "nulls"),
     "timestamp_type": ("timestampType", "kcat -f prints no timestamp type", "nulls"),
     "topic": ("topic", "the -f format has no %t", "load_kcat's topic argument"),
-    "partition": ("partition", "the -f format has no %p", "load_kcat's partition argument"),
+    "partition": ("partition", "the -f format has no %p", "load_kcat's partition argument (kcat -p N)"),
 }
 
 
@@ -157,15 +183,30 @@ def missing_note(df: DataFrame, column: str) -> str | None:
 
 def _decode_text_files(
     spark: SparkSession, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], decode: FileDecoder
-) -> DataFrame:
-    """Local files are opened by the Python workers; any URL makes the JVM source read them all (Hadoop's API)."""
+) -> tuple[DataFrame, Callable[[FileDecoder, str], DataFrame]]:
+    """The files decoded by ``decode``, and the same files for another decoder and schema.
+
+    Local files are opened by the Python workers; any URL makes the JVM source read them all (Hadoop's API).
+    """
     locations = [storage_location(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
     if all(location.local is not None for location in locations):
-        return decode_in_tasks(spark, [str(location) for location in locations], lambda name: decode(name, None))
+        names = [str(location) for location in locations]
+        for name in names:  # a missing file or a folder raises as open() does, not inside a task
+            open(name, "rb").close()
+
+        def local(other: FileDecoder, schema: str | StructType = RECORD_SCHEMA) -> DataFrame:
+            return decode_in_tasks(spark, names, lambda name: other(name, None), schema)
+
+        return local(decode), local
     if not in_session(spark):
         remote = next(location for location in locations if location.local is None)
         raise StorageError(f"{remote.url}: {without_source(spark)}")
-    return decode_file_bytes(spark, [location.url for location in locations], decode)
+    urls = [location.url for location in locations]
+
+    def remote_files(other: FileDecoder, schema: str | StructType = RECORD_SCHEMA) -> DataFrame:
+        return decode_file_bytes(spark, urls, other, schema)
+
+    return remote_files(decode), remote_files
 
 
 def _dump_rows(files: _TextFiles, name: str, content: bytes | None) -> Iterator[RowTuple]:
@@ -173,6 +214,7 @@ def _dump_rows(files: _TextFiles, name: str, content: bytes | None) -> Iterator[
         dump = read_dump_log(name)
     else:  # as read_dump_log decodes a file
         dump = parse_dump_log(TextIOWrapper(BytesIO(content), encoding="utf-8", errors="replace"), source=name)
+    assert files.partition is not None  # load_dump_log's partition is required
     for segment in dump.segments:
         for batch in segment.batches:
             yield from batch_rows(files.topic, files.partition, segment.base_offset, batch)
@@ -183,7 +225,7 @@ def _kcat_rows(files: _TextFiles, name: str, content: bytes | None) -> Iterator[
     for message in _kcat(files, name, content).messages:
         r = message.record
         topic = message.topic if message.topic is not None else files.topic
-        partition = message.partition if message.partition is not None else files.partition
+        partition = message.partition  # placed by the parser when stated (load_kcat refuses it unknown)
         headers = [{"key": k, "value": v} for k, v in r.headers] if r.headers else None
         size = record_size_bytes(0, 0, r.key, r.value, r.headers)
         stamp_us = None if r.timestamp == -1 else r.timestamp * 1000  # -1: none printed (Kafka's NO_TIMESTAMP)
@@ -194,10 +236,12 @@ def _kcat_rows(files: _TextFiles, name: str, content: bytes | None) -> Iterator[
 def _kcat(files: _TextFiles, name: str, content: bytes | None) -> KcatParse:
     """As :func:`kcompact_nb.io.read_kcat` reads a file (its bytes, as kcat wrote them)."""
     if content is None:
-        return read_kcat(name, files.kcat_format, print_nulls=files.print_nulls)
+        return read_kcat(name, files.kcat_format, print_nulls=files.print_nulls, partition=files.partition)
     if files.kcat_format is None:
-        return parse_kcat_json(content, source=name)
-    return parse_kcat_format(content, files.kcat_format, print_nulls=files.print_nulls, source=name)
+        return parse_kcat_json(content, partition=files.partition, source=name)
+    return parse_kcat_format(
+        content, files.kcat_format, print_nulls=files.print_nulls, partition=files.partition, source=name
+    )
 
 
 _TIMESTAMP_TYPE_IDS = {TimestampType.CREATE_TIME: 0, TimestampType.LOG_APPEND_TIME: 1}

@@ -42,6 +42,9 @@ from .conftest import BASE_TS_MS
 
 TOPIC = "kcat-awkward"
 HEADERS = (("h", b"v"), ("e", b""), ("n", None))
+#: Null keys allowed, and nothing deleted: the records' 2026-01-01 timestamps are past the default 7-day retention,
+#: and segment.ms=100 rolls segments, so the retention check (every 5 minutes) would delete them mid-test.
+KEPT = {"cleanup.policy": "delete", "retention.ms": "-1"}
 BIG = b"B" * 8000  # over two 4 KiB stdout blocks, so kcat's stderr lands inside this record with 2>&1
 PARTITION_0 = [
     (b"bin", bytes(range(256)), HEADERS),
@@ -80,7 +83,7 @@ def raw_batches(
 def awkward(kafka_broker: KafkaBroker) -> KafkaBroker:
     """The topic, produced once per broker (the broker is shared by the session)."""
     if not partition_dir(kafka_broker, TOPIC, 0).exists():
-        create_topic(kafka_broker, TOPIC, configs={"cleanup.policy": "delete"}, partitions=3)  # null keys allowed
+        create_topic(kafka_broker, TOPIC, configs=KEPT, partitions=3)
         produce_encoded_batches(kafka_broker, TOPIC, raw_batches(PARTITION_0, 0))
         txn = [NewRecord(b"tx1", b"committed 1", BASE_TS_MS + 20), NewRecord(b"tx2", b"committed 2", BASE_TS_MS + 21)]
         produce_transaction(kafka_broker, TOPIC, txn, transactional_id="kcat-awkward")
@@ -96,9 +99,9 @@ def awkward(kafka_broker: KafkaBroker) -> KafkaBroker:
     return kafka_broker
 
 
-def consumer_view(broker: KafkaBroker, partition: int) -> list[Record]:
+def consumer_view(broker: KafkaBroker, partition: int, *, topic: str = TOPIC) -> list[Record]:
     """What a read_committed consumer reads from the segment files: data records outside aborted transactions."""
-    log = read_partition_dir(partition_dir(broker, TOPIC, partition)).log
+    log = read_partition_dir(partition_dir(broker, topic, partition)).log
     pending: dict[int, list[Record]] = {}
     visible: list[Record] = []
     for batch in log.batches():
@@ -158,7 +161,8 @@ def test_kcat_json_with_stderr_mixed_in_reads_every_partition_exactly(awkward: K
     assert sorted(s.split(" at offset")[0] for s in parsed.status_lines) == [
         f"% Reached end of topic {TOPIC} [{p}]" for p in range(3)
     ]
-    assert parsed.missing == frozenset() and parsed.caveats == ()
+    assert parsed.missing == frozenset()
+    assert [c.split(":")[0] for c in parsed.caveats] == ["headers", "status lines"]
     values = [r.value for r in parsed.records(partition=0)]
     assert values[:3] == [bytes(range(256)), b"win\r\nline", b"lone\rcr"] and BIG in values
 
@@ -184,13 +188,12 @@ def test_kcat_formats_read_exactly(awkward: KafkaBroker, args: list[str], partit
 @pytest.mark.parametrize(
     ("args", "print_nulls", "message"),
     [
-        (["-f", r"%o\t%T\n"], False, r"add %p \(and %t\) to the -f format, or consume one partition with kcat -p N"),
         (["-f", r"%p %o %k %s\n", "-p", "0"], False, "put %K before %k and %S before %s"),
         (["-Z", "-f", r"%p %o %K %S %k %s\n"], False, r"made with -Z; read it with -Z \(print_nulls=True\)"),
         (["-f", r"%p %o %K %S %k %s\n"], True, "was -Z not given"),
         (["-f", r"%p %o %h\n", "-p", "2"], False, "hold a ',' inside a header name or value"),
     ],
-    ids=["several-partitions", "separators-without-lengths", "NULL-without-Z", "no-NULL-with-Z", "comma-in-header"],
+    ids=["separators-without-lengths", "NULL-without-Z", "no-NULL-with-Z", "comma-in-header"],
 )
 def test_kcat_outputs_that_cannot_be_read_exactly_are_refused_with_the_fix(
     awkward: KafkaBroker, args: list[str], print_nulls: bool, message: str
@@ -200,8 +203,20 @@ def test_kcat_outputs_that_cannot_be_read_exactly_are_refused_with_the_fix(
         parse_kcat_format(run_kcat(awkward, *args), fmt, print_nulls=print_nulls)
 
 
+def test_without_p_the_partition_is_unknown_unless_stated(awkward: KafkaBroker) -> None:
+    every = parse_kcat_format(run_kcat(awkward, "-f", r"%o\t%T\n"), r"%o\t%T\n")
+    assert every.partitions() == [(None, None)] and "partition" in every.missing
+    expected = [(r.offset, r.timestamp) for p in (0, 1, 2) for r in consumer_view(awkward, p)]
+    assert sorted((r.offset, r.timestamp) for r in every.records()) == sorted(expected)
+    with pytest.raises(DumpParseError, match="the partition is unknown"):
+        every.to_partition_log()
+    one = parse_kcat_format(run_kcat(awkward, "-f", r"%o\t%T\n", "-p", "1"), r"%o\t%T\n", partition=1)
+    assert one.partitions() == [(None, 1)]
+    assert one.records(partition=1) == as_printed(consumer_view(awkward, 1), one)
+
+
 def test_gap_report_of_kcat_output_shows_transaction_markers_as_possible_gaps(awkward: KafkaBroker) -> None:
-    parsed = parse_kcat_format(run_kcat(awkward, "-f", r"%o\t%T\n", "-p", "0"), r"%o\t%T\n")
+    parsed = parse_kcat_format(run_kcat(awkward, "-f", r"%o\t%T\n", "-p", "0"), r"%o\t%T\n", partition=0)
     from_kcat = last_compaction_gap(parsed.records())
     # consumers skip the commit marker (offset 11), the aborted record and its marker (13, 14)
     assert (from_kcat.gap_count, from_kcat.last_gap_offset, from_kcat.missing_offsets) == (2, 15, 2)

@@ -6,10 +6,13 @@ The outputs below are byte-exact copies of what Debian's kcat 1.7.1 printed for 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kcompact_nb import Record
 from kcompact_nb.io import DumpParseError, compile_kcat_format, parse_kcat_format, read_kcat
+from tests.io.kcat_stderr import mixed_in
 
 STATUS = b"% Reached end of topic aw [0] at offset 9: exiting\n"
 
@@ -81,12 +84,12 @@ def test_NULL_where_Z_was_not_given_or_missing_where_it_was_is_refused_with_the_
 def test_without_lengths_empty_and_null_read_as_null_and_the_parse_says_so():
     parsed = parse_kcat_format(b"0 k|\n1 |v\n", r"%o %k|%s\n")
     assert [(r.key, r.value) for r in parsed.records()] == [(b"k", None), (None, b"v")]
-    assert [c.split(":")[0] for c in parsed.caveats] == ["keys", "values"]
+    assert [c.split(":")[0] for c in parsed.caveats] == ["keys", "values", "partition"]
     assert "an empty and a null value both print nothing, and are read as null" in parsed.caveats[1]
     with_z = parse_kcat_format(b"0 NULL|NULL\n", r"%o %k|%s\n", print_nulls=True)
     assert with_z.records() == [Record(0, -1, None, None)]
     assert 'both print NULL under -Z, like the key "NULL"' in with_z.caveats[0]
-    assert parse_kcat_format(b"0 1 k\n", r"%o %K %k\n").caveats == ()
+    assert parse_kcat_format(b"0 1 k\n", r"%o %K %k\n", partition=0).caveats == ()
 
 
 def test_a_record_that_splits_two_ways_is_refused_with_its_line():
@@ -111,17 +114,30 @@ def test_a_value_holding_the_record_end_without_its_length_is_refused():
 def test_header_nulls_and_a_comma_inside_a_header_value():
     parsed = parse_kcat_format(b"0|h=v,e=,n=NULL\n1|\n", r"%o|%h\n")
     assert [r.headers for r in parsed.records()] == [(("h", b"v"), ("e", b""), ("n", None)), ()]
-    assert "Use -J to read headers exactly" in parsed.caveats[0]
+    assert "Use -J to read header values exactly" in parsed.caveats[0]
+    assert "only up to its first NUL byte" in parsed.caveats[0]
     with pytest.raises(DumpParseError, match="hold a ',' inside a header name or value"):
         parse_kcat_format(b"0|sep=a,b\n", r"%o|%h\n")
 
 
-def test_several_partitions_without_p_are_refused_with_advice():
-    output = b"0\t10\n1\t11\n0\t12\n"
-    with pytest.raises(
-        DumpParseError, match=r"add %p \(and %t\) to the -f format, or consume one partition with kcat -p N"
-    ):
-        parse_kcat_format(output, r"%o\t%T\n")
+def test_without_p_the_partition_is_unknown_unless_stated():
+    output = b"0\t10\n1\t11\n0\t12\n"  # offsets go back: several partitions, which the output does not name
+    parsed = parse_kcat_format(output, r"%o\t%T\n")
+    assert parsed.partitions() == [(None, None)] and [r.offset for r in parsed.records()] == [0, 1, 0]
+    assert "partition" in parsed.missing and any("the partition is unknown" in c for c in parsed.caveats)
+    with pytest.raises(DumpParseError, match="the partition is unknown"):
+        parsed.to_partition_log()
+    with pytest.raises(DumpParseError, match="offsets of one partition go back"):
+        parse_kcat_format(output, r"%o\t%T\n", partition=3)  # stated: kcat -p 3 printed one partition
+    stated = parse_kcat_format(b"0\t10\n1\t11\n", r"%o\t%T\n", partition=3)
+    assert stated.partitions() == [(None, 3)] and "partition" not in stated.missing
+    assert not any("partition" in c for c in stated.caveats)
+    assert stated.to_partition_log().name == "kcat-3"
+    with pytest.raises(DumpParseError, match=r"a record of partition 1 in output stated to hold partition 0 only"):
+        parse_kcat_format(b"0 0\n1 0\n", r"%p %o\n", partition=0)
+
+
+def test_offsets_going_back_in_a_named_partition_are_refused_with_advice():
     with pytest.raises(DumpParseError, match="several topics"):
         parse_kcat_format(b"0 0\n0 0\n", r"%p %o\n")
     with pytest.raises(DumpParseError, match="several kcat runs"):
@@ -129,20 +145,44 @@ def test_several_partitions_without_p_are_refused_with_advice():
     parsed = parse_kcat_format(b"0 0\t10\n1 0\t11\n0 1\t12\n", r"%p %o\t%T\n")
     assert parsed.partitions() == [(None, 0), (None, 1)]
     assert [r.offset for r in parsed.records(partition=0)] == [0, 1]
+    with pytest.raises(DumpParseError, match="2 partitions: choose one"):
+        parsed.to_partition_log()
 
 
-def test_kcat_status_lines_anywhere_even_inside_a_value():
-    value = b"x" * 30
-    output = b"0 30 " + value[:10] + STATUS + value[10:] + b"\n% ERROR: Local: Broker transport failure\n1 0 \n"
-    parsed = parse_kcat_format(output, r"%o %S %s\n")
+def test_status_lines_where_kcat_stdout_blocks_end_even_inside_a_value():
+    value = b"x" * 5000
+    stdout = b"0 5000 " + value + b"\n1 0 \n"
+    error = b"% ERROR: Local: Broker transport failure\n"
+    parsed = parse_kcat_format(mixed_in(stdout, STATUS, error, block=1), r"%o %S %s\n")
     assert parsed.records() == [Record(0, -1, None, value), Record(1, -1, None, b"")]
-    assert parsed.status_lines == (STATUS.decode().rstrip("\n"), "% ERROR: Local: Broker transport failure")
-    assert parsed.caveats == (
-        "status lines: 2 of kcat's own lines were found in the output and skipped; a key or value that contains "
-        "such a line verbatim would lose it. To read such data exactly, keep kcat's stderr out of the file "
-        "(2>/dev/null or 2>kcat.err instead of 2>&1, or kcat -q).",
-    )
-    assert parse_kcat_format(b"0 1 x\n", r"%o %S %s\n").caveats == ()
+    assert parsed.status_lines == (STATUS.decode().rstrip("\n"), error.decode().rstrip("\n"))
+    assert parsed.caveats[-1].startswith("status lines: 2 of kcat's own lines stood where its stdout blocks end")
+    assert parse_kcat_format(mixed_in(stdout, STATUS), r"%o %S %s\n").records() == parsed.records()
+    assert parse_kcat_format(b"0 1 x\n", r"%o %S %s\n", partition=0).caveats == ()
+
+
+def test_status_like_data_is_read_as_data_when_stderr_was_kept_out():
+    # the case: -f '%p\t%o\t%s\n' 2>err with a value that reads like a status line
+    output = b"0\t0\tbefore\n0\t1\t" + STATUS + b"0\t2\tafter\n"
+    parsed = parse_kcat_format(output, r"%p\t%o\t%s\n")
+    assert [r.value for r in parsed.records()] == [b"before", STATUS.rstrip(b"\n"), b"after"]
+    assert parsed.status_lines == ()
+    sized = b"0 0 " + str(len(STATUS) + 4).encode() + b" ab" + STATUS + b"cd\n"
+    assert parse_kcat_format(sized, r"%p %o %S %s\n").records()[0].value == b"ab" + STATUS + b"cd"
+
+
+def test_status_like_data_where_a_block_ends_is_refused_when_it_reads_both_ways():
+    # a value starting with status text exactly at 4 KiB, format ending with \x1e: data or stderr, both fit
+    head = b"0\x01"
+    value = b"v" * (4096 - len(head)) + STATUS + b"tail"
+    output = head + value + b"\x1e"
+    with pytest.raises(DumpParseError, match="can be read in more than one way.*2>/dev/null"):
+        parse_kcat_format(output, r"%o\x01%s\x1e")
+    # with its length printed, only the reading as data fits
+    sized = b"0\x01" + str(len(value)).encode() + b"\x01"
+    sized += value[: 4096 - len(sized)] + STATUS + value[4096 - len(sized) + len(STATUS) :] + b"\x1e"
+    (record,) = parse_kcat_format(sized, r"%o\x01%S\x01%s\x1e").records()
+    assert record.value == sized[len(b"0\x01") + len(str(len(value))) + 1 : -1]
 
 
 def test_an_unknown_percent_line_names_the_stderr_fix():
@@ -207,3 +247,15 @@ def test_text_given_with_surrogate_escapes_is_the_same_as_bytes():
     assert parse_kcat_format(data.decode("utf-8", "surrogateescape"), r"%o %S %s\n").records() == (
         parse_kcat_format(data, r"%o %S %s\n").records()
     )
+
+
+def test_the_readme_samples_of_the_real_kcat_read_the_same_in_both_forms():
+    samples = Path(__file__).resolve().parents[2] / "data" / "samples" / "kcat"
+    as_json = read_kcat(samples / "orders.json")
+    as_text = read_kcat(samples / "orders.txt", r"%p %o %T %K %S %k %s\n")
+    assert as_text.partitions() == [(None, 0), (None, 1)] and as_json.partitions() == [("orders", 0), ("orders", 1)]
+    for partition in (0, 1):
+        from_json = [r._replace(headers=()) for r in as_json.records(partition=partition)]
+        assert as_text.records(partition=partition) == from_json
+    assert [r.offset for r in as_json.records(partition=0)] == [0, 1, 2, 3, 4, 6]  # 5: the commit marker
+    assert as_json.records(partition=0)[1].headers == (("source", b"app"), ("trace", None))

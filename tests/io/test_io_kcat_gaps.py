@@ -16,10 +16,12 @@ from kcompact_nb.io import (
     read_kcat,
     read_partition_dir,
 )
+from kcompact_nb.io._kcat_json import HEADER_NAME_NUL
 from tests.conftest import compacted_log, rec
 from tests.io.kafka_bytes import simple_batches, write_segments
+from tests.io.kcat_stderr import mixed_in
 
-JSON_LINES = (
+JSON_LINES = "% Reached end of topic fruit [1] at offset 8\n% Reached end of topic fruit [0] at offset 3: exiting\n" + (
     "\n".join(
         json.dumps(m)
         for m in [
@@ -56,7 +58,7 @@ JSON_LINES = (
             },
         ]
     )
-    + "\n% Reached end of topic fruit [0] at offset 3: exiting\n"
+    + "\n"
 )
 
 
@@ -73,18 +75,55 @@ def test_kcat_json_lines():
     assert [b.size_bytes for b in log.batches()] == [78, 88]
 
 
+def kcat_object(offset: int = 1, **fields: object) -> str:
+    """One line as kcat -J writes it, with ``fields`` replaced (``None`` removes a field)."""
+    obj = {"topic": "t", "partition": 0, "offset": offset, "tstype": "create", "ts": 5, "broker": 1}
+    obj |= {"key": "k", "payload": "v"} | fields
+    return json.dumps({name: value for name, value in obj.items() if value is not None or name in ("key", "payload")})
+
+
 def test_kcat_json_header_map_and_errors():
-    (message,) = parse_kcat_json('{"offset": 1, "headers": {"a": ["1", "2"]}, "key": "k", "payload": "v"}').messages
+    (message,) = parse_kcat_json(kcat_object(headers={"a": ["1", "2"]})).messages
     assert message.record.headers == (("a", b"1"), ("a", b"2"))
     with pytest.raises(DumpParseError, match="line 2"):
-        parse_kcat_json('{"offset": 1}\n{not json}\n')
+        parse_kcat_json(kcat_object() + "\n{not json}\n")
     with pytest.raises(DumpParseError, match="'offset' must be an integer"):
-        parse_kcat_json('{"offset": "1"}')
+        parse_kcat_json(kcat_object(offset="1"))
     with pytest.raises(DumpParseError, match="headers"):
-        parse_kcat_json('{"offset": 1, "headers": ["odd"]}')
-    assert parse_kcat_json('{"offset": 1}').missing == {"timestamp", "timestamp_type"}
+        parse_kcat_json(kcat_object(headers=["odd"]))
+    unknown = json.loads(kcat_object(tstype="unknown"))
+    del unknown["ts"]
+    assert parse_kcat_json(json.dumps(unknown)).missing == {"timestamp", "timestamp_type"}
     with pytest.raises(DumpParseError, match="a kcat status line.*2>/dev/null"):
-        parse_kcat_json('{"offset": 1}\n% Something new\n')
+        parse_kcat_json(kcat_object() + "\n% Something new\n")
+
+
+def test_json_that_is_not_kcat_output_is_refused_naming_what_is_missing():
+    # the project's own records.jsonl (Spark's Kafka source as JSON): value, not payload
+    spark_row = '{"key":"az0=","value":"dg==","topic":"t","partition":0,"offset":0,"timestamp":"2026-01-01T00:00:00Z"}'
+    with pytest.raises(DumpParseError, match=r"not a kcat -J object: no 'tstype', 'broker', 'payload'"):
+        parse_kcat_json(spark_row)
+    ts_missing = json.loads(kcat_object())
+    del ts_missing["ts"]
+    with pytest.raises(DumpParseError, match="no 'ts'"):
+        parse_kcat_json(json.dumps(ts_missing))
+    with pytest.raises(DumpParseError, match="'tstype' must be create, logappend or unknown"):
+        parse_kcat_json(kcat_object(tstype="later"))
+    with pytest.raises(DumpParseError, match=r"was kcat run with -J -D '\|'\? .* run it again without -D"):
+        parse_kcat_json(kcat_object(0) + "|" + kcat_object(1) + "|")
+
+
+def test_kcat_json_header_name_cut_at_NUL_by_kcat_is_a_caveat():
+    assert parse_kcat_json(kcat_object()).caveats == ()
+    parsed = parse_kcat_json(kcat_object(headers=["a", "c\u0000d"]))
+    assert parsed.records()[0].headers == (("a", b"c\x00d"),)
+    assert parsed.caveats == (HEADER_NAME_NUL,)
+
+
+def test_kcat_json_stated_partition_is_checked():
+    assert parse_kcat_json(kcat_object(partition=2), partition=2).partitions() == [("t", 2)]
+    with pytest.raises(DumpParseError, match=r"stated to hold partition 0 only \(kcat -p 0\)"):
+        parse_kcat_json(kcat_object(partition=2), partition=0)
 
 
 # What Debian's kcat 1.7.1 printed for a binary value, byte for byte: yajl escapes control
@@ -105,30 +144,41 @@ def test_kcat_json_bytes_keep_binary_values_exact():
     assert parse_kcat_json(as_text).messages == parse_kcat_json([as_text]).messages == (message,)
 
 
-@pytest.mark.parametrize("cut", [40, len(BINARY_LINE) - 2, len(BINARY_LINE) - 1])
-def test_kcat_status_lines_inside_a_json_record_are_skipped(cut):
+@pytest.mark.parametrize("shift", [0, 40, len(BINARY_LINE) - 2, len(BINARY_LINE) - 1])
+def test_kcat_status_lines_inside_a_json_record_are_skipped(shift):
     # kcat 2>&1: stderr is unbuffered, stdout goes out in 4 KiB blocks, so "% Reached end" lands mid-record
     inserted = b"% Reached end of topic aw [1] at offset 3\n% Reached end of topic aw [2] at offset 1\n"
-    output = BINARY_LINE[:cut] + inserted + BINARY_LINE[cut:] + BINARY_LINE.replace(b'"offset":0', b'"offset":1')
+    first = BINARY_LINE.replace(b'"bin"', b'"' + b"k" * (4096 - shift) + b'"')
+    output = mixed_in(first + BINARY_LINE.replace(b'"offset":0', b'"offset":1'), *inserted.splitlines(True), block=1)
     parsed = parse_kcat_json(output)
     assert [m.record.offset for m in parsed.messages] == [0, 1]
-    assert parsed.messages[0] == parse_kcat_json(BINARY_LINE).messages[0]
+    assert parsed.messages[0] == parse_kcat_json(first).messages[0]
     assert parsed.status_lines == (
         "% Reached end of topic aw [1] at offset 3",
         "% Reached end of topic aw [2] at offset 1",
     )
 
 
+def test_kcat_json_value_holding_status_text_is_read_whole():
+    # the issue's case: a value with status-like text and a real status line later in the same JSON line
+    value = "2026-11-27 app: % ERROR: disk full; retrying " + "B" * 6000
+    stdout = (kcat_object(0, payload=value) + "\n").encode()
+    parsed = parse_kcat_json(mixed_in(stdout, b"% Reached end of topic t [0] at offset 1: exiting\n", block=1))
+    assert parsed.records()[0].value == value.encode()
+    assert parsed.status_lines == ("% Reached end of topic t [0] at offset 1: exiting",)
+    kept_out = parse_kcat_json(kcat_object(0, payload="% Reached end of topic t [0] at offset 1\n") + "\n")
+    assert kept_out.records()[0].value == b"% Reached end of topic t [0] at offset 1\n"
+
+
 def test_kcat_json_several_partitions_and_runs():
-    line = '{{"topic":"t","partition":{},"offset":{},"key":"k","payload":"v"}}'
-    parsed = parse_kcat_json("\n".join(line.format(p, o) for p, o in [(0, 0), (1, 0), (0, 1)]))
+    parsed = parse_kcat_json("\n".join(kcat_object(o, partition=p) for p, o in [(0, 0), (1, 0), (0, 1)]))
     assert parsed.partitions() == [("t", 0), ("t", 1)]
     with pytest.raises(DumpParseError, match="several kcat runs"):
-        parse_kcat_json("\n".join(line.format(0, o) for o in [0, 1, 0]))
+        parse_kcat_json("\n".join(kcat_object(o) for o in [0, 1, 0]))
 
 
 def test_kcat_format_of_the_seed_script():
-    text = "0\t1690000000000\n1\t1690000000001\n5\t1690000000005\n% Reached end of topic t [0] at offset 6\n"
+    text = "% Reached end of topic t [0] at offset 6\n0\t1690000000000\n1\t1690000000001\n5\t1690000000005\n"
     parsed = parse_kcat_format(text, r"%o\t%T\n")
     assert [(r.offset, r.timestamp, r.key, r.value) for r in parsed.records()] == [
         (0, 1690000000000, None, None),

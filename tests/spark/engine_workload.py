@@ -45,8 +45,9 @@ STAGES = [SAMPLES / name for name in ("transactional/before", "tombstone-lifecyc
 """Transactions with markers, producer ids, tombstones (notebook 01 covers plain compaction-basic)."""
 NOW_MS = 1_767_225_660_000
 KCAT = (
-    '{"topic":"t","partition":1,"offset":5,"ts":1000,"key":"a","payload":"1","headers":["h","x"]}\n'
-    '{"offset":6,"ts":2000,"key":"a","payload":null}\n'
+    '{"topic":"t","partition":1,"offset":5,"tstype":"create","ts":1000,"broker":1,"headers":["h","x"],'
+    '"key":"a","payload":"1"}\n'
+    '{"topic":"t","partition":1,"offset":6,"tstype":"create","ts":2000,"broker":1,"key":"a","payload":null}\n'
 )
 Rows = list[tuple[Any, ...]]
 

@@ -26,7 +26,9 @@ def fresh_check(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def kcat_file(tmp_path: Path) -> Path:
     path = tmp_path / "k.json"
-    path.write_text('{"offset":6,"ts":2000,"key":"a","payload":null}\n')
+    path.write_text(
+        '{"topic":"t","partition":0,"offset":6,"tstype":"create","ts":2000,"broker":1,"key":"a","payload":null}\n'
+    )
     return path
 
 

@@ -6,6 +6,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from kcompact_nb.core import RECORD_BATCH_OVERHEAD
+from kcompact_nb.io import DumpParseError, read_kcat
 from kcompact_nb.spark import (
     RECORD_COLUMNS,
     SchemaMismatchError,
@@ -66,8 +67,9 @@ def test_checkpoints_parquet_and_kcat(spark, tmp_path):
     load_log_dir(spark, TXN).write.parquet(str(tmp_path / "t.parquet"))
     assert rows(load_parquet(spark, tmp_path / "t.parquet")) == rows(load_log_dir(spark, TXN))
     (tmp_path / "k.json").write_text(
-        '{"topic":"t","partition":1,"offset":5,"ts":1000,"key":"a","payload":"1","headers":["h","x"]}\n'
-        '{"offset":6,"ts":2000,"key":"a","payload":null}\n'
+        '{"topic":"t","partition":1,"offset":5,"tstype":"create","ts":1000,"broker":1,"headers":["h","x"],'
+        '"key":"a","payload":"1"}\n'
+        '{"topic":"t","partition":1,"offset":6,"tstype":"create","ts":2000,"broker":1,"key":"a","payload":null}\n'
     )
     kcat = load_kcat(spark, tmp_path / "k.json", topic="t", partition=1)
     assert rows(kcat, ["topic", "partition", "offset", "key", "value", "headers", "record_size_bytes"]) == [
@@ -95,9 +97,24 @@ def test_kcat_formats_without_a_timestamp_give_nulls_and_say_what_is_missing(spa
         "headers": "not in the kcat output (the -f format has no %h); the column holds nulls",
     }
     (tmp_path / "several.txt").write_text("0\t10\n1\t11\n0\t12\n")
-    several = load_kcat(spark, tmp_path / "several.txt", topic="t", kcat_format=r"%o\t%T\n")
-    with pytest.raises(Exception, match="consume one partition with kcat -p N"):
-        several.collect()
+    with pytest.raises(DumpParseError, match="the partition is unknown") as unknown:
+        load_kcat(spark, tmp_path / "several.txt", topic="t", kcat_format=r"%o\t%T\n")
+    assert "\n" not in str(unknown.value)
+
+
+def test_kcat_output_the_parser_refuses_is_refused_by_load_kcat_with_its_one_line_message(spark, tmp_path):
+    (tmp_path / "several.txt").write_text("0\t10\n1\t11\n0\t12\n")
+    with pytest.raises(DumpParseError) as refused:
+        load_kcat(spark, tmp_path / "several.txt", topic="t", kcat_format=r"%o\t%T\n", partition=0)
+    with pytest.raises(DumpParseError) as parsed:
+        read_kcat(tmp_path / "several.txt", r"%o\t%T\n", partition=0)
+    assert str(refused.value) == str(parsed.value)
+    assert "offsets of one partition go back" in str(refused.value) and "(at line 3)" in str(refused.value)
+    (tmp_path / "records.jsonl").write_text('{"key":"az0=","value":"dg==","topic":"t","partition":0,"offset":0}\n')
+    with pytest.raises(DumpParseError, match="not a kcat -J object: no 'tstype'"):
+        load_kcat(spark, tmp_path / "records.jsonl", topic="t")
+    with pytest.raises(FileNotFoundError, match="no-such.json"):
+        load_kcat(spark, tmp_path / "no-such.json", topic="t")
 
 
 def test_schema_errors_list_missing_and_present_columns(spark, tmp_path):
