@@ -68,7 +68,7 @@ from kcompact_nb.io._index_files import (
 from kcompact_nb.io._kcat import read_kcat
 from kcompact_nb.io._kcat_format import KcatFormat, compile_kcat_format
 from kcompact_nb.io._kcat_json import parse_kcat_json
-from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse
+from kcompact_nb.io._kcat_records import UNKNOWN_PARTITION, ConsumedRecord, KcatParse
 from kcompact_nb.io._kcat_text import parse_kcat_format
 from kcompact_nb.io._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
 from kcompact_nb.io._log_reader import (
@@ -176,6 +176,7 @@ __all__ = [
     "segment_indexes",
     "write_broker_log_dir",
     "STAGING_MARK",
+    "UNKNOWN_PARTITION",
     "LogDirCleaning",
     "clean_log_dir",
     "READ_ATTEMPTS",

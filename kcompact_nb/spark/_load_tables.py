@@ -18,6 +18,7 @@ from pyspark.sql.types import StructType
 
 from kcompact_nb.core import TimestampType, record_size_bytes
 from kcompact_nb.io import (
+    UNKNOWN_PARTITION,
     DumpParseError,
     KcatParse,
     compile_kcat_format,
@@ -27,7 +28,6 @@ from kcompact_nb.io import (
     read_dump_log,
     read_kcat,
 )
-from kcompact_nb.io._kcat_records import UNKNOWN_PARTITION
 from kcompact_nb.spark._file_tasks import FileDecoder, RowTuple, arrow_chunks, decode_file_bytes, decode_in_tasks
 from kcompact_nb.spark._load_kafka import with_estimated_sizes
 from kcompact_nb.spark._load_log_dir import batch_rows, without_source
