@@ -21,7 +21,7 @@ from kcompact_nb.io._broker_log_dir import write_broker_log_dir
 from kcompact_nb.io._live_reads import read_consistently
 from kcompact_nb.io._log_reader import LoadedPartition, read_log_dir
 from kcompact_nb.io._partition_stream import SegmentFiles
-from kcompact_nb.io._staged_output import staging_folder
+from kcompact_nb.io._staged_output import discard_own_staging, staging_folder
 
 
 @dataclass(frozen=True)
@@ -56,10 +56,12 @@ def clean_log_dir(
     """
     source, target = Path(log_dir), Path(out)
     configs = _Configs(broker or BrokerConfig(), config, topic_configs or {})
-    return read_consistently(
-        lambda: _clean_once(source, target, now_ms, configs, _Options(overwrite, scan_from_bytes, progress, on_stale)),
-        source,
-    )
+    options = _Options(overwrite, scan_from_bytes, progress, on_stale)
+    try:
+        return read_consistently(lambda: _clean_once(source, target, now_ms, configs, options), source)
+    except BaseException:  # a signal may strike between a scratch folder's creation and its removal
+        discard_own_staging(target)
+        raise
 
 
 @dataclass(frozen=True)

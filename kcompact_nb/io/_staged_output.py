@@ -116,6 +116,17 @@ def _disk_full(error: OSError) -> bool:
     return isinstance(failures, list) and any(f"[Errno {errno.ENOSPC}]" in str(item) for item in failures)
 
 
+def discard_own_staging(target: str | os.PathLike[str]) -> None:
+    """Remove every staging and scratch folder of ``target`` that this process made (after an interruption that
+    may have struck between a folder's creation and the code that removes it)."""
+    final = Path(target)
+    mark = f".{final.name}{STAGING_MARK}{os.getpid()}-"
+    if final.parent.is_dir():
+        for entry in final.parent.iterdir():
+            if entry.name.startswith(mark) and entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+
+
 def _process_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
