@@ -68,11 +68,13 @@ def _parse(reading: StdoutReading, partition: int | None, source: str) -> KcatPa
         start, position = position, position + len(line) + 1
         if not line.strip():
             continue
-        number = reading.line_of(start)
-        message = in_partition(_json_message(_object(line, source, number), source, number, missing), partition)
+        try:
+            message = in_partition(_json_message(_object(line, source, 0), source, 0, missing), partition)
+        except DumpParseError as error:  # its line counted only now: counting every line's is quadratic
+            raise DumpParseError(source, reading.line_of(start), error.reason) from None
         problem = message if isinstance(message, str) else order.disorder(message)
         if problem is not None:
-            raise DumpParseError(source, number, problem if isinstance(problem, str) else problem)
+            raise DumpParseError(source, reading.line_of(start), problem)
         assert not isinstance(message, str)
         headers_seen = headers_seen or bool(message.record.headers)
         messages.append(message)
