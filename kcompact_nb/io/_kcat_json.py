@@ -6,7 +6,9 @@ null; left out when the message has none; ``{name: [values]}`` is accepted too),
 ``payload`` (``null`` when null). kcat's JSON writer (yajl) escapes only ``"``, ``\\`` and
 control characters and passes every other byte through, so keys and values that are not UTF-8
 are read back as the bytes they were: the input is read as bytes and decoded with
-``surrogateescape``.
+``surrogateescape``. Header names are the exception: kcat writes them up to their first NUL byte
+(the parse's caveats say so). A line that is not such an object (another tool's JSON, ``-J -D``
+output) is refused naming what is missing.
 """
 
 from __future__ import annotations
