@@ -6,7 +6,9 @@ null; left out when the message has none; ``{name: [values]}`` is accepted too),
 ``payload`` (``null`` when null). kcat's JSON writer (yajl) escapes only ``"``, ``\\`` and
 control characters and passes every other byte through, so keys and values that are not UTF-8
 are read back as the bytes they were: the input is read as bytes and decoded with
-``surrogateescape``.
+``surrogateescape``. Header names are the exception: kcat writes them up to their first NUL byte
+(the parse's caveats say so). A line that is not such an object (another tool's JSON, ``-J -D``
+output) is refused naming what is missing.
 """
 
 from __future__ import annotations
@@ -68,11 +70,13 @@ def _parse(reading: StdoutReading, partition: int | None, source: str) -> KcatPa
         start, position = position, position + len(line) + 1
         if not line.strip():
             continue
-        number = reading.line_of(start)
-        message = in_partition(_json_message(_object(line, source, number), source, number, missing), partition)
+        try:
+            message = in_partition(_json_message(_object(line, source, 0), source, 0, missing), partition)
+        except DumpParseError as error:  # its line counted only now: counting every line's is quadratic
+            raise DumpParseError(source, reading.line_of(start), error.reason) from None
         problem = message if isinstance(message, str) else order.disorder(message)
         if problem is not None:
-            raise DumpParseError(source, number, problem if isinstance(problem, str) else problem)
+            raise DumpParseError(source, reading.line_of(start), problem)
         assert not isinstance(message, str)
         headers_seen = headers_seen or bool(message.record.headers)
         messages.append(message)
