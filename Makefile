@@ -27,7 +27,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: setup
 	$(BIN)/jupyter trust notebooks/*.ipynb
 	JUPYTER_PATH=$(CURDIR)/tools/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH)) \
-		$(BIN)/jupyter lab --notebook-dir=. --LabApp.default_url=/lab/tree/notebooks --ServerApp.ip=127.0.0.1 $(ALLOW_ROOT)
+		$(BIN)/jupyter lab --LabApp.default_url=/lab/tree/notebooks --ServerApp.ip=127.0.0.1 $(ALLOW_ROOT)
 
 # ruff's rules and formatter, as configured in pyproject.toml ([tool.ruff]); `ruff format .` fixes the layout.
 lint: setup

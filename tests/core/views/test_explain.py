@@ -27,11 +27,11 @@ def test_min_compaction_lag_gives_a_future_eligibility_time():
     log.append([rec("b", timestamp=600)], now_ms=600)
     e = explain(log, now_ms=600)
     assert (
-        "segment 0 is younger than min.compaction.lag.ms (1s): its newest record, at t = 500 ms, is 100 ms old"
+        "segment 0 is younger than min.compaction.lag.ms (1 s): its newest record, at t = 500 ms, is 100 ms old"
         in str(e)
     )
     assert e.eligible_at_ms == next_eligible_ms(log, now_ms=600) == 1501
-    assert "not eligible now; eligible at t = 1.501s (in 901 ms) if nothing else is produced" in str(e)
+    assert "not eligible now; eligible at t = 1 s 501 ms (in 901 ms) if nothing else is produced" in str(e)
     assert e.lines()[:3] == [
         "t-0 at t = 600 ms:",
         "  log tail (cleaned): offsets below the cleaner point 0, 0 B",
@@ -72,10 +72,10 @@ def test_tombstones_before_and_after_stamping():
     assert "not stamped yet" in explain(log, now_ms=0).lines()[-1]
     one_pass(log, now_ms=50)
     assert explain(log, now_ms=60).lines()[-1] == (
-        "  tombstone 'a' at offset 0: removable by the first pass from t = 1.05s on (delete horizon, in 990 ms)"
+        "  tombstone 'a' at offset 0: removable by the first pass from t = 1 s 50 ms on (delete horizon, in 990 ms)"
     )
     assert explain(log, now_ms=2000).lines()[-1] == (
-        "  tombstone 'a' at offset 0: removable by the next pass over it (delete horizon t = 1.05s has passed)"
+        "  tombstone 'a' at offset 0: removable by the next pass over it (delete horizon t = 1 s 50 ms has passed)"
     )
 
 

@@ -61,7 +61,7 @@ def test_before_the_first_pass_superseded_records_split_by_where_their_newer_rec
         by_offset[3].reason
         == "superseded by offset 4, which the pass does not map (in the active segment, never cleaned)"
     )
-    assert by_offset[2].reason == "the pass stamps its delete horizon: pass time + delete.retention.ms (1d)"
+    assert by_offset[2].reason == "the pass stamps its delete horizon: pass time + delete.retention.ms (1 d)"
 
 
 def test_after_the_first_pass_the_stamped_tombstone_waits_for_its_horizon(fruit):
@@ -73,7 +73,7 @@ def test_after_the_first_pass_the_stamped_tombstone_waits_for_its_horizon(fruit)
         (3, Outcome.NEWER_BEYOND),
         (4, Outcome.KEPT),
     ]
-    assert view.records[0].reason == "delete horizon t = 8d 0.001s, 1d from now"
+    assert view.records[0].reason == "delete horizon t = 8 d 1 ms, 1 d from now"
 
 
 def test_a_tombstone_past_its_horizon_outside_any_pass_is_due_and_removed_by_the_next_pass_over_it():
