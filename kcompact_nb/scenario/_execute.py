@@ -55,7 +55,7 @@ def pass_result(result: PassResult | None) -> dict[str, Any]:
 
 
 def _stats(stats: CleanerStats) -> dict[str, float | int]:
-    """The ``stats`` object: the counters Kafka's log line reports (scenario-format.md, result document)."""
+    """The ``stats`` object: the counters Kafka's log line reports (docs/scenario-format.md, result document)."""
     return {name: getattr(stats, name) for name in STATS_FIELDS}
 
 

@@ -1,4 +1,4 @@
-"""``expect`` assertions: parsing and checking against a partition (scenario-format.md, Assertions)."""
+"""``expect`` assertions: parsing and checking against a partition (docs/scenario-format.md, Assertions)."""
 
 from __future__ import annotations
 

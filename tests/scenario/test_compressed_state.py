@@ -1,4 +1,4 @@
-"""Every batch field in the partition state, for compressed and LogAppendTime batches (scenario-format.md)."""
+"""Every batch field in the partition state, for compressed and LogAppendTime batches (docs/scenario-format.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scenario validation: every error names its JSON path, and nothing runs (scenario-format.md)."""
+"""Scenario validation: every error names its JSON path, and nothing runs (docs/scenario-format.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Runner and result document for steps that need no cleaner (scenario-format.md, Result document)."""
+"""Runner and result document for steps that need no cleaner (docs/scenario-format.md, Result document)."""
 
 from __future__ import annotations
 
