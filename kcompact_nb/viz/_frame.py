@@ -72,12 +72,23 @@ class Marks:
 
 
 def part_labels(parts: Sequence[LogPart], *, px_per_unit: float, bounds: tuple[float, float]) -> dict[int, list[Label]]:
-    """Bracket labels per level, stacked by the collision rule."""
+    """Bracket labels per level, stacked by the collision rule.
+
+    A label wider than its bracket would stand over the neighbouring part (``log head`` over the log tail
+    when the head is one short segment): it takes a row of its own above the others and points down at
+    its bracket.
+    """
     levels: dict[int, list[Label]] = {}
     for level in sorted({p.level for p in parts}):
         chosen = [p for p in parts if p.level == level]
         items = [((p.start + p.end - 1) / 2, _part_text(p)) for p in chosen]
-        levels[level] = stacked(items, px_per_unit=px_per_unit, font_size=FONT_SIZE, bounds=bounds)
+        placed = stacked(items, px_per_unit=px_per_unit, font_size=FONT_SIZE, bounds=bounds)
+        wide = [text_px(_part_text(p), FONT_SIZE) > (p.end - p.start) * px_per_unit for p in chosen]
+        rows = row_count([label for label, over in zip(placed, wide, strict=True) if not over])
+        pointing = (index for index, over in enumerate(wide) if over)
+        for row, index in enumerate(pointing, start=rows):
+            placed[index] = placed[index]._replace(row=row, points=True)
+        levels[level] = placed
     return levels
 
 
@@ -153,7 +164,12 @@ def draw_header(
                  "name": part.name}
             )  # fmt: skip
             y = line_y + (BRACKET_PX / 2 + label.row * LABEL_ROW_PX) / rows.plot_px
-            notes.append(_annotation(label, y, color, FONT_SIZE, name=part.name))
+            note = _annotation(label, y, color, FONT_SIZE, name=part.name)
+            if label.points:  # the arrow's head on the bracket's middle, its tail at the label
+                rise_px = BRACKET_PX / 2 + label.row * LABEL_ROW_PX
+                note.update(x=(part.start + part.end - 1) / 2, y=line_y, yanchor="bottom", showarrow=True)
+                note.update(ax=0, ay=-rise_px, arrowcolor=color, arrowwidth=1.5, arrowhead=2, standoff=2)
+            notes.append(note)
     if lines:
         low = rows.span("lines")[0]
         bottom = rows.span(bottom_row)[0]
