@@ -190,6 +190,25 @@ def test_strip_clears_figures_and_unsaved_widget_views_and_keeps_saved_ones():
     assert _strip_tool().strip(stripped) == stripped
 
 
+def test_widget_ids_are_numbered_in_the_order_the_views_reach_them():
+    def run(ids: dict[str, str]) -> dict[str, object]:
+        saved = {
+            ids["box"]: _model(children=[f"IPY_MODEL_{ids['child']}"], layout=f"IPY_MODEL_{ids['layout']}"),
+            ids["child"]: _model(),
+            ids["layout"]: _model(),
+        }
+        state = {"application/vnd.jupyter.widget-state+json": {"state": saved}}
+        cell = {"cell_type": "code", "source": "w", "metadata": {}, "outputs": [_view(ids["box"])]}
+        return {"metadata": {"widgets": state}, "cells": [cell]}
+
+    tool = _strip_tool()
+    first = tool.renumbered(run({"box": "1" * 32, "child": "2" * 32, "layout": "3" * 32}))  # ids the kernel drew
+    assert first == tool.renumbered(run({"box": "7" * 32, "child": "8" * 32, "layout": "9" * 32}))
+    (view,) = tool.widget_views(first)
+    saved, missing = tool.reachable_models(view, tool.widget_models(first))
+    assert len(saved) == 3 and missing == set()
+
+
 def test_strip_drops_the_widget_state_when_no_view_is_kept():
     state = {"application/vnd.jupyter.widget-state+json": {"state": {"box": _model()}}}
     notebook = {"metadata": {"widgets": state}, "cells": [{"cell_type": "code", "source": "x", "outputs": []}]}

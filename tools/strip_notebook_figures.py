@@ -15,7 +15,8 @@ and saves the widget state as JupyterLab's "Save Widget State Automatically" doe
 plotly ``FigureWidget`` is saved as an ipywidgets ``Output`` showing the figure as a plain plotly output
 (its own state would carry plotly's 5 MB widget bundle and none of its traces, which it sends as
 messages). Opened before it runs, a notebook shows its widgets as they were at the end of the run: controls
-and figures drawn, answering clicks once the notebook runs.
+and figures drawn, answering clicks once the notebook runs. Model ids are numbered in the order the views
+reach them, so running a notebook again changes only what its widgets show.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import json
 import os
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,8 @@ IGNORE_TAGS = ("nbval-ignore-output", "nbval-skip")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MODEL_REFERENCE = "IPY_MODEL_"
+WIDGET_ID_NAMESPACE = uuid.UUID("6f1d3c2a-5b7e-4c1d-9a8f-2e4b6d8c0a1f")
+"""Numbered widget model ids are uuid5 names in this namespace (they look like the kernel's ids)."""
 
 # Run in the kernel after the notebook's last cell: prints the state of every live widget, figures as Outputs.
 SAVE_STATE_CODE = """
@@ -120,6 +124,27 @@ def widget_views(notebook: dict[str, Any]) -> Iterator[str]:
                 yield view["model_id"]
 
 
+def renumbered(notebook: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``notebook`` whose widget models have ids numbered in the order its views reach them.
+
+    The kernel names models with random ids; numbered, a notebook run again changes only where its widgets did.
+    """
+    models = widget_models(notebook)
+    order: list[str] = []
+    pending = list(reversed(list(widget_views(notebook))))
+    while pending:
+        model_id = pending.pop()
+        if model_id in order or model_id not in models:
+            continue
+        order.append(model_id)
+        pending.extend(reversed(list(referenced_models(models[model_id].get("state", {})))))
+    text = json.dumps(notebook)
+    for number, model_id in enumerate(order):
+        text = text.replace(model_id, uuid.uuid5(WIDGET_ID_NAMESPACE, str(number)).hex)
+    renamed: dict[str, Any] = json.loads(text)
+    return renamed
+
+
 def _kept_output(output: dict[str, Any], models: dict[str, Any]) -> bool:
     """An ignored cell's output is kept when it is a widget view whose models are all saved."""
     view = output.get("data", {}).get(WIDGET_VIEW)
@@ -184,7 +209,8 @@ def execute(path: Path) -> float:
     saver = notebook.cells.pop()
     printed = "".join(o["text"] for o in saver.outputs if o.get("name") == "stdout")
     notebook.metadata["widgets"] = {WIDGET_STATE: json.loads(printed)}
-    path.write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
+    numbered = renumbered(json.loads(nbformat.writes(notebook)))
+    path.write_text(json.dumps(numbered, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     return time.monotonic() - started
 
 

@@ -19,6 +19,8 @@ from kcompact_nb.core import format_bytes, format_duration_ms, format_instant_ms
 
 DURATION_SUFFIXES = ("_delay_ms", "_lag_ms", "_retention_ms", "_duration_ms")
 """``*_ms`` columns that hold durations; every other ``*_ms`` column holds a time."""
+NO_BREAK = "\u00a0"
+"""Between a number and its unit in the HTML table, so that a value never wraps."""
 HEADER_BREAK = "_\u200b"
 """Where a long column name may wrap in the HTML table: after each underscore (a zero-width space)."""
 
@@ -49,6 +51,9 @@ class PeopleTable(pandas.DataFrame):
 
     def _repr_html_(self) -> str:
         shown = self.for_people()
+        for name in shown.columns:
+            if _people_form(str(name), self[name]) is not None:  # "656.44 KiB" stays on one line
+                shown[name] = [text.replace(" ", NO_BREAK) for text in shown[name]]
         shown.columns = [html.escape(str(c)).replace("_", HEADER_BREAK) for c in shown.columns]
         rendered: str = shown.to_html(index=False, border=0, na_rep="", escape=True)
         return rendered

@@ -49,4 +49,6 @@ def test_the_display_has_no_index_and_headers_that_wrap():
     assert "656.44 KiB" in repr(rows)
     page = rows._repr_html_()
     assert "<th>clean_\u200bbytes</th>" in page and "<th>compaction_\u200bdelay_\u200bms</th>" in page
-    assert "<th></th>" not in page and "<td>656.44 KiB</td>" in page
+    assert (
+        "<th></th>" not in page and "<td>656.44\u00a0KiB</td>" in page and "<td>1\u00a0h\u00a030\u00a0min</td>" in page
+    )
