@@ -343,7 +343,8 @@ def test_every_step_is_drawn_on_one_scale():
     for position in (1, 6, 13):
         stepper.slider.value = position
         layout = stepper.layout_figure.layout
-        ranges.append((tuple(layout.xaxis.range), layout.yaxis.to_plotly_json()))
+        y_scale = {k: v for k, v in layout.yaxis.to_plotly_json().items() if k != "domain"}  # header rows may vary
+        ranges.append((tuple(layout.xaxis.range), y_scale))
     assert ranges[0][0] == (-0.5, 8.5)
     assert ranges[0] == ranges[1] == ranges[2]
 
