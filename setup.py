@@ -5,10 +5,16 @@ optional: without a C compiler the install still succeeds and the numpy versions
 (kcompact_nb/io/_native_kernels.py). Everything else about the package is in pyproject.toml.
 """
 
+import tempfile
+
 from setuptools import Extension, setup
+
+# Build files and the egg-info go to a scratch folder, not into the source tree (a `pip install .` leaves none).
+SCRATCH = tempfile.mkdtemp(prefix="kcompact_nb-build-")
 
 setup(
     ext_modules=[
         Extension("kcompact_nb.io._native", ["kcompact_nb/io/_native.c"], optional=True, extra_compile_args=["-O2"])
-    ]
+    ],
+    options={"build": {"build_base": SCRATCH}, "egg_info": {"egg_base": SCRATCH}},
 )

@@ -30,12 +30,13 @@ ALLOWED: dict[str, frozenset[str]] = {
     "io": frozenset({"core"}),
     "viz": frozenset({"core"}),
     "scenario": frozenset({"io", "core"}),
-    "spark": frozenset({"io", "core"}),
-    "broker": frozenset({"io", "core"}),
+    "maven": frozenset({"core"}),
+    "spark": frozenset({"maven", "io", "core"}),
+    "broker": frozenset({"maven", "io", "core"}),
     "widgets": frozenset({"viz", "scenario", "core"}),
     "fidelity": frozenset({"broker", "scenario", "io", "core"}),
-    "cli": frozenset({"fidelity", "widgets", "broker", "spark", "scenario", "viz", "io", "core", PACKAGE}),
-    PACKAGE: frozenset({"core", "cli"}),
+    "cli": frozenset({"fidelity", "widgets", "broker", "spark", "maven", "scenario", "viz", "io", "core", PACKAGE}),
+    PACKAGE: frozenset({"core", "io", "cli"}),
 }
 """Package -> the packages it may import (``kcompact_nb`` itself: its ``__init__`` and ``__main__``)."""
 CORE_PARTS: dict[str, frozenset[str]] = {

@@ -1,6 +1,9 @@
 """Write small Kafka partition directories from a REAL broker into data/samples/kafka/ (re-runnable).
 
-Usage: ``python tools/make_samples.py [--out data/samples/kafka] [--version 4.4.0]``. Needs java and mvn.
+Usage: ``python tools/make_samples.py --out DIR [--version 4.4.0]``. Needs java and mvn. ``--out`` has no default:
+a new run differs from the bundled samples in what the broker's clock decides (below), which notebooks 05 and 07
+print, so it writes elsewhere unless told ``--out data/samples/kafka`` (then re-execute those notebooks:
+``python tools/strip_notebook_figures.py --execute notebooks/05-*.ipynb notebooks/07-*.ipynb``).
 Each sample is ``<out>/<sample>/<stage>/`` = a one-partition log dir (``<topic>-0/`` + ``cleaner-offset-checkpoint``)
 plus ``records.jsonl`` (what Spark's Kafka source would read, see data/samples/README.md) and ``dump.txt``
 (``kafka.tools.DumpLogSegments --print-data-log --deep-iteration`` of every ``.log`` file, Kafka 3.9.2's tool).
@@ -167,7 +170,10 @@ SAMPLES: list[Callable[[Sampler], None]] = [basic, tombstones, transactional, id
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "data/samples/kafka")
+    parser.add_argument(
+        "--out", type=Path, required=True,
+        help="where to write the samples (data/samples/kafka replaces the bundled ones: see the module docstring)",
+    )  # fmt: skip
     parser.add_argument("--version", default=DEFAULT_VERSION)
     parser.add_argument("--rule-b-version", default=KAFKA_3_VERSION, help="also run the rule-B probe here")
     parser.add_argument("--only", nargs="*", default=None, metavar="SAMPLE",

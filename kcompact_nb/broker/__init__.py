@@ -10,7 +10,6 @@ from kcompact_nb.broker._classpath import (
     DEFAULT_VERSION,
     KAFKA_3_VERSION,
     classpath_dir,
-    missing_tools,
     resolve_classpath,
 )
 from kcompact_nb.broker._cleaner import (
@@ -60,7 +59,6 @@ __all__ = [
     "create_topic",
     "dump_log_segments",
     "log_creation_order",
-    "missing_tools",
     "partition_dir",
     "partition_offsets",
     "produce",

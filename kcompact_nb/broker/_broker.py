@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
+from kcompact_nb.maven import require_tools
+
 from ._classpath import DEFAULT_VERSION, kafka_major, resolve_classpath
 from ._errors import BrokerError
 from ._process import free_port, java_command, new_cluster_id, tail
@@ -108,6 +110,7 @@ class KafkaBroker:
         """Resolve jars if needed, format a fresh log dir, start the JVM and wait until it serves."""
         if self.is_running():
             raise BrokerError(f"broker {self.version} is already running (pid {self.pid})")
+        require_tools(f"a real Kafka {self.version} broker", ("java",))
         classpath = resolve_classpath(self.version)
         self._prepare_run_dir()
         base = java_command(self.version, classpath=classpath, run_dir=self.run_dir, heap_mb=self._heap_mb)

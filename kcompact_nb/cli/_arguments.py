@@ -3,18 +3,61 @@
 from __future__ import annotations
 
 import argparse
+from datetime import UTC, datetime
+from pathlib import Path
 
 from kcompact_nb.core import UnitError, parse_bytes
 
+LAST_ISO_MS = 253_402_300_799_999
+"""9999-12-31T23:59:59.999Z: the last instant an ISO-8601 time shows, the latest time a command accepts."""
+
 
 def epoch_ms(text: str) -> int:
-    """``--now-ms``: milliseconds since 1970-01-01T00:00:00Z, 0 or more."""
-    value = _whole_number(text, "milliseconds")
-    if value < 0:
+    """``--now-ms``: milliseconds since 1970-01-01T00:00:00Z, from 0 to :data:`LAST_ISO_MS`."""
+    return _in_iso_range(_whole_number(text, "milliseconds"), text)
+
+
+def instant_ms(text: str) -> int:
+    """``--at``: epoch milliseconds, or an ISO-8601 date and time (UTC when it has no offset), as for ``--now-ms``."""
+    value = text.strip()
+    if value.lstrip("-").isdigit():
+        return epoch_ms(value)
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{value} is before 1970-01-01T00:00:00Z; give milliseconds since then, 0 or more"
+            f"{text!r}: expected epoch milliseconds (1767225600000) or an ISO-8601 time (2026-01-01T00:00:00Z)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return _in_iso_range(round(moment.timestamp() * 1000), text)
+
+
+def _in_iso_range(value: int, text: str) -> int:
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is before 1970-01-01T00:00:00Z; give a time from then on")
+    if value > LAST_ISO_MS:
+        raise argparse.ArgumentTypeError(
+            f"{text} is after 9999-12-31T23:59:59.999Z ({LAST_ISO_MS} ms); give an earlier time"
         )
     return value
+
+
+def add_config_options(parser: argparse.ArgumentParser) -> None:
+    """``--config``, ``--config-file`` and ``--kafka-version``: the configs a command judges a log dir by."""
+    parser.add_argument(
+        "--config", action="append", default=[], metavar="[TOPIC:]NAME=VALUE",
+        help="a topic config for every topic (segment.ms=100) or for one (orders:segment.ms=100), or a broker "
+        "config (log.cleaner.threads=2, kafka.version=3.9.2); repeatable",
+    )  # fmt: skip
+    parser.add_argument(
+        "--config-file", type=Path, metavar="FILE",
+        help="broker properties (server.properties lines), TOPIC:NAME=VALUE lines and kafka-configs.sh --describe "
+        "output, in one file",
+    )  # fmt: skip
+    parser.add_argument(
+        "--kafka-version", default=None, metavar="V", help="the Kafka release whose rules apply (default: 4.4.0)"
+    )
 
 
 def positive_int(text: str) -> int:

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
-from datetime import UTC, datetime
+import shutil
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from kcompact_nb.cli._arguments import add_stream_from
+from kcompact_nb.cli._arguments import add_config_options, add_stream_from, instant_ms
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
 from kcompact_nb.cli._exit import ExitCode
-from kcompact_nb.cli._paths import existing_dir, existing_file
+from kcompact_nb.cli._paths import log_dir_argument, output_folder
 from kcompact_nb.cli._text import iso_time, plural
-from kcompact_nb.cli._topic_configs import ConfigSettings, add_config_arguments, read_config_file, resolve
-from kcompact_nb.core import BrokerConfig, KcompactError, PassResult, Simulation
-from kcompact_nb.io import SegmentFiles, read_log_dir, write_broker_log_dir
+from kcompact_nb.cli._topic_configs import ConfigSettings, config_settings, resolve
+from kcompact_nb.core import KcompactError, PassResult, Simulation
+from kcompact_nb.io import SegmentFiles, read_consistently, read_log_dir, staging_folder, write_broker_log_dir
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,102 +26,77 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "log_dir", type=Path, help="a broker log dir (the folder holding <topic>-<partition>/); never modified"
     )
     parser.add_argument(
-        "--out", type=Path, required=True, metavar="DIR", help="where to write the log dir the iteration leaves"
-    )
+        "--out", type=Path, required=True, metavar="DIR",
+        help="where to write the log dir the iteration leaves: written beside it first, then renamed into place, so "
+        "that it is complete or untouched",
+    )  # fmt: skip
     parser.add_argument("--overwrite", action="store_true", help="write into --out even when it is not empty")
     parser.add_argument(
-        "--at", default=None, metavar="TIME",
+        "--at", type=instant_ms, default=None, metavar="TIME",
         help="when the iteration runs: an ISO-8601 time (UTC unless it says otherwise) or epoch ms (default: now)",
     )  # fmt: skip
-    parser.add_argument(
-        "--config", action="append", default=[], metavar="[TOPIC:]NAME=VALUE",
-        help="a topic config for every topic (segment.ms=100) or for one (orders:segment.ms=100), or a broker "
-        "cleaner config (log.cleaner.threads=2); repeatable",
-    )  # fmt: skip
-    parser.add_argument(
-        "--config-file", type=Path, metavar="FILE",
-        help="broker properties, TOPIC:NAME=VALUE lines and kafka-configs.sh --describe output, as for inspect",
-    )  # fmt: skip
-    parser.add_argument(
-        "--kafka-version", default=None, metavar="V", help="the Kafka release to imitate (default: 4.4.0)"
-    )
+    add_config_options(parser)
     add_stream_from(parser)
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     """Read the log dir, run one cleaner iteration at ``--at``, write the result to ``--out``."""
-    source = existing_dir(args.log_dir, "log dir")
+    source = log_dir_argument(args.log_dir, "clean")
     _check_output(args.out, overwrite=args.overwrite)
-    at_ms = wall_clock_ms() if args.at is None else parse_time_ms(args.at)
+    at_ms = wall_clock_ms() if args.at is None else args.at
     settings = config_settings(args.config, args.config_file, args.kafka_version)
-    configs = resolve(settings)  # validates every level; the simulation declares each topic from the same properties
+    resolve(settings)  # validates every level before any work; the simulation declares each topic from them
+    notices: list[str] = []
+    sim, result, starts = read_consistently(
+        lambda: _clean_once(args, source, settings, at_ms, notices.append), source
+    )  # a running broker's changes meanwhile: read, clean and write again
+    for notice in notices:
+        print(f"kcompact clean: {notice}", file=sys.stderr)
+    _report(out, sim, result, starts, at_ms=at_ms)
+    out.write(f"Wrote {args.out}\n")
+    return ExitCode.OK
+
+
+def _clean_once(
+    args: argparse.Namespace, source: Path, settings: ConfigSettings, at_ms: int, notify: Callable[[str], None]
+) -> tuple[Simulation, PassResult | None, dict[str, int]]:
+    """Read the log dir, run the iteration, write ``--out``: the simulation, its pass and the logs' start offsets."""
+    configs = resolve(settings)
     sim = Simulation(configs.broker, start_ms=at_ms)
     loaded = read_log_dir(
         source, config=configs.default, topic_configs=configs.per_topic, broker=configs.broker, now_ms=at_ms,
         progress=progress_setting(), scan_from_bytes=args.stream_from,
     )  # fmt: skip
-    scratch = args.out.resolve().parent
-    scratch.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=f".{args.out.name}.kcompact-cleaned-", dir=scratch) as cleaned:
+    scratch = staging_folder(args.out, "cleaned", on_stale=lambda stale: notify(_stale_notice(stale)))
+    try:
         streamed: dict[str, SegmentFiles] = {}
         for name in _listing_order(source, loaded.partitions):
             partition = loaded.partitions[name]
             log = partition.log
             sim.add_log(log, config={**settings.every_topic, **settings.per_topic.get(log.topic, {})})
             if partition.files is not None:  # a big partition: its pass streams the files, writes cleaned groups
-                (Path(cleaned) / name).mkdir()
-                streamed[log.name] = SegmentFiles(partition.files, out=Path(cleaned) / name)
+                (scratch / name).mkdir()
+                streamed[log.name] = SegmentFiles(partition.files, out=scratch / name)
         sim.cleaner.storages.update(streamed)
         starts = {log.name: log.log_start_offset for log in sim.partitions()}
         result = sim.clean()
         written = {name: files.written for name, files in streamed.items()}
         logs = sim.partitions_in_creation_order()
         write_broker_log_dir(logs, args.out, source=source, overwrite=args.overwrite, written=written)
-    _report(out, sim, result, starts, at_ms=at_ms)
-    out.write(f"Wrote {args.out}\n")
-    return ExitCode.OK
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return sim, result, starts
+
+
+def _stale_notice(stale: Path) -> str:
+    return f"removed {stale}, the unfinished output of an earlier run that was killed"
 
 
 def _check_output(path: Path, *, overwrite: bool) -> None:
-    if path.exists() and not path.is_dir():
-        raise KcompactError(f"--out {path} is a file; give a folder")
+    output_folder(path, "--out")
     if path.is_dir() and any(path.iterdir()) and not overwrite:
         advice = "give an empty or new folder, or add --overwrite to write into it"
         raise KcompactError(f"--out {path} is not empty; {advice}")
-
-
-def parse_time_ms(text: str) -> int:
-    """``--at``: epoch milliseconds, or an ISO-8601 date and time (UTC when it has no offset)."""
-    value = text.strip()
-    if value.lstrip("-").isdigit():
-        return int(value)
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise KcompactError(
-            f"--at {text!r}: expected epoch milliseconds (1767225600000) or an ISO-8601 time (2026-01-01T00:00:00Z)"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return round(moment.timestamp() * 1000)
-
-
-def config_settings(items: list[str], config_file: Path | None, kafka_version: str | None) -> ConfigSettings:
-    """The settings of ``--config-file``, then ``--config``, then ``--kafka-version``.
-
-    A ``--config`` item named like a broker property goes to the broker, any other to the topics.
-    """
-    settings = read_config_file(existing_file(config_file, "--config-file")) if config_file else ConfigSettings()
-    broker_names = BrokerConfig.property_names()
-    for item in items:
-        name, sep, value = item.partition("=")
-        if sep and name.strip() in broker_names:
-            settings.broker[name.strip()] = value.strip()
-        else:
-            add_config_arguments(settings, [item])
-    if kafka_version is not None:
-        settings.broker["kafka.version"] = kafka_version
-    return settings
 
 
 def _listing_order(source: Path, partitions: dict[str, Any]) -> list[str]:
@@ -134,7 +110,8 @@ def _report(out: TextIO, sim: Simulation, result: PassResult | None, starts: dic
     logs = sim.partitions()
     out.write(f"{plural(len(logs), 'partition')}; the cleaner's next iteration at {iso_time(at_ms)} ({at_ms} ms):\n")
     if result is None:
-        out.write("  no partition is eligible for cleaning\n")
+        off = sim.broker.cleaner_off_reason
+        out.write(f"  no pass: {off}\n" if off else "  no partition is eligible for cleaning\n")
     else:
         merged = [group for group in result.groups if len(group) > 1]
         out.write(f"  cleaned {result.name}:\n    {_indented(result.log_line.strip())}\n")

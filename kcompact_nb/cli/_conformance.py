@@ -17,6 +17,7 @@ from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import output_file
 from kcompact_nb.core import KafkaVersion
+from kcompact_nb.maven import require_tools
 
 if TYPE_CHECKING:
     from kcompact_nb.fidelity import ConformanceReport, Workload
@@ -35,7 +36,7 @@ def _add_arguments(command: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     """0 when every workload agrees, 1 on any mismatch, 2 for bad arguments, 3 without Java or Maven."""
-    from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, missing_tools
+    from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION
     from kcompact_nb.fidelity import catalog
 
     try:
@@ -50,10 +51,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             return ExitCode.INVALID
     if args.summary_json is not None:
         output_file(args.summary_json, "--summary-json")
-    missing = missing_tools()
-    if missing:
-        print(f"conformance needs {' and '.join(missing)} on PATH (Java 17+, Maven 3)", file=sys.stderr)
-        return ExitCode.UNAVAILABLE
+    require_tools("conformance")
     folder = args.out or Path(tempfile.mkdtemp(prefix="kcompact-conformance-"))
     report = run_conformance(workloads, versions, folder)
     out.write(report.render() + "\n")

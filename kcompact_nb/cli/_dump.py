@@ -28,8 +28,12 @@ from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
     LOG_START_OFFSET_CHECKPOINT,
     LoadedPartition,
+    LogDirChangedError,
+    LogReadError,
     MissingCodecError,
     SegmentFileReader,
+    changes_since,
+    directory_state,
     parse_partition_dir_name,
     read_checkpoint,
     read_partition_dir,
@@ -68,8 +72,30 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     if path.suffix in INDEX_FILE_SUFFIXES:
         return dump_index_file(path, out, as_json=args.json)
     if args.json:
+        if not path.is_dir():
+            folder = (
+                f"the folder holding it ({path.parent})" if named_like_partition(path.parent) else "a partition folder"
+            )
+            raise KcompactError(f"{path}: --json writes a partition folder's state; give {folder}")
         return dump_json(_partition_dir(path), out, now_ms=wall_clock_ms() if args.now_ms is None else args.now_ms)
-    return dump_path(path, out, records=args.records, max_chars=args.max_value_chars)
+    return _dump_live(path, out, records=args.records, max_chars=args.max_value_chars)
+
+
+def _dump_live(path: Path, out: TextIO, *, records: bool, max_chars: int) -> int:
+    """:func:`dump_path`, with invalid data or a vanished file blamed on the broker when it changed the folder."""
+    folder = path if path.is_dir() else path.parent
+    before = directory_state(folder)
+    failure: Exception | None = None
+    try:
+        status = dump_path(path, out, records=records, max_chars=max_chars)
+    except (LogReadError, OSError) as error:
+        status, failure = ExitCode.FAILED, error
+    if status != ExitCode.OK and (changed := changes_since(before, folder)):
+        caused = str(failure) if failure is not None else "the invalid data shown above"
+        raise LogDirChangedError(folder, 1, changed, caused)
+    if failure is not None:
+        raise failure
+    return status
 
 
 def dump_path(path: Path, out: TextIO, *, records: bool = True, max_chars: int = 40) -> int:
@@ -161,7 +187,8 @@ def _dump_segment(
     file: Path, out: TextIO, min_offset: int | None, *, records: bool, max_chars: int
 ) -> tuple[int, int | None]:
     reader = SegmentFileReader(file, min_offset=min_offset, keep_raw=False, recover=True)
-    out.write(f"\nSegment {file.name}: base offset {reader.base_offset}, {file.stat().st_size:,} bytes\n")
+    base = reader.base_offset if reader.base_offset is not None else "unknown (its name does not give one)"
+    out.write(f"\nSegment {file.name}: base offset {base}, {file.stat().st_size:,} bytes\n")
     stats = SegmentStats()
     table = Table(out, records)
     try:

@@ -15,7 +15,8 @@ class ExitCode(IntEnum):
     (3): a tool or package the input needs is not installed (Java and Maven for ``conformance``, a
     codec package for compressed batches). ``INTERRUPTED`` (130) and ``BROKEN_PIPE`` (141): stopped by
     Ctrl-C, or the reader of the output went away (``| head``), the statuses a shell reports for a
-    process ended by SIGINT or SIGPIPE.
+    process ended by SIGINT or SIGPIPE. ``TERMINATED`` (143): stopped by SIGTERM (SIGHUP gives 129, 128 + its
+    number, as a shell reports it); a stopped command leaves no partial output.
     """
 
     OK = 0
@@ -23,4 +24,5 @@ class ExitCode(IntEnum):
     INVALID = 2
     UNAVAILABLE = 3
     INTERRUPTED = 130
+    TERMINATED = 143
     BROKEN_PIPE = 141

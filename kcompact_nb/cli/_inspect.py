@@ -7,25 +7,21 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from kcompact_nb.cli._arguments import add_stream_from, epoch_ms
+from kcompact_nb.cli._arguments import add_config_options, add_stream_from, epoch_ms
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
 from kcompact_nb.cli._exit import ExitCode
-from kcompact_nb.cli._paths import existing_dir, existing_file, named_like_partition
+from kcompact_nb.cli._paths import log_dir_argument
 from kcompact_nb.cli._text import iso_time, plural
 from kcompact_nb.cli._topic_configs import (
     ConfigSettings,
     ResolvedConfigs,
-    add_config_arguments,
+    config_settings,
     overrides,
-    read_config_file,
     resolve,
 )
 from kcompact_nb.core import Explanation, KcompactError, explain
 from kcompact_nb.io import (
-    CLEANER_OFFSET_CHECKPOINT,
-    LOG_START_OFFSET_CHECKPOINT,
-    RECOVERY_POINT_CHECKPOINT,
     LoadedLogDir,
     LoadedPartition,
     LogReadError,
@@ -33,20 +29,10 @@ from kcompact_nb.io import (
     read_log_dir,
 )
 
-_CHECKPOINTS = (CLEANER_OFFSET_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT)
-
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("log_dir", type=Path, help="a broker log dir (the folder holding <topic>-<partition>/)")
-    parser.add_argument(
-        "--config", action="append", default=[], metavar="[TOPIC:]NAME=VALUE",
-        help="a topic config for every topic (segment.ms=100) or for one (orders:segment.ms=100); repeatable",
-    )  # fmt: skip
-    parser.add_argument(
-        "--config-file", type=Path, metavar="FILE",
-        help="broker properties (server.properties lines), TOPIC:NAME=VALUE lines and kafka-configs.sh --describe "
-        "output, in one file",
-    )  # fmt: skip
+    add_config_options(parser)
     parser.add_argument(
         "--now-ms", type=epoch_ms, default=None, metavar="MS", help="the time to judge at (default: now)"
     )
@@ -60,11 +46,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     """Explain every partition; 1 when --recover dropped invalid data, 2 on unreadable input or a bad config."""
-    log_dir = _log_dir(args.log_dir)
-    settings = (
-        read_config_file(existing_file(args.config_file, "--config-file")) if args.config_file else ConfigSettings()
-    )
-    add_config_arguments(settings, args.config)
+    log_dir = log_dir_argument(args.log_dir, "inspect")
+    settings = config_settings(args.config, args.config_file, args.kafka_version)
     configs = resolve(settings)
     now_ms = wall_clock_ms() if args.now_ms is None else args.now_ms
     try:
@@ -83,24 +66,6 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         write_inspection(loaded, out, configs=configs, now_ms=now_ms, ignored=settings.ignored)
     dropped = any(p.dropped for p in loaded.partitions.values())
     return ExitCode.FAILED if dropped else ExitCode.OK
-
-
-def _log_dir(path: Path) -> Path:
-    """``path`` when it looks like a broker log dir; a clear error for a partition folder or an unrelated one."""
-    existing_dir(path, "log dir")
-    children = [p for p in path.iterdir()]
-    if any(p.suffix == ".log" for p in children) and named_like_partition(path):
-        raise KcompactError(
-            f"{path} is a partition folder, not a log dir: give its parent ({path.parent}) to inspect every "
-            f"partition, or `kcompact dump {path}` for this one"
-        )
-    has_partitions = any(p.is_dir() and named_like_partition(p) for p in children)
-    if not has_partitions and not any(p.name in _CHECKPOINTS for p in children):
-        raise KcompactError(
-            f"{path} holds no partition folders (<topic>-<partition>/) and no checkpoint files: "
-            "is it a broker log dir (a folder named in log.dirs)?"
-        )
-    return path
 
 
 def write_inspection(

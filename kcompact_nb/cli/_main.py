@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -13,6 +14,10 @@ from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._registry import COMMANDS
 from kcompact_nb.core import KcompactError
 from kcompact_nb.io import MissingCodecError
+from kcompact_nb.maven import MavenError, ToolMissingError
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop a command as Ctrl-C does: its unfinished output is removed, the status is 128 + the signal."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kcompact",
         description="See, predict and test Kafka log compaction.",
         epilog="Exit status: 0 ok, 1 a check failed, 2 invalid input or usage, 3 a needed tool or package is "
-        "missing, 130 interrupted, 141 output closed early (e.g. | head).",
+        "missing, 130 interrupted (Ctrl-C), 141 output closed early (e.g. | head), 143 (129) stopped by SIGTERM "
+        "(SIGHUP); a stopped command leaves no partial output.",
     )
     parser.add_argument("--version", action="version", version=f"kcompact_nb {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -42,19 +48,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_command(command, args)
 
 
+class _Terminated(BaseException):
+    """A SIGTERM or SIGHUP turned into an exception, so that ``finally`` blocks remove unfinished output."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    raise _Terminated(signum)
+
+
 def run_command(command: Command, args: argparse.Namespace) -> int:
     """Run ``command`` and turn what it raises into a message on stderr and an :class:`ExitCode`."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _raise_terminated)
     try:
         status = int(command.run(args, sys.stdout))
         sys.stdout.flush()
         return status
+    except _Terminated as stop:
+        print(f"kcompact {command.name}: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
+        return 128 + stop.signum
     except BrokenPipeError:
         _discard_stdout()
         return ExitCode.BROKEN_PIPE
     except KeyboardInterrupt:
         print(f"kcompact {command.name}: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    except MissingCodecError as error:
+    except (MissingCodecError, ToolMissingError, MavenError) as error:
         print(f"kcompact {command.name}: {error}", file=sys.stderr)
         return ExitCode.UNAVAILABLE
     except KcompactError as error:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from kcompact_nb.core import KcompactError
-from kcompact_nb.io import parse_partition_dir_name
+from kcompact_nb.io import (
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
+    parse_partition_dir_name,
+)
+
+CHECKPOINT_FILES = (CLEANER_OFFSET_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT)
 
 
 def existing(path: Path, what: str) -> Path:
@@ -29,6 +36,24 @@ def existing_dir(path: Path, what: str) -> Path:
     return path
 
 
+def read_text_file(path: Path, what: str) -> str:
+    """The UTF-8 text of ``path``; a file in another encoding is named with the first byte that is not UTF-8."""
+    try:
+        return existing_file(path, what).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        where = f"byte 0x{error.object[error.start]:02x} at position {error.start}"
+        raise KcompactError(f"{what} {path} is not UTF-8 text ({where}); save it as UTF-8") from None
+
+
+def output_folder(path: Path, option: str) -> Path:
+    """``path`` when a folder can be made there: its parent exists and it is not a file."""
+    if not path.parent.is_dir():
+        raise KcompactError(f"{option} {path}: the folder {path.parent} does not exist; create it first")
+    if path.exists() and not path.is_dir():
+        raise KcompactError(f"{option} {path} is a file; give a folder")
+    return path
+
+
 def output_file(path: Path, option: str) -> Path:
     """``path`` when a file can be written there: its folder exists and it is not itself a folder."""
     folder = path.parent
@@ -36,6 +61,23 @@ def output_file(path: Path, option: str) -> Path:
         raise KcompactError(f"{option} {path}: the folder {folder} does not exist; create it first")
     if path.is_dir():
         raise KcompactError(f"{option} {path} is a folder; give a file name")
+    return path
+
+
+def log_dir_argument(path: Path, command: str) -> Path:
+    """``path`` when it looks like a broker log dir; a clear error for a partition folder or an unrelated one."""
+    children = list(existing_dir(path, "log dir").iterdir())
+    if any(p.suffix == ".log" for p in children) and named_like_partition(path):
+        raise KcompactError(
+            f"{path} is a partition folder, not a log dir: give its parent ({path.parent}) to {command} every "
+            f"partition, or `kcompact dump {path}` for this one"
+        )
+    has_partitions = any(p.is_dir() and named_like_partition(p) for p in children)
+    if not has_partitions and not any(p.name in CHECKPOINT_FILES for p in children):
+        raise KcompactError(
+            f"{path} holds no partition folders (<topic>-<partition>/) and no checkpoint files: "
+            "is it a broker log dir (a folder named in log.dirs)?"
+        )
     return path
 
 

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kcompact_nb.cli._paths import read_text_file
 from kcompact_nb.core import BrokerConfig, KcompactError, TopicConfig
 
 _DESCRIBE_HEADING = re.compile(
@@ -62,7 +63,7 @@ def read_config_file(path: Path) -> ConfigSettings:
     """The settings of a ``--config-file`` (see the module documentation for its forms)."""
     settings = ConfigSettings()
     section: tuple[str, str | None] | None = None  # ("topic", name) or ("broker", None) while in describe output
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text_file(path, "--config-file").splitlines(), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "!")):
             continue
@@ -157,3 +158,21 @@ def overrides(config: TopicConfig) -> dict[str, object]:
     """The topic configs that differ from Kafka's defaults, whichever level set them."""
     defaults = TopicConfig().to_properties()
     return {name: value for name, value in config.to_properties().items() if defaults[name] != value}
+
+
+def config_settings(items: list[str], config_file: Path | None, kafka_version: str | None) -> ConfigSettings:
+    """The settings of ``--config-file``, then ``--config``, then ``--kafka-version``.
+
+    A ``--config`` item named like a broker property goes to the broker, any other to the topics.
+    """
+    settings = read_config_file(config_file) if config_file else ConfigSettings()
+    broker_names = BrokerConfig.property_names()
+    for item in items:
+        name, sep, value = item.partition("=")
+        if sep and name.strip() in broker_names:
+            settings.broker[name.strip()] = value.strip()
+        else:
+            add_config_arguments(settings, [item])
+    if kafka_version is not None:
+        settings.broker["kafka.version"] = kafka_version
+    return settings

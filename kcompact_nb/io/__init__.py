@@ -11,7 +11,6 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 
 from __future__ import annotations
 
-from kcompact_nb.core import set_default_encoder
 from kcompact_nb.io._batch_encoder import KafkaBatchEncoder, encode_batch
 from kcompact_nb.io._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
 from kcompact_nb.io._checkpoint import (
@@ -32,6 +31,7 @@ from kcompact_nb.io._errors import (
     DumpParseError,
     IndexFileError,
     InvalidMagicError,
+    LogDirChangedError,
     LogReadError,
     LogWriteError,
     MissingCodecError,
@@ -69,6 +69,7 @@ from kcompact_nb.io._kcat_format import KcatFormat, compile_kcat_format
 from kcompact_nb.io._kcat_json import parse_kcat_json
 from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse
 from kcompact_nb.io._kcat_text import parse_kcat_format
+from kcompact_nb.io._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
 from kcompact_nb.io._log_reader import (
     LoadedLogDir,
     LoadedPartition,
@@ -90,6 +91,7 @@ from kcompact_nb.io._partition_prediction import PartitionPrediction, predict_pa
 from kcompact_nb.io._partition_stream import SegmentFiles, partition_batches, partition_offset_buckets
 from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter_segment_batches, segment_base_offset
+from kcompact_nb.io._staged_output import STAGING_MARK, remove_stale_staging, staged_dir, staging_folder
 
 __all__ = [
     "NotPlain",
@@ -172,6 +174,15 @@ __all__ = [
     "segment_files",
     "segment_indexes",
     "write_broker_log_dir",
+    "STAGING_MARK",
+    "READ_ATTEMPTS",
+    "LogDirChangedError",
+    "changes_since",
+    "directory_state",
+    "read_consistently",
+    "remove_stale_staging",
+    "staged_dir",
+    "staging_folder",
     "write_checkpoint",
     "write_index_file",
     "write_log_dir",
@@ -179,6 +190,3 @@ __all__ = [
     "write_segment_file",
     "write_segment_files",
 ]
-
-# Logs built from now on size compressed batches with Kafka's codecs (core's fallback only estimates them).
-set_default_encoder(KafkaBatchEncoder())

@@ -16,7 +16,7 @@ files; the files of a segment that is gone (merged into a group, or deleted by r
 producer snapshot (``UnifiedLog.deleteProducerSnapshots``) are not written. The two checkpoint files
 the cleaner and retention change are updated, the others copied. What is written is the state once
 Kafka's delayed deletions ran (``file.delete.delay.ms``): no ``.deleted``, ``.cleaned`` or ``.swap``
-files are copied. ``source`` itself is never modified.
+files are copied, nor a running broker's ``.tmp`` and ``.lock`` files. ``source`` itself is never modified.
 
 Without ``source`` every file comes from the model, as after a clean shutdown: the producer state
 goes into a snapshot at the log end offset (``ProducerStateManager.takeSnapshot`` on close); the
@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kcompact_nb.core import (
+    IN_FLIGHT_FILE_SUFFIXES,
     LEFTOVER_FILE_SUFFIXES,
     LOG_FILE_SUFFIX,
     METADATA_LOG_TOPIC,
@@ -70,6 +71,10 @@ from kcompact_nb.io._log_writer import (
     set_mtime_ms,
     write_segment_file,
 )
+from kcompact_nb.io._staged_output import staged_dir
+
+_NOT_COPIED = (*LEFTOVER_FILE_SUFFIXES, *IN_FLIGHT_FILE_SUFFIXES)
+"""What a cleaning or a deletion left half-way, and a running broker's temporary and lock files."""
 
 
 def write_broker_log_dir(
@@ -81,6 +86,9 @@ def write_broker_log_dir(
     written: Mapping[str, Mapping[int, Path]] | None = None,
 ) -> Path:
     """Write ``logs`` under ``log_dir`` in Kafka's layout (see the module docstring); returns ``log_dir``.
+
+    All or nothing: the log dir is built in a staging folder beside ``log_dir`` and renamed into place once
+    complete; a failure or an interruption leaves ``log_dir`` as it was.
 
     Parameters
     ----------
@@ -101,14 +109,14 @@ def write_broker_log_dir(
     root = Path(log_dir)
     origin = None if source is None else Path(source)
     _check_target(root, origin, overwrite=overwrite)
-    root.mkdir(parents=True, exist_ok=True)
-    names = {log.name for log in logs}
-    if origin is not None:
-        _copy_other_entries(origin, root, skip=names)
-    for log in logs:
-        moved = (written or {}).get(log.name, {})
-        _replace_partition(log, root, None if origin is None else origin / log.name, moved)
-    _write_checkpoints(root, logs, origin)
+    with staged_dir(root, keep_existing=overwrite) as staging:
+        names = {log.name for log in logs}
+        if origin is not None:
+            _copy_other_entries(origin, staging, skip=names)
+        for log in logs:
+            moved = (written or {}).get(log.name, {})
+            _write_partition(log, staging, None if origin is None else origin / log.name, moved)
+        _write_checkpoints(staging, logs, origin)
     return root
 
 
@@ -129,39 +137,32 @@ def _check_target(root: Path, origin: Path | None, *, overwrite: bool) -> None:
 def _copy_other_entries(origin: Path, root: Path, *, skip: set[str]) -> None:
     """Everything of the source log dir except the partitions being written (and in-flight leftovers)."""
     for entry in sorted(origin.iterdir()):
-        if entry.name in skip or entry.name.endswith(LEFTOVER_FILE_SUFFIXES):
+        if entry.name in skip or entry.name.endswith(_NOT_COPIED):
             continue
         target = root / entry.name
         if entry.is_dir():
             if target.exists():
                 shutil.rmtree(target)
-            shutil.copytree(entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in LEFTOVER_FILE_SUFFIXES)))
+            shutil.copytree(entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in _NOT_COPIED)))
         else:
             shutil.copy2(entry, target)
 
 
-def _replace_partition(log: PartitionLog, root: Path, origin: Path | None, written: Mapping[int, Path]) -> None:
-    """Build the partition folder beside its final place, then swap it in."""
+def _write_partition(log: PartitionLog, root: Path, origin: Path | None, written: Mapping[int, Path]) -> None:
+    """The partition's folder under ``root`` (a staging folder: replacing what an overwritten one held)."""
     target = root / log.name
-    staging = root / f".{log.name}.kcompact-tmp"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    try:
-        if origin is not None and origin.is_dir():
-            _carry_over_partition(log, origin, staging)
-        else:
-            _write_snapshot(log, staging)
-        for segment in log.segments:
-            if segment.base_offset in written:
-                _move_written_segment(segment, written[segment.base_offset], staging, log.config.index_interval_bytes)
-            elif origin is None or not _copy_unchanged_segment(segment, origin, staging):
-                write_segment_files(segment, staging, index_interval_bytes=log.config.index_interval_bytes)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     if target.exists():
         shutil.rmtree(target)
-    staging.rename(target)
+    target.mkdir()
+    if origin is not None and origin.is_dir():
+        _carry_over_partition(log, origin, target)
+    else:
+        _write_snapshot(log, target)
+    for segment in log.segments:
+        if segment.base_offset in written:
+            _move_written_segment(segment, written[segment.base_offset], target, log.config.index_interval_bytes)
+        elif origin is None or not _copy_unchanged_segment(segment, origin, target):
+            write_segment_files(segment, target, index_interval_bytes=log.config.index_interval_bytes)
 
 
 def _move_written_segment(segment: Segment, file: Path, folder: Path, index_interval_bytes: int) -> None:
@@ -227,11 +228,7 @@ def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> Non
     }
     removed = source_bases - bases
     for entry in sorted(origin.iterdir()):
-        if (
-            not entry.is_file()
-            or SEGMENT_FILE_OF_ANY_KIND.match(entry.name)
-            or entry.name.endswith(LEFTOVER_FILE_SUFFIXES)
-        ):
+        if not entry.is_file() or SEGMENT_FILE_OF_ANY_KIND.match(entry.name) or entry.name.endswith(_NOT_COPIED):
             continue
         snapshot = PRODUCER_SNAPSHOT_FILE_NAME.match(entry.name)
         if snapshot is None or int(snapshot[1]) not in removed:

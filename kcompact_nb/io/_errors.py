@@ -88,3 +88,18 @@ class MissingCodecError(CodecUnavailableError):
 
 class LogWriteError(KcompactError, ValueError):
     """A partition log that cannot be written as asked (target exists, inconsistent batch)."""
+
+
+class LogDirChangedError(LogReadError):
+    """A log dir (or partition dir) that kept changing while it was read: a broker is running on it."""
+
+    def __init__(self, path: str | Path, attempts: int, changed: list[str], last_error: str) -> None:
+        shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
+        reason = (
+            f"the broker changed this directory while it was read ({attempts} {'read' if attempts == 1 else 'reads'}; "
+            f"last changes: {shown}); the last "
+            f"failure, caused by the change: {last_error}. Read it again, or read a copy (cp -a) or a stopped "
+            "broker's log dir"
+        )
+        super().__init__(path, None, reason)
+        self.changed = changed

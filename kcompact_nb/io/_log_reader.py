@@ -16,6 +16,7 @@ from pathlib import Path
 from kcompact_nb.core import (
     CLEANED_FILE_SUFFIX,
     DELETED_FILE_SUFFIX,
+    IN_FLIGHT_FILE_SUFFIXES,
     LEFTOVER_FILE_SUFFIXES,
     LOG_FILE_SUFFIX,
     METADATA_LOG_TOPIC,
@@ -43,6 +44,7 @@ from kcompact_nb.io._checkpoint import (
 from kcompact_nb.io._errors import NotASegmentError
 from kcompact_nb.io._header_scan import header_segments, mtime_ms
 from kcompact_nb.io._key_numbering import release_key_table
+from kcompact_nb.io._live_reads import read_consistently
 from kcompact_nb.io._progress import ByteProgress
 from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader
 
@@ -181,11 +183,16 @@ def scan_partition_dir(
 def _load_one(
     path: Path, options: _ReadOptions, progress: bool | None, log_start_offset: int | None, checkpoint: int | None
 ) -> LoadedPartition:
+    """One partition dir, read again from a fresh listing when a running broker changed it meanwhile."""
     _require_dir(path, "partition directory")
     parse_partition_dir_name(path)
-    total = sum(f.stat().st_size for f in segment_files(path))
-    with ByteProgress(total, f"{path.name} (headers)" if options.scan else path.name, progress) as bar:
-        return _load_partition(path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=checkpoint)
+
+    def read() -> LoadedPartition:
+        total = sum(f.stat().st_size for f in segment_files(path))
+        with ByteProgress(total, f"{path.name} (headers)" if options.scan else path.name, progress) as bar:
+            return _load_partition(path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=checkpoint)
+
+    return read_consistently(read, path)
 
 
 @dataclass(frozen=True)
@@ -271,6 +278,8 @@ def _read_segments(
 def _scan_other_files(path: Path, loaded: LoadedPartition) -> None:
     for entry in sorted(path.iterdir(), key=lambda p: p.name):
         name = entry.name
+        if name.endswith(IN_FLIGHT_FILE_SUFFIXES):
+            continue
         suffix = next((s for s in LEFTOVER_FILE_SUFFIXES if name.endswith(s)), None)
         if suffix is not None:
             loaded.leftovers.append((str(entry), _LEFTOVER_MEANING[suffix]))
@@ -306,33 +315,37 @@ def read_log_dir(
     """
     path = Path(path)
     _require_dir(path, "log directory")
-    cleaner = read_checkpoint(path / CLEANER_OFFSET_CHECKPOINT)
-    starts = read_checkpoint(path / LOG_START_OFFSET_CHECKPOINT)
-    recovery = read_checkpoint(path / RECOVERY_POINT_CHECKPOINT)
-    result = LoadedLogDir(path, {}, cleaner, starts, recovery)
-    chosen = _partition_dirs(path, topics, result.skipped)
-    total = sum(f.stat().st_size for d in chosen for f in segment_files(d))
-    with ByteProgress(total, path.name, progress) as bar:
-        for directory in chosen:
-            topic, partition = parse_partition_dir_name(directory)
-            scan = (
-                scan_from_bytes is not None
-                and sum(f.stat().st_size for f in segment_files(directory)) >= scan_from_bytes
-            )
-            options = _ReadOptions(
-                (topic_configs or {}).get(topic, config),
-                broker,
-                now_ms,
-                recover and not scan,
-                verify_crc,
-                keep_raw,
-                scan,
-            )
-            key = (topic, partition)
-            result.partitions[directory.name] = _load_partition(
-                directory, options, bar, log_start_offset=starts.get(key), cleaner_checkpoint=cleaner.get(key)
-            )
-    return result
+
+    def read() -> LoadedLogDir:  # again from a fresh listing when a running broker changed the dir meanwhile
+        cleaner = read_checkpoint(path / CLEANER_OFFSET_CHECKPOINT)
+        starts = read_checkpoint(path / LOG_START_OFFSET_CHECKPOINT)
+        recovery = read_checkpoint(path / RECOVERY_POINT_CHECKPOINT)
+        result = LoadedLogDir(path, {}, cleaner, starts, recovery)
+        chosen = _partition_dirs(path, topics, result.skipped)
+        total = sum(f.stat().st_size for d in chosen for f in segment_files(d))
+        with ByteProgress(total, path.name, progress) as bar:
+            for directory in chosen:
+                topic, partition = parse_partition_dir_name(directory)
+                scan = (
+                    scan_from_bytes is not None
+                    and sum(f.stat().st_size for f in segment_files(directory)) >= scan_from_bytes
+                )
+                options = _ReadOptions(
+                    (topic_configs or {}).get(topic, config),
+                    broker,
+                    now_ms,
+                    recover and not scan,
+                    verify_crc,
+                    keep_raw,
+                    scan,
+                )
+                key = (topic, partition)
+                result.partitions[directory.name] = _load_partition(
+                    directory, options, bar, log_start_offset=starts.get(key), cleaner_checkpoint=cleaner.get(key)
+                )
+        return result
+
+    return read_consistently(read, path)
 
 
 def _partition_dirs(path: Path, topics: Collection[str] | None, skipped: list[tuple[str, str]]) -> list[Path]:

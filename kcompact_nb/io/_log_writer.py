@@ -8,7 +8,6 @@ checkpoint files are written: a broker rebuilds missing index files when it load
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from kcompact_nb.io._checkpoint import (
     write_checkpoint,
 )
 from kcompact_nb.io._errors import LogWriteError
+from kcompact_nb.io._staged_output import staged_dir
 
 
 def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int = 0) -> bytes:
@@ -88,7 +88,7 @@ def write_partition_dir(log: PartitionLog, log_dir: str | os.PathLike[str], *, o
     """Write ``log`` as ``<log_dir>/<topic>-<partition>/`` with one ``.log`` file per segment.
 
     An existing non-empty partition directory is refused unless ``overwrite`` is true; it is
-    then replaced as a whole (the new content is written beside it first).
+    then replaced as a whole. All or nothing: the new content is written beside it and renamed into place.
     Returns the partition directory.
     """
     target = Path(log_dir) / log.name
@@ -96,19 +96,9 @@ def write_partition_dir(log: PartitionLog, log_dir: str | os.PathLike[str], *, o
         raise LogWriteError(f"{target}: exists and is not a directory")
     if _is_non_empty_dir(target) and not overwrite:
         raise LogWriteError(f"{target}: directory exists and is not empty; pass overwrite=True to replace it")
-    staging = target.with_name(f".{target.name}.kcompact-tmp")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-    try:
+    with staged_dir(target) as staging:
         for segment in log.segments:
             write_segment_file(segment, staging / segment_file_name(segment.base_offset))
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    if target.exists():
-        shutil.rmtree(target)
-    staging.rename(target)
     return target
 
 
@@ -140,17 +130,18 @@ def write_log_dir(logs: Iterable[PartitionLog], log_dir: str | os.PathLike[str],
     """Write every log as a partition directory of ``log_dir`` plus its checkpoint files.
 
     A non-empty ``log_dir`` is refused unless ``overwrite`` is true; then the given partitions
-    are replaced and their checkpoint entries updated, other partitions' entries kept.
+    are replaced and their checkpoint entries updated, other partitions' entries kept. All or nothing: the
+    log dir is built beside ``log_dir`` and renamed into place once complete (:func:`staged_dir`).
     """
     logs = list(logs)
     root = Path(log_dir)
     if _is_non_empty_dir(root) and not overwrite:
         raise LogWriteError(f"{root}: log directory exists and is not empty; pass overwrite=True to write into it")
-    root.mkdir(parents=True, exist_ok=True)
-    for log in logs:
-        write_partition_dir(log, root, overwrite=overwrite)
-    written = {(log.topic, log.partition) for log in logs}
-    for name, entries in checkpoint_entries(logs).items():
-        kept = {key: offset for key, offset in read_checkpoint(root / name).items() if key not in written}
-        write_checkpoint(root / name, {**kept, **entries})
+    with staged_dir(root, keep_existing=overwrite) as staging:
+        for log in logs:
+            write_partition_dir(log, staging, overwrite=True)
+        written = {(log.topic, log.partition) for log in logs}
+        for name, entries in checkpoint_entries(logs).items():
+            kept = {key: offset for key, offset in read_checkpoint(staging / name).items() if key not in written}
+            write_checkpoint(staging / name, {**kept, **entries})
     return root

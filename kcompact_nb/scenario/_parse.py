@@ -30,6 +30,9 @@ def load_scenario(path: str | Path) -> Scenario:
         document = json.loads(file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ScenarioError("", f"{file}: not valid JSON ({exc})") from None
+    except UnicodeDecodeError as exc:
+        where = f"byte 0x{exc.object[exc.start]:02x} at position {exc.start}"
+        raise ScenarioError("", f"{file}: not UTF-8 text ({where}); a scenario file is JSON in UTF-8") from None
     return parse_scenario(document, base_dir=file.resolve().parent)
 
 

@@ -21,7 +21,6 @@ from kcompact_nb.spark._buckets import offset_buckets
 from kcompact_nb.spark._compact import compact, whole_log_range
 from kcompact_nb.spark._connector import (
     CONNECTOR_SUBSTITUTES,
-    ConnectorError,
     ConnectorVersions,
     connector_versions,
     kafka_connector_jars,
@@ -78,7 +77,6 @@ __all__ = [
     "SYNTHETIC_BASE_TS_MS",
     "TOPIC_PASS_COLUMNS",
     "BridgeLimitError",
-    "ConnectorError",
     "ConnectorVersions",
     "ExecutorPythonError",
     "SchemaMismatchError",

@@ -55,9 +55,10 @@ def duplicates(records: DataFrame) -> DataFrame:
 def tombstones(records: DataFrame, *, now_ms: int) -> DataFrame:
     """Every tombstone with its delete horizon (``deleteHorizonMs`` of its batch) and fate at ``now_ms``.
 
-    ``horizon_passed`` is true once ``now_ms >= deleteHorizonMs``: the next pass removes the tombstone
-    (Kafka 3.1+, KIP-534); a tombstone without a horizon gets one on the pass that first keeps it.
-    ``superseded`` tombstones go on any pass that sees a later record of their key.
+    ``horizon_passed`` is true once ``now_ms >= deleteHorizonMs``: the first pass that reaches the tombstone
+    removes it (Kafka 3.1+, KIP-534; every pass recopies the log from its start up to where it stops); a
+    tombstone without a horizon gets one on the pass that first keeps it. ``superseded`` tombstones go on
+    any pass that reaches them with a later record of their key in its offset map.
     """
     fated = with_fates(records).filter(F.col("key").isNotNull() & F.col("value").isNull())
     return fated.select(

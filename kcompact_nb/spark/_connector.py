@@ -3,24 +3,19 @@
 Spark's own route, ``spark.jars.packages`` through Ivy, needs the connector *and* its
 ``spark-token-provider-kafka-0-10_2.13`` at exactly the pyspark version on Maven Central. Central
 lacks some of these releases (no 4.3.0 connector, no token provider after 4.0.0), and Ivy cannot
-mix versions, so the jars are resolved with Maven (``tools/spark-kafka/pom.xml``, the fallback of
+mix versions, so the jars are resolved with Maven (the ``spark-kafka`` recipe, the fallback of
 real-kafka.md 5.2) and passed as ``spark.jars``. :data:`CONNECTOR_SUBSTITUTES` names the versions
 used where the matching ones are missing; jars the pyspark wheel already ships are left out.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
-from kcompact_nb.core import KcompactError
+from kcompact_nb.maven import recipe, resolve_dependencies
 
-_TOOLS_DIR = Path(__file__).resolve().parents[2] / "tools" / "spark-kafka"
-_COMPLETE_MARKER = ".complete"
 _VERSIONED_JAR = re.compile(r"^(?P<artifact>.+?)-\d[\w.+-]*\.jar$")
 
 
@@ -44,54 +39,26 @@ Checked against Central: the newest connector there is 4.2.0 and the newest 4.x 
 """
 
 
-class ConnectorError(KcompactError, RuntimeError):
-    """The Kafka connector jars could not be resolved."""
-
-
 def connector_versions(pyspark_version: str) -> ConnectorVersions:
     """The connector versions used for ``pyspark_version``: the same release unless substituted."""
     return CONNECTOR_SUBSTITUTES.get(pyspark_version, ConnectorVersions(pyspark_version, pyspark_version))
 
 
-def tools_dir() -> Path:
-    """The folder holding ``pom.xml`` (``$KCOMPACT_SPARK_KAFKA_TOOLS`` overrides it)."""
-    return Path(os.environ.get("KCOMPACT_SPARK_KAFKA_TOOLS", str(_TOOLS_DIR)))
-
-
 def kafka_connector_jars(pyspark_version: str | None = None, *, timeout_s: float = 600.0) -> list[Path]:
     """The connector's jars for ``pyspark_version`` (default: the installed one), resolving them when missing.
 
-    Runs ``mvn dependency:copy-dependencies`` once into ``tools/spark-kafka/classpath/<version>/``
-    with a project-local Maven repository (the user's ``~/.m2`` stays untouched); a marker file
-    records a complete copy. Needs ``mvn`` on ``PATH`` the first time.
+    Runs the ``spark-kafka`` Maven recipe once per version into the user cache folder
+    (:func:`kcompact_nb.maven.resolve_dependencies`); needs ``mvn`` on ``PATH`` the first time.
     """
     version = pyspark_version or _installed_pyspark()
-    target = tools_dir() / "classpath" / version
-    if not (target / _COMPLETE_MARKER).exists():
-        _resolve(version, target, timeout_s)
+    versions = connector_versions(version)
+    properties = {"spark.kafka.version": versions.connector, "spark.token.provider.version": versions.token_provider}
+    target = resolve_dependencies(
+        recipe("spark-kafka"), f"spark-kafka-{version}", properties=properties, timeout_s=timeout_s
+    )
     bundled = _bundled_artifacts()
     jars = sorted(target.glob("*.jar"))
     return [jar for jar in jars if _artifact(jar.name) not in bundled]
-
-
-def _resolve(version: str, target: Path, timeout_s: float) -> None:
-    if shutil.which("mvn") is None:
-        raise ConnectorError("Maven ('mvn') is not on PATH; it is needed once to resolve Spark's Kafka connector")
-    versions = connector_versions(version)
-    command = [
-        "mvn", "-B", "-q", "-f", str(tools_dir() / "pom.xml"),
-        f"-Dspark.kafka.version={versions.connector}",
-        f"-Dspark.token.provider.version={versions.token_provider}",
-        f"-Dmaven.repo.local={tools_dir() / 'classpath' / '.m2'}",
-        "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={target}",
-    ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False)
-    if result.returncode != 0:
-        tail = (result.stdout + result.stderr)[-3000:]
-        raise ConnectorError(
-            f"Maven could not resolve Spark's Kafka connector {versions} (exit {result.returncode}):\n{tail}"
-        )
-    (target / _COMPLETE_MARKER).write_text(f"{versions.connector} {versions.token_provider}\n")
 
 
 def _installed_pyspark() -> str:

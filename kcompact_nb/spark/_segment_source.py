@@ -63,7 +63,8 @@ def segment_source_jars() -> tuple[Path, ...]:
     """The source's jar and the kafka-clients jar it needs, building the former the first time.
 
     Raises :class:`SegmentSourceError` when ``javac`` is missing or compilation fails, and
-    :class:`ConnectorError` when Maven cannot resolve kafka-clients.
+    :class:`~kcompact_nb.maven.MavenError` or :class:`~kcompact_nb.maven.ToolMissingError` when Maven cannot
+    resolve kafka-clients.
     """
     clients = [jar for jar in kafka_connector_jars() if jar.name.startswith(_KAFKA_CLIENTS)]
     if len(clients) != 1:

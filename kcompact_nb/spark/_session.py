@@ -16,7 +16,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from kcompact_nb.spark._connector import ConnectorError, kafka_connector_jars
+from kcompact_nb.maven import MavenError, ToolMissingError
+from kcompact_nb.spark._connector import kafka_connector_jars
 from kcompact_nb.spark._segment_source import SegmentSourceError, segment_source_jars
 
 DEFAULT_APP_NAME = "kcompact_nb"
@@ -97,7 +98,7 @@ def _on_loopback(master: str) -> bool:
 def _segment_source_jars() -> tuple[Path, ...]:
     try:
         return segment_source_jars()
-    except (SegmentSourceError, ConnectorError) as error:
+    except (SegmentSourceError, MavenError, ToolMissingError) as error:
         warnings.warn(
             f"segment files will be decoded in Python workers (slower): {error}", RuntimeWarning, stacklevel=3
         )
@@ -144,6 +145,10 @@ def spark_session(
     if (settings.master or "").startswith("local"):
         # Python workers of an embedded session run this interpreter (its packages), not ``python3`` on PATH.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if settings.master is not None and _on_loopback(settings.master):
+        # The JVM otherwise warns that the host name resolves to a loopback address and picks a network
+        # interface's address; the session listens on loopback anyway (LOOPBACK_SETTINGS).
+        os.environ.setdefault("SPARK_LOCAL_IP", LOOPBACK)
     builder = SparkSession.builder.appName(app_name)
     builder = builder.remote(settings.remote) if settings.remote else builder.master(settings.master or "local[*]")
     for key, value in settings.conf.items():

@@ -90,7 +90,7 @@ def _value(value: bytes | None) -> str:
 PHASES = (
     ("appended: no pass has stamped its delete horizon yet", UNSTAMPED),
     ("delete.retention.ms after the stamping pass: guaranteed to lagging consumers", WAITING),
-    ("past its delete horizon: the next pass over it removes it", DUE),
+    ("past its delete horizon: the first pass that reaches it removes it", DUE),
 )
 
 

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, KafkaBroker, missing_tools
+from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, KafkaBroker
+from kcompact_nb.maven import missing_tools
 
 #: The two Kafka lines the project checks its simulator against (spec section 15).
 BROKER_VERSIONS = (DEFAULT_VERSION, KAFKA_3_VERSION)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import shutil
 from pathlib import Path
 
 import pytest
 
-from kcompact_nb.cli._clean import config_settings, parse_time_ms
-from kcompact_nb.core import KcompactError
+from kcompact_nb.cli._arguments import LAST_ISO_MS, instant_ms
+from kcompact_nb.cli._topic_configs import config_settings
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
 from tests.cli.conftest import kcompact
 from tests.io.kafka_bytes import tree_digest
@@ -78,7 +79,7 @@ def test_clean_names_bad_input(tmp_path):
     missing = kcompact("clean", tmp_path / "nope", "--out", tmp_path / "out")
     assert (missing.returncode, missing.stderr) == (2, f"kcompact clean: log dir {tmp_path / 'nope'} does not exist\n")
     bad_time = kcompact("clean", source, "--out", tmp_path / "out", "--at", "yesterday")
-    assert bad_time.returncode == 2 and "--at 'yesterday': expected epoch milliseconds" in bad_time.stderr
+    assert bad_time.returncode == 2 and "argument --at: 'yesterday': expected epoch milliseconds" in bad_time.stderr
     bad_config = kcompact("clean", source, "--out", tmp_path / "out", "--config", "segment.msec=5")
     assert (
         bad_config.returncode == 2
@@ -90,12 +91,29 @@ def test_clean_names_bad_input(tmp_path):
 
 
 def test_at_takes_epoch_ms_or_iso_times():
-    assert parse_time_ms("1767225600000") == 1_767_225_600_000
-    assert parse_time_ms("2026-01-01T00:00:00Z") == 1_767_225_600_000
-    assert parse_time_ms("2026-01-01T00:00:00") == 1_767_225_600_000  # UTC when no offset is given
-    assert parse_time_ms("2026-01-01T01:00:00.250+01:00") == 1_767_225_600_250
-    with pytest.raises(KcompactError, match="ISO-8601"):
-        parse_time_ms("1/1/2026")
+    assert instant_ms("1767225600000") == 1_767_225_600_000
+    assert instant_ms("2026-01-01T00:00:00Z") == 1_767_225_600_000
+    assert instant_ms("2026-01-01T00:00:00") == 1_767_225_600_000  # UTC when no offset is given
+    assert instant_ms("2026-01-01T01:00:00.250+01:00") == 1_767_225_600_250
+    assert instant_ms(str(LAST_ISO_MS)) == LAST_ISO_MS
+    with pytest.raises(argparse.ArgumentTypeError, match="ISO-8601"):
+        instant_ms("1/1/2026")
+
+
+@pytest.mark.parametrize(
+    ("at", "message"),
+    [
+        ("-1", "-1 is before 1970-01-01T00:00:00Z"),
+        ("1969-12-31T23:59:59Z", "is before 1970-01-01T00:00:00Z"),
+        ("99999999999999999999", "is after 9999-12-31T23:59:59.999Z"),
+        ("9223372036854775807", "is after 9999-12-31T23:59:59.999Z"),
+    ],
+)
+def test_at_outside_what_a_time_can_show_is_refused_before_any_output(at, message, tmp_path):
+    result = kcompact("clean", SAMPLES / "compaction-basic" / "before", "--out", tmp_path / "out", f"--at={at}")
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_configs_go_to_every_topic_one_topic_or_the_broker(tmp_path):

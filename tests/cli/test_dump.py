@@ -114,7 +114,7 @@ def test_bad_paths_are_invalid_input_named_as_such(tmp_path):
         ([logs], f"{logs} is a log dir, not a partition folder: dump one of its partitions (e.g. {logs / 't-0'})"),
         (
             ["--json", logs / "t-0" / "00000000000000000000.log"],
-            "not a partition directory: expected a name like my-topic-0",
+            f"--json writes a partition folder's state; give the folder holding it ({logs / 't-0'})",
         ),
         (["--now-ms", "-5", "--json", logs / "t-0"], "argument --now-ms: -5 is before 1970-01-01T00:00:00Z"),
         (["--max-value-chars", "0", logs / "t-0"], "argument --max-value-chars: 0 is below 1"),

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from kcompact_nb.maven import resolve_dependencies
 from tests.spark.engines import SPARK_HOME, EngineProcess, start
 
 TOOLS = Path(__file__).resolve().parents[2] / "tools" / "hdfs-minicluster"
@@ -34,7 +35,6 @@ WHEEL_JARS = (
     "jcl-over-slf4j",
 )
 """The jars of the pyspark wheel the cluster runs with: Hadoop's client classes and one logging stack."""
-_COMPLETE_MARKER = ".complete"
 QUICK_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 """Short-lived test JVMs start in about half the time with the client compiler only and the serial collector."""
 
@@ -50,20 +50,10 @@ def hadoop_version() -> str:
 
 def classpath(version: str) -> str:
     """The cluster's classpath: the minicluster jars (resolved with Maven once per version) and the wheel's."""
-    target = TOOLS / "classpath" / version
-    if not (target / _COMPLETE_MARKER).exists():
-        command = [
-            "mvn", "-B", "-q", "-f", str(TOOLS / "pom.xml"), f"-Dhadoop.version={version}",
-            f"-Dmaven.repo.local={TOOLS / 'classpath' / '.m2'}",
-            "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={target}",
-        ]  # fmt: skip
-        result = subprocess.run(command, capture_output=True, text=True, timeout=MAVEN_TIMEOUT_S, check=False)
-        if result.returncode != 0:
-            raise RuntimeError(
-                f"Maven could not resolve hadoop-client-minicluster {version}:\n"
-                f"{(result.stdout + result.stderr)[-3000:]}"
-            )
-        (target / _COMPLETE_MARKER).write_text(version + "\n")
+    target = resolve_dependencies(
+        TOOLS / "pom.xml", f"hdfs-minicluster-{version}", properties={"hadoop.version": version},
+        timeout_s=MAVEN_TIMEOUT_S,
+    )  # fmt: skip
     wheel = [jar for name in WHEEL_JARS for jar in (SPARK_HOME / "jars").glob(f"{name}-[0-9]*.jar")]
     return ":".join(map(str, [*sorted(target.glob("*.jar")), *wheel]))
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,3 +127,16 @@ def test_the_embedded_session_listens_on_loopback_only(spark):
     assert block_managers and block_managers <= ports  # and its block manager's
     assert [a for a in listening if not _is_loopback(a[0])] == []
     assert conf.get("spark.driver.host") == "127.0.0.1"
+
+
+def test_an_embedded_session_starts_without_the_loopback_host_name_warning(tmp_path):
+    """Spark warns at start-up when the host name resolves to a loopback address (and picks a network
+    interface's address); an embedded session sets ``SPARK_LOCAL_IP`` to loopback first (issue #31)."""
+    code = (
+        "from kcompact_nb.spark import spark_session; "
+        "print(spark_session('local[1]', segment_source=False).range(2).count())"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_LOCAL_IP"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() == "2", done.stderr
+    assert "resolves to a loopback address" not in done.stderr

@@ -104,8 +104,10 @@ def test_cells_carry_key_value_and_the_reason(fruit):
     removed = trace(fig, LABELS["removed by the next pass"])
     assert list(removed.text) == ["grape<br>$2.69", "lime<br>$0.49"]
     assert list(removed.hovertext) == [
-        "offset 0: key grape, value $2.69<br>removed by the next pass: superseded by offset 2",
-        "offset 1: key lime, value $0.49<br>removed by the next pass: superseded by offset 4",
+        "offset 0: key grape, value $2.69<br>removed by the next pass: "
+        "superseded by offset 2, its key's entry in the pass's offset map",
+        "offset 1: key lime, value $0.49<br>removed by the next pass: "
+        "superseded by offset 3, its key's entry in the pass's offset map",
     ]
     waiting = trace(fig, LABELS["tombstone kept until its delete horizon"])
     assert list(waiting.text) == ["grape<br>null"]
@@ -140,7 +142,7 @@ def test_gaps_say_what_a_fetch_from_a_removed_offset_returns():
         "offsets 0-23: no record (removed by compaction); a fetch from 0 returns offset 24, the next record",
         "offset 26: no record (removed by compaction); a fetch from 26 returns offset 27, the next record",
     ]
-    assert list(trace(fig, LABELS["superseded, kept: its newer record is beyond where the pass reaches"]).x) == [24]
+    assert list(trace(fig, LABELS[Outcome.BEYOND.value]).x) == [24]  # newer k0@31 is active: nothing is cleanable
 
 
 def test_before_and_after_on_one_scale():
@@ -379,7 +381,7 @@ def test_tombstone_lifecycle(fruit):
             [pytest.approx(1.0)],
         ),
         (
-            "past its delete horizon: the next pass over it removes it",
+            "past its delete horizon: the first pass that reaches it removes it",
             [pytest.approx((WEEK + 1 + DAY) / DAY)],
             [pytest.approx((WEEK + 1 - DAY) / DAY)],
         ),

@@ -167,13 +167,15 @@ class CleanerManager:
         Each of ``log.cleaner.threads`` threads loops on its own; a pass occupies its thread for its
         simulated duration (throttled I/O, spec 11) and is applied at its start time.
         """
-        threads = [from_ms] * max(self.broker.log_cleaner_threads, 1)
+        if not self.broker.log_cleaner_enable:
+            return []
+        threads = [from_ms] * self.broker.log_cleaner_threads
         busy_until: dict[str, int] = {}
         results: list[PassResult] = []
         for _ in range(MAX_LOOP_ITERATIONS):
             thread = min(range(len(threads)), key=lambda t: threads[t])
             now = threads[thread]
-            if now >= until_ms or not self.broker.log_cleaner_enable:
+            if now >= until_ms:
                 return results
             busy = {name for name, until in busy_until.items() if until > now}
             result = self.clean_once(logs, now_ms=now, in_progress=busy)

@@ -27,6 +27,7 @@ from kcompact_nb.core.model._log import AppendInfo, NewRecord, PartitionLog, cop
 from kcompact_nb.core.model._log_dir_names import (
     CLEANED_FILE_SUFFIX,
     DELETED_FILE_SUFFIX,
+    IN_FLIGHT_FILE_SUFFIXES,
     INDEX_FILE_SUFFIX,
     LEFTOVER_FILE_SUFFIXES,
     LEFTOVER_SEGMENT_FILE_NAME,
@@ -130,6 +131,7 @@ __all__ = [
     "KafkaVersion",
     "KcompactError",
     "KeyRegistry",
+    "IN_FLIGHT_FILE_SUFFIXES",
     "LEFTOVER_FILE_SUFFIXES",
     "LEFTOVER_SEGMENT_FILE_NAME",
     "LOG_FILE_SUFFIX",

@@ -83,12 +83,13 @@ _DEFAULT: list[BatchEncoder] = [EstimatingEncoder()]
 
 
 def default_encoder() -> BatchEncoder:
-    """The encoder logs use unless given one: io's Kafka encoder once :mod:`kcompact_nb.io` is imported."""
+    """The encoder logs use unless given one: io's Kafka encoder, which the package root sets before any of its
+    modules runs (``kcompact_nb/__init__.py``); core's own estimate only where none was set."""
     return _DEFAULT[0]
 
 
 def set_default_encoder(encoder: BatchEncoder) -> None:
-    """Make ``encoder`` the one new logs and passes use by default (io registers Kafka's on import)."""
+    """Make ``encoder`` the one new logs and passes use by default (the package root sets io's Kafka encoder)."""
     _DEFAULT[0] = encoder
 
 

@@ -252,7 +252,14 @@ class BrokerConfig:
         KafkaVersion.parse(self.kafka_version)
         object.__setattr__(self, "topic_defaults", MappingProxyType(dict(self.topic_defaults)))
         TopicConfig(**self.topic_defaults)
-        threads = max(self.log_cleaner_threads, 1)
+        if self.log_cleaner_threads == 0:  # ConfigDef allows it (atLeast(0)); the check below cannot divide by it
+            message = (
+                "Invalid value 0 for configuration log.cleaner.threads: Kafka's broker does not start with it "
+                "(KafkaConfig.validateValues divides log.cleaner.dedupe.buffer.size by it: "
+                "java.lang.ArithmeticException: / by zero)"
+            )
+            raise ConfigError(message)
+        threads = self.log_cleaner_threads
         if self.log_cleaner_dedupe_buffer_size / threads <= MIB:
             message = (
                 f"Invalid value {self.log_cleaner_dedupe_buffer_size} for configuration "
@@ -260,6 +267,11 @@ class BrokerConfig:
                 f"({threads} threads)"
             )
             raise ConfigError(message)
+
+    @property
+    def cleaner_off_reason(self) -> str | None:
+        """Why no cleaner runs (``None`` when one does), in Kafka's property names."""
+        return None if self.log_cleaner_enable else "log.cleaner.enable=false: the broker creates no log cleaner"
 
     @property
     def version(self) -> KafkaVersion:

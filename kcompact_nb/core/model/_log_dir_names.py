@@ -24,6 +24,9 @@ SWAP_FILE_SUFFIX = ".swap"
 DELETED_FILE_SUFFIX = ".deleted"
 LEFTOVER_FILE_SUFFIXES = (CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX, DELETED_FILE_SUFFIX)
 """Suffixes of files a cleaning or a deletion left half-way (``LogFileUtils``)."""
+IN_FLIGHT_FILE_SUFFIXES = (".tmp", ".lock")
+"""Files a running broker holds only for a moment or for itself: a checkpoint being written (``CheckpointFile``
+writes ``NAME.tmp``, then renames it) and the log dir's ``.lock``; never read nor copied."""
 METADATA_LOG_TOPIC = "__cluster_metadata"
 """The KRaft metadata log: kept in a log dir, but not one of the broker's logs (``LogManager.loadLogs`` skips it)."""
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from kcompact_nb.core.cleaner import log_to_clean
+from kcompact_nb.core.cleaner import log_to_clean, strategy_for
 from kcompact_nb.core.model import LONG_MAX, PartitionLog, Record, RecordBatch
 from kcompact_nb.core.simulation import Frame
-from kcompact_nb.core.views._next_pass import superseded_count
+from kcompact_nb.core.views._next_pass import aborted_batches, superseded_count
 
 
 @dataclass(frozen=True)
@@ -49,18 +49,31 @@ def record_lifetimes(
 ) -> list[RecordLifetime]:
     """Lifetimes of the data records seen in ``frames`` (only ``key``'s, or only tombstones, when asked), by offset."""
     lives: dict[int, RecordLifetime] = {}
+    seen: dict[int, _Seen] = {}
     for frame in frames:
         present = set()
+        strategy = strategy_for(frame.log.config)
+        aborted = aborted_batches(frame.log)
         for batch, record in _data_records(frame.log):
             if (key is not None and record.key != key) or (tombstones and not record.is_tombstone):
                 continue
             present.add(record.offset)
             life = lives.get(record.offset) or _appeared(frame, record)
             lives[record.offset] = _stamped(life, frame, batch)
-        for offset, life in lives.items():
-            if life.removed_frame is None and offset not in present:
-                lives[offset] = replace(life, removed_frame=frame.index, removed_ms=_removal_ms(frame, life))
+            seen[record.offset] = _Seen(strategy.rank(batch, record), batch.base_offset in aborted)
+        gone = [offset for offset, life in lives.items() if life.removed_frame is None and offset not in present]
+        maps = [result.offset_map.entries() for result in frame.passes] if gone else []
+        for offset in gone:
+            removed_ms = _removal_ms(frame, maps, lives[offset], seen[offset])
+            lives[offset] = replace(lives[offset], removed_frame=frame.index, removed_ms=removed_ms)
     return [lives[o] for o in sorted(lives)]
+
+
+class _Seen(NamedTuple):
+    """A record as last seen: its rank under the topic's strategy, and whether its transaction was aborted."""
+
+    rank: Any
+    aborted: bool
 
 
 def _data_records(log: PartitionLog) -> list[tuple[RecordBatch, Record]]:
@@ -80,11 +93,26 @@ def _stamped(life: RecordLifetime, frame: Frame, batch: RecordBatch) -> RecordLi
     return replace(life, horizon_ms=horizon, stamped_ms=horizon - frame.log.config.delete_retention_ms)
 
 
-def _removal_ms(frame: Frame, life: RecordLifetime) -> int:
-    """Start of the frame's first pass that covered the record (after its horizon), else the frame's time."""
-    for result in frame.passes:
-        if result.end_offset > life.offset and (life.horizon_ms is None or result.start_ms >= life.horizon_ms):
+def _removal_ms(frame: Frame, maps: list[dict[bytes, Any]], life: RecordLifetime, seen: _Seen) -> int:
+    """Start of the frame's pass that removed the record, else the frame's time (retention, not a pass).
+
+    ``maps`` are the offset-map entries of the frame's passes, in order. A pass reaching the record (below
+    its end offset; every pass recopies the log from its start) removes it when its offset map's entry for
+    the key outranks it, when it is aborted or keyless data, or when it is a tombstone past its delete
+    horizon; a tombstone not stamped yet is stamped by the first pass that keeps it.
+    """
+    horizon = life.horizon_ms
+    for result, entries in zip(frame.passes, maps, strict=True):
+        if result.end_offset <= life.offset:
+            continue
+        entry = None if life.key is None else entries.get(life.key)
+        if seen.aborted or life.key is None or (entry is not None and seen.rank < entry):
             return result.start_ms
+        if life.is_tombstone:
+            if horizon is not None and result.start_ms >= horizon:
+                return result.start_ms
+            if horizon is None:
+                horizon = result.start_ms + frame.log.config.delete_retention_ms
     return frame.now_ms
 
 

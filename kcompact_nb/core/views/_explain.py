@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from kcompact_nb.core.cleaner import LogToClean, log_to_clean, non_active_segments_from
+from kcompact_nb.core.cleaner import LogToClean, log_to_clean
 from kcompact_nb.core.model import (
-    LONG_MAX,
     PartitionLog,
     RecordBatch,
     format_bytes,
@@ -18,33 +17,43 @@ from kcompact_nb.core.model import (
     record_offsets,
     record_values,
 )
+from kcompact_nb.core.views._eligibility import eligibility, next_eligible_ms
+from kcompact_nb.core.views._next_pass import RecordOutcome, next_pass
+from kcompact_nb.core.views._uncleanable import uncleanable_reason
 
 
 @dataclass(frozen=True)
 class TombstoneFate:
-    """When one tombstone may go: ``horizon_ms`` once a pass has stamped its batch (spec 7.4)."""
+    """When one tombstone may go: ``horizon_ms`` once a pass has stamped its batch (spec 7.4).
+
+    ``fate`` is what the next pass at ``judged_ms`` does to it (:func:`next_pass`), when the log holds its
+    batches; :meth:`describe` at that time says exactly what :func:`next_pass` says (its outcome and reason).
+    """
 
     offset: int
     key: bytes
     horizon_ms: int | None
+    fate: RecordOutcome | None = None
+    judged_ms: int | None = None
 
     def describe(self, now_ms: int) -> str:
-        key = self.key.decode("utf-8", "replace")
+        """One line: the next pass's outcome and reason at ``judged_ms``; at another time (or without a pass
+        to read), what the delete horizon alone says, which holds whatever pass comes."""
+        head = f"tombstone {self.key.decode('utf-8', 'replace')!r} at offset {self.offset}"
+        if self.fate is not None and now_ms == self.judged_ms:
+            return f"{head}: {self.fate.outcome.value.removeprefix('tombstone ')}: {self.fate.reason}"
         if self.horizon_ms is None:
             return (
-                f"tombstone {key!r} at offset {self.offset}: not stamped yet; the next pass that rewrites it "
-                "stamps its delete horizon (pass time + delete.retention.ms)"
+                f"{head}: not stamped yet; the first pass that reaches and keeps it stamps its delete horizon "
+                "(pass time + delete.retention.ms)"
             )
         horizon = format_instant_ms(self.horizon_ms)
         if self.horizon_ms <= now_ms:
-            return (
-                f"tombstone {key!r} at offset {self.offset}: "
-                f"removable by the next pass over it (delete horizon {horizon} has passed)"
-            )
+            return f"{head}: delete horizon {horizon} has passed: the first pass that reaches it removes it"
         wait = format_duration_ms(self.horizon_ms - now_ms, max_units=2)
         return (
-            f"tombstone {key!r} at offset {self.offset}: "
-            f"removable by the first pass from {horizon} on (delete horizon, in {wait})"
+            f"{head}: delete horizon {horizon}, {wait} from now: passes before then keep it unless a newer record "
+            "of its key supersedes it"
         )
 
 
@@ -71,7 +80,7 @@ class Explanation:
     @property
     def eligibility(self) -> str:
         """Whether the cleaner may pick this partition now, and if not, when (or why never)."""
-        return _eligibility(self.log_to_clean, self.eligible_at_ms, self.now_ms)
+        return eligibility(self.log_to_clean, self.eligible_at_ms, self.now_ms)
 
     def lines(self) -> list[str]:
         ltc = self.log_to_clean
@@ -104,8 +113,9 @@ class Explanation:
         if self.estimated_batches:
             n = self.estimated_batches
             lines.append(
-                f"sizes estimated: {n} {'batch was' if n == 1 else 'batches were'} sized without Kafka's codec, so the "
-                "sizes and ratios above are estimates (import kcompact_nb.io for Kafka's exact bytes)"
+                f"sizes estimated: {n} {'batch was' if n == 1 else 'batches were'} sized without Kafka's codec output "
+                "(no installed codec library compresses them as this Kafka release does), so the sizes and ratios "
+                "above are estimates"
             )
         return lines
 
@@ -118,6 +128,8 @@ def explain(log: PartitionLog, *, now_ms: int, batches: Iterable[RecordBatch] | 
 
     ``batches`` are the log's batches when its segments do not hold them (a partition scanned from its
     segment files: :func:`kcompact_nb.io.partition_batches` streams them); they are read once, in order.
+    Without them, each tombstone's line is :func:`next_pass`'s outcome and reason for it; with them no pass
+    is run (the log may not fit in memory) and the lines say what the delete horizons alone say.
     """
     ltc = log_to_clean(log, now_ms=now_ms)
     tombstones: list[TombstoneFate] = []
@@ -135,64 +147,15 @@ def explain(log: PartitionLog, *, now_ms: int, batches: Iterable[RecordBatch] | 
         ):
             if value is None and key is not None:
                 tombstones.append(TombstoneFate(offset, key, batch.delete_horizon_ms))
+    if batches is None and tombstones:
+        fates = {r.offset: r for r in next_pass(log, now_ms=now_ms).records}
+        tombstones = [replace(t, fate=fates.get(t.offset), judged_ms=now_ms) for t in tombstones]
     return Explanation(
         now_ms,
         ltc,
-        _uncleanable_reason(log, ltc, now_ms),
+        uncleanable_reason(log, ltc, now_ms),
         next_eligible_ms(log, now_ms=now_ms),
         tuple(tombstones),
         codecs=tuple(codecs.most_common()),
         estimated_batches=estimated,
     )
-
-
-def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:
-    """The first time at or after ``now_ms`` the log is eligible if nothing more is appended; None: never.
-
-    Without appends only the clock moves, so only ``min.compaction.lag.ms`` (segments ageing into the
-    cleanable range) and ``max.compaction.lag.ms`` (overdue segments) can change the answer.
-    """
-    candidates = {now_ms}
-    first_dirty = log_to_clean(log, now_ms=now_ms).first_dirty_offset
-    for segment in non_active_segments_from(log, first_dirty):
-        candidates.add(segment.largest_timestamp + log.config.min_compaction_lag_ms + 1)
-        if log.config.max_compaction_lag_ms < LONG_MAX and segment.first_batch_timestamp < 2**62:
-            candidates.add(segment.first_batch_timestamp + log.config.max_compaction_lag_ms + 1)
-    for t in sorted(c for c in candidates if c >= now_ms):
-        if log_to_clean(log, now_ms=t).eligible:
-            return t
-    return None
-
-
-def _eligibility(ltc: LogToClean, eligible_at_ms: int | None, now_ms: int) -> str:
-    if ltc.eligible:
-        why = (
-            "overdue per max.compaction.lag.ms"
-            if ltc.needs_compaction_now and ltc.cleanable_ratio <= ltc.min_cleanable_dirty_ratio
-            else "its dirty ratio is above the minimum"
-        )
-        return f"eligible now: {why}"
-    if eligible_at_ms is not None:
-        wait = format_duration_ms(eligible_at_ms - now_ms, max_units=2)
-        return (
-            f"not eligible now; eligible at {format_instant_ms(eligible_at_ms)} (in {wait}) if nothing else is produced"
-        )
-    if ltc.cleanable_bytes == 0:
-        return "not eligible: nothing is cleanable, and without new appends the active segment never rolls, so never"
-    return "not eligible: the dirty ratio is not above the minimum, and without new appends it never will be"
-
-
-def _uncleanable_reason(log: PartitionLog, ltc: LogToClean, now_ms: int) -> str:
-    """Which of Kafka's three bounds (spec 4.2) put the first uncleanable offset where it is."""
-    fu, lso = ltc.first_uncleanable_offset, log.last_stable_offset
-    if lso < log.active_segment.base_offset and log.floor_segment(lso).base_offset == fu:
-        return f"an open transaction holds the last stable offset at {lso}; its segment and all later ones wait"
-    lag = log.config.min_compaction_lag_ms
-    young = [s for s in non_active_segments_from(log, ltc.first_dirty_offset) if s.largest_timestamp > now_ms - lag]
-    if lag > 0 and young and young[0].base_offset == fu:
-        age = format_duration_ms(now_ms - young[0].largest_timestamp, max_units=2)
-        return (
-            f"segment {fu} is younger than min.compaction.lag.ms ({format_duration_ms(lag, max_units=2)}): "
-            f"its newest record, at {format_instant_ms(young[0].largest_timestamp)}, is {age} old"
-        )
-    return "the active segment, never cleaned (it rolls only when records are appended)"

@@ -148,8 +148,8 @@ def test_explain_names_the_codecs_and_the_estimated_sizes():
     assert lines[-2:] == [
         "  compressed batches: 1 snappy; a pass rewrites a partly kept one with its codec at the codec's default "
         "level (MemoryRecords.filterTo)",
-        "  sizes estimated: 1 batch was sized without Kafka's codec, so the sizes and ratios above are "
-        "estimates (import kcompact_nb.io for Kafka's exact bytes)",
+        "  sizes estimated: 1 batch was sized without Kafka's codec output (no installed codec library compresses "
+        "them as this Kafka release does), so the sizes and ratios above are estimates",
     ]
 
 

@@ -69,13 +69,35 @@ def test_tombstones_before_and_after_stamping():
     log.append([rec("a", None)], now_ms=0)
     log.roll(now_ms=0)
     log.append([rec("b")], now_ms=0)
-    assert "not stamped yet" in explain(log, now_ms=0).lines()[-1]
-    one_pass(log, now_ms=50)
-    assert explain(log, now_ms=60).lines()[-1] == (
-        "  tombstone 'a' at offset 0: removable by the first pass from t = 1 s 50 ms on (delete horizon, in 990 ms)"
+    assert explain(log, now_ms=0).lines()[-1] == (
+        "  tombstone 'a' at offset 0: kept until its delete horizon: "
+        "the pass stamps its delete horizon: t = 1 s (pass time + delete.retention.ms, 1 s)"
     )
+    one_pass(log, now_ms=50)
+    later = explain(log, now_ms=60)
+    assert later.lines()[-1] == (
+        "  tombstone 'a' at offset 0: kept until its delete horizon: delete horizon t = 1 s 50 ms, 990 ms from now"
+    )
+    # Nothing is cleanable now ([1, 1)): no pass runs, whatever the horizon; at another time only the horizon speaks.
     assert explain(log, now_ms=2000).lines()[-1] == (
-        "  tombstone 'a' at offset 0: removable by the next pass over it (delete horizon t = 1 s 50 ms has passed)"
+        "  tombstone 'a' at offset 0: past its delete horizon, kept: no pass reaches it now: "
+        "delete horizon t = 1 s 50 ms has passed; nothing is cleanable, so no pass runs: the log head is uncleanable "
+        "from 1: the active segment, never cleaned (it rolls only when records are appended)"
+    )
+    assert later.tombstones[0].describe(2000) == (
+        "tombstone 'a' at offset 0: delete horizon t = 1 s 50 ms has passed: the first pass that reaches it removes it"
+    )
+
+
+def test_streamed_tombstones_say_what_their_horizon_alone_says():
+    """Batches streamed from files (``batches=``): no pass is run, the horizon facts hold for any pass."""
+    log = compacted_log(delete_retention_ms=1000)
+    log.append([rec("a", None)], now_ms=0)
+    log.roll(now_ms=0)
+    log.append([rec("b")], now_ms=0)
+    assert explain(log, now_ms=0, batches=log.batches()).lines()[-1] == (
+        "  tombstone 'a' at offset 0: not stamped yet; the first pass that reaches and keeps it stamps its "
+        "delete horizon (pass time + delete.retention.ms)"
     )
 
 

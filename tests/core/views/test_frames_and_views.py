@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kcompact_nb import (
+    Frame,
     OffsetMapSpec,
     Timeline,
     copy_log,
@@ -17,6 +18,7 @@ from kcompact_nb import (
     record_lifetimes,
     segment_regions,
 )
+from kcompact_nb.core.cleaner import CleanerManager
 from kcompact_nb.scenario import scenario_frames
 from tests.conftest import compacted_log, offsets_in_log, rec
 
@@ -142,3 +144,19 @@ def test_regions_and_filthiest():
     considered = [log_to_clean(f.log, now_ms=f.now_ms) for f in (frames[6], frames[15], frames[17])]
     assert filthiest(considered) is considered[0]
     assert filthiest(considered[2:]) is None
+
+
+def test_a_record_is_removed_by_the_pass_whose_offset_map_outranks_it_not_the_first_that_reaches_it():
+    """One step, two passes through a 3-key map: the first reads k0@0 but maps k0 at 0 and stops at 3 (spec
+    6.3); the second maps k0@4 and removes k0@0. Its lifetime ends at the second pass."""
+    log = compacted_log(min_cleanable_dirty_ratio=0.01)
+    for key in ("k0", "k1", "k2", "k3", "k0", "k3"):
+        log.append([rec(key, timestamp=0)], now_ms=0)
+    log.roll(now_ms=0)
+    work = copy_log(log)
+    small = OffsetMapSpec(slots=3, load_factor=1.0)
+    passes = tuple(CleanerManager(work.broker).clean_log(work, now_ms=t, offset_map=small) for t in (10, 20))
+    assert [(p.first_dirty_offset, p.end_offset) for p in passes] == [(0, 3), (3, 6)]
+    frames = [Frame(0, "start", 0, log), Frame(1, "two passes", 20, work, passes)]
+    k0 = [(life.offset, life.removed_ms) for life in record_lifetimes(frames, key=b"k0")]
+    assert k0 == [(0, 20), (4, None)]

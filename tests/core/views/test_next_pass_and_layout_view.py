@@ -56,12 +56,17 @@ def test_before_the_first_pass_superseded_records_split_by_where_their_newer_rec
         (4, "data", Outcome.KEPT),
     ]
     by_offset = {r.offset: r for r in next_pass(frame.log, now_ms=frame.now_ms).records}
-    assert (by_offset[0].superseded_by, by_offset[0].reason) == (2, "superseded by offset 2")
-    assert (
-        by_offset[3].reason
-        == "superseded by offset 4, which the pass does not map (in the active segment, never cleaned)"
+    assert (by_offset[0].superseded_by, by_offset[0].reason) == (
+        2,
+        "superseded by offset 2, its key's entry in the pass's offset map",
     )
-    assert by_offset[2].reason == "the pass stamps its delete horizon: pass time + delete.retention.ms (1 d)"
+    assert by_offset[3].reason == (
+        "its newer record, offset 4, is not in the pass's offset map: "
+        "in the active segment, never cleaned (it rolls only when records are appended)"
+    )
+    assert by_offset[2].reason == (
+        "the pass stamps its delete horizon: t = 8 d 1 ms (pass time + delete.retention.ms, 1 d)"
+    )
 
 
 def test_after_the_first_pass_the_stamped_tombstone_waits_for_its_horizon(fruit):
@@ -70,10 +75,15 @@ def test_after_the_first_pass_the_stamped_tombstone_waits_for_its_horizon(fruit)
     assert view.result is None and view.end_offset == 4
     assert [(r.offset, r.outcome) for r in view.records] == [
         (2, Outcome.WAITING),
-        (3, Outcome.NEWER_BEYOND),
+        (3, Outcome.BEYOND),
         (4, Outcome.KEPT),
     ]
     assert view.records[0].reason == "delete horizon t = 8 d 1 ms, 1 d from now"
+    assert (view.records[1].superseded_by, view.records[1].reason) == (
+        4,
+        "nothing is cleanable, so no pass runs: the log head is uncleanable from 4: "
+        "the active segment, never cleaned (it rolls only when records are appended)",
+    )
 
 
 def test_a_tombstone_past_its_horizon_outside_any_pass_is_due_and_removed_by_the_next_pass_over_it():
@@ -107,6 +117,33 @@ def test_records_beyond_a_full_offset_map_are_kept_and_say_so():
         (5, Outcome.KEPT, None),
     ]
     assert view.records[3].reason == "at or above offset 3, where the pass stops: its offset map is full"
+
+
+def test_under_kip_280_a_clean_record_that_outranks_the_mapped_one_becomes_the_entry():
+    """Spec 14: the pass maps k@2 (timestamp 50); reading the log tail it meets k@0 (60), then k@1 (90), each
+    outranking the entry, which each replaces. k@0 stays (the entry was lower when it was read); k@2 goes,
+    superseded by the entry the pass ends with, k@1, though that one lies below the cleaner point."""
+    log = compacted_log(compaction_strategy="timestamp")
+    for timestamp in (60, 90, 50):
+        log.append([rec("k", timestamp=timestamp)], now_ms=100)
+    log.roll(now_ms=100)
+    log.append([rec("z", timestamp=100)], now_ms=100)
+    log.cleaner_checkpoint = 2
+    view = next_pass(log, now_ms=200)
+    assert [(r.offset, r.outcome, r.superseded_by) for r in view.records] == [
+        (0, Outcome.NEWER_BEYOND, 1),
+        (1, Outcome.KEPT, None),
+        (2, Outcome.REMOVED, 1),
+        (3, Outcome.KEPT, None),
+    ]
+    assert view.records[0].reason == (
+        "its key's entry in the offset map became offset 1 only after the pass read it "
+        "(KIP-280: a clean record that outranks the mapped one replaces its entry)"
+    )
+    assert view.records[2].reason == (
+        "superseded by offset 1, its key's entry in the pass's offset map; the pass waits: not eligible: "
+        "the dirty ratio is not above the minimum, and without new appends it never will be"
+    )
 
 
 def test_aborted_transaction_data_is_removed_and_markers_stay_real_kafka_sample():
@@ -157,7 +194,7 @@ def test_layout_view_names_the_parts_of_the_log_in_kafkas_terms():
     assert view.parts == (LogPart("clean", 0, 31, 0), LogPart("head", 31, 32, 0), LogPart("active", 31, 32, 1))
     assert view.gaps == ((0, 24), (26, 27))
     assert [(s.base_offset, s.end_offset, s.region) for s in view.segments] == [(0, 31, "clean"), (31, 32, "active")]
-    assert {r.offset: r.outcome for r in view.records}[24] is Outcome.NEWER_BEYOND  # k0@24, newer k0@31 is active
+    assert {r.offset: r.outcome for r in view.records}[24] is Outcome.BEYOND  # k0@24, newer k0@31 active: no pass
 
 
 def test_log_parts_split_the_head_at_the_first_uncleanable_offset():
@@ -188,3 +225,24 @@ def test_layout_scale_fits_every_log(fruit):
     assert scale == LayoutScale(0, 9, 305)  # frame 6's segment 0 (4 records) is the largest
     with pytest.raises(ValueError, match="at least one log"):
         layout_scale()
+
+
+def test_superseded_by_names_the_offset_map_entry_not_the_newest_record_in_the_log(fruit_log):
+    """Notebook 00's log (issue 26): cleanable [0, 24), active segment from 24. The pass maps k0, k1, k2 at 21,
+    22, 23; those entries remove offsets 0-20, not the newest records 27-29 in the active segment, which no
+    pass maps. 21-23 stay: their newer records are in the active segment; 24-26 are never reached."""
+    view = next_pass(fruit_log, now_ms=0)
+    assert (view.log_to_clean.first_uncleanable_offset, view.end_offset) == (24, 24)
+    assert {r.offset: r.superseded_by for r in view.records if r.outcome is Outcome.REMOVED} == {
+        offset: 21 + offset % 3 for offset in range(21)
+    }
+    assert view.records[0].reason == "superseded by offset 21, its key's entry in the pass's offset map"
+    assert [(r.offset, r.outcome, r.superseded_by) for r in view.records[21:]] == [
+        *((offset, Outcome.NEWER_BEYOND, offset + 6) for offset in (21, 22, 23)),
+        *((offset, Outcome.BEYOND, offset + 3) for offset in (24, 25, 26)),
+        *((offset, Outcome.KEPT, None) for offset in (27, 28, 29)),
+    ]
+    assert view.records[21].reason == (
+        "its newer record, offset 27, is not in the pass's offset map: "
+        "in the active segment, never cleaned (it rolls only when records are appended)"
+    )

@@ -94,3 +94,25 @@ def test_superseded_count_under_the_kip280_timestamp_strategy():
         superseded_count(log, strategy=strategy_for(compacted_log().config)) == 2
     )  # offsets 0 and 1 under Kafka's rule
     assert superseded_count(small_log()) == 3
+
+
+def test_aborted_data_neither_supersedes_nor_counts_as_superseded():
+    """Spec 7.3: a pass drops aborted data whatever its key, so a committed record outranked only by aborted
+    data is its key's latest, and the aborted record is not a duplicate."""
+    log = compacted_log()
+    log.append([rec("k", "committed", timestamp=0)], now_ms=0)
+    log.append([rec("k", "aborted", timestamp=0)], now_ms=0, producer_id=7, producer_epoch=0, transactional=True)
+    log.append_end_txn_marker(7, 0, commit=False, now_ms=0)
+    log.roll(now_ms=0)
+    records = next_pass(log, now_ms=0).records
+    assert [(r.offset, r.kind.value, r.outcome.short, r.superseded_by) for r in records] == [
+        (0, "data", "kept", None),
+        (1, "aborted", "removed", None),
+        (2, "marker", "kept", None),
+    ]
+    assert records[0].reason == "the latest record of its key"
+    assert records[2].reason == (
+        "ABORT marker of producer 7: its transaction had data when the pass read it; "
+        "the first pass that finds none stamps its delete horizon"
+    )
+    assert superseded_count(log) == 0
