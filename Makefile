@@ -1,4 +1,4 @@
-# Quick start: `make lab` (set up, then JupyterLab on notebooks/) and `make test` (set up, then the whole suite).
+# Quick start: `make lab` (set up, then JupyterLab on the repository, opened at notebooks/) and `make test` (set up, then the whole suite).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -21,10 +21,13 @@ setup: $(STAMP)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 # The project's python3 kernel spec (tools/jupyter) keeps JVM output out of cell outputs; conftest.py does
-# the same for the kernels pytest starts.
+# the same for the kernels pytest starts. Lab's root is the repository, opened at notebooks/, so that the
+# notebooks' relative links (../docs/...) resolve as they do in the repository. The notebooks are trusted:
+# Lab draws their stored widget views (saved widget state) only in trusted notebooks.
 lab: setup
+	$(BIN)/jupyter trust notebooks/*.ipynb
 	JUPYTER_PATH=$(CURDIR)/tools/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH)) \
-		$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 $(ALLOW_ROOT)
+		$(BIN)/jupyter lab --LabApp.default_url=/lab/tree/notebooks --ServerApp.ip=127.0.0.1 $(ALLOW_ROOT)
 
 # ruff's rules and formatter, as configured in pyproject.toml ([tool.ruff]); `ruff format .` fixes the layout.
 lint: setup

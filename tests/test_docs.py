@@ -8,6 +8,7 @@ heading with that number; a rule resolves when that section's text names it ("Ru
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -250,3 +251,86 @@ def test_project_paths_named_in_the_document_exist():
     paths = set(re.findall(r"`((?:kcompact_nb|tests|notebooks|tools|data)/[\w./-]+)`", doc))
     assert "kcompact_nb/core/cleaner/_cleaner.py" in paths
     assert sorted(p for p in paths if not (ROOT / p).exists()) == []
+
+
+# Relative links in the notebooks and documents -------------------------------------------------------
+
+LINKING = ("README.md", "docs", "notebooks", "data/samples")
+_LINK = re.compile(r"\[[^\]\n]*\]\(<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\)")
+_ABSOLUTE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
+_CITED_DOCUMENT = re.compile(r"`([\w./-]+\.md)`")
+
+
+def _prose(path: Path) -> str:
+    """A document's text, or a notebook's markdown cells (its code and outputs are not prose)."""
+    if path.suffix != ".ipynb":
+        return path.read_text(encoding="utf-8")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+
+
+def linking_files() -> list[Path]:
+    found: list[Path] = []
+    for name in LINKING:
+        path = ROOT / name
+        found += [path] if path.is_file() else sorted(path.rglob("*.md")) + sorted(path.rglob("*.ipynb"))
+    return found
+
+
+def _anchors(document: Path) -> set[str]:
+    text = document.read_text(encoding="utf-8")
+    return {github_slug(m.group(1)) for m in re.finditer(r"^#{1,6} (.+)$", text, re.MULTILINE)}
+
+
+def dead_links(source: Path, text: str) -> list[str]:
+    """The relative links of ``text`` (written in ``source``) that reach no file, or no heading of it."""
+    problems = []
+    for target in _LINK.findall(text):
+        if _ABSOLUTE.match(target):
+            continue
+        location, _, anchor = target.partition("#")
+        document = (source.parent / location).resolve() if location else source
+        if not document.exists():
+            problems.append(f"{target}: no file {location}")
+        elif anchor and document.suffix == ".md" and anchor not in _anchors(document):
+            problems.append(f"{target}: no heading #{anchor} in {location or source.name}")
+    return problems
+
+
+def uncited_documents(source: Path, text: str) -> list[str]:
+    """Documents named in code spans (```scenario-format.md```) that are neither beside ``source`` nor in docs/."""
+    return [
+        name
+        for name in _CITED_DOCUMENT.findall(text)
+        if not any((base / name).exists() for base in (source.parent, ROOT, ROOT / "docs"))
+    ]
+
+
+def test_every_relative_link_in_the_notebooks_and_documents_resolves():
+    problems = [
+        f"{path.relative_to(ROOT)}: {problem}" for path in linking_files() for problem in dead_links(path, _prose(path))
+    ]
+    assert problems == []
+
+
+def test_every_document_the_notebooks_cite_is_in_the_repository():
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert [f"{p.name}: {name}" for p in notebooks for name in uncited_documents(p, _prose(p))] == []
+
+
+def test_the_link_scan_reaches_the_notebooks_and_finds_dead_links():
+    notebook = ROOT / "notebooks" / "00-partition-model.ipynb"
+    assert notebook in linking_files() and RULES_DOC in linking_files()
+    assert "](../docs/cleaner-rules.md#131-worked-example)" in _prose(notebook)
+    assert (
+        dead_links(notebook, "[rules](../docs/cleaner-rules.md#131-worked-example), [web](https://kafka.apache.org)")
+        == []
+    )
+    assert dead_links(notebook, "see [the rules](docs/cleaner-rules.md)") == [
+        "docs/cleaner-rules.md: no file docs/cleaner-rules.md"
+    ]
+    assert dead_links(notebook, "[x](../docs/cleaner-rules.md#no-such-heading)") == [
+        "../docs/cleaner-rules.md#no-such-heading: no heading #no-such-heading in ../docs/cleaner-rules.md"
+    ]
+    assert uncited_documents(notebook, "described in `scenario-format.md` and `cleaner-rules.md`") == []
+    assert uncited_documents(notebook, "described in `missing-format.md`") == ["missing-format.md"]

@@ -18,6 +18,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PRIVATE_IMPORT = re.compile(r"kcompact_nb(\.\w+)*\._\w")
 PAYLOAD_MIME = re.compile(r"plotly|widget|javascript|html")
 MAX_PAYLOAD_BYTES = 4096
+MAX_MODEL_STATE_BYTES = 256 * 1024
+"""A saved widget model's state at most: a figure as a plotly output fits, plotly's FigureWidget bundle not."""
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 DOLLAR_DIGIT = re.compile(r"\$\s*\d[\d.]*")
 
@@ -37,6 +39,10 @@ def _code(path: Path) -> list[str]:
     return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
 
 
+WIDGET_NOTEBOOKS = [p for p in NOTEBOOKS if any("kcompact_nb.widgets" in source for source in _code(p))]
+"""The notebooks whose cells show widgets (steppers, the what-if explorer)."""
+
+
 def _markdown(path: Path) -> list[str]:
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
@@ -54,6 +60,7 @@ def dollar_digits(markdown: str) -> list[str]:
 
 def test_there_are_notebooks():
     assert len(NOTEBOOKS) >= 7
+    assert [p.name[:2] for p in WIDGET_NOTEBOOKS] == ["02", "03", "04"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -97,14 +104,36 @@ def test_the_private_import_scan_finds_private_imports():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_no_figure_or_widget_payloads_are_committed(path):
+def test_no_figure_payloads_are_committed(path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
-    assert "widgets" not in notebook["metadata"]
     for cell in notebook["cells"]:
         for output in cell.get("outputs", []):
             for mime, data in output.get("data", {}).items():
                 size = len(json.dumps(data))
                 assert not (PAYLOAD_MIME.search(mime) and size > MAX_PAYLOAD_BYTES), f"{mime}: {size} bytes"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_widget_view_has_the_saved_state_of_every_model_it_shows(path):
+    """Opened before it runs, JupyterLab draws a widget view from the notebook's saved widget state; a model
+    missing there shows "Error displaying widget: model not found"."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    tool = _strip_tool()
+    models = tool.widget_models(notebook)
+    missing = {view: tool.reachable_models(view, models)[1] for view in tool.widget_views(notebook)}
+    assert {view: ids for view, ids in missing.items() if ids} == {}
+
+
+@pytest.mark.parametrize("path", WIDGET_NOTEBOOKS, ids=lambda p: p.name)
+def test_widget_notebooks_store_their_widgets_with_figures_drawn_from_plain_plotly_outputs(path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    tool = _strip_tool()
+    models = tool.widget_models(notebook)
+    assert list(tool.widget_views(notebook)), f"run: python tools/strip_notebook_figures.py --execute {path.name}"
+    figures = [m for m in models.values() if "application/vnd.plotly.v1+json" in json.dumps(m["state"])]
+    assert figures and {m["model_name"] for m in figures} == {"OutputModel"}
+    largest = max(len(json.dumps(m)) for m in models.values())
+    assert largest <= MAX_MODEL_STATE_BYTES, "a FigureWidget's own state (plotly's widget bundle) was saved"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -114,31 +143,76 @@ def test_committed_notebooks_are_stripped(path):
     assert _strip_tool().strip(notebook) == notebook, hint
 
 
-def test_strip_clears_ignored_outputs_and_widget_state_only():
+def _view(model_id: str) -> dict[str, object]:
+    view = {"model_id": model_id, "version_major": 2, "version_minor": 0}
+    return {"data": {"application/vnd.jupyter.widget-view+json": view}, "output_type": "display_data", "metadata": {}}
+
+
+def _model(**state: object) -> dict[str, object]:
+    return {"model_name": "BoxModel", "model_module": "@jupyter-widgets/controls", "state": state}
+
+
+def test_strip_clears_figures_and_unsaved_widget_views_and_keeps_saved_ones():
     figure = {
         "data": {"application/vnd.plotly.v1+json": {"data": [1] * 5000}},
         "output_type": "display_data",
         "metadata": {},
     }
     table = {"name": "stdout", "output_type": "stream", "text": "offset 3\n"}
+    saved = {
+        "box": _model(children=["IPY_MODEL_child"], layout="IPY_MODEL_layout"),
+        "child": _model(),
+        "layout": _model(),
+        "orphan": _model(),
+        "half": _model(children=["IPY_MODEL_gone"]),
+    }
+    state = {"application/vnd.jupyter.widget-state+json": {"version_major": 2, "version_minor": 0, "state": saved}}
     notebook = {
-        "metadata": {"widgets": {"state": {}}, "kernelspec": {"name": "python3"}},
+        "metadata": {"widgets": state, "kernelspec": {"name": "python3"}},
         "cells": [
             {
                 "cell_type": "code",
                 "source": "# NBVAL_IGNORE_OUTPUT\nfig",
                 "metadata": {"execution": {"a": 1}},
-                "outputs": [figure],
+                "outputs": [figure, _view("box")],
             },
             {"cell_type": "code", "source": "fig", "metadata": {"tags": ["nbval-ignore-output"]}, "outputs": [figure]},
-            {"cell_type": "code", "source": "print(3)", "metadata": {}, "outputs": [table]},
+            {"cell_type": "code", "source": "print(3)", "metadata": {}, "outputs": [table, _view("half")]},
+            {"cell_type": "code", "source": "w", "metadata": {}, "outputs": [_view("unknown")]},
             {"cell_type": "markdown", "source": "text", "metadata": {}},
         ],
     }
     stripped = _strip_tool().strip(notebook)
-    assert stripped["metadata"] == {"kernelspec": {"name": "python3"}}
-    assert [c.get("outputs") for c in stripped["cells"]] == [[], [], [table], None]
+    kept = {name: saved[name] for name in ("box", "child", "layout")}
+    assert stripped["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"] == kept
+    assert [c.get("outputs") for c in stripped["cells"]] == [[_view("box")], [], [table], [], None]
     assert stripped["cells"][0]["metadata"] == {}
+    assert _strip_tool().strip(stripped) == stripped
+
+
+def test_widget_ids_are_numbered_in_the_order_the_views_reach_them():
+    def run(ids: dict[str, str]) -> dict[str, object]:
+        saved = {
+            ids["box"]: _model(children=[f"IPY_MODEL_{ids['child']}"], layout=f"IPY_MODEL_{ids['layout']}"),
+            ids["child"]: _model(),
+            ids["layout"]: _model(),
+        }
+        state = {"application/vnd.jupyter.widget-state+json": {"state": saved}}
+        cell = {"cell_type": "code", "source": "w", "metadata": {}, "outputs": [_view(ids["box"])]}
+        return {"metadata": {"widgets": state}, "cells": [cell]}
+
+    tool = _strip_tool()
+    first = tool.renumbered(run({"box": "1" * 32, "child": "2" * 32, "layout": "3" * 32}))  # ids the kernel drew
+    assert first == tool.renumbered(run({"box": "7" * 32, "child": "8" * 32, "layout": "9" * 32}))
+    (view,) = tool.widget_views(first)
+    saved, missing = tool.reachable_models(view, tool.widget_models(first))
+    assert len(saved) == 3 and missing == set()
+
+
+def test_strip_drops_the_widget_state_when_no_view_is_kept():
+    state = {"application/vnd.jupyter.widget-state+json": {"state": {"box": _model()}}}
+    notebook = {"metadata": {"widgets": state}, "cells": [{"cell_type": "code", "source": "x", "outputs": []}]}
+    assert _strip_tool().strip(notebook)["metadata"] == {}
 
 
 def test_readme_lists_every_notebook():

@@ -1,7 +1,7 @@
 """Scenario files (``kcompact-scenario/1``): parse, validate, run, and report results.
 
 A scenario drives a :class:`~kcompact_nb.core.Simulation` step by step; see
-docs/scenario-format.md for the contract and ``scenario.schema.json`` (shipped with the package)
+``docs/scenario-format.md`` for the contract and ``scenario.schema.json`` (shipped with the package)
 for its JSON Schema.
 """
 

@@ -53,7 +53,7 @@ def with_overrides(
 
 def step_label(entry: Mapping[str, Any]) -> str:
     """A one-line account of a step's result entry for people, e.g. ``step 3 append: offsets 4-4, rolled``
-    or ``step 4 advance: clock at t = 7d 0.001s``."""
+    or ``step 4 advance: clock at t = 7 d 1 ms``."""
     result = entry["result"]
     head = f"step {entry['index']} {entry['op']}"
     if entry["op"] == "append" or entry["op"] == "end_txn":

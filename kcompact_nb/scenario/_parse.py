@@ -1,4 +1,4 @@
-"""Parsing and validation of ``kcompact-scenario/1`` documents (see docs/scenario-format.md).
+"""Parsing and validation of ``kcompact-scenario/1`` documents (see ``docs/scenario-format.md``).
 
 Everything is checked before anything runs: fields, ops, configs (with Kafka's own config
 checks), topics and partitions, the clock never going backwards, keyless records on compacted

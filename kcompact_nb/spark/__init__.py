@@ -32,6 +32,7 @@ from kcompact_nb.spark._latest import header_version, latest_per_key, live_state
 from kcompact_nb.spark._load_kafka import load_kafka, with_estimated_sizes
 from kcompact_nb.spark._load_log_dir import load_checkpoints, load_log_dir, load_segments
 from kcompact_nb.spark._load_tables import load_dump_log, load_jsonl, load_kcat, load_parquet, missing_note
+from kcompact_nb.spark._people_table import PeopleTable
 from kcompact_nb.spark._schema import (
     BATCH_COLUMNS,
     KAFKA_SOURCE_COLUMNS,
@@ -67,6 +68,7 @@ __all__ = [
     "DEFAULT_DISPLAY_LIMIT",
     "DEFAULT_SUMMARY_LIMIT",
     "DETERMINISM_SETTINGS",
+    "PeopleTable",
     "DISPLAY_ORDER",
     "LOOPBACK_SETTINGS",
     "KAFKA_SOURCE_COLUMNS",

@@ -10,6 +10,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType
 
 from kcompact_nb.core import KcompactError
+from kcompact_nb.spark._people_table import PeopleTable
 
 DISPLAY_ORDER = ("topic", "partition", "offset", "segment_base_offset", "start_offset", "key")
 """Columns a table is ordered by, those present in this order, unless ``order_by`` is given."""
@@ -19,9 +20,11 @@ DEFAULT_DISPLAY_LIMIT = 20
 def table(
     df: DataFrame, *, limit: int = DEFAULT_DISPLAY_LIMIT, order_by: Sequence[str] | None = None, decode: bool = True
 ) -> Any:
-    """The first ``limit`` rows of ``df`` in a total order, as a pandas DataFrame.
+    """The first ``limit`` rows of ``df`` in a total order, as a pandas DataFrame shown in human units.
 
-    It is ``toPandas`` of at most ``limit`` rows.
+    It is ``toPandas`` of at most ``limit`` rows, as a :class:`PeopleTable`: its values are exact (bytes,
+    milliseconds) and computations on it use them; it shows sizes in KiB/MiB, times in ISO 8601 and
+    durations as ``7 d 1 ms``, without the index, every column whole (``.for_people()`` is that text).
 
     Parameters
     ----------
@@ -41,4 +44,4 @@ def table(
             if isinstance(field.dataType, BinaryType):
                 texts = [None if v is None else bytes(v).decode("utf-8", "replace") for v in frame[field.name]]
                 frame[field.name] = pandas.Series(texts, index=frame.index, dtype=object)  # keeps null as None
-    return frame
+    return PeopleTable(frame)

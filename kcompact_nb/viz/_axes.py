@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from kcompact_nb.core import WALL_CLOCK_FROM_MS, format_duration_ms, format_instant_ms
+from kcompact_nb.core import WALL_CLOCK_FROM_MS, format_instant_ms
 
 _NICE = (1, 2, 5)
 _TIME_UNITS: tuple[tuple[str, int], ...] = (("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1_000))
@@ -69,7 +69,7 @@ class TimeAxis(NamedTuple):
         return {"title": {"text": f"{title} ({self.unit} since t = 0)"}, "type": "linear", "tickformat": ",~r"}
 
     def text(self, ms: int) -> str:
-        """Hover text for a time: ISO 8601 for wall-clock times, ``"t = 7d 1h"`` otherwise."""
+        """Hover text for a time: ISO 8601 for wall-clock times, ``"t = 7 d 1 h"`` otherwise."""
         return format_instant_ms(ms)
 
 
@@ -83,8 +83,3 @@ def time_axis(times_ms: Sequence[int | float]) -> TimeAxis:
         if largest >= (size if unit == "s" else 5 * size):
             return TimeAxis(unit, size, False)
     return TimeAxis("ms", 1, False)
-
-
-def duration_text(ms: int) -> str:
-    """A duration for hover and labels, at most two units: ``"1d 13h"``."""
-    return format_duration_ms(ms, max_units=2)

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from kcompact_nb.core import LogPart, SegmentRegion, format_bytes
 from kcompact_nb.viz._axes import offset_axis, size_unit
 from kcompact_nb.viz._figure import FONT_SIZE
+from kcompact_nb.viz._labels import GAP_PX as LABEL_GAP_PX
 from kcompact_nb.viz._labels import PLOT_WIDTH_PX, Label, merged, row_count, stacked, text_px
 from kcompact_nb.viz._palette import (
     CLEANER_POINT,
@@ -71,14 +72,62 @@ class Marks:
     pass_end_text: str | None = None
 
 
-def part_labels(parts: Sequence[LogPart], *, px_per_unit: float, bounds: tuple[float, float]) -> dict[int, list[Label]]:
-    """Bracket labels per level, stacked by the collision rule."""
+def part_labels(
+    parts: Sequence[LogPart],
+    *,
+    px_per_unit: float,
+    bounds: tuple[float, float],
+    lines_x: Sequence[float] = (),
+) -> dict[int, list[Label]]:
+    """Bracket labels per level, stacked by the collision rule.
+
+    A label wider than its bracket would stand over the neighbouring part (``log head`` over the log tail
+    when the head is one short segment): it takes a row of its own above the others and points down at
+    its bracket, its text beside any of the vertical lines at ``lines_x`` rather than struck through by it.
+    """
     levels: dict[int, list[Label]] = {}
     for level in sorted({p.level for p in parts}):
         chosen = [p for p in parts if p.level == level]
         items = [((p.start + p.end - 1) / 2, _part_text(p)) for p in chosen]
-        levels[level] = stacked(items, px_per_unit=px_per_unit, font_size=FONT_SIZE, bounds=bounds)
+        placed = stacked(items, px_per_unit=px_per_unit, font_size=FONT_SIZE, bounds=bounds)
+        wide = [
+            not ((p.start - 0.5) * px_per_unit <= low and high <= (p.end - 0.5) * px_per_unit)
+            for p, (low, high) in zip(chosen, (text_span_px(label, px_per_unit) for label in placed), strict=True)
+        ]
+        rows = row_count([label for label, over in zip(placed, wide, strict=True) if not over])
+        pointing = (index for index, over in enumerate(wide) if over)
+        for row, index in enumerate(pointing, start=rows):
+            label = placed[index]
+            shift = _clear_of_lines(label, lines_x, px_per_unit=px_per_unit, bounds=bounds)
+            placed[index] = label._replace(row=row, points=True, anchor=shift[0], shift_px=shift[1])
+        levels[level] = placed
     return levels
+
+
+def text_span_px(label: Label, px_per_unit: float) -> tuple[float, float]:
+    """Where ``label``'s text lies across the plot, in px from offset 0: its position, anchor and shift."""
+    width = text_px(label.text, FONT_SIZE)
+    left = label.x * px_per_unit + label.shift_px - {"left": 0.0, "center": width / 2, "right": width}[label.anchor]
+    return left, left + width
+
+
+def _clear_of_lines(
+    label: Label, lines_x: Sequence[float], *, px_per_unit: float, bounds: tuple[float, float]
+) -> tuple[str, float]:
+    """(anchor, shift in px) keeping a pointing label's text off the lines: as placed when no line crosses it,
+    else beside the nearest such line, on its bracket's side when the text fits there within ``bounds``."""
+    low, high = text_span_px(label, px_per_unit)
+    crossing = sorted((x for x in lines_x if low < x * px_per_unit < high), key=lambda x: abs(x - label.x))
+    if not crossing:
+        return label.anchor, 0.0
+    width, line_px = high - low, crossing[0] * px_per_unit
+    before = ("right", line_px - LABEL_GAP_PX / 2 - label.x * px_per_unit)
+    after = ("left", line_px + LABEL_GAP_PX / 2 - label.x * px_per_unit)
+    fits_after = line_px + LABEL_GAP_PX / 2 + width <= bounds[1] * px_per_unit
+    fits_before = line_px - LABEL_GAP_PX / 2 - width >= bounds[0] * px_per_unit
+    if crossing[0] < label.x:  # its bracket is after the line: the text goes there if it fits
+        return after if fits_after or not fits_before else before
+    return before if fits_before or not fits_after else after
 
 
 def _part_text(part: LogPart) -> str:
@@ -121,7 +170,7 @@ def plan_header(
     lines = stacked(line_labels(marks), px_per_unit=px_per_unit, font_size=FONT_SIZE - 1, bounds=bounds)
     if lines:
         rows.add("lines", row_count(lines) * LABEL_ROW_PX + 4)
-    brackets = part_labels(parts, px_per_unit=px_per_unit, bounds=bounds)
+    brackets = part_labels(parts, px_per_unit=px_per_unit, bounds=bounds, lines_x=[label.x for label in lines])
     for level, labels in brackets.items():
         rows.add(f"parts{level}", row_count(labels) * LABEL_ROW_PX + BRACKET_PX + 4)
     return lines, brackets
@@ -153,7 +202,12 @@ def draw_header(
                  "name": part.name}
             )  # fmt: skip
             y = line_y + (BRACKET_PX / 2 + label.row * LABEL_ROW_PX) / rows.plot_px
-            notes.append(_annotation(label, y, color, FONT_SIZE, name=part.name))
+            note = _annotation(label, y, color, FONT_SIZE, name=part.name)
+            if label.points:  # the arrow's head on the bracket's middle, its tail at the label
+                rise_px = BRACKET_PX / 2 + label.row * LABEL_ROW_PX
+                note.update(x=(part.start + part.end - 1) / 2, y=line_y, yanchor="bottom", showarrow=True)
+                note.update(ax=label.shift_px, ay=-rise_px, arrowcolor=color, arrowwidth=1.5, arrowhead=2, standoff=2)
+            notes.append(note)
     if lines:
         low = rows.span("lines")[0]
         bottom = rows.span(bottom_row)[0]

@@ -21,13 +21,17 @@ GAP_PX = 12
 class Label(NamedTuple):
     """A label at ``x`` (data units) on ``row`` (0 is the first row), anchored ``"center"``, ``"left"`` or ``"right"``.
 
-    A label that would cross an edge of the plot is anchored at its position and extends inwards.
+    A label that would cross an edge of the plot is anchored at its position and extends inwards. A label
+    that ``points`` is wider than what it names: it sits on a row above the others with an arrow down to it,
+    its text moved ``shift_px`` sideways from the arrow (clear of the figure's vertical lines).
     """
 
     x: float
     text: str
     row: int
     anchor: str = "center"
+    points: bool = False
+    shift_px: float = 0.0
 
 
 def merged(items: Sequence[tuple[float, str]]) -> list[tuple[float, str]]:

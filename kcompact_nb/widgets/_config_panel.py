@@ -1,6 +1,6 @@
 """A panel of compaction configs labelled with Kafka's property names; invalid values show Kafka's message.
 
-Fields read and show people's units (``7d``, ``12h``, ``never``, ``128 MiB``) and hand Kafka's exact
+Fields read and show people's units (``7 d``, ``12 h``, ``never``, ``128 MiB``) and hand Kafka's exact
 units (ms, bytes) to the configs. KIP-280's two properties sit in a box of their own, marked as not
 Apache Kafka's.
 """
@@ -42,7 +42,7 @@ BROKER_PROPERTIES = ("log.cleaner.dedupe.buffer.size",)
 Listener = Callable[[TopicConfig, BrokerConfig], None]
 
 DURATIONS = frozenset(name for name in TOPIC_PROPERTIES if name.endswith(".ms"))
-"""Properties in milliseconds: shown as ``7d``, ``12h``, ``never``; typed as those or as plain ms."""
+"""Properties in milliseconds: shown as ``7 d``, ``12 h``, ``never``; typed as those, as ``7d``, or as plain ms."""
 SIZES = frozenset({"segment.bytes", INTERNAL_SEGMENT_BYTES, "log.cleaner.dedupe.buffer.size"})
 """Properties in bytes: shown as ``1 GiB``, ``128 MiB``; typed as those or as plain bytes."""
 TEXT_STYLE = "line-height:1.4; margin:4px 0"
@@ -130,7 +130,7 @@ class ConfigPanel:
             listener(topic, broker)
 
     def _normalize(self) -> None:
-        """Show every accepted duration and size in its human form (``43200000`` becomes ``12h``)."""
+        """Show every accepted duration and size in its human form (``43200000`` becomes ``12 h``)."""
         self._quiet = True
         try:
             for name, control in self.controls.items():
@@ -157,9 +157,7 @@ class ConfigPanel:
             layout=ipywidgets.Layout(border="1px dashed #999", padding="2px 6px", margin="6px 0 0 0"),
         )
         heading = f"<b>{html.escape(title)}</b> " if title else ""
-        hint = (
-            "<span style='color:#555'>Apache Kafka's properties; durations as 7d, 12h, never; sizes as MiB, KiB</span>"
-        )
+        hint = "<span style='color:#555'>Apache Kafka's properties; durations as 7 d, 12 h, never; sizes as MiB</span>"
         intro = ipywidgets.HTML(f"<div style='{TEXT_STYLE}'>{heading}{hint}</div>")
         return ipywidgets.VBox(
             [intro, grid, kip, self.message], layout=ipywidgets.Layout(width="100%", overflow="hidden")

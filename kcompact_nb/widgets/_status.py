@@ -33,7 +33,7 @@ def step_detail(source: FrameSource, frame: Frame) -> str:
 
 
 def header_html(source: FrameSource, frame: Frame, last: Frame, *, exhausted: bool) -> str:
-    """``step 7 of steps 0–16 · t = 7d 0.001s · clean: [0, 4) cleaned``; for passes still being computed
+    """``step 7 of steps 0–16 · t = 7 d 1 ms · clean: [0, 4) cleaned``; for passes still being computed
     ``pass 1 of passes 1–2 (more may follow)``."""
     first_number = 0 if source.unit == "step" else 1
     last_number = source.step_number(last)

@@ -190,7 +190,7 @@ def test_next_redraws_the_stepper_figure(lab_runs: LabRuns) -> None:
 
 
 def test_next_reaches_the_first_pass_with_its_checks(lab_runs: LabRuns) -> None:
-    assert lab_runs.stepper.first_pass_status.startswith(FIRST_PASS_STATUS + " · t = 7d 0.001s · clean: [0, 4) cleaned")
+    assert lab_runs.stepper.first_pass_status.startswith(FIRST_PASS_STATUS + " · t = 7 d 1 ms · clean: [0, 4) cleaned")
 
 
 def test_an_invalid_config_value_shows_kafkas_message_without_widening_the_stepper(lab_runs: LabRuns) -> None:

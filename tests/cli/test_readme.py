@@ -57,8 +57,10 @@ def test_the_conda_route_starts_jupyterlab_as_make_lab_does():
     lab_recipe = makefile.split("\nlab:", 1)[1].split("\n\n", 1)[0]
     conda = next(block for block in bash_blocks(README) if "conda activate" in block)
     jupyter = next(line for line in conda.splitlines() if "jupyter lab" in line)
-    for setting in ("tools/jupyter", "--notebook-dir=notebooks", "--ServerApp.ip=127.0.0.1"):
+    for setting in ("tools/jupyter", "--LabApp.default_url=/lab/tree/notebooks", "--ServerApp.ip=127.0.0.1"):
         assert setting in lab_recipe and setting in jupyter
+    assert "--notebook-dir" not in lab_recipe + jupyter  # Lab's root is the repository: ../docs links resolve
+    assert "jupyter trust notebooks/*.ipynb" in lab_recipe and "jupyter trust notebooks/*.ipynb" in conda
 
 
 def test_the_readme_says_how_to_run_kcompact_after_make():

@@ -144,6 +144,8 @@ def _box(annotation: dict[str, Any], layout: dict[str, Any]) -> tuple[float, flo
         if rng is None:
             return None
         x = (float(annotation["x"]) - rng[0]) / (rng[1] - rng[0]) * PLOT_WIDTH_PX
+    if annotation.get("showarrow"):  # the text stands ax px from the point its arrow marks
+        x += float(annotation.get("ax") or 0)
     anchor = annotation.get("xanchor", "center")
     left = {"left": x, "right": x - width}.get(anchor, x - width / 2)
     height = float(layout.get("height") or 450)

@@ -94,7 +94,7 @@ def test_layout_before_the_first_pass(fruit):
     texts = annotation_texts(fig)
     assert "<b>log head</b> (not yet cleaned)" in texts and "cleanable" in texts and "active segment" in texts
     assert "cleaner point 0" in texts and "first uncleanable offset 4" in texts
-    assert fig.layout.title.text == "fruit-prices-0 at t = 7d 0.001s"
+    assert fig.layout.title.text == "fruit-prices-0 at t = 7 d 1 ms"
     assert fig.layout.title.subtitle.text.startswith("dirty ratio 1.00 vs min.cleanable.dirty.ratio 0.5: eligible")
 
 
@@ -305,7 +305,7 @@ def test_dirty_ratio_over_time_in_days_with_passes_rolls_and_deadlines(fruit):
     passes, rolls = trace(fig, LABELS["pass"]), trace(fig, LABELS["roll"])
     assert list(passes.x) == pytest.approx([(WEEK + 1) / DAY, (2 * WEEK + 2) / DAY])
     assert list(passes.y) == pytest.approx([1.0, 0.6674], abs=1e-4)
-    assert list(passes.hovertext) == ["pass at t = 7d 0.001s", "pass at t = 14d 0.002s"]
+    assert list(passes.hovertext) == ["pass at t = 7 d 1 ms", "pass at t = 14 d 2 ms"]
     assert list(rolls.x) == list(passes.x) and list(rolls.y) == [0.0, 0.0]
     assert trace(fig, "dirty ratio").line.color == COLORS["dirty ratio"]
     log = compacted_log(max_compaction_lag_ms=1000)
@@ -393,7 +393,7 @@ def test_tombstone_lifecycle(fruit):
         "pass stamps the horizon",
         "removed by a pass",
     ]
-    assert fig.layout.title.subtitle.text.startswith("delete.retention.ms 1d:")
+    assert fig.layout.title.subtitle.text.startswith("delete.retention.ms 1 d:")
 
 
 def test_what_if_rows_autorange_and_share_one_time_scale(fruit):
@@ -439,7 +439,7 @@ def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
 
 
 def test_tombstone_lifecycle_draws_every_pass(fruit):
-    """The passes just after 7d and 14d (fruit-prices.json) are lines across the row.
+    """The passes just after 7 d and 14 d (fruit-prices.json) are lines across the row.
 
     The first stamps, the second removes.
     """
@@ -448,6 +448,6 @@ def test_tombstone_lifecycle_draws_every_pass(fruit):
     (lines,) = [t for t in fig.data if t.name == "cleaner pass"]
     assert list(lines.x) == [x for t in passes for x in (pytest.approx(t / DAY), pytest.approx(t / DAY), None)]
     assert [text for text in lines.hovertext if text] == [
-        f"cleaner pass at t = {t}" for t in ("7d 0.001s", "7d 0.001s", "14d 0.002s", "14d 0.002s")
+        f"cleaner pass at t = {t}" for t in ("7 d 1 ms", "7 d 1 ms", "14 d 2 ms", "14 d 2 ms")
     ]
     assert lines.showlegend is not False

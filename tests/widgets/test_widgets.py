@@ -53,7 +53,7 @@ def test_positions_are_the_steps_that_change_the_partition_numbered_as_in_the_sc
         stepper.slider.value = position
         numbers.append(step_number(stepper))
     assert numbers == [None, *FRUIT_POSITIONS[1:]]
-    assert stepper.status.value == "<b>step 16 of steps 0–16</b> · t = 14d 0.002s · clean: [4, 8) cleaned"
+    assert stepper.status.value == "<b>step 16 of steps 0–16</b> · t = 14 d 2 ms · clean: [4, 8) cleaned"
     assert not stepper.slider.readout  # one numbering: the header's, not also the slider's positions
 
 
@@ -66,7 +66,7 @@ def test_the_header_speaks_of_the_step_the_label_describes():
     stepper.slider.value = 0
     assert stepper.status.value == "<b>start, before steps 0–16</b> · t = 0 ms"
     stepper.slider.value = FRUIT_POSITIONS.index(4)
-    assert stepper.status.value == "<b>step 4 of steps 0–16</b> · t = 7d 0.001s · advance: clock at t = 7d 0.001s"
+    assert stepper.status.value == "<b>step 4 of steps 0–16</b> · t = 7 d 1 ms · advance: clock at t = 7 d 1 ms"
 
 
 def test_expect_and_snapshot_steps_are_checks_on_the_step_they_check():
@@ -275,22 +275,21 @@ def test_config_fields_show_human_units_and_read_them_back_exactly():
                                                             "log.cleaner.dedupe.buffer.size")}  # fmt: skip
     assert shown == {
         "segment.bytes": "1 GiB",
-        "segment.ms": "7d",
+        "segment.ms": "7 d",
         "min.compaction.lag.ms": "0 ms",
         "max.compaction.lag.ms": "never",
-        "delete.retention.ms": "1d",
+        "delete.retention.ms": "1 d",
         "log.cleaner.dedupe.buffer.size": "128 MiB",
     }
     assert panel.topic_properties()["max.compaction.lag.ms"] == LONG_MAX
     assert panel.broker_properties() == {"log.cleaner.dedupe.buffer.size": 134_217_728}
-    panel.controls["segment.ms"].value = "43200000"  # plain ms, as in Kafka's configs, is shown back as 12h
-    assert panel.controls["segment.ms"].value == "12h" and panel.topic_config.segment_ms == 43_200_000
+    panel.controls["segment.ms"].value = "43200000"  # plain ms, as in Kafka's configs, is shown back as 12 h
+    assert panel.controls["segment.ms"].value == "12 h" and panel.topic_config.segment_ms == 43_200_000
     panel.controls["log.cleaner.dedupe.buffer.size"].value = "2 MiB"
     assert panel.broker_config.log_cleaner_dedupe_buffer_size == 2_097_152
     panel.set_value("max.compaction.lag.ms", 86_400_000)
-    assert (
-        panel.controls["max.compaction.lag.ms"].value == "1d" and panel.topic_config.max_compaction_lag_ms == 86_400_000
-    )
+    assert panel.controls["max.compaction.lag.ms"].value == "1 d"
+    assert panel.topic_config.max_compaction_lag_ms == 86_400_000
 
 
 def test_config_panel_errors_name_the_field_and_keep_the_last_valid_configs():
@@ -330,7 +329,7 @@ def test_what_if_explorer_compares_two_ratios_and_reruns_one_side():
 
 def test_what_if_overrides_may_be_given_in_ms_or_in_human_units():
     explorer = WhatIfExplorer(FRUIT, left={"segment.ms": 12 * 3_600_000}, right={"segment.ms": "12h"})
-    assert explorer.left.controls["segment.ms"].value == explorer.right.controls["segment.ms"].value == "12h"
+    assert explorer.left.controls["segment.ms"].value == explorer.right.controls["segment.ms"].value == "12 h"
     assert explorer.series[explorer.labels[0]] == explorer.series[explorer.labels[1]]
 
 
@@ -345,7 +344,8 @@ def test_every_step_is_drawn_on_one_scale():
     for position in (1, 6, 13):
         stepper.slider.value = position
         layout = stepper.layout_figure.layout
-        ranges.append((tuple(layout.xaxis.range), layout.yaxis.to_plotly_json()))
+        y_scale = {k: v for k, v in layout.yaxis.to_plotly_json().items() if k != "domain"}  # header rows may vary
+        ranges.append((tuple(layout.xaxis.range), y_scale))
     assert ranges[0][0] == (-0.5, 8.5)
     assert ranges[0] == ranges[1] == ranges[2]
 

@@ -3,8 +3,8 @@
 Kafka's configs and the package's result documents keep milliseconds and bytes; figures, titles,
 ``explain`` text and config panels show and accept these forms instead::
 
-    duration   604800000 ms        <-> "7d"           Long.MAX_VALUE <-> "never"
-               5400000 ms          <-> "1h 30m"       250 ms         <-> "250 ms"
+    duration   604800001 ms        <-> "7 d 1 ms"     Long.MAX_VALUE <-> "never"
+               5400000 ms          <-> "1 h 30 min"   250 ms         <-> "250 ms"
     time       1700000000000 ms    <-> "2023-11-14T22:13:20Z"  (ISO 8601, UTC)
     size       524288 bytes        <-> "512 KiB"      1536 bytes     <-> "1.5 KiB"
 
@@ -21,7 +21,13 @@ from kcompact_nb.core.model._config_keys import LONG_MAX
 from kcompact_nb.core.model._errors import UnitError
 from kcompact_nb.core.model._records import NO_TIMESTAMP
 
-_DURATION_UNITS: tuple[tuple[str, int], ...] = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000))
+_DURATION_UNITS: tuple[tuple[str, int], ...] = (
+    ("d", 86_400_000),
+    ("h", 3_600_000),
+    ("min", 60_000),
+    ("s", 1_000),
+    ("ms", 1),
+)
 _DURATION_WORDS: dict[str, int] = {
     "ms": 1,
     "s": 1_000,
@@ -51,36 +57,26 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def format_duration_ms(ms: int, *, max_units: int | None = None) -> str:
-    """Milliseconds as people read them: ``"7d"``, ``"1h 30m"``, ``"2m 1.5s"``, ``"250 ms"``.
+    """Milliseconds as people read them, every unit spelled out: ``"7 d 1 ms"``, ``"1 h 30 min"``, ``"250 ms"``.
 
     Parameters
     ----------
     ms : a duration in milliseconds; Java's ``Long.MAX_VALUE`` (Kafka's "no limit", e.g. the default
         ``max.compaction.lag.ms``) reads ``"never"``; a negative value keeps its sign.
     max_units : show at most this many of the largest non-zero units (rounded down), e.g. ``2`` turns
-        ``"1d 13h 0.001s"`` into ``"1d 13h"``; ``None`` (the default) is exact.
+        ``"1 d 13 h 1 ms"`` into ``"1 d 13 h"``; ``None`` (the default) is exact.
     """
     if ms == LONG_MAX:
         return "never"
     if ms < 0:
         return "-" + format_duration_ms(-ms, max_units=max_units)
-    if ms < 1_000:
-        return f"{ms} ms"
     parts: list[str] = []
     rest = ms
     for name, size in _DURATION_UNITS:
         whole, rest = divmod(rest, size)
         if whole:
-            parts.append(f"{whole}{name}")
-    if rest:
-        parts.append(_seconds(*divmod(rest, 1_000)))
-    return " ".join(parts[:max_units])
-
-
-def _seconds(whole: int, millis: int) -> str:
-    if not millis:
-        return f"{whole}s"
-    return f"{whole}.{millis:03d}".rstrip("0") + "s"
+            parts.append(f"{whole} {name}")
+    return " ".join(parts[:max_units]) or "0 ms"
 
 
 def format_time_ms(epoch_ms: int) -> str:
@@ -106,7 +102,7 @@ WALL_CLOCK_FROM_MS = 1_000_000_000_000
 
 
 def format_instant_ms(ms: int) -> str:
-    """A broker time for people: ISO 8601 for wall-clock times, ``"t = 7d 0.001s"`` on a simulated clock.
+    """A broker time for people: ISO 8601 for wall-clock times, ``"t = 7 d 1 ms"`` on a simulated clock.
 
     Scenarios and simulations usually start their clock at 0, where ISO 8601 would read as 1970;
     times before :data:`WALL_CLOCK_FROM_MS` are shown as the duration since that zero.
@@ -144,7 +140,7 @@ def _plain(value: Decimal) -> str:
 
 
 def parse_duration_ms(text: str | int, *, field: str | None = None) -> int:
-    """Read a duration back into milliseconds: ``"7d"``, ``"1h 30m"``, ``"1.5h"``, ``"250 ms"``, ``"never"``.
+    """Read a duration back into milliseconds: ``"7 d 1 ms"``, ``"7d"``, ``"1h 30m"``, ``"1.5h"``, ``"never"``.
 
     A plain integer (``"604800000"`` or an ``int``) is milliseconds, as in Kafka's configs; ``"never"``
     is ``Long.MAX_VALUE``. Units: ms, s, m (min), h, d, w. ``field`` names the setting in the error.

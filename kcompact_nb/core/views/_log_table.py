@@ -16,7 +16,7 @@ def log_table(log: PartitionLog, *, now_ms: int | None = None, max_chars: int = 
 
     With ``now_ms``, also what the next pass does to it. The ``batch`` column names the codec of a
     compressed batch, the producer (``pid``), ``txn`` and ``control`` batches, and the delete horizon
-    stamped by a pass (``horizon t = 1d``, spec 7.4); a batch that kept no record (spec 7.3) is one
+    stamped by a pass (``horizon t = 1 d``, spec 7.4); a batch that kept no record (spec 7.3) is one
     ``(empty batch)`` row. The ``next pass`` column is each record's :class:`Outcome` under
     :func:`next_pass` at ``now_ms`` (the broker's pass over the cleanable range), in its short words.
     Keys and values longer than ``max_chars`` are cut with ``…``.
@@ -47,9 +47,9 @@ def _batch_rows(batch: RecordBatch, max_chars: int) -> list[tuple[str, str, str,
 
 
 def batch_facts(batch: RecordBatch) -> str:
-    """``zstd pid=7 txn control horizon t = 1d`` (only the facts that apply), ``-`` when none does.
+    """``zstd pid=7 txn control horizon t = 1 d`` (only the facts that apply), ``-`` when none does.
 
-    The delete horizon reads as people read times (``format_instant_ms``: ``t = 8d 0.001s`` on a
+    The delete horizon reads as people read times (``format_instant_ms``: ``t = 8 d 1 ms`` on a
     simulated clock, an ISO time on a wall clock); ``kafka-dump-log``-style output keeps the ms.
     """
     facts = [] if batch.compression == "none" else [batch.compression]

@@ -24,14 +24,15 @@ LONG_MAX = 2**63 - 1
     [
         (0, "0 ms"),
         (250, "250 ms"),
-        (1_000, "1s"),
-        (1_500, "1.5s"),
-        (121_500, "2m 1.5s"),
-        (5_400_000, "1h 30m"),
-        (86_400_000, "1d"),
-        (604_800_000, "7d"),  # delete.retention.ms's default is 1 day; 7d is log.retention's
-        (133_200_001, "1d 13h 0.001s"),
-        (90_061_001, "1d 1h 1m 1.001s"),
+        (1_000, "1 s"),
+        (1_500, "1 s 500 ms"),
+        (121_500, "2 min 1 s 500 ms"),
+        (5_400_000, "1 h 30 min"),
+        (86_400_000, "1 d"),
+        (604_800_000, "7 d"),  # delete.retention.ms's default is 1 day; 7 days is log.retention's
+        (604_800_001, "7 d 1 ms"),
+        (133_200_001, "1 d 13 h 1 ms"),
+        (90_061_001, "1 d 1 h 1 min 1 s 1 ms"),
         (-1, "-1 ms"),
         (LONG_MAX, "never"),  # max.compaction.lag.ms's default
     ],
@@ -42,9 +43,9 @@ def test_durations_read_as_people_write_them_and_parse_back(ms: int, text: str) 
 
 
 def test_max_units_rounds_down_to_the_largest_units() -> None:
-    assert format_duration_ms(133_200_001, max_units=2) == "1d 13h"
-    assert format_duration_ms(90_061_001, max_units=1) == "1d"
-    assert format_duration_ms(121_500, max_units=2) == "2m 1.5s"
+    assert format_duration_ms(133_200_001, max_units=2) == "1 d 13 h"
+    assert format_duration_ms(90_061_001, max_units=1) == "1 d"
+    assert format_duration_ms(121_500, max_units=2) == "2 min 1 s"
     assert format_duration_ms(LONG_MAX, max_units=1) == "never"
 
 

@@ -27,11 +27,11 @@ def test_min_compaction_lag_gives_a_future_eligibility_time():
     log.append([rec("b", timestamp=600)], now_ms=600)
     e = explain(log, now_ms=600)
     assert (
-        "segment 0 is younger than min.compaction.lag.ms (1s): its newest record, at t = 500 ms, is 100 ms old"
+        "segment 0 is younger than min.compaction.lag.ms (1 s): its newest record, at t = 500 ms, is 100 ms old"
         in str(e)
     )
     assert e.eligible_at_ms == next_eligible_ms(log, now_ms=600) == 1501
-    assert "not eligible now; eligible at t = 1.501s (in 901 ms) if nothing else is produced" in str(e)
+    assert "not eligible now; eligible at t = 1 s 501 ms (in 901 ms) if nothing else is produced" in str(e)
     assert e.lines()[:3] == [
         "t-0 at t = 600 ms:",
         "  log tail (cleaned): offsets below the cleaner point 0, 0 B",
@@ -71,21 +71,21 @@ def test_tombstones_before_and_after_stamping():
     log.append([rec("b")], now_ms=0)
     assert explain(log, now_ms=0).lines()[-1] == (
         "  tombstone 'a' at offset 0: kept until its delete horizon: "
-        "the pass stamps its delete horizon: t = 1s (pass time + delete.retention.ms, 1s)"
+        "the pass stamps its delete horizon: t = 1 s (pass time + delete.retention.ms, 1 s)"
     )
     one_pass(log, now_ms=50)
     later = explain(log, now_ms=60)
     assert later.lines()[-1] == (
-        "  tombstone 'a' at offset 0: kept until its delete horizon: delete horizon t = 1.05s, 990 ms from now"
+        "  tombstone 'a' at offset 0: kept until its delete horizon: delete horizon t = 1 s 50 ms, 990 ms from now"
     )
     # Nothing is cleanable now ([1, 1)): no pass runs, whatever the horizon; at another time only the horizon speaks.
     assert explain(log, now_ms=2000).lines()[-1] == (
         "  tombstone 'a' at offset 0: past its delete horizon, kept: no pass reaches it now: "
-        "delete horizon t = 1.05s has passed; nothing is cleanable, so no pass runs: the log head is uncleanable "
+        "delete horizon t = 1 s 50 ms has passed; nothing is cleanable, so no pass runs: the log head is uncleanable "
         "from 1: the active segment, never cleaned (it rolls only when records are appended)"
     )
     assert later.tombstones[0].describe(2000) == (
-        "tombstone 'a' at offset 0: delete horizon t = 1.05s has passed: the first pass that reaches it removes it"
+        "tombstone 'a' at offset 0: delete horizon t = 1 s 50 ms has passed: the first pass that reaches it removes it"
     )
 
 

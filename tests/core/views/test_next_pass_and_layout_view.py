@@ -65,7 +65,7 @@ def test_before_the_first_pass_superseded_records_split_by_where_their_newer_rec
         "in the active segment, never cleaned (it rolls only when records are appended)"
     )
     assert by_offset[2].reason == (
-        "the pass stamps its delete horizon: t = 8d 0.001s (pass time + delete.retention.ms, 1d)"
+        "the pass stamps its delete horizon: t = 8 d 1 ms (pass time + delete.retention.ms, 1 d)"
     )
 
 
@@ -78,7 +78,7 @@ def test_after_the_first_pass_the_stamped_tombstone_waits_for_its_horizon(fruit)
         (3, Outcome.BEYOND),
         (4, Outcome.KEPT),
     ]
-    assert view.records[0].reason == "delete horizon t = 8d 0.001s, 1d from now"
+    assert view.records[0].reason == "delete horizon t = 8 d 1 ms, 1 d from now"
     assert (view.records[1].superseded_by, view.records[1].reason) == (
         4,
         "nothing is cleanable, so no pass runs: the log head is uncleanable from 4: "

@@ -81,7 +81,7 @@ def test_log_table_rows_facts_and_next_pass():
 
 def test_log_table_shows_the_delete_horizon_in_human_units():
     """The horizon a pass stamps (pass time + delete.retention.ms, spec 7.4) on a simulated and a wall clock."""
-    for now_ms, shown in ((0, "horizon t = 1d"), (1_767_225_600_000, "horizon 2026-01-02T00:00:00Z")):
+    for now_ms, shown in ((0, "horizon t = 1 d"), (1_767_225_600_000, "horizon 2026-01-02T00:00:00Z")):
         log = compacted_log(segment_bytes=1000, min_cleanable_dirty_ratio=0.01)
         log.append([rec("grape", None, timestamp=now_ms)], now_ms=now_ms)
         log.roll(now_ms=now_ms)
