@@ -68,6 +68,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def partition_number(text: str) -> int:
+    """A partition number: 0 or more."""
+    value = _whole_number(text, "")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is below 0; partitions are numbered from 0")
+    return value
+
+
 def _whole_number(text: str, unit: str) -> int:
     try:
         return int(text)

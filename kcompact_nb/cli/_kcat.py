@@ -16,6 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
+from kcompact_nb.cli._arguments import partition_number, positive_int
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import existing_file
@@ -42,7 +43,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-p",
         "--partition",
-        type=int,
+        type=partition_number,
         default=None,
         metavar="N",
         help="kcat ran with -p N: the output holds partition N only (without %%p and without this the partition "
@@ -53,7 +54,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--records", action=argparse.BooleanOptionalAction, default=True, help="list every record (default: yes)"
     )
     parser.add_argument(
-        "--max-value-chars", type=int, default=40, metavar="N", help="shorten keys and values to N characters"
+        "--max-value-chars", type=positive_int, default=40, metavar="N", help="shorten keys and values to N characters"
     )
 
 

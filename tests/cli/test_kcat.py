@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from kcompact_nb.cli import ExitCode
 from kcompact_nb.io._kcat_json import HEADER_NAME_NUL
 from tests.cli.conftest import kcompact
@@ -134,3 +136,17 @@ def test_output_that_cannot_be_read_exactly_exits_2_with_the_fix(tmp_path):
     assert bad_format.returncode == ExitCode.INVALID and "%o runs into what follows it" in bad_format.stderr
     missing = kcompact("kcat", tmp_path / "nope.out")
     assert missing.returncode == ExitCode.INVALID and "kcat output file" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--partition", "-1"], "argument -p/--partition: -1 is below 0; partitions are numbered from 0"),
+        (["--max-value-chars", "0"], "argument --max-value-chars: 0 is below 1; give 1 or more"),
+    ],
+)
+def test_kcat_options_are_checked_as_every_command_checks_them(option, message, tmp_path):
+    file = tmp_path / "out.txt"
+    file.write_text("")
+    done = kcompact("kcat", file, *option)
+    assert done.returncode == 2 and message in done.stderr
