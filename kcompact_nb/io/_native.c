@@ -842,6 +842,32 @@ OffsetTable_items(Table *self, PyObject *Py_UNUSED(ignored))
     return items;
 }
 
+PyDoc_STRVAR(values_doc,
+"values(out)\n"
+"--\n\n"
+"The offset (or entry) held for every key into out (int64, len() items), in no particular order.");
+
+static PyObject *
+OffsetTable_values(Table *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (!check_buffer(&view, self->count, 8, "out")) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    int64_t *out = view.buf;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < self->slot_count; i++)
+        if (self->slots[i].stored)
+            out[n++] = self->slots[i].value;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
 static Py_ssize_t
 Table_len(Table *self)
 {
@@ -900,6 +926,7 @@ static PyMethodDef OffsetTable_methods[] = {
     {"put", (PyCFunction)OffsetTable_put, METH_VARARGS, put_doc},
     {"get", (PyCFunction)OffsetTable_get, METH_VARARGS, get_doc},
     {"items", (PyCFunction)OffsetTable_items, METH_NOARGS, items_doc},
+    {"values", (PyCFunction)OffsetTable_values, METH_O, values_doc},
     {NULL, NULL, 0, NULL},
 };
 

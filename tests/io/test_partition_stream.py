@@ -255,6 +255,57 @@ def test_offset_buckets_streamed_equal_those_of_the_log_in_memory(tmp_path: Path
     assert sum(r.records for r in rows) == 60 and sum(r.live + r.tombstones for r in rows) == 9
 
 
+bucket_batches = st.lists(
+    st.tuples(
+        st.lists(
+            st.tuples(st.sampled_from([None, *KEYS]), st.one_of(st.none(), st.binary(max_size=40))),
+            min_size=1,
+            max_size=12,
+        ),
+        st.sampled_from(["none", "none", "none", "gzip", "lz4"]),
+        st.sampled_from(["plain", "plain", "headers", "txn"]),
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    batches=bucket_batches,
+    bucket_count=st.integers(1, 12),
+    start=st.integers(0, 200),
+    block_bytes=st.sampled_from([8 << 20, 300]),
+)
+def test_offset_buckets_tallied_a_block_at_a_time_equal_those_of_the_log_in_memory(
+    batches, bucket_count, start, block_bytes, monkeypatch
+) -> None:
+    """Plain batches counted by columns (whole or straddling buckets and the log start offset, keyless records,
+    tombstones), with compressed, header-carrying and control batches among them, one block per file or many."""
+    from kcompact_nb.core import offset_buckets
+    from kcompact_nb.io import _segment_reader, _streamed_buckets, partition_offset_buckets
+
+    monkeypatch.setattr(_segment_reader, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(_streamed_buckets, "REGISTRY_KEYS", 3)
+    props = {"cleanup.policy": "delete", "segment.bytes": 1500}
+    log = PartitionLog("t", config=TopicConfig.from_properties(props))
+    for i, (rows, codec, kind) in enumerate(batches):
+        headers = (("h", b"1"),) if kind == "headers" else ()
+        records = [NewRecord(key, value, timestamp=i, headers=headers) for key, value in rows]
+        txn = {"producer_id": 9, "producer_epoch": 0, "transactional": True} if kind == "txn" else {}
+        log.append(records, now_ms=i, compression=codec, **txn)
+        if kind == "txn":
+            log.append_end_txn_marker(9, 0, commit=i % 2 == 0, now_ms=i)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = write_partition_dir(log, scratch)
+        start = min(start, log.log_end_offset)
+        expected = offset_buckets(read_partition_dir(folder, log_start_offset=start).log, bucket_count=bucket_count)
+        scanned = scan_partition_dir(folder, log_start_offset=start)
+        assert partition_offset_buckets(scanned, bucket_count=bucket_count) == expected
+
+
 def test_the_layout_figure_of_a_scanned_partition_is_drawn_from_its_buckets() -> None:
     from kcompact_nb.core import offset_buckets
     from kcompact_nb.io import partition_offset_buckets
