@@ -518,13 +518,17 @@ enum { READY, PENDING, BROKEN };
 #define MIN_SLOTS 1024
 #define PREFETCH_ROWS 8
 
-/* One slot of an open-addressing table (linear probing, at most three quarters full). Hash, value and where the
- * key's bytes are sit together, so finding a key costs one cache line of the table and one of the arena. */
+#define INLINE_KEY_BYTES 16
+
+/* One slot of an open-addressing table (linear probing, at most three quarters full). Hash, value and the key's
+ * bytes (or, for keys longer than INLINE_KEY_BYTES, where they are in the arena) sit together, so finding a short
+ * key costs one memory read of the table, a long one a read of the arena too. */
 typedef struct {
     uint64_t hash;
     int64_t value; /* KeyTable: the id; OffsetTable: the offset (or rank) */
-    int64_t at; /* the key's first byte in the arena (increasing in order of insertion) */
+    int64_t at; /* the key's first byte in the arena, or a byte of it kept for a short key (the insertion order) */
     int64_t stored; /* 0: an empty slot; else the key's length + 2 (1: the None key) */
+    uint8_t short_key[INLINE_KEY_BYTES]; /* a key of at most INLINE_KEY_BYTES bytes */
 } Slot;
 
 /* Both table types share this layout; only KeyTable stages keys (number() then commit()). */
@@ -545,6 +549,13 @@ typedef struct {
     const uint8_t *bytes;
     int64_t length;
 } Key;
+
+/* The bytes of the key held in a slot. */
+static const uint8_t *
+slot_key(const Table *table, const Slot *slot)
+{
+    return slot->stored - 2 <= INLINE_KEY_BYTES ? slot->short_key : (const uint8_t *)table->arena + slot->at;
+}
 
 static uint64_t
 hash_key(Key key)
@@ -668,26 +679,29 @@ find_slot(const Table *table, uint64_t hash, Key key)
         if (!candidate->stored)
             return candidate;
         if (candidate->hash == hash && candidate->stored == stored
-            && (stored <= 2 || memcmp(table->arena + candidate->at, key.bytes, (size_t)(stored - 2)) == 0))
+            && (stored <= 2 || memcmp(slot_key(table, candidate), key.bytes, (size_t)(stored - 2)) == 0))
             return candidate;
     }
 }
 
-/* Put the key into the empty slot found for it; its bytes are copied into the arena (a byte at least, so the
- * arena positions keep the order of insertion). 0 with MemoryError when the arena cannot grow. */
+/* Put the key into the empty slot found for it; its bytes are copied into the slot (short keys) or the arena (a
+ * byte of the arena at least, so the arena positions keep the order of insertion). 0 with MemoryError when the
+ * arena cannot grow. */
 static int
 insert(Table *table, Slot *slot, uint64_t hash, Key key, int64_t value)
 {
     int64_t length = key.length < 0 ? -1 : key.length;
-    Py_ssize_t bytes = length > 0 ? length : 1;
+    Py_ssize_t bytes = length > INLINE_KEY_BYTES ? length : 1;
     if (!grow((void **)&table->arena, &table->arena_capacity, table->arena_used + bytes, 1))
         return 0;
     slot->hash = hash;
     slot->stored = length + 2;
     slot->at = table->arena_used;
     slot->value = value;
-    if (length > 0)
+    if (length > INLINE_KEY_BYTES)
         memcpy(table->arena + table->arena_used, key.bytes, (size_t)length);
+    else if (length > 0)
+        memcpy(slot->short_key, key.bytes, (size_t)length);
     table->arena_used += bytes;
     table->count++;
     return 1;
@@ -720,7 +734,7 @@ prefetch(const Table *table, const uint64_t *hashes, Py_ssize_t row, Py_ssize_t 
         __builtin_prefetch(&table->slots[home_slot(table, hashes[row + PREFETCH_ROWS])]);
     if (row + PREFETCH_ROWS / 2 < rows) {
         const Slot *home = &table->slots[home_slot(table, hashes[row + PREFETCH_ROWS / 2])];
-        if (home->stored > 2)
+        if (home->stored - 2 > INLINE_KEY_BYTES)
             __builtin_prefetch(table->arena + home->at);
     }
 }
@@ -1025,7 +1039,7 @@ OffsetTable_items(Table *self, PyObject *Py_UNUSED(ignored))
     for (Py_ssize_t i = 0; items != NULL && i < n; i++) {
         int64_t length = held[i]->stored - 2;
         PyObject *key = length < 0 ? Py_NewRef(Py_None)
-                                   : PyBytes_FromStringAndSize(self->arena + held[i]->at, (Py_ssize_t)length);
+                                   : PyBytes_FromStringAndSize((const char *)slot_key(self, held[i]), (Py_ssize_t)length);
         PyObject *item = key ? Py_BuildValue("(NL)", key, (long long)held[i]->value) : NULL;
         if (item == NULL) {
             Py_CLEAR(items);

@@ -120,27 +120,72 @@ def tally_segment(tally: OffsetBucketTally, latest: SpanEntries, reader: Segment
 def _tally_block(
     tally: OffsetBucketTally, latest: SpanEntries, reader: SegmentFileReader, block: FramedBlock, next_offset: int
 ) -> int:
-    """Count one block's batches (their offsets checked from ``next_offset`` on); returns the next offset after."""
-    headers, floors = [], []
-    for data, position in block.frames:
-        header = reader.check_header(data, position, next_offset)
-        floors.append(next_offset)
-        headers.append(header)
-        next_offset = header[0] + header[6] + 1
-    counted = [tally.counts(bool(h[5] & L.CONTROL_BIT), h[0] + h[6]) and h[12] > 0 for h in headers]
-    starts = numpy.array(block.starts, numpy.int64)
-    ends = starts + numpy.fromiter((len(data) for data, _ in block.frames), numpy.int64, len(starts))
-    counts = [h[12] if wanted and h[5] & L.CODEC_MASK == 0 else 0 for h, wanted in zip(headers, counted, strict=True)]
-    base_offsets, base_timestamps, last_deltas = ([h[i] for h in headers] for i in (0, 7, 6))
-    columns = decode_plain_batches(block.data, starts, ends, base_offsets, base_timestamps, last_deltas, counts)
-    for index, plain in enumerate(columns.plain.tolist()):
-        if counted[index] and not plain:
-            data, position = block.frames[index]
-            tally.add(reader.decode_batch(data, position, floors[index]))
-    if columns.plain.any():
-        bases = numpy.array([(h[0], h[7]) for h in headers], numpy.int64)[columns.plain]
-        _tally_plain(tally, latest, block.data, columns, bases, (ends - starts)[columns.plain])
-    return next_offset
+    """Count one block's batches (their offsets checked from ``next_offset`` on); returns the next offset after.
+
+    Headers are read and checked with numpy; a block where a check fails (or offsets come near
+    ``Long.MAX_VALUE``) is read batch by batch, as the reader reads it, so it raises the reader's errors.
+    """
+    headers = _BlockHeaders(block)
+    floors = numpy.concatenate(([next_offset], headers.last_offsets[:-1] + 1))
+    if not headers.valid(reader, floors):
+        for data, position in block.frames:
+            batch = reader.decode_batch(data, position, next_offset)
+            next_offset = batch.last_offset + 1
+            tally.add(batch)
+        return next_offset
+    counted = (headers.counts > 0) & ((headers.attributes & L.CONTROL_BIT) == 0)
+    counted &= (headers.last_offsets >= tally.start) & (tally.buckets > 0)
+    uncompressed = (headers.attributes & L.CODEC_MASK) == 0
+    columns = decode_plain_batches(
+        block.data,
+        headers.starts,
+        headers.ends,
+        headers.base_offsets,
+        headers.base_timestamps,
+        headers.last_offsets - headers.base_offsets,
+        numpy.where(counted & uncompressed, headers.counts, 0),
+    )
+    for index in numpy.flatnonzero(counted & ~columns.plain).tolist():
+        data, position = block.frames[index]
+        tally.add(reader.decode_batch(data, position, int(floors[index])))
+    plain = columns.plain
+    if plain.any():
+        bases = numpy.column_stack([headers.base_offsets[plain], headers.base_timestamps[plain]])
+        _tally_plain(tally, latest, block.data, columns, bases, (headers.ends - headers.starts)[plain])
+    return int(headers.last_offsets[-1]) + 1
+
+
+class _BlockHeaders:
+    """The header fields of a block's batches, int64 columns read with numpy (big-endian, at their positions)."""
+
+    def __init__(self, block: FramedBlock) -> None:
+        data, self.starts = block.data, numpy.array(block.starts, numpy.int64)
+        self.ends = self.starts + L.LOG_OVERHEAD + _field(data, self.starts + 8, ">i4")
+        self.base_offsets = _field(data, self.starts, ">i8")
+        self.attributes = _field(data, self.starts + L.ATTRIBUTES_POSITION, ">i2")
+        self.last_deltas = _field(data, self.starts + 23, ">i4")
+        self.base_timestamps = _field(data, self.starts + 27, ">i8")
+        self.counts = _field(data, self.starts + 57, ">i4")
+        self.last_offsets = self.base_offsets + self.last_deltas
+
+    def valid(self, reader: SegmentFileReader, floors: Any) -> bool:
+        """Whether every batch passes :meth:`SegmentFileReader.check_header` (``floors``: each one's lowest
+        offset); False too when offsets come within 2^31 of ``Long.MAX_VALUE`` (past int64 here)."""
+        if not len(self.starts) or self.base_offsets.max() >= L.LONG_MAX - L.INT_MAX - 1:
+            return not len(self.starts)
+        ok = (self.last_deltas >= 0) & (self.base_offsets >= floors) & (self.counts >= 0)
+        if reader.end_offset is not None:
+            ok &= self.last_offsets < reader.end_offset
+        if reader.base_offset is not None:
+            ok &= self.last_offsets - reader.base_offset <= L.INT_MAX
+        return bool(ok.all())
+
+
+def _field(data: bytes, positions: Any, dtype: str) -> Any:
+    """The big-endian integers of ``dtype`` at byte ``positions`` of ``data``, as int64."""
+    size = numpy.dtype(dtype).itemsize
+    windows = numpy.ndarray((len(data) - size + 1,), dtype, data, 0, (1,))
+    return windows[positions].astype(numpy.int64)
 
 
 def _tally_plain(

@@ -8,6 +8,7 @@ test runs with the C kernels (span keys looked up in the C offset table) and on 
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -304,6 +305,25 @@ def test_offset_buckets_tallied_a_block_at_a_time_equal_those_of_the_log_in_memo
         expected = offset_buckets(read_partition_dir(folder, log_start_offset=start).log, bucket_count=bucket_count)
         scanned = scan_partition_dir(folder, log_start_offset=start)
         assert partition_offset_buckets(scanned, bucket_count=bucket_count) == expected
+
+
+def test_a_tally_raises_what_the_reader_raises_on_batches_out_of_order(tmp_path: Path) -> None:
+    """A segment file changed since the scan (two batches swapped): the reader's error, offsets and position."""
+    from kcompact_nb.io import CorruptBatchError, iter_segment_batches, partition_offset_buckets
+
+    log = PartitionLog("t", config=TopicConfig.from_properties({"cleanup.policy": "delete"}))
+    for i in range(6):
+        log.append([NewRecord(b"k%d" % (i % 2), b"v" * 10) for _ in range(3)], now_ms=i)
+    folder = write_partition_dir(log, tmp_path)
+    scanned = scan_partition_dir(folder)
+    file = next(folder.glob("*.log"))
+    data = file.read_bytes()
+    half = len(data) // 2  # six batches of the same size: three and three
+    file.write_bytes(data[half:] + data[:half])
+    with pytest.raises(CorruptBatchError) as expected:
+        list(iter_segment_batches(file))
+    with pytest.raises(type(expected.value), match=re.escape(str(expected.value))):
+        partition_offset_buckets(scanned, bucket_count=3)
 
 
 def test_the_layout_figure_of_a_scanned_partition_is_drawn_from_its_buckets() -> None:
