@@ -133,8 +133,7 @@ def _tally_block(
             next_offset = batch.last_offset + 1
             tally.add(batch)
         return next_offset
-    counted = (headers.counts > 0) & ((headers.attributes & L.CONTROL_BIT) == 0)
-    counted &= (headers.last_offsets >= tally.start) & (tally.buckets > 0)
+    counted = tally.counts((headers.attributes & L.CONTROL_BIT) != 0, headers.last_offsets) & (headers.counts > 0)
     uncompressed = (headers.attributes & L.CODEC_MASK) == 0
     columns = decode_plain_batches(
         block.data,
@@ -156,7 +155,9 @@ def _tally_block(
 
 
 class _BlockHeaders:
-    """The header fields of a block's batches, int64 columns read with numpy (big-endian, at their positions)."""
+    """The header fields of a block's batches, int64 columns read with numpy at their byte positions in a v2
+    batch (``DefaultRecordBatch``: baseOffset 0, length 8, attributes 21, lastOffsetDelta 23, baseTimestamp 27,
+    recordsCount 57; big-endian)."""
 
     def __init__(self, block: FramedBlock) -> None:
         data, self.starts = block.data, numpy.array(block.starts, numpy.int64)
@@ -171,8 +172,8 @@ class _BlockHeaders:
     def valid(self, reader: SegmentFileReader, floors: Any) -> bool:
         """Whether every batch passes :meth:`SegmentFileReader.check_header` (``floors``: each one's lowest
         offset); False too when offsets come within 2^31 of ``Long.MAX_VALUE`` (past int64 here)."""
-        if not len(self.starts) or self.base_offsets.max() >= L.LONG_MAX - L.INT_MAX - 1:
-            return not len(self.starts)
+        if len(self.starts) and self.base_offsets.max() >= L.LONG_MAX - L.INT_MAX - 1:
+            return False
         ok = (self.last_deltas >= 0) & (self.base_offsets >= floors) & (self.counts >= 0)
         if reader.end_offset is not None:
             ok &= self.last_offsets < reader.end_offset

@@ -158,9 +158,10 @@ class OffsetBucketTally:
         self.latest: LatestEntries = DictLatestEntries() if latest is None else latest
         self._pending = _PendingRecords()
 
-    def counts(self, is_control: bool, last_offset: int) -> bool:
-        """Whether a batch counts: control batches and batches below the log start offset do not."""
-        return self.buckets > 0 and not is_control and last_offset >= self.start
+    def counts(self, is_control: Any, last_offset: Any) -> Any:
+        """Whether a batch counts (control batches and batches below the log start offset do not); numpy columns
+        of many batches give a bool column."""
+        return numpy.logical_not(is_control) & (last_offset >= self.start) & (self.buckets > 0)
 
     def add(self, batch: RecordBatch) -> None:
         """Count one batch (its records' columns wait in a buffer until :data:`PENDING_RECORDS` are there)."""
