@@ -22,8 +22,6 @@ tombstones  records that are the latest of their key and tombstones
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat
-from operator import is_
 from typing import Any, NamedTuple, Protocol, cast
 
 import numpy
@@ -54,7 +52,7 @@ OFFSET_BUCKET_COLUMNS: tuple[str, ...] = (
     "tombstones",
 )
 PENDING_RECORDS = 1 << 16
-"""Records :meth:`OffsetBucketTally.add` buffers before counting them together."""
+"""Records (and whole batches) :meth:`OffsetBucketTally.add` buffers before counting them together."""
 MAX_SPAN = 1 << 62
 """Offsets a tally spans at most (its entries, twice an offset's distance from the start, fit 64 bits)."""
 
@@ -105,7 +103,7 @@ class LatestEntries(Protocol):
     def __len__(self) -> int: ...
 
     def put_keys(self, keys: Sequence[bytes], entries: Any) -> None:
-        """Keep for each key the higher of its entry and ``entries[i]`` (a numpy int64 array)."""
+        """Keep for each key the higher of its entry and ``entries[i]`` (ints: a list or a numpy int64 array)."""
         ...
 
     def entries(self) -> Any:
@@ -117,7 +115,7 @@ class DictLatestEntries(dict[bytes, int]):
     """:class:`LatestEntries` in a dict (entries put in offset order: a later one is the higher)."""
 
     def put_keys(self, keys: Sequence[bytes], entries: Any) -> None:
-        self.update(zip(keys, entries.tolist(), strict=True))
+        self.update(zip(keys, entries, strict=True))
 
     def entries(self) -> Any:
         return numpy.fromiter(self.values(), numpy.int64, len(self))
@@ -129,7 +127,7 @@ class OffsetBucketTally:
     Per bucket, records and bytes are counted as batches come; each key's latest record is kept in ``latest`` as
     an entry, ``2 * (offset - start) + 1`` for a tombstone, ``2 * (offset - start)`` otherwise (so the latest
     record's entry is the highest), and live and tombstone counts follow from the winners at the end. Memory is
-    one entry per distinct key and :data:`PENDING_RECORDS` records' columns, never the records.
+    one entry per distinct key and a buffer of :data:`PENDING_RECORDS` records' offsets and sizes, never the records.
 
     Parameters
     ----------
@@ -164,13 +162,13 @@ class OffsetBucketTally:
         return numpy.logical_not(is_control) & (last_offset >= self.start) & (self.buckets > 0)
 
     def add(self, batch: RecordBatch) -> None:
-        """Count one batch (its records' columns wait in a buffer until :data:`PENDING_RECORDS` are there)."""
+        """Count one batch: its keys' entries go to :attr:`latest` now, its records and bytes wait in a buffer (of at
+        most :data:`PENDING_RECORDS` records and whole batches) to be counted together."""
         records = batch.records
-        if not records or not self.counts(batch.is_control, batch.last_offset):
-            return
+        if not records or batch.is_control or batch.last_offset < self.start or not self.buckets:
+            return  # the rule of counts(), for one batch
         pending = self._pending
-        offsets = record_offsets(records)
-        pending.add_keys(records, offsets)
+        offsets = self._put_latest(records)
         first, last = offsets[0], offsets[-1]
         if batch.compression == "none" and self._whole(first, last):
             # one bucket holds the batch: its record bytes are the size minus the header
@@ -178,8 +176,28 @@ class OffsetBucketTally:
         else:
             pending.offsets.extend(offsets)
             pending.sizes.extend(_record_size(batch, record) for record in records)
-        if len(pending.keys) >= PENDING_RECORDS:
+        if len(pending.offsets) + len(pending.whole) >= PENDING_RECORDS:
             self._flush()
+
+    def _put_latest(self, records: Sequence[Record]) -> Sequence[int]:
+        """Put each keyed record's entry into :attr:`latest`, count the keyless ones; returns the offsets."""
+        if type(records) is PackedRecords:  # not isinstance: an ABC's check costs more than the rest here
+            offsets: Sequence[int] = records.offsets
+            keys: Sequence[bytes | None] = records.keys
+            nulls: Sequence[bool] = records.null_values().tolist()
+            keyed = records.all_keyed
+        else:
+            offsets, keys = record_offsets(records), record_keys(records)
+            nulls = [value is None for value in record_values(records)]
+            keyed = None not in keys
+        start = self.start
+        entries = [2 * (offset - start) + null for offset, null in zip(offsets, nulls, strict=True)]
+        if not keyed:
+            self.count_keyless(numpy.array([o for o, k in zip(offsets, keys, strict=True) if k is None], numpy.int64))
+            entries = [e for e, k in zip(entries, keys, strict=True) if k is not None]
+            keys = [k for k in keys if k is not None]
+        self.latest.put_keys(cast("Sequence[bytes]", keys), entries)
+        return offsets
 
     def _whole(self, first: int, last: int) -> bool:
         return first >= self.start and (first - self.start) // self.width == (last - self.start) // self.width
@@ -227,15 +245,6 @@ class OffsetBucketTally:
             first, counts, sizes = (numpy.array(c, numpy.int64) for c in zip(*pending.whole, strict=True))
             self.count_batches(first, first, counts, sizes)
         self.count_records(numpy.array(pending.offsets, numpy.int64), numpy.array(pending.sizes, numpy.int64))
-        offsets = numpy.array(pending.key_offsets, numpy.int64)
-        entries = self.entries_of(offsets, numpy.array(pending.tombstones, bool))
-        keys = pending.keys
-        keyless = numpy.fromiter(map(is_, keys, repeat(None)), bool, len(keys))
-        if keyless.any():
-            self.count_keyless(offsets[keyless])
-            keys = [key for key in keys if key is not None]
-            entries = entries[~keyless]
-        self.latest.put_keys(cast("list[bytes]", keys), entries)
 
     def _columns(self) -> numpy.ndarray:
         """Columns records, size_bytes, live, superseded, tombstones; one row per bucket."""
@@ -260,18 +269,6 @@ class _PendingRecords:
         self.offsets: list[int] = []
         self.sizes: list[int] = []
         """Offset and size of each record of the other batches."""
-        self.keys: list[bytes | None] = []
-        self.key_offsets: list[int] = []
-        self.tombstones: list[bool] = []
-        """Key, offset and null value of every record."""
-
-    def add_keys(self, records: Sequence[Record], offsets: Sequence[int]) -> None:
-        self.keys.extend(record_keys(records))
-        self.key_offsets.extend(offsets)
-        if isinstance(records, PackedRecords):
-            self.tombstones.extend(records.null_values().tolist())
-        else:
-            self.tombstones.extend(map(is_, record_values(records), repeat(None)))
 
 
 def _record_size(batch: RecordBatch, record: Record) -> int:
