@@ -95,7 +95,10 @@ def compressible_batches() -> tuple[RecordBatch, ...]:
     return tuple(batches)
 
 
-def _encode(codec: str) -> Measurement:
+def _encode(codec: str, kernels: str = "C") -> Measurement:
+    """Encode the batches with ``codec``; ``kernels="python"`` without the C kernels (snappy's Python compressor)."""
+    from kcompact_nb.io import _native_kernels
+
     encoder, version = KafkaBatchEncoder(), KafkaVersion.parse(DEFAULT_KAFKA_VERSION)
     batches = [replace(b, compression=codec) for b in compressible_batches()]
 
@@ -104,11 +107,21 @@ def _encode(codec: str) -> Measurement:
             encoder.encode(batch, level=None, kafka_version=version)
         return ENCODE_RECORDS, sum(b.size_bytes for b in compressible_batches())
 
-    return timed(work)
+    native = _native_kernels.NATIVE
+    if kernels == "C" and native is None:
+        return Measurement(float("nan"), note="not built here: no C compiler at install")
+    _native_kernels.NATIVE = native if kernels == "C" else None
+    try:
+        return timed(work)
+    finally:
+        _native_kernels.NATIVE = native
 
 
 for _codec in ("none", "gzip", "snappy", "lz4", "zstd"):
     benchmark(f"io: encode batches of 1,000 records, {_codec} (Kafka's bytes)", target="")(partial(_encode, _codec))
+benchmark("io: encode batches of 1,000 records, snappy without the C kernels (Kafka's bytes)", target="")(
+    partial(_encode, "snappy", "python")
+)
 
 
 # -- the decoders compared (issue #19: the decoder chosen by measurement) ------------------------------------

@@ -1,5 +1,5 @@
-"""``python -m bench stream [--sizes 1M,5M,50M] [--work DIR] [--output FILE]``: the streamed pass over big
-partitions (issue #19, points 2 and 4).
+"""``python -m bench stream [--sizes 1M,5M,50M] [--work DIR] [--keep DIR] [--modes stream,buckets,memory]
+[--output FILE]``: the streamed pass over big partitions (issue #19, points 2 and 4).
 
 For each size a partition of the side-by-side workload (100-byte values, keys = records / 10, 5 % tombstones,
 batches of 100) is written in the broker's layout, rolled at Kafka's default ``segment.bytes`` (1 GiB), then
@@ -11,7 +11,9 @@ measured in a fresh process each (its own peak RSS):
 - ``buckets``: offset-bucketed summaries computed while streaming, then the layout figure drawn from them.
 
 Prints one table: seconds, records per second, microseconds per record, peak RSS; the machine and its load
-(``--output`` also writes it as markdown, e.g. ``bench/RESULTS-stream.md``). Generated data is deleted afterwards.
+(``--output`` also writes it as markdown, e.g. ``bench/RESULTS-stream.md``). Generated data is deleted afterwards,
+unless ``--keep DIR`` names a folder to keep each size's partition in (``DIR/<records>/bench-0``), reused by later
+runs (the 50M partition takes minutes to write); ``--modes`` measures only the modes listed.
 """
 
 from __future__ import annotations
@@ -97,7 +99,9 @@ def main(argv: list[str]) -> int:
     work = Path(_option(argv, "--work", tempfile.gettempdir()))
     machine = f"{describe()}; load average {os.getloadavg()[0]:.1f} at start"
     print(f"machine: {machine}")
-    rows = streamed_rows(sizes, work)
+    modes = _option(argv, "--modes", "stream,buckets,memory").split(",")
+    keep = _option(argv, "--keep", "")
+    rows = streamed_rows(sizes, work, modes=modes, keep=Path(keep) if keep else None)
     print(format_table(rows))
     output = _option(argv, "--output", "")
     if output:
@@ -105,8 +109,11 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def streamed_rows(sizes: list[int], work: Path) -> list[dict[str, str]]:
-    """Every mode at every size (a partition generated in ``work`` for each, deleted after), one fresh process each.
+def streamed_rows(
+    sizes: list[int], work: Path, *, modes: list[str] | None = None, keep: Path | None = None
+) -> list[dict[str, str]]:
+    """Every mode at every size (a partition generated in ``work`` for each, deleted after, or kept in ``keep``), one
+    fresh process each.
 
     ``vs first size`` compares each row's CPU time per record with the same mode's at the first size.
     """
@@ -115,14 +122,10 @@ def streamed_rows(sizes: list[int], work: Path) -> list[dict[str, str]]:
     for size in sizes:
         scratch = Path(tempfile.mkdtemp(prefix=f"kcompact-stream-{size}-", dir=work))
         try:
-            started = time.perf_counter()
-            folder = write_segmented_partition_dir(Workload(size), scratch / "in")
-            written = time.perf_counter() - started
+            folder = partition_of(size, scratch if keep is None else keep)
             data_bytes = sum(p.stat().st_size for p in folder.glob("*.log"))
-            segments = len(list(folder.glob("*.log")))
-            print(f"{size:,} records: {data_bytes / 2**30:.2f} GiB in {segments} segments, written in {written:.0f} s")
-            modes = ["stream", "buckets"] + (["memory"] if size <= IN_MEMORY_UP_TO else [])
-            for mode in modes:
+            wanted = [m for m in modes or ["stream", "buckets", "memory"] if m != "memory" or size <= IN_MEMORY_UP_TO]
+            for mode in wanted:
                 load = os.getloadavg()[0]
                 data = measure(mode, folder, scratch / f"out-{mode}")
                 shutil.rmtree(scratch / f"out-{mode}", ignore_errors=True)
@@ -133,6 +136,21 @@ def streamed_rows(sizes: list[int], work: Path) -> list[dict[str, str]]:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     return rows
+
+
+def partition_of(size: int, folder: Path) -> Path:
+    """The workload's partition of ``size`` records in ``folder/<size>/bench-0``, written unless it is there."""
+    done = folder / str(size)
+    if not (done / "bench-0").is_dir():
+        started = time.perf_counter()
+        partial = folder / f"{size}.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        write_segmented_partition_dir(Workload(size), partial)
+        partial.rename(done)
+        print(f"{size:,} records written in {time.perf_counter() - started:.0f} s")
+    logs = list((done / "bench-0").glob("*.log"))
+    print(f"{size:,} records: {sum(p.stat().st_size for p in logs) / 2**30:.2f} GiB in {len(logs)} segments")
+    return done / "bench-0"
 
 
 def markdown(rows: list[dict[str, str]], machine: str) -> str:

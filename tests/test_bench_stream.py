@@ -33,3 +33,28 @@ def test_a_small_run_measures_every_mode_and_writes_markdown(tmp_path: Path, cap
         assert f"| {mode} | 3,000 |" in table
     assert table.count("| 300 records kept") == 2  # streamed and in memory: every one of the 300 keys' last record
     assert [p.name for p in tmp_path.iterdir()] == ["RESULTS-stream.md"]  # the generated partition is gone
+
+
+def test_a_kept_partition_is_written_once_and_reused(tmp_path: Path, capsys) -> None:
+    keep, output = tmp_path / "keep", tmp_path / "RESULTS-stream.md"
+    keep.mkdir()
+    argv = [
+        "--sizes",
+        "2k",
+        "--work",
+        str(tmp_path),
+        "--keep",
+        str(keep),
+        "--modes",
+        "buckets",
+        "--output",
+        str(output),
+    ]
+    mtimes = []
+    for _ in range(2):
+        assert main(argv) == 0
+        mtimes.append({p.name: p.stat().st_mtime_ns for p in (keep / "2000" / "bench-0").iterdir()})
+    assert mtimes[0] == mtimes[1] and len(mtimes[0]) == 2  # the workload's segment and the trigger's
+    table = output.read_text()
+    assert "| buckets | 2,000 |" in table and "| stream |" not in table and "| memory |" not in table
+    assert capsys.readouterr().out.count("2,000 records written") == 1

@@ -12,7 +12,8 @@ gzip    ``GzipOutputStream``: java.util.zip's 10-byte header       zlib raw defl
         level (-1 = 6), CRC-32 and size (little-endian)            trailer
 snappy  snappy-java's ``SnappyOutputStream``: magic ``\\x82SNAPPY\\0`` the same framing around
         version 1, compatible version 1 (int32 BE each), then     :func:`kcompact_nb.io._snappy.raw_compress`
-        per 32 KiB of input: int32 BE length + raw snappy block    (snappy 1.1.10's algorithm)
+        per 32 KiB of input: int32 BE length + raw snappy block    (snappy 1.1.10's algorithm; in C when the
+                                                                   kernels were built)
 lz4     ``Lz4BlockOutputStream``: LZ4 frame, FLG 0x60 (version 1,  ``lz4.frame`` with 64 KiB independent
         independent blocks, no checksums, no size), BD 0x40        blocks and no checksums or size: the same
         (64 KiB), header checksum, blocks (LE32 length, bit 31 =   frame; level 9 is lz4-java's fast
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from kcompact_nb.core import DEFAULT_LEVELS, KafkaModelError, KafkaVersion
+from kcompact_nb.io import _native_kernels
 from kcompact_nb.io._errors import CodecUnavailableError
 from kcompact_nb.io._snappy import raw_compress
 
@@ -116,9 +118,11 @@ def _gzip(body: bytes, level: int) -> bytes:
 
 
 def _snappy(body: bytes) -> bytes:
+    native = _native_kernels.NATIVE  # snappy 1.1.10's compressor in C when built, its Python twin otherwise
+    compress = raw_compress if native is None else native.snappy_compress
     blocks = [_SNAPPY_HEADER]
     for start in range(0, len(body), _SNAPPY_BLOCK_BYTES):
-        block = raw_compress(body[start : start + _SNAPPY_BLOCK_BYTES])
+        block = compress(body[start : start + _SNAPPY_BLOCK_BYTES])
         blocks += (struct.pack(">i", len(block)), block)
     return b"".join(blocks)
 

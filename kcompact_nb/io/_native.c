@@ -1,8 +1,9 @@
 /*
  * The segment reader's and writer's hot loops in C: decoding the records of plain uncompressed v2 batches,
- * numbering keys by content, and encoding the records of batches without headers. Built by `pip install` when a
- * C compiler is there (an optional extension); without it the Python versions in _vector_decoder.py,
- * _key_numbering.py and _record_encoder.py do the same work, and the tests hold both to the same results.
+ * numbering keys by content, encoding the records of batches without headers, and snappy's compressor. Built by
+ * `pip install` when a C compiler is there (an optional extension); without it the Python versions in
+ * _vector_decoder.py, _key_numbering.py, _record_encoder.py and _snappy.py do the same work, and the tests hold
+ * both to the same results.
  *
  * Nothing here decides what a batch means: decode_plain only says which batches read plainly (as
  * _vector_decoder.decode_plain_batches does) and fills their columns; every other batch is left to the
@@ -317,19 +318,217 @@ done:
     return result;
 }
 
+/* -- snappy_compress: snappy 1.1.10's raw compressor, as _snappy.py follows it step by step --------------------
+ *
+ * The compressor snappy-java bundles (built without the CRC32 instruction: the multiplicative hash), so the same
+ * input gives Kafka's bytes. _snappy.py documents the format and each step; the names here are snappy's. */
+
+#define SNAPPY_BLOCK 65536
+#define SNAPPY_MIN_TABLE 256
+#define SNAPPY_MAX_TABLE 16384
+#define SNAPPY_INPUT_MARGIN 15
+
+static uint32_t
+load32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* TableEntry without CRC32: (0x1e35a7bd * bytes) >> 18, masked to the table. */
+static uint32_t
+snappy_slot(const uint8_t *p, uint32_t mask)
+{
+    return ((load32(p) * 0x1E35A7BDu) >> 18) & mask;
+}
+
+static uint8_t *
+emit_literal(uint8_t *op, const uint8_t *literal, size_t length)
+{
+    size_t n = length - 1;
+    if (n < 60)
+        *op++ = (uint8_t)(n << 2);
+    else {
+        int count = 0;
+        for (size_t rest = n; rest; rest >>= 8)
+            count++;
+        *op++ = (uint8_t)((59 + count) << 2);
+        for (int i = 0; i < count; i++)
+            *op++ = (uint8_t)(n >> (8 * i));
+    }
+    memcpy(op, literal, length);
+    return op + length;
+}
+
+static uint8_t *
+emit_copy_at_most_64(uint8_t *op, size_t offset, size_t length)
+{
+    if (length < 12 && offset < 2048) {
+        *op++ = (uint8_t)(1 | (length - 4) << 2 | (offset >> 8) << 5);
+        *op++ = (uint8_t)(offset & 0xFF);
+    }
+    else {
+        *op++ = (uint8_t)(2 | (length - 1) << 2);
+        *op++ = (uint8_t)(offset & 0xFF);
+        *op++ = (uint8_t)(offset >> 8);
+    }
+    return op;
+}
+
+static uint8_t *
+emit_copy(uint8_t *op, size_t offset, size_t length)
+{
+    while (length >= 68) {
+        op = emit_copy_at_most_64(op, offset, 64);
+        length -= 64;
+    }
+    if (length > 64) {
+        op = emit_copy_at_most_64(op, offset, 60);
+        length -= 60;
+    }
+    return emit_copy_at_most_64(op, offset, length);
+}
+
+/* FindMatchLength: how many bytes from `earlier` equal those from `later`, up to `limit`. */
+static size_t
+match_length(const uint8_t *earlier, const uint8_t *later, size_t limit)
+{
+    size_t matched = 0;
+    while (matched + 8 <= limit) {
+        uint64_t a, b;
+        memcpy(&a, earlier + matched, 8);
+        memcpy(&b, later + matched, 8);
+        if (a != b)
+            return matched + (size_t)(__builtin_ctzll(a ^ b) >> 3);
+        matched += 8;
+    }
+    while (matched < limit && earlier[matched] == later[matched])
+        matched++;
+    return matched;
+}
+
+/* CompressFragment: one fragment of at most 64 KiB with a zeroed table of `table_size` 16-bit positions. */
+static uint8_t *
+compress_fragment(const uint8_t *data, size_t size, uint8_t *op, uint16_t *table)
+{
+    size_t ip = 0, next_emit = 0;
+    if (size >= SNAPPY_INPUT_MARGIN) {
+        uint32_t table_size = SNAPPY_MIN_TABLE;
+        while (table_size < SNAPPY_MAX_TABLE && table_size < size)
+            table_size <<= 1;
+        uint32_t mask = table_size - 1;
+        memset(table, 0, table_size * sizeof(uint16_t));
+        size_t ip_limit = size - SNAPPY_INPUT_MARGIN;
+        for (;;) {
+            next_emit = ip++;
+            /* Step 1: the first 16 positions one by one, then heuristic match skipping */
+            size_t candidate = 0, skip = 32;
+            int found = 0;
+            if (ip + 16 <= ip_limit) {
+                for (size_t position = ip; position < ip + 16; position++) {
+                    uint32_t slot = snappy_slot(data + position, mask);
+                    candidate = table[slot];
+                    table[slot] = (uint16_t)position;
+                    if (load32(data + candidate) == load32(data + position)) {
+                        ip = position;
+                        found = 1;
+                        break;
+                    }
+                }
+                if (!found) {
+                    ip += 16;
+                    skip += 16;
+                }
+            }
+            while (!found) {
+                size_t step = skip >> 5;
+                skip += step;
+                if (ip + step > ip_limit)
+                    return size > next_emit ? emit_literal(op, data + next_emit, size - next_emit) : op;
+                uint32_t slot = snappy_slot(data + ip, mask);
+                candidate = table[slot];
+                table[slot] = (uint16_t)ip;
+                if (load32(data + candidate) == load32(data + ip))
+                    found = 1;
+                else
+                    ip += step;
+            }
+            op = emit_literal(op, data + next_emit, ip - next_emit);
+            /* Step 3: copies for as long as the bytes after each copy match again */
+            for (;;) {
+                size_t matched = 4 + match_length(data + candidate + 4, data + ip + 4, size - ip - 4);
+                op = emit_copy(op, ip - candidate, matched);
+                ip += matched;
+                if (ip >= ip_limit)
+                    return ip < size ? emit_literal(op, data + ip, size - ip) : op;
+                table[snappy_slot(data + ip - 1, mask)] = (uint16_t)(ip - 1);
+                uint32_t slot = snappy_slot(data + ip, mask);
+                candidate = table[slot];
+                table[slot] = (uint16_t)ip;
+                if (load32(data + candidate) != load32(data + ip))
+                    break;
+            }
+        }
+    }
+    return size > 0 ? emit_literal(op, data, size) : op;
+}
+
+PyDoc_STRVAR(snappy_compress_doc,
+"snappy_compress(data) -> bytes\n"
+"--\n\n"
+"data in snappy's raw format, byte for byte as snappy 1.1.10 (no CRC32 hashing) writes it: what\n"
+"_snappy.raw_compress computes in Python.");
+
+static PyObject *
+snappy_compress(PyObject *Py_UNUSED(module), PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    size_t size = (size_t)view.len;
+    if (size > 0xFFFFFFFFu) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "snappy compresses at most 4 GiB - 1 bytes (a varint32 length)");
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(32 + size + size / 6));
+    if (out == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const uint8_t *data = view.buf;
+    uint8_t *start = (uint8_t *)PyBytes_AS_STRING(out), *op = start;
+    uint16_t table[SNAPPY_MAX_TABLE];
+    Py_BEGIN_ALLOW_THREADS
+    size_t length = size;
+    for (; length >= 0x80; length >>= 7)
+        *op++ = (uint8_t)(length | 0x80);
+    *op++ = (uint8_t)length;
+    for (size_t at = 0; at < size; at += SNAPPY_BLOCK)
+        op = compress_fragment(data + at, size - at < SNAPPY_BLOCK ? size - at : SNAPPY_BLOCK, op, table);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    if (_PyBytes_Resize(&out, (Py_ssize_t)(op - start)) < 0)
+        return NULL;
+    return out;
+}
+
 /* -- Tables of distinct keys: KeyTable (keys -> ids) and OffsetTable (keys -> offsets) ----------------------- */
 
 enum { READY, PENDING, BROKEN };
 #define MIN_SLOTS 1024
 #define PREFETCH_ROWS 8
 
-/* One slot of an open-addressing table (linear probing, at most three quarters full). Hash, value and where the
- * key's bytes are sit together, so finding a key costs one cache line of the table and one of the arena. */
+#define INLINE_KEY_BYTES 16
+
+/* One slot of an open-addressing table (linear probing, at most three quarters full). Hash, value and the key's
+ * bytes (or, for keys longer than INLINE_KEY_BYTES, where they are in the arena) sit together, so finding a short
+ * key costs one memory read of the table, a long one a read of the arena too. */
 typedef struct {
     uint64_t hash;
     int64_t value; /* KeyTable: the id; OffsetTable: the offset (or rank) */
-    int64_t at; /* the key's first byte in the arena (increasing in order of insertion) */
+    int64_t at; /* the key's first byte in the arena, or a byte of it kept for a short key (the insertion order) */
     int64_t stored; /* 0: an empty slot; else the key's length + 2 (1: the None key) */
+    uint8_t short_key[INLINE_KEY_BYTES]; /* a key of at most INLINE_KEY_BYTES bytes */
 } Slot;
 
 /* Both table types share this layout; only KeyTable stages keys (number() then commit()). */
@@ -350,6 +549,13 @@ typedef struct {
     const uint8_t *bytes;
     int64_t length;
 } Key;
+
+/* The bytes of the key held in a slot. */
+static const uint8_t *
+slot_key(const Table *table, const Slot *slot)
+{
+    return slot->stored - 2 <= INLINE_KEY_BYTES ? slot->short_key : (const uint8_t *)table->arena + slot->at;
+}
 
 static uint64_t
 hash_key(Key key)
@@ -473,26 +679,29 @@ find_slot(const Table *table, uint64_t hash, Key key)
         if (!candidate->stored)
             return candidate;
         if (candidate->hash == hash && candidate->stored == stored
-            && (stored <= 2 || memcmp(table->arena + candidate->at, key.bytes, (size_t)(stored - 2)) == 0))
+            && (stored <= 2 || memcmp(slot_key(table, candidate), key.bytes, (size_t)(stored - 2)) == 0))
             return candidate;
     }
 }
 
-/* Put the key into the empty slot found for it; its bytes are copied into the arena (a byte at least, so the
- * arena positions keep the order of insertion). 0 with MemoryError when the arena cannot grow. */
+/* Put the key into the empty slot found for it; its bytes are copied into the slot (short keys) or the arena (a
+ * byte of the arena at least, so the arena positions keep the order of insertion). 0 with MemoryError when the
+ * arena cannot grow. */
 static int
 insert(Table *table, Slot *slot, uint64_t hash, Key key, int64_t value)
 {
     int64_t length = key.length < 0 ? -1 : key.length;
-    Py_ssize_t bytes = length > 0 ? length : 1;
+    Py_ssize_t bytes = length > INLINE_KEY_BYTES ? length : 1;
     if (!grow((void **)&table->arena, &table->arena_capacity, table->arena_used + bytes, 1))
         return 0;
     slot->hash = hash;
     slot->stored = length + 2;
     slot->at = table->arena_used;
     slot->value = value;
-    if (length > 0)
+    if (length > INLINE_KEY_BYTES)
         memcpy(table->arena + table->arena_used, key.bytes, (size_t)length);
+    else if (length > 0)
+        memcpy(slot->short_key, key.bytes, (size_t)length);
     table->arena_used += bytes;
     table->count++;
     return 1;
@@ -525,7 +734,7 @@ prefetch(const Table *table, const uint64_t *hashes, Py_ssize_t row, Py_ssize_t 
         __builtin_prefetch(&table->slots[home_slot(table, hashes[row + PREFETCH_ROWS])]);
     if (row + PREFETCH_ROWS / 2 < rows) {
         const Slot *home = &table->slots[home_slot(table, hashes[row + PREFETCH_ROWS / 2])];
-        if (home->stored > 2)
+        if (home->stored - 2 > INLINE_KEY_BYTES)
             __builtin_prefetch(table->arena + home->at);
     }
 }
@@ -830,7 +1039,7 @@ OffsetTable_items(Table *self, PyObject *Py_UNUSED(ignored))
     for (Py_ssize_t i = 0; items != NULL && i < n; i++) {
         int64_t length = held[i]->stored - 2;
         PyObject *key = length < 0 ? Py_NewRef(Py_None)
-                                   : PyBytes_FromStringAndSize(self->arena + held[i]->at, (Py_ssize_t)length);
+                                   : PyBytes_FromStringAndSize((const char *)slot_key(self, held[i]), (Py_ssize_t)length);
         PyObject *item = key ? Py_BuildValue("(NL)", key, (long long)held[i]->value) : NULL;
         if (item == NULL) {
             Py_CLEAR(items);
@@ -840,6 +1049,32 @@ OffsetTable_items(Table *self, PyObject *Py_UNUSED(ignored))
     }
     PyMem_Free(held);
     return items;
+}
+
+PyDoc_STRVAR(values_doc,
+"values(out)\n"
+"--\n\n"
+"The offset (or entry) held for every key into out (int64, len() items), in no particular order.");
+
+static PyObject *
+OffsetTable_values(Table *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (!check_buffer(&view, self->count, 8, "out")) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    int64_t *out = view.buf;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < self->slot_count; i++)
+        if (self->slots[i].stored)
+            out[n++] = self->slots[i].value;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
 }
 
 static Py_ssize_t
@@ -900,6 +1135,7 @@ static PyMethodDef OffsetTable_methods[] = {
     {"put", (PyCFunction)OffsetTable_put, METH_VARARGS, put_doc},
     {"get", (PyCFunction)OffsetTable_get, METH_VARARGS, get_doc},
     {"items", (PyCFunction)OffsetTable_items, METH_NOARGS, items_doc},
+    {"values", (PyCFunction)OffsetTable_values, METH_O, values_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -919,6 +1155,7 @@ static PyTypeObject OffsetTableType = {
 static PyMethodDef module_methods[] = {
     {"decode_plain", decode_plain, METH_VARARGS, decode_plain_doc},
     {"records_section", records_section, METH_VARARGS, records_section_doc},
+    {"snappy_compress", snappy_compress, METH_O, snappy_compress_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -34,6 +34,7 @@ from kcompact_nb.io._log_reader import LoadedPartition
 from kcompact_nb.io._log_writer import batch_bytes, set_mtime_ms
 from kcompact_nb.io._offset_table import native_offset_table
 from kcompact_nb.io._segment_reader import SegmentFileReader
+from kcompact_nb.io._streamed_buckets import latest_entries, tally_segment
 
 REGISTRY_KEYS = 1 << 20
 """Keys a reader's registry numbers (those of batches read record by record: compressed, with headers, ...) before a
@@ -43,12 +44,19 @@ new one is started (its keys are released then): about 100 MiB."""
 def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> list[OffsetBucket]:
     """:func:`kcompact_nb.core.offset_buckets` of a partition, a scanned one read segment file by segment file.
 
-    The same rows as for the partition read whole, in the memory of one entry per distinct key.
+    The same rows as for the partition read whole, in the memory of one entry per distinct key and one block of
+    batches (:mod:`kcompact_nb.io._streamed_buckets` counts a block's records together).
     """
     log = scanned.log
-    tally = OffsetBucketTally(log.log_start_offset, log.log_end_offset, bucket_count)
-    for batch in partition_batches(scanned):
-        tally.add(batch)
+    latest = latest_entries()
+    tally = OffsetBucketTally(log.log_start_offset, log.log_end_offset, bucket_count, latest)
+    if scanned.files is None:
+        for batch in log.batches():
+            tally.add(batch)
+    else:
+        for segment in log.segments:
+            reader = SegmentFileReader(scanned.files[segment.base_offset], keep_raw=False, number_keys=False)
+            tally_segment(tally, latest, reader)
     return tally.rows(log.topic, log.partition)
 
 

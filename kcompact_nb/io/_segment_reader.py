@@ -169,7 +169,7 @@ class SegmentFileReader:
         next_offset = self._first_allowed_offset()
         keys = key_numbering(self.key_registry)
         try:
-            for block in self._blocks():
+            for block in self.blocks():
                 if self.registry_keys is not None and len(self.key_registry) >= self.registry_keys:
                     release_key_table(self.key_registry)
                     self.key_registry = KeyRegistry()
@@ -205,10 +205,10 @@ class SegmentFileReader:
 
     def _frames(self) -> Iterator[tuple[bytes, int]]:
         """Each batch's bytes and byte position, framed and CRC-checked; raises at the first batch that is not."""
-        for block in self._blocks():
+        for block in self.blocks():
             yield from block.frames
 
-    def _blocks(self) -> Iterator[FramedBlock]:
+    def blocks(self) -> Iterator[FramedBlock]:
         """The file a block of about :data:`BLOCK_BYTES` at a time, its whole valid batches framed in it.
 
         A block's batches are framed in memory; the first batch that is not whole in the block, or not valid,

@@ -20,7 +20,7 @@ import pytest
 from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, resolve_classpath
 from kcompact_nb.core import KafkaVersion, Record, RecordBatch
 from kcompact_nb.core.cleaner._filter_to import rebuild_batch
-from kcompact_nb.io import encode_batch, iter_segment_batches
+from kcompact_nb.io import _native_kernels, encode_batch, iter_segment_batches
 from kcompact_nb.io._batch_encoder import KafkaBatchEncoder
 from kcompact_nb.io._compression import _zstd_bindings, lz4_release, zstd_release
 from tests.broker.conftest import require_java_and_maven
@@ -139,6 +139,12 @@ def test_compressed_batches_equal_kafkas_wherever_claimed_exact(oracle, tmp_path
             mismatched += encoded.data != kafka_bytes
     assert exact == len(expected) or may_be_estimated(codec, level, KafkaVersion.parse(version))
     assert exact == len(expected) or mismatched > 0  # an estimate that always matched would be a wrong claim
+
+
+def test_snappy_batches_equal_kafkas_from_the_python_compressor_too(oracle, tmp_path, monkeypatch):
+    """snappy runs in C where the kernels were built (the test above); its Python twin gives Kafka's bytes too."""
+    monkeypatch.setattr(_native_kernels, "NATIVE", None)
+    test_compressed_batches_equal_kafkas_wherever_claimed_exact(oracle, tmp_path, "snappy", None)
 
 
 def may_be_estimated(codec: str, level: int | None, version: KafkaVersion) -> bool:

@@ -17,15 +17,21 @@ import cramjam
 import lz4.frame
 import pytest
 import zstandard
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb.core import KafkaVersion
-from kcompact_nb.io import CodecUnavailableError
+from kcompact_nb.io import CodecUnavailableError, _native_kernels
 from kcompact_nb.io import _compression as compression
 from kcompact_nb.io._snappy import raw_compress
 
 V44, V39 = KafkaVersion(4, 4, 0), KafkaVersion(3, 9, 2)
+NATIVE = _native_kernels.NATIVE
+needs_native = pytest.mark.skipif(NATIVE is None, reason="the C kernels were not built (no C compiler at install)")
+SNAPPY_COMPRESSORS = [
+    pytest.param(raw_compress, id="python"),
+    pytest.param(getattr(NATIVE, "snappy_compress", None), id="C", marks=needs_native),
+]
 
 
 def snappy_inputs() -> list[tuple[str, bytes]]:
@@ -53,9 +59,10 @@ SNAPPY_JAVA = {
 }
 
 
+@pytest.mark.parametrize("compress", SNAPPY_COMPRESSORS)
 @pytest.mark.parametrize(("name", "data"), snappy_inputs(), ids=[n for n, _ in snappy_inputs()])
-def test_raw_snappy_equals_snappy_javas_native_library(name, data):
-    out = raw_compress(data)
+def test_raw_snappy_equals_snappy_javas_native_library(name, data, compress):
+    out = compress(data)
     expected = SNAPPY_JAVA[name]
     assert (
         out.hex() if not expected.startswith("sha256:") else "sha256:" + hashlib.sha256(out).hexdigest()
@@ -70,6 +77,27 @@ def test_raw_snappy_always_decodes_to_its_input(data):
     assert bytes(cramjam.snappy.decompress_raw(raw_compress(data))) == data
 
 
+snappy_bodies = st.lists(
+    st.one_of(
+        st.binary(max_size=300),
+        st.builds(lambda piece, times: piece * times, st.binary(min_size=1, max_size=40), st.integers(1, 2000)),
+        st.sampled_from([b"kafka ", b"\x00", b'{"id": 17, "name": "x"}']),
+    ),
+    max_size=60,
+).map(b"".join)
+
+
+@needs_native
+@settings(max_examples=60, deadline=None)
+@given(snappy_bodies)
+def test_the_c_snappy_compressor_writes_the_python_ones_bytes(data):
+    """Random, repetitive and long inputs (several 64 KiB fragments, long literals and copies, offsets past
+    2 KiB): snappy 1.1.10's compressor in C gives the Python one's bytes, byte for byte."""
+    assert NATIVE.snappy_compress(data) == raw_compress(data)
+    assert NATIVE.snappy_compress(memoryview(data)) == raw_compress(data)
+
+
+@pytest.mark.usefixtures("kernels")  # the C compressor and the Python one behind the same framing
 def test_snappy_framing_is_snappy_javas_stream_in_32_kib_blocks():
     body = bytes(range(256)) * 300  # 76,800 bytes: blocks of 32,768, 32,768 and 11,264
     data = compression.compress_records("snappy", body, level=None, version=V44).data

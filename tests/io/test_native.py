@@ -235,3 +235,37 @@ def test_the_c_offset_table_refuses_what_it_cannot_hold() -> None:
     assert len(table) == 0 and table.items() == []
     with pytest.raises(TypeError):
         NativeOffsetTable(table).put(b"a", (1, 2))  # KIP-280 ranks are tuples: such maps keep a dict
+
+
+@needs_native
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["spans", "keys"]), st.lists(st.tuples(table_keys, st.integers(-50, 50)), max_size=8)
+        ),
+        max_size=20,
+    )
+)
+def test_a_tallys_latest_entries_in_c_and_numpy_keep_each_keys_highest_entry(ops) -> None:
+    """Keys given as spans of a block or as bytes, entries in any order: both keep each key's highest entry
+    (``OffsetTable.values`` gives the C table's)."""
+    from kcompact_nb.io._streamed_buckets import NativeLatestEntries, NumberedLatestEntries
+
+    native, numbered, highest = NativeLatestEntries(NATIVE.OffsetTable()), NumberedLatestEntries(), {}
+    for kind, rows in ops:
+        keys = [key for key, _ in rows]
+        entries = numpy.array([entry for _, entry in rows], numpy.int64)
+        for key, entry in rows:
+            highest[key] = max(entry, highest.get(key, entry))
+        for table in (native, numbered):
+            if kind == "keys":
+                table.put_keys(keys, entries)
+            else:
+                block = b"".join(key for key in keys if key is not None) + b"pad"
+                starts = numpy.cumsum([0] + [len(k or b"") for k in keys])[:-1]
+                lengths = numpy.array([-1 if k is None else len(k) for k in keys], numpy.int64)
+                table.put_spans(block, starts, lengths, entries)
+    for table in (native, numbered):
+        assert len(table) == len(highest)
+        assert sorted(table.entries().tolist()) == sorted(highest.values())

@@ -8,6 +8,7 @@ test runs with the C kernels (span keys looked up in the C offset table) and on 
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -253,6 +254,76 @@ def test_offset_buckets_streamed_equal_those_of_the_log_in_memory(tmp_path: Path
     rows = partition_offset_buckets(scan_partition_dir(folder), bucket_count=11)
     assert rows == offset_buckets(read_partition_dir(folder).log, bucket_count=11)
     assert sum(r.records for r in rows) == 60 and sum(r.live + r.tombstones for r in rows) == 9
+
+
+bucket_batches = st.lists(
+    st.tuples(
+        st.lists(
+            st.tuples(st.sampled_from([None, *KEYS]), st.one_of(st.none(), st.binary(max_size=40))),
+            min_size=1,
+            max_size=12,
+        ),
+        st.sampled_from(["none", "none", "none", "gzip", "lz4"]),
+        st.sampled_from(["plain", "plain", "headers", "txn"]),
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    batches=bucket_batches,
+    bucket_count=st.integers(1, 12),
+    start=st.integers(0, 200),
+    block_bytes=st.sampled_from([8 << 20, 300]),
+)
+def test_offset_buckets_tallied_a_block_at_a_time_equal_those_of_the_log_in_memory(
+    batches, bucket_count, start, block_bytes, monkeypatch
+) -> None:
+    """Plain batches counted by columns (whole or straddling buckets and the log start offset, keyless records,
+    tombstones), with compressed, header-carrying and control batches among them, one block per file or many."""
+    from kcompact_nb.core import offset_buckets
+    from kcompact_nb.io import _segment_reader, _streamed_buckets, partition_offset_buckets
+
+    monkeypatch.setattr(_segment_reader, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(_streamed_buckets, "REGISTRY_KEYS", 3)
+    props = {"cleanup.policy": "delete", "segment.bytes": 1500}
+    log = PartitionLog("t", config=TopicConfig.from_properties(props))
+    for i, (rows, codec, kind) in enumerate(batches):
+        headers = (("h", b"1"),) if kind == "headers" else ()
+        records = [NewRecord(key, value, timestamp=i, headers=headers) for key, value in rows]
+        txn = {"producer_id": 9, "producer_epoch": 0, "transactional": True} if kind == "txn" else {}
+        log.append(records, now_ms=i, compression=codec, **txn)
+        if kind == "txn":
+            log.append_end_txn_marker(9, 0, commit=i % 2 == 0, now_ms=i)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = write_partition_dir(log, scratch)
+        start = min(start, log.log_end_offset)
+        expected = offset_buckets(read_partition_dir(folder, log_start_offset=start).log, bucket_count=bucket_count)
+        scanned = scan_partition_dir(folder, log_start_offset=start)
+        assert partition_offset_buckets(scanned, bucket_count=bucket_count) == expected
+
+
+def test_a_tally_raises_what_the_reader_raises_on_batches_out_of_order(tmp_path: Path) -> None:
+    """A segment file changed since the scan (two batches swapped): the reader's error, offsets and position."""
+    from kcompact_nb.io import CorruptBatchError, iter_segment_batches, partition_offset_buckets
+
+    log = PartitionLog("t", config=TopicConfig.from_properties({"cleanup.policy": "delete"}))
+    for i in range(6):
+        log.append([NewRecord(b"k%d" % (i % 2), b"v" * 10) for _ in range(3)], now_ms=i)
+    folder = write_partition_dir(log, tmp_path)
+    scanned = scan_partition_dir(folder)
+    file = next(folder.glob("*.log"))
+    data = file.read_bytes()
+    half = len(data) // 2  # six batches of the same size: three and three
+    file.write_bytes(data[half:] + data[:half])
+    with pytest.raises(CorruptBatchError) as expected:
+        list(iter_segment_batches(file))
+    with pytest.raises(type(expected.value), match=re.escape(str(expected.value))):
+        partition_offset_buckets(scanned, bucket_count=3)
 
 
 def test_the_layout_figure_of_a_scanned_partition_is_drawn_from_its_buckets() -> None:

@@ -21,13 +21,15 @@ tombstones  records that are the latest of their key and tombstones
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple, Protocol, cast
 
 import numpy
 
 from kcompact_nb.core.model import (
     RECORD_BATCH_OVERHEAD,
     KafkaModelError,
+    PackedRecords,
     PartitionLog,
     Record,
     RecordBatch,
@@ -49,6 +51,10 @@ OFFSET_BUCKET_COLUMNS: tuple[str, ...] = (
     "superseded",
     "tombstones",
 )
+PENDING_RECORDS = 1 << 16
+"""Records (and whole batches) :meth:`OffsetBucketTally.add` buffers before counting them together."""
+MAX_SPAN = 1 << 62
+"""Offsets a tally spans at most (its entries, twice an offset's distance from the start, fit 64 bits)."""
 
 
 class OffsetBucket(NamedTuple):
@@ -90,12 +96,38 @@ def offset_buckets(
     return tally.rows(log.topic if topic is None else topic, log.partition if partition is None else partition)
 
 
-class OffsetBucketTally:
-    """:func:`offset_buckets` of batches given one at a time: a partition streamed from its segment files.
+class LatestEntries(Protocol):
+    """Key -> the entry of its latest record: what a tally keeps per distinct key (:class:`DictLatestEntries`, or a
+    hash table of key bytes in C from the io layer). Entries grow with the record's offset, so the higher wins."""
 
-    Per bucket, records and bytes are counted as batches come; each key's latest offset (negated when a
-    tombstone) is kept, so live and tombstone counts follow from the winners at the end. Memory is one
-    entry per distinct key, never the records.
+    def __len__(self) -> int: ...
+
+    def put_keys(self, keys: Sequence[bytes], entries: Any) -> None:
+        """Keep for each key the higher of its entry and ``entries[i]`` (ints: a list or a numpy int64 array)."""
+        ...
+
+    def entries(self) -> Any:
+        """Every key's entry, a numpy int64 array in any order."""
+        ...
+
+
+class DictLatestEntries(dict[bytes, int]):
+    """:class:`LatestEntries` in a dict (entries put in offset order: a later one is the higher)."""
+
+    def put_keys(self, keys: Sequence[bytes], entries: Any) -> None:
+        self.update(zip(keys, entries, strict=True))
+
+    def entries(self) -> Any:
+        return numpy.fromiter(self.values(), numpy.int64, len(self))
+
+
+class OffsetBucketTally:
+    """:func:`offset_buckets` of batches given one at a time (:meth:`add`) or as columns of many (io's blocks).
+
+    Per bucket, records and bytes are counted as batches come; each key's latest record is kept in ``latest`` as
+    an entry, ``2 * (offset - start) + 1`` for a tombstone, ``2 * (offset - start)`` otherwise (so the latest
+    record's entry is the highest), and live and tombstone counts follow from the winners at the end. Memory is
+    one entry per distinct key and a buffer of :data:`PENDING_RECORDS` records' offsets and sizes, never the records.
 
     Parameters
     ----------
@@ -103,75 +135,140 @@ class OffsetBucketTally:
         The partition's log start and log end offsets: ``[start, end)`` is summarised.
     bucket_count
         Upper bound on the number of rows (at least 1).
+    latest
+        Where each key's entry is kept (a :class:`DictLatestEntries` by default).
     """
 
-    def __init__(self, start: int, end: int, bucket_count: int) -> None:
+    def __init__(self, start: int, end: int, bucket_count: int, latest: LatestEntries | None = None) -> None:
         if bucket_count < 1:
             raise KafkaModelError(f"bucket_count must be at least 1, got {bucket_count}")
+        if end - start >= MAX_SPAN:
+            raise KafkaModelError(
+                f"offsets [{start}, {end}) span more than 2^62 offsets: entries would not fit 64 bits"
+            )
         self.start, self.end = start, end
         self.width = max(-(-(end - start) // bucket_count), 1)
         self.buckets = max(-(-(end - start) // self.width), 0)
-        self.records = [0] * self.buckets
-        self.size_bytes = [0] * self.buckets
-        self.latest: dict[bytes, int] = {}
-        """Key -> offset of its latest record, ``~offset`` (negative) when that record is a tombstone."""
-        self.keyless: list[int] = []
+        self.records = numpy.zeros(self.buckets, numpy.int64)
+        self.size_bytes = numpy.zeros(self.buckets, numpy.int64)
+        self.keyless = numpy.zeros(self.buckets, numpy.int64)
+        """Keyless records (live) per bucket."""
+        self.latest: LatestEntries = DictLatestEntries() if latest is None else latest
+        self._pending = _PendingRecords()
+
+    def counts(self, is_control: Any, last_offset: Any) -> Any:
+        """Whether a batch counts (control batches and batches below the log start offset do not); numpy columns
+        of many batches give a bool column."""
+        return numpy.logical_not(is_control) & (last_offset >= self.start) & (self.buckets > 0)
 
     def add(self, batch: RecordBatch) -> None:
-        """Count one batch (control batches and batches below the log start offset are skipped)."""
-        if batch.is_control or batch.last_offset < self.start or not self.buckets:
-            return
-        records, start, width = batch.records, self.start, self.width
-        latest = self.latest
-        for offset, key, value in zip(
-            record_offsets(records), record_keys(records), record_values(records), strict=True
-        ):
-            if key is None:
-                self.keyless.append(offset)
-            else:
-                latest[key] = offset if value is not None else ~offset
-        if not records:
-            return
-        first = (records[0].offset - start) // width
-        if (
-            batch.compression == "none"
-            and records[0].offset >= start
-            and first == (records[-1].offset - start) // width
-        ):
-            self.records[first] += len(
-                records
-            )  # one bucket holds the batch: its record bytes are the size minus the header
-            self.size_bytes[first] += batch.size_bytes - RECORD_BATCH_OVERHEAD
-            return
-        for record in records:
-            if record.offset >= start:
-                self.records[(record.offset - start) // width] += 1
-                self.size_bytes[(record.offset - start) // width] += _record_size(batch, record)
+        """Count one batch: its keys' entries go to :attr:`latest` now, its records and bytes wait in a buffer (of at
+        most :data:`PENDING_RECORDS` records and whole batches) to be counted together."""
+        records = batch.records
+        if not records or batch.is_control or batch.last_offset < self.start or not self.buckets:
+            return  # the rule of counts(), for one batch
+        pending = self._pending
+        offsets = self._put_latest(records)
+        first, last = offsets[0], offsets[-1]
+        if batch.compression == "none" and self._whole(first, last):
+            # one bucket holds the batch: its record bytes are the size minus the header
+            pending.whole.append((first, len(records), batch.size_bytes - RECORD_BATCH_OVERHEAD))
+        else:
+            pending.offsets.extend(offsets)
+            pending.sizes.extend(_record_size(batch, record) for record in records)
+        if len(pending.offsets) + len(pending.whole) >= PENDING_RECORDS:
+            self._flush()
+
+    def _put_latest(self, records: Sequence[Record]) -> Sequence[int]:
+        """Put each keyed record's entry into :attr:`latest`, count the keyless ones; returns the offsets."""
+        if type(records) is PackedRecords:  # not isinstance: an ABC's check costs more than the rest here
+            offsets: Sequence[int] = records.offsets
+            keys: Sequence[bytes | None] = records.keys
+            nulls: Sequence[bool] = records.null_values().tolist()
+            keyed = records.all_keyed
+        else:
+            offsets, keys = record_offsets(records), record_keys(records)
+            nulls = [value is None for value in record_values(records)]
+            keyed = None not in keys
+        start = self.start
+        entries = [2 * (offset - start) + null for offset, null in zip(offsets, nulls, strict=True)]
+        if not keyed:
+            self.count_keyless(numpy.array([o for o, k in zip(offsets, keys, strict=True) if k is None], numpy.int64))
+            entries = [e for e, k in zip(entries, keys, strict=True) if k is not None]
+            keys = [k for k in keys if k is not None]
+        self.latest.put_keys(cast("Sequence[bytes]", keys), entries)
+        return offsets
+
+    def _whole(self, first: int, last: int) -> bool:
+        return first >= self.start and (first - self.start) // self.width == (last - self.start) // self.width
+
+    def count_batches(self, first_offsets: Any, last_offsets: Any, counts: Any, record_bytes: Any) -> Any:
+        """Count the batches (numpy int64 columns: first and last record offsets, records, bytes of the records)
+        that one bucket holds wholly; returns which did (the others' records go to :meth:`count_records`)."""
+        start, width = self.start, self.width
+        whole = (first_offsets >= start) & ((first_offsets - start) // width == (last_offsets - start) // width)
+        buckets = (first_offsets[whole] - start) // width
+        self.records += numpy.bincount(buckets, counts[whole], self.buckets).astype(numpy.int64)
+        self.size_bytes += numpy.bincount(buckets, record_bytes[whole], self.buckets).astype(numpy.int64)
+        return whole
+
+    def count_records(self, offsets: Any, sizes: Any) -> None:
+        """Count records one by one (numpy int64 offsets and sizes; those below the log start offset are not)."""
+        kept = offsets >= self.start
+        buckets = (offsets[kept] - self.start) // self.width
+        self.records += numpy.bincount(buckets, minlength=self.buckets)
+        self.size_bytes += numpy.bincount(buckets, sizes[kept], self.buckets).astype(numpy.int64)
+
+    def count_keyless(self, offsets: Any) -> None:
+        """Count keyless records (numpy int64 offsets): they are live."""
+        self.keyless += self._histogram(offsets)
+
+    def entries_of(self, offsets: Any, tombstones: Any) -> Any:
+        """The entries of records (numpy int64 offsets, bool tombstones) for :attr:`latest`."""
+        return 2 * (offsets - self.start) + tombstones
 
     def rows(self, topic: str, partition: int) -> list[OffsetBucket]:
         """One :class:`OffsetBucket` per bucket, empty ones too."""
         if not self.buckets:
             return []
+        self._flush()
         start, width = self.start, self.width
         return [
             OffsetBucket(topic, partition, i, start + i * width, min(start + (i + 1) * width, self.end), *map(int, row))
             for i, row in enumerate(self._columns())
         ]
 
+    def _flush(self) -> None:
+        """Count the buffered records of :meth:`add`."""
+        pending, self._pending = self._pending, _PendingRecords()
+        if pending.whole:
+            first, counts, sizes = (numpy.array(c, numpy.int64) for c in zip(*pending.whole, strict=True))
+            self.count_batches(first, first, counts, sizes)
+        self.count_records(numpy.array(pending.offsets, numpy.int64), numpy.array(pending.sizes, numpy.int64))
+
     def _columns(self) -> numpy.ndarray:
         """Columns records, size_bytes, live, superseded, tombstones; one row per bucket."""
-        signed = numpy.fromiter(self.latest.values(), dtype=numpy.int64, count=len(self.latest))
-        deleted = signed < 0
-        offsets = numpy.where(deleted, ~signed, signed)
+        entries = self.latest.entries()
+        deleted = (entries & 1).astype(bool)
+        offsets = (entries >> 1) + self.start
         tombstones = self._histogram(offsets[deleted])
-        live = self._histogram(offsets[~deleted]) + self._histogram(numpy.array(self.keyless, dtype=numpy.int64))
-        records = numpy.array(self.records, dtype=numpy.int64)
-        sizes = numpy.array(self.size_bytes, dtype=numpy.int64)
-        return numpy.column_stack([records, sizes, live, records - live - tombstones, tombstones])
+        live = self._histogram(offsets[~deleted]) + self.keyless
+        return numpy.column_stack([self.records, self.size_bytes, live, self.records - live - tombstones, tombstones])
 
     def _histogram(self, offsets: numpy.ndarray) -> numpy.ndarray:
         kept = offsets[offsets >= self.start]
         return numpy.bincount((kept - self.start) // self.width, minlength=self.buckets).astype(numpy.int64)
+
+
+class _PendingRecords:
+    """Columns of the records :meth:`OffsetBucketTally.add` was given, not counted yet."""
+
+    def __init__(self) -> None:
+        self.whole: list[tuple[int, int, int]] = []
+        """(first offset, records, record bytes) of each batch one bucket holds."""
+        self.offsets: list[int] = []
+        self.sizes: list[int] = []
+        """Offset and size of each record of the other batches."""
 
 
 def _record_size(batch: RecordBatch, record: Record) -> int:

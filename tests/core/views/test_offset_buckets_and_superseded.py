@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from kcompact_nb import OFFSET_BUCKET_COLUMNS, KafkaModelError, log_table, next_pass, offset_buckets, strategy_for
+from kcompact_nb import (
+    OFFSET_BUCKET_COLUMNS,
+    KafkaModelError,
+    NewRecord,
+    log_table,
+    next_pass,
+    offset_buckets,
+    strategy_for,
+)
 from kcompact_nb.core.cleaner._cleaner import clean_pass
 from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
 from kcompact_nb.core.model._record_sizes import record_size_bytes
+from kcompact_nb.core.views import _offset_buckets
 from kcompact_nb.core.views._next_pass import superseded_count
 from tests.conftest import compacted_log, rec
 
@@ -116,3 +127,58 @@ def test_aborted_data_neither_supersedes_nor_counts_as_superseded():
         "the first pass that finds none stamps its delete horizon"
     )
     assert superseded_count(log) == 0
+
+
+batches = st.lists(
+    st.tuples(
+        st.lists(
+            st.tuples(st.sampled_from([None, b"a", b"b", b"c", b"d"]), st.one_of(st.none(), st.binary(max_size=70))),
+            min_size=1,
+            max_size=8,
+        ),
+        st.sampled_from(["none", "none", "gzip"]),
+        st.booleans(),  # a transaction, committed or aborted by a marker (a control batch) after it
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    batches=batches,
+    bucket_count=st.integers(1, 12),
+    start=st.integers(0, 120),
+    pending=st.sampled_from([1, 7, 1 << 16]),
+)
+def test_buckets_count_each_record_by_the_latest_record_of_its_key(batches, bucket_count, start, pending, monkeypatch):
+    """Record by record: counted from the log start offset on (control records never), bytes the records' own
+    sizes, the latest record of each key (by offset) live or a tombstone, keyless records live, the rest
+    superseded, whatever the batches and however many records the tally buffers."""
+    monkeypatch.setattr(_offset_buckets, "PENDING_RECORDS", pending)
+    log = compacted_log(cleanup_policy="delete", segment_bytes=2000)  # keyless records too; segments rolled
+    for i, (rows, codec, transactional) in enumerate(batches):
+        records = [NewRecord(key, value, timestamp=i * 3 + j) for j, (key, value) in enumerate(rows)]
+        txn = {"producer_id": 4, "producer_epoch": 0, "transactional": True} if transactional else {}
+        log.append(records, now_ms=i, compression=codec, **txn)
+        if transactional:
+            log.append_end_txn_marker(4, 0, commit=i % 2 == 0, now_ms=i)
+    log.log_start_offset = min(start, log.log_end_offset)
+    rows = offset_buckets(log, bucket_count=bucket_count)
+    width = max(-(-(log.log_end_offset - log.log_start_offset) // bucket_count), 1)
+    data = [(b, r) for b, r in log.records() if not b.is_control]
+    latest = {r.key: r.offset for _, r in data if r.key is not None}
+    expected: dict[int, list[int]] = {}
+    for batch, r in data:
+        if r.offset < log.log_start_offset:
+            continue
+        row = expected.setdefault((r.offset - log.log_start_offset) // width, [0, 0, 0, 0, 0])
+        fate = 2 if r.key is None or (latest[r.key] == r.offset and r.value is not None) else 4
+        fate = 3 if r.key is not None and latest[r.key] != r.offset else fate
+        row[0] += 1
+        row[1] += record_size_bytes(r.offset - batch.base_offset, r.timestamp - batch.base_timestamp, r.key, r.value)
+        row[fate] += 1
+    assert len(rows) == -(-(log.log_end_offset - log.log_start_offset) // width)
+    assert [(r.records, r.size_bytes, r.live, r.superseded, r.tombstones) for r in rows] == [
+        tuple(expected.get(i, [0] * 5)) for i in range(len(rows))
+    ]

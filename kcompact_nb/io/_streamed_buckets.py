@@ -1,0 +1,220 @@
+"""Offset buckets of a scanned partition tallied from its segment files a block at a time (issue #29).
+
+Each segment file is read as the streamed pass reads it (:meth:`SegmentFileReader.blocks`: blocks of framed,
+CRC-checked batches, each header's offsets checked), and the records of a block's plain uncompressed batches are
+decoded together (:func:`~kcompact_nb.io._vector_decoder.decode_plain_batches`) and counted as columns: per
+bucket by :class:`~kcompact_nb.core.OffsetBucketTally`, each key's latest record by its bytes in the block
+(:func:`latest_entries`: the C kernel's hash table of key bytes when it was built, keys numbered with numpy
+otherwise). Every other batch (compressed, control, with record headers, ...) is decoded by the reader and
+counted batch by batch. The rows equal :func:`kcompact_nb.core.offset_buckets` of the partition read whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy
+
+from kcompact_nb.core import (
+    RECORD_BATCH_OVERHEAD,
+    KeyRegistry,
+    OffsetBucketTally,
+    record_size_bytes,
+)
+from kcompact_nb.io import _batch_header as L
+from kcompact_nb.io import _native_kernels
+from kcompact_nb.io._block_batches import FramedBlock
+from kcompact_nb.io._key_numbering import KeyNumbering
+from kcompact_nb.io._segment_reader import SegmentFileReader
+from kcompact_nb.io._vector_decoder import decode_plain_batches
+
+REGISTRY_KEYS = 1 << 20
+"""Keys the reader's registry interns (keys of batches decoded one by one) before a new one is started."""
+
+
+class SpanEntries(Protocol):
+    """Key -> its latest record's entry (an ``OffsetBucketTally``'s ``latest``), keys as bytes or byte spans."""
+
+    def __len__(self) -> int: ...
+
+    def put_keys(self, keys: Any, entries: Any) -> None:
+        """Keep for each key the higher of its entry and ``entries[i]`` (a numpy int64 array)."""
+        ...
+
+    def entries(self) -> Any:
+        """Every key's entry, a numpy int64 array in any order."""
+        ...
+
+    def put_spans(self, block: bytes, starts: Any, lengths: Any, entries: Any) -> None:
+        """Keep for each key ``block[starts[i]:starts[i] + lengths[i]]`` the higher of its entry and ``entries[i]``."""
+        ...
+
+
+class NativeLatestEntries:
+    """Entries in the C kernel's :class:`~kcompact_nb.io._native.OffsetTable` (keys by their bytes, the higher
+    entry kept)."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def put_keys(self, keys: Any, entries: Any) -> None:
+        self._table.put(keys, numpy.ascontiguousarray(entries, numpy.int64))
+
+    def put_spans(self, block: bytes, starts: Any, lengths: Any, entries: Any) -> None:
+        columns = (numpy.ascontiguousarray(c, numpy.int64) for c in (starts, lengths, entries))
+        self._table.put_spans(block, *columns)
+
+    def entries(self) -> Any:
+        held = numpy.empty(len(self._table), numpy.int64)
+        self._table.values(held)
+        return held
+
+
+class NumberedLatestEntries:
+    """Entries by key id: keys numbered by numpy's :class:`~kcompact_nb.io._key_numbering.KeyNumbering` (spans)
+    or interned (bytes) in one registry, each id's highest entry kept in an array."""
+
+    def __init__(self) -> None:
+        self.registry = KeyRegistry()
+        self._numbering = KeyNumbering(self.registry)
+        self._entries = numpy.zeros(0, numpy.int64)
+
+    def __len__(self) -> int:
+        return len(self.registry)
+
+    def put_keys(self, keys: Any, entries: Any) -> None:
+        self._put(numpy.frombuffer(self.registry.ids(keys), numpy.int64), entries)
+
+    def put_spans(self, block: bytes, starts: Any, lengths: Any, entries: Any) -> None:
+        self._put(self._numbering.ids(block, starts, lengths), entries)
+
+    def _put(self, ids: Any, entries: Any) -> None:
+        if len(self._entries) < len(self.registry):
+            grown = numpy.full(max(len(self.registry), 2 * len(self._entries)), numpy.iinfo(numpy.int64).min)
+            grown[: len(self._entries)] = self._entries
+            self._entries = grown
+        numpy.maximum.at(self._entries, ids, entries)
+
+    def entries(self) -> Any:
+        return self._entries[: len(self.registry)]
+
+
+def latest_entries() -> SpanEntries:
+    """Where a streamed tally keeps each key's entry: the C table when the kernels were built, numpy's otherwise."""
+    native = _native_kernels.NATIVE
+    return NumberedLatestEntries() if native is None else NativeLatestEntries(native.OffsetTable())
+
+
+def tally_segment(tally: OffsetBucketTally, latest: SpanEntries, reader: SegmentFileReader) -> None:
+    """Count the batches of one segment file into ``tally``, each key's entry into ``latest`` (the tally's)."""
+    next_offset = reader.base_offset or 0
+    for block in reader.blocks():
+        if len(reader.key_registry) >= REGISTRY_KEYS:
+            reader.key_registry = KeyRegistry()
+        next_offset = _tally_block(tally, latest, reader, block, next_offset)
+
+
+def _tally_block(
+    tally: OffsetBucketTally, latest: SpanEntries, reader: SegmentFileReader, block: FramedBlock, next_offset: int
+) -> int:
+    """Count one block's batches (their offsets checked from ``next_offset`` on); returns the next offset after.
+
+    Headers are read and checked with numpy; a block where a check fails (or offsets come near
+    ``Long.MAX_VALUE``) is read batch by batch, as the reader reads it, so it raises the reader's errors.
+    """
+    headers = _BlockHeaders(block)
+    floors = numpy.concatenate(([next_offset], headers.last_offsets[:-1] + 1))
+    if not headers.valid(reader, floors):
+        for data, position in block.frames:
+            batch = reader.decode_batch(data, position, next_offset)
+            next_offset = batch.last_offset + 1
+            tally.add(batch)
+        return next_offset
+    counted = tally.counts((headers.attributes & L.CONTROL_BIT) != 0, headers.last_offsets) & (headers.counts > 0)
+    uncompressed = (headers.attributes & L.CODEC_MASK) == 0
+    columns = decode_plain_batches(
+        block.data,
+        headers.starts,
+        headers.ends,
+        headers.base_offsets,
+        headers.base_timestamps,
+        headers.last_offsets - headers.base_offsets,
+        numpy.where(counted & uncompressed, headers.counts, 0),
+    )
+    for index in numpy.flatnonzero(counted & ~columns.plain).tolist():
+        data, position = block.frames[index]
+        tally.add(reader.decode_batch(data, position, int(floors[index])))
+    plain = columns.plain
+    if plain.any():
+        bases = numpy.column_stack([headers.base_offsets[plain], headers.base_timestamps[plain]])
+        _tally_plain(tally, latest, block.data, columns, bases, (headers.ends - headers.starts)[plain])
+    return int(headers.last_offsets[-1]) + 1
+
+
+class _BlockHeaders:
+    """The header fields of a block's batches, int64 columns read with numpy at their byte positions in a v2
+    batch (``DefaultRecordBatch``: baseOffset 0, length 8, attributes 21, lastOffsetDelta 23, baseTimestamp 27,
+    recordsCount 57; big-endian)."""
+
+    def __init__(self, block: FramedBlock) -> None:
+        data, self.starts = block.data, numpy.array(block.starts, numpy.int64)
+        self.ends = self.starts + L.LOG_OVERHEAD + _field(data, self.starts + 8, ">i4")
+        self.base_offsets = _field(data, self.starts, ">i8")
+        self.attributes = _field(data, self.starts + L.ATTRIBUTES_POSITION, ">i2")
+        self.last_deltas = _field(data, self.starts + 23, ">i4")
+        self.base_timestamps = _field(data, self.starts + 27, ">i8")
+        self.counts = _field(data, self.starts + 57, ">i4")
+        self.last_offsets = self.base_offsets + self.last_deltas
+
+    def valid(self, reader: SegmentFileReader, floors: Any) -> bool:
+        """Whether every batch passes :meth:`SegmentFileReader.check_header` (``floors``: each one's lowest
+        offset); False too when offsets come within 2^31 of ``Long.MAX_VALUE`` (past int64 here)."""
+        if len(self.starts) and self.base_offsets.max() >= L.LONG_MAX - L.INT_MAX - 1:
+            return False
+        ok = (self.last_deltas >= 0) & (self.base_offsets >= floors) & (self.counts >= 0)
+        if reader.end_offset is not None:
+            ok &= self.last_offsets < reader.end_offset
+        if reader.base_offset is not None:
+            ok &= self.last_offsets - reader.base_offset <= L.INT_MAX
+        return bool(ok.all())
+
+
+def _field(data: bytes, positions: Any, dtype: str) -> Any:
+    """The big-endian integers of ``dtype`` at byte ``positions`` of ``data``, as int64."""
+    size = numpy.dtype(dtype).itemsize
+    windows = numpy.ndarray((len(data) - size + 1,), dtype, data, 0, (1,))
+    return windows[positions].astype(numpy.int64)
+
+
+def _tally_plain(
+    tally: OffsetBucketTally, latest: SpanEntries, block: bytes, columns: Any, bases: Any, batch_bytes: Any
+) -> None:
+    """Count the plain batches' records: whole batches by their size, the others record by record (as
+    :meth:`OffsetBucketTally.add` does); every record's key and entry into ``latest``."""
+    decoded = numpy.repeat(columns.plain, columns.counts)
+    offsets, key_lengths = columns.offsets[decoded], columns.key_lengths[decoded]
+    counts = columns.counts[columns.plain]
+    firsts = numpy.cumsum(counts) - counts
+    whole = tally.count_batches(
+        offsets[firsts], offsets[firsts + counts - 1], counts, batch_bytes - RECORD_BATCH_OVERHEAD
+    )
+    if not whole.all():
+        rows = numpy.repeat(~whole, counts)
+        row_bases = numpy.repeat(bases, counts, axis=0)[rows]
+        deltas = (offsets[rows] - row_bases[:, 0], columns.timestamps[decoded][rows] - row_bases[:, 1])
+        keys = _spans(block, columns.key_starts[decoded][rows], key_lengths[rows])
+        values = _spans(block, columns.value_starts[decoded][rows], columns.value_lengths[decoded][rows])
+        sizes = map(record_size_bytes, deltas[0].tolist(), deltas[1].tolist(), keys, values)
+        tally.count_records(offsets[rows], numpy.fromiter(sizes, numpy.int64, int(rows.sum())))
+    keyed = key_lengths >= 0
+    if not keyed.all():
+        tally.count_keyless(offsets[~keyed])
+    entries = tally.entries_of(offsets[keyed], columns.value_lengths[decoded][keyed] < 0)
+    latest.put_spans(block, columns.key_starts[decoded][keyed], key_lengths[keyed], entries)
+
+
+def _spans(block: bytes, starts: Any, lengths: Any) -> list[bytes | None]:
+    return [None if n < 0 else block[at : at + n] for at, n in zip(starts.tolist(), lengths.tolist(), strict=True)]
