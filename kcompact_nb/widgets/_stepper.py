@@ -67,7 +67,9 @@ class CompactionStepper:
         offset_map: OffsetMapSpec | None = None,
     ) -> None:
         self.source = frame_source(source, topic=topic, partition=partition, now_ms=now_ms, offset_map=offset_map)
-        self.config = ConfigPanel(self.source.topic, self.source.broker, title="configs")
+        self.config = ConfigPanel(
+            self.source.topic, self.source.broker, title="configs", offset_map=self.source.offset_map
+        )
         self.strategy = self.config.strategy
         self.next_button = ipywidgets.Button(description=NEXT_LABEL, tooltip="next step")
         self.prev_button = ipywidgets.Button(description=PREVIOUS_LABEL, tooltip="previous step")
@@ -130,13 +132,10 @@ class CompactionStepper:
         self.show(change["new"])
 
     def _reconfigure(self, _topic: TopicConfig, _broker: BrokerConfig) -> None:
-        """Recompute the steps from the start under the new configs, keeping the position shown."""
-        try:
-            steps = self._steps()
-            steps.at(0)
-        except KcompactError as error:
-            self.config.show_error(str(error))
-            return
+        """Recompute the steps from the start under the new configs, keeping the position shown (a
+        ``KcompactError`` refuses the configs: the panel shows it)."""
+        steps = self._steps()
+        steps.at(0)
         self.steps = steps
         self._drawn_pass, self._scaled = None, (0, None)
         self.show(self.slider.value)
