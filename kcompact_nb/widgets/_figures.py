@@ -28,16 +28,17 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
     properties that ``figure`` leaves unset are unset in the widget too: plotly.js merges a relayout
     into the layout it has, so an axis or a legend of the previous figure would otherwise stay drawn.
     """
+    layout = figure.layout.to_plotly_json()
+    stale = {name: None for name in widget.layout.to_plotly_json() if name not in layout}
+    if stale:  # before the batch: a batched relayout is applied to the layout as it is at the batch's end
+        widget.update_layout(stale)
     with widget.batch_update():
         same = len(widget.data) == len(figure.data) and all(
             w.type == f.type for w, f in zip(widget.data, figure.data, strict=False)
         )
-        layout = figure.layout.to_plotly_json()
-        stale = {name: None for name in widget.layout.to_plotly_json() if name not in layout}
         if not same:
             widget.data = ()
             widget.add_traces(list(figure.data))
-            widget.update_layout(stale)
             widget.layout = figure.layout
         else:
             for old, new in zip(widget.data, figure.data, strict=False):
@@ -48,10 +49,9 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
                 }
                 old.update({**gone, **fresh}, overwrite=True)
             layout.pop("template", None)
-            stale.pop("template", None)
             # lists set whole: update_layout would merge them into the widget's item by item
             widget.layout.shapes, widget.layout.annotations = layout.pop("shapes", ()), layout.pop("annotations", ())
-            widget.update_layout({**stale, **layout}, overwrite=True)
+            widget.update_layout(layout, overwrite=True)
         _fit_container(widget)
 
 
