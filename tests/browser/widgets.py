@@ -89,9 +89,11 @@ PAGE_STATE_JS = """
 }
 """
 
-# Figures drawn at another width than their element, and a title drawn over its subtitle.
+# An output wider than its area, figures drawn at another width than their element, a title over its subtitle.
 FIT_PROBLEMS_JS = """
-(output) => Array.from(output.querySelectorAll('.js-plotly-plot')).filter((p) => p.offsetParent !== null)
+(output) => [
+  ...(output.scrollWidth > output.clientWidth ? [`${output.scrollWidth} px wide in ${output.clientWidth} px`] : []),
+  ...Array.from(output.querySelectorAll('.js-plotly-plot')).filter((p) => p.offsetParent !== null)
   .flatMap((plot, number) => {
     const found = [];
     if (Math.abs(plot._fullLayout.width - plot.clientWidth) > 2)
@@ -101,7 +103,8 @@ FIT_PROBLEMS_JS = """
     if (title && subtitle && title.bottom > subtitle.top + 1)
       found.push(`figure ${number}: title (bottom ${title.bottom}) over its subtitle (top ${subtitle.top})`);
     return found;
-  })
+  }),
+]
 """
 
 
@@ -122,11 +125,13 @@ def page_state(output: Locator) -> dict[str, Any]:
 
 
 def synced(page: Page, output: Locator) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Wait until the page shows what the kernel's widget holds; ``(python, page)`` (unequal after a timeout)."""
-    expected = python_state(page)
+    """Wait until the page shows what the kernel's widget holds; ``(python, page)`` (unequal after a timeout).
+
+    Both sides are read again each time: an edit typed in the page may reach the kernel after the first read.
+    """
     deadline = time.monotonic() + SYNC_TIMEOUT_S
     while True:
-        shown = page_state(output)
+        expected, shown = python_state(page), page_state(output)
         if shown == expected or time.monotonic() > deadline:
             return expected, shown
         page.wait_for_timeout(200)
