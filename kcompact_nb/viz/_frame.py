@@ -238,11 +238,12 @@ def add_layout_items(
 
 
 def _annotation(label: Label, y: float, color: str, size: int, *, name: str) -> dict[str, Any]:
-    """``label`` at its offset and paper height ``y``, on a white ground so lines behind it do not cross the text."""
+    """``label`` at its offset and paper height ``y``, on an opaque white ground: annotations are drawn above
+    shapes, so a marker line behind the label stops at its box instead of striking through the text."""
     return {
         "x": label.x, "y": y, "xref": "x", "yref": "paper", "text": label.text, "showarrow": False,
         "yanchor": "bottom", "xanchor": label.anchor, "font": {"color": color, "size": size},
-        "bgcolor": "rgba(255,255,255,0.9)", "name": name,
+        "bgcolor": "white", "name": name,
     }  # fmt: skip
 
 

@@ -2,7 +2,9 @@
 
 Fields read and show people's units (``7 d``, ``12 h``, ``never``, ``128 MiB``) and hand Kafka's exact
 units (ms, bytes) to the configs. KIP-280's two properties sit in a box of their own, marked as not
-Apache Kafka's.
+Apache Kafka's. A refused value stays in its field, struck through in red, and the message says what
+is in force instead. When the passes use an explicit offset map, the panel says so in place of
+``log.cleaner.dedupe.buffer.size`` (which that map replaces).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from kcompact_nb.core import (
     COMPACTION_STRATEGIES,
     BrokerConfig,
     KcompactError,
+    OffsetMapSpec,
     TopicConfig,
     format_bytes,
     format_duration_ms,
@@ -49,6 +52,12 @@ TEXT_STYLE = "line-height:1.4; margin:4px 0"
 """Text in the panel wraps at its own line height, not at the 28 px of a row of widgets."""
 FIELD_WIDTH = "400px"
 LABEL_WIDTH = "230px"
+REFUSED_CLASS = "kcompact-refused"
+"""The CSS class of a field whose value Kafka refused (its text struck through in red)."""
+REFUSED_CSS = (
+    f"<style>.{REFUSED_CLASS} input, .{REFUSED_CLASS} select "
+    "{color:#c0392b; text-decoration:line-through; background:#fdecea}</style>"
+)
 _UNIT_HINTS = {
     **{name: "a duration: 7d, 12h, 30m, 250 ms, never, or plain milliseconds" for name in DURATIONS},
     **{name: "a size: 1 GiB, 128 MiB, 512 KiB, or plain bytes" for name in SIZES},
@@ -65,29 +74,40 @@ class ConfigPanel:
     that also accept plain ms or bytes. ``strategy`` and ``header`` are KIP-280's controls, shown apart
     under "not in Apache Kafka". Every edit is validated as Kafka would (``TopicConfig`` /
     ``BrokerConfig``): a valid one updates ``topic_config``/``broker_config`` and calls the listeners,
-    an invalid one shows the message in ``message`` and keeps the last valid configs.
+    an invalid one shows the message in ``message``, marks the fields that differ from the configs in
+    force (``refused``) and keeps the last valid configs. ``offset_map``, when the passes use an explicit
+    map, is shown in place of the ``log.cleaner.dedupe.buffer.size`` field. ``title`` heads the panel
+    (``retitle`` changes it).
     """
 
-    def __init__(self, topic: TopicConfig, broker: BrokerConfig, *, title: str = "") -> None:
+    def __init__(
+        self, topic: TopicConfig, broker: BrokerConfig, *, title: str = "", offset_map: OffsetMapSpec | None = None
+    ) -> None:
         self.topic_config, self.broker_config = topic, broker
         self.error: str | None = None
+        self.refused: list[str] = []
         self._listeners: list[Listener] = []
         self._quiet = False
         values = {**topic.to_properties(), **broker.to_properties()}
         internal = (INTERNAL_SEGMENT_BYTES,) if values[INTERNAL_SEGMENT_BYTES] != -1 else ()
         self._topic_names = TOPIC_PROPERTIES + internal
+        self._broker_names = BROKER_PROPERTIES if offset_map is None else ()
         self.controls: dict[str, ipywidgets.ValueWidget] = {
-            name: _control(name, values[name]) for name in self._topic_names + BROKER_PROPERTIES
+            name: _control(name, values[name]) for name in self._topic_names + self._broker_names
         }
         self.strategy: ipywidgets.Dropdown = self.controls["compaction.strategy"]
         self.header: ipywidgets.Text = self.controls["compaction.strategy.header"]
         self.message = ipywidgets.HTML(value="", layout=ipywidgets.Layout(width="auto", max_width="100%"))
+        self.intro = ipywidgets.HTML()
+        self.title = ""
+        self.retitle(title)
         for control in self.controls.values():
             control.observe(self._changed, names="value")
-        self.widget = self._assemble(title)
+        self.widget = self._assemble(offset_map)
 
     def on_change(self, listener: Listener) -> None:
-        """Call ``listener(topic_config, broker_config)`` after every valid edit."""
+        """Call ``listener(topic_config, broker_config)`` after every valid edit; a ``KcompactError`` it raises
+        refuses the edit (shown as Kafka's messages are, the previous configs stay in force)."""
         self._listeners.append(listener)
 
     def set_value(self, name: str, value: Any) -> None:
@@ -106,13 +126,47 @@ class ConfigPanel:
 
     def broker_properties(self) -> dict[str, Any]:
         """The shown broker properties in Kafka's units (bytes)."""
-        return {name: _read(name, self.controls[name].value) for name in BROKER_PROPERTIES}
+        return {name: _read(name, self.controls[name].value) for name in self._broker_names}
+
+    def properties_in_force(self) -> dict[str, Any]:
+        """The panel's properties as the configs in force hold them (Kafka's units), refused edits left out."""
+        values = {**self.topic_config.to_properties(), **self.broker_config.to_properties()}
+        return {name: values[name] for name in self.controls}
+
+    def shown_in_force(self, name: str) -> str:
+        """Property ``name``'s value in force as its field shows it (``12 h``, ``1 GiB``, ``0.5``)."""
+        return str(_shown(name, self.properties_in_force()[name]))
+
+    def retitle(self, title: str) -> None:
+        """Head the panel with ``title``."""
+        self.title = title
+        heading = f"<b>{html.escape(title)}</b> " if title else ""
+        hint = "<span style='color:#555'>Apache Kafka's properties; durations as 7 d, 12 h, never; sizes as MiB</span>"
+        self.intro.value = f"{REFUSED_CSS}<div style='{TEXT_STYLE}'>{heading}{hint}</div>"
 
     def show_error(self, text: str) -> None:
-        """Show ``text`` (a validation message) in place of a failure."""
+        """Show ``text`` (a validation message) in place of a failure, with the values in force instead."""
         self.error = text
+        self._mark_refused()
+        kept = "; ".join(f"{name} stays {self.shown_in_force(name)}" for name in self.refused)
+        lead = f"Not applied ({kept}): " if kept else "Not applied: "
         style = f"{TEXT_STYLE}; color:#c0392b; white-space:normal; overflow-wrap:anywhere"
-        self.message.value = f"<div style='{style}'>{html.escape(text)}</div>"
+        self.message.value = f"<div style='{style}'>{html.escape(lead + text)}</div>"
+
+    def _mark_refused(self) -> None:
+        """Strike through every field whose value is not the one in force (none once an edit is accepted)."""
+        in_force = self.properties_in_force()
+        self.refused = []
+        for name, control in self.controls.items():
+            try:
+                differs = _read(name, control.value) != in_force[name]
+            except KcompactError:
+                differs = True
+            if differs:
+                self.refused.append(name)
+                control.add_class(REFUSED_CLASS)
+            else:
+                control.remove_class(REFUSED_CLASS)
 
     def _changed(self, _change: dict[str, Any]) -> None:
         if self._quiet:
@@ -123,11 +177,18 @@ class ConfigPanel:
         except KcompactError as error:
             self.show_error(str(error))
             return
-        self.error, self.message.value = None, ""
+        previous = self.topic_config, self.broker_config
         self.topic_config, self.broker_config = topic, broker
+        try:
+            for listener in self._listeners:
+                listener(topic, broker)
+        except KcompactError as error:  # a run under the new configs failed: they are not in force
+            self.topic_config, self.broker_config = previous
+            self.show_error(str(error))
+            return
+        self.error, self.message.value = None, ""
         self._normalize()
-        for listener in self._listeners:
-            listener(topic, broker)
+        self._mark_refused()
 
     def _normalize(self) -> None:
         """Show every accepted duration and size in its human form (``43200000`` becomes ``12 h``)."""
@@ -139,10 +200,12 @@ class ConfigPanel:
         finally:
             self._quiet = False
 
-    def _assemble(self, title: str) -> ipywidgets.VBox:
-        kafka = [
-            self.controls[name] for name in self._topic_names + BROKER_PROPERTIES if name not in KIP_280_PROPERTIES
+    def _assemble(self, offset_map: OffsetMapSpec | None) -> ipywidgets.VBox:
+        kafka: list[ipywidgets.Widget] = [
+            self.controls[name] for name in self._topic_names + self._broker_names if name not in KIP_280_PROPERTIES
         ]
+        if offset_map is not None:
+            kafka.append(ipywidgets.HTML(f"<div style='{TEXT_STYLE}'>{html.escape(offset_map_text(offset_map))}</div>"))
         grid = ipywidgets.GridBox(
             kafka, layout=ipywidgets.Layout(grid_template_columns=f"repeat(auto-fill, minmax({FIELD_WIDTH}, 1fr))")
         )
@@ -156,12 +219,21 @@ class ConfigPanel:
             ],
             layout=ipywidgets.Layout(border="1px dashed #999", padding="2px 6px", margin="6px 0 0 0"),
         )
-        heading = f"<b>{html.escape(title)}</b> " if title else ""
-        hint = "<span style='color:#555'>Apache Kafka's properties; durations as 7 d, 12 h, never; sizes as MiB</span>"
-        intro = ipywidgets.HTML(f"<div style='{TEXT_STYLE}'>{heading}{hint}</div>")
         return ipywidgets.VBox(
-            [intro, grid, kip, self.message], layout=ipywidgets.Layout(width="100%", overflow="hidden")
+            [self.intro, grid, kip, self.message], layout=ipywidgets.Layout(width="100%", overflow="hidden")
         )
+
+
+def offset_map_text(spec: OffsetMapSpec) -> str:
+    """What an explicit offset map is, said where ``log.cleaner.dedupe.buffer.size`` would be."""
+    if spec.exact:
+        size = "an exact map (every key, no size limit)"
+    elif spec.slots is not None:
+        keys = int(spec.slots * spec.load_factor)  # Kafka's SkimpyOffsetMap: (slots * loadFactor).toInt
+        size = f"{spec.slots:,} slots at load factor {spec.load_factor:g} ({keys:,} keys a pass)"
+    else:
+        size = f"{format_bytes(spec.memory_bytes or 0)} at load factor {spec.load_factor:g}"
+    return f"offset map: {size}, set by the code that built this widget in place of log.cleaner.dedupe.buffer.size"
 
 
 def _control(name: str, value: Any) -> ipywidgets.ValueWidget:

@@ -2,10 +2,13 @@
 
 plotly's ``FigureWidget`` (on anywidget) draws as soon as its view is created, before the view is attached
 to the page, so plotly.js measures nothing: it draws 700 px wide whatever room there is and places the
-title as if text had no size. A view created later (a figure shown in place of a placeholder) starts the
-same way. :class:`FigureFitter` watches the output area it sits in and, whenever a figure there is drawn
-at another width than its element's, asks the figures to relayout with ``autosize`` (what a window resize
-does for a static plotly output).
+title as if text had no size. A view created hidden (the stepper's offset map before the first pass)
+starts the same way. And every redraw that sets ``height`` (a relayout) makes plotly.js pin ``width`` at
+the width it has drawn so far, so a figure drawn at 700 px once stays 700 px. :class:`FigureFitter`
+watches the output area it sits in and, whenever one of its figures is drawn there at another width than
+its element's, asks that figure to relayout with ``autosize`` (what a window resize does for a static
+plotly output), which also unpins the width. A figure whose Python layout sets a width is left alone.
+Figures are told from their plots by their traces' ``uid``.
 """
 
 from __future__ import annotations
@@ -20,10 +23,14 @@ from ipywidgets import widget_serialization
 FIT_JS = """
 const FITTING_PX = 2;
 
-function misfits(area) {
-  return Array.from(area.querySelectorAll('.js-plotly-plot')).some((plot) =>
-    plot._fullLayout && !plot.layout?.width && plot.isConnected && plot.clientWidth > 0 &&
-    Math.abs(plot._fullLayout.width - plot.clientWidth) > FITTING_PX);
+function misfit(plot) {
+  return plot._fullLayout && plot.isConnected && plot.clientWidth > 0 &&
+    Math.abs(plot._fullLayout.width - plot.clientWidth) > FITTING_PX;
+}
+
+function drawnBy(figure, plot) {
+  const uids = new Set((figure.get('_widget_data') ?? []).map((trace) => trace.uid));
+  return (plot.data ?? []).some((trace) => uids.has(trace.uid));
 }
 
 function relayout(figure) {
@@ -43,7 +50,12 @@ export default {
     const check = () => {
       pending = false;
       const area = el.closest('.jp-OutputArea-output') ?? el.parentElement;
-      if (area && misfits(area)) figures.forEach(relayout);
+      if (!area) return;
+      const misfits = Array.from(area.querySelectorAll('.js-plotly-plot')).filter(misfit);
+      figures
+        .filter((figure) => !figure.get('_widget_layout')?.width)
+        .filter((figure) => misfits.some((plot) => drawnBy(figure, plot)))
+        .forEach(relayout);
     };
     const soon = () => { if (!pending) { pending = true; requestAnimationFrame(check); } };
     const start = () => {

@@ -33,19 +33,22 @@ def step_detail(source: FrameSource, frame: Frame) -> str:
 
 
 def header_html(source: FrameSource, frame: Frame, last: Frame, *, exhausted: bool) -> str:
-    """``step 7 of steps 0–16 · t = 7 d 1 ms · clean: [0, 4) cleaned``; for passes still being computed
-    ``pass 1 of passes 1–2 (more may follow)``."""
+    """``step 7 of steps 0–16 · t = 7 d 1 ms · clean: [0, 4) cleaned``; while passes are still being
+    computed, ``pass 1 of at least 2 passes`` (``start, before at least 1 pass``)."""
     first_number = 0 if source.unit == "step" else 1
     last_number = source.step_number(last)
     units = PLURALS[source.unit]
-    more = "" if exhausted else " (more may follow)"
     if last_number is None:
         where = f"start, no {units}" + ("" if exhausted else " yet")
+    elif not exhausted:
+        count = last_number - first_number + 1
+        span = f"at least {count} {source.unit if count == 1 else units}"
+        where = f"{step_name(source, frame)} of {span}" if frame.index else f"start, before {span}"
     else:
         span = (
             f"{source.unit} {last_number}" if last_number == first_number else f"{units} {first_number}–{last_number}"
         )
-        where = (f"{step_name(source, frame)} of {span}" if frame.index else f"start, before {span}") + more
+        where = f"{step_name(source, frame)} of {span}" if frame.index else f"start, before {span}"
     detail = "" if not frame.index else f" · {html.escape(step_detail(source, frame))}"
     return f"<b>{html.escape(where)}</b> · {html.escape(format_instant_ms(frame.now_ms))}{detail}"
 

@@ -19,7 +19,7 @@ from kcompact_nb.core import (
 )
 from kcompact_nb.viz import layout_figure, offset_map_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
-from kcompact_nb.widgets._figures import figure_widget, sync_figure
+from kcompact_nb.widgets._figures import figure_widget, show_only, sync_figure
 from kcompact_nb.widgets._fit import FigureFitter
 from kcompact_nb.widgets._sources import Source, frame_source
 from kcompact_nb.widgets._status import checks_html, end_html, header_html, placeholder_html, stats_html
@@ -40,7 +40,9 @@ class CompactionStepper:
     are listed in ``checks`` on the step they check. ``status`` names the step shown; ``layout_figure``
     (a ``go.FigureWidget``) draws the partition; after the first pass ``offset_map_figure`` and
     ``stats`` (Kafka's log line and ``CleanerStats``) show the last pass, before it ``pass_area`` holds
-    a plain-text ``placeholder``. At the last step, ``checks`` also says why no further pass runs.
+    a plain-text ``placeholder`` in their place (``pass_area`` holds the ``placeholder`` and
+    ``latest_pass`` (the figure and the stats), one of them hidden: see
+    :func:`~kcompact_nb.widgets._figures.show_only`). At the last step, ``checks`` also says why no further pass runs.
     Display the stepper itself or ``widget``.
 
     Parameters
@@ -65,7 +67,9 @@ class CompactionStepper:
         offset_map: OffsetMapSpec | None = None,
     ) -> None:
         self.source = frame_source(source, topic=topic, partition=partition, now_ms=now_ms, offset_map=offset_map)
-        self.config = ConfigPanel(self.source.topic, self.source.broker, title="configs")
+        self.config = ConfigPanel(
+            self.source.topic, self.source.broker, title="configs", offset_map=self.source.offset_map
+        )
         self.strategy = self.config.strategy
         self.next_button = ipywidgets.Button(description=NEXT_LABEL, tooltip="next step")
         self.prev_button = ipywidgets.Button(description=PREVIOUS_LABEL, tooltip="previous step")
@@ -79,7 +83,8 @@ class CompactionStepper:
         self.offset_map_figure = figure_widget()
         self.stats = ipywidgets.HTML(layout=ipywidgets.Layout(width="100%"))
         self.placeholder = ipywidgets.HTML()
-        self.pass_area = ipywidgets.VBox(layout=ipywidgets.Layout(width="100%"))
+        self.latest_pass = ipywidgets.VBox([self.offset_map_figure, self.stats], layout=ipywidgets.Layout(width="100%"))
+        self.pass_area = ipywidgets.VBox([self.placeholder, self.latest_pass], layout=ipywidgets.Layout(width="100%"))
         self.fitter = FigureFitter([self.layout_figure, self.offset_map_figure])
         self.steps = self._steps()
         self._drawn_pass: PassResult | None = None
@@ -127,13 +132,10 @@ class CompactionStepper:
         self.show(change["new"])
 
     def _reconfigure(self, _topic: TopicConfig, _broker: BrokerConfig) -> None:
-        """Recompute the steps from the start under the new configs, keeping the position shown."""
-        try:
-            steps = self._steps()
-            steps.at(0)
-        except KcompactError as error:
-            self.config.show_error(str(error))
-            return
+        """Recompute the steps from the start under the new configs, keeping the position shown (a
+        ``KcompactError`` refuses the configs: the panel shows it)."""
+        steps = self._steps()
+        steps.at(0)
         self.steps = steps
         self._drawn_pass, self._scaled = None, (0, None)
         self.show(self.slider.value)
@@ -160,10 +162,10 @@ class CompactionStepper:
         if latest is None:
             self._drawn_pass = None
             self.placeholder.value = placeholder_html(self.source, self.steps)
-            self.pass_area.children = (self.placeholder,)
+            show_only(self.pass_area, self.placeholder)
             return
         result, after = latest
-        self.pass_area.children = (self.offset_map_figure, self.stats)
+        show_only(self.pass_area, self.latest_pass)
         if result is self._drawn_pass:
             return
         self._drawn_pass = result

@@ -195,5 +195,8 @@ def test_next_reaches_the_first_pass_with_its_checks(lab_runs: LabRuns) -> None:
 
 def test_an_invalid_config_value_shows_kafkas_message_without_widening_the_stepper(lab_runs: LabRuns) -> None:
     use = lab_runs.stepper
-    assert use.message.startswith("Invalid value 1000 for configuration segment.bytes: Value must be at least 1048576")
+    assert use.message.startswith(
+        "Not applied (segment.bytes stays 1 GiB): "
+        "Invalid value 1000 for configuration segment.bytes: Value must be at least 1048576"
+    )
     assert use.clipped == []
