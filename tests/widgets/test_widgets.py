@@ -426,10 +426,10 @@ def test_what_if_titles_name_the_configs_in_force_after_edits():
     explorer = WhatIfExplorer(FRUIT, left={"segment.ms": "12h"}, labels=("segment.ms 12 h", "defaults"))
     assert explorer.labels == ("segment.ms 12 h", "defaults")
     explorer.left.controls["segment.ms"].value = "6h"
-    assert explorer.labels == ("segment.ms 6h", "defaults")
-    assert explorer.left.title == "segment.ms 6h" and "<b>segment.ms 6h</b>" in explorer.left.intro.value
-    assert [a.text for a in explorer.figure.layout.annotations[:2]] == ["segment.ms 6h", "defaults"]
-    assert explorer.figure.layout.title.text == "What if: segment.ms 6h vs defaults"
+    assert explorer.labels == ("segment.ms 6 h", "defaults")
+    assert explorer.left.title == "segment.ms 6 h" and "<b>segment.ms 6 h</b>" in explorer.left.intro.value
+    assert [a.text for a in explorer.figure.layout.annotations[:2]] == ["segment.ms 6 h", "defaults"]
+    assert explorer.figure.layout.title.text == "What if: segment.ms 6 h vs defaults"
     explorer.left.controls["segment.ms"].value = "7d"  # back to the scenario's own value
     explorer.right.controls["segment.ms"].value = "1000"  # plain ms
     assert explorer.labels == ("the source's configs", "segment.ms 1s")
