@@ -432,4 +432,4 @@ def test_what_if_titles_name_the_configs_in_force_after_edits():
     assert explorer.figure.layout.title.text == "What if: segment.ms 6 h vs defaults"
     explorer.left.controls["segment.ms"].value = "7d"  # back to the scenario's own value
     explorer.right.controls["segment.ms"].value = "1000"  # plain ms
-    assert explorer.labels == ("the source's configs", "segment.ms 1s")
+    assert explorer.labels == ("the source's configs", "segment.ms 1 s")
