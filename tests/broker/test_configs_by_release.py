@@ -8,8 +8,7 @@ does the same; a refusal's message starts with the broker's.
 from __future__ import annotations
 
 from kcompact_nb import BrokerConfig, ConfigError, TopicConfig
-from kcompact_nb.broker import KafkaBroker
-from kcompact_nb.broker._workload import admin_client
+from kcompact_nb.broker import KafkaBroker, admin_client
 
 #: Each gated property, with a value every release that knows it accepts.
 GATED = {
