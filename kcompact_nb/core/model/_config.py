@@ -25,10 +25,13 @@ from kcompact_nb.core.model._config_keys import (
 )
 from kcompact_nb.core.model._errors import ConfigError
 from kcompact_nb.core.model._release_configs import (
+    BROKER_DEFAULTS_BEFORE,
+    TOPIC_DEFAULTS_BEFORE,
     check_broker_names,
     check_compression_type,
     check_segment_bytes,
     check_topic_names,
+    older_defaults,
 )
 from kcompact_nb.core.model._versions import DEFAULT_KAFKA_VERSION, KafkaVersion
 
@@ -191,7 +194,7 @@ class TopicConfig:
         in Kafka's tests).
         """
         properties = properties or {}
-        merged = dict(broker.topic_defaults) if broker is not None else {}
+        merged = {**older_defaults(TOPIC_DEFAULTS_BEFORE, broker.version), **broker.topic_defaults} if broker else {}
         merged.update(fields_from_properties(cls, properties, extra_ok=frozenset()))
         config = cls(**merged)
         if broker is not None:
@@ -260,6 +263,7 @@ class BrokerConfig:
         KafkaVersion.parse(self.kafka_version)
         object.__setattr__(self, "topic_defaults", MappingProxyType(dict(self.topic_defaults)))
         TopicConfig(**self.topic_defaults)
+        self._apply_older_defaults()
         self._check_release()
         if self.log_cleaner_threads == 0:  # ConfigDef allows it (atLeast(0)); the check below cannot divide by it
             message = (
@@ -277,11 +281,21 @@ class BrokerConfig:
             )
             raise ConfigError(message)
 
+    def _apply_older_defaults(self) -> None:
+        """A field left at its default takes the default of ``kafka.version`` where that release's differs."""
+        for name, value in older_defaults(BROKER_DEFAULTS_BEFORE, self.version).items():
+            if getattr(self, name) == BrokerConfig.__dataclass_fields__[name].default:
+                object.__setattr__(self, name, value)
+
     def _check_release(self) -> None:
-        """Refuse what ``kafka.version`` does not know: properties set away from their default, and values."""
+        """Refuse what ``kafka.version`` does not know: properties set away from their default (the dataclass's
+        or the release's), and values."""
         version = self.version
+        release_defaults = older_defaults(BROKER_DEFAULTS_BEFORE, version)
         changed = [
-            key.name for name, (f, key) in config_keys(BrokerConfig).items() if getattr(self, f.name) != f.default
+            key.name
+            for (f, key) in config_keys(BrokerConfig).values()
+            if getattr(self, f.name) not in (f.default, release_defaults.get(f.name, f.default))
         ]
         changed += [_BROKER_NAME_OF_FIELD[name] for name in self.topic_defaults if name in _BROKER_NAME_OF_FIELD]
         check_broker_names(changed, version)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from kcompact_nb.core.model._config_keys import MIB
 from kcompact_nb.core.model._errors import ConfigError
@@ -58,6 +59,27 @@ _CODECS_BEFORE_ZSTD = "uncompressed, snappy, lz4, gzip, producer"
 TOPIC_SEGMENT_MINIMUM = ReleaseChange("segment.bytes >= 1 MiB", KafkaVersion(4, 1), "KAFKA-19080, KIP-1030")
 """Kafka 4.0 raised only the broker's minimum; the topic config's ``atLeast(14)`` became 1 MiB in 4.1."""
 BROKER_SEGMENT_MINIMUM = ReleaseChange("log.segment.bytes >= 1 MiB", KafkaVersion(4, 0), "KAFKA-16368, KIP-1030")
+
+
+@dataclass(frozen=True)
+class OlderDefault:
+    """The default ``value`` of a config field before Kafka ``until`` changed it with ``change``."""
+
+    field: str
+    value: Any
+    until: KafkaVersion
+    change: str
+
+
+BROKER_DEFAULTS_BEFORE = (OlderDefault("producer_id_expiration_ms", 604_800_000, KafkaVersion(3, 4), "KIP-854"),)
+"""Before 3.4 producer ids expired after ``transactional.id.expiration.ms`` (7 days), checked every 10 minutes."""
+TOPIC_DEFAULTS_BEFORE = (OlderDefault("max_message_bytes", 1_000_012, KafkaVersion(2, 5), "KAFKA-4203"),)
+"""Before 2.5 ``message.max.bytes`` (so ``max.message.bytes``) defaulted to 1,000,000 + 12 bytes of log overhead."""
+
+
+def older_defaults(table: tuple[OlderDefault, ...], version: KafkaVersion) -> dict[str, Any]:
+    """Field -> default of the fields whose default ``version`` predates."""
+    return {d.field: d.value for d in table if version < d.until}
 
 
 def _unknown(names: Iterable[str], table: tuple[ReleaseChange, ...], version: KafkaVersion) -> ReleaseChange | None:

@@ -96,3 +96,30 @@ def test_the_1_mib_minimum_reached_the_broker_in_4_0_and_topics_in_4_1(
         lambda: TopicConfig.from_properties({"segment.bytes": 1000}, broker=BrokerConfig(kafka_version=version))
     )
     assert (broker_side, topic_side) == (log_segment_bytes_refused, segment_bytes_refused)
+
+
+@pytest.mark.parametrize(("version", "kept"), [("3.3.2", True), ("3.4.0", False)])
+def test_idle_producers_expire_after_7_days_before_3_4_and_after_1_day_from_it(version, kept):
+    """KIP-854: before 3.4 producer ids lived for transactional.id.expiration.ms (7 days), not 1 day."""
+    from kcompact_nb import NewRecord, PartitionLog
+    from kcompact_nb.core.model._log_loader import rebuild_producer_state
+
+    broker = BrokerConfig(kafka_version=version)
+    config = TopicConfig.from_properties({"cleanup.policy": "compact"}, broker=broker)
+    log = PartitionLog("t", config=config, broker=broker)
+    log.append([NewRecord(b"k", b"v", timestamp=0)], now_ms=0, producer_id=3, producer_epoch=0, base_sequence=0)
+    rebuild_producer_state(log, now_ms=2 * 86_400_000)
+    assert (3 in log.producer_state.producers) is kept
+    assert broker.with_properties({"log.cleaner.threads": 2}).producer_id_expiration_ms == (
+        604_800_000 if kept else 86_400_000
+    )
+
+
+@pytest.mark.parametrize(("version", "default"), [("2.4.1", 1_000_012), ("2.5.0", 1_048_588)])
+def test_max_message_bytes_defaulted_to_1000012_before_2_5(version, default):
+    """KAFKA-4203 aligned message.max.bytes with the producer's 1 MiB in 2.5; a broker or topic value wins."""
+    broker = BrokerConfig(kafka_version=version)
+    assert TopicConfig.from_properties({}, broker=broker).max_message_bytes == default
+    assert TopicConfig.from_properties({"max.message.bytes": 5000}, broker=broker).max_message_bytes == 5000
+    synonym = BrokerConfig.from_properties({"kafka.version": version, "message.max.bytes": 6000})
+    assert TopicConfig.from_properties({}, broker=synonym).max_message_bytes == 6000
