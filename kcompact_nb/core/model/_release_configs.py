@@ -1,9 +1,11 @@
-"""Configs by release: the properties and values a ``kafka.version`` does not know (spec 15).
+"""Configs by release: the properties and values a ``kafka.version`` does not know, and older defaults (spec 15).
 
 Kafka's ``LogConfig.validateNames`` refuses a topic config its release does not define
 (``Unknown topic config name: <name>``); a broker ignores an unknown ``server.properties`` entry with a
 warning, which the simulator refuses instead, so that it never imitates a setting the release would not
-apply. Each entry names the release and the Kafka change that brought the property or value.
+apply. Each entry names the release and the Kafka change that brought the property or value. Where an
+older release had another default (``max.message.bytes`` before 2.5, producer expiry before 3.4), a
+property nothing sets takes that release's default.
 """
 
 from __future__ import annotations
