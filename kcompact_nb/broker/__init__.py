@@ -9,7 +9,9 @@ from kcompact_nb.broker._broker import KafkaBroker
 from kcompact_nb.broker._classpath import (
     DEFAULT_VERSION,
     KAFKA_3_VERSION,
+    KRAFT_RELEASES,
     classpath_dir,
+    release_line,
     resolve_classpath,
 )
 from kcompact_nb.broker._cleaner import (
@@ -44,6 +46,7 @@ __all__ = [
     "DEFAULT_VERSION",
     "FAST_CLEANER_SETTINGS",
     "KAFKA_3_VERSION",
+    "KRAFT_RELEASES",
     "SPARK_KAFKA_COLUMNS",
     "BrokerError",
     "KafkaBroker",
@@ -65,6 +68,7 @@ __all__ = [
     "produce_batches",
     "produce_encoded_batches",
     "produce_transaction",
+    "release_line",
     "resolve_classpath",
     "rows_to_jsonl",
     "wait_for_cleaner",

@@ -14,13 +14,17 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from kcompact_nb.maven import require_tools
 
-from ._classpath import DEFAULT_VERSION, kafka_major, resolve_classpath
+from ._classpath import DEFAULT_VERSION, release_line, resolve_classpath
 from ._errors import BrokerError
 from ._process import free_port, java_command, new_cluster_id, tail
 from ._server_config import log4j2_properties, log4j_properties, server_properties
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 _RUNNING: set[KafkaBroker] = set()
 
@@ -53,7 +57,7 @@ class KafkaBroker:
         startup_timeout_s: float = 120.0,
         heap_mb: int = 512,
     ) -> None:
-        kafka_major(version)
+        release_line(version)
         self.version = version
         self._given_dir = work_dir
         self._overrides = dict(overrides or {})
@@ -156,9 +160,9 @@ class KafkaBroker:
             shutil.rmtree(self._run_dir / "data", ignore_errors=True)
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         self.port, controller_port = free_port(), free_port()
-        major = kafka_major(self.version)
         text = server_properties(
-            port=self.port, controller_port=controller_port, log_dir=str(self.log_dir), major=major,
+            port=self.port, controller_port=controller_port, log_dir=str(self.log_dir),
+            release=release_line(self.version),
             overrides=self._overrides,
         )  # fmt: skip
         (self.run_dir / "server.properties").write_text(text)
@@ -205,10 +209,22 @@ def _answers_metadata(bootstrap_servers: str) -> bool:
         return False
     try:
         return bool(admin.describe_cluster().get("brokers"))
+    except KeyError:  # kafka-python cannot parse DescribeCluster v0 (3.3-3.5: no endpoint_type): ask Metadata
+        return _lists_topics(admin)
     except (KafkaError, OSError):
         return False
     finally:
         admin.close()
+
+
+def _lists_topics(admin: KafkaAdminClient) -> bool:
+    from kafka.errors import KafkaError
+
+    try:
+        admin.list_topics()
+    except (KafkaError, OSError):
+        return False
+    return True
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:

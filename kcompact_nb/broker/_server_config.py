@@ -54,18 +54,30 @@ _KAFKA4_ONLY_SETTINGS: dict[str, str] = {
 
 
 def server_properties(
-    *, port: int, controller_port: int, log_dir: str, major: int, overrides: Mapping[str, str] | None = None
+    *,
+    port: int,
+    controller_port: int,
+    log_dir: str,
+    release: tuple[int, int],
+    overrides: Mapping[str, str] | None = None,
 ) -> str:
-    """``server.properties`` text: combined broker+controller, static single voter, 127.0.0.1 only."""
+    """``server.properties`` text: combined broker+controller, static single voter, 127.0.0.1 only.
+
+    ``release`` is the broker's ``(major, minor)``: before 3.9 ``advertised.listeners`` must not name the
+    controller listener (``KafkaConfig`` refuses it; 3.9 allows it for KIP-853's dynamic quorums).
+    """
     settings = dict(_SINGLE_NODE_SETTINGS)
-    if major >= 4:
+    if release >= (4, 0):
         settings.update(_KAFKA4_ONLY_SETTINGS)
     settings.update(FAST_CLEANER_SETTINGS)
+    advertised = f"PLAINTEXT://127.0.0.1:{port}"
+    if release >= (3, 9):
+        advertised += f",CONTROLLER://127.0.0.1:{controller_port}"
     settings.update(
         {
             "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
             "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
+            "advertised.listeners": advertised,
             "log.dirs": log_dir,
         }
     )

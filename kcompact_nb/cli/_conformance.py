@@ -16,7 +16,7 @@ from kcompact_nb.cli._arguments import positive_int
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import output_file
-from kcompact_nb.core import KafkaVersion
+from kcompact_nb.core import KafkaVersion, KcompactError
 from kcompact_nb.maven import require_tools
 
 if TYPE_CHECKING:
@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 
 
 def _add_arguments(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--versions", default=None, help="comma-separated Kafka versions (default: 4.4.0,3.9.2)")
+    command.add_argument(
+        "--versions",
+        default=None,
+        help="comma-separated Kafka versions (3.3.0 or newer), or 'all': the newest patch of every release line "
+        "from 3.3 (default: 4.4.0,3.9.2)",
+    )
     command.add_argument("--categories", default=None, help="comma-separated workload categories (default: all)")
     command.add_argument("--repeat", type=positive_int, default=1, help="sets of seeds per category (default 1)")
     command.add_argument(
@@ -36,19 +41,18 @@ def _add_arguments(command: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     """0 when every workload agrees, 1 on any mismatch, 2 for bad arguments, 3 without Java or Maven."""
-    from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION
+    from kcompact_nb.broker import release_line
     from kcompact_nb.fidelity import catalog
 
     try:
         workloads = catalog(_split(args.categories), repeat=args.repeat)
-    except ValueError as error:
+        versions = _versions(args.versions)
+        for version in versions:
+            KafkaVersion.parse(version)
+            release_line(version)
+    except (ValueError, KcompactError) as error:
         print(f"kcompact conformance: {error}", file=sys.stderr)
         return ExitCode.INVALID
-    versions = _split(args.versions) or [DEFAULT_VERSION, KAFKA_3_VERSION]
-    for version in versions:
-        if KafkaVersion.parse(version) < KafkaVersion(3, 0):
-            print(f"kcompact conformance: Kafka {version}: the broker layer runs 3.x and 4.x releases", file=sys.stderr)
-            return ExitCode.INVALID
     if args.summary_json is not None:
         output_file(args.summary_json, "--summary-json")
     require_tools("conformance")
@@ -70,12 +74,25 @@ def run_conformance(workloads: list[Workload], versions: list[str], out: Path) -
 
     results = []
     for version in versions:
+        runnable = [w for w in workloads if w.refusal_on(version) is None]
+        for workload in workloads:
+            if workload not in runnable:
+                print(f"Kafka {version}: skipped {workload.name}: {workload.refusal_on(version)}", file=sys.stderr)
         with KafkaBroker(version) as broker:
-            for workload in tqdm(workloads, desc=f"Kafka {version}", unit="workload", file=sys.stderr):
+            for workload in tqdm(runnable, desc=f"Kafka {version}", unit="workload", file=sys.stderr):
                 folder = out / version / workload.name
                 results.append(run_differential(broker, workload, folder, topic=f"diff-{workload.name}"))
     save_reproductions(results)
     return ConformanceReport(tuple(results))
+
+
+def _versions(text: str | None) -> list[str]:
+    """The Kafka versions of ``--versions``: a list, ``all`` (:data:`KRAFT_RELEASES`), or the two CI brokers."""
+    from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, KRAFT_RELEASES
+
+    if text is not None and text.strip() == "all":
+        return list(KRAFT_RELEASES)
+    return _split(text) or [DEFAULT_VERSION, KAFKA_3_VERSION]
 
 
 def _split(text: str | None) -> list[str] | None:

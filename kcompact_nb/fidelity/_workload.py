@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from kcompact_nb.core import NewRecord
+from kcompact_nb.core import BrokerConfig, ConfigError, NewRecord, TopicConfig
 
 BASE_TS_MS = 1_767_225_600_000
 """2026-01-01T00:00:00Z: fixed CreateTime timestamps make ``segment.ms`` rolls repeatable."""
@@ -118,6 +118,18 @@ class Workload:
         target = self.kept.get("compression.type", "producer")
         produced = {step.compression for round_ in self.rounds for step in round_.steps}
         return target not in ("producer", "uncompressed") and produced == {"none"}
+
+    def refusal_on(self, kafka_version: str) -> str | None:
+        """Why Kafka ``kafka_version`` (and the simulator imitating it) refuses a config this workload sets,
+        e.g. ``compression.gzip.level`` before 3.8; None when the release knows them all."""
+        phases = [phase.configs for round_ in self.rounds for phase in round_.phases]
+        try:
+            broker = BrokerConfig.from_properties({**self.broker, "kafka.version": kafka_version})
+            for configs in (self.create, self.kept, *phases):
+                TopicConfig.from_properties(configs, broker=broker)
+        except ConfigError as error:
+            return str(error)
+        return None
 
     def base_ms(self, round_index: int, *, wall_now_ms: int) -> int:
         """Absolute time of relative timestamp 0 in round ``round_index``."""

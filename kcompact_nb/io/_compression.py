@@ -23,9 +23,9 @@ zstd    zstd-jni's ``ZstdOutputStreamNoFinalizer`` behind a 16 KiB a streaming c
         end of the frame                                           then ended; libzstd of the same release
 ======  =========================================================  =======================================
 
-Where the bytes depend on the native library Kafka bundles, the release matters (:func:`zstd_release`,
-:func:`lz4_release`); with no matching library installed the bytes are still a valid batch but marked
-estimated. Empty inputs never reach here: Kafka never compresses an empty batch (``writeEmptyHeader``).
+Where the bytes depend on the native library Kafka bundles, the release matters (``_codec_releases``:
+libzstd, lz4 and snappy per ``kafka.version``); with no matching library here the bytes are still a valid
+batch but marked estimated. Empty inputs never reach here: Kafka never compresses an empty batch (``writeEmptyHeader``).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from types import ModuleType
 
 from kcompact_nb.core import DEFAULT_LEVELS, KafkaModelError, KafkaVersion
 from kcompact_nb.io import _native_kernels
+from kcompact_nb.io._codec_releases import lz4_release, snappy_release, zstd_release
 from kcompact_nb.io._errors import CodecUnavailableError
 from kcompact_nb.io._snappy import raw_compress
 
@@ -49,6 +50,8 @@ _ZLIB_DEFAULT_LEVEL = 6
 _SNAPPY_HEADER = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
 _SNAPPY_BLOCK_BYTES = 32 * 1024
 """``SnappyOutputStream.DEFAULT_BLOCK_SIZE``."""
+_SNAPPY_REPRODUCED = (1, 1, 10)
+"""The snappy release :func:`kcompact_nb.io._snappy.raw_compress` follows (snappy-java 1.1.10.x, Kafka 3.5 on)."""
 _LZ4_FAST_LEVEL = 9
 """``CompressionType.LZ4.defaultLevel()``: ``Lz4BlockOutputStream`` then uses the fast compressor."""
 _LZ4_BLOCK_BYTES = 64 * 1024
@@ -66,26 +69,6 @@ class CompressedRecords:
     exact: bool
 
 
-def zstd_release(version: KafkaVersion) -> tuple[int, int, int] | None:
-    """The libzstd release in the zstd-jni that Kafka ``version`` depends on (None: not known here).
-
-    zstd-jni 1.5.6-x in 3.9.0-4.3.x (1.5.6-4, -6, -10), 1.5.7-17 in 4.4.0 (kafka-clients' POMs).
-    """
-    if version >= KafkaVersion(4, 4):
-        return (1, 5, 7)
-    if version >= KafkaVersion(3, 9):
-        return (1, 5, 6)
-    return None
-
-
-def lz4_release(version: KafkaVersion) -> tuple[int, int]:
-    """Major and minor release of the lz4 library in Kafka's lz4-java: 1.10 from lz4-java 1.10
-    (3.9.2 and 4.2.0 on), 1.9 before (lz4-java 1.8.0). Only HC levels 1 and 2 differ between them."""
-    if version >= KafkaVersion(4, 2) or KafkaVersion(3, 9, 2) <= version < KafkaVersion(4, 0):
-        return (1, 10)
-    return (1, 9)
-
-
 def compress_records(codec: str, body: bytes, *, level: int | None, version: KafkaVersion) -> CompressedRecords:
     """``body`` (the uncompressed records of a batch) as Kafka ``version`` compresses it with ``codec`` at ``level``.
 
@@ -95,7 +78,7 @@ def compress_records(codec: str, body: bytes, *, level: int | None, version: Kaf
     if codec == "gzip":
         return CompressedRecords(_gzip(body, DEFAULT_LEVELS["gzip"] if level is None else level), True)
     if codec == "snappy":
-        return CompressedRecords(_snappy(body), True)
+        return CompressedRecords(_snappy(body), snappy_release(version) == _SNAPPY_REPRODUCED)
     if codec == "lz4":
         return _lz4(body, DEFAULT_LEVELS["lz4"] if level is None else level, version)
     if codec == "zstd":

@@ -32,3 +32,19 @@ def test_conformance_command_prints_the_summary_and_writes_it(tmp_path, capsys):
 def test_conformance_command_rejects_unknown_categories(capsys):
     assert main(["conformance", "--categories", "nope"]) == 2
     assert "unknown workload categories ['nope']" in capsys.readouterr().err
+
+
+def test_conformance_versions_all_is_every_kraft_line():
+    from kcompact_nb.broker import KRAFT_RELEASES
+    from kcompact_nb.cli._conformance import _versions
+
+    assert _versions("all") == list(KRAFT_RELEASES) and _versions("3.7.2, 4.4.0") == ["3.7.2", "4.4.0"]
+    assert _versions(None) == ["4.4.0", "3.9.2"]
+
+
+def test_a_workload_a_release_does_not_know_is_skipped_there():
+    from kcompact_nb.fidelity import catalog
+
+    (levels,) = [w for w in catalog(["compression"]) if w.kept.get("compression.gzip.level")]
+    assert levels.refusal_on("3.7.2").startswith("Unknown topic config name: compression.gzip.level")
+    assert levels.refusal_on("3.8.0") is None

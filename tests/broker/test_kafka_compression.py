@@ -1,10 +1,12 @@
-"""Compressed batches byte for byte against Kafka's own ``MemoryRecordsBuilder`` (kafka-clients 4.4.0 and 3.9.2).
+"""Compressed batches byte for byte against Kafka's own ``MemoryRecordsBuilder`` (kafka-clients 4.4.0 and 3.9.2;
+3.7.2, 3.5.2 and 3.3.2 at the default levels, the only ones before KIP-390).
 
 ``kafka_oracle/BatchOracle.java`` rebuilds each batch of a file as the cleaner does
 (``MemoryRecords.buildRetainedRecordsInto``: the batch's fields, its records, its last offset) with a codec
 and level; the project's encoder must give the same bytes wherever it claims exactness, and never claim it
-where it cannot (lz4 HC levels 1-2 hang on the lz4 release, zstd on the libzstd release: see
-``kcompact_nb.io._compression``).
+where it cannot (lz4 HC levels 1-2 hang on the lz4 release, zstd on the libzstd release, snappy on the snappy
+release: see ``kcompact_nb.io._codec_releases``). ``kafka_oracle/BatchOracleBefore38.java`` is the same
+rebuild with the API of kafka-clients before 3.8 (a ``CompressionType``, no levels).
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ from kcompact_nb.core import KafkaVersion, Record, RecordBatch
 from kcompact_nb.core.cleaner._filter_to import rebuild_batch
 from kcompact_nb.io import _native_kernels, encode_batch, iter_segment_batches
 from kcompact_nb.io._batch_encoder import KafkaBatchEncoder
-from kcompact_nb.io._compression import _zstd_bindings, lz4_release, zstd_release
+from kcompact_nb.io._codec_releases import lz4_release, snappy_release, zstd_release
+from kcompact_nb.io._compression import _zstd_bindings
 from tests.broker.conftest import require_java_and_maven
 
 ORACLE_SOURCE = Path(__file__).parent / "kafka_oracle" / "BatchOracle.java"
+ORACLE_BEFORE_38_SOURCE = ORACLE_SOURCE.with_name("BatchOracleBefore38.java")
+#: kafka-clients releases compared: the two CI brokers, and the older lines with other codec libraries.
+ORACLE_VERSIONS = (DEFAULT_VERSION, KAFKA_3_VERSION, "3.7.2", "3.5.2", "3.3.2")
 CASES = [
     ("gzip", None), ("snappy", None), ("lz4", None), ("zstd", None),
     ("gzip", 1), ("gzip", 9), ("lz4", 1), ("lz4", 2), ("lz4", 3), ("lz4", 12), ("lz4", 17),
@@ -33,7 +39,7 @@ CASES = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module", params=(DEFAULT_VERSION, KAFKA_3_VERSION), ids=lambda v: f"kafka-{v}")
+@pytest.fixture(scope="module", params=ORACLE_VERSIONS, ids=lambda v: f"kafka-{v}")
 def oracle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[str]]:
     """The Kafka version and the ``java`` command line that runs BatchOracle against its kafka-clients."""
     require_java_and_maven()
@@ -42,6 +48,9 @@ def oracle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     version = request.param
     classpath = f"{resolve_classpath(version)}/*"
     build = tmp_path_factory.mktemp(f"oracle-{version}")
+    if KafkaVersion.parse(version) < KafkaVersion(3, 8):
+        subprocess.run(["javac", "-cp", classpath, "-d", str(build), str(ORACLE_BEFORE_38_SOURCE)], check=True)
+        return version, ["java", "-cp", f"{classpath}:{build}", "BatchOracleBefore38"]
     internal = KafkaVersion.parse(version) >= KafkaVersion(4, 4)
     source = (
         ORACLE_SOURCE.read_text()
@@ -120,6 +129,8 @@ def kafka_rebuilt(command: list[str], source: Path, target: Path, codec: str, le
 @pytest.mark.parametrize(("codec", "level"), CASES, ids=[f"{c}-{'default' if lv is None else lv}" for c, lv in CASES])
 def test_compressed_batches_equal_kafkas_wherever_claimed_exact(oracle, tmp_path, codec, level):
     version, command = oracle
+    if level is not None and KafkaVersion.parse(version) < KafkaVersion(3, 8):
+        pytest.skip(f"Kafka {version} has no compression levels (KIP-390, 3.8)")
     source = tmp_path / "00000000000000000000.log"
     source.write_bytes(b"".join(encode_batch(b) for b in sample_batches(seed=16)))
     expected = kafka_rebuilt(command, source, tmp_path / "kafka.log", codec, level)
@@ -148,8 +159,11 @@ def test_snappy_batches_equal_kafkas_from_the_python_compressor_too(oracle, tmp_
 
 
 def may_be_estimated(codec: str, level: int | None, version: KafkaVersion) -> bool:
-    """Where the installed native library is not the release Kafka bundles: lz4's HC levels 1-2, zstd."""
+    """Where the installed native library is not the release Kafka bundles: lz4's HC levels 1-2, zstd, snappy."""
     import lz4
+
+    if codec == "snappy":
+        return snappy_release(version) != (1, 1, 10)
 
     if codec == "lz4" and level in (1, 2):
         return divmod(lz4.library_version_number() // 100, 100) != lz4_release(version)

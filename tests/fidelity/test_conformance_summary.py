@@ -36,3 +36,16 @@ def test_bad_files_are_named(tmp_path, content):
 def test_a_missing_file_is_named(tmp_path):
     with pytest.raises(KcompactError, match="missing.json"):
         conformance_summary(tmp_path / "missing.json")
+
+
+def test_the_bundled_release_matrix_covers_every_kraft_line():
+    """data/samples/conformance-matrix.json: `kcompact conformance --versions all`, one line per release."""
+    from kcompact_nb.broker import KRAFT_RELEASES
+
+    matrix = BUNDLED.with_name("conformance-matrix.json")
+    lines = conformance_summary(matrix)
+    assert [line.rsplit(" ", 1)[1] for line in lines] == sorted(KRAFT_RELEASES, key=_release, reverse=True)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from kcompact_nb.core import KafkaVersion
 from kcompact_nb.io import CodecUnavailableError, _native_kernels
+from kcompact_nb.io import _codec_releases as codec_releases
 from kcompact_nb.io import _compression as compression
 from kcompact_nb.io._snappy import raw_compress
 
@@ -135,15 +136,32 @@ def test_zstd_is_a_streamed_frame_without_size_or_checksum():
 
 
 @pytest.mark.parametrize(
-    ("version", "zstd", "lz4"),
-    [("4.4.0", (1, 5, 7), (1, 10)), ("4.3.1", (1, 5, 6), (1, 10)), ("4.1.0", (1, 5, 6), (1, 9)),
-     ("3.9.2", (1, 5, 6), (1, 10)), ("3.9.1", (1, 5, 6), (1, 9)), ("3.8.0", None, (1, 9))],
+    ("version", "zstd", "lz4", "snappy"),
+    [("4.4.0", (1, 5, 7), (1, 10), (1, 1, 10)), ("4.3.1", (1, 5, 6), (1, 10), (1, 1, 10)),
+     ("4.2.2", (1, 5, 6), (1, 10), (1, 1, 10)), ("4.1.2", (1, 5, 6), (1, 10), (1, 1, 10)),
+     ("4.1.0", (1, 5, 6), (1, 9), (1, 1, 10)), ("4.0.2", (1, 5, 6), (1, 10), (1, 1, 10)),
+     ("4.0.1", (1, 5, 6), (1, 9), (1, 1, 10)), ("3.9.2", (1, 5, 6), (1, 10), (1, 1, 10)),
+     ("3.9.1", (1, 5, 6), (1, 9), (1, 1, 10)), ("3.8.0", (1, 5, 6), (1, 9), (1, 1, 10)),
+     ("3.7.2", (1, 5, 6), (1, 9), (1, 1, 10)), ("3.7.1", (1, 5, 6), (1, 9), (1, 1, 10)),
+     ("3.7.0", (1, 5, 5), (1, 9), (1, 1, 10)), ("3.5.2", (1, 5, 5), (1, 9), (1, 1, 10)),
+     ("3.4.1", (1, 5, 2), (1, 9), (1, 1, 8)), ("3.3.2", (1, 5, 2), (1, 9), (1, 1, 8)),
+     ("2.8.2", (1, 4, 9), (1, 9), (1, 1, 8)), ("2.1.1", (1, 3, 7), (1, 8), (1, 1, 7)),
+     ("2.0.1", None, (1, 8), (1, 1, 7))],
 )  # fmt: skip
-def test_native_library_releases_follow_kafka_clients_poms(version, zstd, lz4):
-    # kafka-clients' POMs: zstd-jni 1.5.6-4 (3.9.x), -6 (4.0), -10 (4.1-4.3), 1.5.7-17 (4.4); lz4-java 1.8.0 (lz4 1.9)
-    # up to 3.9.1 and 4.1.x, 1.10.1 from 3.9.2 and 4.2.0 (lz4 1.10)
+def test_native_library_releases_follow_kafka_clients_poms(version, zstd, lz4, snappy):
+    # kafka-clients' POMs (3.7.2 on) and gradle/dependencies.gradle at the tags: zstd-jni 1.5.2-1 (3.2-3.4),
+    # 1.5.5-x (3.5-3.7.0), 1.5.6-x (3.7.1-4.3), 1.5.7-17 (4.4); lz4-java 1.8.0 (lz4 1.9) until 1.10.1 in 3.9.2,
+    # 4.0.2, 4.1.2 and 4.2.0; snappy-java 1.1.8.x until 1.1.10.0 in 3.5.0
     parsed = KafkaVersion.parse(version)
-    assert (compression.zstd_release(parsed), compression.lz4_release(parsed)) == (zstd, lz4)
+    releases = (codec_releases.zstd_release(parsed), codec_releases.lz4_release(parsed))
+    assert (*releases, codec_releases.snappy_release(parsed)) == (zstd, lz4, snappy)
+
+
+def test_snappy_is_exact_only_where_kafka_ships_snappy_1_1_10():
+    body = b"kafka snappy " * 700
+    exact = {v: compression.compress_records("snappy", body, level=None, version=KafkaVersion.parse(v)).exact
+             for v in ("3.4.1", "3.5.0", "4.4.0")}  # fmt: skip
+    assert exact == {"3.4.1": False, "3.5.0": True, "4.4.0": True}
 
 
 def test_zstd_picks_the_binding_of_kafkas_libzstd_and_marks_others_estimated(monkeypatch):

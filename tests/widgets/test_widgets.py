@@ -176,8 +176,8 @@ def test_a_bad_config_shows_kafkas_message_and_keeps_the_steps():
     assert fate(stepper.layout_figure, KEPT) == [4, 7, 8]
     stepper.config.header.value = "version"
     assert stepper.config.message.value == "" and stepper.frame.log.config.compaction_strategy == "header"
-    stepper.config.controls["segment.bytes"].value = "1000"  # the scenario's kafka.version 4.0.0 refuses it
-    assert "Value must be at least 1048576 from Kafka 4.0 on (KIP-1030" in stepper.config.message.value
+    stepper.config.controls["segment.bytes"].value = "10"  # below the 14 bytes every release requires
+    assert "segment.bytes (field segment_bytes): Value must be in [14, 2147483647]" in stepper.config.message.value
     assert "overflow-wrap:anywhere" in stepper.config.message.value  # a long message wraps inside the panel
     assert stepper.frame.log.config.segment_bytes == 1_073_741_824
 

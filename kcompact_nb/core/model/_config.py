@@ -24,6 +24,15 @@ from kcompact_nb.core.model._config_keys import (
     validate_fields,
 )
 from kcompact_nb.core.model._errors import ConfigError
+from kcompact_nb.core.model._release_configs import (
+    BROKER_DEFAULTS_BEFORE,
+    TOPIC_DEFAULTS_BEFORE,
+    check_broker_names,
+    check_compression_type,
+    check_segment_bytes,
+    check_topic_names,
+    older_defaults,
+)
 from kcompact_nb.core.model._versions import DEFAULT_KAFKA_VERSION, KafkaVersion
 
 HOUR_MS = 3_600_000
@@ -179,19 +188,19 @@ class TopicConfig:
     ) -> TopicConfig:
         """A topic config from Kafka property names, over the broker's defaults when given.
 
-        With a broker, its ``kafka.version`` rules apply too: from 4.0 ``segment.bytes`` must be at
-        least 1 MiB (KIP-1030); ``internal.segment.bytes`` gives smaller segments, as in Kafka's tests.
+        With a broker, its ``kafka.version`` rules apply too (``_release_configs``): a property the release
+        does not define is refused as Kafka refuses it (``Unknown topic config name``), ``zstd`` before 2.1,
+        and from 4.1 a ``segment.bytes`` below 1 MiB (``internal.segment.bytes`` gives smaller segments, as
+        in Kafka's tests).
         """
-        merged = dict(broker.topic_defaults) if broker is not None else {}
-        merged.update(fields_from_properties(cls, properties or {}, extra_ok=frozenset()))
+        properties = properties or {}
+        merged = {**older_defaults(TOPIC_DEFAULTS_BEFORE, broker.version), **broker.topic_defaults} if broker else {}
+        merged.update(fields_from_properties(cls, properties, extra_ok=frozenset()))
         config = cls(**merged)
-        if broker is not None and broker.version.requires_large_segments and config.segment_bytes < MIB:
-            message = (
-                f"Invalid value {config.segment_bytes} for configuration segment.bytes: Value must be at least "
-                f"1048576 from Kafka 4.0 on (KIP-1030; kafka.version is {broker.kafka_version}). Use "
-                "internal.segment.bytes for smaller segments, or a kafka.version below 4.0"
-            )
-            raise ConfigError(message)
+        if broker is not None:
+            check_topic_names(properties, broker.version)
+            check_compression_type("compression.type", config.compression_type, broker.version)
+            check_segment_bytes("segment.bytes", config.segment_bytes, broker.version)
         return config
 
     @classmethod
@@ -219,6 +228,8 @@ def _broker_synonyms() -> dict[str, tuple[str, str, int]]:
 
 
 _BROKER_SYNONYMS = _broker_synonyms()
+_BROKER_NAME_OF_FIELD = {field_name: broker for broker, (_, field_name, _) in reversed(list(_BROKER_SYNONYMS.items()))}
+"""TopicConfig field -> its first-listed broker synonym (``log.roll.ms`` for ``segment_ms``)."""
 
 
 @dataclass(frozen=True)
@@ -252,6 +263,8 @@ class BrokerConfig:
         KafkaVersion.parse(self.kafka_version)
         object.__setattr__(self, "topic_defaults", MappingProxyType(dict(self.topic_defaults)))
         TopicConfig(**self.topic_defaults)
+        self._apply_older_defaults()
+        self._check_release()
         if self.log_cleaner_threads == 0:  # ConfigDef allows it (atLeast(0)); the check below cannot divide by it
             message = (
                 "Invalid value 0 for configuration log.cleaner.threads: Kafka's broker does not start with it "
@@ -267,6 +280,29 @@ class BrokerConfig:
                 f"({threads} threads)"
             )
             raise ConfigError(message)
+
+    def _apply_older_defaults(self) -> None:
+        """A field left at its default takes the default of ``kafka.version`` where that release's differs."""
+        for name, value in older_defaults(BROKER_DEFAULTS_BEFORE, self.version).items():
+            if getattr(self, name) == BrokerConfig.__dataclass_fields__[name].default:
+                object.__setattr__(self, name, value)
+
+    def _check_release(self) -> None:
+        """Refuse what ``kafka.version`` does not know: properties set away from their default (the dataclass's
+        or the release's), and values."""
+        version = self.version
+        release_defaults = older_defaults(BROKER_DEFAULTS_BEFORE, version)
+        changed = [
+            key.name
+            for (f, key) in config_keys(BrokerConfig).values()
+            if getattr(self, f.name) not in (f.default, release_defaults.get(f.name, f.default))
+        ]
+        changed += [_BROKER_NAME_OF_FIELD[name] for name in self.topic_defaults if name in _BROKER_NAME_OF_FIELD]
+        check_broker_names(changed, version)
+        if "compression_type" in self.topic_defaults:
+            check_compression_type("compression.type", self.topic_defaults["compression_type"], version)
+        if "segment_bytes" in self.topic_defaults:
+            check_segment_bytes("log.segment.bytes", self.topic_defaults["segment_bytes"], version)
 
     @property
     def cleaner_off_reason(self) -> str | None:

@@ -9,9 +9,13 @@ max.compaction.lag.ms       KIP-354 (apache/kafka#6009)                         
 delete horizon in header    KIP-534 / KAFKA-8522 (#10914)                          3.1.0 and later
 rule B, first uncleanable   KAFKA-17076 (#17193; 3.9 backport #20535, Nov 2025)    4.0.0-4.3.x, 3.9.2 and later
 rule B, high watermark      KAFKA-20452 (#22089, merged April 2026)                4.4.0 and later
-segment.bytes >= 1 MiB      KIP-1030                                               4.0.0 and later
+log.segment.bytes >= 1 MiB  KIP-1030 / KAFKA-16368 (#18140)                       4.0.0 and later
+segment.bytes >= 1 MiB      KIP-1030 / KAFKA-19080 (#19371)                        4.1.0 and later
 index entries per batch     KAFKA-806 (#18012; backports #18842, #18843)           3.9.1-3.9.x, 4.0.1 and later
 ==========================  =====================================================  ==========================
+
+Properties and values a release does not know (``compression.*.level`` before 3.8...) are in
+``_release_configs``.
 
 Both rule B variants were observed on real brokers with ``tools/make_samples.py``'s probe: 3.9.2, 4.2.0,
 4.3.0 and 4.3.1 keep the emptied batch ending the cleanable range; 4.4.0 drops it.
@@ -80,11 +84,6 @@ class KafkaVersion:
     def has_batch_delete_horizon(self) -> bool:
         """Asked for every batch a pass reads: computed once per version."""
         return self >= KafkaVersion(3, 1)
-
-    @property
-    def requires_large_segments(self) -> bool:
-        """KIP-1030: ``segment.bytes`` must be at least 1 MiB from 4.0 on."""
-        return self >= KafkaVersion(4, 0)
 
     @property
     def indexes_each_batch(self) -> bool:

@@ -133,7 +133,8 @@ def test_with_properties_changes_only_what_is_named():
     c = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 1000})
     d = c.with_properties({"min.cleanable.dirty.ratio": 0.01})
     assert (d.segment_bytes, d.min_cleanable_dirty_ratio, c.min_cleanable_dirty_ratio) == (1000, 0.01, 0.5)
-    b = BrokerConfig.from_properties({"log.segment.bytes": 2048}).with_properties({"log.cleaner.threads": 2})
+    small = {"log.segment.bytes": 2048, "kafka.version": "3.9.2"}  # below 4.0's minimum of log.segment.bytes
+    b = BrokerConfig.from_properties(small).with_properties({"log.cleaner.threads": 2})
     assert (b.log_cleaner_threads, b.topic_defaults["segment_bytes"]) == (2, 2048)
 
 
@@ -201,20 +202,23 @@ def test_kafka_version_rules(version, rule_b, batch_horizon, max_lag, index_per_
     ("version", "properties", "error", "effective"),
     [
         ("3.9.2", {"segment.bytes": 1024}, None, 1024),
+        ("4.0.2", {"segment.bytes": 1024}, None, 1024),  # 4.0 raised only log.segment.bytes' minimum
         (
-            "4.0.0",
+            "4.1.0",
             {"segment.bytes": 1024},
-            r"segment\.bytes: Value must be at least 1048576 from Kafka 4\.0 on \(KIP-1030",
+            r"segment\.bytes: Value must be at least 1048576 from Kafka 4\.1 on \(KAFKA-19080, KIP-1030",
             None,
         ),
+        ("4.0.2", {"internal.segment.bytes": 1024}, r"^Unknown topic config name: internal\.segment\.bytes", None),
+        ("4.1.0", {"internal.segment.bytes": 1024}, None, 1024),
         ("4.4.0", {"segment.bytes": 1_048_576}, None, 1_048_576),
         ("4.4.0", {"internal.segment.bytes": 1024}, None, 1024),
         ("4.4.0", {"internal.segment.bytes": 13}, r"internal\.segment\.bytes .*-1 \(unset\) or in \[14", None),
     ],
 )
 def test_kip_1030_minimum_segment_size_by_kafka_version(version, properties, error, effective):
-    """Spec 15: from 4.0 segment.bytes must be at least 1 MiB; internal.segment.bytes overrides it (as the
-    real 4.4.0 broker accepts in tests/broker)."""
+    """Spec 15: from 4.1 segment.bytes must be at least 1 MiB; internal.segment.bytes (4.1 too) overrides it (as
+    the real 4.4.0 broker accepts in tests/broker; the 4.0 and 4.1 boundaries read in kafka-storage's LogConfig)."""
     broker = BrokerConfig.from_properties({"kafka.version": version})
     if error is not None:
         with pytest.raises(ConfigError, match=error):
