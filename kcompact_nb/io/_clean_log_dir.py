@@ -71,8 +71,13 @@ class _Configs:
     per_topic: Mapping[str, TopicConfig]
 
     def of(self, topic: str) -> Mapping[str, object] | None:
+        """The topic's properties that differ from what a compacted topic of this broker has by default (the
+        simulation declares the topic from them; a release refuses properties it does not know, even at default)."""
         chosen = self.per_topic.get(topic, self.every_topic)
-        return None if chosen is None else chosen.to_properties()
+        if chosen is None:
+            return None
+        baseline = TopicConfig.from_properties({"cleanup.policy": "compact"}, broker=self.broker).to_properties()
+        return {name: value for name, value in chosen.to_properties().items() if baseline.get(name) != value}
 
 
 @dataclass(frozen=True)
