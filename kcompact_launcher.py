@@ -7,14 +7,26 @@ the package until it can catch that.
 
 from __future__ import annotations
 
+import signal
 import sys
+from typing import Any
 
 INTERRUPTED = 130
 """The status a shell reports for a process ended by SIGINT (``kcompact_nb.cli.ExitCode.INTERRUPTED``)."""
 
 
+def _interrupt_again(unraisable: Any) -> None:
+    """Python swallows a Ctrl-C that lands in a callback it runs for itself (an import lock's, say) and prints
+    it as "Exception ignored"; raise it again where it can stop the command, and print nothing."""
+    if issubclass(unraisable.exc_type, KeyboardInterrupt):
+        signal.raise_signal(signal.SIGINT)
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def main() -> int:
     """Load the command line and run it; an interruption while loading exits like one while running."""
+    sys.unraisablehook = _interrupt_again
     try:
         from kcompact_nb.cli import main as run
 

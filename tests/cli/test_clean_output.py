@@ -115,7 +115,7 @@ def test_a_stopped_run_removes_its_unfinished_output_and_leaves_an_older_one(big
     assert _staging(tmp_path) == []
 
 
-@pytest.mark.parametrize("delay_s", [0.05, 0.1, 0.15, 0.2, 0.3])
+@pytest.mark.parametrize("delay_s", [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4])
 def test_ctrl_c_while_the_command_starts_exits_quietly(tmp_path, delay_s):
     process = subprocess.Popen(
         [str(KCOMPACT), "inspect", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -123,7 +123,7 @@ def test_ctrl_c_while_the_command_starts_exits_quietly(tmp_path, delay_s):
     time.sleep(delay_s)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
-    assert "Traceback" not in stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
     # -SIGINT: stopped before Python itself was up; 2: the command finished first (the folder is no log dir).
     assert process.returncode in (130, -signal.SIGINT, 2), stderr
 

@@ -93,7 +93,9 @@ def test_text_and_table_loaders_take_file_urls(spark, tmp_path):
     assert rows(load_jsonl(spark, f"file://{jsonl}")) == rows(load_jsonl(spark, jsonl))
     load_log_dir(spark, TXN).write.parquet(str(tmp_path / "t.parquet"))
     assert rows(load_parquet(spark, f"file://{tmp_path}/t.parquet")) == rows(load_log_dir(spark, TXN))
-    (tmp_path / "k.json").write_text('{"topic":"t","partition":1,"offset":5,"ts":1000,"key":"a","payload":"1"}\n')
+    (tmp_path / "k.json").write_text(
+        '{"topic":"t","partition":1,"offset":5,"tstype":"create","ts":1000,"broker":1,"key":"a","payload":"1"}\n'
+    )
     assert rows(load_kcat(spark, f"file://{tmp_path}/k.json", topic="t")) == rows(
         load_kcat(spark, tmp_path / "k.json", topic="t")
     )
