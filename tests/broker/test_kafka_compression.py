@@ -39,7 +39,21 @@ CASES = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module", params=ORACLE_VERSIONS, ids=lambda v: f"kafka-{v}")
+def _has_levels(version: str) -> bool:
+    """Compression levels are configs from Kafka 3.8 on (KIP-390): older kafka-clients compress at defaults only."""
+    return KafkaVersion.parse(version) >= KafkaVersion(3, 8)
+
+
+ORACLE_CASES = [
+    pytest.param(version, codec, level, id=f"kafka-{version}-{codec}-{'default' if level is None else level}")
+    for version in ORACLE_VERSIONS
+    for codec, level in CASES
+    if level is None or _has_levels(version)
+]
+"""Every (release, codec, level) a release can be asked for: no level before 3.8."""
+
+
+@pytest.fixture(scope="module")
 def oracle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[str]]:
     """The Kafka version and the ``java`` command line that runs BatchOracle against its kafka-clients."""
     require_java_and_maven()
@@ -48,7 +62,7 @@ def oracle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     version = request.param
     classpath = f"{resolve_classpath(version)}/*"
     build = tmp_path_factory.mktemp(f"oracle-{version}")
-    if KafkaVersion.parse(version) < KafkaVersion(3, 8):
+    if not _has_levels(version):
         subprocess.run(["javac", "-cp", classpath, "-d", str(build), str(ORACLE_BEFORE_38_SOURCE)], check=True)
         return version, ["java", "-cp", f"{classpath}:{build}", "BatchOracleBefore38"]
     internal = KafkaVersion.parse(version) >= KafkaVersion(4, 4)
@@ -126,11 +140,9 @@ def kafka_rebuilt(command: list[str], source: Path, target: Path, codec: str, le
     return batches
 
 
-@pytest.mark.parametrize(("codec", "level"), CASES, ids=[f"{c}-{'default' if lv is None else lv}" for c, lv in CASES])
+@pytest.mark.parametrize(("oracle", "codec", "level"), ORACLE_CASES, indirect=["oracle"])
 def test_compressed_batches_equal_kafkas_wherever_claimed_exact(oracle, tmp_path, codec, level):
     version, command = oracle
-    if level is not None and KafkaVersion.parse(version) < KafkaVersion(3, 8):
-        pytest.skip(f"Kafka {version} has no compression levels (KIP-390, 3.8)")
     source = tmp_path / "00000000000000000000.log"
     source.write_bytes(b"".join(encode_batch(b) for b in sample_batches(seed=16)))
     expected = kafka_rebuilt(command, source, tmp_path / "kafka.log", codec, level)
@@ -152,6 +164,7 @@ def test_compressed_batches_equal_kafkas_wherever_claimed_exact(oracle, tmp_path
     assert exact == len(expected) or mismatched > 0  # an estimate that always matched would be a wrong claim
 
 
+@pytest.mark.parametrize("oracle", ORACLE_VERSIONS, indirect=True, ids=lambda v: f"kafka-{v}")
 def test_snappy_batches_equal_kafkas_from_the_python_compressor_too(oracle, tmp_path, monkeypatch):
     """snappy runs in C where the kernels were built (the test above); its Python twin gives Kafka's bytes too."""
     monkeypatch.setattr(_native_kernels, "NATIVE", None)
