@@ -74,7 +74,7 @@ STEPPER_02: list[Action] = [
     ("back before it", click(PREVIOUS, 8)),
     ("forward to the end", click(NEXT, 14)),
     ("delete.retention.ms = 0", type_into("delete.retention.ms", "0")),
-    ("segment.bytes = 1000, refused", type_into("segment.bytes", "1000")),
+    ("segment.bytes = 10, refused", type_into("segment.bytes", "10")),
     ("segment.bytes = 1 GiB again", type_into("segment.bytes", "1 GiB")),
     ("strategy timestamp", choose("compaction.strategy", "timestamp")),
     ("back to the first pass", click(PREVIOUS, 6)),
