@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import sysconfig
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -69,6 +70,14 @@ class LabServer:
         with urllib.request.urlopen(request, timeout=10) as response:
             body: bytes = response.read()
             return body
+
+
+def copy_notebooks(server: LabServer, names: Iterable[str]) -> list[Path]:
+    """The notebooks ``names`` and the samples they read into the server's root, at the same relative paths as
+    in the repository; returns the copies."""
+    shutil.copytree(ROOT / "data" / "samples", server.root_dir / "data" / "samples", dirs_exist_ok=True)
+    (server.root_dir / "notebooks").mkdir(exist_ok=True)
+    return [Path(shutil.copy(ROOT / "notebooks" / f"{name}.ipynb", server.root_dir / "notebooks")) for name in names]
 
 
 def _free_port() -> int:

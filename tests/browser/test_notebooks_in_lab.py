@@ -26,6 +26,7 @@ from .lab import (
     FigureState,
     LabServer,
     click_and_wait_for_redraw,
+    copy_notebooks,
     open_copied,
     rendered_figure,
     run_all_outcome,
@@ -66,14 +67,6 @@ class LabRuns:
 
     reports: dict[str, OutputReport]
     stepper: StepperUse
-
-
-def _copy_notebooks(server: LabServer) -> None:
-    """The notebooks and the samples they read, at the same relative paths as in the repository."""
-    shutil.copytree(ROOT / "data" / "samples", server.root_dir / "data" / "samples", dirs_exist_ok=True)
-    (server.root_dir / "notebooks").mkdir(exist_ok=True)
-    for path in NOTEBOOKS:
-        shutil.copy(path, server.root_dir / "notebooks" / path.name)
 
 
 def _order() -> list[Path]:
@@ -123,7 +116,7 @@ def _finish(
 
 def run_every_notebook(chromium: Browser, server: LabServer) -> LabRuns:
     """Run all notebooks, :data:`PARALLEL_TABS` at a time, and inspect each as soon as it is done."""
-    _copy_notebooks(server)
+    copy_notebooks(server, [path.stem for path in NOTEBOOKS])
     shutil.rmtree(SHOTS, ignore_errors=True)
     use = StepperUse()
     hooks: dict[str, Callable[[Page], None]] = {STEPPER_NOTEBOOK: lambda page: use_the_stepper(page, use)}

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from .conftest import ARTIFACTS
-from .lab import ROOT, UI_TIMEOUT_MS, LabServer, open_copied
+from .lab import ROOT, UI_TIMEOUT_MS, LabServer, copy_notebooks, open_copied
 from .outputs import screenshot, wait_until_rendered
 
 if TYPE_CHECKING:
@@ -90,13 +90,8 @@ def open_without_running(chromium: Browser, server: LabServer, name: str) -> Ope
 
 @pytest.fixture(scope="module")
 def opened(chromium: Browser, jupyter_lab: LabServer) -> Iterator[dict[str, Opened]]:
-    shutil.copytree(ROOT / "data" / "samples", jupyter_lab.root_dir / "data" / "samples", dirs_exist_ok=True)
-    (jupyter_lab.root_dir / "notebooks").mkdir(exist_ok=True)
     shutil.rmtree(SHOTS, ignore_errors=True)
-    copies = [
-        shutil.copy(ROOT / "notebooks" / f"{name}.ipynb", jupyter_lab.root_dir / "notebooks")
-        for name in WIDGET_NOTEBOOKS
-    ]
+    copies = copy_notebooks(jupyter_lab, WIDGET_NOTEBOOKS)
     # as `make lab` does: Lab renders widget views (and HTML) only in notebooks the user trusts
     subprocess.run([sys.executable, "-m", "jupyter", "trust", *map(str, copies)], check=True, capture_output=True)
     yield {name: open_without_running(chromium, jupyter_lab, name) for name in WIDGET_NOTEBOOKS}

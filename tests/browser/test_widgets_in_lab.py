@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from .conftest import ARTIFACTS
-from .lab import ROOT, RUN_ALL_TIMEOUT_MS, LabServer, open_copied, run_all_outcome, start_run_all
+from .lab import RUN_ALL_TIMEOUT_MS, LabServer, copy_notebooks, open_copied, run_all_outcome, start_run_all
 from .outputs import screenshot, wait_until_rendered
 from .widgets import fit_problems, synced
 
@@ -144,11 +144,8 @@ def use_widget(chromium: Browser, server: LabServer, notebook: str) -> Use:
 
 @pytest.fixture(scope="module")
 def widget_uses(chromium: Browser, jupyter_lab: LabServer) -> Iterator[dict[str, Use]]:
-    shutil.copytree(ROOT / "data" / "samples", jupyter_lab.root_dir / "data" / "samples", dirs_exist_ok=True)
-    (jupyter_lab.root_dir / "notebooks").mkdir(exist_ok=True)
     shutil.rmtree(SHOTS, ignore_errors=True)
-    for notebook in SEQUENCES:
-        shutil.copy(ROOT / "notebooks" / f"{notebook}.ipynb", jupyter_lab.root_dir / "notebooks")
+    copy_notebooks(jupyter_lab, SEQUENCES)
     yield {notebook: use_widget(chromium, jupyter_lab, notebook) for notebook in SEQUENCES}
 
 
