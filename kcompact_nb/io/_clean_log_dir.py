@@ -14,6 +14,7 @@ import os
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from kcompact_nb.core import BrokerConfig, PassResult, Simulation, TopicConfig
@@ -76,8 +77,12 @@ class _Configs:
         chosen = self.per_topic.get(topic, self.every_topic)
         if chosen is None:
             return None
-        baseline = TopicConfig.from_properties({"cleanup.policy": "compact"}, broker=self.broker).to_properties()
-        return {name: value for name, value in chosen.to_properties().items() if baseline.get(name) != value}
+        return {name: value for name, value in chosen.to_properties().items() if self.baseline.get(name) != value}
+
+    @cached_property
+    def baseline(self) -> Mapping[str, object]:
+        """A compacted topic's properties under this broker when nothing is set (computed once)."""
+        return TopicConfig.from_properties({"cleanup.policy": "compact"}, broker=self.broker).to_properties()
 
 
 @dataclass(frozen=True)

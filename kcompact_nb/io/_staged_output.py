@@ -38,10 +38,8 @@ def staged_dir(
     """
     final = Path(target)
     final.parent.mkdir(parents=True, exist_ok=True)
-    for stale in remove_stale_staging(final):
-        if on_stale is not None:
-            on_stale(stale)
-    staging = final.parent / f".{final.name}{STAGING_MARK}{os.getpid()}-{secrets.token_hex(4)}"
+    _clear_stale(final, on_stale)
+    staging = _new_name(final)
     try:
         if keep_existing and final.is_dir():
             shutil.copytree(final, staging, symlinks=True)
@@ -67,12 +65,25 @@ def staging_folder(
     The caller removes it. ``on_stale`` is told of each staging folder of a killed earlier run removed first.
     """
     final = Path(target)
+    _clear_stale(final, on_stale)
+    folder = _new_name(final, f"-{suffix}")
+    folder.mkdir(parents=True)
+    return folder
+
+
+def _own_prefix(final: Path) -> str:
+    """The start of the name of every staging folder this process makes for ``final``."""
+    return f".{final.name}{STAGING_MARK}{os.getpid()}-"
+
+
+def _new_name(final: Path, suffix: str = "") -> Path:
+    return final.parent / f"{_own_prefix(final)}{secrets.token_hex(4)}{suffix}"
+
+
+def _clear_stale(final: Path, on_stale: Callable[[Path], None] | None) -> None:
     for stale in remove_stale_staging(final):
         if on_stale is not None:
             on_stale(stale)
-    folder = final.parent / f".{final.name}{STAGING_MARK}{os.getpid()}-{secrets.token_hex(4)}-{suffix}"
-    folder.mkdir(parents=True)
-    return folder
 
 
 def _swap_in(staging: Path, final: Path) -> None:
@@ -84,7 +95,7 @@ def _swap_in(staging: Path, final: Path) -> None:
         final.rmdir()
         staging.rename(final)
         return
-    old = final.parent / f".{final.name}{STAGING_MARK}{os.getpid()}-{secrets.token_hex(4)}-old"
+    old = _new_name(final, "-old")
     final.rename(old)
     try:
         staging.rename(final)
@@ -120,7 +131,7 @@ def discard_own_staging(target: str | os.PathLike[str]) -> None:
     """Remove every staging and scratch folder of ``target`` that this process made (after an interruption that
     may have struck between a folder's creation and the code that removes it)."""
     final = Path(target)
-    mark = f".{final.name}{STAGING_MARK}{os.getpid()}-"
+    mark = _own_prefix(final)
     if final.parent.is_dir():
         for entry in final.parent.iterdir():
             if entry.name.startswith(mark) and entry.is_dir():
