@@ -1,8 +1,8 @@
 """The one build step pyproject.toml cannot say without a warning: the optional C extension.
 
-``kcompact_nb.io._native`` (kcompact_nb/io/_native.c) decodes plain record batches and numbers keys in C. It is
-optional: without a C compiler the install still succeeds and the numpy versions of the same loops run
-(kcompact_nb/io/_native_kernels.py). Everything else about the package is in pyproject.toml.
+``kcompact_nb.io.codec._native`` (kcompact_nb/io/codec/_native.c) decodes plain record batches and numbers keys in
+C. It is optional: without a C compiler the install still succeeds and the numpy versions of the same loops run
+(kcompact_nb/io/codec/_native_kernels.py). Everything else about the package is in pyproject.toml.
 """
 
 import tempfile
@@ -14,7 +14,12 @@ SCRATCH = tempfile.mkdtemp(prefix="kcompact_nb-build-")
 
 setup(
     ext_modules=[
-        Extension("kcompact_nb.io._native", ["kcompact_nb/io/_native.c"], optional=True, extra_compile_args=["-O2"])
+        Extension(
+            "kcompact_nb.io.codec._native",
+            ["kcompact_nb/io/codec/_native.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        )
     ],
     options={"build": {"build_base": SCRATCH}, "egg_info": {"egg_base": SCRATCH}},
 )

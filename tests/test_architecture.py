@@ -2,10 +2,10 @@
 inside functions, under ``TYPE_CHECKING``).
 
 - Layers: a package imports only the packages below it (``ALLOWED``; ``import kcompact_nb`` counts as core,
-  whose face the root re-exports); core's parts likewise (``CORE_PARTS``), and core itself nothing outside
-  the standard library but numpy.
+  whose face the root re-exports); core's and io's parts likewise (``CORE_PARTS``, ``IO_PARTS``; io's parts
+  share io's errors, ``kcompact_nb.io._errors``), and core itself nothing outside the standard library but numpy.
 - Faces: a package is imported through its ``__init__`` only: never another package's ``_private`` module,
-  never a subpackage of another package (core's parts are core's own business).
+  never a subpackage of another package; a part of core or io imports another part through that part's face.
 - No import cycle between modules.
 
 The checker runs on a planted tree too, to show that it fails when a rule is broken.
@@ -46,6 +46,14 @@ CORE_PARTS: dict[str, frozenset[str]] = {
     "views": frozenset({"model", "cleaner", "simulation"}),
 }
 """Core's parts -> the parts each may import (through their faces)."""
+IO_PARTS: dict[str, frozenset[str]] = {
+    "codec": frozenset(),
+    "files": frozenset(),
+    "text": frozenset(),
+    "logdir": frozenset({"codec", "files"}),
+}
+"""io's parts -> the parts each may import (through their faces)."""
+PARTS = {"core": CORE_PARTS, "io": IO_PARTS}
 CORE_THIRD_PARTY = frozenset({"numpy"})
 
 
@@ -93,16 +101,17 @@ def _absolute(module: str, is_package: bool, level: int, target: str | None) -> 
 
 
 def package_of(module: str) -> str:
-    """``kcompact_nb.io._kcat`` -> ``io``; the root's own modules (``__init__``, ``__main__``) -> ``kcompact_nb``."""
+    """``kcompact_nb.io.text._kcat`` -> ``io``; the root's modules (``__init__``, ``__main__``) -> ``kcompact_nb``."""
     parts = module.split(".")
     if len(parts) == 1 or (len(parts) == 2 and parts[1].startswith("__")):
         return PACKAGE
     return parts[1]
 
 
-def core_part_of(module: str) -> str | None:
+def part_of(module: str) -> str | None:
+    """``kcompact_nb.io.text._kcat`` -> ``text``: the part of core or io a module is in, if any."""
     parts = module.split(".")
-    return parts[2] if len(parts) > 2 and parts[1] == "core" and parts[2] in CORE_PARTS else None
+    return parts[2] if len(parts) > 2 and parts[2] in PARTS.get(parts[1], {}) else None
 
 
 def layer_violations(root: Path) -> list[str]:
@@ -120,9 +129,10 @@ def layer_violations(root: Path) -> list[str]:
             target = "core"  # the root package re-exports core's face (and its version)
         if source != target and target not in ALLOWED[source]:
             found.append(f"{where}: {source} may import {', '.join(sorted(ALLOWED[source])) or 'no other package'}")
-        part, target_part = core_part_of(imp.module), core_part_of(imp.target)
-        if part and target_part and part != target_part and target_part not in CORE_PARTS[part]:
-            found.append(f"{where}: core's {part} may import {', '.join(sorted(CORE_PARTS[part])) or 'no other part'}")
+        part, target_part = part_of(imp.module), part_of(imp.target)
+        allowed = PARTS[source][part] if part else frozenset()
+        if part and target_part and source == target and part != target_part and target_part not in allowed:
+            found.append(f"{where}: {source}'s {part} may import {', '.join(sorted(allowed)) or 'no other part'}")
     return list(dict.fromkeys(found))
 
 
@@ -138,9 +148,11 @@ def face_violations(root: Path) -> list[str]:
         if source != target:
             found.append(f"{where}: import kcompact_nb.{target} (its face), not a module inside it")
             continue
-        part, target_part = core_part_of(imp.module), core_part_of(imp.target)
+        part, target_part = part_of(imp.module), part_of(imp.target)
         if target_part and part != target_part and len(parts) > 3:
-            found.append(f"{where}: import kcompact_nb.core.{target_part} (the part's face), not a module inside it")
+            found.append(
+                f"{where}: import kcompact_nb.{target}.{target_part} (the part's face), not a module inside it"
+            )
     return list(dict.fromkeys(found))
 
 
@@ -227,6 +239,17 @@ PLANTED = {
     "kcompact_nb/viz/__init__.py": "from kcompact_nb.viz._figure import figure\n__all__ = ['figure']\n",
     "kcompact_nb/viz/_figure.py": "from kcompact_nb.core.model import Thing\nfigure = Thing\n",
     "kcompact_nb/io/__init__.py": "__all__ = []\n",
+    "kcompact_nb/io/text/__init__.py": "from kcompact_nb.io.text._kcat import k\n__all__ = ['k']\n",
+    "kcompact_nb/io/text/_kcat.py": "from kcompact_nb.io.logdir import log\nk = 1\n",  # text below logdir
+    "kcompact_nb/io/logdir/__init__.py": "from kcompact_nb.io.logdir._log import log\n__all__ = ['log']\n",
+    "kcompact_nb/io/logdir/_log.py": (
+        "from kcompact_nb.io.files._index import i\n"  # past the part's face
+        "from kcompact_nb.io import _errors\n"  # io's shared errors: allowed
+        "log = 1\n"
+    ),
+    "kcompact_nb/io/files/__init__.py": "__all__ = []\n",
+    "kcompact_nb/io/files/_index.py": "i = 1\n",
+    "kcompact_nb/io/_errors.py": "",
     "kcompact_nb/io/_reader.py": "from . import _writer\n",
     "kcompact_nb/io/_writer.py": "from kcompact_nb.io import _reader\nfrom ..scenario import run\n",
 }
@@ -241,10 +264,13 @@ def test_the_checker_finds_planted_violations(tmp_path):
         "kcompact_nb.core.model._thing:1 imports plotly: core uses the standard library and numpy only",
         "kcompact_nb.core.model._thing:3 imports kcompact_nb.viz: core may import no other package",
         "kcompact_nb.io._writer:2 imports kcompact_nb.scenario: io may import core",
+        "kcompact_nb.io.text._kcat:1 imports kcompact_nb.io.logdir: io's text may import no other part",
     ]
     assert face_violations(tmp_path) == [
         "kcompact_nb.core.cleaner._pass:1 imports kcompact_nb.core.model._thing: "
         "import kcompact_nb.core.model (the part's face), not a module inside it",
+        "kcompact_nb.io.logdir._log:1 imports kcompact_nb.io.files._index: "
+        "import kcompact_nb.io.files (the part's face), not a module inside it",
         "kcompact_nb.viz._figure:1 imports kcompact_nb.core.model: "
         "import kcompact_nb.core (its face), not a module inside it",
     ]
@@ -282,10 +308,17 @@ def test_the_documented_layers_are_the_enforced_ones():
     assert documented_layers(ARCHITECTURE_DOC.read_text(encoding="utf-8")) == expected
 
 
-def test_the_documented_core_parts_are_the_enforced_ones():
+@pytest.mark.parametrize("package", sorted(PARTS))
+def test_the_documented_parts_are_the_enforced_ones(package):
     doc = ARCHITECTURE_DOC.read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `core\.(\w+)` \| .+ \| (.+) \|$", doc, re.MULTILINE)
-    assert {part: frozenset(re.findall(r"`(\w+)`", allowed)) for part, allowed in rows} == CORE_PARTS
+    rows = re.findall(rf"^\| `{package}\.(\w+)` \| .+ \| (.+) \|$", doc, re.MULTILINE)
+    assert {part: frozenset(re.findall(r"`(\w+)`", allowed)) for part, allowed in rows} == PARTS[package]
+
+
+def test_io_holds_its_parts_and_their_shared_errors_only():
+    io = ROOT / PACKAGE / "io"
+    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py"}
+    assert {p.name for p in io.iterdir() if (p / "__init__.py").exists()} == set(IO_PARTS)
 
 
 def test_paths_and_kafka_links_in_the_architecture_document_hold():

@@ -14,9 +14,9 @@ from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import log_dir_argument, output_folder
 from kcompact_nb.cli._text import iso_time, plural
-from kcompact_nb.cli._topic_configs import config_settings, resolve
+from kcompact_nb.cli._topic_configs import config_settings
 from kcompact_nb.core import KcompactError, PassResult, Simulation
-from kcompact_nb.io import clean_log_dir
+from kcompact_nb.io import clean_log_dir, resolve_configs
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +43,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     _check_output(args.out, overwrite=args.overwrite)
     at_ms = wall_clock_ms() if args.at is None else args.at
     settings = config_settings(args.config, args.config_file, args.kafka_version)
-    configs = resolve(settings)
+    configs = resolve_configs(settings)
     notices: list[str] = []
     cleaning = clean_log_dir(
         source, args.out, now_ms=at_ms, broker=configs.broker, config=configs.default, topic_configs=configs.per_topic,

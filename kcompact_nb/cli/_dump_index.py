@@ -16,14 +16,14 @@ from typing import Any, TextIO
 
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._text import aligned, iso_time, plural
-from kcompact_nb.core import RecordBatch, segment_file_name
+from kcompact_nb.core import segment_file_name
 from kcompact_nb.io import (
     IndexFile,
     OffsetIndexFile,
     ProducerSnapshotFile,
-    SegmentFileReader,
     TimeIndexFile,
     TransactionIndexFile,
+    index_mismatches,
     read_index_file,
 )
 
@@ -38,7 +38,7 @@ KINDS = {
 def dump_index_file(path: Path, out: TextIO, *, as_json: bool = False) -> int:
     """Print ``path``'s entries; returns 1 when an index entry does not match its segment file."""
     index = read_index_file(path)
-    problems, checked = check_against_segment(index, path)
+    problems, checked = index_mismatches(index, path)
     if as_json:
         json.dump(index_json(index, path, problems, checked), out, indent=2)
         out.write("\n")
@@ -107,51 +107,6 @@ def _index_heading(kind: str, index: OffsetIndexFile | TimeIndexFile, path: Path
     entries = plural(len(index.entries), "entry", "entries")
     allocated = " (preallocated: an active segment's index)" if index.preallocated_bytes is not None else ""
     return f"{kind} {path.name}: base offset {index.base_offset}, {entries}, {size:,} bytes{allocated}"
-
-
-def check_against_segment(index: IndexFile, path: Path) -> tuple[list[str], bool]:
-    """Entries that do not match the ``.log`` file beside ``path``, and whether there was one to check."""
-    if not isinstance(index, OffsetIndexFile | TimeIndexFile):
-        return [], False
-    segment = path.with_name(segment_file_name(index.base_offset, ".log"))
-    if not segment.is_file():
-        return [], False
-    batches = list(SegmentFileReader(segment, keep_raw=False, recover=True))
-    if isinstance(index, OffsetIndexFile):
-        return _offset_index_problems(index, batches), True
-    return _time_index_problems(index, batches), True
-
-
-def _offset_index_problems(index: OffsetIndexFile, batches: list[RecordBatch]) -> list[str]:
-    """DumpLogSegments.dumpIndex: the batch at each entry's position must end at the entry's offset."""
-    last_offset_at: dict[int, int] = {}
-    position = 0
-    for batch in batches:
-        last_offset_at[position] = batch.last_offset
-        position += batch.size_bytes
-    problems = []
-    for entry in index.entries:
-        found = last_offset_at.get(entry.position)
-        if found != entry.offset:
-            there = "no batch starts there" if found is None else f"the batch there ends at offset {found}"
-            problems.append(f"index offset {entry.offset} at byte position {entry.position:,}: {there}")
-    return problems
-
-
-def _time_index_problems(index: TimeIndexFile, batches: list[RecordBatch]) -> list[str]:
-    """DumpLogSegments.dumpTimeIndex: the first batch reaching each entry's offset must end there with its timestamp."""
-    problems = []
-    for entry in index.entries:
-        batch = next((b for b in batches if b.last_offset >= entry.offset), None)
-        if batch is None or batch.last_offset != entry.offset:
-            where = "no batch reaches it" if batch is None else f"the batch holding it ends at {batch.last_offset}"
-            problems.append(f"time index offset {entry.offset}: {where}")
-        elif batch.max_timestamp != entry.timestamp:
-            problems.append(
-                f"time index offset {entry.offset}: timestamp {entry.timestamp} but the batch's largest is "
-                f"{batch.max_timestamp} ({iso_time(entry.timestamp)} vs {iso_time(batch.max_timestamp)})"
-            )
-    return problems
 
 
 def _check_line(index: IndexFile, problems: list[str], checked: bool) -> str:

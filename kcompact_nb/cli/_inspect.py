@@ -13,20 +13,17 @@ from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import log_dir_argument
 from kcompact_nb.cli._text import iso_time, plural
-from kcompact_nb.cli._topic_configs import (
-    ConfigSettings,
-    ResolvedConfigs,
-    config_settings,
-    overrides,
-    resolve,
-)
+from kcompact_nb.cli._topic_configs import config_settings, overrides
 from kcompact_nb.core import Explanation, KcompactError, explain
 from kcompact_nb.io import (
+    ConfigSettings,
     LoadedLogDir,
     LoadedPartition,
     LogReadError,
+    ResolvedConfigs,
     partition_batches,
     read_log_dir,
+    resolve_configs,
 )
 
 
@@ -48,7 +45,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     """Explain every partition; 1 when --recover dropped invalid data, 2 on unreadable input or a bad config."""
     log_dir = log_dir_argument(args.log_dir, "inspect")
     settings = config_settings(args.config, args.config_file, args.kafka_version)
-    configs = resolve(settings)
+    configs = resolve_configs(settings)
     now_ms = wall_clock_ms() if args.now_ms is None else args.now_ms
     try:
         loaded = read_log_dir(

@@ -11,19 +11,6 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 
 from __future__ import annotations
 
-from kcompact_nb.io._batch_encoder import KafkaBatchEncoder, encode_batch
-from kcompact_nb.io._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
-from kcompact_nb.io._checkpoint import (
-    CLEANER_OFFSET_CHECKPOINT,
-    LOG_START_OFFSET_CHECKPOINT,
-    RECOVERY_POINT_CHECKPOINT,
-    format_checkpoint,
-    parse_checkpoint,
-    read_checkpoint,
-    write_checkpoint,
-)
-from kcompact_nb.io._clean_log_dir import LogDirCleaning, clean_log_dir
-from kcompact_nb.io._dump_text import DumpLogParse, ParsedSegment, parse_dump_log, read_dump_log
 from kcompact_nb.io._errors import (
     CheckpointFormatError,
     CodecUnavailableError,
@@ -40,10 +27,13 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
-from kcompact_nb.io._gaps import CompactionGap, format_gap_report, last_compaction_gap
-from kcompact_nb.io._index_files import (
+from kcompact_nb.io.codec import KafkaBatchEncoder, NotPlain, RecordColumns, encode_batch, parse_records
+from kcompact_nb.io.files import (
+    CLEANER_OFFSET_CHECKPOINT,
     INDEX_FILE_SUFFIXES,
+    LOG_START_OFFSET_CHECKPOINT,
     OFFSET_INDEX_ENTRY_BYTES,
+    RECOVERY_POINT_CHECKPOINT,
     TIME_INDEX_ENTRY_BYTES,
     IndexFile,
     OffsetIndexFile,
@@ -59,42 +49,83 @@ from kcompact_nb.io._index_files import (
     decode_time_index,
     decode_txn_index,
     encode_index_file,
+    format_checkpoint,
     java_hash_map_order,
+    parse_checkpoint,
     preallocated_bytes,
+    read_checkpoint,
     read_index_file,
     segment_indexes,
+    write_checkpoint,
     write_index_file,
 )
-from kcompact_nb.io._kcat import read_kcat
-from kcompact_nb.io._kcat_format import KcatFormat, compile_kcat_format
-from kcompact_nb.io._kcat_json import parse_kcat_json
-from kcompact_nb.io._kcat_records import UNKNOWN_PARTITION, ConsumedRecord, KcatParse
-from kcompact_nb.io._kcat_text import parse_kcat_format
-from kcompact_nb.io._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
-from kcompact_nb.io._log_reader import (
+from kcompact_nb.io.logdir import (
+    READ_ATTEMPTS,
+    STAGING_MARK,
+    DroppedBytes,
     LoadedLogDir,
     LoadedPartition,
-    parse_partition_dir_name,
-    read_log_dir,
-    read_partition_dir,
-    scan_partition_dir,
-    segment_files,
-)
-from kcompact_nb.io._log_writer import (
+    LogDirCleaning,
+    PartitionPrediction,
+    SegmentFileReader,
+    SegmentFiles,
     batch_attributes_and_crc,
     batch_bytes,
+    changes_since,
     checkpoint_entries,
+    clean_log_dir,
+    directory_state,
+    index_mismatches,
+    iter_segment_batches,
+    parse_partition_dir_name,
+    partition_batches,
+    partition_offset_buckets,
+    predict_partition_dir,
+    producer_snapshot,
+    read_consistently,
+    read_log_dir,
+    read_partition_dir,
+    remove_stale_staging,
+    scan_partition_dir,
+    segment_base_offset,
+    segment_files,
+    staged_dir,
+    staging_folder,
+    write_broker_log_dir,
     write_log_dir,
     write_partition_dir,
     write_segment_file,
+    write_segment_files,
 )
-from kcompact_nb.io._partition_prediction import PartitionPrediction, predict_partition_dir
-from kcompact_nb.io._partition_stream import SegmentFiles, partition_batches, partition_offset_buckets
-from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
-from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader, iter_segment_batches, segment_base_offset
-from kcompact_nb.io._staged_output import STAGING_MARK, remove_stale_staging, staged_dir, staging_folder
+from kcompact_nb.io.text import (
+    TOPIC_SCOPED,
+    UNKNOWN_PARTITION,
+    CompactionGap,
+    ConfigSettings,
+    ConsumedRecord,
+    DumpLogParse,
+    KcatFormat,
+    KcatParse,
+    ParsedSegment,
+    ResolvedConfigs,
+    compile_kcat_format,
+    format_gap_report,
+    last_compaction_gap,
+    parse_config_text,
+    parse_dump_log,
+    parse_kcat_format,
+    parse_kcat_json,
+    read_dump_log,
+    read_kcat,
+    resolve_configs,
+)
 
 __all__ = [
+    "TOPIC_SCOPED",
+    "ConfigSettings",
+    "ResolvedConfigs",
+    "parse_config_text",
+    "resolve_configs",
     "NotPlain",
     "RecordColumns",
     "parse_records",
@@ -151,6 +182,7 @@ __all__ = [
     "encode_index_file",
     "format_checkpoint",
     "format_gap_report",
+    "index_mismatches",
     "iter_segment_batches",
     "java_hash_map_order",
     "last_compaction_gap",

@@ -5,7 +5,7 @@
 (``MemoryRecords.buildRetainedRecordsInto``: the batch's fields, its records, its last offset) with a codec
 and level; the project's encoder must give the same bytes wherever it claims exactness, and never claim it
 where it cannot (lz4 HC levels 1-2 hang on the lz4 release, zstd on the libzstd release, snappy on the snappy
-release: see ``kcompact_nb.io._codec_releases``). ``kafka_oracle/BatchOracleBefore38.java`` is the same
+release: see ``kcompact_nb.io.codec._codec_releases``). ``kafka_oracle/BatchOracleBefore38.java`` is the same
 rebuild with the API of kafka-clients before 3.8 (a ``CompressionType``, no levels).
 """
 
@@ -22,10 +22,11 @@ import pytest
 from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, resolve_classpath
 from kcompact_nb.core import KafkaVersion, Record, RecordBatch
 from kcompact_nb.core.cleaner._filter_to import rebuild_batch
-from kcompact_nb.io import _native_kernels, encode_batch, iter_segment_batches
-from kcompact_nb.io._batch_encoder import KafkaBatchEncoder
-from kcompact_nb.io._codec_releases import lz4_release, snappy_release, zstd_release
-from kcompact_nb.io._compression import _zstd_bindings
+from kcompact_nb.io import encode_batch, iter_segment_batches
+from kcompact_nb.io.codec import _native_kernels
+from kcompact_nb.io.codec._batch_encoder import KafkaBatchEncoder
+from kcompact_nb.io.codec._codec_releases import lz4_release, snappy_release, zstd_release
+from kcompact_nb.io.codec._compression import _zstd_bindings
 from tests.broker.conftest import require_java_and_maven
 
 ORACLE_SOURCE = Path(__file__).parent / "kafka_oracle" / "BatchOracle.java"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from kcompact_nb.cli import ExitCode
-from kcompact_nb.io._kcat_json import HEADER_NAME_NUL
+from kcompact_nb.io.text._kcat_json import HEADER_NAME_NUL
 from tests.cli.conftest import kcompact
 from tests.io.kcat_stderr import mixed_in
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb.io import _native_kernels
+from kcompact_nb.io.codec import _native_kernels
 
 
 @pytest.fixture(params=["C", "numpy"])
 def kernels(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run the test on the C kernels (:mod:`kcompact_nb.io._native`) and again on their numpy versions."""
+    """Run the test on the C kernels (:mod:`kcompact_nb.io.codec._native`) and again on their numpy versions."""
     if request.param == "C" and _native_kernels.NATIVE is None:
         pytest.skip("the C kernels were not built (no C compiler at install): tests/io/test_native.py says why")
     if request.param == "numpy":

@@ -39,3 +39,31 @@ def test_clean_log_dir_leaves_the_files_kafka_left(sample, scan_from_bytes, tmp_
     ours, kafka = tmp_path / "out" / partition, after / partition
     assert sorted(p.name for p in ours.iterdir()) == sorted(p.name for p in kafka.iterdir())
     assert [p.name for p in sorted(kafka.iterdir()) if p.read_bytes() != (ours / p.name).read_bytes()] == []
+
+
+@pytest.mark.parametrize("clean", [True, False], ids=["clean_log_dir", "read_log_dir"])
+def test_a_dir_that_keeps_changing_is_read_five_times_then_named(clean, tmp_path, monkeypatch):
+    """Retries are not nested: clean_log_dir retries its whole job and reads the dir once per try."""
+    from kcompact_nb.io import READ_ATTEMPTS, LogDirChangedError, LogReadError, read_log_dir
+    from kcompact_nb.io.logdir import _log_reader
+
+    source = tmp_path / "before"
+    shutil.copytree(SAMPLES / "compaction-basic" / "before", source)
+    reads: list[int] = []
+
+    def changing_read(directory, *args, **kwargs):  # a broker rolls a segment while each read runs
+        reads.append(1)
+        (directory / f"{len(reads):020d}.log").touch()
+        raise LogReadError(directory / "00000000000000000000.log", 0, "truncated while read")
+
+    monkeypatch.setattr(_log_reader, "_load_partition", changing_read)
+    with pytest.raises(LogDirChangedError) as raised:
+        if clean:
+            clean_log_dir(source, tmp_path / "out", now_ms=0)
+        else:
+            read_log_dir(source, read_attempts=2)
+    assert len(reads) == (READ_ATTEMPTS if clean else 2)
+    message = str(raised.value)
+    assert "truncated while read" in message and f"{len(reads):020d}.log" in message
+    assert message.count("the broker changed this directory") == 1
+    assert not (tmp_path / "out").exists()

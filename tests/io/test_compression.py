@@ -21,10 +21,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb.core import KafkaVersion
-from kcompact_nb.io import CodecUnavailableError, _native_kernels
-from kcompact_nb.io import _codec_releases as codec_releases
-from kcompact_nb.io import _compression as compression
-from kcompact_nb.io._snappy import raw_compress
+from kcompact_nb.io import CodecUnavailableError
+from kcompact_nb.io.codec import _codec_releases as codec_releases
+from kcompact_nb.io.codec import _compression as compression
+from kcompact_nb.io.codec import _native_kernels
+from kcompact_nb.io.codec._snappy import raw_compress
 
 V44, V39 = KafkaVersion(4, 4, 0), KafkaVersion(3, 9, 2)
 NATIVE = _native_kernels.NATIVE

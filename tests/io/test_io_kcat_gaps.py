@@ -16,7 +16,7 @@ from kcompact_nb.io import (
     read_kcat,
     read_partition_dir,
 )
-from kcompact_nb.io._kcat_json import HEADER_NAME_NUL
+from kcompact_nb.io.text._kcat_json import HEADER_NAME_NUL
 from tests.conftest import compacted_log, rec
 from tests.io.kafka_bytes import simple_batches, write_segments
 from tests.io.kcat_stderr import mixed_in

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kcompact_nb.io import read_log_dir, read_partition_dir
-from kcompact_nb.io._progress import PROGRESS_THRESHOLD_BYTES, ByteProgress, wants_progress
+from kcompact_nb.io.logdir._progress import PROGRESS_THRESHOLD_BYTES, ByteProgress, wants_progress
 from tests.io.kafka_bytes import simple_batches, write_segments
 
 

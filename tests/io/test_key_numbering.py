@@ -1,5 +1,5 @@
-"""Key numbering by hash (:mod:`kcompact_nb.io._key_numbering`, in C and in numpy) numbers keys as interning them one
-by one does.
+"""Key numbering by hash (:mod:`kcompact_nb.io.codec._key_numbering`, in C and in numpy) numbers keys as interning
+them one by one does.
 
 Blocks of keys given as byte spans get the ids a :class:`KeyRegistry` gives the same keys record by record
 (new keys in order of first appearance, keys met in earlier blocks or already registered keep their ids),
@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb.core import KeyRegistry
-from kcompact_nb.io import _key_numbering, _native_kernels
-from kcompact_nb.io._key_numbering import key_numbering
+from kcompact_nb.io.codec import _key_numbering, _native_kernels
+from kcompact_nb.io.codec._key_numbering import key_numbering
 
 key = st.one_of(st.none(), st.binary(max_size=20), st.sampled_from([b"", b"a", b"key-00000001", b"x" * 64]))
 blocks = st.lists(st.lists(key, max_size=40), min_size=1, max_size=5)

@@ -1,6 +1,6 @@
-"""The C kernels (:mod:`kcompact_nb.io._native`) against their numpy versions, and their own guards.
+"""The C kernels (:mod:`kcompact_nb.io.codec._native`) against their numpy versions, and their own guards.
 
-``decode_plain`` must call the same batches plain as :func:`~kcompact_nb.io._vector_decoder.decode_plain_batches`
+``decode_plain`` must call the same batches plain as :func:`~kcompact_nb.io.codec._vector_decoder.decode_plain_batches`
 does in numpy and give them the same columns, on valid and on corrupted blocks; ``KeyTable`` must number keys as
 interning them one by one does (tests/io/test_key_numbering.py runs those tests on both) and refuse misuse;
 ``OffsetTable`` must hold what the offset map's dict holds (``records_section`` is held to kafka-python's bytes in
@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from kcompact_nb.core import KeyRegistry, PackedRecords
 from kcompact_nb.core.cleaner._offset_map import DictOffsetTable
-from kcompact_nb.io import _key_numbering, _native_kernels
-from kcompact_nb.io._key_numbering import key_numbering
-from kcompact_nb.io._offset_table import NativeOffsetTable
-from kcompact_nb.io._vector_decoder import decode_plain_batches
+from kcompact_nb.io.codec import _key_numbering, _native_kernels
+from kcompact_nb.io.codec._key_numbering import key_numbering
+from kcompact_nb.io.codec._offset_table import NativeOffsetTable
+from kcompact_nb.io.codec._vector_decoder import decode_plain_batches
 from tests.io.kafka_bytes import kafka_batch, rec
 
 NATIVE = _native_kernels.NATIVE
@@ -46,7 +46,7 @@ def test_the_c_kernels_are_built_where_a_compiler_is() -> None:
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         pytest.skip(f"no C compiler ({compiler}) on this machine: the numpy versions run, and are tested")
-    assert NATIVE is not None, "a C compiler is here but kcompact_nb.io._native is not built: run pip install -e ."
+    assert NATIVE is not None, "a C compiler is here but the C kernels (codec._native) are not built: pip install -e ."
 
 
 def framed(specs: list[list[tuple]]) -> tuple[bytes, list[int], list[tuple[int, ...]]]:
@@ -250,7 +250,7 @@ def test_the_c_offset_table_refuses_what_it_cannot_hold() -> None:
 def test_a_tallys_latest_entries_in_c_and_numpy_keep_each_keys_highest_entry(ops) -> None:
     """Keys given as spans of a block or as bytes, entries in any order: both keep each key's highest entry
     (``OffsetTable.values`` gives the C table's)."""
-    from kcompact_nb.io._streamed_buckets import NativeLatestEntries, NumberedLatestEntries
+    from kcompact_nb.io.logdir._streamed_buckets import NativeLatestEntries, NumberedLatestEntries
 
     native, numbered, highest = NativeLatestEntries(NATIVE.OffsetTable()), NumberedLatestEntries(), {}
     for kind, rows in ops:

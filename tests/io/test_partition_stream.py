@@ -225,7 +225,7 @@ def test_a_prediction_without_an_output_folder_writes_nothing(tmp_path: Path) ->
 
 def test_packed_batches_over_several_segments_and_key_registries(tmp_path: Path, monkeypatch) -> None:
     """Batches of ten records (read back as packed columns), keys numbered afresh every 40 keys."""
-    import kcompact_nb.io._partition_stream as stream
+    import kcompact_nb.io.logdir._partition_stream as stream
 
     monkeypatch.setattr(stream, "REGISTRY_KEYS", 40)
     props = {"cleanup.policy": "compact", "segment.bytes": 6000, "delete.retention.ms": 0}
@@ -286,7 +286,8 @@ def test_offset_buckets_tallied_a_block_at_a_time_equal_those_of_the_log_in_memo
     """Plain batches counted by columns (whole or straddling buckets and the log start offset, keyless records,
     tombstones), with compressed, header-carrying and control batches among them, one block per file or many."""
     from kcompact_nb.core import offset_buckets
-    from kcompact_nb.io import _segment_reader, _streamed_buckets, partition_offset_buckets
+    from kcompact_nb.io import partition_offset_buckets
+    from kcompact_nb.io.logdir import _segment_reader, _streamed_buckets
 
     monkeypatch.setattr(_segment_reader, "BLOCK_BYTES", block_bytes)
     monkeypatch.setattr(_streamed_buckets, "REGISTRY_KEYS", 3)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatch
 
 from kcompact_nb.core import record_size_bytes
-from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
+from kcompact_nb.io.codec._record_parser import NotPlain, RecordColumns, parse_records
 from tests.io.kafka_bytes import kafka_batch, rec
 
 HEADER_FIELDS = ">qiibIhiqqqhii"

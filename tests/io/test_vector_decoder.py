@@ -1,4 +1,5 @@
-"""The block decoder (:mod:`kcompact_nb.io._vector_decoder`, in C and in numpy) against the record-by-record decoder.
+"""The block decoder (:mod:`kcompact_nb.io.codec._vector_decoder`, in C and in numpy) against the record-by-record
+decoder.
 
 Iterating a :class:`SegmentFileReader` decodes plain uncompressed batches a block at a time; its
 ``decoded(decode_batch)`` decodes every batch alone (the record parser, then kafka-python). On the same

@@ -1,7 +1,7 @@
 """A block of framed batches turned into core :class:`RecordBatch` values, its plain batches decoded together.
 
 The segment reader frames and CRC-checks a block of batches, then asks :class:`BlockBatches` for each batch
-in file order. Uncompressed batches that the block decoder reads plainly (:mod:`kcompact_nb.io._vector_decoder`)
+in file order. Uncompressed batches that the block decoder reads plainly (:mod:`kcompact_nb.io.codec._vector_decoder`)
 take their records from its columns: a tuple of :class:`Record` for fewer than :data:`PACKED_MIN_RECORDS`
 records, otherwise :meth:`PackedRecords.from_spans` records: offsets, timestamps and key ids decoded (or, for
 readers that do not number keys, the keys left in the batch's bytes as :meth:`PackedRecords.from_span_keys`
@@ -19,9 +19,9 @@ from typing import Any, Protocol
 import numpy
 
 from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType, record_from_tuple
-from kcompact_nb.io import _batch_header as L
-from kcompact_nb.io._key_numbering import KeyNumbering, NativeKeyNumbering
-from kcompact_nb.io._vector_decoder import decode_plain_batches
+from kcompact_nb.io.codec import _batch_header as L
+from kcompact_nb.io.codec._key_numbering import KeyNumbering, NativeKeyNumbering
+from kcompact_nb.io.codec._vector_decoder import decode_plain_batches
 
 PACKED_MIN_RECORDS = 3
 """Batches of fewer records hold a tuple of records: smaller and faster to build than columns there."""

@@ -1,7 +1,7 @@
 """The offset map's entries in the C kernel's hash table of key bytes, for passes streamed over segment files.
 
 :class:`NativeOffsetTable` is a :class:`~kcompact_nb.core.OffsetTable` (key -> the highest offset put) over
-:class:`kcompact_nb.io._native.OffsetTable`: records read with their keys left in the batch's bytes
+:class:`kcompact_nb.io.codec._native.OffsetTable`: records read with their keys left in the batch's bytes
 (:meth:`~kcompact_nb.core.PackedRecords.from_span_keys`) are put and looked up from those bytes, a block at a
 time in C, as Kafka's ``SkimpyOffsetMap`` hashes keys straight from its read buffer. Offsets only: a pass under
 a KIP-280 strategy keeps its ranks in a dict.
@@ -16,7 +16,7 @@ from typing import Any
 import numpy
 
 from kcompact_nb.core import OffsetTable, PackedRecords
-from kcompact_nb.io import _native_kernels
+from kcompact_nb.io.codec import _native_kernels
 
 
 class NativeOffsetTable:

@@ -2,7 +2,7 @@
 
 Each segment file is read as the streamed pass reads it (:meth:`SegmentFileReader.blocks`: blocks of framed,
 CRC-checked batches, each header's offsets checked), and the records of a block's plain uncompressed batches are
-decoded together (:func:`~kcompact_nb.io._vector_decoder.decode_plain_batches`) and counted as columns: per
+decoded together (:func:`~kcompact_nb.io.codec._vector_decoder.decode_plain_batches`) and counted as columns: per
 bucket by :class:`~kcompact_nb.core.OffsetBucketTally`, each key's latest record by its bytes in the block
 (:func:`latest_entries`: the C kernel's hash table of key bytes when it was built, keys numbered with numpy
 otherwise). Every other batch (compressed, control, with record headers, ...) is decoded by the reader and
@@ -21,12 +21,9 @@ from kcompact_nb.core import (
     OffsetBucketTally,
     record_size_bytes,
 )
-from kcompact_nb.io import _batch_header as L
-from kcompact_nb.io import _native_kernels
-from kcompact_nb.io._block_batches import FramedBlock
-from kcompact_nb.io._key_numbering import KeyNumbering
-from kcompact_nb.io._segment_reader import SegmentFileReader
-from kcompact_nb.io._vector_decoder import decode_plain_batches
+from kcompact_nb.io.codec import FramedBlock, KeyNumbering, decode_plain_batches, native_kernels
+from kcompact_nb.io.codec import batch_header as L
+from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 
 REGISTRY_KEYS = 1 << 20
 """Keys the reader's registry interns (keys of batches decoded one by one) before a new one is started."""
@@ -51,7 +48,7 @@ class SpanEntries(Protocol):
 
 
 class NativeLatestEntries:
-    """Entries in the C kernel's :class:`~kcompact_nb.io._native.OffsetTable` (keys by their bytes, the higher
+    """Entries in the C kernel's :class:`~kcompact_nb.io.codec._native.OffsetTable` (keys by their bytes, the higher
     entry kept)."""
 
     def __init__(self, table: Any) -> None:
@@ -74,7 +71,7 @@ class NativeLatestEntries:
 
 
 class NumberedLatestEntries:
-    """Entries by key id: keys numbered by numpy's :class:`~kcompact_nb.io._key_numbering.KeyNumbering` (spans)
+    """Entries by key id: keys numbered by numpy's :class:`~kcompact_nb.io.codec._key_numbering.KeyNumbering` (spans)
     or interned (bytes) in one registry, each id's highest entry kept in an array."""
 
     def __init__(self) -> None:
@@ -104,7 +101,7 @@ class NumberedLatestEntries:
 
 def latest_entries() -> SpanEntries:
     """Where a streamed tally keeps each key's entry: the C table when the kernels were built, numpy's otherwise."""
-    native = _native_kernels.NATIVE
+    native = native_kernels.NATIVE
     return NumberedLatestEntries() if native is None else NativeLatestEntries(native.OffsetTable())
 
 

@@ -57,7 +57,8 @@ def read_consistently(read: Callable[[], T], root: Path, *, attempts: int = READ
 
     A failure in an unchanged directory is raised as it is (an ``OSError`` as the project's
     :class:`~kcompact_nb.io.LogReadError`); after ``attempts`` reads that failed in a changing directory,
-    :class:`LogDirChangedError` names what changed and the last failure.
+    :class:`LogDirChangedError` names what changed and the last failure. With ``attempts=1`` the caller retries a
+    larger job itself: the failure is raised as it is.
     """
     last: Exception | None = None
     changed: list[str] = []
@@ -67,7 +68,7 @@ def read_consistently(read: Callable[[], T], root: Path, *, attempts: int = READ
             return read()
         except (LogReadError, LogWriteError, OSError) as error:
             changed = changes_since(before, root)
-            if not changed:
+            if not changed or attempts == 1:
                 raise _as_read_error(error) from None
             last = error
     raise LogDirChangedError(root, attempts, changed, str(last))

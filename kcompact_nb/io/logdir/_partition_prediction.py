@@ -27,8 +27,8 @@ from kcompact_nb.core import (
     log_to_clean,
 )
 from kcompact_nb.io._errors import LogWriteError
-from kcompact_nb.io._log_reader import scan_partition_dir
-from kcompact_nb.io._partition_stream import SegmentFiles
+from kcompact_nb.io.logdir._log_reader import scan_partition_dir
+from kcompact_nb.io.logdir._partition_stream import SegmentFiles
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Encode a core :class:`RecordBatch` into v2 bytes, byte-for-byte as a broker stores it.
 
 Records are encoded by kafka-python's ``DefaultRecordBatchBuilder`` and compressed as Kafka's
-``MemoryRecordsBuilder`` does (:mod:`kcompact_nb.io._compression`); the header is then written from
+``MemoryRecordsBuilder`` does (:mod:`kcompact_nb.io.codec._compression`); the header is then written from
 the batch's own fields (base offset, leader epoch, attributes including the control and
 delete-horizon bits, lastOffsetDelta, timestamps) and the CRC-32C recomputed. Record timestamp
 deltas are relative to ``baseTimestamp``, which is the delete horizon when one is set (spec 2.5),
@@ -21,9 +21,9 @@ from kcompact_nb.core import (
     RecordBatch,
     TimestampType,
 )
-from kcompact_nb.io import _batch_header as L
-from kcompact_nb.io._compression import check_codec_available, compress_records
-from kcompact_nb.io._record_encoder import records_section
+from kcompact_nb.io.codec import _batch_header as L
+from kcompact_nb.io.codec._compression import check_codec_available, compress_records
+from kcompact_nb.io.codec._record_encoder import records_section
 
 _NO_LIMIT = 1 << 62
 _DEFAULT_VERSION = KafkaVersion.parse(DEFAULT_KAFKA_VERSION)
@@ -108,7 +108,7 @@ class KafkaBatchEncoder:
     """The core's :class:`~kcompact_nb.core.BatchEncoder` with Kafka's codecs (``MemoryRecordsBuilder``).
 
     Exact for every codec at every level, except where the bytes hang on a native library release
-    that no installed package has (see :mod:`kcompact_nb.io._compression`): those batches are marked
+    that no installed package has (see :mod:`kcompact_nb.io.codec._compression`): those batches are marked
     estimated.
     """
 

@@ -18,11 +18,11 @@ from functools import cached_property
 from pathlib import Path
 
 from kcompact_nb.core import BrokerConfig, PassResult, Simulation, TopicConfig
-from kcompact_nb.io._broker_log_dir import write_broker_log_dir
-from kcompact_nb.io._live_reads import read_consistently
-from kcompact_nb.io._log_reader import LoadedPartition, read_log_dir
-from kcompact_nb.io._partition_stream import SegmentFiles
-from kcompact_nb.io._staged_output import discard_own_staging, staging_folder
+from kcompact_nb.io.logdir._broker_log_dir import write_broker_log_dir
+from kcompact_nb.io.logdir._live_reads import read_consistently
+from kcompact_nb.io.logdir._log_reader import LoadedPartition, read_log_dir
+from kcompact_nb.io.logdir._partition_stream import SegmentFiles
+from kcompact_nb.io.logdir._staged_output import discard_own_staging, staging_folder
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options
     sim = Simulation(configs.broker, start_ms=now_ms)
     loaded = read_log_dir(
         source, config=configs.every_topic, topic_configs=configs.per_topic, broker=configs.broker, now_ms=now_ms,
-        progress=options.progress, scan_from_bytes=options.scan_from_bytes,
+        progress=options.progress, scan_from_bytes=options.scan_from_bytes, read_attempts=1,
     )  # fmt: skip
     scratch = staging_folder(out, "cleaned", on_stale=options.on_stale)
     try:

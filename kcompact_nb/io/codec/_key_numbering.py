@@ -20,7 +20,7 @@ from typing import Any
 import numpy
 
 from kcompact_nb.core import KeyRegistry
-from kcompact_nb.io import _native_kernels
+from kcompact_nb.io.codec import _native_kernels
 
 MAX_WORD_KEY_BYTES = 64
 """Longest key read as words (8 words); blocks with longer keys go key by key."""
@@ -141,7 +141,7 @@ class KeyNumbering:
 
 
 class NativeKeyNumbering:
-    """:class:`KeyNumbering`'s numbering by the C kernel's :class:`~kcompact_nb.io._native.KeyTable`: each key's
+    """:class:`KeyNumbering`'s numbering by the C kernel's :class:`~kcompact_nb.io.codec._native.KeyTable`: each key's
     bytes looked up in a hash table of the keys met before (copied there), new keys numbered by ``registry``.
 
     One table serves every numbering into the same registry (a partition's segment files share one), so a key

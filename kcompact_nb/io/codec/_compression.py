@@ -11,7 +11,7 @@ gzip    ``GzipOutputStream``: java.util.zip's 10-byte header       zlib raw defl
         (mtime 0, XFL 0, OS 255 from Java 16 on), deflate at the   at the same level, the same header and
         level (-1 = 6), CRC-32 and size (little-endian)            trailer
 snappy  snappy-java's ``SnappyOutputStream``: magic ``\\x82SNAPPY\\0`` the same framing around
-        version 1, compatible version 1 (int32 BE each), then     :func:`kcompact_nb.io._snappy.raw_compress`
+        version 1, compatible version 1 (int32 BE each), then     :func:`kcompact_nb.io.codec._snappy.raw_compress`
         per 32 KiB of input: int32 BE length + raw snappy block    (snappy 1.1.10's algorithm; in C when the
                                                                    kernels were built)
 lz4     ``Lz4BlockOutputStream``: LZ4 frame, FLG 0x60 (version 1,  ``lz4.frame`` with 64 KiB independent
@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from kcompact_nb.core import DEFAULT_LEVELS, KafkaModelError, KafkaVersion
-from kcompact_nb.io import _native_kernels
-from kcompact_nb.io._codec_releases import lz4_release, snappy_release, zstd_release
 from kcompact_nb.io._errors import CodecUnavailableError
-from kcompact_nb.io._snappy import raw_compress
+from kcompact_nb.io.codec import _native_kernels
+from kcompact_nb.io.codec._codec_releases import lz4_release, snappy_release, zstd_release
+from kcompact_nb.io.codec._snappy import raw_compress
 
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 """ID1 ID2, CM 8 (deflate), FLG 0, MTIME 0, XFL 0, OS 255 (``GZIPOutputStream.writeHeader``, Java 16+)."""
@@ -51,7 +51,7 @@ _SNAPPY_HEADER = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
 _SNAPPY_BLOCK_BYTES = 32 * 1024
 """``SnappyOutputStream.DEFAULT_BLOCK_SIZE``."""
 _SNAPPY_REPRODUCED = (1, 1, 10)
-"""The snappy release :func:`kcompact_nb.io._snappy.raw_compress` follows (snappy-java 1.1.10.x, Kafka 3.5 on)."""
+"""The snappy release :func:`kcompact_nb.io.codec._snappy.raw_compress` follows (snappy-java 1.1.10.x, Kafka 3.5 on)."""
 _LZ4_FAST_LEVEL = 9
 """``CompressionType.LZ4.defaultLevel()``: ``Lz4BlockOutputStream`` then uses the fast compressor."""
 _LZ4_BLOCK_BYTES = 64 * 1024

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from kcompact_nb.core import PartitionLog, RecordBatch, Segment, cyclic_gc_paused, segment_file_name
-from kcompact_nb.io import _batch_header as L
-from kcompact_nb.io._batch_encoder import encode_batch, raw_matches
-from kcompact_nb.io._checkpoint import (
+from kcompact_nb.io._errors import LogWriteError
+from kcompact_nb.io.codec import batch_header as L
+from kcompact_nb.io.codec import encode_batch, raw_matches
+from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
     RECOVERY_POINT_CHECKPOINT,
@@ -22,8 +23,7 @@ from kcompact_nb.io._checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from kcompact_nb.io._errors import LogWriteError
-from kcompact_nb.io._staged_output import staged_dir
+from kcompact_nb.io.logdir._staged_output import staged_dir
 
 
 def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int = 0) -> bytes:

@@ -1,7 +1,7 @@
 """Streaming reader of one Kafka segment file (``NNNNNNNNNNNNNNNNNNNN.log``) into core batches.
 
 Batches are framed and checked here (length, magic, CRC-32C, offsets); uncompressed records are parsed
-into columns (:mod:`kcompact_nb.io._record_parser`), others and anything that parser does not read
+into columns (:mod:`kcompact_nb.io.codec._record_parser`), others and anything that parser does not read
 cleanly are decoded by kafka-python's ``DefaultRecordBatch``. Checks follow what ``LogSegment.recover`` does on an
 unclean shutdown: the first batch that fails ends the valid prefix of the file.
 """
@@ -30,9 +30,6 @@ from kcompact_nb.core import (
     record_from_tuple,
     record_offsets,
 )
-from kcompact_nb.io import _batch_header as L
-from kcompact_nb.io._block_batches import PACKED_MIN_RECORDS, BlockBatches, FramedBlock, record_batch
-from kcompact_nb.io._decompression import decompress_records
 from kcompact_nb.io._errors import (
     CorruptBatchError,
     CrcMismatchError,
@@ -42,8 +39,19 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
-from kcompact_nb.io._key_numbering import key_numbering, release_key_table
-from kcompact_nb.io._record_parser import NotPlain, RecordColumns, parse_records
+from kcompact_nb.io.codec import (
+    PACKED_MIN_RECORDS,
+    BlockBatches,
+    FramedBlock,
+    NotPlain,
+    RecordColumns,
+    decompress_records,
+    key_numbering,
+    parse_records,
+    record_batch,
+    release_key_table,
+)
+from kcompact_nb.io.codec import batch_header as L
 
 BLOCK_BYTES = 8 << 20
 """Bytes read, framed and decoded together: bounds the reader's memory (about three times this) whatever the file's
@@ -164,7 +172,7 @@ class SegmentFileReader:
 
     def __iter__(self) -> Iterator[RecordBatch]:
         """The batches in file order: blocks of about :data:`BLOCK_BYTES` framed at once, their plain batches
-        decoded together (:mod:`kcompact_nb.io._block_batches`), the others one by one (:meth:`decode_batch`)."""
+        decoded together (:mod:`kcompact_nb.io.codec._block_batches`), the others one by one (:meth:`decode_batch`)."""
         self.valid_bytes, self.dropped = 0, None
         next_offset = self._first_allowed_offset()
         keys = key_numbering(self.key_registry)

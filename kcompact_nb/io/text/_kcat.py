@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kcompact_nb.io._kcat_format import KcatFormat
-from kcompact_nb.io._kcat_json import parse_kcat_json
-from kcompact_nb.io._kcat_records import KcatParse
-from kcompact_nb.io._kcat_text import parse_kcat_format
+from kcompact_nb.io.text._kcat_format import KcatFormat
+from kcompact_nb.io.text._kcat_json import parse_kcat_json
+from kcompact_nb.io.text._kcat_records import KcatParse
+from kcompact_nb.io.text._kcat_text import parse_kcat_format
 
 
 def read_kcat(

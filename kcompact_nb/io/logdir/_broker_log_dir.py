@@ -44,34 +44,32 @@ from kcompact_nb.core import (
     segment_file_name,
     topic_partition_of_dir,
 )
-from kcompact_nb.io._checkpoint import (
+from kcompact_nb.io._errors import LogWriteError
+from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
     RECOVERY_POINT_CHECKPOINT,
-    TopicPartition,
-    read_checkpoint,
-    write_checkpoint,
-)
-from kcompact_nb.io._errors import LogWriteError
-from kcompact_nb.io._header_scan import header_segments
-from kcompact_nb.io._index_files import (
     OffsetIndexFile,
     ProducerSnapshotEntry,
     ProducerSnapshotFile,
     SegmentIndexes,
     TimeIndexFile,
+    TopicPartition,
     TransactionIndexFile,
     java_hash_map_order,
+    read_checkpoint,
     segment_indexes,
+    write_checkpoint,
     write_index_file,
 )
-from kcompact_nb.io._log_writer import (
+from kcompact_nb.io.logdir._header_scan import header_segments
+from kcompact_nb.io.logdir._log_writer import (
     checkpoint_entries,
     segment_bytes,
     set_mtime_ms,
     write_segment_file,
 )
-from kcompact_nb.io._staged_output import staged_dir
+from kcompact_nb.io.logdir._staged_output import staged_dir
 
 _NOT_COPIED = (*LEFTOVER_FILE_SUFFIXES, *IN_FLIGHT_FILE_SUFFIXES)
 """What a cleaning or a deletion left half-way, and a running broker's temporary and lock files."""

@@ -3,7 +3,7 @@
 Byte for byte what kafka-python's ``DefaultRecordBatchBuilder.append`` (and Kafka's ``DefaultRecord.writeTo``)
 write, a record at a time: length varint, attributes 0, timestampDelta varlong, offsetDelta varint, key and
 value each as a length varint (-1: null) and its bytes, headersCount 0. The C kernel
-(:mod:`kcompact_nb.io._native`) writes them when it was built; here zigzag varints of small values come from a
+(:mod:`kcompact_nb.io.codec._native`) writes them when it was built; here zigzag varints of small values come from a
 table, so a record costs a few list operations.
 """
 
@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from kcompact_nb.core import PackedRecords
-from kcompact_nb.io import _native_kernels
+from kcompact_nb.io.codec import _native_kernels
 
 _TABLE_LIMIT = 1 << 14
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kcompact_nb.io._errors import DumpParseError
-from kcompact_nb.io._kcat_records import KcatParse
+from kcompact_nb.io.text._kcat_records import KcatParse
 
 #: Messages kcat prints while records are being written (kcat.c ``partition_at_eof``, ``consume_cb``).
 _PROGRESS = rb"Reached (?:end of topic|stop timestamp for topic) \S+ \[-?[0-9]+\] at offset -?[0-9]+(?:: exiting)?"

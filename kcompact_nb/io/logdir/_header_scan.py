@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kcompact_nb.core import RecordBatch, TimestampType
-from kcompact_nb.io import _batch_header as L
-from kcompact_nb.io._segment_reader import SegmentFileReader
+from kcompact_nb.io.codec import batch_header as L
+from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 
 
 def mtime_ms(path: Path) -> int:

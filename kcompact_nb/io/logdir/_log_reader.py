@@ -34,19 +34,19 @@ from kcompact_nb.core import (
     load_log,
     topic_partition_of_dir,
 )
-from kcompact_nb.io._checkpoint import (
+from kcompact_nb.io._errors import NotASegmentError
+from kcompact_nb.io.codec import release_key_table
+from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
     RECOVERY_POINT_CHECKPOINT,
     TopicPartition,
     read_checkpoint,
 )
-from kcompact_nb.io._errors import NotASegmentError
-from kcompact_nb.io._header_scan import header_segments, mtime_ms
-from kcompact_nb.io._key_numbering import release_key_table
-from kcompact_nb.io._live_reads import read_consistently
-from kcompact_nb.io._progress import ByteProgress
-from kcompact_nb.io._segment_reader import DroppedBytes, SegmentFileReader
+from kcompact_nb.io.logdir._header_scan import header_segments, mtime_ms
+from kcompact_nb.io.logdir._live_reads import READ_ATTEMPTS, read_consistently
+from kcompact_nb.io.logdir._progress import ByteProgress
+from kcompact_nb.io.logdir._segment_reader import DroppedBytes, SegmentFileReader
 
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")
@@ -302,6 +302,7 @@ def read_log_dir(
     keep_raw: bool = True,
     progress: bool | None = None,
     scan_from_bytes: int | None = None,
+    read_attempts: int = READ_ATTEMPTS,
 ) -> LoadedLogDir:
     """Read every partition of a broker log dir and apply its checkpoint files.
 
@@ -312,6 +313,8 @@ def read_log_dir(
     ``-future``, ``-stray`` suffixes, or anything else) and the KRaft metadata log
     (``__cluster_metadata-0``) are listed in ``skipped``. Partitions holding at least ``scan_from_bytes`` bytes
     of segments are scanned (:func:`scan_partition_dir`: metadata only, batches left on disk), not read whole.
+    A read that fails while a running broker changes the dir starts again from a fresh listing, up to
+    ``read_attempts`` reads in all (1 for a caller that retries a larger job itself).
     """
     path = Path(path)
     _require_dir(path, "log directory")
@@ -345,7 +348,7 @@ def read_log_dir(
                 )
         return result
 
-    return read_consistently(read, path)
+    return read_consistently(read, path, attempts=read_attempts)
 
 
 def _partition_dirs(path: Path, topics: Collection[str] | None, skipped: list[tuple[str, str]]) -> list[Path]:

@@ -19,8 +19,8 @@ from typing import Any
 
 from kcompact_nb.core import Record, TimestampType
 from kcompact_nb.io._errors import DumpParseError
-from kcompact_nb.io._kcat_records import ConsumedRecord, KcatParse, OffsetOrder, in_partition
-from kcompact_nb.io._kcat_status import STDERR_ADVICE, StdoutReading, mixed_stderr_caveats, only_reading
+from kcompact_nb.io.text._kcat_records import ConsumedRecord, KcatParse, OffsetOrder, in_partition
+from kcompact_nb.io.text._kcat_status import STDERR_ADVICE, StdoutReading, mixed_stderr_caveats, only_reading
 
 _TIMESTAMP_TYPES = {"create": TimestampType.CREATE_TIME, "logappend": TimestampType.LOG_APPEND_TIME}
 

@@ -1119,7 +1119,7 @@ static PyMethodDef KeyTable_methods[] = {
 
 static PyTypeObject KeyTableType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "kcompact_nb.io._native.KeyTable",
+    .tp_name = "kcompact_nb.io.codec._native.KeyTable",
     .tp_doc = PyDoc_STR("Distinct keys by content (copied into an arena), each with an id; len() counts them."),
     .tp_basicsize = sizeof(Table),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -1141,7 +1141,7 @@ static PyMethodDef OffsetTable_methods[] = {
 
 static PyTypeObject OffsetTableType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "kcompact_nb.io._native.OffsetTable",
+    .tp_name = "kcompact_nb.io.codec._native.OffsetTable",
     .tp_doc = PyDoc_STR("Distinct keys by content (copied into an arena), each with its highest offset put: the "
                         "cleaner's offset map as a hash table of key bytes; len() counts the keys."),
     .tp_basicsize = sizeof(Table),
@@ -1161,7 +1161,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef native_module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "kcompact_nb.io._native",
+    .m_name = "kcompact_nb.io.codec._native",
     .m_doc = PyDoc_STR("The segment reader's and writer's hot loops and the offset map's table in C (_native.c)."),
     .m_size = -1,
     .m_methods = module_methods,

@@ -6,11 +6,11 @@ record of a block of framed batches at once: first the record lengths, record in
 all batches (each record's start follows from the previous one), then every other field of every record in
 one pass of array operations. Keys and values stay spans into the block's bytes.
 
-The C kernel (:mod:`kcompact_nb.io._native`) decodes the same batches the same way, record by record, when it
+The C kernel (:mod:`kcompact_nb.io.codec._native`) decodes the same batches the same way, record by record, when it
 was built; the numpy arrays here decode them otherwise.
 
 It is a fast path, deciding nothing on its own: a batch is "plain" only when it reads exactly as
-:func:`kcompact_nb.io._record_parser.parse_records` reads it without raising ``NotPlain`` (every varint within
+:func:`kcompact_nb.io.codec._record_parser.parse_records` reads it without raising ``NotPlain`` (every varint within
 5 bytes, 9 for the timestamp delta, offset deltas increasing within ``[0, lastOffsetDelta]``, every record
 ending where its length says, the last at the batch's end, no record headers). Every other batch is left to
 the record parser and kafka-python, which decide what it holds or why it is corrupt, so results and error
@@ -25,7 +25,7 @@ from typing import Any
 import numpy
 
 from kcompact_nb.core import RECORD_BATCH_OVERHEAD
-from kcompact_nb.io import _native_kernels
+from kcompact_nb.io.codec import _native_kernels
 
 MIN_RECORD_BYTES = 7
 """length, attributes, timestampDelta, offsetDelta, keyLength, valueLength, headersCount: one byte each at least."""

@@ -18,10 +18,10 @@ from functools import partial
 
 from kcompact_nb.core import Record
 from kcompact_nb.io._errors import DumpParseError
-from kcompact_nb.io._kcat_format import NUMBERS, KcatFormat, compile_kcat_format
-from kcompact_nb.io._kcat_json import as_bytes
-from kcompact_nb.io._kcat_records import UNKNOWN_PARTITION, ConsumedRecord, KcatParse, OffsetOrder, in_partition
-from kcompact_nb.io._kcat_status import (
+from kcompact_nb.io.text._kcat_format import NUMBERS, KcatFormat, compile_kcat_format
+from kcompact_nb.io.text._kcat_json import as_bytes
+from kcompact_nb.io.text._kcat_records import UNKNOWN_PARTITION, ConsumedRecord, KcatParse, OffsetOrder, in_partition
+from kcompact_nb.io.text._kcat_status import (
     STATUS_LINE,
     STDERR_ADVICE,
     StdoutReading,

@@ -30,11 +30,11 @@ from kcompact_nb.core import (
     StoredSegment,
     segment_file_name,
 )
-from kcompact_nb.io._log_reader import LoadedPartition
-from kcompact_nb.io._log_writer import batch_bytes, set_mtime_ms
-from kcompact_nb.io._offset_table import native_offset_table
-from kcompact_nb.io._segment_reader import SegmentFileReader
-from kcompact_nb.io._streamed_buckets import latest_entries, tally_segment
+from kcompact_nb.io.codec import native_offset_table
+from kcompact_nb.io.logdir._log_reader import LoadedPartition
+from kcompact_nb.io.logdir._log_writer import batch_bytes, set_mtime_ms
+from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
+from kcompact_nb.io.logdir._streamed_buckets import latest_entries, tally_segment
 
 REGISTRY_KEYS = 1 << 20
 """Keys a reader's registry numbers (those of batches read record by record: compressed, with headers, ...) before a
@@ -45,7 +45,7 @@ def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> 
     """:func:`kcompact_nb.core.offset_buckets` of a partition, a scanned one read segment file by segment file.
 
     The same rows as for the partition read whole, in the memory of one entry per distinct key and one block of
-    batches (:mod:`kcompact_nb.io._streamed_buckets` counts a block's records together).
+    batches (:mod:`kcompact_nb.io.logdir._streamed_buckets` counts a block's records together).
     """
     log = scanned.log
     latest = latest_entries()
