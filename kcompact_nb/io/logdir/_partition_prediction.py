@@ -11,7 +11,6 @@ retention, each cleaned group written to ``out`` as it is done. Same retained of
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,8 +26,9 @@ from kcompact_nb.core import (
     log_to_clean,
 )
 from kcompact_nb.io._errors import LogWriteError
-from kcompact_nb.io.logdir._log_reader import scan_partition_dir
+from kcompact_nb.io.logdir._log_reader import LoadedPartition, scan_partition_dir
 from kcompact_nb.io.logdir._partition_stream import SegmentFiles
+from kcompact_nb.io.logdir._staged_output import staged_dir
 
 
 @dataclass(frozen=True)
@@ -95,38 +95,34 @@ def predict_partition_dir(
         progress=progress,
     )
     log = scanned.log
-    target = None if out is None else _target(Path(out) / log.name, overwrite=overwrite)
-    staging = None if target is None else _staging(target)
-    try:
-        storage = SegmentFiles(scanned.files or {}, out=staging, verify_crc=verify_crc)
-        ltc = log_to_clean(log, now_ms=now_ms)
-        result = None
-        if ltc.first_dirty_offset < ltc.first_uncleanable_offset:
-            manager = CleanerManager(log.broker, strategies={} if strategy is None else {log.topic: strategy})
-            result = manager.clean_log(log, now_ms=now_ms, offset_map=offset_map, force=True, storage=storage)
-        storage.copy_untouched(log)
-    except BaseException:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-        raise
-    if target is not None and staging is not None:
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
-    return PartitionPrediction(ltc, result, log, target)
-
-
-def _target(target: Path, *, overwrite: bool) -> Path:
+    if out is None:
+        ltc, result = _stream_pass(scanned, None, now_ms, offset_map, strategy, verify_crc)
+        return PartitionPrediction(ltc, result, log, None)
+    target = Path(out) / log.name
     if target.exists() and not target.is_dir():
         raise LogWriteError(f"{target}: exists and is not a directory")
     if target.is_dir() and any(target.iterdir()) and not overwrite:
         raise LogWriteError(f"{target}: directory exists and is not empty; pass overwrite=True to replace it")
-    return target
+    with staged_dir(target) as staging:
+        ltc, result = _stream_pass(scanned, staging, now_ms, offset_map, strategy, verify_crc)
+    return PartitionPrediction(ltc, result, log, target)
 
 
-def _staging(target: Path) -> Path:
-    staging = target.with_name(f".{target.name}.kcompact-tmp")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-    return staging
+def _stream_pass(
+    scanned: LoadedPartition,
+    out: Path | None,
+    now_ms: int,
+    offset_map: OffsetMapSpec | None,
+    strategy: Strategy | None,
+    verify_crc: bool,
+) -> tuple[LogToClean, PassResult | None]:
+    """The pass over the scanned partition's files, the partition it leaves written into ``out`` (if any)."""
+    log = scanned.log
+    storage = SegmentFiles(scanned.files or {}, out=out, verify_crc=verify_crc)
+    ltc = log_to_clean(log, now_ms=now_ms)
+    result = None
+    if ltc.first_dirty_offset < ltc.first_uncleanable_offset:
+        manager = CleanerManager(log.broker, strategies={} if strategy is None else {log.topic: strategy})
+        result = manager.clean_log(log, now_ms=now_ms, offset_map=offset_map, force=True, storage=storage)
+    storage.copy_untouched(log)
+    return ltc, result
