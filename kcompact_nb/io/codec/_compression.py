@@ -41,6 +41,7 @@ from kcompact_nb.core import DEFAULT_LEVELS, KafkaModelError, KafkaVersion
 from kcompact_nb.io._errors import CodecUnavailableError
 from kcompact_nb.io.codec import _native_kernels
 from kcompact_nb.io.codec._codec_releases import lz4_release, snappy_release, zstd_release
+from kcompact_nb.io.codec._libzstd import built_releases, libzstd_compress
 from kcompact_nb.io.codec._snappy import NEWER_HASH_FROM, raw_compress
 
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
@@ -160,7 +161,8 @@ ZstdCompress = Callable[[bytes, int], bytes]
 
 
 def _zstd_bindings() -> list[tuple[tuple[int, int, int], ZstdCompress]]:
-    """(libzstd release, compress) for each zstd binding installed: ``zstandard``, then ``pyzstd``."""
+    """(libzstd release, compress) for each zstd binding installed: ``zstandard``, then ``pyzstd``, then the older
+    releases built by ``make codecs`` (:mod:`kcompact_nb.io.codec._libzstd`)."""
     bindings: list[tuple[tuple[int, int, int], ZstdCompress]] = []
     zstandard = _module("zstandard")
     if zstandard is not None:
@@ -168,6 +170,8 @@ def _zstd_bindings() -> list[tuple[tuple[int, int, int], ZstdCompress]]:
     pyzstd = _module("pyzstd")
     if pyzstd is not None:
         bindings.append((tuple(pyzstd.zstd_version_info[:3]), _pyzstd_stream))  # type: ignore[arg-type]
+    if bindings:  # the built releases write Kafka's bytes; zstd batches are read through an installed binding
+        bindings += [(release, libzstd_compress(release)) for release in built_releases()]
     return bindings
 
 
