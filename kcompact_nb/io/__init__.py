@@ -79,6 +79,7 @@ from kcompact_nb.io.logdir import (
     LoadedPartition,
     LogDirCleaning,
     PartitionPrediction,
+    ReadOptions,
     SegmentFileReader,
     SegmentFiles,
     batch_attributes_and_crc,
@@ -133,6 +134,7 @@ from kcompact_nb.io.text import (
 )
 
 __all__ = [
+    "ReadOptions",
     "LIBZSTD_SOURCE_PACKAGES",
     "NativeLibraryError",
     "build_libzstd",
