@@ -15,8 +15,7 @@ from kcompact_nb import (
     offset_buckets,
     strategy_for,
 )
-from kcompact_nb.core.cleaner._cleaner import clean_pass
-from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
+from kcompact_nb.core import clean_pass, log_to_clean
 from kcompact_nb.core.model._record_sizes import record_size_bytes
 from kcompact_nb.core.views import _offset_buckets
 from kcompact_nb.core.views._next_pass import superseded_count
