@@ -6,8 +6,9 @@ offsets go into the table in one call (numpy for packed batches, a dict update o
 covered by the map keeps the records whose offset is not below their key's entry, found in C loops. Whenever a
 batch is not one these paths take (it might fill the map, it has keyless records, ...), Kafka's loops
 (:class:`~kcompact_nb.core.cleaner._cleaner.RecordByRecord`) handle it. :func:`record_loops_for` is the one
-place the pass chooses. ``tests/core/cleaner/test_packed_records.py`` and
-``tests/core/cleaner/test_cleaner_properties.py`` check that both give the same logs.
+place the pass chooses. ``tests/core/cleaner/test_whole_batches.py`` (both loops under one strategy, over tuples
+and packed records), ``tests/core/cleaner/test_packed_records.py`` and ``tests/core/cleaner/test_cleaner_properties.py``
+check that both give the same logs.
 """
 
 from __future__ import annotations
