@@ -2,7 +2,8 @@
 
 The cleanable range and dirty ratio (``LogToClean``, ``LogCleanerManager.cleanableOffsets``), the offset
 map (``OffsetMap``/``SkimpyOffsetMap``), compaction strategies (Kafka's offset rule; KIP-280's, never
-released, labelled so), segment grouping, the pass itself (``Cleaner.doClean``), its statistics
+released, labelled so), segment grouping, the pass itself (``Cleaner.doClean``, with its whole-batch loops
+beside it; :func:`clean_pass` runs it as a cleaner thread's ``cleanLog``), its statistics
 (``CleanerStats``), filthiest-log selection, back-off and checkpoints (``LogCleanerManager``), the log
 pool's iteration order, and ``compact,delete`` retention. Imports :mod:`kcompact_nb.core.model` only.
 """

@@ -1,6 +1,7 @@
 """The log model: what a broker stores and how it grows.
 
-Records and v2 batches with their exact byte sizes (``DefaultRecordBatch``, ``DefaultRecord``), compression
+Records and v2 batches with their exact byte sizes (``DefaultRecordBatch``, ``DefaultRecord``), records held by
+column with their keys numbered per log (``PackedRecords``, ``KeyRegistry``: not Kafka's, the reader's), compression
 codecs behind a protocol io implements, segments (``LogSegment``), the partition log (``UnifiedLog``:
 append, roll, high watermark, log start offset), producer and transaction state
 (``ProducerStateManager``), topic and broker configs with Kafka's names, defaults and validation
