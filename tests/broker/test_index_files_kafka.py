@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb import AbortedTxn, NewRecord
 from kcompact_nb.broker import (
     alter_topic_configs,
     copy_partition,
@@ -20,7 +19,7 @@ from kcompact_nb.broker import (
     resolve_classpath,
     wait_for_cleaner,
 )
-from kcompact_nb.core import SegmentData, build_partition_log, segment_file_name
+from kcompact_nb.core import AbortedTxn, NewRecord, SegmentData, build_partition_log, segment_file_name
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
     OFFSET_INDEX_ENTRY_BYTES,

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 from crc32c import crc32c
 
-from kcompact_nb import AbortedTxn
-from kcompact_nb.core import segment_file_name
+from kcompact_nb.core import AbortedTxn, segment_file_name
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
     IndexFileError,
