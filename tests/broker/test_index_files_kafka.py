@@ -1,6 +1,7 @@
 """kcompact_nb.io's .index/.timeindex/.txnindex/.snapshot writers against Kafka's own: its storage classes
 (LogSegment, TransactionIndex, ProducerStateManager.writeSnapshot, run from the broker jars by
-KafkaSegmentFiles.java) and a live broker's partition folder, for Kafka 4.4.0 and 3.9.2."""
+KafkaSegmentFiles.java) and a live broker's partition folder, for Kafka 4.4.0 and 3.9.2, and 3.8.1's
+LogSegment, which indexes once per append (before KAFKA-806)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from kcompact_nb.broker import (
     resolve_classpath,
     wait_for_cleaner,
 )
-from kcompact_nb.core import SegmentData, build_partition_log, segment_file_name
+from kcompact_nb.core import KafkaVersion, RecordBatch, SegmentData, build_partition_log, segment_file_name
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
     OFFSET_INDEX_ENTRY_BYTES,
@@ -31,6 +32,7 @@ from kcompact_nb.io import (
     SegmentFileReader,
     TimeIndexFile,
     TransactionIndexFile,
+    appended_indexes,
     encode_index_file,
     java_hash_map_order,
     preallocated_bytes,
@@ -73,10 +75,18 @@ def chunks(batches: list[bytes], per_chunk: int) -> str:
     return ",".join(str(sum(len(b) for b in batches[i : i + per_chunk])) for i in range(0, len(batches), per_chunk))
 
 
+def appends(batches: list[RecordBatch], per_chunk: int) -> list[list[RecordBatch]]:
+    return [batches[i : i + per_chunk] for i in range(0, len(batches), per_chunk)]
+
+
+#: The newest release with cached jars from before KAFKA-806 (3.9.1, 4.0.1): one index check per append.
+PER_APPEND_VERSION = "3.8.1"
+
+
 # (seed, base offset, index.interval.bytes, segment.index.bytes, batches per LogSegment.append, closed?)
 SEGMENT_CASES = [
     (1, 0, 100, 4096, 1, True),
-    (2, 0, 100, 4096, 3, True),  # one append of several batches: the entries still follow each batch
+    (2, 0, 100, 4096, 3, True),  # appends of several batches: per batch or per append, by release
     (3, 1_000_000, 1, 4096, 1, True),  # an entry for every batch after the first
     (4, 7, 500, 1000, 2, False),  # active: preallocated to 1000 (.index) and 996 (.timeindex) bytes
     (5, 42, 4096, 4096, 1, False),
@@ -84,9 +94,11 @@ SEGMENT_CASES = [
 ]
 
 
-@pytest.mark.parametrize("version", BROKER_VERSIONS)
+@pytest.mark.parametrize("version", (*BROKER_VERSIONS, PER_APPEND_VERSION))
 def test_offset_and_time_indexes_are_the_bytes_kafkas_log_segment_writes(version, tmp_path):
-    """LogSegment.append (per batch) and onBecomeInactiveSegment/close, against segment_indexes + the encoders."""
+    """LogSegment.append (per batch, or per append before KAFKA-806) and onBecomeInactiveSegment/close, against
+    appended_indexes + the encoders."""
+    each_batch = KafkaVersion.parse(version).indexes_each_batch
     jobs, expected = [], {}
     for seed, base, interval, index_bytes, per_chunk, closed in SEGMENT_CASES:
         batches = segment_case(seed, base)
@@ -98,8 +110,9 @@ def test_offset_and_time_indexes_are_the_bytes_kafkas_log_segment_writes(version
             f"segment {folder} {folder / 'batches.bin'} {base} {interval} {index_bytes} {state} "
             f"{chunks(batches, per_chunk)}"
         )
-        ours = segment_indexes(SegmentFileReader(folder / "batches.bin", base_offset=base),
-                               index_interval_bytes=interval, inactive=closed)  # fmt: skip
+        read = list(SegmentFileReader(folder / "batches.bin", base_offset=base))
+        ours = appended_indexes(appends(read, per_chunk), index_interval_bytes=interval, indexes_each_batch=each_batch,
+                                inactive=closed)  # fmt: skip
         offset_size = None if closed else preallocated_bytes(index_bytes, OFFSET_INDEX_ENTRY_BYTES)
         time_size = None if closed else preallocated_bytes(index_bytes, TIME_INDEX_ENTRY_BYTES)
         expected[folder] = (
@@ -114,9 +127,13 @@ def test_offset_and_time_indexes_are_the_bytes_kafkas_log_segment_writes(version
         assert (folder / segment_file_name(base, ".index")).read_bytes() == offset_bytes, folder.name
         assert (folder / segment_file_name(base, ".timeindex")).read_bytes() == time_bytes, folder.name
         assert entries > 1 or folder.name == "case5"  # the cases exercise index points (case 5: one 4 KiB interval)
+    per_batch = segment_indexes(
+        SegmentFileReader(tmp_path / "case2" / "batches.bin", base_offset=0), index_interval_bytes=100
+    )
+    assert (expected[tmp_path / "case2"][3] == len(per_batch.offset_index)) is each_batch  # the rules do differ
 
 
-@pytest.mark.parametrize("version", BROKER_VERSIONS)
+@pytest.mark.parametrize("version", (*BROKER_VERSIONS, PER_APPEND_VERSION))
 def test_transaction_index_and_producer_snapshot_are_the_bytes_kafka_writes(version, tmp_path):
     """TransactionIndex.append, and writeSnapshot's HashMap order and CRC for producers that share buckets."""
     txns = (AbortedTxn(3, 10, 14, 15), AbortedTxn(1 << 40, 12, 20, 12), AbortedTxn(7, 21, 30, 31))
