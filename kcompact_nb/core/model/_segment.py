@@ -32,7 +32,9 @@ class Segment:
     ``indexes_each_batch`` (Kafka 3.9.1, 4.0.1 and later: KAFKA-806), else once per append call.
     ``offset_index`` holds the offset index as (last offset of the batch, or of the append, and the
     file position where it starts); ``time_index`` the time index as (largest timestamp so far, last
-    offset of the first batch that holds it).
+    offset of the first batch that holds it). ``rewritten_by_cleaner`` marks a segment a cleaner pass wrote
+    (Kafka's ``.cleaned`` file swapped in): all its files are new, even when its batches' bytes are the
+    source's.
     """
 
     base_offset: int
@@ -49,6 +51,7 @@ class Segment:
     offset_index: list[tuple[int, int]] = field(default_factory=list)
     time_index: list[tuple[int, int]] = field(default_factory=list)
     aborted_transactions: list[AbortedTxn] = field(default_factory=list)
+    rewritten_by_cleaner: bool = False
     _bytes_since_last_index_entry: int = 0
 
     def __post_init__(self) -> None:

@@ -11,8 +11,8 @@ keeps, so ``kafka-dump-log.sh`` and a broker can read them:
 With ``source`` (the log dir the logs were read from) it writes what a broker holding that log dir
 leaves after the model's changes, such as one cleaner iteration: every file of ``source`` is copied
 (mtimes kept) except those Kafka replaces or deletes. A segment whose bytes the model left as they
-are keeps its files; a rewritten one (a cleaned group, named after its first segment) gets new
-files; the files of a segment that is gone (merged into a group, or deleted by retention) and its
+are keeps its files; a rewritten one (a cleaned group, named after its first segment, even with the
+same bytes) gets new files; the files of a segment that is gone (merged into a group, or deleted by retention) and its
 producer snapshot (``UnifiedLog.deleteProducerSnapshots``) are not written. The two checkpoint files
 the cleaner and retention change are updated, the others copied. What is written is the state once
 Kafka's delayed deletions ran (``file.delete.delay.ms``): no ``.deleted``, ``.cleaned`` or ``.swap``
@@ -195,13 +195,14 @@ def _write_indexes(segment: Segment, folder: Path) -> None:
 
 
 def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bool:
-    """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes."""
+    """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes and no cleaner
+    pass rewrote it (a rewritten segment's indexes are the ones its appends built, whatever its bytes)."""
     source_log = origin / segment_file_name(segment.base_offset)
     same_size = source_log.is_file() and source_log.stat().st_size == segment.size_bytes
     if isinstance(segment, StoredSegment):  # its batches are that file's: only a cleaned segment replaces them
         if not same_size:
             raise LogWriteError(f"{source_log}: segment {segment.base_offset}'s batches are no longer in this file")
-    elif not same_size or not _same_bytes(segment, source_log):
+    elif segment.rewritten_by_cleaner or not same_size or not _same_bytes(segment, source_log):
         return False
     stem = source_log.name[:-4]
     for suffix in SEGMENT_FILE_SUFFIXES:
