@@ -5,14 +5,18 @@ LogSegment, which indexes once per append (before KAFKA-806)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import subprocess
+import time
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 from kcompact_nb import AbortedTxn, NewRecord
 from kcompact_nb.broker import (
+    KafkaBroker,
     alter_topic_configs,
     copy_partition,
     create_topic,
@@ -22,6 +26,14 @@ from kcompact_nb.broker import (
     wait_for_cleaner,
 )
 from kcompact_nb.core import KafkaVersion, RecordBatch, SegmentData, build_partition_log, segment_file_name
+from kcompact_nb.fidelity import (
+    broker_settings,
+    generate_workload,
+    index_file_differences,
+    log_file_differences,
+    run_differential,
+    topic_settings,
+)
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
     OFFSET_INDEX_ENTRY_BYTES,
@@ -33,6 +45,7 @@ from kcompact_nb.io import (
     TimeIndexFile,
     TransactionIndexFile,
     appended_indexes,
+    clean_log_dir,
     encode_index_file,
     java_hash_map_order,
     preallocated_bytes,
@@ -215,3 +228,46 @@ def check_partition_folder(folder: Path, *, min_index_entries: int) -> None:
                                                     known.coordinator_epoch, open_txn)  # fmt: skip
     txn_entries = [e for p in sorted(folder.glob("*.txnindex")) for e in read_index_file(p).entries]
     assert len(txn_entries) == 1
+
+
+#: Keyed one-record batches of 1-40-byte values (no tombstones), an index entry due every 100 bytes: a pass merges
+#: the rolled segments into one group, appending each source segment's survivors (one read buffer) at once.
+INDEXED = dataclasses.replace(
+    generate_workload(3006, records=60, keys=20, tombstone_ratio=0.0),
+    name="index-every-100-bytes",
+    kept=MappingProxyType({"index.interval.bytes": "100"}),
+)
+
+
+def test_a_pass_leaves_kafkas_index_files(kafka_broker, tmp_path):
+    """Kafka 4.4.0 and 3.9.2 index the cleaned segment per batch (KAFKA-806)."""
+    check_indexed_pass(kafka_broker, tmp_path)
+
+
+def test_a_pass_before_kafka_806_indexes_per_append(tmp_path):
+    """Kafka 3.8.1 indexes the cleaned segment once per append: one entry per source segment at most."""
+    require_java_and_maven()
+    with KafkaBroker(PER_APPEND_VERSION) as broker:
+        check_indexed_pass(broker, tmp_path)
+
+
+def check_indexed_pass(broker: KafkaBroker, tmp_path: Path) -> None:
+    """The differential run (its conformance compare includes the .index and .timeindex files of the in-memory
+    pass's prediction), then ``kcompact clean``'s streamed pass over the "before" copy, file for file."""
+    result = run_differential(broker, INDEXED, tmp_path, topic="indexed")
+    assert result.passes >= 1 and result.mismatches == []
+    folder = result.rounds[0].folder
+    kafka = folder / "after" / "indexed-0"
+    cleaned = segment_files(kafka)[:-1]
+    kafka_entries = [len(read_index_file(log.with_suffix(".index")).entries) for log in cleaned]
+    per_batch = [len(segment_indexes(SegmentFileReader(log), index_interval_bytes=100).offset_index) for log in cleaned]
+    assert sum(kafka_entries) >= 3  # the cleaned segments do have index points
+    assert (kafka_entries == per_batch) is KafkaVersion.parse(broker.version).indexes_each_batch
+    versioned = broker_settings(broker.version)
+    config = topic_settings(INDEXED.kept, broker=versioned)
+    now_ms = time.time_ns() // 1_000_000
+    clean_log_dir(folder / "before", tmp_path / "clean", now_ms=now_ms, broker=versioned, config=config,
+                  scan_from_bytes=0)  # fmt: skip
+    ours = tmp_path / "clean" / "indexed-0"
+    assert log_file_differences(ours, kafka) == []
+    assert index_file_differences(ours, kafka) == []
