@@ -30,6 +30,7 @@ from kcompact_nb.core import (
     StoredSegment,
     segment_file_name,
 )
+from kcompact_nb.io._errors import CorruptBatchError
 from kcompact_nb.io.codec import native_offset_table
 from kcompact_nb.io.logdir._log_reader import LoadedPartition
 from kcompact_nb.io.logdir._log_writer import batch_bytes, set_mtime_ms
@@ -61,13 +62,18 @@ def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> 
 
 
 def partition_batches(partition: LoadedPartition) -> Iterator[RecordBatch]:
-    """Every batch of ``partition`` in offset order: streamed from its files when it was scanned, else its log's."""
+    """Every batch of ``partition`` in offset order: streamed from its files when it was scanned, else its log's;
+    for a partition holding a corrupt batch (:attr:`LoadedPartition.corrupt`), the batches before it."""
     if partition.files is None:
         yield from partition.log.batches()
         return
-    storage = SegmentFiles(partition.files)
-    for segment in partition.log.segments:
-        yield from storage.batches(segment, 0)
+    storage = SegmentFiles(partition.files, verify_crc=partition.verify_crc)
+    try:
+        for segment in partition.log.segments:
+            yield from storage.batches(segment, 0)
+    except CorruptBatchError:
+        if partition.corrupt is None:
+            raise
 
 
 @dataclass(eq=False)
