@@ -230,10 +230,11 @@ def check_partition_folder(folder: Path, *, min_index_entries: int) -> None:
     assert len(txn_entries) == 1
 
 
-#: Keyed one-record batches of 1-40-byte values (no tombstones), an index entry due every 100 bytes: a pass merges
-#: the rolled segments into one group, appending each source segment's survivors (one read buffer) at once.
+#: Keyed three-record batches of 1-40-byte values (no tombstones), an index entry due every 100 bytes: a pass merges
+#: the rolled segments into one group, appending each source segment's survivors (one read buffer) at once, some
+#: batches rebuilt without their superseded records (an append's offset entry is then its largest kept offset).
 INDEXED = dataclasses.replace(
-    generate_workload(3006, records=60, keys=20, tombstone_ratio=0.0),
+    generate_workload(3006, records=90, keys=20, tombstone_ratio=0.0, batch_records=3),
     name="index-every-100-bytes",
     kept=MappingProxyType({"index.interval.bytes": "100"}),
 )
@@ -262,6 +263,9 @@ def check_indexed_pass(broker: KafkaBroker, tmp_path: Path) -> None:
     kafka_entries = [len(read_index_file(log.with_suffix(".index")).entries) for log in cleaned]
     per_batch = [len(segment_indexes(SegmentFileReader(log), index_interval_bytes=100).offset_index) for log in cleaned]
     assert sum(kafka_entries) >= 3  # the cleaned segments do have index points
+    produced = {b.base_offset: len(b.records) for f in segment_files(folder / "before" / "indexed-0")
+                for b in SegmentFileReader(f)}  # fmt: skip
+    assert any(0 < len(b.records) < produced[b.base_offset] for log in cleaned for b in SegmentFileReader(log))
     assert (kafka_entries == per_batch) is KafkaVersion.parse(broker.version).indexes_each_batch
     versioned = broker_settings(broker.version)
     config = topic_settings(INDEXED.kept, broker=versioned)
