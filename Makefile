@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kcompact-installed
 
-.PHONY: setup lab lint test bench bench-side-by-side fuzz clean
+.PHONY: setup codecs lab lint test bench bench-side-by-side fuzz clean
 
 # setup.py and the C source too: the editable install builds the C kernels in place (kcompact_nb/io/codec/_native.c).
 $(STAMP): pyproject.toml setup.py kcompact_nb/io/codec/_native.c
@@ -16,6 +16,11 @@ $(STAMP): pyproject.toml setup.py kcompact_nb/io/codec/_native.c
 # kcompact is installed into the virtual environment, not on the PATH: say where it is.
 setup: $(STAMP)
 	@echo "kcompact_nb is installed in $(VENV): run $(BIN)/kcompact, or 'source $(BIN)/activate' to put kcompact on the PATH"
+
+# The libzstd releases older Kafka releases bundle, compiled once into ~/.cache/kcompact_nb/libzstd from their
+# sources on PyPI (a C compiler needed): their zstd rewrites are then exact, not estimated.
+codecs: setup
+	$(BIN)/python tools/build_libzstd.py
 
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -34,7 +39,7 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: setup
+test: setup codecs
 	$(BIN)/python -m pytest
 	$(BIN)/python -m mypy
 
@@ -42,7 +47,7 @@ bench: setup
 	$(BIN)/python -m bench
 
 # Issue #9: our cleaner vs Kafka's own cleaner (needs Java 17 and Maven); rewrites bench/RESULTS.md.
-bench-side-by-side: setup
+bench-side-by-side: setup codecs
 	$(BIN)/python -m bench side-by-side
 
 # A longer fuzzing run of the segment reader and the text parsers (the suite runs 150 examples per test), and of

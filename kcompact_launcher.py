@@ -7,15 +7,19 @@ the package until it can catch that.
 
 from __future__ import annotations
 
-import signal
 import sys
-from typing import Any
 
 INTERRUPTED = 130
 """The status a shell reports for a process ended by SIGINT (``kcompact_nb.cli.ExitCode.INTERRUPTED``)."""
 
+try:  # the one import before main(): a Ctrl-C inside it (a loaded machine is slow here) is a quiet exit too
+    import signal
+except KeyboardInterrupt:
+    print("kcompact: interrupted", file=sys.stderr)
+    raise SystemExit(INTERRUPTED) from None
 
-def _interrupt_again(unraisable: Any) -> None:
+
+def _interrupt_again(unraisable: sys.UnraisableHookArgs) -> None:
     """Python swallows a Ctrl-C that lands in a callback it runs for itself (an import lock's, say) and prints
     it as "Exception ignored"; raise it again where it can stop the command, and print nothing."""
     if issubclass(unraisable.exc_type, KeyboardInterrupt):

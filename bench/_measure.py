@@ -38,9 +38,7 @@ def measure_core(folder: Path) -> dict[str, Any]:
     segment's ``.log`` file (batches kept whole copied as their bytes), as ``kcompact clean`` writes them."""
     import tempfile
 
-    from kcompact_nb.core import segment_file_name
-    from kcompact_nb.core.cleaner._cleaner import clean_pass
-    from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
+    from kcompact_nb.core import clean_pass, log_to_clean, segment_file_name
     from kcompact_nb.fidelity import broker_settings, topic_settings
     from kcompact_nb.io import read_partition_dir, write_segment_file
 

@@ -6,8 +6,7 @@ import random
 
 from bench._runner import Measurement, benchmark, timed
 from kcompact_nb import NewRecord, PartitionLog, TopicConfig
-from kcompact_nb.core.cleaner._cleaner import clean_pass
-from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
+from kcompact_nb.core import clean_pass, log_to_clean
 
 VALUE = b"v" * 100
 

@@ -97,7 +97,7 @@ def compressible_batches() -> tuple[RecordBatch, ...]:
 
 def _encode(codec: str, kernels: str = "C") -> Measurement:
     """Encode the batches with ``codec``; ``kernels="python"`` without the C kernels (snappy's Python compressor)."""
-    from kcompact_nb.io.codec import _native_kernels
+    from kcompact_nb.io.codec import native_kernels
 
     encoder, version = KafkaBatchEncoder(), KafkaVersion.parse(DEFAULT_KAFKA_VERSION)
     batches = [replace(b, compression=codec) for b in compressible_batches()]
@@ -107,14 +107,14 @@ def _encode(codec: str, kernels: str = "C") -> Measurement:
             encoder.encode(batch, level=None, kafka_version=version)
         return ENCODE_RECORDS, sum(b.size_bytes for b in compressible_batches())
 
-    native = _native_kernels.NATIVE
+    native = native_kernels.NATIVE
     if kernels == "C" and native is None:
         return Measurement(float("nan"), note="not built here: no C compiler at install")
-    _native_kernels.NATIVE = native if kernels == "C" else None
+    native_kernels.NATIVE = native if kernels == "C" else None
     try:
         return timed(work)
     finally:
-        _native_kernels.NATIVE = native
+        native_kernels.NATIVE = native
 
 
 for _codec in ("none", "gzip", "snappy", "lz4", "zstd"):
@@ -138,9 +138,9 @@ def workload_segment() -> Path:
 
 def _decode(decoder: str) -> Measurement:
     """Read every batch of the workload's segment (CRC checked, keys numbered, values left in the bytes)."""
-    from kcompact_nb.io.codec import _native_kernels
+    from kcompact_nb.io.codec import native_kernels
 
-    path, native = workload_segment(), _native_kernels.NATIVE
+    path, native = workload_segment(), native_kernels.NATIVE
     if decoder == "C" and native is None:
         return Measurement(float("nan"), note="not built here: no C compiler at install")
 
@@ -149,11 +149,11 @@ def _decode(decoder: str) -> Measurement:
         batches = reader if decoder != "record parser" else reader.decoded(reader.decode_batch)
         return sum(len(b.records) for b in batches), path.stat().st_size
 
-    _native_kernels.NATIVE = native if decoder == "C" else None
+    native_kernels.NATIVE = native if decoder == "C" else None
     try:
         return timed(work)
     finally:
-        _native_kernels.NATIVE = native
+        native_kernels.NATIVE = native
 
 
 for _decoder, _what in (

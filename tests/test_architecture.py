@@ -2,11 +2,12 @@
 inside functions, under ``TYPE_CHECKING``).
 
 - Layers: a package imports only the packages below it (``ALLOWED``; ``import kcompact_nb`` counts as core,
-  whose face the root re-exports); core's and io's parts likewise (``CORE_PARTS``, ``IO_PARTS``; io's parts
+  whose user-facing names the root re-exports); core's and io's parts likewise (``CORE_PARTS``, ``IO_PARTS``; io's parts
   share io's errors, ``kcompact_nb.io._errors``), and core itself nothing outside the standard library but numpy.
 - Faces: a package is imported through its ``__init__`` only: never another package's ``_private`` module,
   never a subpackage of another package; a part of core or io imports another part through that part's face.
 - No import cycle between modules.
+- Outside the package, ``bench/`` and ``tools/`` use public names only: no ``_private`` module of kcompact_nb.
 
 The checker runs on a planted tree too, to show that it fails when a rule is broken.
 """
@@ -126,7 +127,7 @@ def layer_violations(root: Path) -> list[str]:
             continue
         source, target = package_of(imp.module), package_of(imp.target)
         if imp.target == PACKAGE:
-            target = "core"  # the root package re-exports core's face (and its version)
+            target = "core"  # the root package re-exports core's user-facing names (and its version)
         if source != target and target not in ALLOWED[source]:
             found.append(f"{where}: {source} may import {', '.join(sorted(ALLOWED[source])) or 'no other package'}")
         part, target_part = part_of(imp.module), part_of(imp.target)
@@ -206,6 +207,30 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     return groups
 
 
+SCRIPT_FOLDERS = ("bench", "tools")
+"""Code outside the package that uses it as users do: through public names only."""
+
+
+def private_imports_outside(root: Path) -> list[str]:
+    """Imports of a kcompact_nb module whose name has a ``_private`` part, in ``bench/`` and ``tools/``."""
+    known = modules(root)
+    found = []
+    for folder in SCRIPT_FOLDERS:
+        for path in sorted((root / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+                targets: list[str] = []
+                if isinstance(node, ast.Import):
+                    targets = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    base = node.module
+                    targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+                for target in dict.fromkeys(targets):
+                    parts = target.split(".")
+                    if parts[0] == PACKAGE and any(p.startswith("_") and not p.startswith("__") for p in parts):
+                        found.append(f"{path.relative_to(root).as_posix()}:{node.lineno} imports {target}")
+    return found
+
+
 def test_every_arrow_points_down_the_layers():
     assert layer_violations(ROOT) == []
 
@@ -216,6 +241,10 @@ def test_packages_are_imported_through_their_faces():
 
 def test_no_module_import_cycle():
     assert import_cycles(ROOT) == []
+
+
+def test_bench_and_tools_use_public_names_only():
+    assert private_imports_outside(ROOT) == []
 
 
 def test_every_package_has_a_face_with_all():
@@ -252,6 +281,13 @@ PLANTED = {
     "kcompact_nb/io/_errors.py": "",
     "kcompact_nb/io/_reader.py": "from . import _writer\n",
     "kcompact_nb/io/_writer.py": "from kcompact_nb.io import _reader\nfrom ..scenario import run\n",
+    "bench/bench_pass.py": (
+        "from kcompact_nb.core import Thing\n"  # a face: fine
+        "from kcompact_nb.core.cleaner._pass import clean\n"
+        "import kcompact_nb.core.model._thing as thing\n"
+        "from bench._runner import timed\n"  # bench's own private module: not kcompact_nb's
+    ),
+    "tools/make.py": "from kcompact_nb.io import _reader\n",
 }
 
 
@@ -277,6 +313,11 @@ def test_the_checker_finds_planted_violations(tmp_path):
     assert import_cycles(tmp_path) == [
         ["kcompact_nb.core.model", "kcompact_nb.core.model._thing", "kcompact_nb.viz", "kcompact_nb.viz._figure"],
         ["kcompact_nb.io._reader", "kcompact_nb.io._writer"],
+    ]
+    assert private_imports_outside(tmp_path) == [
+        "bench/bench_pass.py:2 imports kcompact_nb.core.cleaner._pass",
+        "bench/bench_pass.py:3 imports kcompact_nb.core.model._thing",
+        "tools/make.py:1 imports kcompact_nb.io._reader",
     ]
 
 
@@ -315,9 +356,9 @@ def test_the_documented_parts_are_the_enforced_ones(package):
     assert {part: frozenset(re.findall(r"`(\w+)`", allowed)) for part, allowed in rows} == PARTS[package]
 
 
-def test_io_holds_its_parts_and_their_shared_errors_only():
+def test_io_holds_its_parts_and_what_they_share_only():
     io = ROOT / PACKAGE / "io"
-    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py"}
+    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py", "_cache_dir.py"}
     assert {p.name for p in io.iterdir() if (p / "__init__.py").exists()} == set(IO_PARTS)
 
 

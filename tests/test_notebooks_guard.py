@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "05-tombstones-transactions-producers.ipynb"
 BROKEN_RULE = (
     "import kcompact_nb.core.cleaner._cleaner as cleaner\n"
-    "cleaner._CleanerFilter._retains_deletes = lambda self, batch: False  # tombstones dropped by their first pass"
+    "cleaner.CleanerFilter.retains_deletes = lambda self, batch: False  # tombstones dropped by their first pass"
 )
 
 

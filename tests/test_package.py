@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 import subprocess
 import sys
@@ -26,6 +28,37 @@ def test_import_loads_no_heavy_packages():
 def test_public_names_are_exported():
     for name in kcompact_nb.__all__:
         assert hasattr(kcompact_nb, name), name
+
+
+def _notebook_code() -> list[str]:
+    cells = [c for p in sorted((ROOT / "notebooks").glob("*.ipynb")) for c in json.loads(p.read_text())["cells"]]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+
+
+def _readme_code() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.DOTALL)
+
+
+def _imported_from_the_package(code: str) -> set[str]:
+    kept = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!")))
+    nodes = ast.walk(ast.parse(kept))
+    return {a.name for n in nodes if isinstance(n, ast.ImportFrom) and n.module == "kcompact_nb" for a in n.names}
+
+
+def test_the_package_face_is_what_users_call():
+    """Every name notebooks and the README import from ``kcompact_nb`` is on its face, every name on its face is
+    one the README, docs or notebooks speak of, and it is all core's (plumbing stays on core's face only)."""
+    face = set(kcompact_nb.__all__) - {"__version__"}
+    used = set().union(*map(_imported_from_the_package, _notebook_code() + _readme_code()))
+    assert {"NewRecord", "Simulation", "explain"} <= used
+    assert used - face == set()
+    notebooks = (json.loads(p.read_text())["cells"] for p in (ROOT / "notebooks").glob("*.ipynb"))
+    texts = [p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]]
+    texts += ["".join(c["source"]) for cells in notebooks for c in cells]
+    spoken = set(re.findall(r"\w+", "\n".join(texts)))
+    assert sorted(face - spoken) == []
+    assert face <= set(kcompact_nb.core.__all__)
+    assert {"cyclic_gc_paused", "set_default_encoder", "clean_pass"} <= set(kcompact_nb.core.__all__) - face
 
 
 def _requirement(spec: str) -> tuple[str, str]:

@@ -4,7 +4,7 @@
   segments, the partition log, producer state, configs, Kafka versions, log loading (``LogLoader``) and
   the names of log-dir files, units for people.
 - :mod:`~kcompact_nb.core.cleaner`: Kafka's log cleaner: the cleanable range, the offset map, strategies,
-  one pass (``Cleaner``) with its fast paths kept apart, the manager that schedules passes, retention.
+  one pass (``Cleaner``) with its whole-batch loops kept apart, the manager that schedules passes, retention.
 - :mod:`~kcompact_nb.core.simulation`: a simulated broker and clock, and frames of a partition over time.
 - :mod:`~kcompact_nb.core.views`: read-only explanations: what the next pass does to each record and why,
   tables, layouts, histories, offset-map views, dedupe-buffer sizing.
@@ -27,6 +27,7 @@ from kcompact_nb.core.cleaner import (
     PassResult,
     Strategy,
     TimestampStrategy,
+    clean_pass,
     cyclic_gc_paused,
     log_pool_order,
     log_to_clean,
@@ -179,6 +180,7 @@ __all__ = [
     "CLEANED_FILE_SUFFIX",
     "CleanerManager",
     "CleanerStats",
+    "clean_pass",
     "cyclic_gc_paused",
     "compacted_topic_config",
     "COMPACTION_STRATEGIES",

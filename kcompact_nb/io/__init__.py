@@ -11,6 +11,7 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 
 from __future__ import annotations
 
+from kcompact_nb.io._cache_dir import cache_dir
 from kcompact_nb.io._errors import (
     CheckpointFormatError,
     CodecUnavailableError,
@@ -23,11 +24,22 @@ from kcompact_nb.io._errors import (
     LogReadError,
     LogWriteError,
     MissingCodecError,
+    NativeLibraryError,
     NotASegmentError,
     OffsetOrderError,
     TruncatedBatchError,
 )
-from kcompact_nb.io.codec import KafkaBatchEncoder, NotPlain, RecordColumns, encode_batch, parse_records
+from kcompact_nb.io.codec import (
+    LIBZSTD_SOURCE_PACKAGES,
+    KafkaBatchEncoder,
+    NotPlain,
+    RecordColumns,
+    build_libzstd,
+    built_releases,
+    encode_batch,
+    libzstd_dir,
+    parse_records,
+)
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     INDEX_FILE_SUFFIXES,
@@ -69,6 +81,7 @@ from kcompact_nb.io.logdir import (
     LoadedPartition,
     LogDirCleaning,
     PartitionPrediction,
+    ReadOptions,
     SegmentFileReader,
     SegmentFiles,
     batch_attributes_and_crc,
@@ -123,6 +136,13 @@ from kcompact_nb.io.text import (
 )
 
 __all__ = [
+    "ReadOptions",
+    "LIBZSTD_SOURCE_PACKAGES",
+    "NativeLibraryError",
+    "build_libzstd",
+    "built_releases",
+    "cache_dir",
+    "libzstd_dir",
     "TOPIC_SCOPED",
     "ConfigSettings",
     "ResolvedConfigs",

@@ -73,6 +73,10 @@ class CodecUnavailableError(KcompactError, ImportError):
         super().__init__(message or default)
 
 
+class NativeLibraryError(KcompactError, OSError):
+    """A codec library release that could not be built or loaded (``make codecs``); nothing was changed."""
+
+
 class MissingCodecError(CodecUnavailableError):
     """A compressed batch read from a file whose codec's Python package is not installed."""
 

@@ -1,8 +1,12 @@
-"""What each scenario op does to a :class:`Simulation`, and the result it reports."""
+"""What each scenario op does to a :class:`Simulation`, and the result it reports.
+
+One function per op, named after it (tabled in :mod:`kcompact_nb.scenario._ops`), and the result document's
+parts they share: a pass's result, the partitions' states.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +21,6 @@ from kcompact_nb.io import (
 )
 from kcompact_nb.scenario._expect import check_assertions
 from kcompact_nb.scenario._state import partition_state
-
-Handler = Callable[[Simulation, Mapping[str, Any]], dict[str, Any]]
-
-
-def execute(sim: Simulation, op: str, args: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one validated step on ``sim``; returns the step's ``result`` object."""
-    return _HANDLERS[op](sim, args)
-
 
 STATS_FIELDS = (
     "bytes_read",
@@ -73,7 +69,7 @@ def _appended(info: AppendInfo) -> dict[str, Any]:
     }
 
 
-def _append(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def append(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     info = sim.append(
         args["topic"],
         args["records"],
@@ -88,7 +84,7 @@ def _append(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     return _appended(info)
 
 
-def _end_txn(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def end_txn(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     info = sim.end_txn(
         args["topic"],
         args["producer_id"],
@@ -102,12 +98,12 @@ def _end_txn(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     return _appended(info)
 
 
-def _roll(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def roll(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     segment = sim.roll(args["topic"], partition=args["partition"], base_offset=args["base_offset"])
     return {**_where(args), "base_offset": segment.base_offset}
 
 
-def _load_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def load_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     """A real partition directory, with the parent log dir's log start and cleaner checkpoints."""
     path: Path = args["path"]
     topic, partition = args["topic"], args["partition"]
@@ -131,14 +127,14 @@ def _load_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _write_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def write_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     """The simulation's partitions in Kafka's layout, every file from the model (``io.write_broker_log_dir``)."""
     logs = sim.partitions() if args["topic"] is None else [sim.log(args["topic"], args["partition"])]
     root = write_broker_log_dir(logs, args["path"], overwrite=args["overwrite"])
     return {"path": str(root), "partitions": [log.name for log in logs]}
 
 
-def _clean(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def clean(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     if not args["targeted"]:
         return pass_result(sim.clean())
     spec = None
@@ -156,42 +152,42 @@ def _clean(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     return pass_result(result)
 
 
-def _run_cleaner(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def run_cleaner(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     passes = sim.run_cleaner(args["until_ms"])
     return {"passes": [pass_result(p) for p in passes], "now_ms": sim.now_ms}
 
 
-def _set_config(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def set_config(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     sim.set_config(args["config"], topic=args["topic"])
     return {"topic": args["topic"], "config": dict(args["config"])}
 
 
-def _set_checkpoint(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def set_checkpoint(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     sim.set_checkpoint(args["topic"], args["offset"], partition=args["partition"])
     return {**_where(args), "checkpoint": args["offset"]}
 
 
-def _set_high_watermark(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def set_high_watermark(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     sim.set_high_watermark(args["topic"], args["offset"], partition=args["partition"])
     return {**_where(args), "high_watermark": sim.log(args["topic"], args["partition"]).high_watermark}
 
 
-def _delete_records(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def delete_records(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     start = sim.delete_records(args["topic"], args["offset"], partition=args["partition"])
     return {**_where(args), "log_start_offset": start}
 
 
-def _set_log_start_offset(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def set_log_start_offset(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     start = sim.set_log_start_offset(args["topic"], args["offset"], partition=args["partition"])
     return {**_where(args), "log_start_offset": start}
 
 
-def _mark_uncleanable(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def mark_uncleanable(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     sim.mark_uncleanable(args["topic"], partition=args["partition"])
     return _where(args)
 
 
-def _expect(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+def expect(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     log = sim.log(args["topic"], args["partition"])
     failures = check_assertions(log, args["assertions"], now_ms=sim.now_ms)
     for failure in failures:
@@ -199,27 +195,18 @@ def _expect(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     return {"passed": not failures, "failures": failures}
 
 
+def advance(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    return {"now_ms": sim.advance(args["ms"])}
+
+
+def set_time(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    return {"now_ms": sim.set_time(args["now_ms"])}
+
+
+def snapshot(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    return {"label": sim.snapshot(args["label"]).label}
+
+
 def states(sim: Simulation) -> dict[str, Any]:
     """``{"topic-partition": partition state}`` of every partition at the current time."""
     return {log.name: partition_state(log, now_ms=sim.now_ms) for log in sim.partitions()}
-
-
-_HANDLERS: dict[str, Handler] = {
-    "append": _append,
-    "load_log_dir": _load_log_dir,
-    "write_log_dir": _write_log_dir,
-    "end_txn": _end_txn,
-    "roll": _roll,
-    "advance": lambda sim, args: {"now_ms": sim.advance(args["ms"])},
-    "set_time": lambda sim, args: {"now_ms": sim.set_time(args["now_ms"])},
-    "clean": _clean,
-    "run_cleaner": _run_cleaner,
-    "set_config": _set_config,
-    "set_checkpoint": _set_checkpoint,
-    "set_high_watermark": _set_high_watermark,
-    "delete_records": _delete_records,
-    "set_log_start_offset": _set_log_start_offset,
-    "mark_uncleanable": _mark_uncleanable,
-    "snapshot": lambda sim, args: {"label": sim.snapshot(args["label"]).label},
-    "expect": _expect,
-}

@@ -18,7 +18,7 @@ from kcompact_nb.scenario._context import ParseContext
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._fields import check_int, check_list, check_object, check_str, join
 from kcompact_nb.scenario._model import FORMAT, Scenario, TopicSpec
-from kcompact_nb.scenario._steps import parse_step
+from kcompact_nb.scenario._ops import parse_step
 
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
 

@@ -7,8 +7,9 @@ from typing import Any
 
 from kcompact_nb.core import BrokerConfig, KcompactError, Simulation
 from kcompact_nb.scenario._errors import ScenarioError
-from kcompact_nb.scenario._execute import execute, states
+from kcompact_nb.scenario._execute import states
 from kcompact_nb.scenario._model import RESULT_FORMAT, Scenario, Step
+from kcompact_nb.scenario._ops import execute
 from kcompact_nb.scenario._parse import load_scenario
 
 
@@ -41,7 +42,7 @@ class ScenarioRunner:
         if self.done:
             raise ScenarioError("steps", f"all {len(self.scenario.steps)} steps have run")
         step = self.scenario.steps[self.position]
-        entry = {"index": step.index, "op": step.op, "result": _execute(self.sim, step)}
+        entry = {"index": step.index, "op": step.op, "result": _run(self.sim, step)}
         if step.op == "snapshot":
             self.snapshots[step.args["label"]] = states(self.sim)
         self.step_results.append(entry)
@@ -80,9 +81,9 @@ def run_scenario(scenario: Scenario | str | Path) -> dict[str, Any]:
     return ScenarioRunner(scenario).run()
 
 
-def _execute(sim: Simulation, step: Step) -> dict[str, Any]:
+def _run(sim: Simulation, step: Step) -> dict[str, Any]:
     try:
-        return execute(sim, step.op, step.args)
+        return execute(sim, step)
     except ScenarioError:
         raise
     except KcompactError as exc:

@@ -1,4 +1,8 @@
-"""Validation of each scenario op into a :class:`Step` with converted arguments."""
+"""Each scenario op's validation: its fields checked and converted into a step's arguments.
+
+One function per op, named after it; :mod:`kcompact_nb.scenario._ops` tables them with each op's fields and
+what it runs.
+"""
 
 from __future__ import annotations
 
@@ -22,41 +26,12 @@ from kcompact_nb.scenario._fields import (
     check_str,
     join,
 )
-from kcompact_nb.scenario._model import Step
 
 SHORT_MAX = 2**15 - 1
-TARGET = ("topic", "partition")
-EXPECT_FIELDS = (
-    "retained_offsets",
-    "retained_keys",
-    "live_state",
-    "segment_base_offsets",
-    "segment_sizes_bytes",
-    "batch_last_offsets",
-    "log_start_offset",
-    "log_end_offset",
-    "checkpoint",
-    "cleanable_ratio",
-    "tolerance",
-    "log_size_bytes",
-)
 Parser = Callable[[dict[str, Any], str, ParseContext], dict[str, Any]]
 
 
-def parse_step(raw: Any, index: int, context: ParseContext) -> Step:
-    """Validate ``steps[index]`` against the state validation has reached so far."""
-    path = f"steps[{index}]"
-    if not isinstance(raw, dict) or not isinstance(raw.get("op"), str):
-        raise ScenarioError(join(path, "op"), "each step is an object with an 'op' string")
-    op = raw["op"]
-    if op not in _OPS:
-        raise ScenarioError(join(path, "op"), f"unknown op {op!r} (known: {', '.join(sorted(_OPS))})")
-    required, optional, parser = _OPS[op]
-    fields = check_object(raw, path, required=("op", *required), optional=optional)
-    return Step(index, op, parser(fields, path, context))
-
-
-def _target(raw: Mapping[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+def target(raw: Mapping[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     topic, partition = context.target(raw, path)
     return {"topic": topic, "partition": partition}
 
@@ -64,8 +39,8 @@ def _target(raw: Mapping[str, Any], path: str, context: ParseContext) -> dict[st
 # -- producing ----------------------------------------------------------------------------
 
 
-def _append(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
-    args = _target(raw, path, context)
+def append(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    args = target(raw, path, context)
     producer_id = check_int(raw.get("producer_id", -1), join(path, "producer_id"), minimum=-1)
     args["producer_id"] = producer_id
     args["producer_epoch"] = check_int(
@@ -133,8 +108,8 @@ def _check_offsets(offsets: list[int | None], path: str) -> None:
             )
 
 
-def _end_txn(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
-    args = _target(raw, path, context)
+def end_txn(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    args = target(raw, path, context)
     args["producer_id"] = check_int(raw["producer_id"], join(path, "producer_id"), minimum=0)
     args["producer_epoch"] = check_int(
         raw["producer_epoch"], join(path, "producer_epoch"), minimum=0, maximum=SHORT_MAX
@@ -148,13 +123,13 @@ def _end_txn(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str,
     return args
 
 
-def _roll(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
-    args = _target(raw, path, context)
+def roll(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    args = target(raw, path, context)
     args["base_offset"] = check_optional_int(raw.get("base_offset"), join(path, "base_offset"), minimum=0)
     return args
 
 
-def _load_log_dir(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+def load_log_dir(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     text = check_str(raw["path"], join(path, "path"))
     directory = Path(text) if context.base_dir is None else context.base_dir / text
     if not directory.is_dir():
@@ -165,12 +140,12 @@ def _load_log_dir(raw: dict[str, Any], path: str, context: ParseContext) -> dict
         defaults["topic"] = dir_topic
     if dir_partition.isdigit() and "partition" not in raw:
         defaults["partition"] = int(dir_partition)
-    args = _target({**defaults, **raw}, path, context)
+    args = target({**defaults, **raw}, path, context)
     args["path"] = directory
     return args
 
 
-def _write_log_dir(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+def write_log_dir(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     """Every partition, or the one named by ``topic``/``partition``; a relative path is the scenario folder's."""
     text = check_str(raw["path"], join(path, "path"))
     if not text:
@@ -179,7 +154,7 @@ def _write_log_dir(raw: dict[str, Any], path: str, context: ParseContext) -> dic
     if directory.exists() and not directory.is_dir():
         raise ScenarioError(join(path, "path"), f"{directory} is a file, not a folder")
     targeted = "topic" in raw or "partition" in raw
-    args: dict[str, Any] = _target(raw, path, context) if targeted else {"topic": None, "partition": None}
+    args: dict[str, Any] = target(raw, path, context) if targeted else {"topic": None, "partition": None}
     args["path"] = directory
     args["overwrite"] = check_bool(raw.get("overwrite", False), join(path, "overwrite"))
     return args
@@ -188,13 +163,13 @@ def _write_log_dir(raw: dict[str, Any], path: str, context: ParseContext) -> dic
 # -- clock ---------------------------------------------------------------------------------
 
 
-def _advance(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+def advance(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     ms = check_int(raw["ms"], join(path, "ms"), minimum=0)
     context.now_ms += ms
     return {"ms": ms}
 
 
-def _set_time(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+def set_time(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     now_ms = check_int(raw["now_ms"], join(path, "now_ms"), minimum=context.now_ms)
     context.now_ms = now_ms
     return {"now_ms": now_ms}
@@ -203,10 +178,10 @@ def _set_time(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str
 # -- cleaning ------------------------------------------------------------------------------
 
 
-def _clean(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+def clean(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     if len(raw) == 1:
         return {"targeted": False}
-    args = _target(raw, path, context)
+    args = target(raw, path, context)
     args["targeted"] = True
     args["first_dirty_offset"] = check_optional_int(
         raw.get("first_dirty_offset"), join(path, "first_dirty_offset"), minimum=0
@@ -238,7 +213,7 @@ def _offset_map(raw: Any, path: str) -> dict[str, Any]:
     return args
 
 
-def _run_cleaner(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+def run_cleaner(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     until_ms = check_int(raw["until_ms"], join(path, "until_ms"), minimum=context.now_ms)
     context.now_ms = until_ms
     return {"until_ms": until_ms}
@@ -247,7 +222,7 @@ def _run_cleaner(raw: dict[str, Any], path: str, context: ParseContext) -> dict[
 # -- configs and offsets -------------------------------------------------------------------
 
 
-def _set_config(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+def set_config(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     config_path = join(path, "config")
     changes = check_object(
         raw["config"], config_path, optional=tuple(raw["config"]) if isinstance(raw["config"], dict) else ()
@@ -265,9 +240,9 @@ def _set_config(raw: dict[str, Any], path: str, context: ParseContext) -> dict[s
     return {"topic": topic, "config": dict(changes)}
 
 
-def _offset_step(*, nullable: bool = False) -> Parser:
+def offset_step(*, nullable: bool = False) -> Parser:
     def parse(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
-        args = _target(raw, path, context)
+        args = target(raw, path, context)
         check = check_optional_int if nullable else check_int
         args["offset"] = check(raw["offset"], join(path, "offset"), minimum=0)
         return args
@@ -275,15 +250,15 @@ def _offset_step(*, nullable: bool = False) -> Parser:
     return parse
 
 
-def _delete_records(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
-    args = _offset_step()(raw, path, context)
+def delete_records(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    args = offset_step()(raw, path, context)
     if not context.topics[args["topic"]].delete:
         message = "DeleteRecords needs 'delete' in the topic's cleanup.policy (Kafka's PolicyViolationException)"
         raise ScenarioError(join(path, "op"), message)
     return args
 
 
-def _snapshot(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+def snapshot(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     label = check_str(raw["label"], join(path, "label"))
     if label in context.labels:
         raise ScenarioError(join(path, "label"), f"snapshot label {label!r} is already used")
@@ -291,37 +266,7 @@ def _snapshot(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str
     return {"label": label}
 
 
-def _expect(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
-    args = _target(raw, path, context)
+def expect(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    args = target(raw, path, context)
     args["assertions"] = parse_assertions(raw, path)
     return args
-
-
-_OPS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Parser]] = {
-    "append": (
-        ("records",),
-        (*TARGET, "producer_id", "producer_epoch", "base_sequence", "transactional", "timestamp_type", "compression"),
-        _append,
-    ),
-    "load_log_dir": (("path",), TARGET, _load_log_dir),
-    "write_log_dir": (("path",), (*TARGET, "overwrite"), _write_log_dir),
-    "end_txn": (
-        ("producer_id", "producer_epoch", "commit"),
-        (*TARGET, "coordinator_epoch", "timestamp", "offset"),
-        _end_txn,
-    ),
-    "roll": ((), (*TARGET, "base_offset"), _roll),
-    "advance": (("ms",), (), _advance),
-    "set_time": (("now_ms",), (), _set_time),
-    "clean": ((), (*TARGET, "first_dirty_offset", "first_uncleanable_offset", "offset_map", "now_ms", "force"), _clean),
-    "run_cleaner": (("until_ms",), (), _run_cleaner),
-    "set_config": (("config",), ("topic",), _set_config),
-    "set_checkpoint": (("offset",), TARGET, _offset_step()),
-    "set_high_watermark": (("offset",), TARGET, _offset_step(nullable=True)),
-    "delete_records": (("offset",), TARGET, _delete_records),
-    "set_log_start_offset": (("offset",), TARGET, _offset_step()),
-    "mark_uncleanable": ((), TARGET, lambda raw, path, context: _target(raw, path, context)),
-    "snapshot": (("label",), (), _snapshot),
-    "expect": ((), (*TARGET, *EXPECT_FIELDS), _expect),
-}
-OPS = frozenset(_OPS)

@@ -25,7 +25,8 @@ from pyspark.sql import functions as F
 
 import kcompact_nb
 from kcompact_nb.core import KcompactError
-from kcompact_nb.spark._segment_source import cache_dir, is_connect
+from kcompact_nb.io import cache_dir
+from kcompact_nb.spark._segment_source import is_connect
 
 PACKAGE_DIR = Path(kcompact_nb.__file__).resolve().parent
 WORKER_MODULES = ("kcompact_nb.spark._load_log_dir", "kcompact_nb.spark._load_tables")

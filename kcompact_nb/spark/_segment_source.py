@@ -34,7 +34,7 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession
 
 from kcompact_nb.core import KcompactError
-from kcompact_nb.io import NotASegmentError
+from kcompact_nb.io import NotASegmentError, cache_dir
 from kcompact_nb.spark._connector import kafka_connector_jars
 
 SEGMENT_SOURCE_CLASS = "kcompact.spark.SegmentFileSource"
@@ -45,17 +45,6 @@ _KAFKA_CLIENTS = "kafka-clients-"
 
 class SegmentSourceError(KcompactError, RuntimeError):
     """The JVM segment-file source cannot be built or is not in the session."""
-
-
-def cache_dir() -> Path:
-    """Where built jars live.
-
-    ``$KCOMPACT_CACHE_DIR``, else ``$XDG_CACHE_HOME/kcompact_nb`` or ``~/.cache/kcompact_nb``.
-    """
-    explicit = os.environ.get("KCOMPACT_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kcompact_nb"
 
 
 @cache

@@ -14,7 +14,6 @@ from types import MappingProxyType
 
 import pytest
 
-from kcompact_nb import AbortedTxn, NewRecord
 from kcompact_nb.broker import (
     KafkaBroker,
     alter_topic_configs,
@@ -25,7 +24,15 @@ from kcompact_nb.broker import (
     resolve_classpath,
     wait_for_cleaner,
 )
-from kcompact_nb.core import KafkaVersion, RecordBatch, SegmentData, build_partition_log, segment_file_name
+from kcompact_nb.core import (
+    AbortedTxn,
+    KafkaVersion,
+    NewRecord,
+    RecordBatch,
+    SegmentData,
+    build_partition_log,
+    segment_file_name,
+)
 from kcompact_nb.fidelity import (
     broker_settings,
     generate_workload,

@@ -11,6 +11,7 @@ import pytest
 from kcompact_nb.cli._arguments import LAST_ISO_MS, instant_ms
 from kcompact_nb.cli._topic_configs import config_settings
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
+from kcompact_nb.io import built_releases
 from tests.cli.conftest import kcompact
 from tests.io.kafka_bytes import tree_digest
 
@@ -130,15 +131,20 @@ def test_configs_go_to_every_topic_one_topic_or_the_broker(tmp_path):
 
 
 def test_clean_marks_sizes_it_could_only_estimate(tmp_path):
-    # Kafka 3.6's zstd-jni holds libzstd 1.5.5, which no installed binding has (kcompact_nb.io.codec._codec_releases):
-    # the rewritten zstd batches are valid but their size is an estimate, and the command says so (312 bytes is
-    # what the first installed binding, libzstd 1.5.7, gives: exactly Kafka 4.4.0's after segment)
+    # Kafka 3.6's zstd-jni holds libzstd 1.5.5, which no installed binding has (kcompact_nb.io.codec._codec_releases)
+    # and which, in an empty cache folder, make codecs did not build: the rewritten zstd batches are valid but their
+    # size is an estimate, and the command says so (312 bytes is what the first installed binding, libzstd 1.5.7,
+    # gives: exactly Kafka 4.4.0's after segment). With libzstd 1.5.5 built, the same size is exact.
     source = SAMPLES / "compressed-topic" / "before"
-    done = kcompact("clean", source, "--out", tmp_path / "out", "--at", "1795558534122", "--kafka-version", "3.6.2",
-                    *SAMPLE_TOPIC_CONFIGS)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    estimated = [line for line in done.stdout.splitlines() if "is an estimate" in line]
-    assert estimated == [
+    lines = {}
+    for cache in ("empty", "built"):
+        env = {"KCOMPACT_CACHE_DIR": str(tmp_path / "empty-cache")} if cache == "empty" else None
+        done = kcompact("clean", source, "--out", tmp_path / cache, "--at", "1795558534122", "--kafka-version",
+                        "3.6.2", *SAMPLE_TOPIC_CONFIGS, env=env)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        lines[cache] = [line for line in done.stdout.splitlines() if "is an estimate" in line]
+    assert lines["empty"] == [
         "  segment 0: size 312 bytes is an estimate "
         "(no installed codec writes its compressed batches exactly as Kafka 3.6.2 does)"
     ]
+    assert lines["built"] == [] and (1, 5, 5) in built_releases()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 
-from kcompact_nb import RecordBatch
+from kcompact_nb.core import RecordBatch
 
 
 def batch_line(batch: RecordBatch, position: int, *, crc: int = 1234, valid: bool = True) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb import AbortedTxn
+from kcompact_nb.core import AbortedTxn
 from kcompact_nb.io import (
     LogWriteError,
     OffsetPosition,

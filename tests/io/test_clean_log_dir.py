@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb import BrokerConfig, KafkaVersion, NewRecord, PartitionLog, TopicConfig
+from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig
+from kcompact_nb.core import KafkaVersion
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
 from kcompact_nb.io import (
     OffsetPosition,

@@ -14,8 +14,7 @@ from crc32c import crc32c
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb import AbortedTxn
-from kcompact_nb.core import RecordBatch, segment_file_name
+from kcompact_nb.core import AbortedTxn, RecordBatch, segment_file_name
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
     IndexFileError,

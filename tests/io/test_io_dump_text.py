@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb import Record, RecordBatch, TimestampType
+from kcompact_nb.core import Record, RecordBatch, TimestampType
 from kcompact_nb.io import DumpParseError, parse_dump_log, read_dump_log
 from tests.conftest import compacted_log, rec, segment_layout
 from tests.io.dump_format import dump_text

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb import Record
+from kcompact_nb.core import Record
 from kcompact_nb.io import DumpParseError, compile_kcat_format, parse_kcat_format, read_kcat
 from tests.io.kcat_stderr import mixed_in
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kcompact_nb import Record, TimestampType
+from kcompact_nb.core import Record, TimestampType
 from kcompact_nb.io import (
     DumpParseError,
     format_gap_report,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb import AbortedTxn, TopicConfig
+from kcompact_nb.core import AbortedTxn, TopicConfig
 from kcompact_nb.io import (
     CheckpointFormatError,
     NotASegmentError,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from kafka.record.util import calc_crc32c
 
-from kcompact_nb import KcompactError, Record, RecordBatch, TimestampType
+from kcompact_nb.core import KcompactError, Record, RecordBatch, TimestampType
 from kcompact_nb.io import MissingCodecError, SegmentFileReader, iter_segment_batches, segment_base_offset
 from kcompact_nb.io.logdir import _segment_reader as segment_reader
 from tests.io.kafka_bytes import as_gzip, kafka_batch, marker_batch, rec, simple_batches

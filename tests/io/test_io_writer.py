@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from kcompact_nb import Record, RecordBatch, TimestampType
+from kcompact_nb.core import Record, RecordBatch, TimestampType
 from kcompact_nb.io import (
     LogWriteError,
     batch_bytes,

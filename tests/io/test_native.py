@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb.core import KeyRegistry, PackedRecords
-from kcompact_nb.core.cleaner._offset_map import DictOffsetTable
+from kcompact_nb.core.cleaner._offset_table import DictOffsetTable
 from kcompact_nb.io.codec import _key_numbering, _native_kernels
 from kcompact_nb.io.codec._key_numbering import key_numbering
 from kcompact_nb.io.codec._offset_table import NativeOffsetTable

@@ -27,6 +27,7 @@ from kcompact_nb.core import (
     StoredSegment,
     TopicConfig,
     log_to_clean,
+    segment_file_name,
 )
 from kcompact_nb.io import (
     predict_partition_dir,
@@ -221,6 +222,24 @@ def test_a_prediction_without_an_output_folder_writes_nothing(tmp_path: Path) ->
     assert prediction.written is None and prediction.result is not None
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == [source.name]
+
+
+def test_a_prediction_replaces_an_output_folder_only_when_told_and_only_when_done(tmp_path: Path) -> None:
+    from kcompact_nb.io import LogWriteError
+
+    source = next((SAMPLES / "compaction-basic" / "before").glob("*-0"))
+    target = tmp_path / "out" / source.name
+    target.mkdir(parents=True)
+    (target / "old.log").write_bytes(b"kept")
+    with pytest.raises(LogWriteError, match="not empty; pass overwrite=True"):
+        predict_partition_dir(source, now_ms=1_767_225_600_000, out=tmp_path / "out")
+    assert [p.name for p in target.iterdir()] == ["old.log"]
+    prediction = predict_partition_dir(source, now_ms=1_767_225_600_000, out=tmp_path / "out", overwrite=True)
+    assert prediction.written == target and not (target / "old.log").exists()
+    assert sorted(p.name for p in target.iterdir() if p.suffix == ".log") == sorted(
+        segment_file_name(s.base_offset) for s in prediction.log.segments
+    )
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [source.name]  # no staging folder left
 
 
 def test_packed_batches_over_several_segments_and_key_registries(tmp_path: Path, monkeypatch) -> None:

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kafka.record.util import calc_crc32c
 
-from kcompact_nb import PackedRecords, uncompressed_batch_size
+from kcompact_nb.core import PackedRecords, uncompressed_batch_size
 from kcompact_nb.io import CorruptBatchError, SegmentFileReader
 from tests.io.kafka_bytes import kafka_batch, rec
 

@@ -10,7 +10,7 @@ import pytest
 from kcompact_nb.core.model._config import _BROKER_SYNONYMS, BrokerConfig, TopicConfig
 from kcompact_nb.core.model._config_keys import config_keys
 from kcompact_nb.scenario import load_scenario, schema, schema_path
-from kcompact_nb.scenario._steps import OPS
+from kcompact_nb.scenario._ops import OPS
 from tests.scenario.conftest import SAMPLES, scenario
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())
@@ -41,9 +41,29 @@ def test_every_sample_validates_against_the_schema_and_the_parser(path):
 
 def test_schema_lists_every_op_and_config_name():
     defs = schema()["$defs"]
-    assert set(defs["step"]["properties"]["op"]["enum"]) == OPS
+    assert set(defs["step"]["properties"]["op"]["enum"]) == set(OPS)
     assert set(defs["topic_config"]["propertyNames"]["enum"]) == set(config_keys(TopicConfig))
     assert set(defs["broker_config"]["propertyNames"]["enum"]) == set(config_keys(BrokerConfig)) | set(_BROKER_SYNONYMS)
+
+
+def _op_fields(definition: dict) -> tuple[set[str], set[str]]:
+    """An op's schema: the fields every variant requires and the fields any variant allows, ``op`` aside."""
+    variants = definition.get("oneOf", [definition])
+    assert all(v["additionalProperties"] is False for v in variants)
+    required = set.intersection(*(set(v["required"]) for v in variants)) - {"op"}
+    allowed = set().union(*(v["properties"] for v in variants)) - {"op"}
+    return required, allowed
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_each_op_has_the_schema_of_its_entry_in_the_op_table(name):
+    """The schema routes the op to its definition, which requires and allows the fields the parser does."""
+    step = schema()["$defs"]["step"]
+    routes = {rule["if"]["properties"]["op"]["const"]: rule["then"]["$ref"] for rule in step["allOf"]}
+    assert routes[name] == f"#/$defs/op_{name}"
+    required, allowed = _op_fields(schema()["$defs"][f"op_{name}"])
+    assert required == set(OPS[name].required)
+    assert allowed == set(OPS[name].required) | set(OPS[name].optional)
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,10 @@ from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from kcompact_nb import PartitionLog  # noqa: E402
-from kcompact_nb.core.cleaner._cleaner import clean_pass  # noqa: E402
-from kcompact_nb.core.cleaner._log_to_clean import log_to_clean  # noqa: E402
+from kcompact_nb.core import (
+    clean_pass,  # noqa: E402
+    log_to_clean,  # noqa: E402
+)
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap  # noqa: E402
 from kcompact_nb.spark import (  # noqa: E402
     _segment_source,  # noqa: E402

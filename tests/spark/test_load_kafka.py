@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kcompact_nb import NewRecord, record_size_bytes
 from kcompact_nb.broker import DEFAULT_VERSION, KafkaBroker, create_topic, produce
+from kcompact_nb.core import NewRecord, record_size_bytes
 from kcompact_nb.spark import estimate_note, load_kafka
 from tests.broker.conftest import BASE_TS_MS
 

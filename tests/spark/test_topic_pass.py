@@ -18,7 +18,7 @@ import pytest
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from kcompact_nb import (
+from kcompact_nb.core import (
     BrokerConfig,
     CleanerManager,
     KcompactError,

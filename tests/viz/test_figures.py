@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb import (
+from kcompact_nb.core import (
     OffsetMapSpec,
     Outcome,
     Timeline,

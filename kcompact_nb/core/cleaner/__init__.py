@@ -2,21 +2,23 @@
 
 The cleanable range and dirty ratio (``LogToClean``, ``LogCleanerManager.cleanableOffsets``), the offset
 map (``OffsetMap``/``SkimpyOffsetMap``), compaction strategies (Kafka's offset rule; KIP-280's, never
-released, labelled so), segment grouping, the pass itself (``Cleaner.doClean``), its statistics
+released, labelled so), segment grouping, the pass itself (``Cleaner.doClean``, with its whole-batch loops
+beside it; :func:`clean_pass` runs it as a cleaner thread's ``cleanLog``), its statistics
 (``CleanerStats``), filthiest-log selection, back-off and checkpoints (``LogCleanerManager``), the log
 pool's iteration order, and ``compact,delete`` retention. Imports :mod:`kcompact_nb.core.model` only.
 """
 
 from __future__ import annotations
 
+from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
-from kcompact_nb.core.cleaner._cleaner import PassResult
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager, OffsetMapSpec
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
-from kcompact_nb.core.cleaner._fast_paths import cyclic_gc_paused
+from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
 from kcompact_nb.core.cleaner._log_pool import log_pool_order, topic_creation_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean, non_active_segments_from
-from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES, OffsetTable
+from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES
+from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_records, increment_log_start_offset
 from kcompact_nb.core.cleaner._strategies import (
     HeaderStrategy,
@@ -30,6 +32,7 @@ __all__ = [
     "CleanedTransactionMetadata",
     "CleanerManager",
     "CleanerStats",
+    "clean_pass",
     "cyclic_gc_paused",
     "delete_records",
     "HeaderStrategy",

@@ -1,156 +1,112 @@
-"""One cleaning pass over one partition, as Kafka's ``Cleaner`` does it (spec 6-8, 10).
+"""Kafka's ``Cleaner``: one cleaning pass over one partition, record by record (spec 6-8, 10).
 
-:func:`clean_pass` is ``doClean``: build the offset map over the dirty range (``buildOffsetMap``), group the
-segments up to where the map ends (``groupSegmentsBySize``), and rewrite each group into one segment
-(``cleanSegments``), source segment by source segment (``cleanInto``) through the cleaner's record filter
-(:class:`_CleanerFilter`: ``checkBatchRetention`` and ``shouldRetainRecord``) and ``MemoryRecords.filterTo``.
-The pass mutates the log: each group of segments is replaced by its cleaned segment as soon as it is
-written, and the checkpoint moves to the pass's end offset. The fast paths that make large passes quick
-live apart, in :mod:`kcompact_nb.core.cleaner._fast_paths`, and decide exactly as the rules here.
+:func:`do_clean` is ``Cleaner.doClean``: build the offset map over the dirty range (:func:`build_offset_map`,
+``buildOffsetMap`` and ``buildOffsetMapForSegment``), group the segments up to where the map ends
+(``groupSegmentsBySize``), and rewrite each group into one segment (:func:`clean_segments`, ``cleanSegments``),
+source segment by source segment (:func:`clean_into`, ``cleanInto``) through the cleaner's record filter
+(:class:`CleanerFilter`: ``checkBatchRetention`` and ``shouldRetainRecord``) and ``MemoryRecords.filterTo``.
+Each group of segments is replaced by its cleaned segment as soon as it is written.
+
+A batch's records are walked by the cleaner's :class:`RecordLoops`: Kafka's own loops (:class:`RecordByRecord`),
+or the whole-batch paths that decide alike (:mod:`kcompact_nb.core.cleaner._whole_batches`), chosen once per pass
+by :func:`~kcompact_nb.core.cleaner._clean_pass.clean_pass`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
-from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats, log_line, throttled_elapsed
-from kcompact_nb.core.cleaner._fast_paths import bulk_map, cyclic_gc_paused, map_batch_at_once, retained_at_once
+from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
 from kcompact_nb.core.cleaner._filter_to import BatchRetention, BatchRetentionResult, filter_to
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
-from kcompact_nb.core.cleaner._log_to_clean import segment_aligned_uncleanable_offset, segments_overlapping
-from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, BulkOffsetMap, OffsetMap
-from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
-from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
+from kcompact_nb.core.cleaner._log_to_clean import segments_overlapping
+from kcompact_nb.core.cleaner._offset_map import OffsetMap
+from kcompact_nb.core.cleaner._segment_storage import SegmentStorage
+from kcompact_nb.core.cleaner._strategies import Strategy
 from kcompact_nb.core.model import AbortedTxn, BrokerConfig, PartitionLog, RecordBatch, RuleB, Segment
 
 
+class RecordLoops(Protocol):
+    """How the pass walks one batch's records: into the offset map, and through the record filter."""
+
+    def map_records(self, cleaning: Cleaning, batch: RecordBatch, start: int) -> bool:
+        """Put the batch's keyed records at or after ``start`` into the map; True when the map filled up."""
+        ...
+
+    def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
+        """The batch's records for which ``shouldRetainRecord`` holds, in order (a list, or packed records)."""
+        ...
+
+
 @dataclass(frozen=True)
-class PassResult:
-    """What one pass did: its range, end offset (the new checkpoint), groups, stats and log line."""
+class Cleaner:
+    """What a cleaner thread brings to every pass (Kafka's ``Cleaner``): its offset map and read buffer (sized from
+    ``broker``), the strategy that ranks records, where segments are read and written, and its record loops."""
 
-    topic: str
-    partition: int
-    first_dirty_offset: int
-    first_uncleanable_offset: int
-    end_offset: int
-    cleanable_ratio: float
-    start_ms: int
-    end_ms: int
-    stats: CleanerStats
-    log_line: str
-    groups: tuple[tuple[int, ...], ...]
-    offset_map: OffsetMap = field(repr=False)
-    map_full: bool = False
-
-    @property
-    def name(self) -> str:
-        return f"{self.topic}-{self.partition}"
+    offset_map: OffsetMap
+    strategy: Strategy
+    broker: BrokerConfig
+    storage: SegmentStorage
+    loops: RecordLoops
 
 
 @dataclass
-class _Pass:
-    """What every step of one pass shares (Kafka passes it as ``cleanSegments``' and ``cleanInto``'s parameters)."""
+class Cleaning:
+    """One pass's state: the cleaner, the log, and what ``doClean`` hands ``cleanSegments`` and ``cleanInto``."""
 
+    cleaner: Cleaner
     log: PartitionLog
-    broker: BrokerConfig
-    offset_map: OffsetMap
-    strategy: Strategy
     now_ms: int
     upper_bound_offset: int | None
     """The offset whose preceding batch rule B keeps (``upperBoundOffsetOfCleaningRound``; per Kafka version)."""
     legacy_delete_horizon_ms: int
+    stats: CleanerStats = field(default_factory=CleanerStats)
+
+
+class Cleaned(NamedTuple):
+    """What ``doClean`` returns: the first offset not cleaned (the new checkpoint) and the pass's statistics, with
+    whether the offset map filled up and the base offsets of each group cleaned."""
+
+    end_offset: int
     stats: CleanerStats
-    storage: SegmentStorage
-    """Where the source segments' batches are read and the cleaned segments kept."""
-    bulk: BulkOffsetMap | None = None
-    """The map again when it takes whole batches and the strategy ranks by offset: the fast paths apply."""
+    map_full: bool
+    groups: tuple[tuple[int, ...], ...]
 
 
-def clean_pass(
-    log: PartitionLog,
-    *,
-    now_ms: int,
-    first_dirty_offset: int,
-    first_uncleanable_offset: int,
-    offset_map: OffsetMap | None = None,
-    strategy: Strategy | None = None,
-    cleanable_ratio: float = 0.0,
-    broker: BrokerConfig | None = None,
-    thread_id: int = 0,
-    storage: SegmentStorage | None = None,
-) -> PassResult:
+def do_clean(
+    cleaner: Cleaner, log: PartitionLog, *, first_dirty_offset: int, first_uncleanable_offset: int, now_ms: int
+) -> Cleaned:
     """Clean ``[first_dirty_offset, first_uncleanable_offset)`` of ``log`` at ``now_ms`` (``Cleaner.doClean``).
 
-    ``offset_map`` defaults to one cleaner thread's bounded map from the broker config (``broker``,
-    default the log's), sized for the strategy's entry bytes; ``strategy`` defaults to the topic's
-    ``compaction.strategy``. ``first_uncleanable_offset`` is rounded down to its segment's base offset,
-    as ``LogToClean`` does. Called on an empty range, the pass ends at offset 0, as Kafka's would.
-    ``storage`` says where the batches are read and the cleaned segments kept (default: in ``log``).
+    ``first_uncleanable_offset`` is a segment's base offset (``LogToClean``'s). Called on an empty range, the pass
+    ends at offset 0, as Kafka's would.
     """
-    first_uncleanable_offset = segment_aligned_uncleanable_offset(log, first_uncleanable_offset)
-    broker = broker or log.broker
-    strategy = strategy or strategy_for(log.config)
-    storage = storage or InMemoryStorage()
-    offset_map = offset_map or BoundedOffsetMap.for_broker(
-        broker,
-        entry_bytes=strategy.entry_bytes,
-        streaming=storage.streams,
-        table=offset_table_for(storage, strategy),
-    )
-    cleaning = _Pass(
-        log=log,
-        broker=broker,
-        offset_map=offset_map,
-        strategy=strategy,
-        now_ms=now_ms,
-        upper_bound_offset=_rule_b_upper_bound(log, broker, first_uncleanable_offset),
+    cleaning = Cleaning(
+        cleaner,
+        log,
+        now_ms,
+        upper_bound_offset=_rule_b_upper_bound(log, cleaner.broker, first_uncleanable_offset),
         legacy_delete_horizon_ms=_legacy_delete_horizon_ms(log, first_dirty_offset),
-        stats=CleanerStats(),
-        storage=storage,
-        bulk=bulk_map(offset_map) if strategy.ranks_by_offset else None,
     )
-    with cyclic_gc_paused():
-        full = build_offset_map(cleaning, first_dirty_offset, first_uncleanable_offset)
-        end_offset = offset_map.latest_offset + 1
-        segments = segments_overlapping(log, -1, end_offset)
-        _check_codecs(log, cleaning.storage.codecs(segments))
-        groups = group_segments_by_size(
-            segments,
-            max_size_bytes=log.config.effective_segment_bytes,
-            max_index_bytes=log.config.segment_index_bytes,
-            first_uncleanable_offset=first_uncleanable_offset,
-        )
-        transactions = CleanedTransactionMetadata()
-        for group in groups:
-            clean_segments(cleaning, group, transactions)
-    log.cleaner_checkpoint = end_offset
-    cleaning.stats.buffer_utilization = offset_map.utilization
-    throttled_elapsed(cleaning.stats, broker)
-    line = log_line(
-        cleaning.stats,
-        thread_id=thread_id,
-        log_name=log.name,
-        first_dirty_offset=first_dirty_offset,
-        end_offset=end_offset,
-    )
-    return PassResult(
-        topic=log.topic,
-        partition=log.partition,
-        first_dirty_offset=first_dirty_offset,
+    offset_map = cleaner.offset_map
+    full = build_offset_map(cleaning, first_dirty_offset, first_uncleanable_offset)
+    end_offset = offset_map.latest_offset + 1
+    segments = segments_overlapping(log, -1, end_offset)
+    _check_codecs(log, cleaner.storage.codecs(segments))
+    groups = group_segments_by_size(
+        segments,
+        max_size_bytes=log.config.effective_segment_bytes,
+        max_index_bytes=log.config.segment_index_bytes,
         first_uncleanable_offset=first_uncleanable_offset,
-        end_offset=end_offset,
-        cleanable_ratio=cleanable_ratio,
-        start_ms=now_ms,
-        end_ms=now_ms + round(cleaning.stats.elapsed_secs * 1000),
-        stats=cleaning.stats,
-        log_line=line,
-        groups=tuple(tuple(s.base_offset for s in g) for g in groups),
-        offset_map=offset_map,
-        map_full=full,
     )
+    transactions = CleanedTransactionMetadata()
+    for group in groups:
+        clean_segments(cleaning, group, transactions)
+    cleaning.stats.buffer_utilization = offset_map.utilization
+    return Cleaned(end_offset, cleaning.stats, full, tuple(tuple(s.base_offset for s in g) for g in groups))
 
 
 def _check_codecs(log: PartitionLog, codecs: set[str]) -> None:
@@ -212,9 +168,9 @@ def _read_buffer_bytes(broker: BrokerConfig) -> int:
 # -- buildOffsetMap ------------------------------------------------------------------------------
 
 
-def build_offset_map(cleaning: _Pass, start: int, end: int) -> bool:
+def build_offset_map(cleaning: Cleaning, start: int, end: int) -> bool:
     """Index the dirty range into the map (``buildOffsetMap``); True when the map filled up (spec 6.3)."""
-    log, offset_map = cleaning.log, cleaning.offset_map
+    log, offset_map = cleaning.log, cleaning.cleaner.offset_map
     dirty = segments_overlapping(log, start, end)
     transactions = CleanedTransactionMetadata()
     transactions.add_aborted_transactions(collect_aborted_transactions(log, start, end))
@@ -226,60 +182,70 @@ def build_offset_map(cleaning: _Pass, start: int, end: int) -> bool:
 
 
 def _build_offset_map_for_segment(
-    cleaning: _Pass, segment: Segment, transactions: CleanedTransactionMetadata, start: int
+    cleaning: Cleaning, segment: Segment, transactions: CleanedTransactionMetadata, start: int
 ) -> bool:
     """Index one segment from ``start``'s position, read buffer by read buffer (``buildOffsetMapForSegment``)."""
+    cleaner = cleaning.cleaner
     for chunk, chunk_bytes in read_chunks(
-        cleaning.storage.batches(segment, segment.lookup_position(start)),
-        capacity=_read_buffer_bytes(cleaning.broker),
+        cleaner.storage.batches(segment, segment.lookup_position(start)),
+        capacity=_read_buffer_bytes(cleaner.broker),
         limit=cleaning.log.config.max_message_bytes,
     ):
         for batch in chunk:
             if _map_batch(cleaning, batch, transactions, start):
                 return True
             if batch.last_offset >= start:
-                cleaning.offset_map.latest_offset = batch.last_offset
+                cleaner.offset_map.latest_offset = batch.last_offset
         cleaning.stats.map_bytes_read += chunk_bytes
     return False
 
 
-def _map_batch(cleaning: _Pass, batch: RecordBatch, transactions: CleanedTransactionMetadata, start: int) -> bool:
+def _map_batch(cleaning: Cleaning, batch: RecordBatch, transactions: CleanedTransactionMetadata, start: int) -> bool:
     """Index one batch; True when the map filled up. Markers and aborted data are not indexed."""
     stats = cleaning.stats
     if batch.is_control:
         transactions.on_control_batch_read(batch)
         stats.map_messages_read += 1
         return False
-    if transactions.on_batch_read(batch) or (
-        cleaning.bulk is not None and map_batch_at_once(cleaning.bulk, batch, start)
-    ):
+    if transactions.on_batch_read(batch):
         stats.map_messages_read += len(batch.records)
         return False
-    return _map_records(cleaning, batch, start)
+    return cleaning.cleaner.loops.map_records(cleaning, batch, start)
 
 
-def _map_records(cleaning: _Pass, batch: RecordBatch, start: int) -> bool:
-    """Record by record, with Kafka's capacity check before every put, even of a key already held (spec 6.3)."""
-    stats, offset_map, strategy = cleaning.stats, cleaning.offset_map, cleaning.strategy
-    limit, by_offset = offset_map.max_entries, strategy.ranks_by_offset
-    for record in batch.records:
-        if record.key is not None and record.offset >= start:
-            if limit is not None and offset_map.size >= limit:
-                return True
-            if not by_offset and strategy.is_malformed(record):
-                stats.malformed_version_headers += 1
-            offset_map.put(record.key, record.offset if by_offset else strategy.rank(batch, record), record.offset)
-        stats.map_messages_read += 1
-    return False
+class RecordByRecord:
+    """Kafka's own record loops: ``buildOffsetMapForSegment``'s put per record, ``shouldRetainRecord`` per record."""
+
+    def map_records(self, cleaning: Cleaning, batch: RecordBatch, start: int) -> bool:
+        """Record by record, with Kafka's capacity check before every put, even of a key already held (spec 6.3)."""
+        stats, offset_map, strategy = cleaning.stats, cleaning.cleaner.offset_map, cleaning.cleaner.strategy
+        limit, by_offset = offset_map.max_entries, strategy.ranks_by_offset
+        for record in batch.records:
+            if record.key is not None and record.offset >= start:
+                if limit is not None and offset_map.size >= limit:
+                    return True
+                if not by_offset and strategy.is_malformed(record):
+                    stats.malformed_version_headers += 1
+                rank = record.offset if by_offset else strategy.rank(batch, record)
+                offset_map.put(record.key, rank, record.offset)
+            stats.map_messages_read += 1
+        return False
+
+    def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
+        """``shouldRetainRecord`` on each record, as ``MemoryRecords.filterTo`` asks it."""
+        return [r for r in batch.records if record_filter.should_retain_record(batch, r)]
+
+
+RECORD_BY_RECORD = RecordByRecord()
 
 
 # -- cleanSegments, cleanInto ---------------------------------------------------------------------
 
 
-def clean_segments(cleaning: _Pass, group: list[Segment], transactions: CleanedTransactionMetadata) -> None:
+def clean_segments(cleaning: Cleaning, group: list[Segment], transactions: CleanedTransactionMetadata) -> None:
     """Rewrite one group into a new segment named after its first segment, then swap it in (``cleanSegments``)."""
-    log = cleaning.log
-    cleaned = cleaning.storage.cleaned_segment(
+    log, storage = cleaning.log, cleaning.cleaner.storage
+    cleaned = storage.cleaned_segment(
         group[0].base_offset,
         created_ms=cleaning.now_ms,
         index_interval_bytes=log.config.index_interval_bytes,
@@ -292,11 +258,11 @@ def clean_segments(cleaning: _Pass, group: list[Segment], transactions: CleanedT
         upper = group[i + 1].base_offset if i + 1 < len(group) else _read_next_offset(source)
         transactions.add_aborted_transactions(collect_aborted_transactions(log, source.base_offset, upper))
         retain_legacy_deletes = source.last_modified_ms > cleaning.legacy_delete_horizon_ms
-        record_filter = _CleanerFilter(cleaning, transactions, producers, retain_legacy_deletes)
+        record_filter = CleanerFilter(cleaning, transactions, producers, retain_legacy_deletes)
         clean_into(cleaning, source, cleaned, record_filter)
     cleaned.on_become_inactive()
     cleaned.last_modified_ms = group[-1].last_modified_ms
-    cleaning.storage.replace(log, group, cleaned)
+    storage.replace(log, group, cleaned)
 
 
 def _read_next_offset(segment: Segment) -> int:
@@ -311,15 +277,15 @@ def _last_records_of_active_producers(log: PartitionLog) -> dict[int, tuple[int 
     }
 
 
-def clean_into(cleaning: _Pass, source: Segment, cleaned: Segment, record_filter: _CleanerFilter) -> None:
+def clean_into(cleaning: Cleaning, source: Segment, cleaned: Segment, record_filter: CleanerFilter) -> None:
     """Filter one source segment read buffer by read buffer, appending each buffer's survivors (``cleanInto``)."""
-    log, stats = cleaning.log, cleaning.stats
+    log, stats, cleaner = cleaning.log, cleaning.stats, cleaning.cleaner
     for chunk, _ in read_chunks(
-        cleaning.storage.batches(source, 0),
-        capacity=_read_buffer_bytes(cleaning.broker),
+        cleaner.storage.batches(source, 0),
+        capacity=_read_buffer_bytes(cleaner.broker),
         limit=log.config.max_message_bytes,
     ):
-        result = filter_to(chunk, record_filter, encoder=log.encoder, kafka_version=cleaning.broker.version)
+        result = filter_to(chunk, record_filter, encoder=log.encoder, kafka_version=cleaner.broker.version)
         stats.messages_read += result.messages_read
         stats.bytes_read += result.bytes_read
         stats.messages_written += result.messages_retained
@@ -327,12 +293,12 @@ def clean_into(cleaning: _Pass, source: Segment, cleaned: Segment, record_filter
         cleaned.append(result.batches, cleaning.now_ms, largest_offset=result.max_offset)
 
 
-class _CleanerFilter:
+class CleanerFilter:
     """The cleaner's ``MemoryRecords.RecordFilter`` for one source segment: rules A-D per batch, spec 7.4 per record."""
 
     def __init__(
         self,
-        cleaning: _Pass,
+        cleaning: Cleaning,
         transactions: CleanedTransactionMetadata,
         producers: dict[int, tuple[int | None, int]],
         retain_legacy_deletes: bool,
@@ -343,6 +309,7 @@ class _CleanerFilter:
         self.retain_legacy_deletes = retain_legacy_deletes
         """Kafka's ``retainLegacyDeletesAndTxnMarkers``: the source segment is newer than the legacy horizon."""
         self.discard_batch_records = False
+        self.offset_map, self.strategy = cleaning.cleaner.offset_map, cleaning.cleaner.strategy
         self.now_ms = cleaning.now_ms
         self.delete_retention_ms = cleaning.log.config.delete_retention_ms
 
@@ -350,7 +317,7 @@ class _CleanerFilter:
         """Rules A-D of spec 7.3 (``checkBatchRetention``)."""
         if batch.is_control:
             can_discard = self.transactions.on_control_batch_read(batch)
-            if self.cleaning.broker.version.has_batch_delete_horizon:
+            if self.cleaning.cleaner.broker.version.has_batch_delete_horizon:
                 horizon = batch.delete_horizon_ms
                 self.discard_batch_records = can_discard and horizon is not None and horizon <= self.now_ms
             else:
@@ -381,18 +348,8 @@ class _CleanerFilter:
         return batch.is_control and batch.producer_epoch == epoch
 
     def retained_records(self, batch: RecordBatch) -> Sequence[Any]:
-        """The records of ``batch`` that survive (``shouldRetainRecord`` on each, or a fast path that decides alike)."""
-        bulk = self.cleaning.bulk
-        if (
-            bulk is not None
-            and not self.discard_batch_records
-            and not batch.is_control
-            and batch.last_offset <= bulk.latest_offset
-        ):
-            kept = retained_at_once(bulk, batch, self._retains_deletes(batch))
-            if kept is not None:
-                return kept
-        return [r for r in batch.records if self.should_retain_record(batch, r)]
+        """The records of ``batch`` that survive (``shouldRetainRecord`` on each, by the cleaner's record loops)."""
+        return self.cleaning.cleaner.loops.retained_records(self, batch)
 
     def should_retain_record(self, batch: RecordBatch, record: Any) -> bool:
         """Spec 7.4 (``shouldRetainRecord``), with the strategy's rank in place of the offset."""
@@ -400,8 +357,7 @@ class _CleanerFilter:
             return False
         if batch.is_control:
             return True
-        cleaning = self.cleaning
-        offset_map, strategy = cleaning.offset_map, cleaning.strategy
+        cleaning, offset_map, strategy = self.cleaning, self.offset_map, self.strategy
         if record.offset > offset_map.latest_offset:
             return True
         if strategy.retains_log_end_record and record.offset == cleaning.log.log_end_offset - 1:
@@ -415,13 +371,13 @@ class _CleanerFilter:
             return False
         if found is not None and rank > found:
             offset_map.put(record.key, rank, offset_map.latest_offset)  # KIP-280: a clean record beats the dirty winner
-        return record.value is not None or self._retains_deletes(batch)
+        return record.value is not None or self.retains_deletes(batch)
 
-    def _retains_deletes(self, batch: RecordBatch) -> bool:
+    def retains_deletes(self, batch: RecordBatch) -> bool:
         """Whether tombstones stay.
 
         Before Kafka 3.1 while the segment is newer than the legacy horizon, from 3.1 on until the batch's horizon.
         """
-        if not self.cleaning.broker.version.has_batch_delete_horizon:
+        if not self.cleaning.cleaner.broker.version.has_batch_delete_horizon:
             return self.retain_legacy_deletes
         return batch.delete_horizon_ms is None or self.now_ms < batch.delete_horizon_ms

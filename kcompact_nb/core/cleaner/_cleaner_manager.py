@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
-from kcompact_nb.core.cleaner._cleaner import PassResult, clean_pass
+from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
-from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap, OffsetTable
+from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
+from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_old_segments
 from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for

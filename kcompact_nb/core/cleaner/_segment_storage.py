@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
-from kcompact_nb.core.cleaner._offset_map import OffsetTable
+from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._strategies import Strategy
 from kcompact_nb.core.model import PartitionLog, RecordBatch, Segment
 

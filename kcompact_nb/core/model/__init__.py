@@ -1,6 +1,7 @@
 """The log model: what a broker stores and how it grows.
 
-Records and v2 batches with their exact byte sizes (``DefaultRecordBatch``, ``DefaultRecord``), compression
+Records and v2 batches with their exact byte sizes (``DefaultRecordBatch``, ``DefaultRecord``), records held by
+column with their keys numbered per log (``PackedRecords``, ``KeyRegistry``: not Kafka's, the reader's), compression
 codecs behind a protocol io implements, segments (``LogSegment``), the partition log (``UnifiedLog``:
 append, roll, high watermark, log start offset), producer and transaction state
 (``ProducerStateManager``), topic and broker configs with Kafka's names, defaults and validation
@@ -23,6 +24,7 @@ from kcompact_nb.core.model._compression import (
 from kcompact_nb.core.model._config import COMPACTION_STRATEGIES, BrokerConfig, TopicConfig
 from kcompact_nb.core.model._config_keys import DOUBLE_MAX, INT_MAX, LONG_MAX, MIB
 from kcompact_nb.core.model._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError, UnitError
+from kcompact_nb.core.model._key_registry import KeyRegistry
 from kcompact_nb.core.model._log import AppendInfo, NewRecord, PartitionLog, copy_log
 from kcompact_nb.core.model._log_dir_names import (
     CLEANED_FILE_SUFFIX,
@@ -53,7 +55,9 @@ from kcompact_nb.core.model._log_loader import (
     load_log,
     rebuild_producer_state,
 )
+from kcompact_nb.core.model._packed_records import PackedRecords, record_keys, record_offsets, record_values
 from kcompact_nb.core.model._producer_state import CompletedTxn, ProducerStateEntry, ProducerStateManager
+from kcompact_nb.core.model._record import Record, record_from_tuple
 from kcompact_nb.core.model._record_sizes import (
     LOG_OVERHEAD,
     RECORD_BATCH_OVERHEAD,
@@ -69,16 +73,9 @@ from kcompact_nb.core.model._records import (
     NO_SEQUENCE,
     NO_TIMESTAMP,
     ControlRecordType,
-    KeyRegistry,
-    PackedRecords,
-    Record,
     RecordBatch,
     TimestampType,
     control_record_type,
-    record_from_tuple,
-    record_keys,
-    record_offsets,
-    record_values,
     uncompressed_batch_size,
 )
 from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment

@@ -26,8 +26,9 @@ from typing import Protocol
 
 from kcompact_nb.core.model._config import TopicConfig
 from kcompact_nb.core.model._errors import KafkaModelError
+from kcompact_nb.core.model._packed_records import record_keys, record_values
 from kcompact_nb.core.model._record_sizes import RECORD_BATCH_OVERHEAD
-from kcompact_nb.core.model._records import COMPRESSION_CODECS, RecordBatch, record_keys, record_values
+from kcompact_nb.core.model._records import COMPRESSION_CODECS, RecordBatch
 from kcompact_nb.core.model._versions import KafkaVersion
 
 DEFAULT_LEVELS = {"gzip": -1, "lz4": 9, "zstd": 3}

@@ -18,13 +18,13 @@ from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
 from kcompact_nb.core.model._config_keys import INT_MAX
 from kcompact_nb.core.model._errors import InvalidRecordError, KafkaModelError
 from kcompact_nb.core.model._producer_state import ProducerStateManager
+from kcompact_nb.core.model._record import Record
 from kcompact_nb.core.model._record_sizes import Header
 from kcompact_nb.core.model._records import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
     NO_SEQUENCE,
     ControlRecordType,
-    Record,
     RecordBatch,
     TimestampType,
     control_record_key,

@@ -14,11 +14,17 @@ from kcompact_nb.io.codec._batch_encoder import KafkaBatchEncoder, encode_batch,
 from kcompact_nb.io.codec._block_batches import PACKED_MIN_RECORDS, BlockBatches, FramedBlock, record_batch
 from kcompact_nb.io.codec._decompression import decompress_records
 from kcompact_nb.io.codec._key_numbering import KeyNumbering, key_numbering, release_key_table
+from kcompact_nb.io.codec._libzstd import SOURCE_PACKAGES as LIBZSTD_SOURCE_PACKAGES
+from kcompact_nb.io.codec._libzstd import build_libzstd, built_releases, libzstd_dir
 from kcompact_nb.io.codec._offset_table import native_offset_table
 from kcompact_nb.io.codec._record_parser import NotPlain, RecordColumns, parse_records
 from kcompact_nb.io.codec._vector_decoder import decode_plain_batches
 
 __all__ = [
+    "LIBZSTD_SOURCE_PACKAGES",
+    "build_libzstd",
+    "built_releases",
+    "libzstd_dir",
     "BlockBatches",
     "FramedBlock",
     "KafkaBatchEncoder",

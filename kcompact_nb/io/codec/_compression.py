@@ -12,8 +12,8 @@ gzip    ``GzipOutputStream``: java.util.zip's 10-byte header       zlib raw defl
         level (-1 = 6), CRC-32 and size (little-endian)            trailer
 snappy  snappy-java's ``SnappyOutputStream``: magic ``\\x82SNAPPY\\0`` the same framing around
         version 1, compatible version 1 (int32 BE each), then     :func:`kcompact_nb.io.codec._snappy.raw_compress`
-        per 32 KiB of input: int32 BE length + raw snappy block    (snappy 1.1.10's algorithm; in C when the
-                                                                   kernels were built)
+        per 32 KiB of input: int32 BE length + raw snappy block    (the algorithm of the release's snappy; in C
+                                                                   when the kernels were built)
 lz4     ``Lz4BlockOutputStream``: LZ4 frame, FLG 0x60 (version 1,  ``lz4.frame`` with 64 KiB independent
         independent blocks, no checksums, no size), BD 0x40        blocks and no checksums or size: the same
         (64 KiB), header checksum, blocks (LE32 length, bit 31 =   frame; level 9 is lz4-java's fast
@@ -41,7 +41,8 @@ from kcompact_nb.core import DEFAULT_LEVELS, KafkaModelError, KafkaVersion
 from kcompact_nb.io._errors import CodecUnavailableError
 from kcompact_nb.io.codec import _native_kernels
 from kcompact_nb.io.codec._codec_releases import lz4_release, snappy_release, zstd_release
-from kcompact_nb.io.codec._snappy import raw_compress
+from kcompact_nb.io.codec._libzstd import built_releases, libzstd_compress
+from kcompact_nb.io.codec._snappy import NEWER_HASH_FROM, raw_compress
 
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 """ID1 ID2, CM 8 (deflate), FLG 0, MTIME 0, XFL 0, OS 255 (``GZIPOutputStream.writeHeader``, Java 16+)."""
@@ -50,8 +51,10 @@ _ZLIB_DEFAULT_LEVEL = 6
 _SNAPPY_HEADER = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
 _SNAPPY_BLOCK_BYTES = 32 * 1024
 """``SnappyOutputStream.DEFAULT_BLOCK_SIZE``."""
-_SNAPPY_REPRODUCED = (1, 1, 10)
-"""The snappy release :func:`kcompact_nb.io.codec._snappy.raw_compress` follows (snappy-java 1.1.10.x, Kafka 3.5 on)."""
+_SNAPPY_REPRODUCED = ((1, 1, 7), (1, 1, 8), (1, 1, 10))
+"""The snappy releases :func:`kcompact_nb.io.codec._snappy.raw_compress` follows, checked against kafka-clients'
+bytes (tests/broker/test_kafka_compression.py): snappy-java 1.1.7.x (Kafka 2.0-2.7), 1.1.8.x (2.8-3.4) and
+1.1.10.x (3.5 on)."""
 _LZ4_FAST_LEVEL = 9
 """``CompressionType.LZ4.defaultLevel()``: ``Lz4BlockOutputStream`` then uses the fast compressor."""
 _LZ4_BLOCK_BYTES = 64 * 1024
@@ -78,7 +81,8 @@ def compress_records(codec: str, body: bytes, *, level: int | None, version: Kaf
     if codec == "gzip":
         return CompressedRecords(_gzip(body, DEFAULT_LEVELS["gzip"] if level is None else level), True)
     if codec == "snappy":
-        return CompressedRecords(_snappy(body), snappy_release(version) == _SNAPPY_REPRODUCED)
+        release = snappy_release(version)
+        return CompressedRecords(_snappy(body, release < NEWER_HASH_FROM), release in _SNAPPY_REPRODUCED)
     if codec == "lz4":
         return _lz4(body, DEFAULT_LEVELS["lz4"] if level is None else level, version)
     if codec == "zstd":
@@ -100,12 +104,12 @@ def _gzip(body: bytes, level: int) -> bytes:
     return _GZIP_HEADER + deflated + struct.pack("<II", zlib.crc32(body), len(body) & 0xFFFFFFFF)
 
 
-def _snappy(body: bytes) -> bytes:
-    native = _native_kernels.NATIVE  # snappy 1.1.10's compressor in C when built, its Python twin otherwise
+def _snappy(body: bytes, top_bits_hash: bool) -> bytes:
+    native = _native_kernels.NATIVE  # snappy's compressor in C when built, its Python twin otherwise
     compress = raw_compress if native is None else native.snappy_compress
     blocks = [_SNAPPY_HEADER]
     for start in range(0, len(body), _SNAPPY_BLOCK_BYTES):
-        block = compress(body[start : start + _SNAPPY_BLOCK_BYTES])
+        block = compress(body[start : start + _SNAPPY_BLOCK_BYTES], top_bits_hash)
         blocks += (struct.pack(">i", len(block)), block)
     return b"".join(blocks)
 
@@ -157,7 +161,8 @@ ZstdCompress = Callable[[bytes, int], bytes]
 
 
 def _zstd_bindings() -> list[tuple[tuple[int, int, int], ZstdCompress]]:
-    """(libzstd release, compress) for each zstd binding installed: ``zstandard``, then ``pyzstd``."""
+    """(libzstd release, compress) for each zstd binding installed: ``zstandard``, then ``pyzstd``, then the older
+    releases built by ``make codecs`` (:mod:`kcompact_nb.io.codec._libzstd`)."""
     bindings: list[tuple[tuple[int, int, int], ZstdCompress]] = []
     zstandard = _module("zstandard")
     if zstandard is not None:
@@ -165,6 +170,8 @@ def _zstd_bindings() -> list[tuple[tuple[int, int, int], ZstdCompress]]:
     pyzstd = _module("pyzstd")
     if pyzstd is not None:
         bindings.append((tuple(pyzstd.zstd_version_info[:3]), _pyzstd_stream))  # type: ignore[arg-type]
+    if bindings:  # the built releases write Kafka's bytes; zstd batches are read through an installed binding
+        bindings += [(release, libzstd_compress(release)) for release in built_releases()]
     return bindings
 
 

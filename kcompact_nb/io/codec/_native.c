@@ -318,10 +318,11 @@ done:
     return result;
 }
 
-/* -- snappy_compress: snappy 1.1.10's raw compressor, as _snappy.py follows it step by step --------------------
+/* -- snappy_compress: snappy 1.1.10's raw compressor (1.1.7 and 1.1.8's too), as _snappy.py follows it --------
  *
  * The compressor snappy-java bundles (built without the CRC32 instruction: the multiplicative hash), so the same
- * input gives Kafka's bytes. _snappy.py documents the format and each step; the names here are snappy's. */
+ * input gives Kafka's bytes. _snappy.py documents the format, each step and where the releases differ (the hash's
+ * bits); the names here are snappy's. */
 
 #define SNAPPY_BLOCK 65536
 #define SNAPPY_MIN_TABLE 256
@@ -334,11 +335,12 @@ load32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* TableEntry without CRC32: (0x1e35a7bd * bytes) >> 18, masked to the table. */
+/* TableEntry without CRC32: (0x1e35a7bd * bytes) >> 18, masked to the table; HashBytes before 1.1.9:
+ * >> (32 - log2(table size)), `shift` here. */
 static uint32_t
-snappy_slot(const uint8_t *p, uint32_t mask)
+snappy_slot(const uint8_t *p, int shift, uint32_t mask)
 {
-    return ((load32(p) * 0x1E35A7BDu) >> 18) & mask;
+    return ((load32(p) * 0x1E35A7BDu) >> shift) & mask;
 }
 
 static uint8_t *
@@ -408,14 +410,18 @@ match_length(const uint8_t *earlier, const uint8_t *later, size_t limit)
 
 /* CompressFragment: one fragment of at most 64 KiB with a zeroed table of `table_size` 16-bit positions. */
 static uint8_t *
-compress_fragment(const uint8_t *data, size_t size, uint8_t *op, uint16_t *table)
+compress_fragment(const uint8_t *data, size_t size, uint8_t *op, uint16_t *table, int top_bits_hash)
 {
     size_t ip = 0, next_emit = 0;
     if (size >= SNAPPY_INPUT_MARGIN) {
         uint32_t table_size = SNAPPY_MIN_TABLE;
-        while (table_size < SNAPPY_MAX_TABLE && table_size < size)
+        int table_bits = 8;
+        while (table_size < SNAPPY_MAX_TABLE && table_size < size) {
             table_size <<= 1;
+            table_bits++;
+        }
         uint32_t mask = table_size - 1;
+        int shift = top_bits_hash ? 32 - table_bits : 18;
         memset(table, 0, table_size * sizeof(uint16_t));
         size_t ip_limit = size - SNAPPY_INPUT_MARGIN;
         for (;;) {
@@ -425,7 +431,7 @@ compress_fragment(const uint8_t *data, size_t size, uint8_t *op, uint16_t *table
             int found = 0;
             if (ip + 16 <= ip_limit) {
                 for (size_t position = ip; position < ip + 16; position++) {
-                    uint32_t slot = snappy_slot(data + position, mask);
+                    uint32_t slot = snappy_slot(data + position, shift, mask);
                     candidate = table[slot];
                     table[slot] = (uint16_t)position;
                     if (load32(data + candidate) == load32(data + position)) {
@@ -444,7 +450,7 @@ compress_fragment(const uint8_t *data, size_t size, uint8_t *op, uint16_t *table
                 skip += step;
                 if (ip + step > ip_limit)
                     return size > next_emit ? emit_literal(op, data + next_emit, size - next_emit) : op;
-                uint32_t slot = snappy_slot(data + ip, mask);
+                uint32_t slot = snappy_slot(data + ip, shift, mask);
                 candidate = table[slot];
                 table[slot] = (uint16_t)ip;
                 if (load32(data + candidate) == load32(data + ip))
@@ -460,8 +466,8 @@ compress_fragment(const uint8_t *data, size_t size, uint8_t *op, uint16_t *table
                 ip += matched;
                 if (ip >= ip_limit)
                     return ip < size ? emit_literal(op, data + ip, size - ip) : op;
-                table[snappy_slot(data + ip - 1, mask)] = (uint16_t)(ip - 1);
-                uint32_t slot = snappy_slot(data + ip, mask);
+                table[snappy_slot(data + ip - 1, shift, mask)] = (uint16_t)(ip - 1);
+                uint32_t slot = snappy_slot(data + ip, shift, mask);
                 candidate = table[slot];
                 table[slot] = (uint16_t)ip;
                 if (load32(data + candidate) != load32(data + ip))
@@ -473,16 +479,17 @@ compress_fragment(const uint8_t *data, size_t size, uint8_t *op, uint16_t *table
 }
 
 PyDoc_STRVAR(snappy_compress_doc,
-"snappy_compress(data) -> bytes\n"
+"snappy_compress(data, top_bits_hash=False) -> bytes\n"
 "--\n\n"
-"data in snappy's raw format, byte for byte as snappy 1.1.10 (no CRC32 hashing) writes it: what\n"
-"_snappy.raw_compress computes in Python.");
+"data in snappy's raw format, byte for byte as snappy 1.1.10 (no CRC32 hashing) writes it, or 1.1.7 and\n"
+"1.1.8 with top_bits_hash: what _snappy.raw_compress computes in Python.");
 
 static PyObject *
-snappy_compress(PyObject *Py_UNUSED(module), PyObject *arg)
+snappy_compress(PyObject *Py_UNUSED(module), PyObject *args)
 {
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+    int top_bits_hash = 0;
+    if (!PyArg_ParseTuple(args, "y*|p:snappy_compress", &view, &top_bits_hash))
         return NULL;
     size_t size = (size_t)view.len;
     if (size > 0xFFFFFFFFu) {
@@ -504,7 +511,8 @@ snappy_compress(PyObject *Py_UNUSED(module), PyObject *arg)
         *op++ = (uint8_t)(length | 0x80);
     *op++ = (uint8_t)length;
     for (size_t at = 0; at < size; at += SNAPPY_BLOCK)
-        op = compress_fragment(data + at, size - at < SNAPPY_BLOCK ? size - at : SNAPPY_BLOCK, op, table);
+        op = compress_fragment(data + at, size - at < SNAPPY_BLOCK ? size - at : SNAPPY_BLOCK, op, table,
+                               top_bits_hash);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     if (_PyBytes_Resize(&out, (Py_ssize_t)(op - start)) < 0)
@@ -1155,7 +1163,7 @@ static PyTypeObject OffsetTableType = {
 static PyMethodDef module_methods[] = {
     {"decode_plain", decode_plain, METH_VARARGS, decode_plain_doc},
     {"records_section", records_section, METH_VARARGS, records_section_doc},
-    {"snappy_compress", snappy_compress, METH_O, snappy_compress_doc},
+    {"snappy_compress", snappy_compress, METH_VARARGS, snappy_compress_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,9 +1,16 @@
-"""Google snappy's raw compressor as snappy-java 1.1.10.x runs it inside Kafka (``snappy::RawCompress``).
+"""Google snappy's raw compressor as snappy-java runs it inside Kafka (``snappy::RawCompress``).
 
-Kafka's snappy batches are compressed by the C++ library that snappy-java bundles (snappy 1.1.10, built
-without the CRC32 instruction, so its hash is the multiplicative one). The same input gives the same bytes
+Kafka's snappy batches are compressed by the C++ library that snappy-java bundles (snappy 1.1.10 in
+snappy-java 1.1.10.x, Kafka 3.5 on; 1.1.8 in 1.1.8.x, Kafka 2.8-3.4; 1.1.7 in 1.1.7.x, Kafka 2.0-2.7), built
+without the CRC32 instruction, so its hash is the multiplicative one. The same input gives the same bytes
 only with the same algorithm, so this module follows that compressor step by step; other snappy encoders
 (cramjam's Rust one, newer C++ releases built with CRC32 hashing) produce other, equally valid, bytes.
+
+The releases differ in one step only, which hash-table slot the 4 bytes at a position take: up to 1.1.8
+the top bits of the 32-bit product (``HashBytes``: ``(bytes * 0x1e35a7bd) >> (32 - log2(table size))``), from
+1.1.9 on (google/snappy commit 6835abd, "Change hash function for Compress") bits 18 and up, masked to the
+table (``(bytes * 0x1e35a7bd) >> 18``). They agree for 16 KiB tables, fragments of more than 8 KiB; the match
+search, the copies and literals are the same (``CompressFragment`` of 1.1.7, 1.1.8 and 1.1.10).
 
 Raw format written here (``format_description.txt`` of snappy)::
 
@@ -34,14 +41,17 @@ _MAX_TABLE = 1 << _MAX_TABLE_BITS
 _HASH_MULTIPLIER = 0x1E35A7BD
 _INPUT_MARGIN = 15
 """``kInputMarginBytes``: the main loop stops this far before the fragment's end."""
+NEWER_HASH_FROM = (1, 1, 9)
+"""The first snappy release hashing with bits 18 and up of the product (before it: the top bits)."""
 
 
-def raw_compress(data: bytes) -> bytes:
-    """``data`` in snappy's raw format, byte for byte as snappy 1.1.10 (no CRC32 hashing) writes it."""
+def raw_compress(data: bytes, top_bits_hash: bool = False) -> bytes:
+    """``data`` in snappy's raw format, byte for byte as snappy 1.1.10 (no CRC32 hashing) writes it; as 1.1.7
+    and 1.1.8 write it with ``top_bits_hash`` (see the module)."""
     out = bytearray(_varint32(len(data)))
     view = memoryview(data)
     for start in range(0, len(data), BLOCK_BYTES):
-        _compress_fragment(bytes(view[start : start + BLOCK_BYTES]), out)
+        _compress_fragment(bytes(view[start : start + BLOCK_BYTES]), out, top_bits_hash)
     return bytes(out)
 
 
@@ -63,28 +73,31 @@ def _table_size(fragment_bytes: int) -> int:
     return 1 << (fragment_bytes - 1).bit_length()
 
 
-def _hash_slots(fragment: bytes, table_size: int) -> list[int]:
-    """The hash-table slot of the 4 bytes starting at each position (``TableEntry`` without CRC32).
+def _hash_slots(fragment: bytes, table_size: int, top_bits_hash: bool) -> list[int]:
+    """The hash-table slot of the 4 bytes starting at each position (``TableEntry`` without CRC32; ``HashBytes``
+    before 1.1.9), computed for all positions at once.
 
-    ``(0x1e35a7bd * load32) >> 17`` in 32-bit arithmetic, masked to the table; computed for all positions
-    at once. Positions closer than 4 bytes to the end get no slot (the compressor never hashes there).
+    ``(0x1e35a7bd * load32) >> 18`` in 32-bit arithmetic, masked to the table; with ``top_bits_hash``
+    ``>> (32 - log2(table_size))``. Positions closer than 4 bytes to the end get no slot (never hashed).
     """
     if len(fragment) < 4:
         return []
     octets = numpy.frombuffer(fragment, dtype=numpy.uint8).astype(numpy.uint32)
     words = octets[:-3] | (octets[1:-2] << 8) | (octets[2:-1] << 16) | (octets[3:] << 24)
-    hashes = (words * numpy.uint32(_HASH_MULTIPLIER)) >> numpy.uint32(31 - _MAX_TABLE_BITS)
-    slots: list[int] = ((hashes >> numpy.uint32(1)) & numpy.uint32(table_size - 1)).tolist()
+    shift = 33 - table_size.bit_length() if top_bits_hash else 32 - _MAX_TABLE_BITS
+    hashes = (words * numpy.uint32(_HASH_MULTIPLIER)) >> numpy.uint32(shift)
+    slots: list[int] = (hashes & numpy.uint32(table_size - 1)).tolist()
     return slots
 
 
-def _compress_fragment(fragment: bytes, out: bytearray) -> None:
+def _compress_fragment(fragment: bytes, out: bytearray, top_bits_hash: bool) -> None:
     """``internal::CompressFragment`` for one fragment of at most 64 KiB, appended to ``out``."""
     size = len(fragment)
     ip = 0
     if size >= _INPUT_MARGIN:
         table_size = _table_size(size)
-        ip = _compress_body(fragment, out, _hash_slots(fragment, table_size), [0] * table_size)
+        slots = _hash_slots(fragment, table_size, top_bits_hash)
+        ip = _compress_body(fragment, out, slots, [0] * table_size)
     if ip < size:
         _emit_literal(out, fragment, ip, size)
 

@@ -27,6 +27,7 @@ from kcompact_nb.io.logdir._log_writer import (
 )
 from kcompact_nb.io.logdir._partition_prediction import PartitionPrediction, predict_partition_dir
 from kcompact_nb.io.logdir._partition_stream import SegmentFiles, partition_batches, partition_offset_buckets
+from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_reader import (
     DroppedBytes,
     SegmentFileReader,
@@ -36,6 +37,7 @@ from kcompact_nb.io.logdir._segment_reader import (
 from kcompact_nb.io.logdir._staged_output import STAGING_MARK, remove_stale_staging, staged_dir, staging_folder
 
 __all__ = [
+    "ReadOptions",
     "DroppedBytes",
     "LoadedLogDir",
     "LoadedPartition",

@@ -12,6 +12,7 @@ import os
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self, Unpack
 
 from kcompact_nb.core import (
     CLEANED_FILE_SUFFIX,
@@ -46,6 +47,7 @@ from kcompact_nb.io.files import (
 from kcompact_nb.io.logdir._header_scan import header_segments, mtime_ms
 from kcompact_nb.io.logdir._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
 from kcompact_nb.io.logdir._progress import ByteProgress
+from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_reader import DroppedBytes, SegmentFileReader
 
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
@@ -125,15 +127,12 @@ def segment_files(path: Path) -> list[Path]:
 def read_partition_dir(
     path: str | os.PathLike[str],
     *,
-    config: TopicConfig | None = None,
-    broker: BrokerConfig | None = None,
+    now_ms: int | None = None,
     log_start_offset: int | None = None,
     cleaner_checkpoint: int | None = None,
-    now_ms: int | None = None,
     recover: bool = False,
-    verify_crc: bool = True,
     keep_raw: bool = True,
-    progress: bool | None = None,
+    **options: Unpack[ReadOptions],
 ) -> LoadedPartition:
     """Read one ``<topic>-<partition>/`` directory (``LogLoader.load`` without index files).
 
@@ -141,35 +140,32 @@ def read_partition_dir(
     ----------
     path:
         The partition directory; never modified.
-    config:
-        The topic config to attach (default: ``cleanup.policy=compact``, Kafka defaults otherwise).
+    now_ms:
+        When given, producers idle for ``producer.id.expiration.ms`` are expired after loading.
     log_start_offset:
         From ``log-start-offset-checkpoint``; the log start offset becomes
         ``max(log_start_offset, first segment's base offset)`` as in ``LogLoader``.
     cleaner_checkpoint:
         The partition's ``cleaner-offset-checkpoint`` entry, stored as is.
-    now_ms:
-        When given, producers idle for ``producer.id.expiration.ms`` are expired after loading.
     recover:
         Keep the valid prefix of a corrupt log instead of raising: the first invalid batch and
         the rest of its file are dropped, and so are all later segments (``LogLoader.recoverLog``).
-    progress:
-        Show a tqdm bar (``None``: only for big reads on a terminal).
+    keep_raw:
+        Keep each batch's bytes, so that a batch kept whole is written back identically.
+    options:
+        :class:`ReadOptions`: ``config``, ``broker``, ``verify_crc``, ``progress``.
     """
-    options = _ReadOptions(config, broker, now_ms, recover, verify_crc, keep_raw)
-    return _load_one(Path(path), options, progress, log_start_offset, cleaner_checkpoint)
+    read = _ReadOptions.of(options, now_ms, recover=recover, keep_raw=keep_raw)
+    return _load_one(Path(path), read, options.get("progress"), log_start_offset, cleaner_checkpoint)
 
 
 def scan_partition_dir(
     path: str | os.PathLike[str],
     *,
-    config: TopicConfig | None = None,
-    broker: BrokerConfig | None = None,
+    now_ms: int | None = None,
     log_start_offset: int | None = None,
     cleaner_checkpoint: int | None = None,
-    now_ms: int | None = None,
-    verify_crc: bool = True,
-    progress: bool | None = None,
+    **options: Unpack[ReadOptions],
 ) -> LoadedPartition:
     """Read the batch headers of a ``<topic>-<partition>/`` directory, one segment file at a time.
 
@@ -180,8 +176,8 @@ def scan_partition_dir(
     ``files`` (:func:`kcompact_nb.io.predict_partition_dir`). Parameters are :func:`read_partition_dir`'s;
     there is no recovery: a corrupt batch raises.
     """
-    options = _ReadOptions(config, broker, now_ms, False, verify_crc, False, scan=True)
-    return _load_one(Path(path), options, progress, log_start_offset, cleaner_checkpoint)
+    read = _ReadOptions.of(options, now_ms, recover=False, keep_raw=False, scan=True)
+    return _load_one(Path(path), read, options.get("progress"), log_start_offset, cleaner_checkpoint)
 
 
 def _load_one(
@@ -209,6 +205,11 @@ class _ReadOptions:
     keep_raw: bool
     scan: bool = False
     """Batch headers only, into stored segments (:func:`scan_partition_dir`)."""
+
+    @classmethod
+    def of(cls, options: ReadOptions, now_ms: int | None, *, recover: bool, keep_raw: bool, scan: bool = False) -> Self:
+        config, broker = options.get("config"), options.get("broker")
+        return cls(config, broker, now_ms, recover, options.get("verify_crc", True), keep_raw, scan)
 
 
 @cyclic_gc_paused()  # a load allocates batches by the ten thousand and no reference cycles
@@ -296,25 +297,23 @@ def _scan_other_files(path: Path, loaded: LoadedPartition) -> None:
 def read_log_dir(
     path: str | os.PathLike[str],
     *,
-    config: TopicConfig | None = None,
+    now_ms: int | None = None,
     topic_configs: Mapping[str, TopicConfig] | None = None,
     topics: Collection[str] | None = None,
-    broker: BrokerConfig | None = None,
-    now_ms: int | None = None,
     recover: bool = False,
-    verify_crc: bool = True,
     keep_raw: bool = True,
-    progress: bool | None = None,
     scan_from_bytes: int | None = None,
     read_attempts: int = READ_ATTEMPTS,
     keep_corrupt: bool = False,
+    **options: Unpack[ReadOptions],
 ) -> LoadedLogDir:
     """Read every partition of a broker log dir and apply its checkpoint files.
 
     ``cleaner-offset-checkpoint`` sets each partition's cleaner checkpoint and
     ``log-start-offset-checkpoint`` its log start offset; ``recovery-point-offset-checkpoint``
-    is returned as read. ``topic_configs`` gives per-topic configs (others get ``config``);
-    ``topics`` restricts the read. Directories that are not partitions (``-delete``,
+    is returned as read. ``topic_configs`` gives per-topic configs (others get ``options``' ``config``);
+    ``topics`` restricts the read; ``now_ms``, ``recover``, ``keep_raw`` and ``options`` (:class:`ReadOptions`)
+    are :func:`read_partition_dir`'s. Directories that are not partitions (``-delete``,
     ``-future``, ``-stray`` suffixes, or anything else) and the KRaft metadata log
     (``__cluster_metadata-0``) are listed in ``skipped``. Partitions holding at least ``scan_from_bytes`` bytes
     of segments are scanned (:func:`scan_partition_dir`: metadata only, batches left on disk), not read whole.
@@ -333,25 +332,18 @@ def read_log_dir(
         result = LoadedLogDir(path, {}, cleaner, starts, recovery)
         chosen = _partition_dirs(path, topics, result.skipped)
         total = sum(f.stat().st_size for d in chosen for f in segment_files(d))
-        with ByteProgress(total, path.name, progress) as bar:
+        with ByteProgress(total, path.name, options.get("progress")) as bar:
             for directory in chosen:
                 topic, partition = parse_partition_dir_name(directory)
                 scan = (
                     scan_from_bytes is not None
                     and sum(f.stat().st_size for f in segment_files(directory)) >= scan_from_bytes
                 )
-                options = _ReadOptions(
-                    (topic_configs or {}).get(topic, config),
-                    broker,
-                    now_ms,
-                    recover and not scan,
-                    verify_crc,
-                    keep_raw,
-                    scan,
-                )
+                own: ReadOptions = {**options, "config": (topic_configs or {}).get(topic, options.get("config"))}
+                read_options = _ReadOptions.of(own, now_ms, recover=recover and not scan, keep_raw=keep_raw, scan=scan)
                 key = (topic, partition)
                 result.partitions[directory.name] = _load_or_keep_corrupt(
-                    directory, options, bar, (starts.get(key), cleaner.get(key)), keep_corrupt=keep_corrupt
+                    directory, read_options, bar, (starts.get(key), cleaner.get(key)), keep_corrupt=keep_corrupt
                 )
         return result
 

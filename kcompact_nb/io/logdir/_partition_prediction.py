@@ -11,24 +11,24 @@ retention, each cleaned group written to ``out`` as it is done. Same retained of
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Unpack
 
 from kcompact_nb.core import (
-    BrokerConfig,
     CleanerManager,
     LogToClean,
     OffsetMapSpec,
     PartitionLog,
     PassResult,
     Strategy,
-    TopicConfig,
     log_to_clean,
 )
 from kcompact_nb.io._errors import LogWriteError
-from kcompact_nb.io.logdir._log_reader import scan_partition_dir
+from kcompact_nb.io.logdir._log_reader import LoadedPartition, scan_partition_dir
 from kcompact_nb.io.logdir._partition_stream import SegmentFiles
+from kcompact_nb.io.logdir._read_options import ReadOptions
+from kcompact_nb.io.logdir._staged_output import staged_dir
 
 
 @dataclass(frozen=True)
@@ -50,16 +50,13 @@ def predict_partition_dir(
     path: str | os.PathLike[str],
     *,
     now_ms: int,
-    config: TopicConfig | None = None,
-    broker: BrokerConfig | None = None,
     log_start_offset: int | None = None,
     cleaner_checkpoint: int | None = None,
     offset_map: OffsetMapSpec | None = None,
     strategy: Strategy | None = None,
     out: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
-    verify_crc: bool = True,
-    progress: bool | None = None,
+    **options: Unpack[ReadOptions],
 ) -> PartitionPrediction:
     """Kafka's next pass at ``now_ms`` over the partition directory ``path``, in bounded memory.
 
@@ -69,9 +66,8 @@ def predict_partition_dir(
         A ``<topic>-<partition>/`` directory; never modified.
     now_ms
         The pass time (broker wall clock, epoch ms).
-    config, broker, log_start_offset, cleaner_checkpoint
-        As for :func:`kcompact_nb.io.read_partition_dir` (log dirs store neither topic configs nor, in the
-        partition's folder, the checkpoints).
+    log_start_offset, cleaner_checkpoint
+        As for :func:`kcompact_nb.io.read_partition_dir` (the partition's folder does not hold the checkpoints).
     offset_map, strategy
         The pass's offset map (default: one cleaner thread's share of ``log.cleaner.dedupe.buffer.size``; a pass
         that fills it stops early, as Kafka's does) and strategy (default: the topic's ``compaction.strategy``).
@@ -80,53 +76,45 @@ def predict_partition_dir(
         they are done, the segments the pass does not reach copied); ``None`` predicts without writing.
     overwrite
         Replace an existing non-empty ``<out>/<topic>-<partition>/``.
+    options
+        :class:`~kcompact_nb.io.ReadOptions`: ``config``, ``broker``, ``verify_crc``, ``progress``.
 
     Memory is the partition's metadata, the offset map (bounded by the dedupe buffer) and one read buffer's
     batches, not the partition's records.
     """
     scanned = scan_partition_dir(
-        path,
-        config=config,
-        broker=broker,
-        log_start_offset=log_start_offset,
-        cleaner_checkpoint=cleaner_checkpoint,
-        now_ms=now_ms,
-        verify_crc=verify_crc,
-        progress=progress,
+        path, now_ms=now_ms, log_start_offset=log_start_offset, cleaner_checkpoint=cleaner_checkpoint, **options
     )
+    verify_crc = options.get("verify_crc", True)
     log = scanned.log
-    target = None if out is None else _target(Path(out) / log.name, overwrite=overwrite)
-    staging = None if target is None else _staging(target)
-    try:
-        storage = SegmentFiles(scanned.files or {}, out=staging, verify_crc=verify_crc)
-        ltc = log_to_clean(log, now_ms=now_ms)
-        result = None
-        if ltc.first_dirty_offset < ltc.first_uncleanable_offset:
-            manager = CleanerManager(log.broker, strategies={} if strategy is None else {log.topic: strategy})
-            result = manager.clean_log(log, now_ms=now_ms, offset_map=offset_map, force=True, storage=storage)
-        storage.copy_untouched(log)
-    except BaseException:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-        raise
-    if target is not None and staging is not None:
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
-    return PartitionPrediction(ltc, result, log, target)
-
-
-def _target(target: Path, *, overwrite: bool) -> Path:
+    if out is None:
+        ltc, result = _stream_pass(scanned, None, now_ms, offset_map, strategy, verify_crc)
+        return PartitionPrediction(ltc, result, log, None)
+    target = Path(out) / log.name
     if target.exists() and not target.is_dir():
         raise LogWriteError(f"{target}: exists and is not a directory")
     if target.is_dir() and any(target.iterdir()) and not overwrite:
         raise LogWriteError(f"{target}: directory exists and is not empty; pass overwrite=True to replace it")
-    return target
+    with staged_dir(target) as staging:
+        ltc, result = _stream_pass(scanned, staging, now_ms, offset_map, strategy, verify_crc)
+    return PartitionPrediction(ltc, result, log, target)
 
 
-def _staging(target: Path) -> Path:
-    staging = target.with_name(f".{target.name}.kcompact-tmp")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-    return staging
+def _stream_pass(
+    scanned: LoadedPartition,
+    out: Path | None,
+    now_ms: int,
+    offset_map: OffsetMapSpec | None,
+    strategy: Strategy | None,
+    verify_crc: bool,
+) -> tuple[LogToClean, PassResult | None]:
+    """The pass over the scanned partition's files, the partition it leaves written into ``out`` (if any)."""
+    log = scanned.log
+    storage = SegmentFiles(scanned.files or {}, out=out, verify_crc=verify_crc)
+    ltc = log_to_clean(log, now_ms=now_ms)
+    result = None
+    if ltc.first_dirty_offset < ltc.first_uncleanable_offset:
+        manager = CleanerManager(log.broker, strategies={} if strategy is None else {log.topic: strategy})
+        result = manager.clean_log(log, now_ms=now_ms, offset_map=offset_map, force=True, storage=storage)
+    storage.copy_untouched(log)
+    return ltc, result

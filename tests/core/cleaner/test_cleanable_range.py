@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig, explain, filthiest
+from kcompact_nb.core import log_to_clean
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager
-from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap
 from tests.conftest import compacted_log, rec
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig
-from kcompact_nb.core.cleaner._cleaner import clean_pass
-from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
+from kcompact_nb.core import clean_pass, log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
 from kcompact_nb.io import segment_indexes
 from tests.conftest import compacted_log, keys_in_log, offsets_in_log, rec, segment_layout

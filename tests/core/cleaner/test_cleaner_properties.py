@@ -5,9 +5,15 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig, uncompressed_batch_size
-from kcompact_nb.core.cleaner._cleaner import clean_pass
-from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
+from kcompact_nb.core import (
+    BrokerConfig,
+    NewRecord,
+    PartitionLog,
+    TopicConfig,
+    clean_pass,
+    log_to_clean,
+    uncompressed_batch_size,
+)
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
 from kcompact_nb.core.cleaner._strategies import OffsetStrategy, strategy_for
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kcompact_nb import Segment
+from kcompact_nb.core import Segment
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 
 INT_MAX = 2_147_483_647

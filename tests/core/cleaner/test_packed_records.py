@@ -24,8 +24,9 @@ from kcompact_nb.core import (
     record_size_bytes,
     uncompressed_batch_size,
 )
+from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
-from kcompact_nb.core.model._records import record_keys, record_offsets, record_values
+from kcompact_nb.core.model._packed_records import record_keys, record_offsets, record_values
 from kcompact_nb.io import batch_bytes, read_partition_dir, write_partition_dir
 from tests.core.cleaner.test_cleaner_properties import build, logs, pass_over, state
 from tests.io.kafka_bytes import kafka_batch, rec, write_segments
@@ -131,10 +132,10 @@ def test_a_subset_of_records_with_span_keys_holds_its_own_keys_and_values() -> N
 def test_an_offset_map_without_a_table_takes_records_with_span_keys() -> None:
     keyed = spanned((SPANNED[0], SPANNED[2], Record(14, 1004, b"a", b"y")))
     for offset_map in (ExactOffsetMap(), ExactOffsetMap(streaming=True), BoundedOffsetMap(slots=4)):
-        offset_map.put_offsets(keyed)
+        offset_map.table.put_records(keyed)
         assert offset_map.entries() == {b"a": 14, b"bb": 13} and offset_map.size == 2
-        assert offset_map.entries_of(keyed).tolist() == [14, 13, 14]
-        assert list(offset_map.entries_of_keys([b"bb", b"zz"])) == [13, -1]
+        assert offset_map.table.entries_of_records(keyed).tolist() == [14, 13, 14]
+        assert list(offset_map.table.entries_of_keys([b"bb", b"zz"])) == [13, -1]
 
 
 def test_a_subset_reads_sizes_and_pickles_as_the_tuple_of_its_records() -> None:
@@ -171,7 +172,7 @@ def test_batches_read_from_disk_are_packed_and_equal_to_built_ones(tmp_path) -> 
 @settings(max_examples=150, deadline=None)
 @given(logs)
 def test_a_pass_over_packed_batches_keeps_what_a_pass_over_tuples_keeps(params) -> None:
-    """Packed batches with key ids take the offset map's numpy paths (``put_offsets``, ``entries_of``)."""
+    """Packed batches with key ids take the offset table's numpy paths (``put_records``, ``entries_of_records``)."""
     segment_bytes, batches, slots, strategy = params
     tuples, columns = build(segment_bytes, batches, strategy), build(segment_bytes, batches, strategy)
     registry = KeyRegistry()
@@ -224,37 +225,39 @@ def test_register_new_numbers_keys_unlooked_up_and_refuses_a_key_already_registe
         registry.register_new([b"c", b"a"])
 
 
-def test_put_offsets_keeps_each_keys_last_offset_in_order_of_first_appearance() -> None:
+def test_put_records_keeps_each_keys_last_offset_in_order_of_first_appearance() -> None:
     registry = KeyRegistry()
     one = PackedRecords.from_rows([(0, 0, b"x", b"1", ()), (1, 0, b"y", b"1", ()), (2, 0, b"x", b"2", ())], registry)
     two = PackedRecords.from_rows([(3, 0, b"z", b"1", ()), (4, 0, b"y", b"2", ()), (5, 0, b"z", None, ())], registry)
     offset_map = ExactOffsetMap()
-    offset_map.put_offsets(one)
-    offset_map.put_offsets(two)
-    assert offset_map.size_upper_bound == 3  # no more than the registry's keys, before any folding
+    table = offset_map.table
+    assert isinstance(table, NumberedOffsetTable)
+    table.put_records(one)
+    table.put_records(two)
+    assert table.size_upper_bound == 3  # no more than the registry's keys, before any folding
     assert offset_map.size == 3
     assert list(registry.keys) == [b"x", b"y", b"z"]
-    assert offset_map.latest_by_key_id(registry).tolist() == [2, 4, 5]
+    assert table.latest_by_key_id(registry).tolist() == [2, 4, 5]
     offset_map.put(b"w", 9, 9)  # a record-by-record put turns the entries into a dict
     assert list(offset_map.entries().items()) == [(b"x", 2), (b"y", 4), (b"z", 5), (b"w", 9)]
-    assert offset_map.latest_by_key_id(registry).tolist() == [2, 4, 5]
+    assert table.latest_by_key_id(registry).tolist() == [2, 4, 5]
     three = PackedRecords.from_rows(
         [(10, 0, b"q", b"1", ()), (11, 0, b"x", b"3", ()), (12, 0, b"q", b"2", ())], registry
     )
-    offset_map.put_offsets(three)
+    table.put_records(three)
     assert offset_map.get(b"x") == 11 and offset_map.get(b"q") == 12 and offset_map.size == 5
     assert list(offset_map.entries()) == [b"x", b"y", b"z", b"w", b"q"]
-    assert offset_map.latest_by_key_id(registry).tolist() == [11, 4, 5, 12]
+    assert table.latest_by_key_id(registry).tolist() == [11, 4, 5, 12]
 
 
 def test_bounded_map_counts_folded_keys_against_its_capacity() -> None:
     registry = KeyRegistry()
     offset_map = BoundedOffsetMap(slots=4, load_factor=0.75)  # 3 keys
-    offset_map.put_offsets(
+    offset_map.table.put_records(
         PackedRecords.from_rows([(0, 0, b"a", b"", ()), (1, 0, b"b", b"", ()), (2, 0, b"a", b"", ())], registry)
     )
     assert offset_map.max_entries == 3 and offset_map.size == 2 and offset_map.utilization == 0.5
-    offset_map.put_offsets(
+    offset_map.table.put_records(
         PackedRecords.from_rows([(3, 0, b"c", b"", ()), (4, 0, b"c", b"", ()), (5, 0, b"c", b"", ())], registry)
     )
     assert offset_map.size == offset_map.max_entries == 3  # full: the next put would stop a pass

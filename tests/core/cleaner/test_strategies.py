@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from kcompact_nb import ConfigError, PartitionLog, Record, RecordBatch, TopicConfig
+from kcompact_nb.core import ConfigError, PartitionLog, Record, RecordBatch, TopicConfig
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap
 from kcompact_nb.core.cleaner._strategies import HeaderStrategy, OffsetStrategy, TimestampStrategy, strategy_for
 from tests.conftest import rec
@@ -150,7 +150,7 @@ def test_a_user_defined_strategy_plugs_into_the_simulation():
 
 
 def test_use_strategy_names_an_unknown_topic():
-    from kcompact_nb import KafkaModelError, Simulation
+    from kcompact_nb.core import KafkaModelError, Simulation
 
     with pytest.raises(KafkaModelError, match="unknown topic 'nope'; known: prices"):
         Simulation(topics={"prices": {}}).use_strategy("nope", CheapestWins())

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb import (
+from kcompact_nb.core import (
     BrokerConfig,
     InvalidRecordError,
     KafkaModelError,
+    KafkaVersion,
     NewRecord,
     PartitionLog,
+    Record,
+    RecordBatch,
+    Segment,
     TimestampType,
     TopicConfig,
 )
-from kcompact_nb.core import KafkaVersion, Record, RecordBatch, Segment
 from tests.conftest import compacted_log, rec, segment_layout
 
 

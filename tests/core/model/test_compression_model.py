@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from kcompact_nb import (
+from kcompact_nb.core import (
     EncodedBatch,
     EstimatingEncoder,
     KafkaModelError,

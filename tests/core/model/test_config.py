@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from kcompact_nb import BrokerConfig, ConfigError, KafkaVersion, RuleB, TopicConfig
+from kcompact_nb.core import BrokerConfig, ConfigError, KafkaVersion, RuleB, TopicConfig
 
 
 def test_topic_defaults_are_kafkas():

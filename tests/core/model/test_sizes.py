@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from kcompact_nb import (
+from kcompact_nb.core import (
     RECORD_BATCH_OVERHEAD,
     ControlRecordType,
     NewRecord,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kcompact_nb import (
+from kcompact_nb.core import (
     UnitError,
     format_bytes,
     format_duration_ms,

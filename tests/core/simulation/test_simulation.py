@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb import BrokerConfig, KafkaModelError, NewRecord, Simulation
+from kcompact_nb.core import BrokerConfig, KafkaModelError, NewRecord, Simulation
 
 
 def test_topics_default_to_compact_over_broker_defaults():

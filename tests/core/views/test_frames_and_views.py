@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kcompact_nb import (
+from kcompact_nb.core import (
     Frame,
     OffsetMapSpec,
     Timeline,

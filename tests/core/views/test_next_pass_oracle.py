@@ -25,7 +25,7 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb import (
+from kcompact_nb.core import (
     NewRecord,
     OffsetMapSpec,
     Outcome,

@@ -6,17 +6,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb import (
+from kcompact_nb.core import (
     OFFSET_BUCKET_COLUMNS,
     KafkaModelError,
     NewRecord,
+    clean_pass,
     log_table,
+    log_to_clean,
     next_pass,
     offset_buckets,
     strategy_for,
 )
-from kcompact_nb.core.cleaner._cleaner import clean_pass
-from kcompact_nb.core.cleaner._log_to_clean import log_to_clean
 from kcompact_nb.core.model._record_sizes import record_size_bytes
 from kcompact_nb.core.views import _offset_buckets
 from kcompact_nb.core.views._next_pass import superseded_count

@@ -1,0 +1,116 @@
+"""The pass's accelerations: whole-batch record loops that decide exactly as Kafka's record-by-record ones.
+
+Not Kafka's code, only Kafka's decisions made faster, for the offset strategy over a map that keeps its entries in
+an :class:`~kcompact_nb.core.cleaner._offset_table.OffsetTable`. A batch is mostly handled at once: its keyed
+offsets go into the table in one call (numpy for packed batches, a dict update otherwise), and a batch wholly
+covered by the map keeps the records whose offset is not below their key's entry, found in C loops. Whenever a
+batch is not one these paths take (it might fill the map, it has keyless records, ...), Kafka's loops
+(:class:`~kcompact_nb.core.cleaner._cleaner.RecordByRecord`) handle it. :func:`record_loops_for` is the one
+place the pass chooses. ``tests/core/cleaner/test_whole_batches.py`` (both loops under one strategy, over tuples
+and packed records), ``tests/core/cleaner/test_packed_records.py`` and ``tests/core/cleaner/test_cleaner_properties.py``
+check that both give the same logs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import compress, repeat
+from operator import and_, is_not, le
+from typing import Any, cast
+
+from kcompact_nb.core.cleaner._cleaner import RECORD_BY_RECORD, CleanerFilter, Cleaning, RecordByRecord, RecordLoops
+from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
+from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
+from kcompact_nb.core.cleaner._strategies import Strategy
+from kcompact_nb.core.model import PackedRecords, RecordBatch, record_keys, record_offsets, record_values
+
+
+def record_loops_for(offset_map: OffsetMap, strategy: Strategy) -> RecordLoops:
+    """The whole-batch loops when ``strategy`` ranks by offset and ``offset_map`` keeps an offset table, else
+    Kafka's record-by-record loops."""
+    if strategy.ranks_by_offset and isinstance(offset_map, ExactOffsetMap):
+        return WholeBatches(offset_map)
+    return RECORD_BY_RECORD
+
+
+class WholeBatches(RecordByRecord):
+    """Record loops that take a batch at once when they can, and Kafka's loops otherwise."""
+
+    def __init__(self, offset_map: ExactOffsetMap) -> None:
+        self.offset_map = offset_map
+        self.table = table = offset_map.table
+        self._size_upper_bound: Callable[[], int] = (
+            (lambda: table.size_upper_bound) if isinstance(table, NumberedOffsetTable) else table.__len__
+        )
+        """The table's size or more, known without folding collected batches (its exact size otherwise)."""
+
+    def map_records(self, cleaning: Cleaning, batch: RecordBatch, start: int) -> bool:
+        if self._map_at_once(batch, start):
+            cleaning.stats.map_messages_read += len(batch.records)
+            return False
+        return super().map_records(cleaning, batch, start)
+
+    def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
+        if (
+            not record_filter.discard_batch_records
+            and not batch.is_control
+            and batch.last_offset <= self.offset_map.latest_offset
+        ):
+            kept = self._retained_at_once(batch, record_filter.retains_deletes(batch))
+            if kept is not None:
+                return kept
+        return super().retained_records(record_filter, batch)
+
+    def _map_at_once(self, batch: RecordBatch, start: int) -> bool:
+        """Put the batch's keyed records at or after ``start`` at their offsets, unless they might fill the map.
+
+        False (nothing put) when the map might reach its capacity within the batch: Kafka checks the
+        capacity before every put, so such a batch goes record by record.
+        """
+        offset_map, table, records = self.offset_map, self.table, batch.records
+        limit = offset_map.max_entries
+        if (
+            limit is not None
+            and self._size_upper_bound() + len(records) >= limit
+            and len(table) + len(records) >= limit
+        ):
+            return False
+        if isinstance(records, PackedRecords) and batch.base_offset >= start and records and records.all_keyed:
+            table.put_records(records)
+            offset_map.latest_offset = records.offsets[-1]
+            return True
+        keys, offsets = _keyed_offsets(batch, start)
+        if keys:
+            table.put_keys(keys, offsets)
+            offset_map.latest_offset = offsets[-1]
+        return True
+
+    def _retained_at_once(self, batch: RecordBatch, keep_deletes: bool) -> Sequence[Any] | None:
+        """The records a data batch wholly at or below the map's latest offset keeps under the offset strategy:
+        those whose offset is not below their key's entry, tombstones only with ``keep_deletes``.
+
+        Packed records stay packed (:meth:`PackedRecords.retained_at_entries`: no record object is built, values
+        stay in the batch's bytes). ``None`` when a record has no key (it must be counted as invalid, record by
+        record).
+        """
+        records = batch.records
+        if isinstance(records, PackedRecords) and records.all_keyed:
+            return records.retained_at_entries(self.table.entries_of_records(records), keep_deletes)
+        keys = record_keys(records)
+        if None in keys:
+            return None
+        entries = self.table.entries_of_keys(cast("Sequence[bytes]", keys))
+        latest = map(le, entries, record_offsets(records))
+        if not keep_deletes:
+            latest = map(and_, latest, map(is_not, record_values(records), repeat(None)))
+        return list(compress(records, latest))
+
+
+def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[Sequence[bytes], Sequence[int]]:
+    """Keys and offsets of the batch's keyed records at or after ``start``, in C loops when that is all of them."""
+    records = batch.records
+    keys = record_keys(records)
+    if batch.base_offset < start or None in keys:
+        records = tuple(r for r in records if r.key is not None and r.offset >= start)
+        keys = record_keys(records)
+    return cast("Sequence[bytes]", keys), record_offsets(records)

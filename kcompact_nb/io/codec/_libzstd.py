@@ -1,0 +1,200 @@
+"""The libzstd releases inside older Kafka releases' zstd-jni, built here from their sources for exact zstd rewrites.
+
+A zstd batch is only Kafka's, byte for byte, when the same libzstd release compressed it (``_codec_releases``:
+zstd-jni 1.5.5-1 holds libzstd 1.5.5). The bindings installed with the package bundle 1.5.6 (``pyzstd``) and 1.5.7
+(``zstandard``); the releases before are compiled from their own sources: the source distribution of the ``zstd``
+package on PyPI (python-zstd, whose versions follow libzstd's: ``1.5.5.1`` holds libzstd 1.5.5) has libzstd's
+``lib/`` folder, and its compression half (``lib/common``, ``lib/compress``, single-threaded) becomes
+``<cache>/libzstd/<release>/libzstd.so``, called through ``ctypes`` with libzstd's stable streaming API, as zstd-jni's
+``ZstdOutputStream`` calls it: ``ZSTD_initCStream`` at the level, the data, ``ZSTD_flushStream``, ``ZSTD_endStream``.
+
+:func:`build_libzstd` builds them (``make codecs``: a C compiler and PyPI are needed once); a release not built is
+written by another release and marked estimated, as before. libzstd 1.3.7 (Kafka 2.1.1's) has no such source
+distribution and stays estimated.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
+
+from kcompact_nb.io._cache_dir import cache_dir
+from kcompact_nb.io._errors import NativeLibraryError
+
+Release = tuple[int, int, int]
+
+SOURCE_PACKAGES: dict[Release, str] = {
+    (1, 3, 5): "1.3.5.1",
+    (1, 3, 8): "1.3.8.1",
+    (1, 4, 0): "1.4.0.0",
+    (1, 4, 3): "1.4.3.2",
+    (1, 4, 4): "1.4.4.0",
+    (1, 4, 5): "1.4.5.1",
+    (1, 4, 9): "1.4.9.1",
+    (1, 5, 0): "1.5.0.4",
+    (1, 5, 2): "1.5.2.6",
+    (1, 5, 5): "1.5.5.1",
+}
+"""libzstd release -> the version of PyPI's ``zstd`` source distribution holding it: every release a Kafka release's
+zstd-jni bundled that the installed bindings do not (1.3.7 has none)."""
+
+_LIBRARY = "libzstd.so"
+
+
+def libzstd_dir() -> Path:
+    """Where built releases live: ``<cache>/libzstd/<release>/libzstd.so`` (the cache: :func:`cache_dir`)."""
+    return cache_dir() / "libzstd"
+
+
+def built_releases() -> list[Release]:
+    """The releases of :data:`SOURCE_PACKAGES` built in :func:`libzstd_dir`, newest first."""
+    return [release for release in sorted(SOURCE_PACKAGES, reverse=True) if _library(release).is_file()]
+
+
+def libzstd_compress(release: Release) -> Callable[[bytes, int], bytes]:
+    """``compress(body, level)`` by the built ``release``, as zstd-jni's ``ZstdOutputStream`` drives it."""
+    return _StreamingCompressor(_load(release)).compress
+
+
+def build_libzstd(
+    releases: Iterable[Release] | None = None, *, on_build: Callable[[Release], None] | None = None
+) -> list[Release]:
+    """Build the ``releases`` (default: every one of :data:`SOURCE_PACKAGES`) not built yet; returns those built.
+
+    Needs a C compiler (``$CC``, else ``cc``) and PyPI (``pip download``). ``on_build`` is told of each release
+    before its build starts. A failed build leaves nothing behind and raises :class:`NativeLibraryError`.
+    """
+    wanted = sorted(SOURCE_PACKAGES) if releases is None else sorted(set(releases))
+    unknown = [r for r in wanted if r not in SOURCE_PACKAGES]
+    if unknown:
+        known = ", ".join(_text(r) for r in sorted(SOURCE_PACKAGES))
+        raise NativeLibraryError(f"libzstd {', '.join(map(_text, unknown))}: not buildable here (these are: {known})")
+    built = []
+    for release in wanted:
+        if _library(release).is_file():
+            continue
+        if on_build is not None:
+            on_build(release)
+        _build(release)
+        built.append(release)
+    return built
+
+
+def _build(release: Release) -> None:
+    target = _library(release)
+    with tempfile.TemporaryDirectory(prefix=f"kcompact-libzstd-{_text(release)}-") as scratch:
+        work = Path(scratch)
+        lib = _sources(SOURCE_PACKAGES[release], work)
+        sources = sorted(str(p) for folder in ("common", "compress") for p in (lib / folder).glob("*.c"))
+        staged = work / _LIBRARY
+        compiler = os.environ.get("CC") or "cc"
+        command = [compiler, "-O2", "-fPIC", "-shared", "-Wl,-Bsymbolic", f"-I{lib}", f"-I{lib / 'common'}"]
+        _run([*command, *sources, "-o", str(staged)], f"compiling libzstd {_text(release)} with {compiler}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".so.partial")
+        shutil.move(staged, partial)
+        os.replace(partial, target)  # whole or absent, whoever else builds it meanwhile
+
+
+def _sources(version: str, work: Path) -> Path:
+    """The ``lib/`` folder of PyPI's ``zstd`` source distribution ``version``, downloaded and unpacked in ``work``."""
+    download = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
+    _run([*download, f"zstd=={version}", "-d", str(work)], f"downloading zstd=={version}'s sources from PyPI")
+    (archive,) = work.glob("zstd-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(work, filter="data")
+    (lib,) = [p for p in work.glob("zstd-*/zstd/lib") if (p / "zstd.h").is_file()]
+    return lib
+
+
+def _run(command: list[str], what: str) -> None:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise NativeLibraryError(f"{what}: {command[0]} is not installed") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise NativeLibraryError(f"{what} failed: {last}")
+
+
+def _library(release: Release) -> Path:
+    return libzstd_dir() / _text(release) / _LIBRARY
+
+
+def _text(release: Release) -> str:
+    return ".".join(map(str, release))
+
+
+class _OutBuffer(ctypes.Structure):
+    _fields_ = [("dst", ctypes.c_void_p), ("size", ctypes.c_size_t), ("pos", ctypes.c_size_t)]
+
+
+class _InBuffer(ctypes.Structure):
+    _fields_ = [("src", ctypes.c_void_p), ("size", ctypes.c_size_t), ("pos", ctypes.c_size_t)]
+
+
+@cache
+def _load(release: Release) -> ctypes.CDLL:
+    library = ctypes.CDLL(str(_library(release)))
+    stream, size, out, inp = ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_OutBuffer), ctypes.POINTER(_InBuffer)
+    signatures = {
+        "ZSTD_createCStream": ([], stream),
+        "ZSTD_freeCStream": ([stream], size),
+        "ZSTD_initCStream": ([stream, ctypes.c_int], size),
+        "ZSTD_compressStream": ([stream, out, inp], size),
+        "ZSTD_flushStream": ([stream, out], size),
+        "ZSTD_endStream": ([stream, out], size),
+        "ZSTD_compressBound": ([size], size),
+        "ZSTD_isError": ([size], ctypes.c_uint),
+        "ZSTD_getErrorName": ([size], ctypes.c_char_p),
+        "ZSTD_versionNumber": ([], ctypes.c_uint),
+    }
+    for name, (arguments, result) in signatures.items():
+        function = getattr(library, name)
+        function.argtypes, function.restype = arguments, result
+    number = library.ZSTD_versionNumber()
+    if (number // 10000, number // 100 % 100, number % 100) != release:
+        raise NativeLibraryError(
+            f"{_library(release)}: reports libzstd {number}, not {_text(release)}: run make codecs"
+        )
+    return library
+
+
+class _StreamingCompressor:
+    """One frame by libzstd's stable streaming API: no checksum, no content size (the size is not pledged)."""
+
+    def __init__(self, library: ctypes.CDLL) -> None:
+        self._library = library
+
+    def compress(self, body: bytes, level: int) -> bytes:
+        zstd = self._library
+        capacity = zstd.ZSTD_compressBound(len(body)) + 1024
+        output = ctypes.create_string_buffer(capacity)
+        source = ctypes.create_string_buffer(body, len(body))
+        out = _OutBuffer(ctypes.cast(output, ctypes.c_void_p), capacity, 0)
+        inp = _InBuffer(ctypes.cast(source, ctypes.c_void_p), len(body), 0)
+        stream = zstd.ZSTD_createCStream()
+        try:
+            self._check(zstd.ZSTD_initCStream(stream, level))
+            while inp.pos < inp.size:
+                self._check(zstd.ZSTD_compressStream(stream, ctypes.byref(out), ctypes.byref(inp)))
+            while self._check(zstd.ZSTD_flushStream(stream, ctypes.byref(out))):
+                pass
+            while self._check(zstd.ZSTD_endStream(stream, ctypes.byref(out))):
+                pass
+        finally:
+            zstd.ZSTD_freeCStream(stream)
+        return output.raw[: out.pos]
+
+    def _check(self, code: int) -> int:
+        if self._library.ZSTD_isError(code):
+            raise NativeLibraryError(f"libzstd failed: {self._library.ZSTD_getErrorName(code).decode()}")
+        return code

@@ -1,0 +1,77 @@
+"""Older libzstd releases built from their sources (``kcompact_nb.io.codec._libzstd``, issue #30).
+
+That each built release writes Kafka's bytes is checked against kafka-clients of the releases that bundle them
+(tests/broker/test_kafka_compression.py); here: what is built, where, and what happens when it is not.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import zstandard
+
+from kcompact_nb.core import KafkaVersion
+from kcompact_nb.io import LIBZSTD_SOURCE_PACKAGES, NativeLibraryError, build_libzstd, built_releases, libzstd_dir
+from kcompact_nb.io.codec import _compression as compression
+from kcompact_nb.io.codec import _libzstd
+from kcompact_nb.io.codec._codec_releases import KAFKA_CLIENTS_CODECS, zstd_release
+
+BODY = b" ".join(b'{"id": %d, "name": "user-%d", "active": true}' % (i, i % 97) for i in range(4000))
+
+
+def test_every_libzstd_release_kafka_shipped_is_buildable_or_installed_except_1_3_7():
+    shipped = {zstd_release(version) for version, _ in KAFKA_CLIENTS_CODECS} - {None}
+    installed = {release for release, _ in compression._zstd_bindings()} - set(built_releases())
+    assert shipped - set(LIBZSTD_SOURCE_PACKAGES) - installed == {(1, 3, 7)}
+    assert all(version.startswith(".".join(map(str, r)) + ".") for r, version in LIBZSTD_SOURCE_PACKAGES.items())
+
+
+def test_built_releases_compress_a_frame_that_decodes_to_the_body():
+    """Every release ``make codecs`` built here (all of them in CI) loads, reports its release and round-trips."""
+    built = built_releases()
+    assert built, "no libzstd release built: run make codecs"
+    for release in built:
+        frame = _libzstd.libzstd_compress(release)(BODY, 3)
+        assert zstandard.ZstdDecompressor().decompressobj().decompress(frame) == BODY
+        assert zstandard.get_frame_parameters(frame).content_size == zstandard.CONTENTSIZE_UNKNOWN
+
+
+def test_without_a_built_release_kafkas_zstd_is_written_by_another_and_marked_estimated(tmp_path, monkeypatch):
+    monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path))
+    assert built_releases() == [] and libzstd_dir() == tmp_path / "libzstd"
+    written = compression.compress_records("zstd", BODY, level=None, version=KafkaVersion(3, 5, 2))
+    assert not written.exact
+    assert zstandard.ZstdDecompressor().decompressobj().decompress(written.data) == BODY
+
+
+def test_a_library_that_is_not_the_release_it_is_filed_under_is_refused(tmp_path, monkeypatch):
+    newest = max(built_releases(), default=None)
+    if newest is None:
+        pytest.fail("no libzstd release built: run make codecs")
+    source = libzstd_dir() / ".".join(map(str, newest)) / "libzstd.so"
+    monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path))
+    other = min(r for r in LIBZSTD_SOURCE_PACKAGES if r != newest)
+    (tmp_path / "libzstd" / ".".join(map(str, other))).mkdir(parents=True)
+    shutil.copy(source, tmp_path / "libzstd" / ".".join(map(str, other)) / "libzstd.so")
+    _libzstd._load.cache_clear()
+    with pytest.raises(NativeLibraryError, match=rf"reports libzstd {newest[0]}0{newest[1]}0{newest[2]}, not "):
+        _libzstd.libzstd_compress(other)(BODY, 3)
+    _libzstd._load.cache_clear()
+
+
+def test_a_release_with_no_sources_is_refused_by_name():
+    with pytest.raises(NativeLibraryError, match=r"libzstd 1\.3\.7: not buildable here \(these are: 1\.3\.5, "):
+        build_libzstd([(1, 3, 7)])
+
+
+def test_a_failed_build_says_why_and_leaves_no_library(tmp_path, monkeypatch):
+    monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path))
+    broken = tmp_path / "sources" / "lib"
+    for folder in ("common", "compress"):
+        (broken / folder).mkdir(parents=True)
+    (broken / "compress" / "zstd_compress.c").write_text("this is not C\n")
+    monkeypatch.setattr(_libzstd, "_sources", lambda version, work: broken)
+    with pytest.raises(NativeLibraryError, match=r"compiling libzstd 1\.5\.5 with .* failed: "):
+        build_libzstd([(1, 5, 5)])
+    assert built_releases() == [] and not (tmp_path / "libzstd").exists()
