@@ -8,6 +8,7 @@ its CRC is cleaned as any other: the cleaner never checks CRCs.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -122,9 +123,31 @@ def test_inspect_and_clean_say_which_partition_is_uncleanable_and_why(tmp_path):
     (unread,) = [line for line in inspected.stdout.splitlines() if "the cleaner cannot read" in line]
     assert unread.startswith("  the cleaner cannot read the batch at byte position 0 of segment 31 (")
     assert unread.endswith("no pass reads it while its segment lies at or past the first uncleanable offset 31")
+    document = json.loads(kcompact("inspect", source, "--now-ms", at, "--json", *settings).stdout)
+    unreadable = {p["name"]: p["unreadable_batch"] for p in document["partitions"]}
+    assert {name: (Path(u["file"]).name, u["position"]) for name, u in unreadable.items()} == {
+        "basic-0": ("00000000000000000000.log", BATCH), "basic-1": ("00000000000000000031.log", 0),
+    }  # fmt: skip
+    outcomes = [p["cleaner"]["unreadable_batch"] for p in document["partitions"]]
+    assert outcomes[0].startswith("UNCLEANABLE: ") and outcomes[1].startswith("the cleaner cannot read ")
     cleaned = kcompact("clean", source, "--out", tmp_path / "out", "--at", at, *settings)
     assert cleaned.returncode == 0, cleaned.stderr
     lines = cleaned.stdout.splitlines()
     assert lines[1].startswith("  basic-0 is uncleanable: its pass throws (Kafka logs the exception, marks the ")
     assert "Invalid record size" in lines[1] and lines[1].endswith("(at byte position 144)")
     assert lines[2] == "  cleaned basic-1:"
+
+
+def test_an_unreadable_batch_in_the_clean_tail_fails_the_pass_that_rewrites_it(tmp_path):
+    """The map is built from the dirty range alone (checkpoint 15); cleaning then reads the tail from segment 0 and
+    throws there, before swapping anything in: every file stays, the checkpoint goes back to the first dirty offset."""
+    source = tmp_path / "logs"
+    shutil.copytree(SAMPLE / "before", source)
+    (source / CLEANER_OFFSET_CHECKPOINT).write_text("0\n1\nbasic 0 15\n")
+    flip(source / "basic-0" / "00000000000000000000.log", CORRUPTIONS["record length"][0])
+    cleaning = clean_log_dir(source, tmp_path / "out", now_ms=kafka_pass_ms(), config=CONFIG)
+    assert cleaning.result is None
+    (failure,) = cleaning.simulation.cleaner.failures
+    assert "Invalid record size" in failure.error and failure.error.endswith(f"(at byte position {BATCH})")
+    assert file_bytes(tmp_path / "out" / "basic-0") == file_bytes(source / "basic-0")
+    assert read_checkpoint(tmp_path / "out" / CLEANER_OFFSET_CHECKPOINT) == {("basic", 0): 15}

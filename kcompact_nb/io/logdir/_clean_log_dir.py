@@ -102,8 +102,8 @@ def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options
         progress=options.progress, scan_from_bytes=options.scan_from_bytes, read_attempts=1, keep_corrupt=True,
     )  # fmt: skip
     scratch = staging_folder(out, "cleaned", on_stale=options.on_stale)
+    streamed: dict[str, SegmentFiles] = {}
     try:
-        streamed: dict[str, SegmentFiles] = {}
         for name in _listing_order(source, loaded.partitions):
             partition = loaded.partitions[name]
             sim.add_log(partition.log, config=configs.of(partition.log.topic))
@@ -117,6 +117,8 @@ def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options
         logs = sim.partitions_in_creation_order()
         write_broker_log_dir(logs, out, source=source, overwrite=options.overwrite, written=written)
     finally:
+        for files in streamed.values():
+            files.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return LogDirCleaning(sim, result, starts, out)
 

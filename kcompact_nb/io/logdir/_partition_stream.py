@@ -108,6 +108,16 @@ class SegmentFiles:
         self.out = out
         self.verify_crc = verify_crc
         self.written: dict[int, Path] = {}
+        self.filling: _CleanedSegment | None = None
+        """The cleaned segment a pass is filling (its ``.cleaned`` file open), until it is swapped in."""
+
+    def close(self) -> None:
+        """Close the ``.cleaned`` file of a pass that threw before swapping it in (Kafka leaves that file to the
+        next startup's log loading, which deletes it; the caller discards ``out``)."""
+        if self.filling is not None and self.filling.sink is not None:
+            self.filling.sink.close()
+            self.filling.sink = None
+        self.filling = None
 
     def batches(self, segment: Segment, position: int) -> Iterator[RecordBatch]:
         file = self.files.get(segment.base_offset)
@@ -143,13 +153,13 @@ class SegmentFiles:
         )
         if self.out is not None:
             segment.path = self.out / (segment_file_name(base_offset) + CLEANED_FILE_SUFFIX)
-            segment.sink = open(segment.path, "wb")  # noqa: SIM115 - closed when the group is swapped in
+            segment.sink = open(segment.path, "wb")  # noqa: SIM115 - closed when the group is swapped in, or by close
+            self.filling = segment
         return segment
 
     def replace(self, log: PartitionLog, group: Sequence[Segment], cleaned: Segment) -> None:
         if isinstance(cleaned, _CleanedSegment) and cleaned.sink is not None and cleaned.path is not None:
-            cleaned.sink.close()
-            cleaned.sink = None
+            self.close()
             final = cleaned.path.with_name(segment_file_name(cleaned.base_offset))
             cleaned.path.rename(final)
             set_mtime_ms(final, cleaned.last_modified_ms)
