@@ -151,3 +151,28 @@ def test_an_unreadable_batch_in_the_clean_tail_fails_the_pass_that_rewrites_it(t
     assert "Invalid record size" in failure.error and failure.error.endswith(f"(at byte position {BATCH})")
     assert file_bytes(tmp_path / "out" / "basic-0") == file_bytes(source / "basic-0")
     assert read_checkpoint(tmp_path / "out" / CLEANER_OFFSET_CHECKPOINT) == {("basic", 0): 15}
+
+
+def test_groups_swapped_in_before_the_failure_stay(tmp_path):
+    """Groups of two segments (internal.segment.bytes 500), dirty from 15, segment 6 unreadable: the map is built,
+    group [0, 3] is cleaned and swapped in, group [6, 9] throws. The first group is what the same pass over an
+    intact copy writes; every later segment keeps its files; the checkpoint stays at the first dirty offset."""
+    config = TopicConfig.from_properties({**TOPIC, "internal.segment.bytes": 500}, broker=BrokerConfig())
+    intact, broken = tmp_path / "intact", tmp_path / "broken"
+    for source in (intact, broken):
+        shutil.copytree(SAMPLE / "before", source)
+        (source / CLEANER_OFFSET_CHECKPOINT).write_text("0\n1\nbasic 0 15\n")
+    flip(broken / "basic-0" / "00000000000000000006.log", 61)
+    at = kafka_pass_ms()
+    whole = clean_log_dir(intact, tmp_path / "intact-out", now_ms=at, config=config)
+    assert whole.result is not None and whole.result.groups[:2] == ((0, 3), (6, 9))
+    failed = clean_log_dir(broken, tmp_path / "out", now_ms=at, config=config)
+    assert failed.result is None and [f.name for f in failed.simulation.cleaner.failures] == ["basic-0"]
+    ours, cleaned = file_bytes(tmp_path / "out" / "basic-0"), file_bytes(tmp_path / "intact-out" / "basic-0")
+    source = file_bytes(broken / "basic-0")
+    first_group = {name for name in cleaned if name.startswith("00000000000000000000.")}
+    assert first_group and {name: ours[name] for name in first_group} == {name: cleaned[name] for name in first_group}
+    assert "00000000000000000003.log" not in ours  # merged into the first group's segment
+    later = {name for name in source if name[:20] >= "00000000000000000006"}
+    assert {name: ours[name] for name in later} == {name: source[name] for name in later}
+    assert read_checkpoint(tmp_path / "out" / CLEANER_OFFSET_CHECKPOINT) == {("basic", 0): 15}
