@@ -23,6 +23,7 @@ from kcompact_nb.broker import (
     produce,
     wait_for_cleaner,
 )
+from kcompact_nb.core import KafkaVersion
 from kcompact_nb.fidelity import broker_settings, topic_settings
 from kcompact_nb.io import clean_log_dir, segment_files
 from tests.cli.conftest import kcompact
@@ -45,15 +46,14 @@ def test_a_batch_the_cleaner_cannot_read_makes_its_partition_uncleanable(kafka_b
     data[RECORD_LENGTH] ^= 0x7F
     broken.write_bytes(bytes(data))  # in place, under the running broker
     before = tmp_path / "before"
-    ignore = shutil.ignore_patterns("__cluster_metadata-*", "*.lock", "*.tmp")
-    shutil.copytree(kafka_broker.log_dir, before, ignore=ignore)
+    _copy_topic(kafka_broker, TOPIC, before)
     alter_topic_configs(kafka_broker, TOPIC, {**configs, "min.cleanable.dirty.ratio": "0.01"})
     wait_for_cleaner(kafka_broker, TOPIC, 8, partition=1)
     warning = _uncleanable_warning(kafka_broker, f"{TOPIC}-0")
     assert "InvalidRecordException: Invalid record size" in kafka_broker.cleaner_log()
     assert cleaner_checkpoint(kafka_broker.log_dir)[(TOPIC, 0)] == 0  # doneCleaning: the pass's first dirty offset
     after = tmp_path / "after"
-    shutil.copytree(kafka_broker.log_dir, after, ignore=ignore)
+    _copy_topic(kafka_broker, TOPIC, after)
     assert _logs(after / f"{TOPIC}-0") == _logs(before / f"{TOPIC}-0")  # the broken partition is left as it was
 
     version = kafka_broker.version
@@ -85,5 +85,61 @@ def _uncleanable_warning(broker: KafkaBroker, name: str, timeout_s: float = 20.0
     raise AssertionError(f"{name} was not marked uncleanable; cleaner log:\n{broker.cleaner_log()[-3000:]}")
 
 
+def _copy_topic(broker: KafkaBroker, topic: str, destination: Path) -> None:
+    """The broker's log dir with only ``topic``'s partitions (the session's broker holds other tests' topics too)."""
+    ignore = shutil.ignore_patterns("*.lock", "*.tmp")
+    destination.mkdir()
+    for entry in broker.log_dir.iterdir():
+        if entry.is_file() and not entry.name.endswith((".lock", ".tmp")):
+            shutil.copy2(entry, destination / entry.name)
+        elif entry.is_dir() and entry.name.rpartition("-")[0] == topic:
+            shutil.copytree(entry, destination / entry.name, ignore=ignore)
+
+
 def _logs(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in segment_files(folder)}
+
+
+def test_groups_cleaned_before_the_unreadable_batch_stay_swapped_in(kafka_broker: KafkaBroker, tmp_path):
+    """Nine unique keys cleaned into three segments of three batches (segments of at most 300 bytes), then three of
+    them updated: the next pass builds its map from the new records, cleans group [0] and swaps it in, then throws
+    on segment 3, corrupted under the broker. Kafka's files are the simulator's, byte for byte."""
+    topic = "groups-unreadable"
+    small = {_segment_bytes_property(kafka_broker.version): "300"}
+    configs = create_topic(kafka_broker, topic, configs={"min.cleanable.dirty.ratio": "1.0", **small})
+    produce(kafka_broker, topic, [NewRecord(b"k%d" % i, b"value-%d" % i, timestamp=BASE_TS_MS + 200 * i)
+                                  for i in range(9)])  # fmt: skip
+    (first,) = produce(kafka_broker, topic, [NewRecord(b"roll", b"r", timestamp=BASE_TS_MS + 10_000)])
+    alter_topic_configs(kafka_broker, topic, {**configs, "min.cleanable.dirty.ratio": "0.01"})
+    wait_for_cleaner(kafka_broker, topic, first)
+    alter_topic_configs(kafka_broker, topic, {**configs, "min.cleanable.dirty.ratio": "1.0"})
+    produce(kafka_broker, topic, [NewRecord(b"k%d" % i, b"new-%d" % i, timestamp=BASE_TS_MS + 20_000 + 200 * i)
+                                  for i in (0, 4, 8)])  # fmt: skip
+    produce(kafka_broker, topic, [NewRecord(b"roll", b"r2", timestamp=BASE_TS_MS + 30_000)])
+    files = segment_files(partition_dir(kafka_broker, topic))
+    assert [f.name[:20] for f in files[:3]] == [f"{base:020d}" for base in (0, 3, 6)]
+    data = bytearray(files[1].read_bytes())
+    data[RECORD_LENGTH] ^= 0x7F
+    files[1].write_bytes(bytes(data))
+    before = tmp_path / "before"
+    _copy_topic(kafka_broker, topic, before)
+    alter_topic_configs(kafka_broker, topic, {**configs, "min.cleanable.dirty.ratio": "0.01"})
+    _uncleanable_warning(kafka_broker, f"{topic}-0")
+    time.sleep(0.5)  # the swap's file renames are done before the WARN; the checkpoint is written with it
+    assert cleaner_checkpoint(kafka_broker.log_dir)[(topic, 0)] == first
+    after = tmp_path / "after"
+    _copy_topic(kafka_broker, topic, after)
+    rewritten = _logs(after / f"{topic}-0")[files[0].name]
+    assert len(rewritten) < len((before / f"{topic}-0" / files[0].name).read_bytes())  # group [0] lost k0
+
+    broker = broker_settings(kafka_broker.version)
+    config = topic_settings(small, broker=broker)
+    cleaning = clean_log_dir(before, tmp_path / "out", now_ms=time.time_ns() // 1_000_000, broker=broker, config=config)
+    assert cleaning.result is None and [f.name for f in cleaning.simulation.cleaner.failures] == [f"{topic}-0"]
+    assert _logs(tmp_path / "out" / f"{topic}-0") == _logs(after / f"{topic}-0")
+    assert cleaning.simulation.log(topic, 0).cleaner_checkpoint == first
+
+
+def _segment_bytes_property(version: str) -> str:
+    """Segments below 1 MiB: ``segment.bytes`` before 4.1, ``internal.segment.bytes`` from it (KIP-1030)."""
+    return "segment.bytes" if KafkaVersion.parse(version) < KafkaVersion(4, 1) else "internal.segment.bytes"
