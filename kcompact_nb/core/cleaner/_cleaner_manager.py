@@ -110,7 +110,8 @@ class CleanerManager:
     ) -> PassResult | None:
         """One cleaner-thread iteration: clean the filthiest eligible log, then compacted-log retention.
 
-        ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained.
+        ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained. A pass
+        that throws marks its log uncleanable and ends the iteration before retention (``None``).
         """
         if not self.broker.log_cleaner_enable:
             return None
