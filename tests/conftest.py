@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kcompact_nb import NewRecord, PartitionLog, TopicConfig
+from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager
 
 
@@ -54,13 +54,16 @@ def last_offsets_per_batch(log: PartitionLog) -> list[int]:
     return [b.last_offset for b in log.batches()]
 
 
-def cleaned_mixed_log(at: int = 1_767_225_600_000, codec: str = "none") -> PartitionLog:
+def cleaned_mixed_log(
+    at: int = 1_767_225_600_000, codec: str = "none", *, index_interval_bytes: int = 4096, kafka_version: str = "4.4.0"
+) -> PartitionLog:
     """A log cleaned once holding every kind of batch the cleaner writes: rebuilt batches, a delete-horizon
     batch, 61-byte empty shells, COMMIT and ABORT markers, an idempotent producer's batch, untouched originals;
     its data batches compressed with ``codec`` by the producer (``compression.type=producer`` keeps it)."""
-    log = PartitionLog(
-        "ours", config=TopicConfig.from_properties({"cleanup.policy": "compact", "delete.retention.ms": 5000})
-    )
+    properties = {"cleanup.policy": "compact", "delete.retention.ms": 5000}
+    properties["index.interval.bytes"] = index_interval_bytes
+    broker = BrokerConfig.from_properties({"kafka.version": kafka_version})
+    log = PartitionLog("ours", config=TopicConfig.from_properties(properties, broker=broker), broker=broker)
     log.append(
         [NewRecord(b"a", b"1", at), NewRecord(b"b", b"1", at), NewRecord(b"a", b"2", at)], now_ms=at, compression=codec
     )

@@ -14,7 +14,7 @@ from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import log_dir_argument
 from kcompact_nb.cli._text import iso_time, plural
 from kcompact_nb.cli._topic_configs import config_settings, overrides
-from kcompact_nb.core import Explanation, KcompactError, explain
+from kcompact_nb.core import Explanation, KcompactError, UnreadableBatch, explain
 from kcompact_nb.io import (
     ConfigSettings,
     LoadedLogDir,
@@ -42,7 +42,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
-    """Explain every partition; 1 when --recover dropped invalid data, 2 on unreadable input or a bad config."""
+    """Explain every partition; 1 when --recover dropped invalid data or a partition holds a batch the cleaner
+    cannot read, 2 on unreadable input or a bad config."""
     log_dir = log_dir_argument(args.log_dir, "inspect")
     settings = config_settings(args.config, args.config_file, args.kafka_version)
     configs = resolve_configs(settings)
@@ -51,7 +52,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         loaded = read_log_dir(
             log_dir, config=configs.default, topic_configs=configs.per_topic, broker=configs.broker,
             recover=args.recover, progress=progress_setting(),
-            scan_from_bytes=None if args.recover else args.stream_from,
+            scan_from_bytes=None if args.recover else args.stream_from, keep_corrupt=not args.recover,
         )  # fmt: skip
     except LogReadError as error:
         hint = "" if args.recover else "; --recover shows what Kafka's log recovery would keep"
@@ -61,8 +62,8 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         out.write("\n")
     else:
         write_inspection(loaded, out, configs=configs, now_ms=now_ms, ignored=settings.ignored)
-    dropped = any(p.dropped for p in loaded.partitions.values())
-    return ExitCode.FAILED if dropped else ExitCode.OK
+    broken = any(p.dropped or p.corrupt for p in loaded.partitions.values())
+    return ExitCode.FAILED if broken else ExitCode.OK
 
 
 def write_inspection(
@@ -101,7 +102,9 @@ def partition_lines(partition: LoadedPartition, now_ms: int) -> list[str]:
             f"  not compacted (cleanup.policy={_text(log.config.cleanup_policy)}): the cleaner never cleans it"
         )
     else:
-        lines += explain(log, now_ms=now_ms, batches=partition_batches(partition)).lines()
+        lines += _explanation(partition, now_ms).lines()
+    if partition.corrupt is not None:
+        lines.append("  (after an unclean shutdown Kafka's log recovery truncates there instead: --recover shows it)")
     for dropped in partition.dropped:
         lines.append(f"  DROPPED by recovery: {dropped.bytes:,} bytes of {Path(dropped.file).name} from byte "
                      f"position {dropped.position:,}: {dropped.reason}")  # fmt: skip
@@ -109,6 +112,17 @@ def partition_lines(partition: LoadedPartition, now_ms: int) -> list[str]:
         lines.append(f"  leftover {Path(file).name}: {what}")
     lines += [f"  note: {note}" for note in partition.notes]
     return lines
+
+
+def _explanation(partition: LoadedPartition, now_ms: int) -> Explanation:
+    """The cleaner's view of the partition, with the batch it cannot read, if any (the pass that reads it fails)."""
+    corrupt = partition.corrupt
+    unreadable = (
+        None
+        if corrupt is None
+        else UnreadableBatch(int(Path(corrupt.file).name[:20]), corrupt.position or 0, corrupt.reason)
+    )
+    return explain(partition.log, now_ms=now_ms, batches=partition_batches(partition), unreadable_batch=unreadable)
 
 
 def _text(value: object) -> str:
@@ -142,15 +156,18 @@ def _partition_document(partition: LoadedPartition, now_ms: int) -> dict[str, An
         "cleaner_checkpoint": log.cleaner_checkpoint,
         "config": {k: _text(v) if isinstance(v, tuple) else v for k, v in log.config.to_properties().items()},
         "compacted": log.config.compact,
-        "cleaner": _explanation_document(explain(log, now_ms=now_ms, batches=partition_batches(partition)))
-        if log.config.compact
-        else None,
+        "cleaner": _explanation_document(_explanation(partition, now_ms)) if log.config.compact else None,
+        "unreadable_batch": None if partition.corrupt is None else _unreadable_document(partition.corrupt),
         "dropped": [
             {"file": d.file, "position": d.position, "bytes": d.bytes, "reason": d.reason} for d in partition.dropped
         ],
         "leftovers": [{"file": file, "meaning": what} for file, what in partition.leftovers],
         "notes": list(partition.notes),
     }
+
+
+def _unreadable_document(error: LogReadError) -> dict[str, Any]:
+    return {"file": error.file, "position": error.position, "reason": error.reason}
 
 
 def _explanation_document(explanation: Explanation) -> dict[str, Any]:
@@ -166,6 +183,7 @@ def _explanation_document(explanation: Explanation) -> dict[str, Any]:
         "eligible_at_ms": explanation.eligible_at_ms,
         "compaction_delay_ms": ltc.compaction_delay_ms,
         "uncleanable_reason": explanation.uncleanable_reason,
+        "unreadable_batch": explanation.unreadable_batch,
         "checkpoint_reset": ltc.checkpoint_reset,
         "checkpoint_warning": ltc.checkpoint_warning,
         "tombstones": [

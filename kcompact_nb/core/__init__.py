@@ -145,6 +145,7 @@ from kcompact_nb.core.views import (
     RecordOutcome,
     SegmentRegion,
     TombstoneFate,
+    UnreadableBatch,
     batch_facts,
     dedupe_buffer_sizing,
     dirtiness_series,
@@ -164,6 +165,7 @@ from kcompact_nb.core.views import (
     regions_of,
     segment_regions,
     transaction_states,
+    unreadable_batch_outcome,
 )
 
 __all__ = [
@@ -200,6 +202,8 @@ __all__ = [
     "EncodedBatch",
     "EstimatingEncoder",
     "explain",
+    "unreadable_batch_outcome",
+    "UnreadableBatch",
     "Explanation",
     "filename_prefix_from_offset",
     "filthiest",

@@ -8,6 +8,8 @@ from typing import Any
 
 from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
 from kcompact_nb.core import (
+    INDEX_FILE_SUFFIX,
+    TIME_INDEX_FILE_SUFFIX,
     BrokerConfig,
     CleanerManager,
     PartitionLog,
@@ -21,6 +23,7 @@ from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     batch_bytes,
     read_checkpoint,
+    read_index_file,
     read_partition_dir,
     write_broker_log_dir,
 )
@@ -28,6 +31,8 @@ from kcompact_nb.io import (
 _LOG_LINE_KEYS = ("dirty section", "Buffer utilization", "Start size", "End size", "size reduction")
 LOG_FILE_MISMATCH = "segment file "
 """How a mismatch between the simulator's and Kafka's ``.log`` files starts."""
+INDEX_FILE_MISMATCH = "index file "
+"""How a mismatch between the simulator's and Kafka's ``.index`` or ``.timeindex`` files starts."""
 MAX_PASSES_PER_PHASE = 100
 """A safety bound: a phase that keeps finding work beyond this is reported, not looped on."""
 
@@ -242,7 +247,7 @@ def compare_round(
     """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines.
 
     The simulator's result is also written as the broker would leave it (``folder/predicted``) and its
-    ``.log`` files compared with Kafka's byte for byte.
+    ``.log``, ``.index`` and ``.timeindex`` files compared with Kafka's byte for byte.
     """
     times = kafka_pass_times(folder, workload, round_index=round_index, version=version, phase_ms=phase_ms)
     before = load_round(folder, workload, version=version, stage="before")
@@ -253,6 +258,7 @@ def compare_round(
     found += differences(before, after)
     predicted = write_broker_log_dir([before], folder / "predicted", source=folder / "before", overwrite=True)
     found += log_file_differences(predicted / before.name, folder / "after" / before.name)
+    found += index_file_differences(predicted / before.name, folder / "after" / before.name)
     ours, theirs = [log_line_facts(line) for line in lines], [log_line_facts(m) for m in kafka_messages]
     if any(len(facts) != len(_LOG_LINE_KEYS) for facts in theirs):
         found.append(f"Kafka's cleaner log has an incomplete pass message: {theirs}")
@@ -274,6 +280,26 @@ def log_file_differences(ours: Path, kafka: Path) -> list[str]:
         if a != b:
             sizes = f"simulator {len(a)} bytes, Kafka {len(b)} bytes"
             found.append(f"{LOG_FILE_MISMATCH}{name}: {sizes}, first difference at byte {first_difference(a, b)}")
+    return found
+
+
+def index_file_differences(ours: Path, kafka: Path) -> list[str]:
+    """The ``.index`` and ``.timeindex`` files of two partition folders compared byte for byte, for the segments
+    both have except Kafka's newest (the active segment: its indexes are preallocated and still growing)."""
+    logs = sorted(p.name[:20] for p in kafka.glob("*.log"))
+    found = []
+    for stem in logs[:-1]:
+        for suffix in (INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX):
+            mine, theirs = ours / f"{stem}{suffix}", kafka / f"{stem}{suffix}"
+            if not (mine.is_file() and theirs.is_file()):
+                continue  # the .log comparison names a segment only one side has
+            a, b = mine.read_bytes(), theirs.read_bytes()
+            if a != b:
+                counts = [len(read_index_file(path).entries) for path in (mine, theirs)]
+                found.append(
+                    f"{INDEX_FILE_MISMATCH}{mine.name}: simulator {counts[0]} entries, Kafka {counts[1]}, "
+                    f"first difference at byte {first_difference(a, b)}"
+                )
     return found
 
 

@@ -3,7 +3,8 @@
 // Run as a single-file program on a broker classpath: java -cp 'classpath/<version>/*' KafkaSegmentFiles.java JOBS
 // JOBS holds one job per line (fields separated by spaces):
 //   segment OUT_DIR BATCHES_FILE BASE_OFFSET INDEX_INTERVAL_BYTES SEGMENT_INDEX_BYTES closed|active CHUNK_BYTES,...
-//       appends BATCHES_FILE's bytes to a new LogSegment in chunks (one LogSegment.append per chunk), then
+//       appends BATCHES_FILE's bytes to a new LogSegment in chunks (one LogSegment.append per chunk, with the
+//       chunk's largest offset, timestamp and offset of that timestamp before 3.9.1 and 4.0.1), then
 //       closes it (onBecomeInactiveSegment + close) or only flushes it, as an active segment stays
 //   txn OUT_FILE BASE_OFFSET PID:FIRST:LAST:LSO ...     appends each aborted transaction to a TransactionIndex
 //   snapshot IN_FILE OUT_FILE                           reads IN_FILE with readSnapshot, puts its producers in a
@@ -58,15 +59,23 @@ public class KafkaSegmentFiles {
         Class<?> memoryRecords = firstClass(
             "org.apache.kafka.common.record.internal.MemoryRecords", "org.apache.kafka.common.record.MemoryRecords");
         Method readable = memoryRecords.getMethod("readableRecords", ByteBuffer.class);
-        Method append = LogSegment.class.getMethod("append", long.class, memoryRecords);
+        // append(largestOffset, records) from 3.9.1 and 4.0.1 (KAFKA-806); before, append(largestOffset,
+        // largestTimestampMs, shallowOffsetOfMaxTimestamp, records), as the cleaner's cleanInto calls it
+        Method append = Arrays.stream(LogSegment.class.getMethods())
+            .filter(m -> m.getName().equals("append") && m.getParameterTypes()[m.getParameterCount() - 1] == memoryRecords)
+            .findFirst().orElseThrow();
         LogSegment segment = LogSegment.open(dir, baseOffset, config, Time.SYSTEM, 0, false);
         int position = 0;
         for (String chunk : job[7].split(",")) {
             int size = Integer.parseInt(chunk);
             ByteBuffer bytes = ByteBuffer.wrap(Arrays.copyOfRange(batches, position, position + size));
-            // the chunk's last batch's last offset: baseOffset (8 bytes) ... lastOffsetDelta at byte 23 of a batch
-            long largest = lastOffsetOfLastBatch(bytes);
-            append.invoke(segment, largest, readable.invoke(null, bytes));
+            long[] largest = largestOffsetAndTimestamp(bytes);
+            Object records = readable.invoke(null, bytes);
+            if (append.getParameterCount() == 2) {
+                append.invoke(segment, largest[0], records);
+            } else {
+                append.invoke(segment, largest[0], largest[1], largest[2], records);
+            }
             position += size;
         }
         if (job[6].equals("closed")) {
@@ -77,16 +86,22 @@ public class KafkaSegmentFiles {
         }
     }
 
-    static long lastOffsetOfLastBatch(ByteBuffer bytes) {
+    // The chunk's last offset (its last batch's: baseOffset, 8 bytes, + lastOffsetDelta at byte 23), largest
+    // timestamp (a batch's maxTimestamp is at byte 35) and the last offset of the first batch holding it.
+    static long[] largestOffsetAndTimestamp(ByteBuffer bytes) {
         int position = 0;
-        long last = -1;
+        long[] largest = {-1, -1, -1};
         while (position < bytes.limit()) {
-            long base = bytes.getLong(position);
-            int length = bytes.getInt(position + 8);
-            last = base + bytes.getInt(position + 23);
-            position += 12 + length;
+            long last = bytes.getLong(position) + bytes.getInt(position + 23);
+            long maxTimestamp = bytes.getLong(position + 35);
+            largest[0] = last;
+            if (maxTimestamp > largest[1]) {
+                largest[1] = maxTimestamp;
+                largest[2] = last;
+            }
+            position += 12 + bytes.getInt(position + 8);
         }
-        return last;
+        return largest;
     }
 
     static void txn(String[] job) throws Exception {
@@ -121,6 +136,9 @@ public class KafkaSegmentFiles {
         for (ProducerStateEntry entry : entries) {
             producers.put(entry.producerId(), entry);
         }
-        ProducerStateManager.writeSnapshot(new File(job[2]), producers, true);
+        // public from 3.9; private before
+        Method write = ProducerStateManager.class.getDeclaredMethod("writeSnapshot", File.class, Map.class, boolean.class);
+        write.setAccessible(true);
+        write.invoke(null, new File(job[2]), producers, true);
     }
 }

@@ -1,16 +1,21 @@
 """kcompact_nb.io's .index/.timeindex/.txnindex/.snapshot writers against Kafka's own: its storage classes
 (LogSegment, TransactionIndex, ProducerStateManager.writeSnapshot, run from the broker jars by
-KafkaSegmentFiles.java) and a live broker's partition folder, for Kafka 4.4.0 and 3.9.2."""
+KafkaSegmentFiles.java) and a live broker's partition folder, for Kafka 4.4.0 and 3.9.2, and 3.8.1's
+LogSegment, which indexes once per append (before KAFKA-806)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import subprocess
+import time
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 from kcompact_nb.broker import (
+    KafkaBroker,
     alter_topic_configs,
     copy_partition,
     create_topic,
@@ -19,7 +24,23 @@ from kcompact_nb.broker import (
     resolve_classpath,
     wait_for_cleaner,
 )
-from kcompact_nb.core import AbortedTxn, NewRecord, SegmentData, build_partition_log, segment_file_name
+from kcompact_nb.core import (
+    AbortedTxn,
+    KafkaVersion,
+    NewRecord,
+    RecordBatch,
+    SegmentData,
+    build_partition_log,
+    segment_file_name,
+)
+from kcompact_nb.fidelity import (
+    broker_settings,
+    generate_workload,
+    index_file_differences,
+    log_file_differences,
+    run_differential,
+    topic_settings,
+)
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
     OFFSET_INDEX_ENTRY_BYTES,
@@ -30,6 +51,8 @@ from kcompact_nb.io import (
     SegmentFileReader,
     TimeIndexFile,
     TransactionIndexFile,
+    appended_indexes,
+    clean_log_dir,
     encode_index_file,
     java_hash_map_order,
     preallocated_bytes,
@@ -72,10 +95,18 @@ def chunks(batches: list[bytes], per_chunk: int) -> str:
     return ",".join(str(sum(len(b) for b in batches[i : i + per_chunk])) for i in range(0, len(batches), per_chunk))
 
 
+def appends(batches: list[RecordBatch], per_chunk: int) -> list[list[RecordBatch]]:
+    return [batches[i : i + per_chunk] for i in range(0, len(batches), per_chunk)]
+
+
+#: The newest release with cached jars from before KAFKA-806 (3.9.1, 4.0.1): one index check per append.
+PER_APPEND_VERSION = "3.8.1"
+
+
 # (seed, base offset, index.interval.bytes, segment.index.bytes, batches per LogSegment.append, closed?)
 SEGMENT_CASES = [
     (1, 0, 100, 4096, 1, True),
-    (2, 0, 100, 4096, 3, True),  # one append of several batches: the entries still follow each batch
+    (2, 0, 100, 4096, 3, True),  # appends of several batches: per batch or per append, by release
     (3, 1_000_000, 1, 4096, 1, True),  # an entry for every batch after the first
     (4, 7, 500, 1000, 2, False),  # active: preallocated to 1000 (.index) and 996 (.timeindex) bytes
     (5, 42, 4096, 4096, 1, False),
@@ -83,9 +114,11 @@ SEGMENT_CASES = [
 ]
 
 
-@pytest.mark.parametrize("version", BROKER_VERSIONS)
+@pytest.mark.parametrize("version", (*BROKER_VERSIONS, PER_APPEND_VERSION))
 def test_offset_and_time_indexes_are_the_bytes_kafkas_log_segment_writes(version, tmp_path):
-    """LogSegment.append (per batch) and onBecomeInactiveSegment/close, against segment_indexes + the encoders."""
+    """LogSegment.append (per batch, or per append before KAFKA-806) and onBecomeInactiveSegment/close, against
+    appended_indexes + the encoders."""
+    each_batch = KafkaVersion.parse(version).indexes_each_batch
     jobs, expected = [], {}
     for seed, base, interval, index_bytes, per_chunk, closed in SEGMENT_CASES:
         batches = segment_case(seed, base)
@@ -97,8 +130,9 @@ def test_offset_and_time_indexes_are_the_bytes_kafkas_log_segment_writes(version
             f"segment {folder} {folder / 'batches.bin'} {base} {interval} {index_bytes} {state} "
             f"{chunks(batches, per_chunk)}"
         )
-        ours = segment_indexes(SegmentFileReader(folder / "batches.bin", base_offset=base),
-                               index_interval_bytes=interval, inactive=closed)  # fmt: skip
+        read = list(SegmentFileReader(folder / "batches.bin", base_offset=base))
+        ours = appended_indexes(appends(read, per_chunk), index_interval_bytes=interval, indexes_each_batch=each_batch,
+                                inactive=closed)  # fmt: skip
         offset_size = None if closed else preallocated_bytes(index_bytes, OFFSET_INDEX_ENTRY_BYTES)
         time_size = None if closed else preallocated_bytes(index_bytes, TIME_INDEX_ENTRY_BYTES)
         expected[folder] = (
@@ -113,9 +147,13 @@ def test_offset_and_time_indexes_are_the_bytes_kafkas_log_segment_writes(version
         assert (folder / segment_file_name(base, ".index")).read_bytes() == offset_bytes, folder.name
         assert (folder / segment_file_name(base, ".timeindex")).read_bytes() == time_bytes, folder.name
         assert entries > 1 or folder.name == "case5"  # the cases exercise index points (case 5: one 4 KiB interval)
+    per_batch = segment_indexes(
+        SegmentFileReader(tmp_path / "case2" / "batches.bin", base_offset=0), index_interval_bytes=100
+    )
+    assert (expected[tmp_path / "case2"][3] == len(per_batch.offset_index)) is each_batch  # the rules do differ
 
 
-@pytest.mark.parametrize("version", BROKER_VERSIONS)
+@pytest.mark.parametrize("version", (*BROKER_VERSIONS, PER_APPEND_VERSION))
 def test_transaction_index_and_producer_snapshot_are_the_bytes_kafka_writes(version, tmp_path):
     """TransactionIndex.append, and writeSnapshot's HashMap order and CRC for producers that share buckets."""
     txns = (AbortedTxn(3, 10, 14, 15), AbortedTxn(1 << 40, 12, 20, 12), AbortedTxn(7, 21, 30, 31))
@@ -197,3 +235,50 @@ def check_partition_folder(folder: Path, *, min_index_entries: int) -> None:
                                                     known.coordinator_epoch, open_txn)  # fmt: skip
     txn_entries = [e for p in sorted(folder.glob("*.txnindex")) for e in read_index_file(p).entries]
     assert len(txn_entries) == 1
+
+
+#: Keyed three-record batches of 1-40-byte values (no tombstones), an index entry due every 100 bytes: a pass merges
+#: the rolled segments into one group, appending each source segment's survivors (one read buffer) at once, some
+#: batches rebuilt without their superseded records (an append's offset entry is then its largest kept offset).
+INDEXED = dataclasses.replace(
+    generate_workload(3006, records=90, keys=20, tombstone_ratio=0.0, batch_records=3),
+    name="index-every-100-bytes",
+    kept=MappingProxyType({"index.interval.bytes": "100"}),
+)
+
+
+def test_a_pass_leaves_kafkas_index_files(kafka_broker, tmp_path):
+    """Kafka 4.4.0 and 3.9.2 index the cleaned segment per batch (KAFKA-806)."""
+    check_indexed_pass(kafka_broker, tmp_path)
+
+
+def test_a_pass_before_kafka_806_indexes_per_append(tmp_path):
+    """Kafka 3.8.1 indexes the cleaned segment once per append: one entry per source segment at most."""
+    require_java_and_maven()
+    with KafkaBroker(PER_APPEND_VERSION) as broker:
+        check_indexed_pass(broker, tmp_path)
+
+
+def check_indexed_pass(broker: KafkaBroker, tmp_path: Path) -> None:
+    """The differential run (its conformance compare includes the .index and .timeindex files of the in-memory
+    pass's prediction), then ``kcompact clean``'s streamed pass over the "before" copy, file for file."""
+    result = run_differential(broker, INDEXED, tmp_path, topic="indexed")
+    assert result.passes >= 1 and result.mismatches == []
+    folder = result.rounds[0].folder
+    kafka = folder / "after" / "indexed-0"
+    cleaned = segment_files(kafka)[:-1]
+    kafka_entries = [len(read_index_file(log.with_suffix(".index")).entries) for log in cleaned]
+    per_batch = [len(segment_indexes(SegmentFileReader(log), index_interval_bytes=100).offset_index) for log in cleaned]
+    assert sum(kafka_entries) >= 3  # the cleaned segments do have index points
+    produced = {b.base_offset: len(b.records) for f in segment_files(folder / "before" / "indexed-0")
+                for b in SegmentFileReader(f)}  # fmt: skip
+    assert any(0 < len(b.records) < produced[b.base_offset] for log in cleaned for b in SegmentFileReader(log))
+    assert (kafka_entries == per_batch) is KafkaVersion.parse(broker.version).indexes_each_batch
+    versioned = broker_settings(broker.version)
+    config = topic_settings(INDEXED.kept, broker=versioned)
+    now_ms = time.time_ns() // 1_000_000
+    clean_log_dir(folder / "before", tmp_path / "clean", now_ms=now_ms, broker=versioned, config=config,
+                  scan_from_bytes=0)  # fmt: skip
+    ours = tmp_path / "clean" / "indexed-0"
+    assert log_file_differences(ours, kafka) == []
+    assert index_file_differences(ours, kafka) == []

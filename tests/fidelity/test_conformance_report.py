@@ -12,12 +12,14 @@ from kcompact_nb.fidelity import (
     RoundResult,
     broker_settings,
     catalog,
+    index_file_differences,
     load_stage,
     log_file_differences,
     pass_time_ms,
     save_reproductions,
     topic_settings,
 )
+from kcompact_nb.io import TimeIndexFile, TimestampOffset, encode_index_file, read_index_file
 from kcompact_nb.scenario import run_scenario
 from kcompact_nb.scenario._views import retained_offsets
 
@@ -96,3 +98,20 @@ def test_log_files_are_compared_byte_for_byte_and_counted(tmp_path):
     differing = sample_round(tmp_path / "b", log_file_differences(ours, kafka))
     report = ConformanceReport((sample_round(tmp_path / "a", []), differing))
     assert report.log_files_identical("4.4.0") == 1 and not differing.log_files_identical
+
+
+def test_index_files_are_compared_byte_for_byte_except_the_active_segments(tmp_path):
+    """The simulator's ``.index``/``.timeindex`` against Kafka's: a changed entry is named with both entry counts; the
+    active segment's (preallocated, still growing) and files only one side has are left to the ``.log`` check."""
+    ours, kafka = tmp_path / "ours", tmp_path / "kafka"
+    shutil.copytree(SAMPLE / "after" / "basic-0", kafka)
+    shutil.copytree(kafka, ours)
+    assert index_file_differences(ours, kafka) == []
+    timeindex = ours / "00000000000000000000.timeindex"
+    (entry,) = read_index_file(timeindex).entries
+    timeindex.write_bytes(encode_index_file(TimeIndexFile(0, (TimestampOffset(entry.timestamp - 1, 0), entry))))
+    (ours / "00000000000000000031.index").write_bytes(b"")
+    (ours / "00000000000000000000.index").unlink()
+    assert index_file_differences(ours, kafka) == [
+        "index file 00000000000000000000.timeindex: simulator 2 entries, Kafka 1, first difference at byte 7"
+    ]

@@ -32,8 +32,7 @@ T = 1_767_225_600_000
 
 
 def test_a_model_log_is_written_with_indexes_snapshot_and_checkpoints(tmp_path):
-    log = cleaned_mixed_log(T)
-    log.config = log.config.with_properties({"index.interval.bytes": 100})
+    log = cleaned_mixed_log(T, index_interval_bytes=100)
     out = write_broker_log_dir([log], tmp_path / "out")
     folder = out / "ours-0"
     assert sorted(p.name for p in folder.iterdir()) == [
@@ -57,6 +56,20 @@ def test_a_model_log_is_written_with_indexes_snapshot_and_checkpoints(tmp_path):
     assert read_checkpoint(out / "recovery-point-offset-checkpoint") == {("ours", 0): 11}
     again = read_log_dir(out).partitions["ours-0"].log
     assert list(again.batches()) == list(log.batches()) and again.cleaner_checkpoint == 10
+
+
+RELEASE_INDEX_ENTRIES = [("4.0.0", ()), ("3.9.0", ()), ("4.0.1", (4, 6, 8)), ("3.9.1", (4, 6, 8))]
+
+
+@pytest.mark.parametrize(("version", "entries"), RELEASE_INDEX_ENTRIES)
+def test_a_cleaned_segment_is_indexed_by_the_rule_of_its_release(version, entries, tmp_path):
+    """KAFKA-806: before 3.9.1 and 4.0.1 the cleaner's one append of the whole segment (one read buffer) gets no
+    entry, as the first append of a segment; from them each batch is checked."""
+    log = cleaned_mixed_log(T, index_interval_bytes=100, kafka_version=version)
+    folder = write_broker_log_dir([log], tmp_path / "out") / "ours-0"
+    index = read_index_file(folder / "00000000000000000000.index")
+    assert tuple(e.offset for e in index.entries) == entries
+    assert read_index_file(folder / "00000000000000000000.timeindex").entries == (TimestampOffset(T, 2),)
 
 
 def test_a_non_empty_output_is_refused_unless_overwriting(tmp_path):

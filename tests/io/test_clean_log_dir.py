@@ -8,12 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb import BrokerConfig, TopicConfig
+from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig
+from kcompact_nb.core import KafkaVersion
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
-from kcompact_nb.io import clean_log_dir
+from kcompact_nb.io import (
+    OffsetPosition,
+    SegmentFileReader,
+    clean_log_dir,
+    read_index_file,
+    segment_indexes,
+    write_broker_log_dir,
+)
 from tests.io.kafka_bytes import tree_digest
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
+AT = 1_767_225_600_000
 TOPIC = {"cleanup.policy": "compact", "segment.ms": 100, "min.cleanable.dirty.ratio": 0.01,
          "delete.retention.ms": 0, "segment.index.bytes": 4096}  # fmt: skip
 
@@ -67,3 +76,68 @@ def test_a_dir_that_keeps_changing_is_read_five_times_then_named(clean, tmp_path
     assert "truncated while read" in message and f"{len(reads):020d}.log" in message
     assert message.count("the broker changed this directory") == 1
     assert not (tmp_path / "out").exists()
+
+
+def unique_keys_log_dir(folder: Path, *, segments: int, batches: int) -> list[Path]:
+    """A log dir of one partition: ``segments`` segments of ``batches`` one-record batches, every key unique (a pass
+    keeps every record), then an active segment of one batch; returns the inactive segments' ``.log`` files."""
+    log = PartitionLog(
+        "t", config=TopicConfig.from_properties({"cleanup.policy": "compact", "index.interval.bytes": 100})
+    )
+    for number in range(segments * batches):
+        log.append([NewRecord(b"k%03d" % number, b"v" * 40, AT + number)], now_ms=AT + number)
+        if number % batches == batches - 1:
+            log.roll(now_ms=AT + number)
+    log.append([NewRecord(b"last", b"v", AT + segments * batches)], now_ms=AT + segments * batches)
+    write_broker_log_dir([log], folder)
+    return sorted((folder / "t-0").glob("*.log"))[:-1]
+
+
+@pytest.mark.parametrize(("version", "each_batch"), [("3.8.1", False), ("4.0.0", False), ("4.0.1", True)])
+def test_a_cleaned_group_is_indexed_per_append_before_kafka_806(version, each_batch, tmp_path):
+    """The cleaner appends each source segment's survivors (one read buffer each) to the group's cleaned segment:
+    before 3.9.1 and 4.0.1 the index gets one entry per append, at each source segment's start (its last offset),
+    once more than index.interval.bytes went by; from them, one per batch. Every key is unique: the bytes stay."""
+    sources = unique_keys_log_dir(tmp_path / "before", segments=3, batches=4)
+    starts = [sum(p.stat().st_size for p in sources[:i]) for i in range(len(sources))]
+    last_offsets = [list(SegmentFileReader(p))[-1].last_offset for p in sources]
+    broker = BrokerConfig.from_properties({"kafka.version": version})
+    config = TopicConfig.from_properties({"cleanup.policy": "compact", "index.interval.bytes": 100}, broker=broker)
+    cleaning = clean_log_dir(tmp_path / "before", tmp_path / "out", now_ms=AT + 100_000, broker=broker,
+                             config=config)  # fmt: skip
+    assert cleaning.result is not None and cleaning.result.groups == (tuple(int(p.name[:20]) for p in sources),)
+    cleaned = tmp_path / "out" / "t-0" / "00000000000000000000.log"
+    assert cleaned.read_bytes() == b"".join(p.read_bytes() for p in sources)
+    entries = read_index_file(cleaned.with_suffix(".index")).entries
+    if each_batch:
+        assert entries == segment_indexes(SegmentFileReader(cleaned), index_interval_bytes=100).offset_index
+        assert len(entries) == 3 * 4 - 1
+    else:
+        appends = zip(last_offsets[1:], starts[1:], strict=True)
+        assert entries == tuple(OffsetPosition(last, start) for last, start in appends)
+    # the record at offset n has timestamp at + n: each entry's largest timestamp so far is its own; the last
+    # entry's is the segment's largest, so closing the segment adds none
+    times = read_index_file(cleaned.with_suffix(".timeindex")).entries
+    assert [(t.timestamp - AT, t.offset) for t in times] == [(e.offset, e.offset) for e in entries]
+    assert times[-1].offset == last_offsets[-1]
+
+
+@pytest.mark.parametrize("version", ["4.0.0", "4.0.2"])
+def test_a_rewritten_segment_gets_new_indexes_even_with_the_same_bytes(version, tmp_path):
+    """One segment per group (segment.bytes below two segments): the pass rewrites each with its bytes unchanged,
+    in one append; before KAFKA-806 that append, the segment's first, gets no offset index entry, though the
+    produced segment had one per batch."""
+    sources = unique_keys_log_dir(tmp_path / "before", segments=2, batches=4)
+    produced = [read_index_file(p.with_suffix(".index")).entries for p in sources]
+    assert all(len(entries) == 3 for entries in produced)
+    broker = BrokerConfig.from_properties({"kafka.version": version})
+    properties = {"cleanup.policy": "compact", "index.interval.bytes": 100, "segment.bytes": 600}
+    config = TopicConfig.from_properties(properties, broker=broker)
+    cleaning = clean_log_dir(tmp_path / "before", tmp_path / "out", now_ms=AT + 100_000, broker=broker,
+                             config=config)  # fmt: skip
+    assert cleaning.result is not None and len(cleaning.result.groups) == 2
+    for source, entries in zip(sources, produced, strict=True):
+        ours = tmp_path / "out" / "t-0" / source.name
+        assert ours.read_bytes() == source.read_bytes()
+        index = read_index_file(ours.with_suffix(".index")).entries
+        assert index == (entries if KafkaVersion.parse(version).indexes_each_batch else ())

@@ -6,12 +6,15 @@ tests/broker/test_index_files_kafka.py compares the writers with Kafka's own cla
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from crc32c import crc32c
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kcompact_nb.core import AbortedTxn, segment_file_name
+from kcompact_nb.core import AbortedTxn, RecordBatch, segment_file_name
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
     IndexFileError,
@@ -23,6 +26,7 @@ from kcompact_nb.io import (
     TimeIndexFile,
     TimestampOffset,
     TransactionIndexFile,
+    appended_indexes,
     decode_offset_index,
     decode_producer_snapshot,
     decode_time_index,
@@ -37,6 +41,9 @@ from kcompact_nb.io import (
     write_index_file,
 )
 from tests.io.kafka_bytes import kafka_batch, rec, tree_digest
+
+TEMPLATE = RecordBatch.build([], base_offset=0)
+"""A batch whose offsets, size and timestamps the property test replaces."""
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
 INDEX_FILES = sorted(p for p in SAMPLES.rglob("*") if p.suffix in INDEX_FILE_SUFFIXES)
@@ -124,6 +131,50 @@ def test_index_points_follow_index_interval_bytes_per_batch(tmp_path):
     expected = (TimestampOffset(9, 11), TimestampOffset(20, 13), TimestampOffset(30, 15), TimestampOffset(40, 16))
     assert got.time_index == expected
     assert segment_indexes(batches, index_interval_bytes=200, inactive=False).time_index == expected[:3]
+
+
+def test_index_points_follow_index_interval_bytes_per_append_before_kafka_806(tmp_path):
+    """The same batches in three appends (as the cleaner writes read buffers) under the rule before 3.9.1 and 4.0.1:
+    one check per append, before its bytes count; the entry is the append's last offset at its first position, and
+    the time entry the largest timestamp so far including the whole append."""
+    sizes, stamps = [100, 150, 120, 80, 300, 90, 50], [5, 9, 7, 20, 11, 30, 40]
+    path = tmp_path / segment_file_name(10, ".log")
+    path.write_bytes(b"".join(kafka_batch([rec(0, ts, b"k", b"v" * size)], base_offset=10 + i)
+                              for i, (size, ts) in enumerate(zip(sizes, stamps, strict=True))))  # fmt: skip
+    batches = list(SegmentFileReader(path))
+    appends = [batches[:3], batches[3:5], batches[5:]]
+    got = appended_indexes(appends, index_interval_bytes=200, indexes_each_batch=False)
+    # appends of 583, 522 and 280 bytes: the first gets no entry, the next two do (583 and 522 went by)
+    assert got.offset_index == (OffsetPosition(14, 583), OffsetPosition(16, 583 + 522))
+    # 20 (batch 13) is the largest timestamp once the second append is in; 40 (batch 16) with the third: closing
+    # the segment adds nothing
+    assert got.time_index == (TimestampOffset(20, 13), TimestampOffset(40, 16))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(61, 400), st.integers(0, 50)), min_size=1, max_size=25),
+    st.lists(st.integers(1, 4), min_size=25, max_size=25),
+    st.integers(1, 600),
+)
+def test_per_append_entries_sit_at_append_starts_and_single_batch_appends_index_per_batch(shapes, cuts, interval):
+    """For any batches and appends: one batch per append gives the per-batch entries under either rule; per append,
+    each offset entry is an append's last offset at the append's first position, after the first append."""
+    batches = [
+        replace(TEMPLATE, base_offset=offset, last_offset=offset, size_bytes=size, base_timestamp=ts, max_timestamp=ts)
+        for offset, (size, ts) in enumerate(shapes)
+    ]
+    singles = appended_indexes(([b] for b in batches), index_interval_bytes=interval, indexes_each_batch=False)
+    assert singles == segment_indexes(batches, index_interval_bytes=interval)
+    appends, start = [], 0
+    for cut in cuts:
+        if start < len(batches):
+            appends.append(batches[start : start + cut])
+            start += cut
+    starts = {sum(b.size_bytes for a in appends[:i] for b in a): a[-1].last_offset for i, a in enumerate(appends)}
+    got = appended_indexes(appends, index_interval_bytes=interval, indexes_each_batch=False)
+    assert all(starts.get(e.position) == e.offset and e.position > 0 for e in got.offset_index)
+    assert len(got.offset_index) <= len(appends) - 1
 
 
 def test_preallocated_indexes_keep_their_size_and_stop_at_the_zero_fill():

@@ -251,6 +251,7 @@ def clean_segments(cleaning: Cleaning, group: list[Segment], transactions: Clean
         index_interval_bytes=log.config.index_interval_bytes,
         indexes_each_batch=log.broker.version.indexes_each_batch,
     )
+    cleaned.rewritten_by_cleaner = True
     transactions.cleaned_index = cleaned.aborted_transactions
     producers = _last_records_of_active_producers(log)
     for i, source in enumerate(group):

@@ -56,7 +56,7 @@ def _built(spec: OffsetMapSpec, strategy: Strategy, storage: SegmentStorage | No
 
 @dataclass
 class CleanerFailure:
-    """A pass that raised: Kafka marks the partition uncleanable (spec 3)."""
+    """A pass that raised: Kafka marks the partition uncleanable (spec 3), e.g. on a batch it cannot read."""
 
     name: str
     at_ms: int
@@ -110,7 +110,8 @@ class CleanerManager:
     ) -> PassResult | None:
         """One cleaner-thread iteration: clean the filthiest eligible log, then compacted-log retention.
 
-        ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained.
+        ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained. A pass
+        that throws marks its log uncleanable and ends the iteration before retention (``None``).
         """
         if not self.broker.log_cleaner_enable:
             return None
@@ -119,7 +120,10 @@ class CleanerManager:
         result = None
         if best is not None:
             log = next(lg for lg in logs if lg.name == best.name)
+            failed = len(self.failures)
             result = self._clean_or_mark_uncleanable(log, best, considered, now_ms)
+            if len(self.failures) > failed:  # the exception leaves cleanFilthiestLog before its retention step
+                return None
         for log in self._compacted(logs):
             if log.name not in in_progress:
                 delete_old_segments(log, now_ms=now_ms if result is None else result.end_ms)
@@ -215,6 +219,8 @@ class CleanerManager:
                 storage=self.storages.get(log.name),
             )
         except KcompactError as error:
+            # cleanLog's doneCleaning checkpoints the pass's start; groups swapped in before the failure stay
+            log.cleaner_checkpoint = best.first_dirty_offset
             self.uncleanable.add(log.name)
             self.failures.append(CleanerFailure(log.name, now_ms, str(error)))
             return None

@@ -363,5 +363,6 @@ def _copy_segment(segment: Segment) -> Segment:
     clone = copy.copy(segment)
     clone.batches = list(segment.batches)
     clone.offset_index = list(segment.offset_index)
+    clone.time_index = list(segment.time_index)
     clone.aborted_transactions = list(segment.aborted_transactions)
     return clone

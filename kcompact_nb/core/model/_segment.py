@@ -31,7 +31,10 @@ class Segment:
     ``index.interval.bytes`` were appended since the last one, checked before each batch when
     ``indexes_each_batch`` (Kafka 3.9.1, 4.0.1 and later: KAFKA-806), else once per append call.
     ``offset_index`` holds the offset index as (last offset of the batch, or of the append, and the
-    file position where it starts).
+    file position where it starts); ``time_index`` the time index as (largest timestamp so far, last
+    offset of the first batch that holds it). ``rewritten_by_cleaner`` marks a segment a cleaner pass wrote
+    (Kafka's ``.cleaned`` file swapped in): all its files are new, even when its batches' bytes are the
+    source's.
     """
 
     base_offset: int
@@ -42,13 +45,14 @@ class Segment:
     batches: list[RecordBatch] = field(default_factory=list)
     size_bytes: int = 0
     max_timestamp_so_far: int = NO_TIMESTAMP
+    offset_of_max_timestamp_so_far: int = -1
     rolling_based_timestamp: int | None = None
     last_modified_ms: int = 0
     offset_index: list[tuple[int, int]] = field(default_factory=list)
-    time_index_entries: int = 0
+    time_index: list[tuple[int, int]] = field(default_factory=list)
     aborted_transactions: list[AbortedTxn] = field(default_factory=list)
+    rewritten_by_cleaner: bool = False
     _bytes_since_last_index_entry: int = 0
-    _last_time_index_timestamp: int = NO_TIMESTAMP
 
     def __post_init__(self) -> None:
         if self.last_modified_ms == 0:
@@ -76,6 +80,10 @@ class Segment:
     @property
     def offset_index_entries(self) -> int:
         return len(self.offset_index)
+
+    @property
+    def time_index_entries(self) -> int:
+        return len(self.time_index)
 
     @property
     def offset_index_bytes(self) -> int:
@@ -109,17 +117,21 @@ class Segment:
             self.rolling_based_timestamp = max(b.max_timestamp for b in first)
         if self.indexes_each_batch:
             for batch in batches:
-                self._append_records(batch.size_bytes, batch.max_timestamp, batch.last_offset)
+                self._append_records(batch.size_bytes, batch, batch.last_offset)
         else:
             largest = batches[-1].last_offset if largest_offset is None else largest_offset
-            self._append_records(sum(b.size_bytes for b in batches), max(b.max_timestamp for b in batches), largest)
+            # the append's shallowOffsetOfMaxTimestamp: the first batch holding its largest timestamp
+            holder = max(batches, key=lambda b: b.max_timestamp)
+            self._append_records(sum(b.size_bytes for b in batches), holder, largest)
         self.batches.extend(batches)
         self.last_modified_ms = now_ms
 
-    def _append_records(self, size: int, max_timestamp: int, largest_offset: int) -> None:
-        """The index and timestamp bookkeeping of ``size`` bytes appended at the end of the segment."""
-        if max_timestamp > self.max_timestamp_so_far:
-            self.max_timestamp_so_far = max_timestamp
+    def _append_records(self, size: int, holder: RecordBatch, largest_offset: int) -> None:
+        """The index and timestamp bookkeeping of ``size`` bytes appended at the end of the segment, whose largest
+        timestamp ``holder`` holds."""
+        if holder.max_timestamp > self.max_timestamp_so_far:
+            self.max_timestamp_so_far = holder.max_timestamp
+            self.offset_of_max_timestamp_so_far = holder.last_offset
         if self._bytes_since_last_index_entry > self.index_interval_bytes:
             self.offset_index.append((largest_offset, self.size_bytes))
             self._maybe_append_time_index()
@@ -148,9 +160,10 @@ class Segment:
         self._maybe_append_time_index()
 
     def _maybe_append_time_index(self) -> None:
-        if self.max_timestamp_so_far > self._last_time_index_timestamp:
-            self.time_index_entries += 1
-            self._last_time_index_timestamp = self.max_timestamp_so_far
+        """``TimeIndex.maybeAppend``: only a timestamp larger than the last entry's (or than -1) is added."""
+        last = self.time_index[-1][0] if self.time_index else NO_TIMESTAMP
+        if self.max_timestamp_so_far > last:
+            self.time_index.append((self.max_timestamp_so_far, self.offset_of_max_timestamp_so_far))
 
 
 @dataclass

@@ -264,7 +264,8 @@ class Simulation:
         """One cleaner iteration at the current time (``CleanerThread.doWork`` without the sleep).
 
         Cleans the filthiest eligible log once, then runs compacted-log retention on every log;
-        ``None`` when no log was eligible.
+        ``None`` when no log was eligible, or when the pass threw (the log is then marked uncleanable,
+        ``cleaner.failures`` says why, and the iteration runs no retention, as Kafka's).
         """
         return self.cleaner.clean_once(self.partitions_in_creation_order(), now_ms=self.now_ms)
 

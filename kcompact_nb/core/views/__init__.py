@@ -44,6 +44,7 @@ from kcompact_nb.core.views._pass_view import (
     pass_diff,
 )
 from kcompact_nb.core.views._segment_regions import SegmentRegion, regions_of, segment_regions
+from kcompact_nb.core.views._uncleanable import UnreadableBatch, unreadable_batch_outcome
 
 __all__ = [
     "batch_facts",
@@ -53,6 +54,8 @@ __all__ = [
     "dirtiness_series",
     "DirtinessPoint",
     "explain",
+    "unreadable_batch_outcome",
+    "UnreadableBatch",
     "Explanation",
     "filthiest",
     "layout_scale",

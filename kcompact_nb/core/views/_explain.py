@@ -19,7 +19,7 @@ from kcompact_nb.core.model import (
 )
 from kcompact_nb.core.views._eligibility import eligibility, next_eligible_ms
 from kcompact_nb.core.views._next_pass import RecordOutcome, next_pass
-from kcompact_nb.core.views._uncleanable import uncleanable_reason
+from kcompact_nb.core.views._uncleanable import UnreadableBatch, uncleanable_reason, unreadable_batch_outcome
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,8 @@ class Explanation:
     """(codec, batch count) of the compressed batches, most frequent first."""
     estimated_batches: int = 0
     """Batches whose size is an estimate (no exact encoder for their codec here)."""
+    unreadable_batch: str | None = None
+    """What a batch the cleaner cannot read does to the partition (:func:`unreadable_batch_outcome`), if it has one."""
 
     @property
     def dirty_ratio(self) -> str:
@@ -94,6 +96,8 @@ class Explanation:
             "  " + self.dirty_ratio,
             "  " + self.eligibility,
         ]
+        if self.unreadable_batch:
+            lines.append(f"  {self.unreadable_batch}")
         if ltc.checkpoint_reset:
             lines.append(f"  checkpoint reset: {ltc.checkpoint_reset}")
         if ltc.checkpoint_warning:
@@ -123,13 +127,20 @@ class Explanation:
         return "\n".join(self.lines())
 
 
-def explain(log: PartitionLog, *, now_ms: int, batches: Iterable[RecordBatch] | None = None) -> Explanation:
+def explain(
+    log: PartitionLog,
+    *,
+    now_ms: int,
+    batches: Iterable[RecordBatch] | None = None,
+    unreadable_batch: UnreadableBatch | None = None,
+) -> Explanation:
     """Explain ``log`` at ``now_ms``: ranges and why, eligibility, next eligible time, tombstones.
 
     ``batches`` are the log's batches when its segments do not hold them (a partition scanned from its
     segment files: :func:`kcompact_nb.io.partition_batches` streams them); they are read once, in order.
     Without them, each tombstone's line is :func:`next_pass`'s outcome and reason for it; with them no pass
     is run (the log may not fit in memory) and the lines say what the delete horizons alone say.
+    ``unreadable_batch`` is a batch of the log's files the cleaner cannot read: whether a pass meets it.
     """
     ltc = log_to_clean(log, now_ms=now_ms)
     tombstones: list[TombstoneFate] = []
@@ -158,4 +169,5 @@ def explain(log: PartitionLog, *, now_ms: int, batches: Iterable[RecordBatch] | 
         tuple(tombstones),
         codecs=tuple(codecs.most_common()),
         estimated_batches=estimated,
+        unreadable_batch=None if unreadable_batch is None else unreadable_batch_outcome(ltc, unreadable_batch),
     )

@@ -56,6 +56,8 @@ from kcompact_nb.core import (
     TXN_INDEX_FILE_SUFFIX,
     AbortedTxn,
     RecordBatch,
+    Segment,
+    StoredSegment,
     segment_file_name,
 )
 from kcompact_nb.io._errors import IndexFileError, LogWriteError
@@ -261,42 +263,51 @@ class SegmentIndexes:
     time_index: tuple[TimestampOffset, ...]
 
 
+def model_indexes(segment: Segment, *, inactive: bool = True) -> SegmentIndexes:
+    """The index entries ``segment``'s appends added (``LogSegment.append``, by the rule of its ``kafka.version``:
+    :attr:`Segment.indexes_each_batch`).
+
+    ``inactive`` adds the final time index entry of a segment that stopped being active or was closed on
+    shutdown (``onBecomeInactiveSegment``, ``LogSegment.close``), if its largest timestamp grew since the last.
+    """
+    times = [TimestampOffset(timestamp, offset) for timestamp, offset in segment.time_index]
+    last = times[-1].timestamp if times else NO_TIMESTAMP
+    if inactive and segment.max_timestamp_so_far > last:
+        times.append(TimestampOffset(segment.max_timestamp_so_far, segment.offset_of_max_timestamp_so_far))
+    offsets = tuple(OffsetPosition(offset, position) for offset, position in segment.offset_index)
+    return SegmentIndexes(offsets, tuple(times))
+
+
+def appended_indexes(
+    appends: Iterable[Sequence[RecordBatch]],
+    *,
+    index_interval_bytes: int = 4096,
+    indexes_each_batch: bool = True,
+    inactive: bool = True,
+) -> SegmentIndexes:
+    """Index entries for record sets appended in order to a new segment, one ``LogSegment.append`` each.
+
+    Per batch (``indexes_each_batch``: Kafka 3.9.1, 4.0.1 and later, KAFKA-806), once more than
+    ``index.interval.bytes`` were appended since the last entry, the batch gets an offset index entry (its
+    last offset, its position) and the time index the largest timestamp so far with its batch's last
+    offset, if larger than the last entry's. Before, the check ran once per append: the entry is the
+    append's last offset at the append's position. ``LogSegment.recover`` rebuilds the per-batch entries.
+    A segment appended to across a broker restart counts its bytes afresh from the restart, which this does
+    not model.
+    """
+    segment = StoredSegment(0, 0, index_interval_bytes=index_interval_bytes, indexes_each_batch=indexes_each_batch)
+    for batches in appends:
+        segment.append(batches, 0)
+    return model_indexes(segment, inactive=inactive)
+
+
 def segment_indexes(
     batches: Iterable[RecordBatch], *, index_interval_bytes: int = 4096, inactive: bool = True
 ) -> SegmentIndexes:
-    """Index entries for batches appended in order to a new segment, as ``LogSegment.append`` adds them.
-
-    Per batch (Kafka 3.9 and 4.x): once more than ``index.interval.bytes`` were appended since the
-    last entry, the batch gets an offset index entry (its last offset, its position) and the time
-    index gets the largest timestamp so far with its batch's last offset, if that timestamp is larger
-    than the last entry's. ``inactive`` adds the final time index entry of a segment that stopped
-    being active or was closed on shutdown (``onBecomeInactiveSegment``, ``LogSegment.close``).
-    ``LogSegment.recover`` rebuilds the same entries. A segment appended to across a broker restart
-    counts its bytes afresh from the restart, which this does not model.
-    """
-    offsets: list[OffsetPosition] = []
-    times: list[TimestampOffset] = []
-    position = since_last_entry = 0
-    max_timestamp, max_timestamp_offset = NO_TIMESTAMP, -1
-    for batch in batches:
-        if batch.max_timestamp > max_timestamp:
-            max_timestamp, max_timestamp_offset = batch.max_timestamp, batch.last_offset
-        if since_last_entry > index_interval_bytes:
-            offsets.append(OffsetPosition(batch.last_offset, position))
-            _maybe_append_time(times, max_timestamp, max_timestamp_offset)
-            since_last_entry = 0
-        position += batch.size_bytes
-        since_last_entry += batch.size_bytes
-    if inactive:
-        _maybe_append_time(times, max_timestamp, max_timestamp_offset)
-    return SegmentIndexes(tuple(offsets), tuple(times))
-
-
-def _maybe_append_time(entries: list[TimestampOffset], timestamp: int, offset: int) -> None:
-    """``TimeIndex.maybeAppend``: only a timestamp larger than the last entry's (or than -1) is added."""
-    last = entries[-1].timestamp if entries else NO_TIMESTAMP
-    if timestamp > last:
-        entries.append(TimestampOffset(timestamp, offset))
+    """Index entries for batches appended one by one to a new segment (:func:`appended_indexes`), as a broker
+    appends produced batches and as ``LogSegment.recover`` rebuilds a segment's indexes."""
+    appends = ([batch] for batch in batches)
+    return appended_indexes(appends, index_interval_bytes=index_interval_bytes, inactive=inactive)
 
 
 # Transaction index ------------------------------------------------------------------------------------

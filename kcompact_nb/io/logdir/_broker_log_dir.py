@@ -3,16 +3,16 @@
 :func:`write_broker_log_dir` writes partition logs in Kafka's on-disk layout, every file a broker
 keeps, so ``kafka-dump-log.sh`` and a broker can read them:
 
-- per segment ``NNN.log``, ``NNN.index`` and ``NNN.timeindex`` (entries as ``LogSegment.append``
-  adds them, trimmed as when the segment stops being active or the broker shuts down), and
-  ``NNN.txnindex`` when the segment holds aborted transactions (Kafka creates it on the first entry);
+- per segment ``NNN.log``, ``NNN.index`` and ``NNN.timeindex`` (entries as ``LogSegment.append`` adds
+  them under the ``kafka.version`` in force, trimmed as when the segment stops being active or the broker
+  shuts down), and ``NNN.txnindex`` when the segment holds aborted transactions (Kafka creates it on the first entry);
 - ``cleaner-offset-checkpoint``, ``log-start-offset-checkpoint`` and ``recovery-point-offset-checkpoint``.
 
 With ``source`` (the log dir the logs were read from) it writes what a broker holding that log dir
 leaves after the model's changes, such as one cleaner iteration: every file of ``source`` is copied
 (mtimes kept) except those Kafka replaces or deletes. A segment whose bytes the model left as they
-are keeps its files; a rewritten one (a cleaned group, named after its first segment) gets new
-files; the files of a segment that is gone (merged into a group, or deleted by retention) and its
+are keeps its files; a rewritten one (a cleaned group, named after its first segment, even with the
+same bytes) gets new files; the files of a segment that is gone (merged into a group, or deleted by retention) and its
 producer snapshot (``UnifiedLog.deleteProducerSnapshots``) are not written. The two checkpoint files
 the cleaner and retention change are updated, the others copied. What is written is the state once
 Kafka's delayed deletions ran (``file.delete.delay.ms``): no ``.deleted``, ``.cleaned`` or ``.swap``
@@ -52,17 +52,15 @@ from kcompact_nb.io.files import (
     OffsetIndexFile,
     ProducerSnapshotEntry,
     ProducerSnapshotFile,
-    SegmentIndexes,
     TimeIndexFile,
     TopicPartition,
     TransactionIndexFile,
     java_hash_map_order,
+    model_indexes,
     read_checkpoint,
-    segment_indexes,
     write_checkpoint,
     write_index_file,
 )
-from kcompact_nb.io.logdir._header_scan import header_segments
 from kcompact_nb.io.logdir._log_writer import (
     checkpoint_entries,
     segment_bytes,
@@ -158,32 +156,33 @@ def _write_partition(log: PartitionLog, root: Path, origin: Path | None, written
         _write_snapshot(log, target)
     for segment in log.segments:
         if segment.base_offset in written:
-            _move_written_segment(segment, written[segment.base_offset], target, log.config.index_interval_bytes)
+            _move_written_segment(segment, written[segment.base_offset], target)
         elif origin is None or not _copy_unchanged_segment(segment, origin, target):
-            write_segment_files(segment, target, index_interval_bytes=log.config.index_interval_bytes)
+            write_segment_files(segment, target)
 
 
-def _move_written_segment(segment: Segment, file: Path, folder: Path, index_interval_bytes: int) -> None:
-    """A cleaned segment a streamed pass wrote: its ``.log`` file moved here, its indexes from its batch headers."""
-    target = folder / segment_file_name(segment.base_offset)
-    shutil.move(file, target)
-    _, _, headers = next(header_segments([target], verify_crc=False, on_bytes=None))
-    _write_indexes(segment, segment_indexes(headers, index_interval_bytes=index_interval_bytes, inactive=True), folder)
+def _move_written_segment(segment: Segment, file: Path, folder: Path) -> None:
+    """A cleaned segment a streamed pass wrote: its ``.log`` file moved here, its indexes as its appends added them."""
+    shutil.move(file, folder / segment_file_name(segment.base_offset))
+    _write_indexes(segment, folder)
 
 
-def write_segment_files(segment: Segment, folder: Path, *, index_interval_bytes: int) -> None:
+def write_segment_files(segment: Segment, folder: Path) -> None:
     """A segment's ``.log``, ``.index``, ``.timeindex`` and (with aborted transactions) ``.txnindex`` files.
 
-    Index entries follow ``LogSegment.append`` per batch (Kafka 3.9.1+ and 4.0.1+), trimmed and
-    with the final time index entry, as a segment that is no longer active or was closed has them;
-    the files' mtime is the segment's (``LogSegment.setLastModified`` of a cleaned segment).
+    Index entries are those the segment's appends added (``LogSegment.append`` by the rule of its
+    ``kafka.version``: per batch from 3.9.1 and 4.0.1, KAFKA-806; per append before, so a cleaned segment
+    has one entry at most per read buffer of the cleaner), trimmed and with the final time index entry, as
+    a segment that is no longer active or was closed has them; the files' mtime is the segment's
+    (``LogSegment.setLastModified`` of a cleaned segment).
     """
     write_segment_file(segment, folder / segment_file_name(segment.base_offset))
-    _write_indexes(segment, segment_indexes(segment.batches, index_interval_bytes=index_interval_bytes), folder)
+    _write_indexes(segment, folder)
 
 
-def _write_indexes(segment: Segment, indexes: SegmentIndexes, folder: Path) -> None:
+def _write_indexes(segment: Segment, folder: Path) -> None:
     """The offset, time and (with aborted transactions) transaction index files, with the segment's mtime."""
+    indexes = model_indexes(segment, inactive=True)
     files = [
         write_index_file(OffsetIndexFile(segment.base_offset, indexes.offset_index), folder),
         write_index_file(TimeIndexFile(segment.base_offset, indexes.time_index), folder),
@@ -196,13 +195,14 @@ def _write_indexes(segment: Segment, indexes: SegmentIndexes, folder: Path) -> N
 
 
 def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bool:
-    """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes."""
+    """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes and no cleaner
+    pass rewrote it (a rewritten segment's indexes are the ones its appends built, whatever its bytes)."""
     source_log = origin / segment_file_name(segment.base_offset)
     same_size = source_log.is_file() and source_log.stat().st_size == segment.size_bytes
     if isinstance(segment, StoredSegment):  # its batches are that file's: only a cleaned segment replaces them
         if not same_size:
             raise LogWriteError(f"{source_log}: segment {segment.base_offset}'s batches are no longer in this file")
-    elif not same_size or not _same_bytes(segment, source_log):
+    elif segment.rewritten_by_cleaner or not same_size or not _same_bytes(segment, source_log):
         return False
     stem = source_log.name[:-4]
     for suffix in SEGMENT_FILE_SUFFIXES:

@@ -5,7 +5,9 @@ modified; partitions of at least ``scan_from_bytes`` bytes scanned and their pas
 files), add its partitions to a simulated broker in the order the directory lists them (the order a broker
 loads them in, which decides the log pool order), run one cleaner iteration at ``now_ms`` (the filthiest
 eligible partition, then compacted-log retention), and write the result in Kafka's layout, all or nothing. A
-read that meets a running broker's changes starts again (:func:`read_consistently`).
+read that meets a running broker's changes starts again (:func:`read_consistently`). A partition holding a batch
+the cleaner cannot read fails its pass and is marked uncleanable, as on a broker, and the thread's next
+iteration cleans the next filthiest.
 """
 
 from __future__ import annotations
@@ -97,26 +99,40 @@ def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options
     sim = Simulation(configs.broker, start_ms=now_ms)
     loaded = read_log_dir(
         source, config=configs.every_topic, topic_configs=configs.per_topic, broker=configs.broker, now_ms=now_ms,
-        progress=options.progress, scan_from_bytes=options.scan_from_bytes, read_attempts=1,
+        progress=options.progress, scan_from_bytes=options.scan_from_bytes, read_attempts=1, keep_corrupt=True,
     )  # fmt: skip
     scratch = staging_folder(out, "cleaned", on_stale=options.on_stale)
+    streamed: dict[str, SegmentFiles] = {}
     try:
-        streamed: dict[str, SegmentFiles] = {}
         for name in _listing_order(source, loaded.partitions):
             partition = loaded.partitions[name]
             sim.add_log(partition.log, config=configs.of(partition.log.topic))
-            if partition.files is not None:  # a big partition: its pass streams the files, writes cleaned groups
+            if partition.files is not None:  # a big or corrupt partition: its pass streams the files
                 (scratch / name).mkdir()
-                streamed[name] = SegmentFiles(partition.files, out=scratch / name)
+                streamed[name] = SegmentFiles(partition.files, out=scratch / name, verify_crc=partition.verify_crc)
         sim.cleaner.storages.update(streamed)
         starts = {log.name: log.log_start_offset for log in sim.partitions()}
-        result = sim.clean()
+        result = _next_pass(sim)
         written = {name: files.written for name, files in streamed.items()}
         logs = sim.partitions_in_creation_order()
         write_broker_log_dir(logs, out, source=source, overwrite=options.overwrite, written=written)
     finally:
+        for files in streamed.values():
+            files.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return LogDirCleaning(sim, result, starts, out)
+
+
+def _next_pass(sim: Simulation) -> PassResult | None:
+    """The cleaner thread's iterations until one cleans a log or none is eligible: an iteration whose pass throws
+    (a batch it cannot read) marks that partition uncleanable, and the next, ``log.cleaner.backoff.ms`` later
+    (``CleanerThread.doWork``), takes the next filthiest."""
+    while True:
+        failures = len(sim.cleaner.failures)
+        result = sim.clean()
+        if result is not None or len(sim.cleaner.failures) == failures:
+            return result
+        sim.advance(sim.broker.log_cleaner_backoff_ms)
 
 
 def _listing_order(source: Path, partitions: Mapping[str, LoadedPartition]) -> list[str]:

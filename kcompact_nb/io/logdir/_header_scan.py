@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kcompact_nb.core import RecordBatch, TimestampType
 from kcompact_nb.io.codec import batch_header as L
-from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
+from kcompact_nb.io.logdir._segment_reader import DroppedBytes, SegmentFileReader
 
 
 def mtime_ms(path: Path) -> int:
@@ -20,16 +20,25 @@ def mtime_ms(path: Path) -> int:
 
 
 def header_segments(
-    files: list[Path], *, verify_crc: bool, on_bytes: Callable[[int], None] | None
+    files: list[Path],
+    *,
+    verify_crc: bool,
+    on_bytes: Callable[[int], None] | None,
+    on_cut: Callable[[DroppedBytes], None] | None = None,
 ) -> Iterator[tuple[int, int, Iterator[RecordBatch]]]:
     """Each segment file's base offset, mtime and batches, headers only (control batches decoded: their markers
-    close transactions); offsets are checked across files as :func:`~kcompact_nb.io.read_partition_dir` does."""
+    close transactions); offsets are checked across files as :func:`~kcompact_nb.io.read_partition_dir` does.
+
+    With ``on_cut``, a batch that cannot be framed ends its file's batches (the rest of that file is given to
+    ``on_cut``) instead of raising; later files are still read.
+    """
     next_offset: int | None = None
     for index, file in enumerate(files):
         end = int(files[index + 1].name[:20]) if index + 1 < len(files) else None
         reader = SegmentFileReader(
-            file, min_offset=next_offset, end_offset=end, keep_raw=False, verify_crc=verify_crc, on_bytes=on_bytes
-        )
+            file, min_offset=next_offset, end_offset=end, keep_raw=False, verify_crc=verify_crc, on_bytes=on_bytes,
+            recover=on_cut is not None,
+        )  # fmt: skip
 
         def header_only(data: bytes, position: int, allowed: int, reader: SegmentFileReader = reader) -> RecordBatch:
             nonlocal next_offset
@@ -41,7 +50,17 @@ def header_segments(
             next_offset = batch.last_offset + 1
             return batch
 
-        yield int(file.name[:20]), mtime_ms(file), reader.decoded(header_only)
+        yield int(file.name[:20]), mtime_ms(file), _until_cut(reader, header_only, on_cut)
+
+
+def _until_cut(
+    reader: SegmentFileReader,
+    decode: Callable[[bytes, int, int], RecordBatch],
+    on_cut: Callable[[DroppedBytes], None] | None,
+) -> Iterator[RecordBatch]:
+    yield from reader.decoded(decode)
+    if reader.dropped is not None and on_cut is not None:
+        on_cut(reader.dropped)
 
 
 def _header_batch(header: tuple[int, ...], size: int) -> RecordBatch:

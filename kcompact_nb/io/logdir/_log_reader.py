@@ -35,7 +35,7 @@ from kcompact_nb.core import (
     load_log,
     topic_partition_of_dir,
 )
-from kcompact_nb.io._errors import NotASegmentError
+from kcompact_nb.io._errors import CorruptBatchError, NotASegmentError, OffsetOrderError
 from kcompact_nb.io.codec import release_key_table
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -45,7 +45,7 @@ from kcompact_nb.io.files import (
     read_checkpoint,
 )
 from kcompact_nb.io.logdir._header_scan import header_segments, mtime_ms
-from kcompact_nb.io.logdir._live_reads import READ_ATTEMPTS, read_consistently
+from kcompact_nb.io.logdir._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
 from kcompact_nb.io.logdir._progress import ByteProgress
 from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_reader import DroppedBytes, SegmentFileReader
@@ -67,7 +67,9 @@ class LoadedPartition:
     ``leftovers`` the ``.cleaned``/``.swap``/``.deleted`` files found (reported, not read);
     ``notes`` anything else worth knowing (ignored files, producer epoch anomalies). ``files`` is set for a
     scanned partition (:func:`scan_partition_dir`): its segments hold no batches, these files do (base offset
-    -> ``.log`` file).
+    -> ``.log`` file). ``corrupt`` is the first batch Kafka's cleaner cannot read, in a partition read with
+    ``keep_corrupt``: a pass that reaches it fails there (``verify_crc`` is then False: the cleaner never
+    checks CRCs).
     """
 
     log: PartitionLog
@@ -76,6 +78,8 @@ class LoadedPartition:
     leftovers: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     files: dict[int, Path] | None = None
+    corrupt: CorruptBatchError | None = None
+    verify_crc: bool = True
 
     @property
     def scanned(self) -> bool:
@@ -300,6 +304,7 @@ def read_log_dir(
     keep_raw: bool = True,
     scan_from_bytes: int | None = None,
     read_attempts: int = READ_ATTEMPTS,
+    keep_corrupt: bool = False,
     **options: Unpack[ReadOptions],
 ) -> LoadedLogDir:
     """Read every partition of a broker log dir and apply its checkpoint files.
@@ -313,7 +318,9 @@ def read_log_dir(
     (``__cluster_metadata-0``) are listed in ``skipped``. Partitions holding at least ``scan_from_bytes`` bytes
     of segments are scanned (:func:`scan_partition_dir`: metadata only, batches left on disk), not read whole.
     A read that fails while a running broker changes the dir starts again from a fresh listing, up to
-    ``read_attempts`` reads in all (1 for a caller that retries a larger job itself).
+    ``read_attempts`` reads in all (1 for a caller that retries a larger job itself). With ``keep_corrupt`` (and
+    without ``recover``) a partition holding a corrupt batch is read as Kafka's cleaner reads it instead of
+    raising (:func:`_load_corrupt_partition`): its ``corrupt`` names the first batch the cleaner cannot read.
     """
     path = Path(path)
     _require_dir(path, "log directory")
@@ -335,12 +342,76 @@ def read_log_dir(
                 own: ReadOptions = {**options, "config": (topic_configs or {}).get(topic, options.get("config"))}
                 read_options = _ReadOptions.of(own, now_ms, recover=recover and not scan, keep_raw=keep_raw, scan=scan)
                 key = (topic, partition)
-                result.partitions[directory.name] = _load_partition(
-                    directory, read_options, bar, log_start_offset=starts.get(key), cleaner_checkpoint=cleaner.get(key)
+                result.partitions[directory.name] = _load_or_keep_corrupt(
+                    directory, read_options, bar, (starts.get(key), cleaner.get(key)), keep_corrupt=keep_corrupt
                 )
         return result
 
     return read_consistently(read, path, attempts=read_attempts)
+
+
+def _load_or_keep_corrupt(
+    path: Path, options: _ReadOptions, bar: ByteProgress, offsets: tuple[int | None, int | None], *, keep_corrupt: bool
+) -> LoadedPartition:
+    """The partition read as asked; with ``keep_corrupt``, read as the cleaner reads it when it holds a corrupt
+    batch. ``offsets``: its log start offset and cleaner checkpoint."""
+    state = directory_state(path) if keep_corrupt else {}
+    try:
+        return _load_partition(path, options, bar, log_start_offset=offsets[0], cleaner_checkpoint=offsets[1])
+    except CorruptBatchError as error:
+        # offsets out of order are the log's, not a batch's; and a running broker changing the partition
+        # meanwhile is not corruption: the log dir is read again
+        if not keep_corrupt or options.recover or isinstance(error, OffsetOrderError) or changes_since(state, path):
+            raise
+        return _load_corrupt_partition(path, options, error, *offsets)
+
+
+def _load_corrupt_partition(
+    path: Path, options: _ReadOptions, error: CorruptBatchError, start: int | None, checkpoint: int | None
+) -> LoadedPartition:
+    """A partition whose read met ``error``, read as Kafka's cleaner reads it: batch headers without CRC checks.
+
+    A batch that cannot be framed ends its segment's batches, and the segment keeps its file's size (the broker
+    loaded it before it broke); then the first batch whose header or records cannot be read, if any, is the
+    partition's ``corrupt`` batch. A CRC mismatch alone stops nothing: the cleaner never checks CRCs.
+    """
+    topic, partition = parse_partition_dir_name(path)
+    loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path, verify_crc=False)
+    _scan_other_files(path, loaded)
+    files = segment_files(path)
+    loaded.files = {int(f.name[:20]): f for f in files}
+    cuts: list[DroppedBytes] = []
+    loaded.log = load_log(
+        topic,
+        partition,
+        header_segments(files, verify_crc=False, on_bytes=None, on_cut=cuts.append),
+        config=options.config,
+        broker=options.broker,
+        log_start_offset=start,
+        cleaner_checkpoint=checkpoint,
+        now_ms=options.now_ms,
+        notes=loaded.notes,
+        stored=True,
+    )
+    sizes = {segment.base_offset: segment for segment in loaded.log.segments}
+    for cut in cuts:
+        sizes[int(Path(cut.file).name[:20])].size_bytes += cut.bytes
+    loaded.corrupt = _first_unreadable_batch(files)
+    if loaded.corrupt is None:
+        loaded.notes.append(f"{error}; Kafka's cleaner does not check CRCs: it cleans this partition as any other")
+    return loaded
+
+
+def _first_unreadable_batch(files: list[Path]) -> CorruptBatchError | None:
+    """The first batch of these segment files whose header or records cannot be read (CRCs not checked), if any:
+    where Kafka's cleaner throws (``InvalidRecordException``, ``CorruptRecordException``)."""
+    for file in files:
+        try:
+            for _ in SegmentFileReader(file, verify_crc=False, keep_raw=False, number_keys=False):
+                pass
+        except CorruptBatchError as error:
+            return error
+    return None
 
 
 def _partition_dirs(path: Path, topics: Collection[str] | None, skipped: list[tuple[str, str]]) -> list[Path]:

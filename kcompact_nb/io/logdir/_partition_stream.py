@@ -30,6 +30,7 @@ from kcompact_nb.core import (
     StoredSegment,
     segment_file_name,
 )
+from kcompact_nb.io._errors import CorruptBatchError
 from kcompact_nb.io.codec import native_offset_table
 from kcompact_nb.io.logdir._log_reader import LoadedPartition
 from kcompact_nb.io.logdir._log_writer import batch_bytes, set_mtime_ms
@@ -61,13 +62,18 @@ def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> 
 
 
 def partition_batches(partition: LoadedPartition) -> Iterator[RecordBatch]:
-    """Every batch of ``partition`` in offset order: streamed from its files when it was scanned, else its log's."""
+    """Every batch of ``partition`` in offset order: streamed from its files when it was scanned, else its log's;
+    for a partition holding a corrupt batch (:attr:`LoadedPartition.corrupt`), the batches before it."""
     if partition.files is None:
         yield from partition.log.batches()
         return
-    storage = SegmentFiles(partition.files)
-    for segment in partition.log.segments:
-        yield from storage.batches(segment, 0)
+    storage = SegmentFiles(partition.files, verify_crc=partition.verify_crc)
+    try:
+        for segment in partition.log.segments:
+            yield from storage.batches(segment, 0)
+    except CorruptBatchError:
+        if partition.corrupt is None:
+            raise
 
 
 @dataclass(eq=False)
@@ -102,6 +108,16 @@ class SegmentFiles:
         self.out = out
         self.verify_crc = verify_crc
         self.written: dict[int, Path] = {}
+        self.filling: _CleanedSegment | None = None
+        """The cleaned segment a pass is filling (its ``.cleaned`` file open), until it is swapped in."""
+
+    def close(self) -> None:
+        """Close the ``.cleaned`` file of a pass that threw before swapping it in (Kafka leaves that file to the
+        next startup's log loading, which deletes it; the caller discards ``out``)."""
+        if self.filling is not None and self.filling.sink is not None:
+            self.filling.sink.close()
+            self.filling.sink = None
+        self.filling = None
 
     def batches(self, segment: Segment, position: int) -> Iterator[RecordBatch]:
         file = self.files.get(segment.base_offset)
@@ -137,13 +153,13 @@ class SegmentFiles:
         )
         if self.out is not None:
             segment.path = self.out / (segment_file_name(base_offset) + CLEANED_FILE_SUFFIX)
-            segment.sink = open(segment.path, "wb")  # noqa: SIM115 - closed when the group is swapped in
+            segment.sink = open(segment.path, "wb")  # noqa: SIM115 - closed when the group is swapped in, or by close
+            self.filling = segment
         return segment
 
     def replace(self, log: PartitionLog, group: Sequence[Segment], cleaned: Segment) -> None:
         if isinstance(cleaned, _CleanedSegment) and cleaned.sink is not None and cleaned.path is not None:
-            cleaned.sink.close()
-            cleaned.sink = None
+            self.close()
             final = cleaned.path.with_name(segment_file_name(cleaned.base_offset))
             cleaned.path.rename(final)
             set_mtime_ms(final, cleaned.last_modified_ms)

@@ -73,7 +73,25 @@ def test_uncleanable_partitions_are_skipped_and_failures_mark_them():
     assert manager.clean_once([other], now_ms=0) is None
     assert manager.uncleanable == {"u-0"}
     assert manager.failures[0].error == "no gzip encoder here"
-    assert [list(s.batches) for s in other.segments] == before and other.cleaner_checkpoint is None  # nothing lost
+    assert [list(s.batches) for s in other.segments] == before  # nothing lost
+    assert other.cleaner_checkpoint == 0  # doneCleaning checkpoints the first dirty offset, as a real broker showed
+
+
+def test_an_iteration_whose_pass_throws_runs_no_retention():
+    """``cleanFilthiestLog``: the exception leaves it before ``deleteOldSegments``; the next iteration retains."""
+    failing = two_segments(compacted_log("u"), keys="a")
+    failing.append([rec("a"), rec("b")], now_ms=0)
+    two_segments(failing, keys="a")
+    first = failing.segments[0].batches[0]
+    failing.segments[0].batches[0] = replace(first, compression="gzip")  # must be rebuilt, and cannot be
+    failing.encoder = NoCodecs()
+    old = compacted_log("v", cleanup_policy="compact,delete", retention_ms=1000, min_cleanable_dirty_ratio=1.0)
+    two_segments(old, keys="xy")  # never eligible (a ratio is never above 1.0): retention alone touches it
+    manager = CleanerManager(BrokerConfig())
+    assert manager.clean_once([failing, old], now_ms=10_000) is None and manager.uncleanable == {"u-0"}
+    assert old.log_start_offset == 0  # no retention in the iteration that threw
+    assert manager.clean_once([failing, old], now_ms=10_000) is None
+    assert old.log_start_offset == 2  # the next iteration (nothing to clean) deletes the expired segment
 
 
 class NoCodecs(EstimatingEncoder):

@@ -12,7 +12,7 @@ def seg(base: int, size: int, offset_entries: int = 0, time_entries: int = 0) ->
     s = Segment(base, created_ms=0)
     s.size_bytes = size
     s.offset_index = [(base, 0)] * offset_entries
-    s.time_index_entries = time_entries
+    s.time_index = [(0, base)] * time_entries
     return s
 
 
