@@ -82,7 +82,7 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
     """Cells of ``records``, plain data first (the legend shows the first cell's look), each styled by its kind."""
     order = sorted(range(len(records)), key=lambda i: records[i].kind is not RecordKind.DATA)
     records, colors = [records[i] for i in order], [colors[i] for i in order]
-    styles = [KIND_STYLES.get(r.kind, {}) for r in records]
+    styles = [KIND_STYLES.get(r.kind, PLAIN_STYLE) for r in records]
     marker = {
         "color": one_or_each(colors),
         "line": {
@@ -196,6 +196,8 @@ KIND_STYLES: dict[RecordKind, dict[str, object]] = {
     RecordKind.MARKER: {"pattern": ".", "fgcolor": COLORS[MARKER]},
 }
 """How a record's kind is drawn on its cell: an outline or a pattern under the cell's text."""
+PLAIN_STYLE: dict[str, object] = {}
+"""A plain data record's style (shared, never modified: a new dict per cell costs the collector dearly)."""
 KIND_NAMES = {RecordKind.TOMBSTONE: TOMBSTONE, RecordKind.ABORTED: ABORTED, RecordKind.MARKER: MARKER}
 
 
