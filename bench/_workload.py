@@ -32,6 +32,8 @@ class Workload:
     tombstone_ratio: float = 0.05
     batch_records: int = 100
     """About a Java producer's default 16 KiB ``batch.size`` of these records."""
+    codec: str = "none"
+    """The batches' ``compression.type`` (``none``, ``gzip``, ``snappy``, ``lz4``, ``zstd``)."""
 
     @property
     def keys(self) -> int:
@@ -44,12 +46,17 @@ class Workload:
         for start in range(0, self.records, self.batch_records):
             count = min(self.batch_records, self.records - start)
             keys = [b"key-%08d" % rng.randrange(self.keys) for _ in range(count)]
-            yield encode([(k, None if rng.random() < self.tombstone_ratio else value) for k in keys], BASE_TS_MS)
+            records = [(k, None if rng.random() < self.tombstone_ratio else value) for k in keys]
+            yield encode(records, BASE_TS_MS, codec=self.codec)
 
 
-def encode(records: list[tuple[bytes, bytes | None]], timestamp_ms: int) -> bytes:
-    """One uncompressed v2 batch without producer id of ``(key, value)`` records."""
-    builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
+CODEC_IDS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+"""The attributes' codec bits of each ``compression.type``."""
+
+
+def encode(records: list[tuple[bytes, bytes | None]], timestamp_ms: int, *, codec: str = "none") -> bytes:
+    """One v2 batch without producer id of ``(key, value)`` records, compressed with ``codec``."""
+    builder = DefaultRecordBatchBuilder(2, CODEC_IDS[codec], False, -1, -1, -1, 1 << 30)
     for delta, (key, value) in enumerate(records):
         builder.append(delta, timestamp_ms, key, value, [])
     return bytes(builder.build())

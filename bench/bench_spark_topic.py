@@ -11,6 +11,9 @@ once warm: on two cores that CPU is taken from ``local[2]``'s two Python workers
 JVM a core of its own. The machine's load average is
 in every note: the ratio needs the two cores free. ``python -m bench spark-topic`` runs both;
 ``python -m bench.bench_spark_topic`` prints the medians and the ratio. Generated data is deleted at exit.
+
+``python -m bench spark-topic-compressed`` measures the same on a topic of compressed partitions, a codec each
+(issue #29): COMPRESSED_RECORDS records per partition, whose tasks decompress and decode in Python workers.
 """
 
 from __future__ import annotations
@@ -47,8 +50,25 @@ def topic_log_dir() -> Path:
     return log_dir
 
 
-def _segment_bytes() -> int:
-    return sum(p.stat().st_size for p in topic_log_dir().glob("*/*.log"))
+CODECS = ("gzip", "snappy", "lz4", "zstd")
+COMPRESSED_RECORDS = 1_000_000
+"""Records per compressed partition: each task decompresses its batches and decodes their records in Python."""
+
+
+@cache
+def compressed_topic_log_dir() -> Path:
+    """``bench-0`` ... ``bench-3`` compressed with gzip, snappy, lz4 and zstd (issue #29): a codec each."""
+    root = scratch_dir("kcompact-bench-spark-topic-compressed-")
+    log_dir = root / "log-dir"
+    log_dir.mkdir()
+    for partition, codec in enumerate(CODECS):
+        written = write_partition_dir(Workload(COMPRESSED_RECORDS, seed=partition, codec=codec), root / f"p{partition}")
+        written.rename(log_dir / f"{TOPIC}-{partition}")
+    return log_dir
+
+
+def _segment_bytes(log_dir: Path) -> int:
+    return sum(p.stat().st_size for p in log_dir.glob("*/*.log"))
 
 
 def _session(master: str) -> SparkSession:
@@ -58,9 +78,9 @@ def _session(master: str) -> SparkSession:
     return spark_session(master, shuffle_partitions=2)
 
 
-def _predict(spark: SparkSession) -> float:
+def _predict(spark: SparkSession, log_dir: Path) -> float:
     start = time.perf_counter()
-    rows = topic_passes(spark, topic_log_dir(), now_ms=PASS_NOW_MS).collect()
+    rows = topic_passes(spark, log_dir, now_ms=PASS_NOW_MS).collect()
     assert len(rows) == PARTITIONS and all(row["passes_needed"] == 1 for row in rows), rows
     return time.perf_counter() - start
 
@@ -73,21 +93,20 @@ _medians: dict[str, list[float]] = {}
 """Timed runs per master, for the speed-up in the ``local[1]`` note."""
 
 
-def _timed(master: str) -> Measurement:
-    topic_log_dir()
+def _timed(master: str, log_dir: Path, records: int) -> Measurement:
     spark = _session(master)
-    app = spark.sparkContext.applicationId
+    app = f"{spark.sparkContext.applicationId} {log_dir}"
     if app not in _first_run_s:
-        _first_run_s[app] = _predict(spark)
+        _first_run_s[app] = _predict(spark, log_dir)
         for _ in range(WARM_UP_RUNS - 1):
-            _predict(spark)
-    seconds = _predict(spark)
-    _medians.setdefault(master, []).append(seconds)
+            _predict(spark, log_dir)
+    seconds = _predict(spark, log_dir)
+    _medians.setdefault(f"{master} {log_dir}", []).append(seconds)
     note = f"{WARM_UP_RUNS} untimed runs first (the first {_first_run_s[app]:.1f} s), load {os.getloadavg()[0]:.1f}"
-    two = _medians.get("local[2]")
+    two = _medians.get(f"local[2] {log_dir}")
     if master == "local[1]" and two:
         note += f", local[2] median {statistics.median(two):.2f} s: {seconds / statistics.median(two):.2f}x"
-    return Measurement(seconds, PARTITIONS * RECORDS, _segment_bytes(), note)
+    return Measurement(seconds, PARTITIONS * records, _segment_bytes(log_dir), note)
 
 
 @benchmark(
@@ -96,12 +115,31 @@ def _timed(master: str) -> Measurement:
     target="local[2] >= 1.6x faster than local[1]",
 )
 def topic_two_cores() -> Measurement:
-    return _timed("local[2]")
+    return _timed("local[2]", topic_log_dir(), RECORDS)
 
 
 @benchmark(f"spark-topic: {PARTITIONS} partitions x {RECORDS:,} records, topic_passes on local[1]", repeat=3)
 def topic_one_core() -> Measurement:
-    return _timed("local[1]")
+    return _timed("local[1]", topic_log_dir(), RECORDS)
+
+
+@benchmark(
+    f"spark-topic-compressed: {PARTITIONS} partitions ({', '.join(CODECS)}) x {COMPRESSED_RECORDS:,} records, "
+    "topic_passes on local[2]",
+    repeat=3,
+    target="local[2] >= 1.6x faster than local[1]",
+)
+def compressed_topic_two_cores() -> Measurement:
+    return _timed("local[2]", compressed_topic_log_dir(), COMPRESSED_RECORDS)
+
+
+@benchmark(
+    f"spark-topic-compressed: {PARTITIONS} partitions ({', '.join(CODECS)}) x {COMPRESSED_RECORDS:,} records, "
+    "topic_passes on local[1]",
+    repeat=3,
+)
+def compressed_topic_one_core() -> Measurement:
+    return _timed("local[1]", compressed_topic_log_dir(), COMPRESSED_RECORDS)
 
 
 def main() -> None:
@@ -109,8 +147,9 @@ def main() -> None:
     load_two = os.getloadavg()[0]
     one = statistics.median(topic_one_core().seconds for _ in range(3))
     load_one = os.getloadavg()[0]
+    mib = _segment_bytes(topic_log_dir()) / 1_048_576
     print(
-        f"topic_passes, {PARTITIONS} partitions x {RECORDS:,} records ({_segment_bytes() / 1_048_576:.0f} MiB), "
+        f"topic_passes, {PARTITIONS} partitions x {RECORDS:,} records ({mib:.0f} MiB), "
         f"median of 3 after {WARM_UP_RUNS} untimed runs: local[2] {two:.2f} s (load {load_two:.1f}), "
         f"local[1] {one:.2f} s (load {load_one:.1f}), speed-up {one / two:.2f}x on {os.cpu_count()} cores"
     )

@@ -5,6 +5,7 @@ there is room; gaps and empty batches drawn where records are missing."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import plotly.graph_objects as go
@@ -81,7 +82,7 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
     """Cells of ``records``, plain data first (the legend shows the first cell's look), each styled by its kind."""
     order = sorted(range(len(records)), key=lambda i: records[i].kind is not RecordKind.DATA)
     records, colors = [records[i] for i in order], [colors[i] for i in order]
-    styles = [KIND_STYLES.get(r.kind, {}) for r in records]
+    styles = [KIND_STYLES.get(r.kind, PLAIN_STYLE) for r in records]
     marker = {
         "color": one_or_each(colors),
         "line": {
@@ -115,9 +116,9 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
 
 
 def one_or_each(values: Sequence[Any]) -> Any:
-    """One value when all are equal, else the list: plotly validates a list of colors item by item, which
-    costs seconds for thousands of cells."""
-    return values[0] if values and all(v == values[0] for v in values) else list(values)
+    """One value when all are equal (``values`` hashable), else the list: plotly validates a list of colors
+    item by item, which costs seconds for thousands of cells."""
+    return values[0] if values and len(set(values)) == 1 else list(values)
 
 
 class CellText(NamedTuple):
@@ -159,7 +160,7 @@ def _cut(text: str, chars: int) -> str:
 def _hover(record: RecordOutcome) -> str:
     """``offset 3: key lime, value $1.59<br>kept: latest of its key``: the record and what the next pass does."""
     where = f"offset {record.offset:,}: key {_key(record)}, value {_value(record)}"
-    return f"{where}<br>{record.outcome.value}: {record.reason}"
+    return f"{where}<br>{record.outcome}: {record.reason}"  # a StrEnum formats as its value
 
 
 def _key(record: RecordOutcome) -> str:
@@ -171,6 +172,20 @@ def _value(record: RecordOutcome) -> str:
 
 
 def _text(data: bytes) -> str:
+    return _short_text(data) if len(data) <= SHORT_BYTES else _decoded(data)
+
+
+SHORT_BYTES = 256
+"""Keys and values up to this long are decoded once per process (a partition repeats its keys, often its values):
+at most 16,384 of them, about 4 MiB, are kept."""
+
+
+@lru_cache(maxsize=16_384)
+def _short_text(data: bytes) -> str:
+    return _decoded(data)
+
+
+def _decoded(data: bytes) -> str:
     text = data.decode("utf-8", "replace")
     return text if text.isprintable() else "0x" + data.hex()
 
@@ -181,6 +196,8 @@ KIND_STYLES: dict[RecordKind, dict[str, object]] = {
     RecordKind.MARKER: {"pattern": ".", "fgcolor": COLORS[MARKER]},
 }
 """How a record's kind is drawn on its cell: an outline or a pattern under the cell's text."""
+PLAIN_STYLE: dict[str, object] = {}
+"""A plain data record's style (shared, never modified: a new dict per cell costs the collector dearly)."""
 KIND_NAMES = {RecordKind.TOMBSTONE: TOMBSTONE, RecordKind.ABORTED: ABORTED, RecordKind.MARKER: MARKER}
 
 

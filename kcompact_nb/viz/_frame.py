@@ -337,24 +337,23 @@ def segment_boundaries(
 def axes(
     fig: go.Figure, rows: Rows, *, first: int, end: int, cartesian: Sequence[tuple[str, str, dict[str, object]]]
 ) -> None:
-    """One x axis over the offsets (anchored to the lowest row) and one y axis per cartesian row."""
+    """One x axis over the offsets (anchored to the lowest row) and one y axis per cartesian row, set in one
+    layout update (each ``update_layout`` costs a millisecond or more of validation)."""
     lowest = cartesian[-1][1]
-    fig.update_layout(xaxis={**offset_axis(first, end, plot_px=PLOT_WIDTH_PX), "anchor": lowest, "domain": [0, 1]})
+    layout: dict[str, Any] = {
+        "xaxis": {**offset_axis(first, end, plot_px=PLOT_WIDTH_PX), "anchor": lowest, "domain": [0, 1]}
+    }
+    notes = []
     for row, axis, options in cartesian:
         low, high = rows.span(row)
         name = "yaxis" if axis == "y" else f"yaxis{axis[1:]}"
         lane = options.pop("lane", None)
-        fig.update_layout({name: {"domain": [low, high], "anchor": "x", **options}})
+        layout[name] = {"domain": [low, high], "anchor": "x", **options}
         if lane:
-            fig.add_annotation(
-                x=0,
-                y=(low + high) / 2,
-                xref="paper",
-                yref="paper",
-                xanchor="right",
-                xshift=-6,
-                text=str(lane),
-                showarrow=False,
-                font={"size": FONT_SIZE - 1, "color": COLORS[INK]},
-                name=f"{lane} row",
-            )
+            notes.append(
+                {"x": 0, "y": (low + high) / 2, "xref": "paper", "yref": "paper", "xanchor": "right", "xshift": -6,
+                 "text": str(lane), "showarrow": False, "font": {"size": FONT_SIZE - 1, "color": COLORS[INK]},
+                 "name": f"{lane} row"}
+            )  # fmt: skip
+    fig.update_layout(layout)
+    add_layout_items(fig, annotations=notes)

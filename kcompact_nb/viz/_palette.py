@@ -15,6 +15,8 @@ as outlines and patterns over the fate colors, so kind and fate read independent
 
 from __future__ import annotations
 
+from functools import cache
+
 from kcompact_nb.core import Outcome
 
 # Parts of the log (segment fills, brackets).
@@ -158,6 +160,7 @@ def key_color(index: int) -> str:
     return KEY_COLORS[index % len(KEY_COLORS)]
 
 
+@cache  # called once per cell, on a handful of fills
 def text_color(fill: str) -> str:
     """Black or white, whichever reads better on ``fill`` (a ``#rrggbb`` color)."""
     red, green, blue = (int(fill[i : i + 2], 16) for i in (1, 3, 5))

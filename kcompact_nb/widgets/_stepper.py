@@ -160,17 +160,27 @@ class CompactionStepper:
         sync_figure(self.layout_figure, figure)
         latest = self._latest_pass(shown.position)
         if latest is None:
-            self._drawn_pass = None
             self.placeholder.value = placeholder_html(self.source, self.steps)
             show_only(self.pass_area, self.placeholder)
+            self._draw_first_pass()
             return
-        result, after = latest
         show_only(self.pass_area, self.latest_pass)
+        self._draw_pass(*latest)
+
+    def _draw_pass(self, result: PassResult, after: Frame) -> None:
+        """The offset map and stats of ``result``, the pass that made frame ``after`` (drawn once per pass)."""
         if result is self._drawn_pass:
             return
         self._drawn_pass = result
         sync_figure(self.offset_map_figure, offset_map_figure(offset_map_view(result, after.log)))
         self.stats.value = stats_html(result, self.source, after)
+
+    def _draw_first_pass(self) -> None:
+        """Before the first pass is shown, draw it where it will show (hidden until then) once it is computed
+        (the stepper computes one position ahead), so the step that first shows it costs what others do."""
+        first = self.steps.first_with_pass()
+        if first is not None:
+            self._draw_pass(first.passes[-1], first)
 
     def _scale(self) -> LayoutScale:
         """One scale for every step computed so far, so that a step's figure compares with the next."""

