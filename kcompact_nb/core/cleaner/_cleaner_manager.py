@@ -76,10 +76,13 @@ class CleanerManager:
     """When the broker started: producer expiry checks run every interval after it."""
     recorded: list[PassResult] | None = None
     """When a list, every pass this manager runs is appended to it (frames collect a step's passes)."""
-    storages: dict[str, SegmentStorage] = field(default_factory=dict)
-    """Where the batches of some logs are (by ``topic-partition``): a log scanned from its segment files is
-    cleaned by streaming them. Other logs hold their batches."""
+    _storages: dict[str, SegmentStorage] = field(default_factory=dict, repr=False)
     _last_expiry_check_ms: int = -1
+
+    def stream_from(self, log: PartitionLog, storage: SegmentStorage) -> None:
+        """Clean ``log`` from ``storage``: a log scanned from its segment files holds only their metadata, and its
+        passes read the batches from the files (other logs hold their batches)."""
+        self._storages[log.name] = storage
 
     def grab_filthiest_log(
         self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
@@ -150,7 +153,7 @@ class CleanerManager:
         if not force and (not ltc.eligible or log.name in self.uncleanable or not log.config.compact):
             return None
         strategy = self.strategy_of(log)
-        storage = storage or self.storages.get(log.name)
+        storage = storage or self._storages.get(log.name)
         result = clean_pass(
             log,
             now_ms=now_ms,
@@ -216,7 +219,7 @@ class CleanerManager:
                 strategy=self.strategy_of(log),
                 cleanable_ratio=best.cleanable_ratio,
                 broker=self.broker,
-                storage=self.storages.get(log.name),
+                storage=self._storages.get(log.name),
             )
         except KcompactError as error:
             # cleanLog's doneCleaning checkpoints the pass's start; groups swapped in before the failure stay

@@ -106,11 +106,10 @@ def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options
     try:
         for name in _listing_order(source, loaded.partitions):
             partition = loaded.partitions[name]
-            sim.add_log(partition.log, config=configs.of(partition.log.topic))
             if partition.files is not None:  # a big or corrupt partition: its pass streams the files
                 (scratch / name).mkdir()
                 streamed[name] = SegmentFiles(partition.files, out=scratch / name, verify_crc=partition.verify_crc)
-        sim.cleaner.storages.update(streamed)
+            sim.add_log(partition.log, config=configs.of(partition.log.topic), storage=streamed.get(name))
         starts = {log.name: log.log_start_offset for log in sim.partitions()}
         result = _next_pass(sim)
         written = {name: files.written for name, files in streamed.items()}
