@@ -232,19 +232,31 @@ def _load_partition(
         )
     else:
         segments = ((s.base_offset, s.last_modified_ms, s.batches) for s in _read_segments(files, loaded, bar, options))
+    _load_log(loaded, segments, options, (log_start_offset, cleaner_checkpoint), stored=options.scan)
+    return loaded
+
+
+def _load_log(
+    loaded: LoadedPartition,
+    segments: Iterable[tuple[int, int, Iterable[RecordBatch]]],
+    options: _ReadOptions,
+    offsets: tuple[int | None, int | None],
+    *,
+    stored: bool,
+) -> None:
+    """``loaded.log`` from its segments' batches (``LogLoader``); ``offsets``: log start offset, cleaner checkpoint."""
     loaded.log = load_log(
-        topic,
-        partition,
+        loaded.log.topic,
+        loaded.log.partition,
         segments,
         config=options.config,
         broker=options.broker,
-        log_start_offset=log_start_offset,
-        cleaner_checkpoint=cleaner_checkpoint,
+        log_start_offset=offsets[0],
+        cleaner_checkpoint=offsets[1],
         now_ms=options.now_ms,
         notes=loaded.notes,
-        stored=options.scan,
+        stored=stored,
     )
-    return loaded
 
 
 def _read_segments(
@@ -381,18 +393,8 @@ def _load_corrupt_partition(
     files = segment_files(path)
     loaded.files = {int(f.name[:20]): f for f in files}
     cuts: list[DroppedBytes] = []
-    loaded.log = load_log(
-        topic,
-        partition,
-        header_segments(files, verify_crc=False, on_bytes=None, on_cut=cuts.append),
-        config=options.config,
-        broker=options.broker,
-        log_start_offset=start,
-        cleaner_checkpoint=checkpoint,
-        now_ms=options.now_ms,
-        notes=loaded.notes,
-        stored=True,
-    )
+    segments = header_segments(files, verify_crc=False, on_bytes=None, on_cut=cuts.append)
+    _load_log(loaded, segments, options, (start, checkpoint), stored=True)
     sizes = {segment.base_offset: segment for segment in loaded.log.segments}
     for cut in cuts:
         sizes[int(Path(cut.file).name[:20])].size_bytes += cut.bytes
