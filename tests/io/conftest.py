@@ -11,7 +11,7 @@ from kcompact_nb.io.codec import _native_kernels
 def kernels(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run the test on the C kernels (:mod:`kcompact_nb.io.codec._native`) and again on their numpy versions."""
     if request.param == "C" and _native_kernels.NATIVE is None:
-        pytest.skip("the C kernels were not built (no C compiler at install): tests/io/test_native.py says why")
+        pytest.skip("the C kernels were not built (no C compiler at install): tests/io/codec/test_native.py says why")
     if request.param == "numpy":
         monkeypatch.setattr(_native_kernels, "NATIVE", None)
     return str(request.param)

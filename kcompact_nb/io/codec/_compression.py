@@ -2,7 +2,7 @@
 
 ``MemoryRecordsBuilder`` writes the records through the codec's output stream; each stream frames the
 codec's output its own way, and the codec library decides the compressed bytes. Measured against
-``MemoryRecordsBuilder`` of kafka-clients 4.4.0 and 3.9.2 (``tests/io/test_compression_oracle.py``):
+``MemoryRecordsBuilder`` of kafka-clients 4.4.0 and 3.9.2 (``tests/broker/test_kafka_compression.py``):
 
 ======  =========================================================  =======================================
 codec   Kafka's stream                                             here

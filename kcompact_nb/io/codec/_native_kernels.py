@@ -5,7 +5,7 @@ offset map, a streamed offset-bucket tally's latest entries and snappy's compres
 and in numpy and Python otherwise (:mod:`kcompact_nb.io.codec._vector_decoder`,
 :mod:`kcompact_nb.io.codec._key_numbering`, :mod:`kcompact_nb.io.codec._record_encoder`, a dict,
 :mod:`kcompact_nb.io.logdir._streamed_buckets`, :mod:`kcompact_nb.io.codec._snappy`): the same results either way
-(tests/io/test_native.py and the ``kernels`` fixture of tests/io), the C loops several times faster. Callers read
+(tests/io/codec/test_native.py and the ``kernels`` fixture of tests/io), the C loops several times faster. Callers read
 :data:`NATIVE` when they run, so a test can set it to None to run the other paths.
 """
 

@@ -37,7 +37,7 @@ from kcompact_nb.io import (
     write_partition_dir,
 )
 
-SAMPLES = Path(__file__).parents[2] / "data" / "samples" / "kafka"
+SAMPLES = Path(__file__).parents[3] / "data" / "samples" / "kafka"
 pytestmark = pytest.mark.usefixtures("kernels")
 NOW = 1_000_000
 

@@ -2,9 +2,9 @@
 
 ``decode_plain`` must call the same batches plain as :func:`~kcompact_nb.io.codec._vector_decoder.decode_plain_batches`
 does in numpy and give them the same columns, on valid and on corrupted blocks; ``KeyTable`` must number keys as
-interning them one by one does (tests/io/test_key_numbering.py runs those tests on both) and refuse misuse;
+interning them one by one does (tests/io/codec/test_key_numbering.py runs those tests on both) and refuse misuse;
 ``OffsetTable`` must hold what the offset map's dict holds (``records_section`` is held to kafka-python's bytes in
-tests/io/test_record_encoder.py).
+tests/io/codec/test_record_encoder.py).
 """
 
 from __future__ import annotations

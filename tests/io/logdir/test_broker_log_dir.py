@@ -27,7 +27,7 @@ from kcompact_nb.io import (
 from tests.conftest import cleaned_mixed_log
 from tests.io.kafka_bytes import tree_digest
 
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka" / "compaction-basic" / "before"
+SAMPLE = Path(__file__).resolve().parents[3] / "data" / "samples" / "kafka" / "compaction-basic" / "before"
 T = 1_767_225_600_000
 
 

@@ -45,7 +45,7 @@ from tests.io.kafka_bytes import kafka_batch, rec, tree_digest
 TEMPLATE = RecordBatch.build([], base_offset=0)
 """A batch whose offsets, size and timestamps the property test replaces."""
 
-SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
+SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples" / "kafka"
 INDEX_FILES = sorted(p for p in SAMPLES.rglob("*") if p.suffix in INDEX_FILE_SUFFIXES)
 PARTITION_DIRS = sorted(p for p in SAMPLES.glob("*/*/*-0") if p.is_dir())
 

@@ -21,7 +21,7 @@ from kcompact_nb.io import (
 )
 from tests.io.kafka_bytes import tree_digest
 
-SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
+SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples" / "kafka"
 AT = 1_767_225_600_000
 TOPIC = {"cleanup.policy": "compact", "segment.ms": 100, "min.cleanable.dirty.ratio": 0.01,
          "delete.retention.ms": 0, "segment.index.bytes": 4096}  # fmt: skip

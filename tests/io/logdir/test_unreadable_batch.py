@@ -20,7 +20,7 @@ from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, clean_log_dir, read_checkp
 from tests.cli.conftest import kcompact
 from tests.io.kafka_bytes import file_bytes, tree_digest
 
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka" / "compaction-basic"
+SAMPLE = Path(__file__).resolve().parents[3] / "data" / "samples" / "kafka" / "compaction-basic"
 TOPIC = {"cleanup.policy": "compact", "segment.ms": 100, "min.cleanable.dirty.ratio": 0.01,
          "delete.retention.ms": 0, "segment.index.bytes": 4096}  # fmt: skip
 BATCH = 144

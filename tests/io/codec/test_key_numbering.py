@@ -63,7 +63,7 @@ def test_ids_are_those_of_interning_key_by_key(kernels, key_blocks, registered) 
 @settings(max_examples=100, deadline=None)
 @given(key_blocks=blocks, registered=st.lists(key, max_size=5))
 def test_ids_are_those_of_interning_key_by_key_under_colliding_hashes(weak_hash, key_blocks, registered) -> None:
-    """The numpy numbering's hash made weak (the C table compares every key's bytes: tests/io/test_native.py)."""
+    """The numpy numbering's hash made weak (the C table compares every key's bytes: tests/io/codec/test_native.py)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_native_kernels, "NATIVE", None)
         patch.setattr(_key_numbering, "_hash_rows", weak_hash)

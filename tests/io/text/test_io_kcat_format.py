@@ -250,7 +250,7 @@ def test_text_given_with_surrogate_escapes_is_the_same_as_bytes():
 
 
 def test_the_readme_samples_of_the_real_kcat_read_the_same_in_both_forms():
-    samples = Path(__file__).resolve().parents[2] / "data" / "samples" / "kcat"
+    samples = Path(__file__).resolve().parents[3] / "data" / "samples" / "kcat"
     as_json = read_kcat(samples / "orders.json")
     as_text = read_kcat(samples / "orders.txt", r"%p %o %T %K %S %k %s\n")
     assert as_text.partitions() == [(None, 0), (None, 1)] and as_json.partitions() == [("orders", 0), ("orders", 1)]
