@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats, log_line, throttled_elapsed
@@ -24,7 +24,9 @@ from kcompact_nb.core.cleaner._log_to_clean import segment_aligned_uncleanable_o
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, BulkOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
-from kcompact_nb.core.model import AbortedTxn, BrokerConfig, PartitionLog, RecordBatch, RuleB, Segment
+from kcompact_nb.core.model import NO_SEQUENCE, AbortedTxn, BrokerConfig, PartitionLog, RecordBatch, RuleB, Segment
+
+_INT_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -289,6 +291,11 @@ def clean_segments(cleaning: _Pass, group: list[Segment], transactions: CleanedT
     producers = _last_records_of_active_producers(log)
     for i, source in enumerate(group):
         upper = group[i + 1].base_offset if i + 1 < len(group) else _read_next_offset(source)
+        if not log.broker.version.carries_transactions_across_segments:
+            # before 2.2.2 (KAFKA-8351) each source segment began with fresh bookkeeping: a marker in a later segment
+            # than its transaction's data counts as having no data, and its aborted entry is not re-indexed
+            transactions = CleanedTransactionMetadata()
+            transactions.cleaned_index = cleaned.aborted_transactions
         transactions.add_aborted_transactions(collect_aborted_transactions(log, source.base_offset, upper))
         retain_legacy_deletes = source.last_modified_ms > cleaning.legacy_delete_horizon_ms
         record_filter = _CleanerFilter(cleaning, transactions, producers, retain_legacy_deletes)
@@ -302,12 +309,32 @@ def _read_next_offset(segment: Segment) -> int:
     return segment.base_offset if segment.last_offset is None else segment.last_offset + 1
 
 
-def _last_records_of_active_producers(log: PartitionLog) -> dict[int, tuple[int | None, int]]:
-    """producer id -> (last data offset or None, epoch) (``lastRecordsOfActiveProducers``)."""
+class _LastRecord(NamedTuple):
+    """What rule A knows of an active producer (``LastRecord``; before 2.2.1 only its last sequence)."""
+
+    last_data_offset: int | None
+    producer_epoch: int
+    last_sequence: int
+
+
+def _last_records_of_active_producers(log: PartitionLog) -> dict[int, _LastRecord]:
+    """producer id -> its last data offset (None when none), epoch and last sequence (``lastRecordsOfActiveProducers``,
+    before 2.2.1 ``activeProducersWithLastSequence``)."""
     return {
-        pid: (entry.last_data_offset if entry.last_data_offset >= 0 else None, entry.producer_epoch)
+        pid: _LastRecord(entry.last_data_offset if entry.last_data_offset >= 0 else None, entry.producer_epoch,
+                         entry.last_sequence)
         for pid, entry in log.producer_state.producers.items()
-    }
+    }  # fmt: skip
+
+
+def _last_sequence(batch: RecordBatch) -> int:
+    """``DefaultRecordBatch.lastSequence``: the base sequence plus the offset delta, wrapping past 2^31 - 1."""
+    if batch.base_sequence == NO_SEQUENCE:
+        return NO_SEQUENCE
+    delta = batch.last_offset - batch.base_offset
+    if batch.base_sequence > _INT_MAX - delta:
+        return delta - (_INT_MAX - batch.base_sequence) - 1
+    return batch.base_sequence + delta
 
 
 def clean_into(cleaning: _Pass, source: Segment, cleaned: Segment, record_filter: _CleanerFilter) -> None:
@@ -333,7 +360,7 @@ class _CleanerFilter:
         self,
         cleaning: _Pass,
         transactions: CleanedTransactionMetadata,
-        producers: dict[int, tuple[int | None, int]],
+        producers: dict[int, _LastRecord],
         retain_legacy_deletes: bool,
     ) -> None:
         self.cleaning = cleaning
@@ -374,10 +401,12 @@ class _CleanerFilter:
         last = self.producers.get(batch.producer_id)
         if last is None:
             return False
-        last_data_offset, epoch = last
-        if last_data_offset is not None:
-            return batch.last_offset == last_data_offset
-        return batch.is_control and batch.producer_epoch == epoch
+        if not self.cleaning.broker.version.keeps_last_batch_by_offset:
+            # before 2.2.1 (KAFKA-8335): any batch ending at the producer's last sequence, whatever its epoch
+            return _last_sequence(batch) == last.last_sequence
+        if last.last_data_offset is not None:
+            return batch.last_offset == last.last_data_offset
+        return batch.is_control and batch.producer_epoch == last.producer_epoch
 
     def retained_records(self, batch: RecordBatch) -> Sequence[Any]:
         """The records of ``batch`` that survive (``shouldRetainRecord`` on each, or a fast path that decides alike)."""
