@@ -1,6 +1,7 @@
 """A real Kafka broker from Maven-resolved jars: start/stop, workloads, waiting for its cleaner.
 
-Optional layer: needs ``java`` (17+) and, once per Kafka version, ``mvn``. Not imported by ``kcompact_nb``.
+Optional layer: needs ``java`` (17+) and, once per Kafka version, ``mvn``. Releases 2.0-3.2 run in ZooKeeper
+mode. Not imported by ``kcompact_nb``.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from kcompact_nb.broker._classpath import (
     DEFAULT_VERSION,
     KAFKA_3_VERSION,
     KRAFT_RELEASES,
+    MATRIX_RELEASES,
+    ZOOKEEPER_RELEASES,
     classpath_dir,
     release_line,
     resolve_classpath,
+    uses_kraft,
 )
 from kcompact_nb.broker._cleaner import (
     cleaned_log_order,
@@ -47,7 +51,9 @@ __all__ = [
     "FAST_CLEANER_SETTINGS",
     "KAFKA_3_VERSION",
     "KRAFT_RELEASES",
+    "MATRIX_RELEASES",
     "SPARK_KAFKA_COLUMNS",
+    "ZOOKEEPER_RELEASES",
     "BrokerError",
     "KafkaBroker",
     "admin_client",
@@ -71,6 +77,7 @@ __all__ = [
     "release_line",
     "resolve_classpath",
     "rows_to_jsonl",
+    "uses_kraft",
     "wait_for_cleaner",
     "wait_for_offsets",
 ]

@@ -1,27 +1,25 @@
-"""A real single-node Kafka broker (KRaft combined mode) in a child JVM on 127.0.0.1."""
+"""A real single-node Kafka broker in a child JVM on 127.0.0.1: KRaft combined mode from 3.3, before 3.3 a broker
+with a ZooKeeper of its own (a second JVM from the same jars)."""
 
 from __future__ import annotations
 
 import atexit
-import contextlib
-import os
 import shutil
-import signal
-import socket
 import subprocess
 import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kcompact_nb.maven import require_tools
 
-from ._classpath import DEFAULT_VERSION, release_line, resolve_classpath
+from ._classpath import DEFAULT_VERSION, release_line, resolve_classpath, uses_kraft
 from ._errors import BrokerError
-from ._process import free_port, java_command, new_cluster_id, tail
+from ._process import free_port, java_command, new_cluster_id, port_open, start_java, stop_process, tail
 from ._server_config import log4j2_properties, log4j_properties, server_properties
+from ._zookeeper import ZOOKEEPER_LOG, ZooKeeperServer
 
 if TYPE_CHECKING:
     from kafka.admin import KafkaAdminClient
@@ -34,14 +32,17 @@ class KafkaBroker:
 
     Each start uses a fresh run folder (``work_dir`` or a temporary one) holding ``server.properties``,
     the log configuration, ``data/`` (the one log dir) and ``logs/`` (``server.log``, ``log-cleaner.log``,
-    ``stdout.log``). ``stop()`` ends exactly the JVM it started. Use as a context manager::
+    ``stdout.log``). Releases before 3.3 run in ZooKeeper mode: a standalone ZooKeeper from the same jars
+    starts first (``zookeeper/``, ``logs/zookeeper.log``) and stops last. ``stop()`` ends exactly the JVMs it
+    started. Use as a context manager::
 
         with KafkaBroker("4.4.0") as broker:
             print(broker.bootstrap_servers)
 
     Parameters
     ----------
-    version : Kafka release (``kafka_2.13`` on Maven Central), e.g. ``"4.4.0"`` or ``"3.9.2"``.
+    version : Kafka release (``kafka_2.13``, before 2.4 ``kafka_2.12``, on Maven Central), 2.0.0 to 4.4.x,
+        e.g. ``"4.4.0"``, ``"3.9.2"`` or ``"2.8.2"``.
     work_dir : run folder; a temporary folder (removed by ``stop``) when omitted.
     overrides : extra ``server.properties`` entries (Kafka broker property names).
     startup_timeout_s : seconds to wait for the broker to answer a metadata request.
@@ -64,6 +65,7 @@ class KafkaBroker:
         self._startup_timeout_s = startup_timeout_s
         self._heap_mb = heap_mb
         self._process: subprocess.Popen[bytes] | None = None
+        self._zookeeper: ZooKeeperServer | None = None
         self._run_dir: Path | None = None
         self.port = 0
 
@@ -105,40 +107,39 @@ class KafkaBroker:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def log_tail(self, lines: int = 30) -> str:
-        """The last lines of ``server.log`` and ``stdout.log``, for error messages."""
-        parts = [f"--- {name} ---\n{tail(self.logs_dir / name, lines)}" for name in ("server.log", "stdout.log")]
-        return "\n".join(parts)
+        """The last lines of ``server.log`` and ``stdout.log`` (and ZooKeeper's log), for error messages."""
+        names = ["server.log", "stdout.log"] + ([ZOOKEEPER_LOG] if self._zookeeper is not None else [])
+        return "\n".join(f"--- {name} ---\n{tail(self.logs_dir / name, lines)}" for name in names)
 
     # -- lifecycle --------------------------------------------------------------------------------
     def start(self) -> KafkaBroker:
-        """Resolve jars if needed, format a fresh log dir, start the JVM and wait until it serves."""
+        """Resolve jars if needed, prepare a fresh log dir (KRaft: formatted; ZooKeeper mode: its ZooKeeper
+        started), start the broker JVM and wait until it serves."""
         if self.is_running():
             raise BrokerError(f"broker {self.version} is already running (pid {self.pid})")
         require_tools(f"a real Kafka {self.version} broker", ("java",))
         classpath = resolve_classpath(self.version)
-        self._prepare_run_dir()
-        base = java_command(self.version, classpath=classpath, run_dir=self.run_dir, heap_mb=self._heap_mb)
-        self._format_storage(base)
-        with open(self.logs_dir / "stdout.log", "wb") as out:
-            self._process = subprocess.Popen(
-                [*base, "kafka.Kafka", str(self.run_dir / "server.properties")],
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-            )  # fmt: skip
         _RUNNING.add(self)
-        self._wait_ready()
+        try:
+            self._prepare_run_dir(classpath)
+            base = java_command(self.version, classpath=classpath, run_dir=self.run_dir, heap_mb=self._heap_mb)
+            if self._zookeeper is None:
+                self._format_storage(base)
+            command = [*base, "kafka.Kafka", str(self.run_dir / "server.properties")]
+            self._process = start_java(command, self.logs_dir / "stdout.log")
+            self._wait_ready()
+        except BrokerError as error:
+            self._stop_processes(timeout_s=30.0)  # the run folder stays, with every log, for the one who looks
+            raise BrokerError(f"{error}\n(run folder kept: {self._run_dir})") from error
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def stop(self, timeout_s: float = 30.0) -> None:
-        """SIGTERM the broker's process group (orderly shutdown), SIGKILL after ``timeout_s``."""
-        process, self._process = self._process, None
-        _RUNNING.discard(self)
-        if process is not None and process.poll() is None:
-            _signal_group(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                _signal_group(process.pid, signal.SIGKILL)
-                process.wait(timeout=timeout_s)
+        """SIGTERM the broker's process group (orderly shutdown), SIGKILL after ``timeout_s``; then its ZooKeeper.
+        A temporary run folder is removed."""
+        self._stop_processes(timeout_s)
         if self._given_dir is None and self._run_dir is not None:
             shutil.rmtree(self._run_dir, ignore_errors=True)
             self._run_dir = None
@@ -152,18 +153,35 @@ class KafkaBroker:
         self.stop()
 
     # -- helpers ----------------------------------------------------------------------------------
-    def _prepare_run_dir(self) -> None:
+    def _stop_processes(self, timeout_s: float) -> None:
+        # the broker first: one whose ZooKeeper is gone retries its controlled shutdown until killed
+        process, self._process = self._process, None
+        zookeeper, self._zookeeper = self._zookeeper, None
+        _RUNNING.discard(self)
+        try:
+            stop_process(process, timeout_s)
+        finally:
+            if zookeeper is not None:
+                zookeeper.stop(timeout_s)
+
+    def _prepare_run_dir(self, classpath: Path) -> None:
         if self._given_dir is None:
             self._run_dir = Path(tempfile.mkdtemp(prefix=f"kcompact-kafka-{self.version}-"))
         else:
             self._run_dir = self._given_dir
             shutil.rmtree(self._run_dir / "data", ignore_errors=True)
+            shutil.rmtree(self._run_dir / "zookeeper", ignore_errors=True)
         self.logs_dir.mkdir(parents=True, exist_ok=True)
-        self.port, controller_port = free_port(), free_port()
+        self.port = free_port()
+        if uses_kraft(self.version):
+            quorum: dict[str, Any] = {"controller_port": free_port()}
+        else:
+            self._zookeeper = ZooKeeperServer(classpath=classpath, run_dir=self.run_dir, port=free_port())
+            self._zookeeper.start(timeout_s=self._startup_timeout_s)
+            quorum = {"zookeeper_connect": self._zookeeper.connect}
         text = server_properties(
-            port=self.port, controller_port=controller_port, log_dir=str(self.log_dir),
-            release=release_line(self.version),
-            overrides=self._overrides,
+            port=self.port, log_dir=str(self.log_dir), release=release_line(self.version), overrides=self._overrides,
+            **quorum,
         )  # fmt: skip
         (self.run_dir / "server.properties").write_text(text)
         (self.run_dir / "log4j2.properties").write_text(log4j2_properties())
@@ -183,20 +201,10 @@ class KafkaBroker:
         while time.monotonic() < deadline:
             if not self.is_running():
                 raise BrokerError(f"Kafka {self.version} exited during startup:\n{self.log_tail()}")
-            if _port_open(self.port) and _answers_metadata(self.bootstrap_servers):
+            if port_open(self.port) and _answers_metadata(self.bootstrap_servers):
                 return
             time.sleep(0.5)
-        self.stop()
         raise BrokerError(f"Kafka {self.version} not ready after {self._startup_timeout_s} s:\n{self.log_tail()}")
-
-
-def _port_open(port: int) -> bool:
-    # kafka-python's bootstrap backs off for tens of seconds on refused connections: probe the socket first.
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
-            return True
-    except OSError:
-        return False
 
 
 def _answers_metadata(bootstrap_servers: str) -> bool:
@@ -225,12 +233,6 @@ def _lists_topics(admin: KafkaAdminClient) -> bool:
     except (KafkaError, OSError):
         return False
     return True
-
-
-def _signal_group(pid: int, sig: signal.Signals) -> None:
-    # start_new_session made the JVM the leader of its own process group (pgid == pid).
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, sig)
 
 
 @atexit.register

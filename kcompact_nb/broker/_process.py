@@ -1,9 +1,14 @@
-"""Low-level helpers for the broker JVM: free ports, cluster ids, java command lines, log tails."""
+"""Low-level helpers for the broker's JVMs: free ports, cluster ids, java command lines, their process groups,
+log tails."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import os
+import signal
 import socket
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -44,3 +49,38 @@ def tail(path: Path, lines: int = 30) -> str:
         return f"({path} does not exist)"
     text = path.read_text(errors="replace").splitlines()
     return "\n".join(text[-lines:])
+
+
+def start_java(command: list[str], log_path: Path) -> subprocess.Popen[bytes]:
+    """Start ``command`` as the leader of a new process group, its stdout and stderr into ``log_path``."""
+    with open(log_path, "wb") as out:
+        return subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+
+
+def stop_process(process: subprocess.Popen[bytes] | None, timeout_s: float) -> None:
+    """SIGTERM the process group :func:`start_java` made (an orderly shutdown), SIGKILL after ``timeout_s``."""
+    if process is None or process.poll() is not None:
+        return
+    _signal_group(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _signal_group(process.pid, signal.SIGKILL)
+        process.wait(timeout=timeout_s)
+
+
+def port_open(port: int) -> bool:
+    """True when something accepts TCP connections on 127.0.0.1:``port``."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    # start_new_session made the JVM the leader of its own process group (pgid == pid).
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, sig)

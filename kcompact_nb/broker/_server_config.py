@@ -1,4 +1,4 @@
-"""Text of ``server.properties`` and the log configuration for a single-node KRaft broker."""
+"""Text of ``server.properties`` and the log configuration for a single-node broker (KRaft or ZooKeeper mode)."""
 
 from __future__ import annotations
 
@@ -26,11 +26,7 @@ FAST_CLEANER_SETTINGS: dict[str, str] = {
 }
 
 _SINGLE_NODE_SETTINGS: dict[str, str] = {
-    "process.roles": "broker,controller",
-    "node.id": "1",
-    "controller.listener.names": "CONTROLLER",
     "inter.broker.listener.name": "PLAINTEXT",
-    "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
     "num.partitions": "1",
     "default.replication.factor": "1",
     "min.insync.replicas": "1",
@@ -47,6 +43,13 @@ _SINGLE_NODE_SETTINGS: dict[str, str] = {
     "background.threads": "2",
 }
 
+_KRAFT_SETTINGS: dict[str, str] = {
+    "process.roles": "broker,controller",
+    "node.id": "1",
+    "controller.listener.names": "CONTROLLER",
+    "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+}
+
 _KAFKA4_ONLY_SETTINGS: dict[str, str] = {
     "share.coordinator.state.topic.replication.factor": "1",
     "share.coordinator.state.topic.min.isr": "1",
@@ -56,12 +59,14 @@ _KAFKA4_ONLY_SETTINGS: dict[str, str] = {
 def server_properties(
     *,
     port: int,
-    controller_port: int,
     log_dir: str,
     release: tuple[int, int],
+    controller_port: int | None = None,
+    zookeeper_connect: str | None = None,
     overrides: Mapping[str, str] | None = None,
 ) -> str:
-    """``server.properties`` text: combined broker+controller, static single voter, 127.0.0.1 only.
+    """``server.properties`` text of a single node on 127.0.0.1: KRaft (combined broker+controller, static
+    single voter on ``controller_port``) or, given ``zookeeper_connect``, a ZooKeeper-mode broker ``1``.
 
     ``release`` is the broker's ``(major, minor)``: before 3.9 ``advertised.listeners`` must not name the
     controller listener (``KafkaConfig`` refuses it; 3.9 allows it for KIP-853's dynamic quorums).
@@ -70,23 +75,41 @@ def server_properties(
     if release >= (4, 0):
         settings.update(_KAFKA4_ONLY_SETTINGS)
     settings.update(FAST_CLEANER_SETTINGS)
-    advertised = f"PLAINTEXT://127.0.0.1:{port}"
-    if release >= (3, 9):
-        advertised += f",CONTROLLER://127.0.0.1:{controller_port}"
-    settings.update(
-        {
-            "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
-            "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
-            "advertised.listeners": advertised,
-            "log.dirs": log_dir,
-        }
-    )
+    if zookeeper_connect is not None:
+        settings.update(_zookeeper_mode(port, zookeeper_connect))
+    elif controller_port is not None:
+        settings.update(_kraft_mode(port, controller_port, release))
+    else:
+        raise ValueError("server_properties needs controller_port (KRaft) or zookeeper_connect (ZooKeeper mode)")
+    settings["log.dirs"] = log_dir
     settings.update(overrides or {})
     return "".join(f"{name}={value}\n" for name, value in settings.items())
 
 
+def _kraft_mode(port: int, controller_port: int, release: tuple[int, int]) -> dict[str, str]:
+    advertised = f"PLAINTEXT://127.0.0.1:{port}"
+    if release >= (3, 9):
+        advertised += f",CONTROLLER://127.0.0.1:{controller_port}"
+    return {
+        **_KRAFT_SETTINGS,
+        "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
+        "advertised.listeners": advertised,
+    }
+
+
+def _zookeeper_mode(port: int, zookeeper_connect: str) -> dict[str, str]:
+    # broker.id 1, as KRaft's node.id: alter_broker_configs addresses broker "1" in both modes
+    return {
+        "broker.id": "1",
+        "zookeeper.connect": zookeeper_connect,
+        "listeners": f"PLAINTEXT://127.0.0.1:{port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+    }
+
+
 def log4j_properties() -> str:
-    """reload4j (Kafka 3.x) configuration: ``server.log`` plus cleaner loggers in ``log-cleaner.log``."""
+    """reload4j (Kafka 2.x-3.x) configuration: ``server.log`` plus cleaner loggers in ``log-cleaner.log``."""
     lines = [
         "log4j.rootLogger=INFO, server",
         *_log4j_appender("server", "server.log"),

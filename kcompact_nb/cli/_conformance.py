@@ -27,8 +27,8 @@ def _add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--versions",
         default=None,
-        help="comma-separated Kafka versions (3.3.0 or newer), or 'all': the newest patch of every release line "
-        "from 3.3 (default: 4.4.0,3.9.2)",
+        help="comma-separated Kafka versions (2.0.0 to 4.4.x; ZooKeeper mode before 3.3), or 'all': the newest "
+        "patch of every release line from 2.0 (default: 4.4.0,3.9.2)",
     )
     command.add_argument("--categories", default=None, help="comma-separated workload categories (default: all)")
     command.add_argument("--repeat", type=positive_int, default=1, help="sets of seeds per category (default 1)")
@@ -87,11 +87,11 @@ def run_conformance(workloads: list[Workload], versions: list[str], out: Path) -
 
 
 def _versions(text: str | None) -> list[str]:
-    """The Kafka versions of ``--versions``: a list, ``all`` (:data:`KRAFT_RELEASES`), or the two CI brokers."""
-    from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, KRAFT_RELEASES
+    """The Kafka versions of ``--versions``: a list, ``all`` (:data:`MATRIX_RELEASES`), or the two CI brokers."""
+    from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, MATRIX_RELEASES
 
     if text is not None and text.strip() == "all":
-        return list(KRAFT_RELEASES)
+        return list(MATRIX_RELEASES)
     return _split(text) or [DEFAULT_VERSION, KAFKA_3_VERSION]
 
 

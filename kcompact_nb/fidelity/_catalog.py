@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable, Iterator
 
 from kcompact_nb.core import NewRecord
-from kcompact_nb.fidelity._workload import HOLD, Phase, Produce, Round, Workload, keyed_records
+from kcompact_nb.fidelity._workload import HOLD, STEP_MS, Phase, Produce, Round, Workload, keyed_records
 
 HOUR_MS = 3_600_000
 SMALL_DEDUPE_BUFFER_BYTES = 1_100_000
@@ -92,6 +92,35 @@ def keyless_workload(seed: int, *, records: int = 40, keys: int = 6) -> Workload
     create = {"cleanup.policy": "delete", "retention.ms": "-1"}
     return Workload(f"seed{seed}-keyless-{records}records", "keyless", seed, (Round((Produce(mixed, "plain", 2),)),),
                     create=create)  # fmt: skip
+
+
+def rule_b_workload(seed: int, *, keys: int = 6, records: int = 20, keyless: int = 3) -> Workload:
+    """Keyed records, then a batch of ``keyless`` keyless records just before the trigger: a complete pass empties
+    the batch that ends its cleaned range, which rule B keeps on 3.9.2-4.3 only (spec 7.3 rule B, KAFKA-17076).
+
+    Written while the topic was ``delete`` (a compacted topic refuses keyless records), then switched to ``compact``.
+    """
+    rng = random.Random(seed)
+    keyed = _keyed_step(rng, keys=keys, count=records, tombstone_ratio=0.1, batch_records=2)
+    last = keyed.records[-1].timestamp or 0
+    tail = tuple(NewRecord(None, b"keyless-%d" % i, timestamp=last + STEP_MS) for i in range(keyless))
+    create = {"cleanup.policy": "delete", "retention.ms": "-1"}
+    return Workload(f"seed{seed}-rule-b-{keys}keys-{keyless}keyless-last", "rule-b", seed,
+                    (Round((keyed, Produce(tail, "plain", keyless))),), create=create)  # fmt: skip
+
+
+def segment_bytes_workload(seed: int, *, config: str, limit_bytes: int = 1024, keys: int = 12) -> Workload:
+    """Segments rolled by size (``config`` is ``segment.bytes``, refused below 1 MiB from 4.1, or from 4.1 its
+    ``internal.segment.bytes``; KIP-1030), so passes group several cleaned segments into one (spec 8.1)."""
+    rng = random.Random(seed)
+    made = []
+    for _ in range(2):
+        order = _keys(rng, keys, 60, "uniform")
+        # 1 ms apart: the 100 ms segment.ms never rolls inside a round, the size does
+        records = keyed_records(order, _values(rng, len(order), 0.2), step_ms=1)
+        made.append(Round((Produce(records, "plain", 2),)))
+    name = f"seed{seed}-{config.replace('.', '-')}-{limit_bytes}-{keys}keys-x2"
+    return Workload(name, "segment-bytes", seed, tuple(made), kept={config: str(limit_bytes)})
 
 
 def _old_and_recent(rng: random.Random, keys: int, count: int) -> tuple[Produce, Produce]:
@@ -266,6 +295,11 @@ CATEGORIES: dict[str, Callable[[int], Iterator[Workload]]] = {
     "compact-delete": lambda o: (compact_delete_workload(o + 1000 + i, keys=4 + 4 * i) for i in range(3)),
     "partial": lambda o: (partial_pass_workload(o + 1100 + i) for i in range(2)),
     "compression": _compression_category,
+    "rule-b": lambda o: (rule_b_workload(o + 1300 + i, keys=4 + 4 * i, keyless=1 + 2 * i) for i in range(2)),
+    "segment-bytes": lambda o: (
+        segment_bytes_workload(o + 1400 + i, config=config)
+        for i, config in enumerate(("segment.bytes", "internal.segment.bytes"))
+    ),
 }
 
 

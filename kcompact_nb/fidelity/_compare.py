@@ -22,6 +22,7 @@ from kcompact_nb.fidelity._workload import HOLD, Workload
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     batch_bytes,
+    decode_txn_index,
     read_checkpoint,
     read_index_file,
     read_partition_dir,
@@ -57,7 +58,23 @@ def load_stage(stage: Path, *, topic: TopicConfig, broker: BrokerConfig) -> Part
     """A one-partition log dir copied from a broker (partition folder + ``cleaner-offset-checkpoint``)."""
     (partition_dir,) = [p for p in stage.iterdir() if p.is_dir()]
     checkpoint = next(iter(read_checkpoint(stage / CLEANER_OFFSET_CHECKPOINT).values()), None)
-    return read_partition_dir(partition_dir, config=topic, broker=broker, cleaner_checkpoint=checkpoint).log
+    log = read_partition_dir(partition_dir, config=topic, broker=broker, cleaner_checkpoint=checkpoint).log
+    if not broker.version.carries_transactions_across_segments:
+        use_transaction_indexes(log, partition_dir)
+    return log
+
+
+def use_transaction_indexes(log: PartitionLog, partition_dir: Path) -> None:
+    """Give each segment the aborted transactions of its ``.txnindex`` file (none without one).
+
+    The reader rebuilds them from the ABORT markers, which is what the broker's indexes hold from 2.2.2 on;
+    before (KAFKA-8351) a pass dropped the entry of a kept marker whose data sat in an earlier source segment,
+    and the broker's next passes go by its files.
+    """
+    for segment in log.segments:
+        path = partition_dir / f"{segment.base_offset:020d}.txnindex"
+        entries = decode_txn_index(path.read_bytes(), segment.base_offset, path).entries if path.exists() else ()
+        segment.aborted_transactions[:] = entries
 
 
 def layout(log: PartitionLog) -> list[Any]:

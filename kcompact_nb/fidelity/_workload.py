@@ -121,7 +121,8 @@ class Workload:
 
     def refusal_on(self, kafka_version: str) -> str | None:
         """Why Kafka ``kafka_version`` (and the simulator imitating it) refuses a config this workload sets,
-        e.g. ``compression.gzip.level`` before 3.8; None when the release knows them all."""
+        e.g. ``compression.gzip.level`` before 3.8, or a codec its producers use (``zstd`` before 2.1); None
+        when the release knows them all."""
         phases = [phase.configs for round_ in self.rounds for phase in round_.phases]
         try:
             broker = BrokerConfig.from_properties({**self.broker, "kafka.version": kafka_version})
@@ -129,6 +130,11 @@ class Workload:
                 TopicConfig.from_properties(configs, broker=broker)
         except ConfigError as error:
             return str(error)
+        for codec in sorted({step.compression for round_ in self.rounds for step in round_.steps} - {"none"}):
+            try:  # a codec the release's compression.type does not know, its producers cannot send (zstd before 2.1)
+                TopicConfig.from_properties({"compression.type": codec}, broker=broker)
+            except ConfigError as error:
+                return f"the producer's {codec} batches: {error}"
         return None
 
     def base_ms(self, round_index: int, *, wall_now_ms: int) -> int:

@@ -34,11 +34,11 @@ def test_conformance_command_rejects_unknown_categories(capsys):
     assert "unknown workload categories ['nope']" in capsys.readouterr().err
 
 
-def test_conformance_versions_all_is_every_kraft_line():
-    from kcompact_nb.broker import KRAFT_RELEASES
+def test_conformance_versions_all_is_every_release_line():
+    from kcompact_nb.broker import MATRIX_RELEASES
     from kcompact_nb.cli._conformance import _versions
 
-    assert _versions("all") == list(KRAFT_RELEASES) and _versions("3.7.2, 4.4.0") == ["3.7.2", "4.4.0"]
+    assert _versions("all") == list(MATRIX_RELEASES) and _versions("3.7.2, 4.4.0") == ["3.7.2", "4.4.0"]
     assert _versions(None) == ["4.4.0", "3.9.2"]
 
 

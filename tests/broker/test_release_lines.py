@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kcompact_nb.broker import KRAFT_RELEASES, KafkaBroker, release_line
+from kcompact_nb.broker import KRAFT_RELEASES, MATRIX_RELEASES, KafkaBroker, release_line, uses_kraft
 from kcompact_nb.core.model._versions import KNOWN_RELEASE_LINES
 from kcompact_nb.fidelity import catalog, run_differential
 
@@ -49,6 +49,8 @@ def test_an_old_release_cleans_as_predicted(old_broker: KafkaBroker, tmp_path) -
     assert result.log_files_identical
 
 
-def test_kraft_releases_cover_every_line_the_simulator_accepts_from_3_3() -> None:
+def test_the_matrix_covers_every_line_the_simulator_accepts_kraft_from_3_3() -> None:
     lines = {(major, minor) for major, minors in KNOWN_RELEASE_LINES.items() for minor in minors}
-    assert [release_line(v) for v in KRAFT_RELEASES] == sorted(line for line in lines if line >= (3, 3))
+    assert [release_line(v) for v in MATRIX_RELEASES] == sorted(lines)
+    assert [v for v in MATRIX_RELEASES if uses_kraft(v)] == list(KRAFT_RELEASES)
+    assert all(release_line(v) >= (3, 3) for v in KRAFT_RELEASES)

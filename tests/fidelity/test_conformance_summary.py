@@ -38,13 +38,13 @@ def test_a_missing_file_is_named(tmp_path):
         conformance_summary(tmp_path / "missing.json")
 
 
-def test_the_bundled_release_matrix_covers_every_kraft_line():
+def test_the_bundled_release_matrix_covers_every_release_line():
     """data/samples/conformance-matrix.json: `kcompact conformance --versions all`, one line per release."""
-    from kcompact_nb.broker import KRAFT_RELEASES
+    from kcompact_nb.broker import MATRIX_RELEASES
 
     matrix = BUNDLED.with_name("conformance-matrix.json")
     lines = conformance_summary(matrix)
-    assert [line.rsplit(" ", 1)[1] for line in lines] == sorted(KRAFT_RELEASES, key=_release, reverse=True)
+    assert [line.rsplit(" ", 1)[1] for line in lines] == sorted(MATRIX_RELEASES, key=_release, reverse=True)
 
 
 def _release(version: str) -> tuple[int, ...]:

@@ -93,7 +93,7 @@ def clean_pass(
         thread_id=thread_id,
         log_name=log.name,
         first_dirty_offset=first_dirty_offset,
-        end_offset=end_offset,
+        end_offset=end_offset if broker.version.logs_dirty_section_end else first_dirty_offset,
     )
     return PassResult(
         topic=log.topic,

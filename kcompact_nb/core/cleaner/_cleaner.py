@@ -26,7 +26,7 @@ from kcompact_nb.core.cleaner._log_to_clean import segments_overlapping
 from kcompact_nb.core.cleaner._offset_map import OffsetMap
 from kcompact_nb.core.cleaner._segment_storage import SegmentStorage
 from kcompact_nb.core.cleaner._strategies import Strategy
-from kcompact_nb.core.model import AbortedTxn, BrokerConfig, PartitionLog, RecordBatch, RuleB, Segment
+from kcompact_nb.core.model import NO_SEQUENCE, AbortedTxn, BrokerConfig, PartitionLog, RecordBatch, RuleB, Segment
 
 
 class RecordLoops(Protocol):
@@ -256,6 +256,11 @@ def clean_segments(cleaning: Cleaning, group: list[Segment], transactions: Clean
     producers = _last_records_of_active_producers(log)
     for i, source in enumerate(group):
         upper = group[i + 1].base_offset if i + 1 < len(group) else _read_next_offset(source)
+        if not log.broker.version.carries_transactions_across_segments:
+            # before 2.2.2 (KAFKA-8351) each source segment began with fresh bookkeeping: a marker in a later segment
+            # than its transaction's data counts as having no data, and its aborted entry is not re-indexed
+            transactions = CleanedTransactionMetadata()
+            transactions.cleaned_index = cleaned.aborted_transactions
         transactions.add_aborted_transactions(collect_aborted_transactions(log, source.base_offset, upper))
         retain_legacy_deletes = source.last_modified_ms > cleaning.legacy_delete_horizon_ms
         record_filter = CleanerFilter(cleaning, transactions, producers, retain_legacy_deletes)
@@ -269,12 +274,35 @@ def _read_next_offset(segment: Segment) -> int:
     return segment.base_offset if segment.last_offset is None else segment.last_offset + 1
 
 
-def _last_records_of_active_producers(log: PartitionLog) -> dict[int, tuple[int | None, int]]:
-    """producer id -> (last data offset or None, epoch) (``lastRecordsOfActiveProducers``)."""
+class _LastRecord(NamedTuple):
+    """What rule A knows of an active producer (``LastRecord``; before 2.2.1 only its last sequence)."""
+
+    last_data_offset: int | None
+    producer_epoch: int
+    last_sequence: int
+
+
+def _last_records_of_active_producers(log: PartitionLog) -> dict[int, _LastRecord]:
+    """producer id -> its last data offset (None when none), epoch and last sequence (``lastRecordsOfActiveProducers``,
+    before 2.2.1 ``activeProducersWithLastSequence``)."""
     return {
-        pid: (entry.last_data_offset if entry.last_data_offset >= 0 else None, entry.producer_epoch)
+        pid: _LastRecord(entry.last_data_offset if entry.last_data_offset >= 0 else None, entry.producer_epoch,
+                         entry.last_sequence)
         for pid, entry in log.producer_state.producers.items()
-    }
+    }  # fmt: skip
+
+
+_INT_MAX = 2**31 - 1
+
+
+def _last_sequence(batch: RecordBatch) -> int:
+    """``DefaultRecordBatch.lastSequence``: the base sequence plus the offset delta, wrapping past 2^31 - 1."""
+    if batch.base_sequence == NO_SEQUENCE:
+        return NO_SEQUENCE
+    delta = batch.last_offset - batch.base_offset
+    if batch.base_sequence > _INT_MAX - delta:
+        return delta - (_INT_MAX - batch.base_sequence) - 1
+    return batch.base_sequence + delta
 
 
 def clean_into(cleaning: Cleaning, source: Segment, cleaned: Segment, record_filter: CleanerFilter) -> None:
@@ -300,7 +328,7 @@ class CleanerFilter:
         self,
         cleaning: Cleaning,
         transactions: CleanedTransactionMetadata,
-        producers: dict[int, tuple[int | None, int]],
+        producers: dict[int, _LastRecord],
         retain_legacy_deletes: bool,
     ) -> None:
         self.cleaning = cleaning
@@ -342,10 +370,12 @@ class CleanerFilter:
         last = self.producers.get(batch.producer_id)
         if last is None:
             return False
-        last_data_offset, epoch = last
-        if last_data_offset is not None:
-            return batch.last_offset == last_data_offset
-        return batch.is_control and batch.producer_epoch == epoch
+        if not self.cleaning.cleaner.broker.version.keeps_last_batch_by_offset:
+            # before 2.2.1 (KAFKA-8335): any batch ending at the producer's last sequence, whatever its epoch
+            return _last_sequence(batch) == last.last_sequence
+        if last.last_data_offset is not None:
+            return batch.last_offset == last.last_data_offset
+        return batch.is_control and batch.producer_epoch == last.producer_epoch
 
     def retained_records(self, batch: RecordBatch) -> Sequence[Any]:
         """The records of ``batch`` that survive (``shouldRetainRecord`` on each, by the cleaner's record loops)."""

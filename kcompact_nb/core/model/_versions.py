@@ -5,7 +5,10 @@ Version-dependent rules, each with the change that introduced it:
 ==========================  =====================================================  ==========================
 rule                        change                                                 releases
 ==========================  =====================================================  ==========================
+rule A by last data offset  KAFKA-8335 (#6715; before: by last sequence)          2.2.1 and later
+txn state across segments   KAFKA-8351 (#6722; before: per source segment)         2.2.2 and later
 max.compaction.lag.ms       KIP-354 (apache/kafka#6009)                            2.3.0 and later
+log line's dirty section    apache/kafka#8435 (before: ``[first, first]``)         2.6.0 and later
 delete horizon in header    KIP-534 / KAFKA-8522 (#10914)                          3.1.0 and later
 rule B, first uncleanable   KAFKA-17076 (#17193; 3.9 backport #20535, Nov 2025)    4.0.0-4.3.x, 3.9.2 and later
 rule B, high watermark      KAFKA-20452 (#22089, merged April 2026)                4.4.0 and later
@@ -84,6 +87,24 @@ class KafkaVersion:
     def has_batch_delete_horizon(self) -> bool:
         """Asked for every batch a pass reads: computed once per version."""
         return self >= KafkaVersion(3, 1)
+
+    @property
+    def keeps_last_batch_by_offset(self) -> bool:
+        """Rule A keeps a producer's batch ending at its last data offset (KAFKA-8335, 2.2.1); before, any batch
+        ending at its last sequence number, in whatever epoch (``activeProducersWithLastSequence``)."""
+        return self >= KafkaVersion(2, 2, 1)
+
+    @property
+    def carries_transactions_across_segments(self) -> bool:
+        """A pass tracks transactions across its source segments (KAFKA-8351, 2.2.2); before, each source segment
+        began with fresh ``CleanedTransactionMetadata``."""
+        return self >= KafkaVersion(2, 2, 2)
+
+    @property
+    def logs_dirty_section_end(self) -> bool:
+        """The pass's log line ends its dirty section at the pass's end offset; before 2.6 ``recordStats`` was
+        given the end offset before the pass updated it, so the line read ``[first dirty, first dirty]``."""
+        return self >= KafkaVersion(2, 6)
 
     @property
     def indexes_each_batch(self) -> bool:

@@ -59,6 +59,17 @@ def test_worked_example_log_line(fruit_log):
     ]
 
 
+@pytest.mark.parametrize(("version", "section"), [("2.5.1", "[0, 0]"), ("2.6.0", "[0, 24]")])
+def test_before_2_6_the_log_line_repeats_the_first_dirty_offset(fruit_log, version, section):
+    """apache/kafka#8435 (2.6.0): ``recordStats`` was given the end offset before the pass set it. Only the line
+    changed: the pass still ends at 24 (spec 10, 15)."""
+    fruit_log.broker = BrokerConfig.from_properties({"kafka.version": version})
+    result = one_pass(fruit_log)
+    assert result.log_line.splitlines()[1] == f"\tLog cleaner thread 0 cleaned log t-0 (dirty section = {section})"
+    assert (result.end_offset, fruit_log.cleaner_checkpoint) == (24, 24)
+    assert segment_layout(fruit_log) == [(0, 0, []), (12, 240, [21, 22, 23]), (24, 480, list(range(24, 30)))]
+
+
 def test_worked_example_second_pass_merges_the_clean_prefix(fruit_log):
     """Spec 13.1 pass 2: groups {S0, S12} and {S24}; batch 23 is no longer at the uncleanable boundary."""
     one_pass(fruit_log)

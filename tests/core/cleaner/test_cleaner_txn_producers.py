@@ -170,3 +170,35 @@ def test_tombstone_horizon_before_and_after_kip_534(version, after_each_pass):
         one_pass(log, now_ms=at)
         seen.append(offsets_in_log(log))
     assert seen == after_each_pass
+
+
+@pytest.mark.parametrize(("version", "batches"), [("2.2.0", [0, 1, 2, 3, 4, 5, 6]), ("2.2.1", [1, 2, 3, 4, 5, 6])])
+def test_before_2_2_1_rule_a_keeps_every_batch_ending_at_the_producers_last_sequence(version, batches):
+    """KAFKA-8335 (2.2.1): rule A went by the producer's last sequence, whatever the epoch; every transaction of a
+    re-initialised producer starts at sequence 0, so its emptied batch at 0 stayed too (seen on 2.0.1 and 2.1.1)."""
+    log = txn_log(version)
+    for epoch, key in enumerate("ab"):  # 0: [a] epoch 0, 1: COMMIT, 2: [b] epoch 1, 3: COMMIT
+        log.append([rec(key)], now_ms=0, producer_id=1, producer_epoch=epoch, base_sequence=0, transactional=True)
+        log.append_end_txn_marker(1, epoch, commit=True, now_ms=0)
+    log.append([rec("a")], now_ms=0)
+    log.append([rec("b")], now_ms=0)
+    roll_and_append(log, "z")
+    one_pass(log)
+    assert last_offsets_per_batch(log) == batches
+    assert offsets_in_log(log) == [1, 3, 4, 5, 6]  # both transactions' records are superseded either way
+
+
+@pytest.mark.parametrize(("version", "indexed"), [("2.2.1", []), ("2.2.2", [(1, 0, 1)])])
+def test_before_2_2_2_a_marker_in_a_later_segment_than_its_data_loses_its_index_entry(version, indexed):
+    """KAFKA-8351 (2.2.2): each source segment began with fresh transaction bookkeeping, so an ABORT marker whose
+    data sat in the previous segment was kept (legacy horizon) without its aborted entry in the cleaned index
+    (seen on 2.0.1 and 2.1.1: no ``.txnindex`` after the pass; the next pass dropped the marker)."""
+    log = txn_log(version)
+    log.append([rec("a")], now_ms=1000, producer_id=1, producer_epoch=0, base_sequence=0, transactional=True)
+    log.roll(now_ms=1000)
+    log.append_end_txn_marker(1, 0, commit=False, now_ms=1000)
+    log.append([rec("d")], now_ms=1000)
+    roll_and_append(log, "z", now_ms=1000)
+    one_pass(log, now_ms=1000)
+    assert last_offsets_per_batch(log) == [0, 1, 2, 3]  # the aborted batch stays empty (rule A), the marker stays
+    assert [(t.producer_id, t.first_offset, t.last_offset) for t in log.segments[0].aborted_transactions] == indexed

@@ -199,6 +199,15 @@ def test_kafka_version_rules(version, rule_b, batch_horizon, max_lag, index_per_
 
 
 @pytest.mark.parametrize(
+    ("version", "names_end"), [("2.0.1", False), ("2.5.1", False), ("2.6.0", True), ("4.4.0", True)]
+)
+def test_the_log_line_names_the_dirty_section_end_from_2_6(version, names_end):
+    """apache/kafka#8435 (2.6.0): before it the pass's log line read ``[first dirty, first dirty]`` (seen on real
+    2.0.1, 2.4.1 and 2.5.1 brokers; 2.6.3 names the end)."""
+    assert KafkaVersion.parse(version).logs_dirty_section_end is names_end
+
+
+@pytest.mark.parametrize(
     ("version", "properties", "error", "effective"),
     [
         ("3.9.2", {"segment.bytes": 1024}, None, 1024),
