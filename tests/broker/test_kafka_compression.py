@@ -1,5 +1,6 @@
 """Compressed batches byte for byte against Kafka's own ``MemoryRecordsBuilder`` (kafka-clients 4.4.0 and 3.9.2;
-3.7.2, 3.5.2 and 3.3.2 at the default levels, the only ones before KIP-390).
+3.7.2, 3.5.2, 3.3.2 and 2.0.1 at the default levels, the only ones before KIP-390; every release line from 2.0 with
+``KCOMPACT_ORACLE_VERSIONS=all``, as ``make matrix`` runs it).
 
 ``kafka_oracle/BatchOracle.java`` rebuilds each batch of a file as the cleaner does
 (``MemoryRecords.buildRetainedRecordsInto``: the batch's fields, its records, its last offset) with a codec
@@ -11,6 +12,7 @@ rebuild with the API of kafka-clients before 3.8 (a ``CompressionType``, no leve
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import subprocess
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, resolve_classpath
+from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, MATRIX_RELEASES, resolve_classpath
 from kcompact_nb.core import KafkaVersion, Record, RecordBatch
 from kcompact_nb.core.cleaner._filter_to import rebuild_batch
 from kcompact_nb.io import encode_batch, iter_segment_batches
@@ -31,8 +33,13 @@ from tests.broker.conftest import require_java_and_maven
 
 ORACLE_SOURCE = Path(__file__).parent / "kafka_oracle" / "BatchOracle.java"
 ORACLE_BEFORE_38_SOURCE = ORACLE_SOURCE.with_name("BatchOracleBefore38.java")
-#: kafka-clients releases compared: the two CI brokers, and the older lines with other codec libraries.
-ORACLE_VERSIONS = (DEFAULT_VERSION, KAFKA_3_VERSION, "3.7.2", "3.5.2", "3.3.2")
+#: kafka-clients releases compared: the two CI brokers, and older lines with other codec libraries (libzstd 1.5.5 and
+#: 1.5.2, snappy 1.1.8 and 1.1.7); every release line with ``KCOMPACT_ORACLE_VERSIONS=all`` (a nightly-style run).
+ORACLE_VERSIONS = (
+    MATRIX_RELEASES
+    if os.environ.get("KCOMPACT_ORACLE_VERSIONS") == "all"
+    else (DEFAULT_VERSION, KAFKA_3_VERSION, "3.7.2", "3.5.2", "3.3.2", "2.0.1")
+)
 CASES = [
     ("gzip", None), ("snappy", None), ("lz4", None), ("zstd", None),
     ("gzip", 1), ("gzip", 9), ("lz4", 1), ("lz4", 2), ("lz4", 3), ("lz4", 12), ("lz4", 17),
@@ -49,9 +56,9 @@ ORACLE_CASES = [
     pytest.param(version, codec, level, id=f"kafka-{version}-{codec}-{'default' if level is None else level}")
     for version in ORACLE_VERSIONS
     for codec, level in CASES
-    if level is None or _has_levels(version)
+    if (level is None or _has_levels(version)) and (codec != "zstd" or zstd_release(KafkaVersion.parse(version)))
 ]
-"""Every (release, codec, level) a release can be asked for: no level before 3.8."""
+"""Every (release, codec, level) a release can be asked for: no level before 3.8, no zstd before 2.1 (KIP-110)."""
 
 
 @pytest.fixture(scope="module")
