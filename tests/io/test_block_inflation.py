@@ -101,6 +101,13 @@ def split(data: bytes, cuts: list[int]) -> list[bytes]:
     return [data[a:b] for a, b in zip(points, points[1:], strict=False)]
 
 
+ONE_BLOCK: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": lambda body: gzip_framing(body, [], 0, 6),
+    "snappy": lambda body: snappy_framing(body, [], False),
+    "lz4": lambda body: lz4_framing(body, [], False),
+    "zstd": lambda body: zstd_framing(body, [], False, False),
+}
+"""Each codec's simplest framing: one member, block or frame."""
 cuts = st.lists(st.integers(0, 4000), max_size=4)
 FRAMINGS: dict[str, st.SearchStrategy[Callable[[bytes], bytes]]] = {
     "gzip": st.builds(
@@ -240,10 +247,7 @@ def test_a_block_of_every_kind_of_batch_lays_out_alike(specs):
             batches.append(header_with({"none": 0, "empty": 2, "unknown": 6}[kind]) + body)
             codes.append(COPY if kind == "none" else HEADER_ONLY)
         else:
-            batches.append(header_with(CODECS[kind]) + snappy_framing(body, [], False) if kind == "snappy" else
-                           header_with(CODECS[kind]) + {"gzip": lambda b: gzip_framing(b, [], 0, 6),
-                                                        "lz4": lambda b: lz4_framing(b, [], False),
-                                                        "zstd": lambda b: zstd_framing(b, [], False, False)}[kind](body))  # fmt: skip
+            batches.append(header_with(CODECS[kind]) + ONE_BLOCK[kind](body))
             codes.append(CODECS[kind])
     native, python = views(batches, codes)
     assert native.data == python.data
