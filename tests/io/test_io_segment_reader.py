@@ -98,6 +98,7 @@ def test_control_batch_and_empty_batch(tmp_path):
     assert shell.base_timestamp == -1
 
 
+@pytest.mark.usefixtures("kernels")
 def test_an_empty_batch_is_never_decompressed(tmp_path):
     """``DefaultRecordBatch.iterator`` returns no records when ``recordsCount`` is 0 and reads nothing after
     the header, so an empty batch marked snappy with stray bytes after it still holds no records."""
@@ -109,6 +110,7 @@ def test_an_empty_batch_is_never_decompressed(tmp_path):
     assert (batch.records, batch.compression, batch.size_bytes, batch.last_offset) == ((), "snappy", 64, 1)
 
 
+@pytest.mark.usefixtures("kernels")
 @pytest.mark.parametrize(
     ("codec", "module"), [("gzip", "gzip"), ("snappy", "snappy"), ("lz4", "lz4.frame"), ("zstd", "zstandard")]
 )
@@ -188,6 +190,7 @@ PLAIN = kafka_batch([rec(i, 10 + i, b"k%d" % i, b"v" * 30) for i in range(4)], b
         b"\x1f\x8b\x08\x02" + b"\x00" * 8,
     ],  # last: a header with a bad FHCRC
 )
+@pytest.mark.usefixtures("kernels")
 def test_bytes_after_the_last_gzip_member_are_ignored_as_java_does(tmp_path, trailing):
     """Kafka reads gzip through ``GZIPInputStream``, whose ``readTrailer`` ignores whatever after a member's
     trailer is not a well-formed gzip header; Python's gzip module would refuse it."""
@@ -196,11 +199,13 @@ def test_bytes_after_the_last_gzip_member_are_ignored_as_java_does(tmp_path, tra
     assert [(r.offset, r.key) for r in batch.records] == [(i, b"k%d" % i) for i in range(4)]
 
 
+@pytest.mark.usefixtures("kernels")
 def test_concatenated_gzip_members_are_read_in_turn(tmp_path):
     (batch,) = iter_segment_batches(write(tmp_path, as_gzip(PLAIN, members=3)))
     assert [(r.offset, r.value) for r in batch.records] == [(i, b"v" * 30) for i in range(4)]
 
 
+@pytest.mark.usefixtures("kernels")
 def test_a_gzip_member_cut_before_its_trailer_is_corrupt(tmp_path):
     cut = as_gzip(PLAIN)[:-4]
     resized = bytearray(cut)
@@ -212,6 +217,7 @@ def test_a_gzip_member_cut_before_its_trailer_is_corrupt(tmp_path):
         list(iter_segment_batches(write(tmp_path, bytes(resized))))
 
 
+@pytest.mark.usefixtures("kernels")
 @pytest.mark.parametrize("compressed", [False, True])
 def test_a_header_key_that_is_not_utf8_reads_with_replacement_characters(tmp_path, compressed):
     """``DefaultRecord.readHeaders`` decodes a header key with ``Utils.utf8`` (``new String(bytes, UTF_8)``):
