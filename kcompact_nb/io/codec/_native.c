@@ -736,6 +736,7 @@ done:
 
 static const uint8_t XERIAL_MAGIC[8] = {0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
 #define XERIAL_HEADER 16
+#define SNAPPY_SLACK 16 /* room past a block's output for the 8- and 16-byte copies */
 
 /* One raw snappy block, all of it: the output exactly as long as its preamble says, every copy within it. */
 static int
@@ -751,7 +752,7 @@ snappy_raw(const uint8_t *data, size_t size, Buffer *out)
         if (byte < 0x80)
             break;
     }
-    if (length > 0xFFFFFFFFu || !buffer_reserve(out, (size_t)length))
+    if (length > 0xFFFFFFFFu || !buffer_reserve(out, (size_t)length + SNAPPY_SLACK))
         return 0;
     uint8_t *base = out->data + out->size, *op = base, *end = base + length;
     while (ip < size) {
@@ -771,7 +772,10 @@ snappy_raw(const uint8_t *data, size_t size, Buffer *out)
             literal += 1;
             if (literal > size - ip || literal > (uint64_t)(end - op))
                 return 0;
-            memcpy(op, data + ip, (size_t)literal);
+            if (literal <= 16 && size - ip >= 16) /* a short literal: 16 bytes copied, the slack takes the rest */
+                memcpy(op, data + ip, 16);
+            else
+                memcpy(op, data + ip, (size_t)literal);
             op += literal;
             ip += (size_t)literal;
             continue;
@@ -793,10 +797,11 @@ snappy_raw(const uint8_t *data, size_t size, Buffer *out)
         if (offset == 0 || offset > (size_t)(op - base) || copy_length > (size_t)(end - op))
             return 0;
         const uint8_t *from = op - offset;
-        if (offset >= copy_length)
-            memcpy(op, from, copy_length);
+        if (offset >= 8) /* 8 bytes at a time, each chunk read before it is written; the slack takes the rest */
+            for (size_t i = 0; i < copy_length; i += 8)
+                memcpy(op + i, from + i, 8);
         else
-            for (size_t i = 0; i < copy_length; i++) /* overlapping: a repeated pattern */
+            for (size_t i = 0; i < copy_length; i++) /* a pattern shorter than 8 bytes, repeated */
                 op[i] = from[i];
         op += copy_length;
     }
