@@ -198,6 +198,8 @@ RAW = bytes(cramjam.snappy.compress_raw(b"records " * 20))
 FRAME = lz4_framing(b"records " * 20, [], False)
 ZSTD = zstd_framing(b"records " * 20, [], True, False)
 EDGES = [
+    ("snappy", b"\x00"),  # nothing, as announced
+    ("snappy", b"\x00\x00"),  # a literal after the announced nothing
     ("snappy", b"\x05\x00a\x01\x00"),  # a copy from offset 0
     ("snappy", b"\x05\x00a\x01\x05"),  # a copy from before the output
     ("snappy", b"\x06\x00a\x01\x01"),  # one byte short of the length it announces

@@ -850,8 +850,8 @@ lz4_decode(const uint8_t *data, size_t size, Buffer *out, void *context)
         out->size += written;
         if (hint == 0)
             return at == size; /* the frame's end; bytes after it are left to the Python path */
-        if (at == size && written < room)
-            return 0; /* the frame goes on past the input */
+        if ((at == size && written < room) || (read == 0 && written == 0))
+            return 0; /* the frame goes on past the input (or the decoder makes no progress) */
     }
 }
 
@@ -867,14 +867,15 @@ zstd_decode(const uint8_t *data, size_t size, Buffer *out, void *context)
         if (!buffer_reserve(out, 2 * size > MIN_OUTPUT_STEP ? 2 * size : MIN_OUTPUT_STEP))
             return 0;
         ZstdOutput output = {out->data + out->size, out->capacity - out->size, 0};
+        size_t before = input.pos;
         size_t hint = lib.ZSTD_decompressStream(context, &output, &input);
         if (lib.ZSTD_isError(hint))
             return 0;
         out->size += output.pos;
         if (input.pos == input.size && hint == 0)
             return 1; /* a frame ended with the input */
-        if (input.pos == input.size && output.pos < output.size)
-            return 0; /* truncated: zstandard returns what it got, the Python path decides */
+        if ((input.pos == input.size && output.pos < output.size) || (input.pos == before && output.pos == 0))
+            return 0; /* truncated (zstandard returns what it got: the Python path decides), or no progress */
     }
 }
 
