@@ -1,8 +1,9 @@
 """The one build step pyproject.toml cannot say without a warning: the optional C extension.
 
-``kcompact_nb.io.codec._native`` (kcompact_nb/io/codec/_native.c) decodes plain record batches, decompresses
-compressed ones and numbers keys in C. It is optional: without a C compiler the install still succeeds and the numpy versions of the same loops run
-(kcompact_nb/io/codec/_native_kernels.py). Everything else about the package is in pyproject.toml.
+``kcompact_nb.io.codec._native`` (kcompact_nb/io/codec/_native.c) decodes plain record batches, decompresses compressed
+ones and numbers keys in C. It is optional: without a C compiler the install still succeeds and the numpy and Python
+versions of the same loops run (kcompact_nb/io/codec/_native_kernels.py). Everything else about the package is in
+pyproject.toml.
 """
 
 import sys

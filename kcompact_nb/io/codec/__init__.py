@@ -1,7 +1,8 @@
 """The v2 record codec: batches' bytes to records and back, byte for byte as Kafka's clients do.
 
 Batch header layout (``batch_header``), the records parser and its numpy decoder, key numbering, the batch
-encoder and record encoder, each codec's compressor and Kafka's decompression, and the C kernels
+encoder and record encoder, each codec's compressor and Kafka's decompression (batch by batch, and a block at a time
+so compressed batches decode as plain ones), and the C kernels
 (``_native.c``), chosen in one place, :mod:`~kcompact_nb.io.codec.native_kernels` (``NATIVE``: the built
 extension or None), where each kernel's numpy or Python twin gives the same results.
 """

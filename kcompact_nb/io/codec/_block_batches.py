@@ -1,12 +1,14 @@
 """A block of framed batches turned into core :class:`RecordBatch` values, its plain batches decoded together.
 
-The segment reader frames and CRC-checks a block of batches, then asks :class:`BlockBatches` for each batch
-in file order. Uncompressed batches that the block decoder reads plainly (:mod:`kcompact_nb.io.codec._vector_decoder`)
-take their records from its columns: a tuple of :class:`Record` for fewer than :data:`PACKED_MIN_RECORDS`
-records, otherwise :meth:`PackedRecords.from_spans` records: offsets, timestamps and key ids decoded (or, for
-readers that do not number keys, the keys left in the batch's bytes as :meth:`PackedRecords.from_span_keys`
-records), values left in the batch's bytes until read. Every other batch is decoded by the reader's
-:meth:`decode_batch`, record by record, with its errors.
+The segment reader frames and CRC-checks a block of batches, then asks :class:`BlockBatches` for each batch in file
+order. A block with compressed batches is first laid out as if uncompressed (their records decompressed,
+:mod:`kcompact_nb.io.codec._block_inflation`). Batches that the block decoder reads plainly
+(:mod:`kcompact_nb.io.codec._vector_decoder`) take their records from its columns: a tuple of :class:`Record` for fewer
+than :data:`PACKED_MIN_RECORDS` records, otherwise :meth:`PackedRecords.from_spans` records: offsets, timestamps and key
+ids decoded (or, for readers that do not number keys, the keys left in the batch's bytes as
+:meth:`PackedRecords.from_span_keys` records), values left in the batch's bytes (a compressed batch's: in the block's
+uncompressed view) until read. Every other batch is decoded by the reader's :meth:`decode_batch`, record by record, with
+its errors.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Streaming reader of one Kafka segment file (``NNNNNNNNNNNNNNNNNNNN.log``) into core batches.
 
-Batches are framed and checked here (length, magic, CRC-32C, offsets); uncompressed records are parsed
-into columns (:mod:`kcompact_nb.io.codec._record_parser`), others and anything that parser does not read
-cleanly are decoded by kafka-python's ``DefaultRecordBatch``. Checks follow what ``LogSegment.recover`` does on an
+Batches are framed and checked here (length, magic, CRC-32C, offsets); a block of them at a time, records
+are decompressed and decoded into columns (:class:`kcompact_nb.io.codec.BlockBatches`), batch by batch those
+it leaves are parsed (:mod:`kcompact_nb.io.codec._record_parser`), and anything that parser does not read
+cleanly is decoded by kafka-python's ``DefaultRecordBatch``. Checks follow what ``LogSegment.recover`` does on an
 unclean shutdown: the first batch that fails ends the valid prefix of the file.
 """
 
@@ -120,7 +121,8 @@ class SegmentFileReader:
     recover:
         On the first invalid batch, stop and record the rest of the file in :attr:`dropped`
         instead of raising (``LogSegment.recover`` truncates there). A missing codec package
-        is never treated as corruption and always raises :class:`MissingCodecError`.
+        is never treated as corruption and always raises :class:`MissingCodecError` (for a batch that needs it:
+        the C kernels, where built, decompress batches without the Python packages).
     on_bytes:
         Called with each batch's size in bytes (progress reporting).
     key_registry:
