@@ -308,13 +308,14 @@ def outcome(reader: SegmentFileReader, batches: Any) -> tuple[list[Any], Any]:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_reading_compressed_batches_matches_decoding_them_one_by_one(kernels, tmp_path_factory, data):
-    """A segment of compressed batches (every codec, several framings, some corrupted): the batches and the error
-    that iterating the reader gives are those of :meth:`SegmentFileReader.decode_batch`, batch by batch."""
+    """A segment of compressed batches (every codec, several framings, some corrupted) among uncompressed ones: the
+    batches and the error that iterating the reader gives (keys numbered or not) are those of
+    :meth:`SegmentFileReader.decode_batch`, batch by batch."""
     batches, offset = [], 0
     for _ in range(data.draw(st.integers(1, 5))):
-        codec = data.draw(st.sampled_from(["gzip", "snappy", "lz4", "zstd"]))
-        framing = data.draw(FRAMINGS[codec])
-        mutate = data.draw(st.one_of(st.none(), mutations()))
+        codec = data.draw(st.sampled_from(["none", "gzip", "snappy", "lz4", "zstd"]))
+        framing = data.draw(FRAMINGS[codec]) if codec != "none" else lambda body: body
+        mutate = data.draw(st.one_of(st.none(), mutations())) if codec != "none" else None
         records = data.draw(record_specs)
         batches.append(
             compressed_batch(
@@ -324,6 +325,7 @@ def test_reading_compressed_batches_matches_decoding_them_one_by_one(kernels, tm
         offset += len(records)
     path = tmp_path_factory.mktemp("inflation") / "00000000000000000000.log"
     path.write_bytes(b"".join(batches))
-    whole = SegmentFileReader(path, keep_raw=False)
-    one_by_one = SegmentFileReader(path, keep_raw=False)
+    number_keys = data.draw(st.booleans())
+    whole = SegmentFileReader(path, keep_raw=False, number_keys=number_keys)
+    one_by_one = SegmentFileReader(path, keep_raw=False, number_keys=number_keys)
     assert outcome(whole, whole) == outcome(one_by_one, one_by_one.decoded(one_by_one.decode_batch))
