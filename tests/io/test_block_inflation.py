@@ -26,7 +26,7 @@ from kafka.record.util import calc_crc32c
 
 from kcompact_nb.io import CorruptBatchError, SegmentFileReader
 from kcompact_nb.io.codec import _block_inflation, _native_kernels
-from kcompact_nb.io.codec._block_inflation import COPY, HEADER_ONLY, uncompressed_view
+from kcompact_nb.io.codec._block_inflation import COPY, HEADER_ONLY, batch_codes, uncompressed_view
 from kcompact_nb.io.codec._decompression import decompress_records
 from tests.io.kafka_bytes import CODECS, kafka_batch, rec
 
@@ -256,12 +256,16 @@ def test_a_block_of_every_kind_of_batch_lays_out_alike(specs):
     assert native.starts.tolist() == python.starts.tolist() and native.ends.tolist() == python.ends.tolist()
 
 
-def test_a_block_without_compressed_records_is_read_as_it_is():
+def test_batches_are_laid_out_by_their_codec_and_count():
+    """Records to inflate only where a known codec holds some; a block with none is read as it is."""
+    attributes = numpy.array([0, 1, 2, 3, 4, 4, 5, 7, 0x10 | 1], numpy.int64)  # the last one transactional, gzip
+    counts = numpy.array([0, 3, 3, 3, 3, 0, 3, 3, 3], numpy.int64)
+    assert batch_codes(attributes, counts).tolist() == [COPY, 1, 2, 3, 4, HEADER_ONLY, HEADER_ONLY, HEADER_ONLY, 1]
     plain = kafka_batch([rec(0, 1, b"k", b"v")], base_offset=0)
     empty = kafka_batch([], base_offset=1, codec="gzip")
     starts, ends = numpy.array([0, len(plain)], numpy.int64), numpy.array([len(plain), len(plain) + len(empty)])
-    headers = [struct.unpack(">qiibIhiqqqhii", b[:61]) for b in (plain, empty)]
-    assert uncompressed_view(plain + empty, starts, ends, headers) is None
+    codes = batch_codes(numpy.array([0, 1], numpy.int64), numpy.array([1, 0], numpy.int64))
+    assert uncompressed_view(plain + empty, starts, ends, codes) is None
 
 
 @needs_native

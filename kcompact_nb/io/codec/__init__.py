@@ -13,6 +13,7 @@ from kcompact_nb.io.codec import _batch_header as batch_header
 from kcompact_nb.io.codec import _native_kernels as native_kernels
 from kcompact_nb.io.codec._batch_encoder import KafkaBatchEncoder, encode_batch, raw_matches
 from kcompact_nb.io.codec._block_batches import PACKED_MIN_RECORDS, BlockBatches, FramedBlock, record_batch
+from kcompact_nb.io.codec._block_inflation import COPY, batch_codes, uncompressed_view
 from kcompact_nb.io.codec._decompression import decompress_records
 from kcompact_nb.io.codec._key_numbering import KeyNumbering, key_numbering, release_key_table
 from kcompact_nb.io.codec._offset_table import native_offset_table
@@ -20,6 +21,7 @@ from kcompact_nb.io.codec._record_parser import NotPlain, RecordColumns, parse_r
 from kcompact_nb.io.codec._vector_decoder import decode_plain_batches
 
 __all__ = [
+    "COPY",
     "BlockBatches",
     "FramedBlock",
     "KafkaBatchEncoder",
@@ -27,6 +29,7 @@ __all__ = [
     "NotPlain",
     "PACKED_MIN_RECORDS",
     "RecordColumns",
+    "batch_codes",
     "batch_header",
     "decode_plain_batches",
     "decompress_records",
@@ -38,4 +41,5 @@ __all__ = [
     "raw_matches",
     "record_batch",
     "release_key_table",
+    "uncompressed_view",
 ]

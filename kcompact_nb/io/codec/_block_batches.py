@@ -22,7 +22,7 @@ import numpy
 
 from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType, record_from_tuple
 from kcompact_nb.io.codec import _batch_header as L
-from kcompact_nb.io.codec._block_inflation import uncompressed_view
+from kcompact_nb.io.codec._block_inflation import COPY, batch_codes, uncompressed_view
 from kcompact_nb.io.codec._key_numbering import KeyNumbering, NativeKeyNumbering
 from kcompact_nb.io.codec._vector_decoder import decode_plain_batches
 
@@ -94,10 +94,11 @@ class BlockBatches:
         starts = numpy.array(framed.starts, numpy.int64)
         ends = starts + numpy.fromiter(map(len, (data for data, _ in frames)), numpy.int64, len(frames))
         counts = numpy.fromiter((h[12] for h in headers), numpy.int64, len(headers))
-        view = uncompressed_view(framed.data, starts, ends, headers)
+        codes = batch_codes(numpy.fromiter((h[5] for h in headers), numpy.int64, len(headers)), counts)
+        view = uncompressed_view(framed.data, starts, ends, codes)
         if view is None:  # records decoded from the block itself, their spans kept relative to each batch's bytes
             self.view, source = None, framed.data
-            counts[[h[5] & L.CODEC_MASK != 0 for h in headers]] = 0
+            counts[codes != COPY] = 0
         else:  # from the view, their spans kept as positions in it
             self.view, source, starts, ends = view.data, view.data, view.starts, view.ends
             counts[~view.has_records()] = 0

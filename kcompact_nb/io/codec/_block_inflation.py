@@ -17,7 +17,6 @@ block (tests/io/test_block_inflation.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,20 +47,18 @@ class UncompressedView:
         return self.ends - self.starts > L.RECORD_BATCH_OVERHEAD
 
 
-def batch_code(header: tuple[Any, ...]) -> int:
-    """How :func:`uncompressed_view` lays out a batch of these header fields (:data:`L.HEADER` order)."""
-    codec_id, count = header[5] & L.CODEC_MASK, header[12]
-    if codec_id == 0:
-        return COPY
-    return codec_id if codec_id < len(L.COMPRESSION_CODECS) and count > 0 else HEADER_ONLY
+def batch_codes(attributes: Any, counts: Any) -> Any:
+    """How :func:`uncompressed_view` lays out batches of these attributes and records counts (int64 arrays): a
+    uint8 array of :data:`COPY`, a codec's id (compressed records) or :data:`HEADER_ONLY` (no records to read, or
+    an unknown codec)."""
+    codec_ids = attributes & L.CODEC_MASK
+    inflated = (codec_ids < len(L.COMPRESSION_CODECS)) & (counts > 0)
+    return numpy.where(codec_ids == 0, COPY, numpy.where(inflated, codec_ids, HEADER_ONLY)).astype(numpy.uint8)
 
 
-def uncompressed_view(
-    block: bytes, starts: Any, ends: Any, headers: Sequence[tuple[Any, ...]]
-) -> UncompressedView | None:
-    """The batches ``block[starts[b]:ends[b]]`` (int64 arrays) of header fields ``headers`` as if uncompressed, or
-    None when none of them has compressed records (the block reads as it is)."""
-    codes = numpy.fromiter(map(batch_code, headers), numpy.uint8, len(headers))
+def uncompressed_view(block: bytes, starts: Any, ends: Any, codes: Any) -> UncompressedView | None:
+    """The batches ``block[starts[b]:ends[b]]`` (int64 arrays) laid out by their ``codes`` (:func:`batch_codes`) as
+    if uncompressed, or None when none of them has compressed records (the block reads as it is)."""
     compressed = (codes != COPY) & (codes != HEADER_ONLY)
     if not compressed.any():
         return None
