@@ -269,6 +269,32 @@ def test_batches_are_laid_out_by_their_codec_and_count():
 
 
 @needs_native
+def test_a_codec_whose_library_is_missing_is_inflated_in_python(monkeypatch):
+    """Without libzstd (say) a block with zstd batches is laid out by the Python twin, to the same view."""
+    batches = [header_with(4) + zstd_framing(b"records " * 30, [100], False, False), header_with(0) + b"plain"]
+    codes = numpy.array([4, COPY], numpy.uint8)
+    ends = numpy.cumsum([len(b) for b in batches], dtype=numpy.int64)
+    starts = ends - numpy.array([len(b) for b in batches], numpy.int64)
+    with_c = uncompressed_view(b"".join(batches), starts, ends, codes)
+
+    class WithoutZstd:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(NATIVE, name)
+
+        def inflatable_codecs(self) -> tuple[str, ...]:
+            return ("gzip", "snappy", "lz4")
+
+        def inflate_batches(self, *args: Any) -> bytes:
+            raise AssertionError("the C kernel was asked for a codec it cannot inflate")
+
+    monkeypatch.setattr(_native_kernels, "NATIVE", WithoutZstd())
+    in_python = uncompressed_view(b"".join(batches), starts, ends, codes)
+    assert with_c is not None and in_python is not None
+    assert (in_python.data, in_python.ends.tolist()) == (with_c.data, with_c.ends.tolist())
+    assert in_python.data == header_with(0) + b"records " * 30 + header_with(0) + b"plain"
+
+
+@needs_native
 def test_every_codec_inflates_in_c_here():
     """zlib, liblz4 and libzstd are on this machine (the libraries Python's codec packages stand on)."""
     assert NATIVE is not None and set(NATIVE.inflatable_codecs()) == {"gzip", "snappy", "lz4", "zstd"}
