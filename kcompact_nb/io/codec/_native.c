@@ -542,6 +542,11 @@ typedef struct {
     int failed; /* out of memory */
 } Buffer;
 
+/* The last call's output memory, kept for the next (up to SPARE_BYTES): a block's inflated bytes are tens of MiB,
+ * above the allocator's mmap threshold, and fresh pages for every block would be faulted in again each time. */
+#define SPARE_BYTES ((size_t)128 << 20)
+static Buffer spare;
+
 /* Room for `extra` more bytes; 0 (and `failed`) when memory runs out. */
 static int
 buffer_reserve(Buffer *buffer, size_t extra)
@@ -967,12 +972,16 @@ inflate_batches(PyObject *Py_UNUSED(module), PyObject *args)
         }
     if (ok) {
         open_libraries_once();
-        Buffer out = {NULL, 0, 0, 0};
+        Buffer out = spare; /* taken with the GIL held: a second thread in here meanwhile starts its own */
+        spare = (Buffer){NULL, 0, 0, 0};
         Py_BEGIN_ALLOW_THREADS
         inflate_block(block.buf, start, end, codes.buf, batches, view_starts.buf, view_ends.buf, &out);
         Py_END_ALLOW_THREADS
         result = out.failed ? PyErr_NoMemory() : PyBytes_FromStringAndSize((const char *)out.data, (Py_ssize_t)out.size);
-        free(out.data);
+        if (out.failed || out.capacity > SPARE_BYTES || spare.data != NULL)
+            free(out.data);
+        else
+            spare = (Buffer){out.data, 0, out.capacity, 0};
     }
     PyBuffer_Release(&block);
     PyBuffer_Release(&starts);
