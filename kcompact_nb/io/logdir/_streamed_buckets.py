@@ -13,7 +13,6 @@ whole.
 
 from __future__ import annotations
 
-from dataclasses import astuple
 from typing import Any, Protocol
 
 import numpy
@@ -144,8 +143,10 @@ def _tally_block(
     counted = tally.counts((headers.attributes & L.CONTROL_BIT) != 0, headers.last_offsets) & (headers.counts > 0)
     codes = batch_codes(headers.attributes, headers.counts)
     view = uncompressed_view(block.data, headers.starts, headers.ends, codes)
-    source, starts, ends = (block.data, headers.starts, headers.ends) if view is None else astuple(view)
-    readable = (codes == COPY) if view is None else view.has_records()
+    if view is None:
+        source, starts, ends, readable = block.data, headers.starts, headers.ends, codes == COPY
+    else:
+        source, starts, ends, readable = view.data, view.starts, view.ends, view.has_records()
     columns = decode_plain_batches(
         source,
         starts,
