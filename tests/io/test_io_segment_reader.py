@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import struct
 import tracemalloc
 from pathlib import Path
@@ -162,6 +163,29 @@ def test_reading_streams_with_bounded_memory(tmp_path, monkeypatch):
         tracemalloc.stop()
     assert count == 100
     assert peak < size / 5, f"peak {peak} bytes while streaming a {size}-byte file"
+
+
+@pytest.mark.usefixtures("kernels")
+def test_reading_compressed_batches_streams_with_memory_bounded_by_their_records(tmp_path, monkeypatch):
+    """A block of compressed batches is decoded from its records decompressed, several times its size: the reader
+    reads less of such a file at a time (the first block already), so that memory follows the block's decoded
+    bytes (about three times BLOCK_BYTES), not the file's."""
+    monkeypatch.setattr(segment_reader, "BLOCK_BYTES", 1 << 20)
+    rng = random.Random(7)
+    words = [rng.randbytes(rng.randint(2, 8)).hex().encode() for _ in range(500)]
+    path = tmp_path / "00000000000000000000.log"
+    with open(path, "wb") as handle:
+        for i in range(200):  # text of a few hundred words: about a quarter of its size gzipped
+            value = b" ".join(rng.choice(words) for _ in range(8000))
+            handle.write(kafka_batch([rec(0, 1, b"k", value)], base_offset=i, codec="gzip"))
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in SegmentFileReader(path, keep_raw=False, verify_crc=False))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert count == 200 and path.stat().st_size > 4 << 20
+    assert peak < 3 << 20, f"peak {peak} bytes while streaming 16 MB of records gzipped in 1 MiB blocks"
 
 
 def test_segment_base_offset_from_file_names(tmp_path):
