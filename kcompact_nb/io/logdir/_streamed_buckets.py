@@ -21,7 +21,7 @@ from kcompact_nb.core import (
     RECORD_BATCH_OVERHEAD,
     KeyRegistry,
     OffsetBucketTally,
-    record_size_bytes,
+    record_sizes_of_lengths,
 )
 from kcompact_nb.io.codec import (
     COPY,
@@ -224,16 +224,10 @@ def _tally_plain(
         rows = numpy.repeat(~whole, counts)
         row_bases = numpy.repeat(bases, counts, axis=0)[rows]
         deltas = (offsets[rows] - row_bases[:, 0], columns.timestamps[decoded][rows] - row_bases[:, 1])
-        keys = _spans(block, columns.key_starts[decoded][rows], key_lengths[rows])
-        values = _spans(block, columns.value_starts[decoded][rows], columns.value_lengths[decoded][rows])
-        sizes = map(record_size_bytes, deltas[0].tolist(), deltas[1].tolist(), keys, values)
-        tally.count_records(offsets[rows], numpy.fromiter(sizes, numpy.int64, int(rows.sum())))
+        sizes = record_sizes_of_lengths(*deltas, key_lengths[rows], columns.value_lengths[decoded][rows])
+        tally.count_records(offsets[rows], sizes)
     keyed = key_lengths >= 0
     if not keyed.all():
         tally.count_keyless(offsets[~keyed])
     entries = tally.entries_of(offsets[keyed], columns.value_lengths[decoded][keyed] < 0)
     latest.put_spans(block, columns.key_starts[decoded][keyed], key_lengths[keyed], entries)
-
-
-def _spans(block: bytes, starts: Any, lengths: Any) -> list[bytes | None]:
-    return [None if n < 0 else block[at : at + n] for at, n in zip(starts.tolist(), lengths.tolist(), strict=True)]
