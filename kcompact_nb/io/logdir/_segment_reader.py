@@ -184,7 +184,7 @@ class SegmentFileReader:
     def __iter__(self) -> Iterator[RecordBatch]:
         """The batches in file order: blocks of about :data:`BLOCK_BYTES` framed at once, their plain batches
         decoded together (:mod:`kcompact_nb.io.codec._block_batches`), the others one by one (:meth:`decode_batch`)."""
-        self.valid_bytes, self.dropped, self._inflation = 0, None, FIRST_INFLATION
+        self.valid_bytes, self.dropped = 0, None
         next_offset = self._first_allowed_offset()
         keys = key_numbering(self.key_registry)
         try:
@@ -194,7 +194,7 @@ class SegmentFileReader:
                     self.key_registry = KeyRegistry()
                     keys = key_numbering(self.key_registry)
                 decoded = BlockBatches(block, self, keys)
-                self._inflation = 1.0 if decoded.view is None else len(decoded.view) / max(block.end, 1)
+                self.decodes_as(block, block.end if decoded.view is None else len(decoded.view))
                 for index, (data, position) in enumerate(block.frames):
                     batch = decoded.batch(index, data, position, next_offset)
                     self._advance(data)
@@ -235,6 +235,7 @@ class SegmentFileReader:
         starts the next block, and when it starts a block it is read alone by :meth:`_read_frame`, which
         raises what is wrong with it (or returns a batch bigger than a block).
         """
+        self._inflation = FIRST_INFLATION
         with open(self.path, "rb", buffering=0) as handle:
             self.file_size = os.fstat(handle.fileno()).st_size
             position = self.start_position
@@ -248,6 +249,11 @@ class SegmentFileReader:
                 position += block.end
                 yield block
                 del block  # not held while the next block is read
+
+    def decodes_as(self, block: FramedBlock, decoded_bytes: int) -> None:
+        """Note that the last block read decodes as ``decoded_bytes`` (its compressed batches decompressed): the next
+        one is read for about :data:`BLOCK_BYTES` decoded (:meth:`block_bytes`)."""
+        self._inflation = decoded_bytes / max(block.end, 1)
 
     def block_bytes(self) -> int:
         """Bytes to read for the next block: :data:`BLOCK_BYTES` over the last block's inflation (its bytes once its

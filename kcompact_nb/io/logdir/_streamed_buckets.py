@@ -147,6 +147,7 @@ def _tally_block(
         source, starts, ends, readable = block.data, headers.starts, headers.ends, codes == COPY
     else:
         source, starts, ends, readable = view.data, view.starts, view.ends, view.has_records()
+    reader.decodes_as(block, block.end if view is None else len(view.data))
     columns = decode_plain_batches(
         source,
         starts,
