@@ -1,10 +1,12 @@
 """The one build step pyproject.toml cannot say without a warning: the optional C extension.
 
-``kcompact_nb.io.codec._native`` (kcompact_nb/io/codec/_native.c) decodes plain record batches and numbers keys in
-C. It is optional: without a C compiler the install still succeeds and the numpy versions of the same loops run
-(kcompact_nb/io/codec/_native_kernels.py). Everything else about the package is in pyproject.toml.
+``kcompact_nb.io.codec._native`` (kcompact_nb/io/codec/_native.c) decodes plain record batches, decompresses compressed
+ones and numbers keys in C. It is optional: without a C compiler the install still succeeds and the numpy and Python
+versions of the same loops run (kcompact_nb/io/codec/_native_kernels.py). Everything else about the package is in
+pyproject.toml.
 """
 
+import sys
 import tempfile
 
 from setuptools import Extension, setup
@@ -19,6 +21,8 @@ setup(
             ["kcompact_nb/io/codec/_native.c"],
             optional=True,
             extra_compile_args=["-O2"],
+            # dlopen of the codecs' libraries (zlib, liblz4, libzstd) at run time: libdl before glibc 2.34
+            libraries=["dl"] if sys.platform.startswith("linux") else [],
         )
     ],
     options={"build": {"build_base": SCRATCH}, "egg_info": {"egg_base": SCRATCH}},

@@ -3,7 +3,8 @@
 ``python -m bench stream [--sizes 1M,5M,50M]``: the streamed pass and figure over big partitions (issue #19).
 
 ``python -m bench side-by-side [--sizes ...]``: issue #9's comparison with Kafka's own cleaner, written to
-``bench/RESULTS.md`` (needs Java 17 and Maven for the broker).
+``bench/RESULTS.md`` (needs Java 17 and Maven for the broker); ``--codecs none,gzip,snappy,lz4,zstd`` adds a
+compressed partition per codec (issue #29), ``--codecs-only`` measures those alone and replaces their section.
 """
 
 from __future__ import annotations

@@ -25,8 +25,9 @@ from kcompact_nb.broker import (
 )
 from kcompact_nb.fidelity import HOLD, cleaner_messages
 
-TOPIC_CONFIGS = {**COMPACTED_TOPIC_CONFIGS, "segment.index.bytes": "10485760"}
-"""Kafka's default index size (the fidelity topics' 4 KiB index would roll a segment every 2 MB)."""
+TOPIC_CONFIGS = {**COMPACTED_TOPIC_CONFIGS, "segment.index.bytes": "10485760", "compression.type": "producer"}
+"""Kafka's default index size (the fidelity topics' 4 KiB index would roll a segment every 2 MB); the producer's
+batches kept as they come, compressed or not (Kafka's default ``compression.type``, said here)."""
 BROKER_HEAP_MB = 1536
 
 

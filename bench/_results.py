@@ -117,7 +117,7 @@ def human_count(n: int) -> str:
     return str(n)
 
 
-def _markdown(rows: Sequence[dict[str, str]]) -> list[str]:
+def markdown_table(rows: Sequence[dict[str, str]]) -> list[str]:
     if not rows:
         return ["(nothing measured)"]
     columns = list(rows[0])
@@ -160,7 +160,7 @@ def scaling_lines(rows: Sequence[Row]) -> list[str]:
          "peak RSS MiB": _optional(r.peak_rss_mib, ",.0f")}
         for r in rows
     ]  # fmt: skip
-    lines = _markdown(table)
+    lines = markdown_table(table)
     for contender in dict.fromkeys(r.contender for r in rows):
         mine = [r for r in rows if r.contender == contender]
         if len(mine) >= 2:
@@ -176,6 +176,18 @@ def _memory_exponent(rows: Sequence[Row]) -> str:
     return f", peak RSS as n^{growth_exponent([r.records for r in rows], [p or 0.0 for p in peaks]):.2f}"
 
 
+def replace_section(text: str, title: str, lines: Sequence[str]) -> str:
+    """``text`` (RESULTS.md) with the body of its section ``## title`` replaced by ``lines``, or the section added
+    at the end when there is none; every other section is kept as it is."""
+    heading = f"\n## {title}\n"
+    section = "\n".join([heading, *lines]) + "\n"
+    start = text.find(heading)
+    if start < 0:
+        return text.rstrip("\n") + "\n" + section
+    end = text.find("\n## ", start + 1)
+    return text[:start] + section + (text[end:] if end >= 0 else "")
+
+
 def render_results(report: Report, *, reference: str) -> str:
     """``bench/RESULTS.md``: machine and conditions, the side-by-side table, scaling, further tables."""
     lines = [
@@ -185,12 +197,12 @@ def render_results(report: Report, *, reference: str) -> str:
         "",
         "## Side by side: one full cleaning pass over the identical log",
         "",
-        *_markdown(side_by_side_rows(report.side_by_side, reference)),
+        *markdown_table(side_by_side_rows(report.side_by_side, reference)),
         "",
         "## Scaling",
         "",
         *scaling_lines(report.scaling),
     ]
     for title, rows in report.tables.items():
-        lines += ["", f"## {title}", "", *_markdown(rows)]
+        lines += ["", f"## {title}", "", *markdown_table(rows)]
     return "\n".join(lines) + "\n"

@@ -14,6 +14,9 @@ from pathlib import Path
 
 from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
 
+from kcompact_nb.core import Record, RecordBatch
+from kcompact_nb.io import encode_batch
+
 BASE_TS_MS = 1_767_225_600_000
 """Every workload record's timestamp (2026-01-01T00:00:00Z): no time-based roll inside the workload."""
 TRIGGER_TS_MS = BASE_TS_MS + 3_600_000
@@ -24,7 +27,12 @@ TRIGGER_KEY = b"trigger"
 
 @dataclass(frozen=True)
 class Workload:
-    """``records`` keyed records over ``records // 10`` keys, 100-byte values, 5 % tombstones, batches of 100."""
+    """``records`` keyed records over ``records // 10`` keys, 100-byte values, 5 % tombstones, batches of 100.
+
+    ``codec`` compresses each batch as a Java producer does (Kafka's own framing, the codec's default level);
+    ``json_values`` makes the values JSON-like objects of about 100 bytes with random fields (repeated bytes
+    otherwise, which every codec shrinks to almost nothing).
+    """
 
     records: int
     seed: int = 42
@@ -34,6 +42,7 @@ class Workload:
     """About a Java producer's default 16 KiB ``batch.size`` of these records."""
     codec: str = "none"
     """The batches' ``compression.type`` (``none``, ``gzip``, ``snappy``, ``lz4``, ``zstd``)."""
+    json_values: bool = False
 
     @property
     def keys(self) -> int:
@@ -46,20 +55,40 @@ class Workload:
         for start in range(0, self.records, self.batch_records):
             count = min(self.batch_records, self.records - start)
             keys = [b"key-%08d" % rng.randrange(self.keys) for _ in range(count)]
-            records = [(k, None if rng.random() < self.tombstone_ratio else value) for k in keys]
-            yield encode(records, BASE_TS_MS, codec=self.codec)
+            records = [
+                (k, None if rng.random() < self.tombstone_ratio else json_value(rng) if self.json_values else value)
+                for k in keys
+            ]
+            yield encode(records, BASE_TS_MS) if self.codec == "none" else compressed(records, self.codec)
 
 
-CODEC_IDS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
-"""The attributes' codec bits of each ``compression.type``."""
+def json_value(rng: random.Random) -> bytes:
+    """A JSON object of about 100 bytes whose fields vary as an order event's do."""
+    status = rng.choice((b"NEW", b"PAID", b"SHIPPED", b"CANCELLED"))
+    return b'{"user":"u%06d","order":%d,"amount":%d.%02d,"currency":"%s","status":"%s","ts":%d}' % (
+        rng.randrange(1_000_000),
+        rng.randrange(1 << 40),
+        rng.randrange(10_000),
+        rng.randrange(100),
+        rng.choice((b"EUR", b"USD", b"GBP")),
+        status,
+        BASE_TS_MS + rng.randrange(86_400_000),
+    )
 
 
-def encode(records: list[tuple[bytes, bytes | None]], timestamp_ms: int, *, codec: str = "none") -> bytes:
-    """One v2 batch without producer id of ``(key, value)`` records, compressed with ``codec``."""
-    builder = DefaultRecordBatchBuilder(2, CODEC_IDS[codec], False, -1, -1, -1, 1 << 30)
+def encode(records: list[tuple[bytes, bytes | None]], timestamp_ms: int) -> bytes:
+    """One uncompressed v2 batch without producer id of ``(key, value)`` records."""
+    builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
     for delta, (key, value) in enumerate(records):
         builder.append(delta, timestamp_ms, key, value, [])
     return bytes(builder.build())
+
+
+def compressed(records: list[tuple[bytes, bytes | None]], codec: str) -> bytes:
+    """:func:`encode`'s batch with its records compressed by ``codec`` as Kafka's producer does (its framing, the
+    codec's default level)."""
+    rows = [Record(delta, BASE_TS_MS, key, value) for delta, (key, value) in enumerate(records)]
+    return encode_batch(RecordBatch.build(rows, compression=codec, partition_leader_epoch=-1))
 
 
 def trigger_batch() -> bytes:

@@ -4,10 +4,11 @@
 streamed over the segment files in bounded memory (headers scanned, then the pass reading the files and writing
 each cleaned group), (b) the real Kafka broker's cleaner (its pass reads and writes its own files), (c) a pandas
 "latest offset per key" baseline and (d) Spark compaction on ``local[2]`` on the identical log at each size;
-scaling of (a) and (d); the streamed pass over big partitions (up to 50M records, with the layout figure drawn
-from streamed buckets); a whole topic's passes in Spark tasks on two cores and on one; interactivity and loading
-tables from the registered benchmarks. Each measurement of (a), (a'), (c) and (d) runs in its own process so its
-peak RSS is its own.
+(b), (a) and (a') on a compressed partition per codec (``--codecs``: JSON-like values in producer batches
+compressed as Kafka's clients compress them, issue #29); scaling of (a) and (d); the streamed pass over big
+partitions (up to 50M records, with the layout figure drawn from streamed buckets); a whole topic's passes in Spark
+tasks on two cores and on one; interactivity and loading tables from the registered benchmarks. Each measurement
+of (a), (a'), (c) and (d) runs in its own process so its peak RSS is its own.
 """
 
 from __future__ import annotations
@@ -25,7 +26,17 @@ from pathlib import Path
 
 from bench._kafka_side import kafka_pass, start_broker
 from bench._machine import describe
-from bench._results import MIB, Report, Row, human_count, median_row, render_results
+from bench._results import (
+    MIB,
+    Report,
+    Row,
+    human_count,
+    markdown_table,
+    median_row,
+    render_results,
+    replace_section,
+    side_by_side_rows,
+)
 from bench._runner import REGISTRY, run_all
 from bench._workload import Workload, write_partition_dir
 from bench.bench_stream import streamed_rows
@@ -36,8 +47,11 @@ CORE = "(a) kcompact core pass"
 STREAMED = "(a') kcompact streamed pass"
 PANDAS = "(c) pandas latest offset per key"
 SPARK = "(d) Spark compaction, local[2]"
+CONTENDERS = {"core": CORE, "stream": STREAMED, "pandas": PANDAS, "spark": SPARK}
+"""Each measured contender's ``bench._measure`` kind."""
 RESULTS = Path(__file__).parent / "RESULTS.md"
 STREAM_TABLE = "Streamed passes over big partitions"
+CODEC_TABLE = "Compressed partitions: one full cleaning pass, per codec"
 
 
 def measure(kind: str, folder: Path) -> Row:
@@ -45,7 +59,7 @@ def measure(kind: str, folder: Path) -> Row:
     command = [sys.executable, "-m", "bench._measure", kind, str(folder)]
     out = subprocess.run(command, capture_output=True, text=True, check=True, env=_child_env()).stdout
     data = json.loads(out.splitlines()[-1])
-    contender = {"core": CORE, "stream": STREAMED, "pandas": PANDAS, "spark": SPARK}[kind]
+    contender = CONTENDERS[kind]
     note = "; ".join(filter(None, [f"{data['kept']:,} records kept", data["note"]]))
     return Row(
         contender, data["records"], data["bytes"], data["compute_s"], data["load_s"], data["peak_rss_mib"], note=note,
@@ -71,19 +85,36 @@ def side_by_side(sizes: Sequence[int], repeat: Callable[[int], int], work: Path)
     return rows
 
 
-def _one_size(broker: KafkaBroker, workload: Workload, runs: int, folder: Path) -> list[Row]:
-    size = workload.records
-    passes = [kafka_pass(broker, workload, f"bench-{size}-{i}", folder if i == 0 else None) for i in range(runs)]
-    copied = folder / f"bench-{size}-0-0"
+def compressed(
+    codecs: Sequence[str], sizes: Sequence[int], repeat: Callable[[int], int], work: Path
+) -> list[dict[str, str]]:
+    """(b), (a) and (a') on a compressed partition per codec and size: the codec's table rows, its name first."""
+    rows: list[dict[str, str]] = []
+    broker = start_broker()
+    try:
+        for size in sizes:
+            for codec in codecs:
+                workload = Workload(size, codec=codec, json_values=True)
+                folder = work / f"{codec}-{human_count(size)}"
+                measured = _one_size(broker, workload, repeat(size), folder, kinds=("core", "stream"))
+                rows += [{"codec": codec, **row} for row in side_by_side_rows(measured, KAFKA)]
+    finally:
+        broker.stop()
+    return rows
+
+
+def _one_size(
+    broker: KafkaBroker, workload: Workload, runs: int, folder: Path, kinds: Sequence[str] = tuple(CONTENDERS)
+) -> list[Row]:
+    name = f"bench-{workload.codec}-{workload.records}"
+    passes = [kafka_pass(broker, workload, f"{name}-{i}", folder if i == 0 else None) for i in range(runs)]
+    copied = folder / f"{name}-0-0"
     kafka_runs = [
         Row(KAFKA, p.messages_read, round(p.mb_read * MIB), p.seconds, note=f"{p.messages_written:,} records kept")
         for p in passes
     ]
     rows = [median_row(KAFKA, kafka_runs)]
-    rows.append(median_row(CORE, [measure("core", copied) for _ in range(runs)]))
-    rows.append(median_row(STREAMED, [measure("stream", copied) for _ in range(runs)]))
-    rows.append(median_row(PANDAS, [measure("pandas", copied) for _ in range(runs)]))
-    rows.append(median_row(SPARK, [measure("spark", copied) for _ in range(runs)]))
+    rows += [median_row(CONTENDERS[kind], [measure(kind, copied) for _ in range(runs)]) for kind in kinds]
     shutil.rmtree(folder, ignore_errors=True)
     return rows
 
@@ -123,17 +154,33 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--sizes", default="100k,1M,5M", help="side-by-side sizes (records)")
     parser.add_argument("--scaling", default="1M,2M,4M,8M", help="scaling sizes (records); empty to skip")
     parser.add_argument("--stream-sizes", default="1M,5M,50M", help="streamed pass sizes (records); empty to skip")
+    parser.add_argument(
+        "--codecs", default="", help="codecs of the compressed partitions, e.g. none,gzip,snappy,lz4,zstd"
+    )
+    parser.add_argument("--codec-sizes", default="1M", help="compressed partition sizes (records)")
+    parser.add_argument(
+        "--codecs-only", action="store_true", help="measure the compressed partitions alone; keep the rest of --output"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per contender below 5M records (1 from 5M)")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     # SIGTERM becomes SystemExit so the finally blocks stop the broker and remove the temporary copies
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     command = "python -m bench side-by-side" + (" " + " ".join(argv) if argv else "")
+    runs = lambda n: args.repeat if n < 5_000_000 else 1  # noqa: E731
+    codecs = [c for c in args.codecs.split(",") if c]
+    if args.codecs_only:
+        with tempfile.TemporaryDirectory(prefix="kcompact-side-by-side-") as tmp:
+            rows = compressed(codecs, parse_sizes(args.codec_sizes), runs, Path(tmp))
+        note = f"Measured by `{command}`. Machine: {describe()}. Conditions: {load_conditions()}."
+        args.output.write_text(replace_section(args.output.read_text(), CODEC_TABLE, [note, "", *markdown_table(rows)]))
+        print(args.output.read_text())
+        return 0
     report = Report(describe(), "", command)
     with tempfile.TemporaryDirectory(prefix="kcompact-side-by-side-") as tmp:
-        report.side_by_side = side_by_side(
-            parse_sizes(args.sizes), lambda n: args.repeat if n < 5_000_000 else 1, Path(tmp)
-        )
+        report.side_by_side = side_by_side(parse_sizes(args.sizes), runs, Path(tmp))
+        if codecs:
+            report.tables[CODEC_TABLE] = compressed(codecs, parse_sizes(args.codec_sizes), runs, Path(tmp))
         report.scaling = scaling(parse_sizes(args.scaling), Path(tmp))
         stream_sizes = parse_sizes(args.stream_sizes)
         if stream_sizes:

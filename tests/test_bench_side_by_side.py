@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import statistics
+
 import pytest
 
 from bench._measure import measure_core, measure_stream
-from bench._results import Report, Row, growth_exponent, human_count, median_row, parse_kafka_pass, render_results
+from bench._results import (
+    Report,
+    Row,
+    growth_exponent,
+    human_count,
+    median_row,
+    parse_kafka_pass,
+    render_results,
+    replace_section,
+)
 from bench._workload import Workload, write_partition_dir
 from bench.side_by_side import parse_sizes
 from kcompact_nb.io import read_partition_dir
@@ -87,6 +99,27 @@ def test_workload_dir_reads_back_with_broker_offsets_and_a_trigger_segment(tmp_p
     assert [(b.base_offset, b.last_offset) for b in log.batches()] == [(0, 99), (100, 199), (200, 249), (250, 250)]
     records = [r for b in log.batches() for r in b.records][:-1]
     assert len({r.key for r in records}) <= 25 and any(r.value is None for r in records)
+
+
+def test_a_section_is_replaced_alone_or_added_at_the_end():
+    text = "# Results\n\n## A\n\nold a\n\n## B\n\nold b\n"
+    assert replace_section(text, "A", ["new a"]) == "# Results\n\n## A\n\nnew a\n\n## B\n\nold b\n"
+    assert replace_section(text, "B", ["new b", "more"]) == "# Results\n\n## A\n\nold a\n\n## B\n\nnew b\nmore\n"
+    assert replace_section(text, "C", ["c"]) == text + "\n## C\n\nc\n"
+
+
+def test_every_codec_holds_the_same_json_like_records(tmp_path):
+    """The compressed workloads differ in their codec only: each batch compressed as Kafka's producer does."""
+    read = {}
+    for codec in ("none", "gzip", "snappy", "lz4", "zstd"):
+        folder = write_partition_dir(Workload(300, codec=codec, json_values=True), tmp_path / codec)
+        batches = [b for b in read_partition_dir(folder).log.batches()][:-1]  # the trigger batch is uncompressed
+        assert {b.compression for b in batches} == {codec}
+        read[codec] = [(r.offset, r.key, r.value) for b in batches for r in b.records]
+    assert all(records == read["none"] for records in read.values())
+    values = [json.loads(v) for _, _, v in read["none"] if v is not None]
+    assert len(values) > 250 and 80 <= statistics.mean(len(v) for _, _, v in read["none"] if v) <= 120
+    assert len({v["order"] for v in values}) == len(values) and {v["currency"] for v in values} == {"EUR", "USD", "GBP"}
 
 
 def test_the_core_and_the_streamed_contenders_keep_the_same_records(tmp_path):

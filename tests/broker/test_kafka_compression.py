@@ -154,6 +154,9 @@ def test_compressed_batches_equal_kafkas_wherever_claimed_exact(oracle, tmp_path
     source = tmp_path / "00000000000000000000.log"
     source.write_bytes(b"".join(encode_batch(b) for b in sample_batches(seed=16)))
     expected = kafka_rebuilt(command, source, tmp_path / "kafka.log", codec, level)
+    in_c, in_python = read_on_both_kernels(tmp_path / "kafka.log")  # Kafka's framing read back
+    assert in_c == in_python
+    assert without_timestamps(in_c) == without_timestamps(records_of(source))  # LogAppendTime rebuilds stamp records
     encoder = KafkaBatchEncoder()
     exact = mismatched = 0
     horizons = KafkaVersion.parse(version) >= KafkaVersion(3, 1)  # KIP-534: no delete horizon in batches before
@@ -179,6 +182,27 @@ def test_snappy_batches_equal_kafkas_from_the_python_compressor_too(oracle, tmp_
     """snappy runs in C where the kernels were built (the test above); its Python twin gives Kafka's bytes too."""
     monkeypatch.setattr(_native_kernels, "NATIVE", None)
     test_compressed_batches_equal_kafkas_wherever_claimed_exact(oracle, tmp_path, "snappy", None)
+
+
+def records_of(path: Path) -> list[list[tuple[object, ...]]]:
+    """Every record of every batch of a segment file, as fields."""
+    return [[(r.offset, r.timestamp, r.key, r.value, r.headers) for r in b.records] for b in iter_segment_batches(path)]
+
+
+def without_timestamps(batches: list[list[tuple[object, ...]]]) -> list[list[tuple[object, ...]]]:
+    return [[(offset, *rest) for offset, _, *rest in records] for records in batches]
+
+
+def read_on_both_kernels(path: Path) -> list[list[list[tuple[object, ...]]]]:
+    """:func:`records_of` read with the C kernels (compressed batches decompressed in C where they were built) and
+    with their Python twins (the codecs' Python packages)."""
+    built = _native_kernels.NATIVE
+    try:
+        readings = [records_of(path)]
+        _native_kernels.NATIVE = None
+        return [*readings, records_of(path)]
+    finally:
+        _native_kernels.NATIVE = built
 
 
 def may_be_estimated(codec: str, level: int | None, version: KafkaVersion) -> bool:

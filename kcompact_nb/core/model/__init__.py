@@ -63,6 +63,7 @@ from kcompact_nb.core.model._record_sizes import (
     RECORD_BATCH_OVERHEAD,
     Header,
     record_size_bytes,
+    record_sizes_of_lengths,
     varint_len,
     varlong_len,
 )
@@ -158,6 +159,7 @@ __all__ = [
     "record_keys",
     "record_offsets",
     "record_size_bytes",
+    "record_sizes_of_lengths",
     "record_values",
     "RecordBatch",
     "RuleB",

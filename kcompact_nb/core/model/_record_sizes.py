@@ -29,6 +29,9 @@ Record (``DefaultRecord``)::
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy
 
 RECORD_BATCH_OVERHEAD = 61
 """Bytes of a v2 batch header; also the size of an empty batch (``DefaultRecordBatch``)."""
@@ -121,3 +124,21 @@ def record_size_of_lengths(
     body += 1 if n < 0 else n + (1 if n < 64 else 2 if n < 8192 else _zigzag_len(n))
     body += headers_bytes
     return body + (1 if body < 64 else 2 if body < 8192 else _zigzag_len(body))
+
+
+def record_sizes_of_lengths(offset_deltas: Any, timestamp_deltas: Any, key_lengths: Any, value_lengths: Any) -> Any:
+    """:func:`record_size_of_lengths` of records without headers, for int64 numpy columns (an int64 array)."""
+    body = 2 + _zigzag_lens(offset_deltas) + _zigzag_lens(timestamp_deltas)  # attributes, then headersCount 0
+    for lengths in (key_lengths, value_lengths):
+        body += numpy.where(lengths < 0, 1, lengths + _zigzag_lens(lengths))
+    return body + _zigzag_lens(body)
+
+
+def _zigzag_lens(values: Any) -> Any:
+    """Bytes of each value's zig-zag varint (``ByteUtils.sizeOfVarlong``), for an int64 numpy array."""
+    values = numpy.asarray(values, numpy.int64)
+    unsigned = ((values << 1) ^ (values >> 63)).view(numpy.uint64)
+    widths = numpy.ones(len(unsigned), numpy.int64)
+    for shift in range(7, 64, 7):
+        widths += unsigned >= numpy.uint64(1 << shift)
+    return widths

@@ -1,12 +1,14 @@
 """A block of framed batches turned into core :class:`RecordBatch` values, its plain batches decoded together.
 
-The segment reader frames and CRC-checks a block of batches, then asks :class:`BlockBatches` for each batch
-in file order. Uncompressed batches that the block decoder reads plainly (:mod:`kcompact_nb.io.codec._vector_decoder`)
-take their records from its columns: a tuple of :class:`Record` for fewer than :data:`PACKED_MIN_RECORDS`
-records, otherwise :meth:`PackedRecords.from_spans` records: offsets, timestamps and key ids decoded (or, for
-readers that do not number keys, the keys left in the batch's bytes as :meth:`PackedRecords.from_span_keys`
-records), values left in the batch's bytes until read. Every other batch is decoded by the reader's
-:meth:`decode_batch`, record by record, with its errors.
+The segment reader frames and CRC-checks a block of batches, then asks :class:`BlockBatches` for each batch in file
+order. A block with compressed batches is first laid out as if uncompressed (their records decompressed,
+:mod:`kcompact_nb.io.codec._block_inflation`). Batches that the block decoder reads plainly
+(:mod:`kcompact_nb.io.codec._vector_decoder`) take their records from its columns: a tuple of :class:`Record` for fewer
+than :data:`PACKED_MIN_RECORDS` records, otherwise :meth:`PackedRecords.from_spans` records: offsets, timestamps and key
+ids decoded (or, for readers that do not number keys, the keys left in the batch's bytes as
+:meth:`PackedRecords.from_span_keys` records), values left in the batch's bytes (a compressed batch's: in the block's
+uncompressed view) until read. Every other batch is decoded by the reader's :meth:`decode_batch`, record by record, with
+its errors.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy
 
 from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType, record_from_tuple
 from kcompact_nb.io.codec import _batch_header as L
+from kcompact_nb.io.codec._block_inflation import COPY, batch_codes, uncompressed_view
 from kcompact_nb.io.codec._key_numbering import KeyNumbering, NativeKeyNumbering
 from kcompact_nb.io.codec._vector_decoder import decode_plain_batches
 
@@ -86,23 +89,25 @@ class BlockBatches:
 
     def __init__(self, framed: FramedBlock, decoder: BatchDecoder, keys: KeyNumbering | NativeKeyNumbering) -> None:
         self.decoder = decoder
-        frames, block = framed.frames, framed.data
+        frames = framed.frames
         headers = [L.HEADER.unpack_from(data) for data, _ in frames]
         starts = numpy.array(framed.starts, numpy.int64)
         ends = starts + numpy.fromiter(map(len, (data for data, _ in frames)), numpy.int64, len(frames))
-        counts = [h[12] if h[5] & L.CODEC_MASK == 0 else 0 for h in headers]
+        counts = numpy.fromiter((h[12] for h in headers), numpy.int64, len(headers))
+        codes = batch_codes(numpy.fromiter((h[5] for h in headers), numpy.int64, len(headers)), counts)
+        view = uncompressed_view(framed.data, starts, ends, codes)
+        if view is None:  # records decoded from the block itself, their spans kept relative to each batch's bytes
+            self.view, source = None, framed.data
+            counts[codes != COPY] = 0
+        else:  # from the view, their spans kept as positions in it
+            self.view, source, starts, ends = view.data, view.data, view.starts, view.ends
+            counts[~view.has_records()] = 0
         columns = decode_plain_batches(
-            block,
-            starts,
-            ends,
-            [h[0] for h in headers],
-            [h[7] for h in headers],
-            [h[6] for h in headers],
-            counts,
+            source, starts, ends, [h[0] for h in headers], [h[7] for h in headers], [h[6] for h in headers], counts
         )
         taken = numpy.where(columns.plain, columns.counts, 0)
         decoded = numpy.repeat(columns.plain, columns.counts)
-        batch_starts = numpy.repeat(starts, columns.counts)[decoded]
+        batch_starts = numpy.repeat(starts if view is None else numpy.zeros_like(starts), columns.counts)[decoded]
         self.plain: list[bool] = columns.plain.tolist()
         ends_of_records = numpy.cumsum(taken)
         self.bounds: list[tuple[int, int]] = list(
@@ -111,7 +116,7 @@ class BlockBatches:
         keyless = numpy.concatenate(([0], numpy.cumsum(columns.key_lengths[decoded] < 0)))
         self.keyless: list[int] = keyless.tolist()
         if decoder.number_keys:
-            self.key_ids = _int64_array(keys.ids(block, columns.key_starts[decoded], columns.key_lengths[decoded]))
+            self.key_ids = _int64_array(keys.ids(source, columns.key_starts[decoded], columns.key_lengths[decoded]))
         else:
             self.key_starts = _int64_array(columns.key_starts[decoded] - batch_starts)
             self.key_lengths = _int64_array(columns.key_lengths[decoded])
@@ -126,33 +131,35 @@ class BlockBatches:
         if not self.plain[index]:
             return decoder.decode_batch(data, position, next_offset)
         header = decoder.check_header(data, position, next_offset)
+        codec = L.COMPRESSION_CODECS[header[5] & L.CODEC_MASK]
+        source = data if self.view is None else self.view  # the bytes the record spans point into
         first, end = self.bounds[index]
         if end - first < PACKED_MIN_RECORDS:
-            records: Sequence[Record] = tuple(self._record(row, data) for row in range(first, end))
-            return record_batch(header, records, data, "none", decoder.keep_raw)
+            records: Sequence[Record] = tuple(self._record(row, source) for row in range(first, end))
+            return record_batch(header, records, data, codec, decoder.keep_raw)
         all_keyed = self.keyless[end] == self.keyless[first]
         values = (self.value_starts[first:end], self.value_lengths[first:end])
         if decoder.number_keys:
             ids, registry = self.key_ids[first:end], decoder.key_registry
             records = PackedRecords.from_spans(
-                self.offsets[first:end], self.timestamps[first:end], ids, registry, data, *values, all_keyed
+                self.offsets[first:end], self.timestamps[first:end], ids, registry, source, *values, all_keyed
             )
         else:
             keys = (self.key_starts[first:end], self.key_lengths[first:end])
             records = PackedRecords.from_span_keys(
-                self.offsets[first:end], self.timestamps[first:end], data, keys, values, all_keyed
+                self.offsets[first:end], self.timestamps[first:end], source, keys, values, all_keyed
             )
-        return record_batch(header, records, data, "none", decoder.keep_raw)
+        return record_batch(header, records, data, codec, decoder.keep_raw)
 
-    def _record(self, row: int, data: bytes) -> Record:
-        """The record of ``row`` (of a batch of ``data``), its key the registry's when keys are numbered."""
+    def _record(self, row: int, source: bytes) -> Record:
+        """The record of ``row`` (its spans in ``source``), its key the registry's when keys are numbered."""
         if self.decoder.number_keys:
             key = self.decoder.key_registry.keys[self.key_ids[row]]
         else:
             start, length = self.key_starts[row], self.key_lengths[row]
-            key = None if length < 0 else data[start : start + length]
+            key = None if length < 0 else source[start : start + length]
         start, length = self.value_starts[row], self.value_lengths[row]
-        value = None if length < 0 else data[start : start + length]
+        value = None if length < 0 else source[start : start + length]
         return record_from_tuple((self.offsets[row], self.timestamps[row], key, value, ()))
 
 

@@ -5,6 +5,10 @@ a member's trailer, bytes that start another well-formed gzip header are read as
 anything else after a trailer is ignored (``GZIPInputStream.readTrailer``: "ignore any malformed, do
 nothing"). Python's ``gzip`` module refuses such trailing bytes, so the members are inflated here with
 zlib. snappy, lz4 and zstd go through kafka-python's decoders (the framing Kafka writes).
+
+The segment reader decompresses a block's batches at once (:mod:`kcompact_nb.io.codec._block_inflation`): in C
+where the kernels were built, reading each framing as this module does, and through :func:`decompress_records`
+otherwise; a batch either leaves aside is decompressed here, batch by batch, which gives its error.
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
 /*
  * The segment reader's and writer's hot loops in C: decoding the records of plain uncompressed v2 batches,
- * numbering keys by content, encoding the records of batches without headers, and snappy's compressor. Built by
- * `pip install` when a C compiler is there (an optional extension); without it the Python versions in
- * _vector_decoder.py, _key_numbering.py, _record_encoder.py and _snappy.py do the same work, and the tests hold
- * both to the same results.
+ * laying out a block's compressed batches as uncompressed ones (their records decompressed: gzip, lz4 and zstd by
+ * the codecs' libraries opened at run time, snappy here), numbering keys by content, encoding the records of
+ * batches without headers, and snappy's compressor. Built by `pip install` when a C compiler is there (an optional
+ * extension); without it the Python versions in _vector_decoder.py, _block_inflation.py, _key_numbering.py,
+ * _record_encoder.py and _snappy.py do the same work, and the tests hold both to the same results.
  *
  * Nothing here decides what a batch means: decode_plain only says which batches read plainly (as
- * _vector_decoder.decode_plain_batches does) and fills their columns; every other batch is left to the
- * record parser and kafka-python, which keep Kafka's error positions and reasons.
+ * _vector_decoder.decode_plain_batches does) and fills their columns, inflate_batches only inflates records that
+ * read cleanly; every other batch is left to the record parser and kafka-python, which keep Kafka's error positions
+ * and reasons.
  *
  * A record (DefaultRecord) after the 61-byte batch header:
  *
@@ -518,6 +520,508 @@ snappy_compress(PyObject *Py_UNUSED(module), PyObject *args)
     if (_PyBytes_Resize(&out, (Py_ssize_t)(op - start)) < 0)
         return NULL;
     return out;
+}
+
+/* -- inflate_batches: a block's batches as if written uncompressed -------------------------------------------
+ *
+ * Each compressed batch's records section decompressed as _decompression.decompress_records reads it (Kafka's
+ * framing per codec), behind a copy of its 61-byte header with the codec bits cleared, so decode_plain reads it
+ * as a plain batch. The codecs' own libraries are opened at run time (dlopen: no headers or link flags at build
+ * time): zlib, liblz4 (its frame API) and libzstd, the libraries behind Python's zlib, lz4.frame and zstandard;
+ * a codec whose library is missing is left to the Python path. snappy's raw format is decoded here.
+ *
+ * Nothing here decides what a batch means either: a batch is inflated only when its bytes read cleanly under the
+ * strictest reading of its framing (no trailing bytes, no truncated frame, every snappy copy within the output),
+ * and every input that reads here reads the same through decompress_records; anything else is left to the
+ * Python path, which gives the result or the error (tests/io/codec/test_block_inflation.py holds both to that). */
+
+#define CODE_COPY 0
+#define CODE_GZIP 1
+#define CODE_SNAPPY 2
+#define CODE_LZ4 3
+#define CODE_ZSTD 4
+#define CODEC_BITS_BYTE 22 /* the low byte of the attributes (ATTRIBUTES_POSITION + 1) */
+#define MIN_OUTPUT_STEP 65536
+
+/* A growing output in plain memory (filled with the GIL released). */
+typedef struct {
+    uint8_t *data;
+    size_t size, capacity;
+    int failed; /* out of memory */
+} Buffer;
+
+/* The last call's output memory, kept for the next (up to SPARE_BYTES): a block's inflated bytes are tens of MiB,
+ * above the allocator's mmap threshold, and fresh pages for every block would be faulted in again each time. */
+#define SPARE_BYTES ((size_t)128 << 20)
+static Buffer spare;
+
+/* Room for `extra` more bytes; 0 (and `failed`) when memory runs out. */
+static int
+buffer_reserve(Buffer *buffer, size_t extra)
+{
+    if (buffer->capacity - buffer->size >= extra)
+        return 1;
+    size_t capacity = buffer->capacity ? buffer->capacity : MIN_OUTPUT_STEP;
+    while (capacity - buffer->size < extra)
+        capacity *= 2;
+    uint8_t *data = realloc(buffer->data, capacity);
+    if (data == NULL) {
+        buffer->failed = 1;
+        return 0;
+    }
+    buffer->data = data;
+    buffer->capacity = capacity;
+    return 1;
+}
+
+/* zlib's z_stream (zlib.h), its layout fixed by zlib's ABI. */
+typedef struct {
+    const uint8_t *next_in;
+    unsigned int avail_in;
+    unsigned long total_in;
+    uint8_t *next_out;
+    unsigned int avail_out;
+    unsigned long total_out;
+    const char *msg;
+    void *state, *zalloc, *zfree, *opaque;
+    int data_type;
+    unsigned long adler, reserved;
+} ZStream;
+#define Z_OK 0
+#define Z_STREAM_END 1
+#define Z_SYNC_FLUSH 2
+#define GZIP_WINDOW_BITS 31 /* a gzip wrapper: header parsed, CRC-32 and size checked (zlib.decompressobj(31)) */
+
+/* ZSTD_inBuffer and ZSTD_outBuffer (zstd.h). */
+typedef struct {
+    const void *src;
+    size_t size, pos;
+} ZstdInput;
+typedef struct {
+    void *dst;
+    size_t size, pos;
+} ZstdOutput;
+#define ZSTD_RESET_SESSION_ONLY 1
+#define LZ4F_VERSION 100
+#define LZ4_FRAME_MAGIC 0x184D2204u
+
+static struct {
+    int (*inflateInit2_)(ZStream *, int, const char *, int);
+    int (*inflate)(ZStream *, int);
+    int (*inflateReset)(ZStream *);
+    int (*inflateEnd)(ZStream *);
+    unsigned long (*crc32)(unsigned long, const uint8_t *, unsigned int);
+    size_t (*LZ4F_createDecompressionContext)(void **, unsigned);
+    size_t (*LZ4F_freeDecompressionContext)(void *);
+    void (*LZ4F_resetDecompressionContext)(void *);
+    size_t (*LZ4F_decompress)(void *, void *, size_t *, const void *, size_t *, const void *);
+    unsigned (*LZ4F_isError)(size_t);
+    void *(*ZSTD_createDCtx)(void);
+    size_t (*ZSTD_freeDCtx)(void *);
+    size_t (*ZSTD_DCtx_reset)(void *, int);
+    size_t (*ZSTD_decompressStream)(void *, ZstdOutput *, ZstdInput *);
+    unsigned (*ZSTD_isError)(size_t);
+} lib;
+static int libraries_opened, codec_ready[CODE_ZSTD + 1];
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <dlfcn.h>
+
+/* The first of `names` that opens, and every one of `count` symbols in it, into `slots`; 0 if any is missing. */
+static int
+open_library(const char *const *names, const char *const *symbols, void **slots, int count)
+{
+    void *handle = NULL;
+    for (; *names != NULL && handle == NULL; names++)
+        handle = dlopen(*names, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL)
+        return 0;
+    for (int i = 0; i < count; i++)
+        if ((slots[i] = dlsym(handle, symbols[i])) == NULL)
+            return 0;
+    return 1;
+}
+
+static void
+open_libraries(void)
+{
+    static const char *const zlib_names[] = {"libz.so.1", "libz.1.dylib", "libz.dylib", NULL};
+    static const char *const zlib_symbols[] = {"inflateInit2_", "inflate", "inflateReset", "inflateEnd", "crc32"};
+    static const char *const lz4_names[] = {"liblz4.so.1", "liblz4.1.dylib", "liblz4.dylib", NULL};
+    static const char *const lz4_symbols[] = {"LZ4F_createDecompressionContext", "LZ4F_freeDecompressionContext",
+                                              "LZ4F_resetDecompressionContext", "LZ4F_decompress", "LZ4F_isError"};
+    static const char *const zstd_names[] = {"libzstd.so.1", "libzstd.1.dylib", "libzstd.dylib", NULL};
+    static const char *const zstd_symbols[] = {"ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_DCtx_reset",
+                                               "ZSTD_decompressStream", "ZSTD_isError"};
+    codec_ready[CODE_GZIP] = open_library(zlib_names, zlib_symbols, (void **)&lib.inflateInit2_, 5);
+    codec_ready[CODE_LZ4] = open_library(lz4_names, lz4_symbols, (void **)&lib.LZ4F_createDecompressionContext, 5);
+    codec_ready[CODE_ZSTD] = open_library(zstd_names, zstd_symbols, (void **)&lib.ZSTD_createDCtx, 5);
+}
+#else
+static void
+open_libraries(void)
+{
+}
+#endif
+
+static void
+open_libraries_once(void)
+{
+    if (!libraries_opened) {
+        codec_ready[CODE_SNAPPY] = 1;
+        open_libraries();
+        libraries_opened = 1;
+    }
+}
+
+/* -- gzip: GZIPInputStream's members (_decompression.gunzip_as_java) -- */
+
+#define GZIP_FHCRC 0x02
+#define GZIP_FEXTRA 0x04
+#define GZIP_FNAME 0x08
+#define GZIP_FCOMMENT 0x10
+
+/* Whether `data` starts with a gzip header GZIPInputStream.readHeader accepts (_gzip_header_length). */
+static int
+gzip_header_follows(const uint8_t *data, size_t size)
+{
+    if (size < 10 || data[0] != 0x1F || data[1] != 0x8B || data[2] != 8)
+        return 0;
+    uint8_t flags = data[3];
+    size_t end = 10;
+    if (flags & GZIP_FEXTRA) {
+        if (size < end + 2)
+            return 0;
+        end += 2 + (size_t)(data[end] | data[end + 1] << 8);
+    }
+    const uint8_t fields[] = {GZIP_FNAME, GZIP_FCOMMENT};
+    for (int i = 0; i < 2; i++)
+        if (flags & fields[i]) {
+            const uint8_t *zero = end < size ? memchr(data + end, 0, size - end) : NULL;
+            if (zero == NULL)
+                return 0;
+            end = (size_t)(zero - data) + 1;
+        }
+    if (flags & GZIP_FHCRC) {
+        if (size < end + 2 || (unsigned)(data[end] | data[end + 1] << 8) != (lib.crc32(0, data, (unsigned)end) & 0xFFFF))
+            return 0;
+        end += 2;
+    }
+    return end <= size;
+}
+
+static int
+gunzip_as_java(const uint8_t *data, size_t size, Buffer *out)
+{
+    ZStream stream;
+    memset(&stream, 0, sizeof stream);
+    if (size > 0x7FFFFFFF || lib.inflateInit2_(&stream, GZIP_WINDOW_BITS, "1.2.11", (int)sizeof stream) != Z_OK)
+        return 0;
+    int status, ok = 0;
+    stream.next_in = data;
+    stream.avail_in = (unsigned int)size;
+    for (;;) {
+        do {
+            if (!buffer_reserve(out, size > MIN_OUTPUT_STEP ? size : MIN_OUTPUT_STEP))
+                goto done;
+            size_t room = out->capacity - out->size;
+            stream.next_out = out->data + out->size;
+            stream.avail_out = room > 0x7FFFFFFF ? 0x7FFFFFFF : (unsigned int)room;
+            unsigned int before = stream.avail_out;
+            status = lib.inflate(&stream, Z_SYNC_FLUSH);
+            out->size += before - stream.avail_out;
+        } while (status == Z_OK); /* Z_BUF_ERROR: the input ended inside the member (EOFError) */
+        if (status != Z_STREAM_END)
+            goto done;
+        if (stream.avail_in == 0 || !gzip_header_follows(stream.next_in, stream.avail_in)) {
+            ok = 1; /* GZIPInputStream.readTrailer: anything but another member after a trailer is ignored */
+            goto done;
+        }
+        if (lib.inflateReset(&stream) != Z_OK)
+            goto done;
+    }
+done:
+    lib.inflateEnd(&stream);
+    return ok;
+}
+
+/* -- snappy: raw blocks, and snappy-java's xerial framing (kafka.codec.snappy_decode) -- */
+
+static const uint8_t XERIAL_MAGIC[8] = {0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
+#define XERIAL_HEADER 16
+#define SNAPPY_SLACK 16 /* room past a block's output for the 8- and 16-byte copies */
+
+/* One raw snappy block, all of it: the output exactly as long as its preamble says, every copy within it. */
+static int
+snappy_raw(const uint8_t *data, size_t size, Buffer *out)
+{
+    uint64_t length = 0;
+    size_t ip = 0;
+    for (int shift = 0;; shift += 7) {
+        if (ip >= size || shift > 28)
+            return 0;
+        uint8_t byte = data[ip++];
+        length |= (uint64_t)(byte & 0x7F) << shift;
+        if (byte < 0x80)
+            break;
+    }
+    if (length > 0xFFFFFFFFu || !buffer_reserve(out, (size_t)length + SNAPPY_SLACK))
+        return 0;
+    uint8_t *base = out->data + out->size, *op = base, *end = base + length;
+    while (ip < size) {
+        uint8_t tag = data[ip++];
+        size_t copy_length, offset;
+        if ((tag & 3) == 0) {
+            uint64_t literal = tag >> 2;
+            if (literal >= 60) {
+                size_t extra = literal - 59;
+                if (extra > size - ip)
+                    return 0;
+                literal = 0;
+                for (size_t i = 0; i < extra; i++)
+                    literal |= (uint64_t)data[ip + i] << (8 * i);
+                ip += extra;
+            }
+            literal += 1;
+            if (literal > size - ip || literal > (uint64_t)(end - op))
+                return 0;
+            if (literal <= 16 && size - ip >= 16) /* a short literal: 16 bytes copied, the slack takes the rest */
+                memcpy(op, data + ip, 16);
+            else
+                memcpy(op, data + ip, (size_t)literal);
+            op += literal;
+            ip += (size_t)literal;
+            continue;
+        }
+        size_t offset_bytes = (tag & 3) == 1 ? 1 : (tag & 3) == 2 ? 2 : 4;
+        if (offset_bytes > size - ip)
+            return 0;
+        if ((tag & 3) == 1) {
+            copy_length = ((tag >> 2) & 7) + 4;
+            offset = (size_t)(tag >> 5) << 8 | data[ip];
+        }
+        else {
+            copy_length = (tag >> 2) + 1;
+            offset = 0;
+            for (size_t i = 0; i < offset_bytes; i++)
+                offset |= (size_t)data[ip + i] << (8 * i);
+        }
+        ip += offset_bytes;
+        if (offset == 0 || offset > (size_t)(op - base) || copy_length > (size_t)(end - op))
+            return 0;
+        const uint8_t *from = op - offset;
+        if (offset >= 8) /* 8 bytes at a time, each chunk read before it is written; the slack takes the rest */
+            for (size_t i = 0; i < copy_length; i += 8)
+                memcpy(op + i, from + i, 8);
+        else
+            for (size_t i = 0; i < copy_length; i++) /* a pattern shorter than 8 bytes, repeated */
+                op[i] = from[i];
+        op += copy_length;
+    }
+    if (op != end)
+        return 0;
+    out->size += (size_t)length;
+    return 1;
+}
+
+static int
+snappy_decode(const uint8_t *data, size_t size, Buffer *out)
+{
+    if (size <= XERIAL_HEADER || memcmp(data, XERIAL_MAGIC, sizeof XERIAL_MAGIC) != 0)
+        return snappy_raw(data, size, out);
+    /* the version and compatible-version ints are not read, as kafka-python does not read them */
+    for (size_t at = XERIAL_HEADER; at < size;) {
+        if (size - at < 4)
+            return 0;
+        int32_t block = (int32_t)((uint32_t)data[at] << 24 | (uint32_t)data[at + 1] << 16 | data[at + 2] << 8
+                                  | data[at + 3]);
+        at += 4;
+        if (block <= 0 || (size_t)block > size - at || !snappy_raw(data + at, (size_t)block, out))
+            return 0;
+        at += (size_t)block;
+    }
+    return 1;
+}
+
+/* -- lz4: one LZ4 frame (lz4.frame.decompress), all of the input -- */
+
+static int
+lz4_decode(const uint8_t *data, size_t size, Buffer *out, void *context)
+{
+    if (size < 4 || (data[0] | data[1] << 8 | data[2] << 16 | (uint32_t)data[3] << 24) != LZ4_FRAME_MAGIC)
+        return 0; /* skippable and legacy frames are left to the Python path */
+    lib.LZ4F_resetDecompressionContext(context);
+    size_t at = 0;
+    for (;;) {
+        if (!buffer_reserve(out, size > MIN_OUTPUT_STEP ? size : MIN_OUTPUT_STEP))
+            return 0;
+        size_t room = out->capacity - out->size, written = room, read = size - at;
+        size_t hint = lib.LZ4F_decompress(context, out->data + out->size, &written, data + at, &read, NULL);
+        if (lib.LZ4F_isError(hint))
+            return 0;
+        at += read;
+        out->size += written;
+        if (hint == 0)
+            return at == size; /* the frame's end; bytes after it are left to the Python path */
+        if ((at == size && written < room) || (read == 0 && written == 0))
+            return 0; /* the frame goes on past the input (or the decoder makes no progress) */
+    }
+}
+
+/* -- zstd: frames one after another (zstandard's stream_reader, read_across_frames), all of the input -- */
+
+static int
+zstd_decode(const uint8_t *data, size_t size, Buffer *out, void *context)
+{
+    if (lib.ZSTD_isError(lib.ZSTD_DCtx_reset(context, ZSTD_RESET_SESSION_ONLY)))
+        return 0;
+    ZstdInput input = {data, size, 0};
+    for (;;) {
+        if (!buffer_reserve(out, 2 * size > MIN_OUTPUT_STEP ? 2 * size : MIN_OUTPUT_STEP))
+            return 0;
+        ZstdOutput output = {out->data + out->size, out->capacity - out->size, 0};
+        size_t before = input.pos;
+        size_t hint = lib.ZSTD_decompressStream(context, &output, &input);
+        if (lib.ZSTD_isError(hint))
+            return 0;
+        out->size += output.pos;
+        if (input.pos == input.size && hint == 0)
+            return 1; /* a frame ended with the input */
+        if ((input.pos == input.size && output.pos < output.size) || (input.pos == before && output.pos == 0))
+            return 0; /* truncated (zstandard returns what it got: the Python path decides), or no progress */
+    }
+}
+
+typedef struct {
+    void *lz4, *zstd;
+} Contexts;
+
+/* The records section `data` of codec `code` decompressed onto `out`; 0 when it does not read cleanly. */
+static int
+inflate_records(int code, const uint8_t *data, size_t size, Buffer *out, const Contexts *contexts)
+{
+    switch (code) {
+    case CODE_GZIP:
+        return gunzip_as_java(data, size, out);
+    case CODE_SNAPPY:
+        return snappy_decode(data, size, out);
+    case CODE_LZ4:
+        return contexts->lz4 != NULL && lz4_decode(data, size, out, contexts->lz4);
+    case CODE_ZSTD:
+        return contexts->zstd != NULL && zstd_decode(data, size, out, contexts->zstd);
+    default:
+        return 0;
+    }
+}
+
+/* Every batch of the block onto `out`: copied (CODE_COPY), or its header with the codec bits cleared followed by its
+ * records inflated (a codec's code) when they read cleanly; view_starts and view_ends say where each batch went. */
+static void
+inflate_block(const uint8_t *block, const int64_t *starts, const int64_t *ends, const uint8_t *codes,
+              Py_ssize_t batches, int64_t *view_starts, int64_t *view_ends, Buffer *out)
+{
+    Contexts contexts = {NULL, NULL};
+    if (codec_ready[CODE_LZ4] && lib.LZ4F_isError(lib.LZ4F_createDecompressionContext(&contexts.lz4, LZ4F_VERSION)))
+        contexts.lz4 = NULL;
+    if (codec_ready[CODE_ZSTD])
+        contexts.zstd = lib.ZSTD_createDCtx();
+    for (Py_ssize_t b = 0; b < batches; b++) {
+        int code = codes[b];
+        size_t mark = out->size, length = (size_t)(ends[b] - starts[b]);
+        const uint8_t *batch = block + starts[b];
+        size_t copied = code == CODE_COPY ? length : RECORD_BATCH_OVERHEAD;
+        if (!buffer_reserve(out, copied))
+            break;
+        memcpy(out->data + mark, batch, copied);
+        out->size += copied;
+        if (code != CODE_COPY) {
+            out->data[mark + CODEC_BITS_BYTE] &= (uint8_t)~7;
+            if (code > CODE_ZSTD || !codec_ready[code]
+                || !inflate_records(code, batch + RECORD_BATCH_OVERHEAD, length - RECORD_BATCH_OVERHEAD, out,
+                                    &contexts))
+                out->size = mark + RECORD_BATCH_OVERHEAD; /* its header alone: left to the Python path */
+            if (out->failed)
+                break;
+        }
+        view_starts[b] = (int64_t)mark;
+        view_ends[b] = (int64_t)out->size;
+    }
+    if (contexts.lz4 != NULL)
+        lib.LZ4F_freeDecompressionContext(contexts.lz4);
+    if (contexts.zstd != NULL)
+        lib.ZSTD_freeDCtx(contexts.zstd);
+}
+
+PyDoc_STRVAR(inflate_batches_doc,
+"inflate_batches(block, starts, ends, codes, view_starts, view_ends) -> bytes\n"
+"--\n\n"
+"The batches block[starts[b]:ends[b]] (int64 inputs, one per batch) as if written uncompressed, one after\n"
+"another (_block_inflation.uncompressed_view): codes[b] (uint8) 0 copies the batch; any other code writes its\n"
+"header with the codec bits cleared, then for 1-4 (gzip, snappy, lz4, zstd) its records decompressed as\n"
+"_decompression.decompress_records reads them, when they read cleanly. view_starts[b] and view_ends[b] (int64\n"
+"outputs) say where each batch is in the result.");
+
+static PyObject *
+inflate_batches(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer block, starts, ends, codes, view_starts, view_ends;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*:inflate_batches", &block, &starts, &ends, &codes, &view_starts,
+                          &view_ends))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t batches = codes.len;
+    int ok = check_buffer(&starts, batches, 8, "starts") && check_buffer(&ends, batches, 8, "ends")
+             && check_buffer(&view_starts, batches, 8, "view_starts") && check_buffer(&view_ends, batches, 8, "view_ends");
+    const int64_t *start = starts.buf, *end = ends.buf;
+    for (Py_ssize_t b = 0; ok && b < batches; b++)
+        if (start[b] < 0 || end[b] > block.len || end[b] - start[b] < RECORD_BATCH_OVERHEAD) {
+            PyErr_Format(PyExc_ValueError, "batch %zd lies outside the block or is shorter than a batch header", b);
+            ok = 0;
+        }
+    if (ok) {
+        open_libraries_once();
+        Buffer out = spare; /* taken with the GIL held: a second thread in here meanwhile starts its own */
+        spare = (Buffer){NULL, 0, 0, 0};
+        Py_BEGIN_ALLOW_THREADS
+        inflate_block(block.buf, start, end, codes.buf, batches, view_starts.buf, view_ends.buf, &out);
+        Py_END_ALLOW_THREADS
+        result = out.failed ? PyErr_NoMemory() : PyBytes_FromStringAndSize((const char *)out.data, (Py_ssize_t)out.size);
+        if (out.failed || out.capacity > SPARE_BYTES || spare.data != NULL)
+            free(out.data);
+        else
+            spare = (Buffer){out.data, 0, out.capacity, 0};
+    }
+    PyBuffer_Release(&block);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&ends);
+    PyBuffer_Release(&codes);
+    PyBuffer_Release(&view_starts);
+    PyBuffer_Release(&view_ends);
+    return result;
+}
+
+PyDoc_STRVAR(inflatable_codecs_doc,
+"inflatable_codecs() -> tuple[str, ...]\n"
+"--\n\n"
+"The codecs inflate_batches decompresses here: snappy always, gzip, lz4 and zstd when their library opened.");
+
+static PyObject *
+inflatable_codecs(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
+{
+    static const char *const names[] = {"none", "gzip", "snappy", "lz4", "zstd"};
+    open_libraries_once();
+    PyObject *ready = PyList_New(0);
+    for (int code = CODE_GZIP; ready != NULL && code <= CODE_ZSTD; code++) {
+        PyObject *name = codec_ready[code] ? PyUnicode_FromString(names[code]) : NULL;
+        if (codec_ready[code] && (name == NULL || PyList_Append(ready, name) < 0))
+            Py_CLEAR(ready);
+        Py_XDECREF(name);
+    }
+    if (ready == NULL)
+        return NULL;
+    PyObject *result = PyList_AsTuple(ready);
+    Py_DECREF(ready);
+    return result;
 }
 
 /* -- Tables of distinct keys: KeyTable (keys -> ids) and OffsetTable (keys -> offsets) ----------------------- */
@@ -1164,6 +1668,8 @@ static PyMethodDef module_methods[] = {
     {"decode_plain", decode_plain, METH_VARARGS, decode_plain_doc},
     {"records_section", records_section, METH_VARARGS, records_section_doc},
     {"snappy_compress", snappy_compress, METH_VARARGS, snappy_compress_doc},
+    {"inflate_batches", inflate_batches, METH_VARARGS, inflate_batches_doc},
+    {"inflatable_codecs", inflatable_codecs, METH_NOARGS, inflatable_codecs_doc},
     {NULL, NULL, 0, NULL},
 };
 

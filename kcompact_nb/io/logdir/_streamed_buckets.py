@@ -1,12 +1,14 @@
 """Offset buckets of a scanned partition tallied from its segment files a block at a time (issue #29).
 
 Each segment file is read as the streamed pass reads it (:meth:`SegmentFileReader.blocks`: blocks of framed,
-CRC-checked batches, each header's offsets checked), and the records of a block's plain uncompressed batches are
-decoded together (:func:`~kcompact_nb.io.codec._vector_decoder.decode_plain_batches`) and counted as columns: per
-bucket by :class:`~kcompact_nb.core.OffsetBucketTally`, each key's latest record by its bytes in the block
+CRC-checked batches, each header's offsets checked), and the records of a block's plain batches, compressed ones
+decompressed first (:func:`~kcompact_nb.io.codec._block_inflation.uncompressed_view`), are decoded together
+(:func:`~kcompact_nb.io.codec._vector_decoder.decode_plain_batches`) and counted as columns: per bucket by
+:class:`~kcompact_nb.core.OffsetBucketTally`, each key's latest record by its bytes in the block
 (:func:`latest_entries`: the C kernel's hash table of key bytes when it was built, keys numbered with numpy
-otherwise). Every other batch (compressed, control, with record headers, ...) is decoded by the reader and
-counted batch by batch. The rows equal :func:`kcompact_nb.core.offset_buckets` of the partition read whole.
+otherwise). Every other batch (control, with record headers, records that do not decompress, ...) is decoded by the
+reader and counted batch by batch. The rows equal :func:`kcompact_nb.core.offset_buckets` of the partition read
+whole.
 """
 
 from __future__ import annotations
@@ -19,9 +21,17 @@ from kcompact_nb.core import (
     RECORD_BATCH_OVERHEAD,
     KeyRegistry,
     OffsetBucketTally,
-    record_size_bytes,
+    record_sizes_of_lengths,
 )
-from kcompact_nb.io.codec import FramedBlock, KeyNumbering, decode_plain_batches, native_kernels
+from kcompact_nb.io.codec import (
+    COPY,
+    FramedBlock,
+    KeyNumbering,
+    batch_codes,
+    decode_plain_batches,
+    native_kernels,
+    uncompressed_view,
+)
 from kcompact_nb.io.codec import batch_header as L
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 
@@ -131,15 +141,21 @@ def _tally_block(
             tally.add(batch)
         return next_offset
     counted = tally.counts((headers.attributes & L.CONTROL_BIT) != 0, headers.last_offsets) & (headers.counts > 0)
-    uncompressed = (headers.attributes & L.CODEC_MASK) == 0
+    codes = batch_codes(headers.attributes, headers.counts)
+    view = uncompressed_view(block.data, headers.starts, headers.ends, codes)
+    if view is None:
+        source, starts, ends, readable = block.data, headers.starts, headers.ends, codes == COPY
+    else:
+        source, starts, ends, readable = view.data, view.starts, view.ends, view.has_records()
+    reader.decodes_as(block, block.end if view is None else len(view.data))
     columns = decode_plain_batches(
-        block.data,
-        headers.starts,
-        headers.ends,
+        source,
+        starts,
+        ends,
         headers.base_offsets,
         headers.base_timestamps,
         headers.last_offsets - headers.base_offsets,
-        numpy.where(counted & uncompressed, headers.counts, 0),
+        numpy.where(counted & readable, headers.counts, 0),
     )
     for index in numpy.flatnonzero(counted & ~columns.plain).tolist():
         data, position = block.frames[index]
@@ -147,7 +163,8 @@ def _tally_block(
     plain = columns.plain
     if plain.any():
         bases = numpy.column_stack([headers.base_offsets[plain], headers.base_timestamps[plain]])
-        _tally_plain(tally, latest, block.data, columns, bases, (headers.ends - headers.starts)[plain])
+        stored = numpy.where(codes[plain] == COPY, (headers.ends - headers.starts)[plain], -1)
+        _tally_plain(tally, latest, source, columns, bases, stored)
     return int(headers.last_offsets[-1]) + 1
 
 
@@ -189,29 +206,29 @@ def _field(data: bytes, positions: Any, dtype: str) -> Any:
 def _tally_plain(
     tally: OffsetBucketTally, latest: SpanEntries, block: bytes, columns: Any, bases: Any, batch_bytes: Any
 ) -> None:
-    """Count the plain batches' records: whole batches by their size, the others record by record (as
-    :meth:`OffsetBucketTally.add` does); every record's key and entry into ``latest``."""
+    """Count the plain batches' records: whole uncompressed batches by their size (``batch_bytes``, -1 for a
+    compressed one), the others record by record (as :meth:`OffsetBucketTally.add` does); every record's key and
+    entry into ``latest``."""
     decoded = numpy.repeat(columns.plain, columns.counts)
     offsets, key_lengths = columns.offsets[decoded], columns.key_lengths[decoded]
     counts = columns.counts[columns.plain]
     firsts = numpy.cumsum(counts) - counts
-    whole = tally.count_batches(
-        offsets[firsts], offsets[firsts + counts - 1], counts, batch_bytes - RECORD_BATCH_OVERHEAD
+    whole = numpy.zeros(len(counts), bool)
+    sized = batch_bytes >= 0
+    whole[sized] = tally.count_batches(
+        offsets[firsts][sized],
+        offsets[firsts + counts - 1][sized],
+        counts[sized],
+        batch_bytes[sized] - RECORD_BATCH_OVERHEAD,
     )
     if not whole.all():
         rows = numpy.repeat(~whole, counts)
         row_bases = numpy.repeat(bases, counts, axis=0)[rows]
         deltas = (offsets[rows] - row_bases[:, 0], columns.timestamps[decoded][rows] - row_bases[:, 1])
-        keys = _spans(block, columns.key_starts[decoded][rows], key_lengths[rows])
-        values = _spans(block, columns.value_starts[decoded][rows], columns.value_lengths[decoded][rows])
-        sizes = map(record_size_bytes, deltas[0].tolist(), deltas[1].tolist(), keys, values)
-        tally.count_records(offsets[rows], numpy.fromiter(sizes, numpy.int64, int(rows.sum())))
+        sizes = record_sizes_of_lengths(*deltas, key_lengths[rows], columns.value_lengths[decoded][rows])
+        tally.count_records(offsets[rows], sizes)
     keyed = key_lengths >= 0
     if not keyed.all():
         tally.count_keyless(offsets[~keyed])
     entries = tally.entries_of(offsets[keyed], columns.value_lengths[decoded][keyed] < 0)
     latest.put_spans(block, columns.key_starts[decoded][keyed], key_lengths[keyed], entries)
-
-
-def _spans(block: bytes, starts: Any, lengths: Any) -> list[bytes | None]:
-    return [None if n < 0 else block[at : at + n] for at, n in zip(starts.tolist(), lengths.tolist(), strict=True)]

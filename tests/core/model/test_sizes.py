@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import numpy
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
@@ -15,9 +16,11 @@ from kcompact_nb.core import (
     Record,
     RecordBatch,
     record_size_bytes,
+    record_sizes_of_lengths,
     varint_len,
     varlong_len,
 )
+from kcompact_nb.core.model._record_sizes import record_size_of_lengths
 from kcompact_nb.core.model._records import control_record_key, end_txn_marker_value
 
 
@@ -136,3 +139,24 @@ def test_batch_size_equals_kafka_python_encoding(rows):
         offset += gap + 1
     batch = RecordBatch.build(records)
     assert batch.size_bytes == encoded_batch_bytes(records)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(-(2**63), 2**63 - 1),
+            st.integers(-(2**63), 2**63 - 1),
+            st.integers(-1, 2**31 - 1),
+            st.integers(-1, 2**31 - 1),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_record_sizes_of_columns_equal_those_of_each_record(rows):
+    """The numpy sizes of records without headers (a streamed tally sizes a block's records at once) are
+    ``DefaultRecord.sizeInBytes`` of each, as the scalar function computes it."""
+    columns = [numpy.array(column, numpy.int64) for column in zip(*rows, strict=True)]
+    expected = [record_size_of_lengths(*row) for row in rows]
+    assert record_sizes_of_lengths(*columns).tolist() == expected

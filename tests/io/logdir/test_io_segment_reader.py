@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import struct
 import tracemalloc
 from pathlib import Path
@@ -98,6 +99,7 @@ def test_control_batch_and_empty_batch(tmp_path):
     assert shell.base_timestamp == -1
 
 
+@pytest.mark.usefixtures("kernels")
 def test_an_empty_batch_is_never_decompressed(tmp_path):
     """``DefaultRecordBatch.iterator`` returns no records when ``recordsCount`` is 0 and reads nothing after
     the header, so an empty batch marked snappy with stray bytes after it still holds no records."""
@@ -109,6 +111,7 @@ def test_an_empty_batch_is_never_decompressed(tmp_path):
     assert (batch.records, batch.compression, batch.size_bytes, batch.last_offset) == ((), "snappy", 64, 1)
 
 
+@pytest.mark.usefixtures("kernels")
 @pytest.mark.parametrize(
     ("codec", "module"), [("gzip", "gzip"), ("snappy", "snappy"), ("lz4", "lz4.frame"), ("zstd", "zstandard")]
 )
@@ -162,6 +165,29 @@ def test_reading_streams_with_bounded_memory(tmp_path, monkeypatch):
     assert peak < size / 5, f"peak {peak} bytes while streaming a {size}-byte file"
 
 
+@pytest.mark.usefixtures("kernels")
+def test_reading_compressed_batches_streams_with_memory_bounded_by_their_records(tmp_path, monkeypatch):
+    """A block of compressed batches is decoded from its records decompressed, several times its size: the reader
+    reads less of such a file at a time (the first block already), so that memory follows the block's decoded
+    bytes (about three times BLOCK_BYTES), not the file's."""
+    monkeypatch.setattr(segment_reader, "BLOCK_BYTES", 1 << 20)
+    rng = random.Random(7)
+    words = [rng.randbytes(rng.randint(2, 8)).hex().encode() for _ in range(500)]
+    path = tmp_path / "00000000000000000000.log"
+    with open(path, "wb") as handle:
+        for i in range(200):  # text of a few hundred words: about a quarter of its size gzipped
+            value = b" ".join(rng.choice(words) for _ in range(8000))
+            handle.write(kafka_batch([rec(0, 1, b"k", value)], base_offset=i, codec="gzip"))
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in SegmentFileReader(path, keep_raw=False, verify_crc=False))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert count == 200 and path.stat().st_size > 4 << 20
+    assert peak < 3 << 20, f"peak {peak} bytes while streaming 16 MB of records gzipped in 1 MiB blocks"
+
+
 def test_segment_base_offset_from_file_names(tmp_path):
     assert segment_base_offset(Path("00000000000000001234.log")) == 1234
     assert segment_base_offset(Path("00000000000000001234.log.cleaned")) == 1234
@@ -188,6 +214,7 @@ PLAIN = kafka_batch([rec(i, 10 + i, b"k%d" % i, b"v" * 30) for i in range(4)], b
         b"\x1f\x8b\x08\x02" + b"\x00" * 8,
     ],  # last: a header with a bad FHCRC
 )
+@pytest.mark.usefixtures("kernels")
 def test_bytes_after_the_last_gzip_member_are_ignored_as_java_does(tmp_path, trailing):
     """Kafka reads gzip through ``GZIPInputStream``, whose ``readTrailer`` ignores whatever after a member's
     trailer is not a well-formed gzip header; Python's gzip module would refuse it."""
@@ -196,11 +223,13 @@ def test_bytes_after_the_last_gzip_member_are_ignored_as_java_does(tmp_path, tra
     assert [(r.offset, r.key) for r in batch.records] == [(i, b"k%d" % i) for i in range(4)]
 
 
+@pytest.mark.usefixtures("kernels")
 def test_concatenated_gzip_members_are_read_in_turn(tmp_path):
     (batch,) = iter_segment_batches(write(tmp_path, as_gzip(PLAIN, members=3)))
     assert [(r.offset, r.value) for r in batch.records] == [(i, b"v" * 30) for i in range(4)]
 
 
+@pytest.mark.usefixtures("kernels")
 def test_a_gzip_member_cut_before_its_trailer_is_corrupt(tmp_path):
     cut = as_gzip(PLAIN)[:-4]
     resized = bytearray(cut)
@@ -212,6 +241,7 @@ def test_a_gzip_member_cut_before_its_trailer_is_corrupt(tmp_path):
         list(iter_segment_batches(write(tmp_path, bytes(resized))))
 
 
+@pytest.mark.usefixtures("kernels")
 @pytest.mark.parametrize("compressed", [False, True])
 def test_a_header_key_that_is_not_utf8_reads_with_replacement_characters(tmp_path, compressed):
     """``DefaultRecord.readHeaders`` decodes a header key with ``Utils.utf8`` (``new String(bytes, UTF_8)``):

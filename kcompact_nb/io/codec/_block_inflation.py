@@ -1,0 +1,96 @@
+"""A block of framed batches as if written uncompressed, so its compressed batches' records decode as columns.
+
+The block decoder (:mod:`kcompact_nb.io.codec._vector_decoder`) reads uncompressed batches; a compressed batch is
+turned into one here: its 61-byte header with the codec bits cleared, then its records section decompressed as
+Kafka reads it (:func:`kcompact_nb.io.codec._decompression.decompress_records`), exactly the batch the segment
+reader's own decoding parses. :func:`uncompressed_view` lays every batch of a block out that way, one after
+another: uncompressed batches copied, compressed ones inflated, and each other batch (no records, an unknown codec,
+records that do not decompress) as its header alone, which the block decoder never reads as plain, so the reader's
+own decoding gives its records or its error.
+
+The C kernel (``inflate_batches`` in ``_native.c``) decompresses a whole block at once with the codecs' own
+libraries (zlib, liblz4, libzstd, opened at run time; snappy decoded in C) and needs no Python codec package; it
+inflates a batch only when its records read cleanly under the strictest reading of the codec's framing, and leaves
+every other batch, as the Python twin below does when decompression fails. Both give the same view for every
+block (tests/io/codec/test_block_inflation.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy
+
+from kcompact_nb.io.codec import _batch_header as L
+from kcompact_nb.io.codec import _native_kernels
+from kcompact_nb.io.codec._decompression import decompress_records
+
+COPY = 0
+"""The code of a batch copied as it is (uncompressed); 1 to 4 are the codecs' ids (gzip, snappy, lz4, zstd)."""
+HEADER_ONLY = 255
+"""The code of a batch laid out as its header alone."""
+_CODEC_BITS_BYTE = L.ATTRIBUTES_POSITION + 1
+
+
+@dataclass(frozen=True)
+class UncompressedView:
+    """Every batch of a block as if written uncompressed: batch ``b`` is ``data[starts[b]:ends[b]]`` (int64 arrays),
+    its header alone (:data:`L.RECORD_BATCH_OVERHEAD` bytes) when its records are not there."""
+
+    data: bytes
+    starts: Any
+    ends: Any
+
+    def has_records(self) -> Any:
+        """Whether each batch's records are in the view (a bool array)."""
+        return self.ends - self.starts > L.RECORD_BATCH_OVERHEAD
+
+
+def batch_codes(attributes: Any, counts: Any) -> Any:
+    """How :func:`uncompressed_view` lays out batches of these attributes and records counts (int64 arrays): a
+    uint8 array of :data:`COPY`, a codec's id (compressed records) or :data:`HEADER_ONLY` (no records to read, or
+    an unknown codec)."""
+    codec_ids = attributes & L.CODEC_MASK
+    inflated = (codec_ids < len(L.COMPRESSION_CODECS)) & (counts > 0)
+    return numpy.where(codec_ids == 0, COPY, numpy.where(inflated, codec_ids, HEADER_ONLY)).astype(numpy.uint8)
+
+
+def uncompressed_view(block: bytes, starts: Any, ends: Any, codes: Any) -> UncompressedView | None:
+    """The batches ``block[starts[b]:ends[b]]`` (int64 arrays) laid out by their ``codes`` (:func:`batch_codes`) as
+    if uncompressed, or None when none of them has compressed records (the block reads as it is)."""
+    compressed = (codes != COPY) & (codes != HEADER_ONLY)
+    if not compressed.any():
+        return None
+    native = _native_kernels.NATIVE
+    if native is not None and {L.COMPRESSION_CODECS[c] for c in codes[compressed]} <= set(native.inflatable_codecs()):
+        view_starts, view_ends = numpy.empty(len(codes), numpy.int64), numpy.empty(len(codes), numpy.int64)
+        data = native.inflate_batches(block, starts, ends, codes, view_starts, view_ends)
+        return UncompressedView(data, view_starts, view_ends)
+    return _inflate_with_python(block, starts.tolist(), ends.tolist(), codes.tolist())
+
+
+def _inflate_with_python(block: bytes, starts: list[int], ends: list[int], codes: list[int]) -> UncompressedView:
+    """:func:`uncompressed_view` batch by batch with the codecs' Python packages."""
+    parts, bounds, position = [], [], 0
+    for start, end, code in zip(starts, ends, codes, strict=True):
+        part = block[start:end] if code == COPY else _inflated(block[start:end], code)
+        parts.append(part)
+        bounds.append((position, position + len(part)))
+        position += len(part)
+    view_starts, view_ends = numpy.array(bounds, numpy.int64).reshape(-1, 2).T
+    return UncompressedView(b"".join(parts), view_starts, view_ends)
+
+
+def _inflated(batch: bytes, code: int) -> bytes:
+    """The batch's header with the codec bits cleared, then its records decompressed (its header alone when they
+    do not decompress: the reader's own decoding then says why)."""
+    header = bytearray(batch[: L.RECORD_BATCH_OVERHEAD])
+    header[_CODEC_BITS_BYTE] &= ~L.CODEC_MASK
+    if code == HEADER_ONLY:
+        return bytes(header)
+    try:
+        records = decompress_records(L.COMPRESSION_CODECS[code], batch[L.RECORD_BATCH_OVERHEAD :])
+    except Exception:  # noqa: BLE001 - any failure here is the reader's to report, batch by batch
+        return bytes(header)
+    return bytes(header) + records
