@@ -12,12 +12,18 @@ The C kernel (``inflate_batches`` in ``_native.c``) decompresses a whole block a
 libraries (zlib, liblz4, libzstd, opened at run time; snappy decoded in C) and needs no Python codec package; it
 inflates a batch only when its records read cleanly under the strictest reading of the codec's framing, and leaves
 every other batch, as the Python twin below does when decompression fails. Both give the same view for every
-block (tests/io/codec/test_block_inflation.py).
+block (tests/io/codec/test_block_inflation.py). A codec whose system library is another release than the one the
+Python twin decodes with (``lz4``'s and ``zstandard``'s bundled ones) stays with the twin: releases differ in the
+corrupt frames they refuse (libzstd 1.5.4 reads some that 1.5.7, Kafka 4.4's, refuses).
 """
 
 from __future__ import annotations
 
+import ctypes
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy
@@ -63,11 +69,42 @@ def uncompressed_view(block: bytes, starts: Any, ends: Any, codes: Any) -> Uncom
     if not compressed.any():
         return None
     native = _native_kernels.NATIVE
-    if native is not None and {L.COMPRESSION_CODECS[c] for c in codes[compressed]} <= set(native.inflatable_codecs()):
+    if native is not None and {L.COMPRESSION_CODECS[c] for c in codes[compressed]} <= inflatable_in_c(native):
         view_starts, view_ends = numpy.empty(len(codes), numpy.int64), numpy.empty(len(codes), numpy.int64)
         data = native.inflate_batches(block, starts, ends, codes, view_starts, view_ends)
         return UncompressedView(data, view_starts, view_ends)
     return _inflate_with_python(block, starts.tolist(), ends.tolist(), codes.tolist())
+
+
+@cache
+def inflatable_in_c(native: Any) -> frozenset[str]:
+    """The codecs the C kernel inflates as the Python twin does: those whose library it opened, lz4 and zstd only when
+    that library is the release the twin's package bundles."""
+    return frozenset(codec for codec in native.inflatable_codecs() if _same_release(codec))
+
+
+_SYSTEM_LIBRARIES: dict[str, tuple[str, str, str, Callable[[Any], int]]] = {
+    "lz4": ("liblz4.so.1", "LZ4_versionNumber", "lz4", lambda module: module.library_version_number()),
+    "zstd": ("libzstd.so.1", "ZSTD_versionNumber", "zstandard", lambda module: _release_number(module.ZSTD_VERSION)),
+}
+"""codec -> the system library the C kernel opens, its version function, and the Python package the twin decodes
+with and how it tells its library's version (major * 10000 + minor * 100 + patch)."""
+
+
+def _same_release(codec: str) -> bool:
+    if codec not in _SYSTEM_LIBRARIES:
+        return True  # gzip: Python's zlib is the system's; snappy: decoded in C by the project
+    library, function, package, version_of = _SYSTEM_LIBRARIES[codec]
+    try:
+        system = getattr(ctypes.CDLL(library), function)()
+        bundled = version_of(importlib.import_module(package))
+    except (OSError, AttributeError, ImportError):
+        return False
+    return bool(system == bundled)
+
+
+def _release_number(release: tuple[int, ...]) -> int:
+    return release[0] * 10000 + release[1] * 100 + release[2]
 
 
 def _inflate_with_python(block: bytes, starts: list[int], ends: list[int], codes: list[int]) -> UncompressedView:
@@ -78,7 +115,7 @@ def _inflate_with_python(block: bytes, starts: list[int], ends: list[int], codes
         parts.append(part)
         bounds.append((position, position + len(part)))
         position += len(part)
-    view_starts, view_ends = numpy.array(bounds, numpy.int64).reshape(-1, 2).T
+    view_starts, view_ends = numpy.array(bounds, numpy.int64).reshape(-1, 2).T.copy()  # each row contiguous
     return UncompressedView(b"".join(parts), view_starts, view_ends)
 
 

@@ -189,6 +189,12 @@ def test_corrupted_records_inflate_in_c_only_as_in_python(codec, data):
     body, framing, mutate = data.draw(bodies), data.draw(FRAMINGS[codec]), data.draw(mutations())
     batch = header_with(CODECS[codec]) + mutate(framing(body))
     native, python = views([batch], [CODECS[codec]])
+    if codec not in _block_inflation.inflatable_in_c(NATIVE):
+        # the system library is another release than the twin's: the reader takes the twin's view
+        starts, ends = numpy.array([0], numpy.int64), numpy.array([len(batch)], numpy.int64)
+        read = _block_inflation.uncompressed_view(batch, starts, ends, numpy.array([CODECS[codec]], numpy.uint8))
+        assert read is not None and parts(read) == parts(python)
+        return
     (ours,), (theirs,) = parts(native), parts(python)
     assert ours in (theirs, header_with(0))
 
