@@ -2,15 +2,15 @@
 
 A zstd batch is only Kafka's, byte for byte, when the same libzstd release compressed it (``_codec_releases``:
 zstd-jni 1.5.5-1 holds libzstd 1.5.5). The bindings installed with the package bundle 1.5.6 (``pyzstd``) and 1.5.7
-(``zstandard``); the releases before are compiled from their own sources: the source distribution of the ``zstd``
-package on PyPI (python-zstd, whose versions follow libzstd's: ``1.5.5.1`` holds libzstd 1.5.5) has libzstd's
-``lib/`` folder, and its compression half (``lib/common``, ``lib/compress``, single-threaded) becomes
+(``zstandard``); the releases before are compiled from their own sources: a source distribution on PyPI that holds
+libzstd's ``lib/`` folder (the ``zstd`` package's, python-zstd, whose versions follow libzstd's: ``1.5.5.1`` holds
+libzstd 1.5.5; for 1.3.7, which it skipped, ``blosc`` 1.7.0's copy), and its compression half (``lib/common``,
+``lib/compress``, single-threaded) becomes
 ``<cache>/libzstd/<release>/libzstd.so``, called through ``ctypes`` with libzstd's stable streaming API, as zstd-jni's
 ``ZstdOutputStream`` calls it: ``ZSTD_initCStream`` at the level, the data, ``ZSTD_flushStream``, ``ZSTD_endStream``.
 
 :func:`build_libzstd` builds them (``make codecs``: a C compiler and PyPI are needed once); a release not built is
-written by another release and marked estimated, as before. libzstd 1.3.7 (Kafka 2.1.1's) has no such source
-distribution and stays estimated.
+written by another release and marked estimated, as before.
 """
 
 from __future__ import annotations
@@ -32,19 +32,20 @@ from kcompact_nb.io._errors import NativeLibraryError
 Release = tuple[int, int, int]
 
 SOURCE_PACKAGES: dict[Release, str] = {
-    (1, 3, 5): "1.3.5.1",
-    (1, 3, 8): "1.3.8.1",
-    (1, 4, 0): "1.4.0.0",
-    (1, 4, 3): "1.4.3.2",
-    (1, 4, 4): "1.4.4.0",
-    (1, 4, 5): "1.4.5.1",
-    (1, 4, 9): "1.4.9.1",
-    (1, 5, 0): "1.5.0.4",
-    (1, 5, 2): "1.5.2.6",
-    (1, 5, 5): "1.5.5.1",
+    (1, 3, 5): "zstd==1.3.5.1",
+    (1, 3, 7): "blosc==1.7.0",
+    (1, 3, 8): "zstd==1.3.8.1",
+    (1, 4, 0): "zstd==1.4.0.0",
+    (1, 4, 3): "zstd==1.4.3.2",
+    (1, 4, 4): "zstd==1.4.4.0",
+    (1, 4, 5): "zstd==1.4.5.1",
+    (1, 4, 9): "zstd==1.4.9.1",
+    (1, 5, 0): "zstd==1.5.0.4",
+    (1, 5, 2): "zstd==1.5.2.6",
+    (1, 5, 5): "zstd==1.5.5.1",
 }
-"""libzstd release -> the version of PyPI's ``zstd`` source distribution holding it: every release a Kafka release's
-zstd-jni bundled that the installed bindings do not (1.3.7 has none)."""
+"""libzstd release -> the PyPI source distribution holding its sources: every release a Kafka release's zstd-jni
+bundled that the installed bindings do not."""
 
 _LIBRARY = "libzstd.so"
 
@@ -104,14 +105,15 @@ def _build(release: Release) -> None:
         os.replace(partial, target)  # whole or absent, whoever else builds it meanwhile
 
 
-def _sources(version: str, work: Path) -> Path:
-    """The ``lib/`` folder of PyPI's ``zstd`` source distribution ``version``, downloaded and unpacked in ``work``."""
+def _sources(requirement: str, work: Path) -> Path:
+    """libzstd's ``lib/`` folder in the PyPI source distribution ``requirement``, downloaded and unpacked in ``work``
+    (the folder holding ``zstd.h`` beside ``common/`` and ``compress/``)."""
     download = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
-    _run([*download, f"zstd=={version}", "-d", str(work)], f"downloading zstd=={version}'s sources from PyPI")
-    (archive,) = work.glob("zstd-*.tar.gz")
+    _run([*download, requirement, "-d", str(work)], f"downloading {requirement}'s sources from PyPI")
+    (archive,) = work.glob("*.tar.gz")
     with tarfile.open(archive) as tar:
         tar.extractall(work, filter="data")
-    (lib,) = [p for p in work.glob("zstd-*/zstd/lib") if (p / "zstd.h").is_file()]
+    (lib,) = [h.parent for h in work.rglob("zstd.h") if (h.parent / "compress").is_dir()]
     return lib
 
 
