@@ -73,17 +73,19 @@ def oracle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     if not _has_levels(version):
         subprocess.run(["javac", "-cp", classpath, "-d", str(build), str(ORACLE_BEFORE_38_SOURCE)], check=True)
         return version, ["java", "-cp", f"{classpath}:{build}", "BatchOracleBefore38"]
-    internal = KafkaVersion.parse(version) >= KafkaVersion(4, 4)
+    release = KafkaVersion.parse(version)  # the record classes moved to .internal in 4.3, the buffer stream in 4.4
     source = (
         ORACLE_SOURCE.read_text()
         .replace(
             "RECORDS_PACKAGE",
-            "org.apache.kafka.common.record.internal" if internal else "org.apache.kafka.common.record",
+            "org.apache.kafka.common.record.internal"
+            if release >= KafkaVersion(4, 3)
+            else "org.apache.kafka.common.record",
         )
         .replace(
             "BUFFER_STREAM_CLASS",
             "org.apache.kafka.common.utils.internals.ByteBufferOutputStream"
-            if internal
+            if release >= KafkaVersion(4, 4)
             else "org.apache.kafka.common.utils.ByteBufferOutputStream",
         )
     )
