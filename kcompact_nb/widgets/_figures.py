@@ -47,10 +47,19 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
     else:
         widget.data = ()
         widget.add_traces(list(figure.data))
-    for name in [name for name in relayout if name not in widget.layout]:  # a subplot's axis, new to the widget
-        widget.layout[name] = relayout.pop(name)  # plotly_update only sets properties the layout already has
-    widget.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=changed)
+    with widget.batch_update():  # the properties plotly_update cannot set, validated and sent after it
+        for name in [name for name, value in relayout.items() if _not_updatable(widget, held.get(name), name, value)]:
+            widget.layout[name] = relayout.pop(name)
+        widget.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=changed)
     _fit_container(widget)
+
+
+def _not_updatable(widget: go.FigureWidget, held: Any, name: str, value: Any) -> bool:
+    """Whether ``plotly_update`` cannot make layout property ``name`` of ``widget`` ``value``: it sets only properties
+    the layout has (not a subplot's new axis), and keeps the layout's objects for the items of a list (shapes,
+    annotations) as they are, as many as there were (their values read the new items)."""
+    resized = isinstance(value, list) and len(value) != len(held if isinstance(held, (list, tuple)) else ())
+    return resized or name not in widget.layout
 
 
 def _restyle(widget: go.FigureWidget, traces: list[dict[str, Any]]) -> tuple[dict[str, list[Any]], list[int]]:
