@@ -102,7 +102,7 @@ def _cells(
         **lane(len(records)),
         width=CELL_WIDTH,
         marker=marker,
-        text=strings([text(r) for r in records]),
+        text=strings(text.each(records)),
         textposition="inside",
         insidetextanchor="middle",
         textangle=-90 if text.upright else 0,
@@ -129,9 +129,18 @@ class CellText(NamedTuple):
     lane_px: float
     upright: bool
 
-    def __call__(self, record: RecordOutcome) -> str:
+    @property
+    def chars(self) -> int:
+        """Characters that fit a cell."""
         room = self.lane_px - 6 if self.upright else self.px_per_unit * CELL_WIDTH - 4
-        chars = int(room / (CHAR_PX * (FONT_SIZE - 2)))
+        return int(room / (CHAR_PX * (FONT_SIZE - 2)))
+
+    def each(self, records: Sequence[RecordOutcome]) -> list[str]:
+        """The text of each of ``records``."""
+        return [self(r) for r in records] if self.chars >= 2 else [""] * len(records)
+
+    def __call__(self, record: RecordOutcome) -> str:
+        chars = self.chars
         if chars < 2:
             return ""
         first = _cut(_name(record), chars)
@@ -144,9 +153,11 @@ class CellText(NamedTuple):
 
 def upright(records: Sequence[RecordOutcome], px_per_unit: float, lane_px: float) -> bool:
     """Write keys up the cells when some key does not fit across its cell but fits up it."""
+    if px_per_unit * CELL_WIDTH < FONT_SIZE - 2:  # too narrow for a line of text (no key need be measured)
+        return False
     across = px_per_unit * CELL_WIDTH - 4
     longest = max((len(_name(r)) for r in records), default=0) * CHAR_PX * (FONT_SIZE - 2)
-    return longest > across and px_per_unit * CELL_WIDTH >= FONT_SIZE - 2 and longest <= lane_px - 6
+    return across < longest <= lane_px - 6
 
 
 def _name(record: RecordOutcome) -> str:

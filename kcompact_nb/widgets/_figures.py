@@ -25,7 +25,8 @@ def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
 
 
 def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
-    """Make ``widget`` show ``figure``: traces updated one by one when their kinds match, else replaced.
+    """Make ``widget`` show ``figure``: its traces updated one by one up to the first of another kind, the rest
+    removed or added.
 
     Only what differs is set again, in one ``plotly_update`` (one message to the browser) and without validating
     it again: ``figure``'s values are plotly's own JSON (validating a layout figure's once more costs a stepper
@@ -39,14 +40,15 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
     if unset:  # first, on its own: plotly.js applies an update's relayout to the layout as it is at the update's end
         widget.plotly_relayout(unset)  # removes them (update_layout would leave empty objects in their place)
     relayout = {name: value for name, value in relayout.items() if value is not None}
-    traces = [trace.to_plotly_json() for trace in figure.data]
-    restyle: dict[str, list[Any]] = {}
-    changed: list[int] = []
-    if len(widget.data) == len(traces) and all(w.type == t["type"] for w, t in zip(widget.data, traces, strict=True)):
-        restyle, changed = _restyle(widget, traces)
-    else:
-        widget.data = ()
-        widget.add_traces(list(figure.data))
+    kept = next(
+        (i for i, (w, f) in enumerate(zip(widget.data, figure.data, strict=False)) if w.type != f.type),
+        min(len(widget.data), len(figure.data)),
+    )
+    restyle, changed = _restyle(widget, [trace.to_plotly_json() for trace in figure.data[:kept]])
+    if len(widget.data) > kept:
+        widget.data = widget.data[:kept]
+    if len(figure.data) > kept:
+        widget.add_traces(list(figure.data[kept:]))
     with widget.batch_update():  # the properties plotly_update cannot set, validated and sent after it
         for name in [name for name, value in relayout.items() if _not_updatable(widget, held.get(name), name, value)]:
             widget.layout[name] = relayout.pop(name)
@@ -63,9 +65,9 @@ def _not_updatable(widget: go.FigureWidget, held: Any, name: str, value: Any) ->
 
 
 def _restyle(widget: go.FigureWidget, traces: list[dict[str, Any]]) -> tuple[dict[str, list[Any]], list[int]]:
-    """``plotly_update``'s restyle data and trace indexes that make the widget's traces ``traces`` (of their kinds):
-    each property's values for the traces that change, ``Undefined`` where a trace keeps its own."""
-    held = [trace.to_plotly_json() for trace in widget.data]
+    """``plotly_update``'s restyle data and trace indexes that make the widget's first traces ``traces`` (of their
+    kinds): each property's values for the traces that change, ``Undefined`` where a trace keeps its own."""
+    held = [trace.to_plotly_json() for trace in widget.data[: len(traces)]]
     changes = {index: _changes(held[index], trace, kept=("type", "uid")) for index, trace in enumerate(traces)}
     changed = [index for index, change in changes.items() if change]
     _unset(widget, {i: [n for n, v in changes[i].items() if _plotly_equal(held[i].get(n), v)] for i in changed})
