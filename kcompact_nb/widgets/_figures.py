@@ -26,7 +26,7 @@ def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
 
 def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
     """Make ``widget`` show ``figure``: its traces updated one by one up to the first of another kind, the rest
-    removed or added.
+    removed, and traces added empty where ``figure`` has more, then filled as the others are.
 
     Only what differs is set again, in one ``plotly_update`` (one message to the browser) and without validating
     it again: ``figure``'s values are plotly's own JSON (validating a layout figure's once more costs a stepper
@@ -44,11 +44,11 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
         (i for i, (w, f) in enumerate(zip(widget.data, figure.data, strict=False)) if w.type != f.type),
         min(len(widget.data), len(figure.data)),
     )
-    restyle, changed = _restyle(widget, [trace.to_plotly_json() for trace in figure.data[:kept]])
     if len(widget.data) > kept:
         widget.data = widget.data[:kept]
-    if len(figure.data) > kept:
-        widget.add_traces(list(figure.data[kept:]))
+    if len(figure.data) > kept:  # of their kinds, empty: the update fills them, validating nothing
+        widget.add_traces([{"type": trace.type} for trace in figure.data[kept:]])
+    restyle, changed = _restyle(widget, [trace.to_plotly_json() for trace in figure.data])
     with widget.batch_update():  # the properties plotly_update cannot set, validated and sent after it
         for name in [name for name, value in relayout.items() if _not_updatable(widget, held.get(name), name, value)]:
             widget.layout[name] = relayout.pop(name)
@@ -65,9 +65,9 @@ def _not_updatable(widget: go.FigureWidget, held: Any, name: str, value: Any) ->
 
 
 def _restyle(widget: go.FigureWidget, traces: list[dict[str, Any]]) -> tuple[dict[str, list[Any]], list[int]]:
-    """``plotly_update``'s restyle data and trace indexes that make the widget's first traces ``traces`` (of their
-    kinds): each property's values for the traces that change, ``Undefined`` where a trace keeps its own."""
-    held = [trace.to_plotly_json() for trace in widget.data[: len(traces)]]
+    """``plotly_update``'s restyle data and trace indexes that make the widget's traces ``traces`` (of their kinds):
+    each property's values for the traces that change, ``Undefined`` where a trace keeps its own."""
+    held = [trace.to_plotly_json() for trace in widget.data]
     changes = {index: _changes(held[index], trace, kept=("type", "uid")) for index, trace in enumerate(traces)}
     changed = [index for index, change in changes.items() if change]
     _unset(widget, {i: [n for n, v in changes[i].items() if _plotly_equal(held[i].get(n), v)] for i in changed})
