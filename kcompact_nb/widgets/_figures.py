@@ -25,8 +25,7 @@ def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
 
 
 def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
-    """Make ``widget`` show ``figure``: its traces updated one by one up to the first of another kind, the rest
-    removed, and traces added empty where ``figure`` has more, then filled as the others are.
+    """Make ``widget`` show ``figure``: traces updated one by one when their kinds match, else replaced.
 
     Only what differs is set again, in one ``plotly_update`` (one message to the browser) and without validating
     it again: ``figure``'s values are plotly's own JSON (validating a layout figure's once more costs a stepper
@@ -40,14 +39,15 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
     if unset:  # first, on its own: plotly.js applies an update's relayout to the layout as it is at the update's end
         widget.plotly_relayout(unset)  # removes them (update_layout would leave empty objects in their place)
     relayout = {name: value for name, value in relayout.items() if value is not None}
-    kept = next(
-        (i for i, (w, f) in enumerate(zip(widget.data, figure.data, strict=False)) if w.type != f.type),
-        min(len(widget.data), len(figure.data)),
-    )
-    if len(widget.data) > kept:
-        widget.data = widget.data[:kept]
-    if len(figure.data) > kept:  # of their kinds, empty: the update fills them, validating nothing
-        widget.add_traces([{"type": trace.type} for trace in figure.data[kept:]])
+    if [trace.type for trace in widget.data] != [trace.type for trace in figure.data]:
+        # replaced whole and validated, as plotly adds traces: a first draw, or another figure (traces added
+        # empty and filled by the update left a what-if explorer's first figure undrawn in JupyterLab)
+        with widget.batch_update():
+            widget.data = ()
+            widget.add_traces(list(figure.data))
+            widget.update_layout(relayout, overwrite=True)
+        _fit_container(widget)
+        return
     restyle, changed = _restyle(widget, [trace.to_plotly_json() for trace in figure.data])
     with widget.batch_update():  # the properties plotly_update cannot set, validated and sent after it
         for name in [name for name, value in relayout.items() if _not_updatable(widget, held.get(name), name, value)]:
