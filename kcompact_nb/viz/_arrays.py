@@ -21,5 +21,6 @@ def strings(values: Sequence[str]) -> Any:
 
 
 def lane(count: int) -> dict[str, Any]:
-    """``y`` and ``base`` of ``count`` cells filling a lane from 0 to 1."""
-    return {"y": numpy.ones(count, numpy.int64), "base": numpy.zeros(count, numpy.int64)}
+    """``y`` and ``base`` of ``count`` cells filling a lane from 0 to 1 (``base`` as plotly's validation leaves it:
+    objects, written to JSON as a list)."""
+    return {"y": numpy.ones(count, numpy.int64), "base": numpy.zeros(count, object)}

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy
-import plotly.graph_objects as go
 
 from kcompact_nb.core import LogToClean
 from kcompact_nb.viz._cells import OUTCOME_GROUP
+from kcompact_nb.viz._figure import bar
 from kcompact_nb.viz._palette import BEYOND, COLORS, KEPT, SUPERSEDED, WAITING
 from kcompact_nb.viz._rows import BucketRows, as_dicts
 
@@ -20,7 +20,9 @@ BUCKET_LABELS = {
 }
 
 
-def bucket_bars(columns: dict[str, numpy.ndarray], *, first_uncleanable: int | None, yaxis: str) -> list[go.Bar]:
+def bucket_bars(
+    columns: dict[str, numpy.ndarray], *, first_uncleanable: int | None, yaxis: str
+) -> list[dict[str, Any]]:
     """Stacked bars per bucket: live, superseded (split at the first uncleanable offset when known), tombstones."""
     starts, ends = columns["start_offset"], columns["end_offset"]
     middle, width = (starts + ends - 1) / 2, ends - starts
@@ -40,7 +42,7 @@ def bucket_bars(columns: dict[str, numpy.ndarray], *, first_uncleanable: int | N
         if not counts.any():
             continue
         bars.append(
-            go.Bar(
+            bar(
                 name=BUCKET_LABELS[name],
                 x=middle,
                 width=width,

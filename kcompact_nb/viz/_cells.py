@@ -8,11 +8,9 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-import plotly.graph_objects as go
-
 from kcompact_nb.core import BatchSpan, LayoutView, RecordKind, RecordOutcome, format_bytes
 from kcompact_nb.viz._arrays import lane, numbers, strings
-from kcompact_nb.viz._figure import FONT_SIZE
+from kcompact_nb.viz._figure import FONT_SIZE, bar
 from kcompact_nb.viz._labels import CHAR_PX
 from kcompact_nb.viz._palette import (
     ABORTED,
@@ -36,18 +34,18 @@ OUTCOME_GROUP = "what the next pass does"
 
 def record_cells(
     view: LayoutView, *, px_per_unit: float, yaxis: str, lane_px: float, color_by: str = "fate"
-) -> list[go.Bar]:
+) -> list[dict[str, Any]]:
     """Gaps and empty batches, then the records (one trace per outcome, or by key), then kind overlays."""
-    traces: list[go.Bar] = [*_holes(view, yaxis), *_kind_keys(view.records, yaxis)]
+    traces: list[dict[str, Any]] = [*_holes(view, yaxis), *_kind_keys(view.records, yaxis)]
     text = CellText(px_per_unit, lane_px, upright(view.records, px_per_unit, lane_px))
     if color_by == "key":
         traces += _by_key(view.records, text, yaxis)
     else:
         traces += _by_outcome(view.records, text, yaxis)
-    return [t for t in traces if len(t.x)]
+    return [t for t in traces if len(t["x"])]
 
 
-def _by_outcome(records: Sequence[RecordOutcome], text: CellText, yaxis: str) -> list[go.Bar]:
+def _by_outcome(records: Sequence[RecordOutcome], text: CellText, yaxis: str) -> list[dict[str, Any]]:
     grouped: dict[str, list[RecordOutcome]] = {outcome: [] for outcome in OUTCOMES}
     for record in records:
         grouped[record.outcome.value].append(record)
@@ -59,7 +57,7 @@ def _by_outcome(records: Sequence[RecordOutcome], text: CellText, yaxis: str) ->
     return traces
 
 
-def _by_key(records: Sequence[RecordOutcome], text: CellText, yaxis: str) -> list[go.Bar]:
+def _by_key(records: Sequence[RecordOutcome], text: CellText, yaxis: str) -> list[dict[str, Any]]:
     """One trace per key (a legend of keys) up to :data:`KEY_LEGEND_LIMIT` keys, else one trace without legend."""
     order: dict[bytes | None, int] = {}
     for r in records:
@@ -78,7 +76,9 @@ def _by_key(records: Sequence[RecordOutcome], text: CellText, yaxis: str) -> lis
     return traces
 
 
-def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], text: CellText, yaxis: str) -> go.Bar:
+def _cells(
+    name: str, records: Sequence[RecordOutcome], colors: Sequence[str], text: CellText, yaxis: str
+) -> dict[str, Any]:
     """Cells of ``records``, plain data first (the legend shows the first cell's look), each styled by its kind."""
     order = sorted(range(len(records)), key=lambda i: records[i].kind is not RecordKind.DATA)
     records, colors = [records[i] for i in order], [colors[i] for i in order]
@@ -96,13 +96,13 @@ def _cells(name: str, records: Sequence[RecordOutcome], colors: Sequence[str], t
             "solidity": 0.22,
         },
     }
-    return go.Bar(  # numpy arrays (viz/_arrays.py): plotly copies them whole where it validates lists item by item
+    return bar(  # numpy arrays (viz/_arrays.py): plotly copies them whole where it validates lists item by item
         name=name,
         x=numbers(r.offset for r in records),
         **lane(len(records)),
         width=CELL_WIDTH,
         marker=marker,
-        text=strings([text(r) for r in records]),
+        text=strings(text.each(records)),
         textposition="inside",
         insidetextanchor="middle",
         textangle=-90 if text.upright else 0,
@@ -129,9 +129,18 @@ class CellText(NamedTuple):
     lane_px: float
     upright: bool
 
-    def __call__(self, record: RecordOutcome) -> str:
+    @property
+    def chars(self) -> int:
+        """Characters that fit a cell."""
         room = self.lane_px - 6 if self.upright else self.px_per_unit * CELL_WIDTH - 4
-        chars = int(room / (CHAR_PX * (FONT_SIZE - 2)))
+        return int(room / (CHAR_PX * (FONT_SIZE - 2)))
+
+    def each(self, records: Sequence[RecordOutcome]) -> list[str]:
+        """The text of each of ``records``."""
+        return [self(r) for r in records] if self.chars >= 2 else [""] * len(records)
+
+    def __call__(self, record: RecordOutcome) -> str:
+        chars = self.chars
         if chars < 2:
             return ""
         first = _cut(_name(record), chars)
@@ -144,9 +153,11 @@ class CellText(NamedTuple):
 
 def upright(records: Sequence[RecordOutcome], px_per_unit: float, lane_px: float) -> bool:
     """Write keys up the cells when some key does not fit across its cell but fits up it."""
+    if px_per_unit * CELL_WIDTH < FONT_SIZE - 2:  # too narrow for a line of text (no key need be measured)
+        return False
     across = px_per_unit * CELL_WIDTH - 4
     longest = max((len(_name(r)) for r in records), default=0) * CHAR_PX * (FONT_SIZE - 2)
-    return longest > across and px_per_unit * CELL_WIDTH >= FONT_SIZE - 2 and longest <= lane_px - 6
+    return across < longest <= lane_px - 6
 
 
 def _name(record: RecordOutcome) -> str:
@@ -201,7 +212,7 @@ PLAIN_STYLE: dict[str, object] = {}
 KIND_NAMES = {RecordKind.TOMBSTONE: TOMBSTONE, RecordKind.ABORTED: ABORTED, RecordKind.MARKER: MARKER}
 
 
-def _kind_keys(records: Sequence[RecordOutcome], yaxis: str) -> list[go.Bar]:
+def _kind_keys(records: Sequence[RecordOutcome], yaxis: str) -> list[dict[str, Any]]:
     """The legend of record kinds: for each kind present, its look on the cells of that kind (drawn beneath them)."""
     keys = []
     for index, (kind, style) in enumerate(KIND_STYLES.items()):
@@ -212,7 +223,7 @@ def _kind_keys(records: Sequence[RecordOutcome], yaxis: str) -> list[go.Bar]:
             "pattern": {"shape": style.get("pattern", ""), "fgcolor": COLORS[INK], "size": 8, "solidity": 0.22},
         }
         keys.append(
-            go.Bar(
+            bar(
                 name=LABELS[KIND_NAMES[kind]],
                 x=numbers(chosen),
                 **lane(len(chosen)),
@@ -229,7 +240,7 @@ def _kind_keys(records: Sequence[RecordOutcome], yaxis: str) -> list[go.Bar]:
     return keys
 
 
-def _holes(view: LayoutView, yaxis: str) -> list[go.Bar]:
+def _holes(view: LayoutView, yaxis: str) -> list[dict[str, Any]]:
     """Gaps left by compaction (hover: a fetch returns the next record) and empty batches."""
     gaps = [(a, b - 1, _gap_text(a, b, view.log_end_offset)) for a, b in view.gaps]
     empty = [(b.base_offset, b.last_offset, _empty_text(b)) for b in view.batches if b.record_count == 0]
@@ -257,9 +268,9 @@ def _spans(
     yaxis: str,
     *,
     inset: float,
-) -> go.Bar:
+) -> dict[str, Any]:
     """Bars over offset runs ``[first, last]`` on the records lane, each with its hover text."""
-    return go.Bar(
+    return bar(
         name=name, x=numbers((a + b) / 2 for a, b, _ in spans), width=numbers(b - a + 1 - inset for a, b, _ in spans),
         **lane(len(spans)), marker=dict(marker), hovertext=strings([t for _, _, t in spans]),
         hovertemplate="%{hovertext}<extra></extra>", legendgroup=KIND_GROUP, legendgrouptitle={"text": KIND_GROUP},
@@ -286,9 +297,9 @@ def _empty_text(batch: BatchSpan) -> str:
     )
 
 
-def batch_bars(batches: Sequence[BatchSpan], *, px_per_unit: float, yaxis: str, lane_px: float = 26) -> go.Bar:
+def batch_bars(batches: Sequence[BatchSpan], *, px_per_unit: float, yaxis: str, lane_px: float = 26) -> dict[str, Any]:
     """One cell per batch over its offsets: its transaction state and bytes written in when there is room."""
-    return go.Bar(  # numpy arrays, and one value where all are equal: plotly validates lists item by item
+    return bar(  # numpy arrays, and one value where all are equal: plotly validates lists item by item
         name="batches",
         x=numbers((b.base_offset + b.last_offset) / 2 for b in batches),
         width=numbers(b.last_offset - b.base_offset + CELL_WIDTH for b in batches),

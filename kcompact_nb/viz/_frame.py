@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from kcompact_nb.core import LogPart, SegmentRegion, format_bytes
 from kcompact_nb.viz._axes import offset_axis, size_unit
-from kcompact_nb.viz._figure import FONT_SIZE
+from kcompact_nb.viz._figure import FONT_SIZE, bar
 from kcompact_nb.viz._labels import GAP_PX as LABEL_GAP_PX
 from kcompact_nb.viz._labels import PLOT_WIDTH_PX, Label, merged, row_count, stacked, text_px
 from kcompact_nb.viz._palette import (
@@ -185,6 +185,14 @@ def draw_header(
     bottom_row: str,
 ) -> None:
     """Brackets over the parts, their names, and the labelled lines down to the bottom of ``bottom_row``."""
+    shapes, notes = header_items(rows, parts, labels, bottom_row=bottom_row)
+    add_layout_items(fig, shapes=shapes, annotations=notes)
+
+
+def header_items(
+    rows: Rows, parts: Sequence[LogPart], labels: tuple[list[Label], dict[int, list[Label]]], *, bottom_row: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The shapes and annotations of :func:`draw_header`."""
     lines, brackets = labels
     shapes: list[dict[str, Any]] = []
     notes: list[dict[str, Any]] = []
@@ -222,7 +230,7 @@ def draw_header(
                  "line": {"color": color, "width": 2, "dash": dash}, "name": label.text}
             )  # fmt: skip
             notes.append(_annotation(label, y, color, FONT_SIZE - 1, name=label.text))
-    add_layout_items(fig, shapes=shapes, annotations=notes)
+    return shapes, notes
 
 
 def add_layout_items(
@@ -237,6 +245,15 @@ def add_layout_items(
         fig.layout.annotations = (*fig.layout.annotations, *annotations)
 
 
+def layout_items(
+    *, shapes: Sequence[dict[str, Any]] = (), annotations: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
+    """``shapes`` and ``annotations`` as layout properties, each only when there are some (as
+    :func:`add_layout_items` leaves a layout)."""
+    items = {"shapes": list(shapes), "annotations": list(annotations)}
+    return {name: values for name, values in items.items() if values}
+
+
 def _annotation(label: Label, y: float, color: str, size: int, *, name: str) -> dict[str, Any]:
     """``label`` at its offset and paper height ``y``, on an opaque white ground: annotations are drawn above
     shapes, so a marker line behind the label stops at its box instead of striking through the text."""
@@ -249,7 +266,7 @@ def _annotation(label: Label, y: float, color: str, size: int, *, name: str) -> 
 
 def segment_bars(
     segments: Sequence[SegmentRegion], *, px_per_unit: float, yaxis: str, bar_px: float, max_bytes: int | None = None
-) -> list[go.Bar]:
+) -> list[dict[str, Any]]:
     """One bar per segment over the offsets it covers, as tall as its bytes (the largest ``bar_px`` high),
     filled by its part of the log."""
     unit = size_unit(max(max_bytes or 0, *(s.size_bytes for s in segments), 1))
@@ -262,7 +279,7 @@ def segment_bars(
         if not chosen:
             continue
         traces.append(
-            go.Bar(
+            bar(
                 name=LABELS[region],
                 x=[(s.base_offset + s.end_offset - 1) / 2 for s in chosen],
                 width=[s.end_offset - s.base_offset for s in chosen],
@@ -321,17 +338,16 @@ def segment_text(segment: SegmentRegion, style: str) -> str:
 
 
 def segment_boundaries(
-    fig: go.Figure, segments: Sequence[SegmentRegion], *, rows: Rows, top_row: str, bottom_row: str
-) -> None:
-    """Thin lines at every segment boundary, from the top of ``top_row`` to the bottom of ``bottom_row``."""
+    segments: Sequence[SegmentRegion], *, rows: Rows, top_row: str, bottom_row: str
+) -> list[dict[str, Any]]:
+    """Thin lines (shapes) at every segment boundary, from the top of ``top_row`` to the bottom of ``bottom_row``."""
     y0, y1 = rows.span(bottom_row)[0], rows.span(top_row)[1]
     line, name = {"color": COLORS[SEGMENT_BOUNDARY], "width": 1}, LABELS.get(SEGMENT_BOUNDARY, "segment boundary")
-    shapes = [
+    return [
         {"type": "line", "x0": segment.base_offset - 0.5, "x1": segment.base_offset - 0.5, "y0": y0, "y1": y1,
          "xref": "x", "yref": "paper", "line": line, "layer": "below", "name": name}
         for segment in segments[1:]
     ]  # fmt: skip
-    add_layout_items(fig, shapes=shapes)
 
 
 def axes(
@@ -339,6 +355,15 @@ def axes(
 ) -> None:
     """One x axis over the offsets (anchored to the lowest row) and one y axis per cartesian row, set in one
     layout update (each ``update_layout`` costs a millisecond or more of validation)."""
+    layout, notes = axes_layout(rows, first=first, end=end, cartesian=cartesian)
+    fig.update_layout(layout)
+    add_layout_items(fig, annotations=notes)
+
+
+def axes_layout(
+    rows: Rows, *, first: int, end: int, cartesian: Sequence[tuple[str, str, dict[str, object]]]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The axes of :func:`axes` (layout properties) and the annotations naming the lanes."""
     lowest = cartesian[-1][1]
     layout: dict[str, Any] = {
         "xaxis": {**offset_axis(first, end, plot_px=PLOT_WIDTH_PX), "anchor": lowest, "domain": [0, 1]}
@@ -355,5 +380,4 @@ def axes(
                  "text": str(lane), "showarrow": False, "font": {"size": FONT_SIZE - 1, "color": COLORS[INK]},
                  "name": f"{lane} row"}
             )  # fmt: skip
-    fig.update_layout(layout)
-    add_layout_items(fig, annotations=notes)
+    return layout, notes

@@ -27,12 +27,13 @@ from kcompact_nb.core import (
 from kcompact_nb.viz._axes import size_unit
 from kcompact_nb.viz._buckets import bucket_bars, ranges_of, segments_of
 from kcompact_nb.viz._cells import batch_bars, record_cells
-from kcompact_nb.viz._figure import finish, legend_below
+from kcompact_nb.viz._figure import assemble, legend_below
 from kcompact_nb.viz._frame import (
     Marks,
     Rows,
-    axes,
-    draw_header,
+    axes_layout,
+    header_items,
+    layout_items,
     plan_header,
     segment_axis_title,
     segment_bars,
@@ -148,23 +149,24 @@ def _record_figure(
         rows.add("batches", BATCHES_PX)
     rows.add("gap2", GAP_PX)
     rows.add("records", RECORDS_PX)
-    fig = go.Figure()
     max_bytes = None if scale is None else scale.max_segment_bytes
-    fig.add_traces(
-        segment_bars(view.segments, px_per_unit=px_per_unit, yaxis="y", bar_px=SEGMENTS_PX - 10, max_bytes=max_bytes)
+    traces = segment_bars(
+        view.segments, px_per_unit=px_per_unit, yaxis="y", bar_px=SEGMENTS_PX - 10, max_bytes=max_bytes
     )
     cartesian: list[tuple[str, str, dict[str, object]]] = [("segments", "y", _segments_axis(view.segments, max_bytes))]
     if batches:
-        fig.add_trace(batch_bars(view.batches, px_per_unit=px_per_unit, yaxis="y2"))
+        traces.append(batch_bars(view.batches, px_per_unit=px_per_unit, yaxis="y2"))
         cartesian.append(("batches", "y2", _lane_axis("batches")))
-    fig.add_traces(record_cells(view, px_per_unit=px_per_unit, yaxis="y3", lane_px=RECORDS_PX, color_by=color_by))
+    traces += record_cells(view, px_per_unit=px_per_unit, yaxis="y3", lane_px=RECORDS_PX, color_by=color_by)
     cartesian.append(("records", "y3", _lane_axis("records")))
-    axes(fig, rows, first=first, end=end, cartesian=cartesian)
-    segment_boundaries(fig, view.segments, rows=rows, top_row="segments", bottom_row="records")
-    draw_header(fig, rows, view.parts, labels, bottom_row="records")
-    fig.update_layout(barmode="overlay", bargap=0, legend=legend_below(plot_px=rows.plot_px), showlegend=True)
-    return finish(
-        fig,
+    layout, notes = axes_layout(rows, first=first, end=end, cartesian=cartesian)
+    boundaries = segment_boundaries(view.segments, rows=rows, top_row="segments", bottom_row="records")
+    shapes, header_notes = header_items(rows, view.parts, labels, bottom_row="records")
+    layout.update(layout_items(shapes=[*boundaries, *shapes], annotations=[*notes, *header_notes]))
+    layout.update(barmode="overlay", bargap=0, legend=legend_below(plot_px=rows.plot_px), showlegend=True)
+    return assemble(
+        traces,
+        layout,
         title=title or _title(view),
         subtitle=_subtitle(view),
         height=int(rows.plot_px) + 90 + 50 + LEGEND_PX,
@@ -234,28 +236,33 @@ def _bucket_figure(
     labels = plan_header(
         rows, parts, Marks(first_dirty, first_uncleanable), px_per_unit=px_per_unit, first=first, end=end
     )
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     cartesian: list[tuple[str, str, dict[str, object]]] = []
     max_bytes = None if scale is None else scale.max_segment_bytes
     if regions:
         rows.add("segments", SEGMENTS_PX)
         rows.add("gap", GAP_PX)
-        fig.add_traces(
-            segment_bars(regions, px_per_unit=px_per_unit, yaxis="y", bar_px=SEGMENTS_PX - 10, max_bytes=max_bytes)
+        traces += segment_bars(
+            regions, px_per_unit=px_per_unit, yaxis="y", bar_px=SEGMENTS_PX - 10, max_bytes=max_bytes
         )
         cartesian.append(("segments", "y", _segments_axis(regions, max_bytes)))
     rows.add("records", BUCKETS_PX)
-    fig.add_traces(bucket_bars(columns, first_uncleanable=first_uncleanable, yaxis="y3"))
+    traces += bucket_bars(columns, first_uncleanable=first_uncleanable, yaxis="y3")
     cartesian.append(("records", "y3", {"title": {"text": "records per bucket"}, "rangemode": "tozero"}))
-    axes(fig, rows, first=first, end=end, cartesian=cartesian)
-    if regions:
-        segment_boundaries(fig, regions, rows=rows, top_row="segments", bottom_row="records")
-    draw_header(fig, rows, parts, labels, bottom_row="records")
-    fig.update_layout(barmode="stack", bargap=0, legend=legend_below(plot_px=rows.plot_px), showlegend=True)
+    layout, notes = axes_layout(rows, first=first, end=end, cartesian=cartesian)
+    boundaries = segment_boundaries(regions, rows=rows, top_row="segments", bottom_row="records") if regions else []
+    shapes, header_notes = header_items(rows, parts, labels, bottom_row="records")
+    layout.update(layout_items(shapes=[*boundaries, *shapes], annotations=[*notes, *header_notes]))
+    layout.update(barmode="stack", bargap=0, legend=legend_below(plot_px=rows.plot_px), showlegend=True)
     width = int(ends[0] - starts[0]) if len(starts) else 0
     subtitle = f"{int(columns['records'].sum()):,} records in {len(starts):,} buckets of {width:,} offsets"
-    return finish(
-        fig, title=title, subtitle=subtitle, height=int(rows.plot_px) + 90 + 50 + LEGEND_PX, bottom=50 + LEGEND_PX
+    return assemble(
+        traces,
+        layout,
+        title=title,
+        subtitle=subtitle,
+        height=int(rows.plot_px) + 90 + 50 + LEGEND_PX,
+        bottom=50 + LEGEND_PX,
     )
 
 

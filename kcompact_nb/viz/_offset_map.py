@@ -3,14 +3,16 @@ keys it had no room for, and where the pass stopped (spec 6)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import plotly.graph_objects as go
 
 from kcompact_nb.core import LogPart, OffsetMapView
 from kcompact_nb.viz._arrays import lane, numbers, strings
 from kcompact_nb.viz._axes import nice_step
 from kcompact_nb.viz._cells import CELL_WIDTH
-from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_below
-from kcompact_nb.viz._frame import Marks, Rows, axes, draw_header, plan_header
+from kcompact_nb.viz._figure import FONT_SIZE, assemble, bar, legend_below
+from kcompact_nb.viz._frame import Marks, Rows, axes_layout, header_items, layout_items, plan_header
 from kcompact_nb.viz._labels import CHAR_PX, PLOT_WIDTH_PX
 from kcompact_nb.viz._palette import COLORS, FREE, KEPT, LABELS, MISSED, RESERVE, text_color
 
@@ -61,11 +63,10 @@ def offset_map_figure(view: OffsetMapView, *, title: str | None = None) -> go.Fi
                 {"range": [0, 1], "showticklabels": False, "showgrid": False, "fixedrange": True, "lane": "no room"},
             )
         )
-    fig = go.Figure([*_entry_cells(view, px_per_unit)])
-    axes(fig, rows, first=first, end=end, cartesian=lanes)
-    draw_header(fig, rows, parts, labels, bottom_row=lanes[-1][0])
-    fig.add_traces(fill_traces(view))
-    fig.update_layout(
+    layout, notes = axes_layout(rows, first=first, end=end, cartesian=lanes)
+    shapes, header_notes = header_items(rows, parts, labels, bottom_row=lanes[-1][0])
+    layout.update(
+        layout_items(shapes=shapes, annotations=[*notes, *header_notes]),
         xaxis4={
             "domain": [0, 1],
             "anchor": "y4",
@@ -84,7 +85,8 @@ def offset_map_figure(view: OffsetMapView, *, title: str | None = None) -> go.Fi
         f"Offset map of the pass: {len(view.entries):,} keys, "
         f"cleaned [{view.first_dirty_offset:,}, {view.end_offset:,})"
     )
-    return finish(fig, title=heading, subtitle=subtitle, height=height, top=90, bottom=140)
+    traces = [*_entry_cells(view, px_per_unit), *fill_traces(view)]
+    return assemble(traces, layout, title=heading, subtitle=subtitle, height=height, top=90, bottom=140)
 
 
 def capacity_text(view: OffsetMapView) -> str:
@@ -100,7 +102,7 @@ def _slot_step(view: OffsetMapView) -> int:
     return nice_step(view.slots or max(len(view.entries), 1), target_ticks=12)
 
 
-def fill_traces(view: OffsetMapView) -> list[go.Bar]:
+def fill_traces(view: OffsetMapView) -> list[dict[str, Any]]:
     """Stacked horizontal bars over the slots: entries, free slots up to the load factor, the reserve above it."""
     used = len(view.entries)
     parts = [("entries", used, COLORS[KEPT])]
@@ -110,7 +112,7 @@ def fill_traces(view: OffsetMapView) -> list[go.Bar]:
             (LABELS[RESERVE], view.slots - view.capacity, COLORS[RESERVE]),
         ]
     return [
-        go.Bar(
+        bar(
             name=name,
             x=[count],
             y=["slots"],
@@ -131,7 +133,7 @@ def fill_traces(view: OffsetMapView) -> list[go.Bar]:
     ]
 
 
-def _entry_cells(view: OffsetMapView, px_per_unit: float) -> list[go.Bar]:
+def _entry_cells(view: OffsetMapView, px_per_unit: float) -> list[dict[str, Any]]:
     entries = [(e.offset, _text(e.key) + ("" if e.version is None else f" v{e.version}")) for e in view.entries]
     missed = [(offset, _text(key)) for key, offset in view.missed_keys]
     lanes = (
@@ -139,7 +141,7 @@ def _entry_cells(view: OffsetMapView, px_per_unit: float) -> list[go.Bar]:
         (LABELS[MISSED], missed, COLORS[MISSED], "y3"),
     )
     return [
-        go.Bar(
+        bar(
             name=name,
             x=numbers(o for o, _ in cells),
             **lane(len(cells)),

@@ -161,6 +161,7 @@ def key_color(index: int) -> str:
 
 
 @cache  # called once per cell, on a handful of fills
+@cache
 def text_color(fill: str) -> str:
     """Black or white, whichever reads better on ``fill`` (a ``#rrggbb`` color)."""
     red, green, blue = (int(fill[i : i + 2], 16) for i in (1, 3, 5))

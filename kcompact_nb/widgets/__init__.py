@@ -8,8 +8,11 @@ wide as their output area by an invisible ``FigureFitter`` shown with them.
 from __future__ import annotations
 
 from kcompact_nb.widgets._config_panel import BROKER_PROPERTIES, TOPIC_PROPERTIES, ConfigPanel
+from kcompact_nb.widgets._long_lived import freeze_loaded_objects
 from kcompact_nb.widgets._stepper import NEXT_LABEL, PREVIOUS_LABEL, CompactionStepper
 from kcompact_nb.widgets._what_if import WhatIfExplorer
+
+freeze_loaded_objects()  # last: everything the widgets loaded
 
 __all__ = [
     "BROKER_PROPERTIES",

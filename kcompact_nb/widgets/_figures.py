@@ -14,6 +14,7 @@ from typing import Any
 import ipywidgets
 import numpy
 import plotly.graph_objects as go
+from plotly.basedatatypes import BasePlotlyType, Undefined
 
 
 def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
@@ -26,40 +27,79 @@ def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
 def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
     """Make ``widget`` show ``figure``: traces updated one by one when their kinds match, else replaced.
 
-    Only what differs is validated and set again: a trace's or the layout's properties equal to those the
-    widget holds are left as they are (the template, whose validation costs more than the rest of a
-    redraw, is set only when it differs). Layout properties that ``figure`` leaves unset are unset in the
-    widget too: plotly.js merges a relayout into the layout it has, so an axis or a legend of the previous
-    figure would otherwise stay drawn.
+    Only what differs is set again, in one ``plotly_update`` (one message to the browser) and without validating
+    it again: ``figure``'s values are plotly's own JSON (validating a layout figure's once more costs a stepper
+    step 10 ms). A trace's or the layout's properties equal to those the widget holds are left as they are.
+    Layout properties that ``figure`` leaves unset are unset in the widget too: plotly.js merges a relayout into
+    the layout it has, so an axis or a legend of the previous figure would otherwise stay drawn.
     """
-    layout = figure.layout.to_plotly_json()
     held = widget.layout.to_plotly_json()
-    stale = {name: None for name in held if name not in layout}
-    if stale:  # before the batch: a batched relayout is applied to the layout as it is at the batch's end
-        widget.plotly_relayout(stale)  # removes them (update_layout would leave empty objects in their place)
-    with widget.batch_update():
-        same = len(widget.data) == len(figure.data) and all(
-            w.type == f.type for w, f in zip(widget.data, figure.data, strict=False)
-        )
-        if same:
-            for old, new in zip(widget.data, figure.data, strict=False):
-                old.update(_changes(old.to_plotly_json(), new.to_plotly_json(), kept=("type", "uid")), overwrite=True)
-        else:
+    relayout = _changes(held, figure.layout.to_plotly_json(), kept=())
+    unset = {name: None for name, value in relayout.items() if value is None or _plotly_equal(held.get(name), value)}
+    if unset:  # first, on its own: plotly.js applies an update's relayout to the layout as it is at the update's end
+        widget.plotly_relayout(unset)  # removes them (update_layout would leave empty objects in their place)
+    relayout = {name: value for name, value in relayout.items() if value is not None}
+    if [trace.type for trace in widget.data] != [trace.type for trace in figure.data]:
+        # replaced whole and validated, as plotly adds traces: a first draw, or another figure (traces added
+        # empty and filled by the update left a what-if explorer's first figure undrawn in JupyterLab)
+        with widget.batch_update():
             widget.data = ()
             widget.add_traces(list(figure.data))
-        # lists set whole: update_layout would merge them into the widget's item by item
-        for name in ("shapes", "annotations"):
-            items = layout.pop(name, ())
-            if not same_value(held.get(name, ()), items):
-                widget.layout[name] = items
-        kept = {name: value for name, value in held.items() if name not in stale}
-        widget.update_layout(_changes(kept, layout, kept=("shapes", "annotations")), overwrite=True)
+            widget.update_layout(relayout, overwrite=True)
         _fit_container(widget)
+        return
+    restyle, changed = _restyle(widget, [trace.to_plotly_json() for trace in figure.data])
+    with widget.batch_update():  # the properties plotly_update cannot set, validated and sent after it
+        for name in [name for name, value in relayout.items() if _not_updatable(widget, held.get(name), name, value)]:
+            widget.layout[name] = relayout.pop(name)
+        widget.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=changed)
+    _fit_container(widget)
+
+
+def _not_updatable(widget: go.FigureWidget, held: Any, name: str, value: Any) -> bool:
+    """Whether ``plotly_update`` cannot make layout property ``name`` of ``widget`` ``value``: it sets only properties
+    the layout has (not a subplot's new axis), and keeps the layout's objects for the items of a list (shapes,
+    annotations) as they are, as many as there were (their values read the new items)."""
+    resized = isinstance(value, list) and len(value) != len(held if isinstance(held, (list, tuple)) else ())
+    return resized or name not in widget.layout
+
+
+def _restyle(widget: go.FigureWidget, traces: list[dict[str, Any]]) -> tuple[dict[str, list[Any]], list[int]]:
+    """``plotly_update``'s restyle data and trace indexes that make the widget's traces ``traces`` (of their kinds):
+    each property's values for the traces that change, ``Undefined`` where a trace keeps its own."""
+    held = [trace.to_plotly_json() for trace in widget.data]
+    changes = {index: _changes(held[index], trace, kept=("type", "uid")) for index, trace in enumerate(traces)}
+    changed = [index for index, change in changes.items() if change]
+    _unset(widget, {i: [n for n, v in changes[i].items() if _plotly_equal(held[i].get(n), v)] for i in changed})
+    restyle: dict[str, list[Any]] = {}
+    for position, index in enumerate(changed):
+        for name, value in changes[index].items():
+            restyle.setdefault(name, [Undefined] * len(changed))[position] = value
+    return restyle, changed
+
+
+def _unset(widget: go.FigureWidget, names: dict[int, list[str]]) -> None:
+    """Unset the traces' properties ``names`` (trace index -> names): those whose new values plotly takes for the
+    ones held (a list for an array of the same items). ``plotly_update`` would keep the held ones, and the widget
+    would hold another JSON than the figure it was given."""
+    indexes = [index for index, unset in names.items() if unset]
+    if indexes:
+        restyle = {
+            name: [None if name in names[i] else Undefined for i in indexes]
+            for name in sorted({name for i in indexes for name in names[i]})
+        }
+        widget.plotly_restyle(restyle, trace_indexes=indexes)
+
+
+def _plotly_equal(a: Any, b: Any) -> bool:
+    """Equal as plotly compares values when it sets them (arrays and lists by items, whatever their types); a new
+    value ``None`` unsets."""
+    return b is not None and bool(BasePlotlyType._vals_equal(a, b))
 
 
 def _changes(held: dict[str, Any], fresh: dict[str, Any], *, kept: tuple[str, ...]) -> dict[str, Any]:
     """The properties of ``fresh`` that differ from those ``held``, and ``None`` for those ``fresh`` leaves unset
-    (stale hover data must not survive) apart from ``kept``: an equal value is not validated and set again."""
+    (stale hover data must not survive) apart from ``kept``: an equal value is not set again."""
     gone = {name: None for name in held if name not in fresh and name not in kept}
     return {**gone, **{name: value for name, value in fresh.items() if not same_value(held.get(name), value)}}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from kcompact_nb.core.cleaner import (
@@ -360,15 +361,23 @@ class _Context:
 
     def _unreached(self, offset: int) -> str:
         """Why no pass reaches ``offset`` now: none runs, or it lies at or past where the pass stops."""
-        ltc, log = self.ltc, self.log
-        fu = ltc.first_uncleanable_offset
+        none, active, uncleanable, stopped = self._unreached_reasons
         if self.result is None:
-            return f"nothing is cleanable, so no pass runs: the log head is uncleanable from {fu}: {self.uncleanable}"
-        if offset >= log.active_segment.base_offset:
-            return "in the active segment, never cleaned (it rolls only when records are appended)"
-        if offset >= fu:
-            return f"at or above the first uncleanable offset {fu}: {self.uncleanable}"
-        return f"at or above offset {self.end_offset}, where the pass stops: its offset map is full"
+            return none
+        if offset >= self.log.active_segment.base_offset:
+            return active
+        return uncleanable if offset >= self.ltc.first_uncleanable_offset else stopped
+
+    @cached_property
+    def _unreached_reasons(self) -> tuple[str, str, str, str]:
+        """:meth:`_unreached`'s four answers, worded once (most records of a big log get one of them)."""
+        fu = self.ltc.first_uncleanable_offset
+        return (
+            f"nothing is cleanable, so no pass runs: the log head is uncleanable from {fu}: {self.uncleanable}",
+            "in the active segment, never cleaned (it rolls only when records are appended)",
+            f"at or above the first uncleanable offset {fu}: {self.uncleanable}",
+            f"at or above offset {self.end_offset}, where the pass stops: its offset map is full",
+        )
 
     def _horizon(self, batch: RecordBatch, offset: int, what: str) -> tuple[Outcome, str]:
         """A kept tombstone (``what`` empty) or marker (``what`` names it): its delete horizon, or what blocks it."""
