@@ -45,8 +45,7 @@ def test_dump_log_segments_reads_what_we_write(tmp_path, codec):
 def test_dump_log_segments_reads_our_indexes_and_snapshot_and_finds_them_consistent(tmp_path):
     """Kafka's tool checks each offset and time index entry against the ``.log`` file (a mismatch raises)."""
     require_java_and_maven()
-    log = cleaned_mixed_log()
-    log.config = log.config.with_properties({"index.interval.bytes": 100})
+    log = cleaned_mixed_log(index_interval_bytes=100)  # index entries are added as batches are appended
     folder = write_broker_log_dir([log], tmp_path / "out") / log.name
     others = sorted(p for p in folder.iterdir() if p.suffix in (".index", ".timeindex", ".txnindex", ".snapshot"))
     dumped = dump_log_segments(others)
