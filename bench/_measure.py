@@ -63,21 +63,20 @@ def measure_core(folder: Path) -> dict[str, Any]:
 
 def measure_stream(folder: Path) -> dict[str, Any]:
     """The pass streamed over the files, as ``kcompact clean`` runs it on a big partition: the batch headers scanned
-    (the broker's log loading: the "load"), then the pass, which reads the files a read buffer at a time and writes
-    each cleaned group (the "pass", its reads and writes included, as Kafka's)."""
+    (:func:`kcompact_nb.io.scan_partition_dir`, the broker's log loading: the "load"), then the pass
+    (:func:`kcompact_nb.io.stream_partition_pass`), which reads the files a read buffer at a time and writes each
+    cleaned group (the "pass", its reads and writes included, as Kafka's)."""
     import tempfile
 
-    from kcompact_nb.core import CleanerManager
     from kcompact_nb.fidelity import broker_settings, topic_settings
-    from kcompact_nb.io import SegmentFiles, scan_partition_dir
+    from kcompact_nb.io import scan_partition_dir, stream_partition_pass
 
     broker = broker_settings("4.4.0", BENCH_BROKER_OVERRIDES)
     with tempfile.TemporaryDirectory(prefix="kcompact-bench-streamed-") as out:
         start = time.perf_counter()
         scanned = scan_partition_dir(folder, config=topic_settings(broker=broker), broker=broker, progress=False)
         loaded = time.perf_counter()
-        storage = SegmentFiles(scanned.files or {}, out=Path(out))
-        result = CleanerManager(broker).clean_log(scanned.log, now_ms=PASS_NOW_MS, force=True, storage=storage)
+        result = stream_partition_pass(scanned, now_ms=PASS_NOW_MS, out=Path(out)).result
         done = time.perf_counter()
     assert result is not None
     stats = result.stats

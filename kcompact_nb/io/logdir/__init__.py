@@ -25,7 +25,11 @@ from kcompact_nb.io.logdir._log_writer import (
     write_partition_dir,
     write_segment_file,
 )
-from kcompact_nb.io.logdir._partition_prediction import PartitionPrediction, predict_partition_dir
+from kcompact_nb.io.logdir._partition_prediction import (
+    PartitionPrediction,
+    predict_partition_dir,
+    stream_partition_pass,
+)
 from kcompact_nb.io.logdir._partition_stream import SegmentFiles, partition_batches, partition_offset_buckets
 from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_reader import (
@@ -69,6 +73,7 @@ __all__ = [
     "segment_files",
     "staged_dir",
     "staging_folder",
+    "stream_partition_pass",
     "write_broker_log_dir",
     "write_log_dir",
     "write_partition_dir",

@@ -69,7 +69,7 @@ class LoadedPartition:
     scanned partition (:func:`scan_partition_dir`): its segments hold no batches, these files do (base offset
     -> ``.log`` file). ``corrupt`` is the first batch Kafka's cleaner cannot read, in a partition read with
     ``keep_corrupt``: a pass that reaches it fails there (``verify_crc`` is then False: the cleaner never
-    checks CRCs).
+    checks CRCs). ``verify_crc`` is also how a pass streaming ``files`` reads them: as the partition was read.
     """
 
     log: PartitionLog
@@ -222,7 +222,7 @@ def _load_partition(
     cleaner_checkpoint: int | None,
 ) -> LoadedPartition:
     topic, partition = parse_partition_dir_name(path)
-    loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
+    loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path, verify_crc=options.verify_crc)
     _scan_other_files(path, loaded)
     files = segment_files(path)
     if options.scan:

@@ -12,7 +12,6 @@ whatever the size of the partition.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,12 +170,3 @@ class SegmentFiles:
                 self.files.pop(segment.base_offset, None)
         first = log.segments.index(group[0])
         log.segments[first : first + len(group)] = [cleaned]
-
-    def copy_untouched(self, log: PartitionLog) -> None:
-        """Copy into ``out`` the source files of the segments the pass did not rewrite (mtimes kept)."""
-        if self.out is None:
-            return
-        for segment in log.segments:
-            if segment.base_offset not in self.written:
-                source = self.files[segment.base_offset]
-                shutil.copy2(source, self.out / segment_file_name(segment.base_offset))

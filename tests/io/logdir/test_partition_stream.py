@@ -34,6 +34,7 @@ from kcompact_nb.io import (
     read_checkpoint,
     read_partition_dir,
     scan_partition_dir,
+    stream_partition_pass,
     write_partition_dir,
 )
 
@@ -196,6 +197,63 @@ def test_a_small_dedupe_buffer_stops_the_streamed_pass_where_the_pass_in_memory_
     assert streamed.result is not None and streamed.result.map_full
     assert len(streamed.result.groups) > 1
     assert streamed.result.end_offset < log.active_segment.base_offset
+
+
+def test_the_pass_over_a_scanned_partition_writes_its_cleaned_groups_and_the_prediction_copies_the_rest(
+    tmp_path: Path,
+) -> None:
+    """``stream_partition_pass`` is the pass alone (its ``.log`` files, as Kafka's cleaner writes them);
+    ``predict_partition_dir`` is the scan, that pass, and the segments it does not reach copied as they are."""
+    log = PartitionLog("w", config=TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 4000}))
+    for i in range(400):
+        log.append([NewRecord(b"k%03d" % (i * 7 % 150), b"v" * 20, timestamp=i)], now_ms=i)
+    log.roll(now_ms=400)
+    folder = write_partition_dir(log, tmp_path / "in")
+    spec = OffsetMapSpec(slots=60, load_factor=0.9)  # the pass stops early: segments after it are not reached
+    (tmp_path / "pass").mkdir()
+    scanned = scan_partition_dir(folder, config=log.config)
+    passed = stream_partition_pass(scanned, now_ms=NOW, offset_map=spec, out=tmp_path / "pass")
+    predicted = predict_partition_dir(folder, now_ms=NOW, config=log.config, offset_map=spec, out=tmp_path / "out")
+    assert passed.result is not None and predicted.result is not None and passed.written == tmp_path / "pass"
+    assert (passed.result.stats, passed.result.groups) == (predicted.result.stats, predicted.result.groups)
+    cleaned = {segment_file_name(group[0]) for group in passed.result.groups}
+    assert len(cleaned) < len(passed.log.segments)
+    assert {p.name for p in (tmp_path / "pass").iterdir()} == cleaned
+    assert predicted.written is not None
+    for segment in predicted.log.segments:
+        name = segment_file_name(segment.base_offset)
+        source = tmp_path / "pass" / name if name in cleaned else folder / name
+        assert (predicted.written / name).read_bytes() == source.read_bytes(), name
+
+
+def test_a_scanned_partition_is_streamed_with_crcs_checked_as_it_was_scanned(tmp_path: Path) -> None:
+    """A value byte flipped in the first batch: scanned with ``verify_crc=False``, its pass is the pass in memory
+    over the partition read the same way; scanned with CRCs checked, the scan or the pass refuses the batch."""
+    from kcompact_nb.io import CrcMismatchError
+
+    log = PartitionLog("w", config=TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 2000}))
+    for i in range(100):
+        log.append([NewRecord(b"k%02d" % (i % 30), b"v" * 20, timestamp=i) for _ in range(3)], now_ms=i)
+    log.roll(now_ms=100)
+    folder = write_partition_dir(log, tmp_path / "in")
+    first = folder / segment_file_name(0)
+    data = bytearray(first.read_bytes())
+    data[12 + int.from_bytes(data[8:12], "big") - 2] ^= 1  # the last record's last value byte: 'v' -> 'w'
+    first.write_bytes(bytes(data))
+    scanned = scan_partition_dir(folder, config=log.config, verify_crc=False)
+    assert scanned.verify_crc is False
+    streamed = stream_partition_pass(scanned, now_ms=NOW)
+    _, expected, _ = in_memory(folder, now_ms=NOW, config=log.config, offset_map=None, verify_crc=False)
+    assert streamed.result is not None and expected is not None
+    assert (streamed.result.stats, streamed.result.groups) == (expected.stats, expected.groups)
+    with pytest.raises(CrcMismatchError):
+        stream_partition_pass(scan_partition_dir(folder, config=log.config), now_ms=NOW)
+
+
+def test_only_a_scanned_partition_is_streamed() -> None:
+    loaded = read_partition_dir(SAMPLES / "compaction-basic" / "before" / "basic-0")
+    with pytest.raises(ValueError, match="not a scanned partition"):
+        stream_partition_pass(loaded, now_ms=NOW)
 
 
 def test_scanning_keeps_no_batches_and_matches_the_loaded_log() -> None:
