@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, KafkaBroker
+from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, KafkaBroker, admin_client
 from kcompact_nb.maven import missing_tools
 
 #: The two Kafka lines the project checks its simulator against (spec section 15).
@@ -21,6 +21,16 @@ def require_java_and_maven() -> None:
     missing = missing_tools()
     if missing:
         pytest.skip(f"real-broker tests need {' and '.join(missing)} on PATH (Java 17+, Maven 3)")
+
+
+def topic_refusal(broker: KafkaBroker, topic: str, configs: dict[str, str]) -> str | None:
+    """The broker's CreateTopics error message for a topic with ``configs``, or None when it creates it."""
+    from kafka.admin import NewTopic
+
+    with admin_client(broker) as admin:
+        response = admin.create_topics([NewTopic(topic, 1, 1, topic_configs=configs)], raise_errors=False)
+    (result,) = response["topics"]
+    return None if result["error_code"] == 0 else str(result["error_message"])
 
 
 @pytest.fixture(scope="session", params=BROKER_VERSIONS, ids=lambda v: f"kafka-{v}")

@@ -8,7 +8,9 @@ does the same; a refusal's message starts with the broker's.
 from __future__ import annotations
 
 from kcompact_nb import BrokerConfig, ConfigError, TopicConfig
-from kcompact_nb.broker import KafkaBroker, admin_client
+from kcompact_nb.broker import KafkaBroker
+
+from .conftest import topic_refusal
 
 #: Each gated property, with a value every release that knows it accepts.
 GATED = {
@@ -20,16 +22,6 @@ GATED = {
     "compression.type": "zstd",
     "max.compaction.lag.ms": "60000",
 }
-
-
-def broker_refusal(broker: KafkaBroker, topic: str, configs: dict[str, str]) -> str | None:
-    """The broker's CreateTopics error message for a topic with ``configs``, or None when it creates it."""
-    from kafka.admin import NewTopic
-
-    with admin_client(broker) as admin:
-        response = admin.create_topics([NewTopic(topic, 1, 1, topic_configs=configs)], raise_errors=False)
-    (result,) = response["topics"]
-    return None if result["error_code"] == 0 else str(result["error_message"])
 
 
 def simulator_refusal(version: str, configs: dict[str, str]) -> str | None:
@@ -45,7 +37,7 @@ def check_release(broker: KafkaBroker) -> list[str]:
     refused = []
     for name, value in GATED.items():
         topic = "gated-" + name.replace(".", "-")
-        theirs, ours = broker_refusal(broker, topic, {name: value}), simulator_refusal(broker.version, {name: value})
+        theirs, ours = topic_refusal(broker, topic, {name: value}), simulator_refusal(broker.version, {name: value})
         assert (theirs is None) == (ours is None), (broker.version, name, theirs, ours)
         if theirs is not None:
             assert ours is not None and ours.startswith(theirs), (theirs, ours)

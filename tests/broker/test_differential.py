@@ -12,25 +12,77 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb.core import KafkaVersion, RuleB
-from kcompact_nb.fidelity import DifferentialResult, RoundResult, catalog, load_round, run_differential
+from kcompact_nb.core import ConfigError, KafkaVersion, RuleB
+from kcompact_nb.fidelity import (
+    HOLD,
+    DifferentialResult,
+    RoundResult,
+    Workload,
+    broker_settings,
+    catalog,
+    load_round,
+    run_differential,
+    topic_settings,
+)
 
-from .conftest import require_java_and_maven
+from .conftest import BROKER_VERSIONS, require_java_and_maven, topic_refusal
 
 WORKLOADS = catalog()
 
 
+def release_pairs(*, refused: bool) -> list[pytest.ParameterSet]:
+    """(release, workload) for every release the run's brokers cover: the workloads the release runs, or those it
+    refuses (e.g. ``segment.bytes`` below 1 MiB from 4.1, ``internal.segment.bytes`` before 4.1).
+
+    A test parametrizes ``kafka_broker`` with them at session scope, so that each release's broker is started once:
+    pytest then groups its tests by parameter value, the release's, and a workload (unhashable) by its place in
+    the list, which no other of the test's parameters shares (each test names its workload parameter apart)."""
+    return [
+        pytest.param(version, workload, id=f"kafka-{version}-{workload.name}")
+        for version in BROKER_VERSIONS
+        for workload in WORKLOADS
+        if (workload.refusal_on(version) is not None) == refused
+    ]
+
+
+AGREED, REFUSED = release_pairs(refused=False), release_pairs(refused=True)
+
+
 @pytest.mark.fidelity
-@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
+@pytest.mark.parametrize(("kafka_broker", "workload"), AGREED, indirect=["kafka_broker"], scope="session")
 def test_workload_agrees_with_kafka(kafka_broker, workload, tmp_path):
     require_java_and_maven()
-    refusal = workload.refusal_on(kafka_broker.version)
-    if refusal is not None:  # e.g. segment.bytes below 1 MiB from 4.1, internal.segment.bytes before 4.1
-        pytest.skip(f"Kafka {kafka_broker.version} refuses it: {refusal}")
     result = run_differential(kafka_broker, workload, tmp_path, topic=f"diff-{workload.name}")
     assert result.mismatches == []
     assert result.passes >= len(workload.rounds)  # Kafka really cleaned in every round
     assert_category_happened(result)
+
+
+@pytest.mark.fidelity
+@pytest.mark.parametrize(("kafka_broker", "refused"), REFUSED, indirect=["kafka_broker"], scope="session")
+def test_a_workload_the_release_refuses_is_refused_alike_by_kafka_and_the_simulator(kafka_broker, refused):
+    """The broker refuses to create the workload's topic, and the simulator's refusal starts with its words."""
+    require_java_and_maven()
+    theirs = topic_refusal(kafka_broker, f"refused-{refused.name}", {**HOLD, **refused.create, **refused.kept})
+    ours = simulator_refusal(kafka_broker.version, refused)
+    assert theirs is not None and ours is not None and ours.startswith(theirs), (theirs, ours)
+
+
+@pytest.mark.parametrize(("version", "workload"), REFUSED)
+def test_the_simulator_refuses_a_workload_for_the_release_that_refuses_it(version: str, workload: Workload) -> None:
+    """Without a broker: the simulator's topic for the workload, under that release, is refused in its name."""
+    refusal = simulator_refusal(version, workload)
+    assert refusal is not None and f"kafka.version is {version}" in refusal
+    assert all(simulator_refusal(other, workload) is None for other in BROKER_VERSIONS if other != version)
+
+
+def simulator_refusal(version: str, workload: Workload) -> str | None:
+    """The simulator's refusal of the workload's topic as the differential declares it on Kafka ``version``."""
+    try:
+        topic_settings({**workload.create, **workload.kept}, broker=broker_settings(version, workload.broker))
+    except ConfigError as error:
+        return str(error)
+    return None
 
 
 def assert_category_happened(result: DifferentialResult) -> None:
