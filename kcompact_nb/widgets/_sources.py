@@ -35,7 +35,8 @@ class FrameSource(Protocol):
     by: str
     """The natural x axis over frames: ``"time"`` for scenarios, ``"frame"`` for passes at one time."""
     unit: str
-    """What one step is: ``"step"`` (a scenario's step, numbered as in the file) or ``"pass"``."""
+    """What one step is: ``"step"`` (a scenario's step, numbered as in the file) or ``"pass"`` (one cleaner pass at
+    the source's time, offset map and strategy over the frame before: the next pass a layout of that frame shows)."""
     offset_map: OffsetMapSpec | None
     """The passes' offset map (None: the broker's dedupe buffer)."""
     strategy: Strategy | None

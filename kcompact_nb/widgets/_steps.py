@@ -53,6 +53,11 @@ class Steps:
             pass
         return Shown(position, self._shown[position], tuple(self._checks[position]))
 
+    def known(self, position: int) -> Frame | None:
+        """The frame of position ``position`` when it is computed already, else None (computes nothing)."""
+        self._scan()
+        return self._shown[position] if position < len(self._shown) else None
+
     def last_known(self) -> Frame:
         """The frame of the last position known so far (computes nothing)."""
         self._scan()

@@ -8,6 +8,7 @@ import ipywidgets
 import plotly.graph_objects as go
 
 from kcompact_nb import BrokerConfig, OffsetMapSpec, Simulation, TopicConfig
+from kcompact_nb.core import CleanerManager
 from kcompact_nb.scenario import load_scenario
 from kcompact_nb.viz import COLORS, LABELS
 from kcompact_nb.widgets import NEXT_LABEL, CompactionStepper, ConfigPanel, WhatIfExplorer
@@ -222,6 +223,26 @@ def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_
     )
     assert fate(stepper.layout_figure, KEPT) == list(range(6, 12))
     assert len(log.segments[0].batches) == 12  # the stepper works on copies
+
+
+def test_a_log_steppers_layout_shows_the_next_steps_pass_without_running_it_again(monkeypatch):
+    """Each step of a log's passes runs one pass (the next step's, computed ahead) and the layout shows that pass:
+    the records it draws removed are those the next step no longer holds."""
+    log = compacted_log(min_cleanable_dirty_ratio=0.1)
+    for i in range(12):
+        log.append([rec(f"k{i % 6}", timestamp=0)], now_ms=0)
+    log.roll(now_ms=0)
+    stepper = CompactionStepper(log, offset_map=OffsetMapSpec(slots=4))
+    passes = []
+    clean_log = CleanerManager.clean_log
+    monkeypatch.setattr(CleanerManager, "clean_log", lambda *a, **kw: passes.append(clean_log(*a, **kw)) or passes[-1])
+    for position in range(1, 4):
+        stepper.next_button.click()
+        following = stepper.steps.known(position + 1)
+        assert following is not None and passes == [following.passes[0]]  # the pass of the step computed ahead
+        offsets = {r.offset for _, r in stepper.frame.log.records()}
+        assert fate(stepper.layout_figure, REMOVED) == sorted(offsets - {r.offset for _, r in following.log.records()})
+        passes.clear()
 
 
 def test_a_stepper_stopped_by_the_dirty_ratio_says_so():

@@ -35,6 +35,7 @@ from kcompact_nb.core.model import (
     format_duration_ms,
     format_instant_ms,
 )
+from kcompact_nb.core.simulation import Frame
 from kcompact_nb.core.views._eligibility import eligibility, next_eligible_ms
 from kcompact_nb.core.views._uncleanable import uncleanable_reason
 
@@ -129,7 +130,12 @@ class NextPass:
 
 
 def next_pass(
-    log: PartitionLog, *, now_ms: int, offset_map: OffsetMapSpec | None = None, strategy: Strategy | None = None
+    log: PartitionLog,
+    *,
+    now_ms: int,
+    offset_map: OffsetMapSpec | None = None,
+    strategy: Strategy | None = None,
+    next_frame: Frame | None = None,
 ) -> NextPass:
     """Every stored record of ``log`` with its :class:`Outcome` under a pass at ``now_ms``.
 
@@ -138,10 +144,18 @@ def next_pass(
     waits, and until when, as :func:`explain` words it); ``offset_map`` defaults to the broker's
     dedupe buffer, ``strategy`` to the topic's ``compaction.strategy`` (KIP-280 strategies are not
     Kafka's). With an empty cleanable range no pass runs and nothing is removed.
+
+    ``next_frame`` is that pass when it already ran: the frame it made from a copy of ``log``, as the next of
+    :func:`~kcompact_nb.core.pass_frames` (a stepper's next step over a log's passes) with the same offset map
+    and strategy. Its pass and log are read instead of running the pass again; a frame of another time or
+    cleanable range is refused (``ValueError``).
     """
     ltc = log_to_clean(log, now_ms=now_ms)
     chosen = strategy or strategy_for(log.config)
-    result, after = _run_pass(log, ltc, now_ms, offset_map, chosen)
+    if next_frame is None:
+        result, after = _run_pass(log, ltc, now_ms, offset_map, chosen)
+    else:
+        result, after = _pass_of(next_frame, ltc, now_ms)
     aborted = aborted_batches(log)
     context = _Context(
         log,
@@ -214,6 +228,24 @@ def _run_pass(
     manager = CleanerManager(log.broker, strategies={log.topic: strategy})
     result = manager.clean_log(work, now_ms=now_ms, offset_map=offset_map, force=True)
     return result, {r.offset: b for b, r in work.records()}
+
+
+def _pass_of(frame: Frame, ltc: LogToClean, now_ms: int) -> tuple[PassResult, dict[int, RecordBatch]]:
+    """The pass that made ``frame``, checked to be the next pass over ``ltc`` at ``now_ms``, and offset -> batch of
+    every record after it."""
+    result = frame.passes[0] if len(frame.passes) == 1 else None
+    if (
+        result is None
+        or frame.now_ms != now_ms
+        or (result.first_dirty_offset, result.first_uncleanable_offset)
+        != (ltc.first_dirty_offset, ltc.first_uncleanable_offset)
+    ):
+        message = (
+            f"frame {frame.index} ({frame.label}) is not the next pass at {now_ms} over "
+            f"[{ltc.first_dirty_offset}, {ltc.first_uncleanable_offset})"
+        )
+        raise ValueError(message)
+    return result, {r.offset: b for b, r in frame.log.records()}
 
 
 def transaction_states(log: PartitionLog) -> dict[int, str]:

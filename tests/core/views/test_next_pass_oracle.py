@@ -17,11 +17,13 @@ timestamp and header), with partial passes through a small offset map. Then, for
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import struct
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -36,6 +38,7 @@ from kcompact_nb.core import (
     format_instant_ms,
     log_to_clean,
     next_pass,
+    pass_frames,
 )
 from kcompact_nb.core.cleaner import CleanerManager, PassResult, strategy_for
 from kcompact_nb.core.model import copy_log
@@ -257,3 +260,24 @@ def test_every_reason_is_what_the_pass_does(config, plan, round_map, spec, later
     for tombstone in explain(log, now_ms=now_ms).tombstones:
         line = tombstone.describe(now_ms)
         assert line.endswith(f"at offset {tombstone.offset}: {default[tombstone.offset].removeprefix('tombstone ')}")
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(configs, rounds, maps, maps, st.integers(0, 600))
+def test_the_next_pass_read_from_the_frame_it_made_is_the_pass_run_again(config, plan, round_map, spec, later_ms):
+    """A stepper's next step over a log's passes is the pass its layout shows coming: read from that frame, every
+    record's fate and reason are those of the pass run again; a frame of another time is refused."""
+    log, now = build({**config, "min.cleanable.dirty.ratio": 0.01}, plan, round_map)  # eligible when dirty
+    now_ms = now + later_ms
+    frames = list(itertools.islice(pass_frames(log, now_ms=now_ms, offset_map=spec), 2))
+    event(f"{len(frames) - 1} pass(es) at now_ms")
+    if len(frames) < 2:
+        return
+    read = next_pass(frames[0].log, now_ms=now_ms, offset_map=spec, next_frame=frames[1])
+    run = next_pass(frames[0].log, now_ms=now_ms, offset_map=spec)
+    assert (read.log_to_clean, read.records, read.end_offset) == (run.log_to_clean, run.records, run.end_offset)
+    assert read.result is frames[1].passes[0]
+    with pytest.raises(ValueError, match=r"^frame 1 \(pass 1: .*\) is not the next pass at"):
+        next_pass(frames[0].log, now_ms=now_ms + 1, offset_map=spec, next_frame=frames[1])
+    with pytest.raises(ValueError, match=r"^frame 0 \(start\) is not the next pass at"):
+        next_pass(frames[0].log, now_ms=now_ms, offset_map=spec, next_frame=frames[0])
