@@ -60,6 +60,15 @@ def test_any_records_compress_to_kafkas_frame_that_decodes_to_them(chunk, repeat
     assert lz4.frame.decompress(packed.data) == body
 
 
+@settings(max_examples=20, deadline=None)
+@given(chunk=st.binary(min_size=1, max_size=2000), repeats=st.integers(1, 40), level=st.integers(3, 17))
+def test_lz4_1_9_and_1_10_agree_at_the_other_hc_levels(chunk, repeats, level):
+    """Why the binding's lz4 1.9 writes levels 3-17 of Kafka's lz4 1.10 releases exactly: only 1-2 changed."""
+    require_built()
+    block = (chunk * repeats)[: 64 * 1024]
+    assert _liblz4.liblz4_compress_hc()(block, level) == compression._lz4_binding_hc(block, level)
+
+
 def test_without_the_built_library_kafkas_lz4_1_10_is_written_by_the_binding_and_marked_estimated(
     tmp_path, monkeypatch
 ):
