@@ -1,9 +1,10 @@
 """The steps ``make codecs`` shares between the codec libraries it builds: fetch sources, check them, compile.
 
 :mod:`~kcompact_nb.io.codec._libzstd` and :mod:`~kcompact_nb.io.codec._liblz4` build a codec library release Kafka
-bundles into ``<cache>/<library>/<release>/<library>.so``: sources downloaded (a pinned SHA-256 checked before they
-are unpacked) and compiled with ``$CC`` (else ``cc``) into a shared library, installed whole or not at all. Every
-failure is a :class:`NativeLibraryError` saying which step failed and why.
+bundles into ``<cache>/<library>/<release>/<library>.so``: its sources fetched (by pip, or from a URL whose pinned
+SHA-256 is checked before anything is unpacked), unpacked, and compiled with ``$CC`` (else ``cc``) into a shared
+library, installed whole or not at all. Every failure is a :class:`NativeLibraryError` saying which step failed and
+why.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
-import urllib.error
 import urllib.request
 from collections.abc import Iterable
 from pathlib import Path
@@ -33,7 +33,7 @@ def download_verified(url: str, sha256: str, target: Path) -> None:
             while chunk := response.read(_CHUNK_BYTES):
                 digest.update(chunk)
                 out.write(chunk)
-    except (urllib.error.URLError, OSError) as error:
+    except OSError as error:  # URLError, HTTPError and timeouts among them
         target.unlink(missing_ok=True)
         raise NativeLibraryError(f"downloading {url} failed: {error}") from None
     if digest.hexdigest() != sha256:
