@@ -17,10 +17,12 @@ $(STAMP): pyproject.toml setup.py kcompact_nb/io/codec/_native.c
 setup: $(STAMP)
 	@echo "kcompact_nb is installed in $(VENV): run $(BIN)/kcompact, or 'source $(BIN)/activate' to put kcompact on the PATH"
 
-# The libzstd releases older Kafka releases bundle, compiled once into ~/.cache/kcompact_nb/libzstd from their
-# sources on PyPI (a C compiler needed): their zstd rewrites are then exact, not estimated.
+# The codec libraries Kafka releases bundle that no installed binding has, compiled once into ~/.cache/kcompact_nb (a C
+# compiler needed): the libzstd releases of Kafka 2.1-3.7.0 (sources on PyPI) into libzstd/, and lz4 1.10.0 (Kafka
+# 3.9.2, 4.0.2, 4.1.2, 4.2 on; Debian's copy of upstream's tarball) into liblz4/: their zstd rewrites, and lz4's at
+# levels 1-2, are then exact, not estimated.
 codecs: setup
-	$(BIN)/python tools/build_libzstd.py
+	$(BIN)/python tools/build_codecs.py
 
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)

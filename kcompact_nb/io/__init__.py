@@ -30,13 +30,17 @@ from kcompact_nb.io._errors import (
     TruncatedBatchError,
 )
 from kcompact_nb.io.codec import (
+    LIBLZ4_RELEASE,
     LIBZSTD_SOURCE_PACKAGES,
     KafkaBatchEncoder,
     NotPlain,
     RecordColumns,
+    build_liblz4,
     build_libzstd,
     built_releases,
     encode_batch,
+    liblz4_built,
+    liblz4_dir,
     libzstd_dir,
     parse_records,
 )
@@ -138,11 +142,15 @@ from kcompact_nb.io.text import (
 
 __all__ = [
     "ReadOptions",
+    "LIBLZ4_RELEASE",
     "LIBZSTD_SOURCE_PACKAGES",
     "NativeLibraryError",
+    "build_liblz4",
     "build_libzstd",
     "built_releases",
     "cache_dir",
+    "liblz4_built",
+    "liblz4_dir",
     "libzstd_dir",
     "TOPIC_SCOPED",
     "ConfigSettings",

@@ -16,6 +16,7 @@ from kcompact_nb.io.codec._block_batches import PACKED_MIN_RECORDS, BlockBatches
 from kcompact_nb.io.codec._block_inflation import COPY, batch_codes, uncompressed_view
 from kcompact_nb.io.codec._decompression import decompress_records
 from kcompact_nb.io.codec._key_numbering import KeyNumbering, key_numbering, release_key_table
+from kcompact_nb.io.codec._liblz4 import LIBLZ4_RELEASE, build_liblz4, liblz4_built, liblz4_dir
 from kcompact_nb.io.codec._libzstd import SOURCE_PACKAGES as LIBZSTD_SOURCE_PACKAGES
 from kcompact_nb.io.codec._libzstd import build_libzstd, built_releases, libzstd_dir
 from kcompact_nb.io.codec._offset_table import native_offset_table
@@ -24,9 +25,13 @@ from kcompact_nb.io.codec._vector_decoder import decode_plain_batches
 
 __all__ = [
     "COPY",
+    "LIBLZ4_RELEASE",
     "LIBZSTD_SOURCE_PACKAGES",
+    "build_liblz4",
     "build_libzstd",
     "built_releases",
+    "liblz4_built",
+    "liblz4_dir",
     "libzstd_dir",
     "BlockBatches",
     "FramedBlock",

@@ -18,6 +18,8 @@ lz4     ``Lz4BlockOutputStream``: LZ4 frame, FLG 0x60 (version 1,  ``lz4.frame``
         independent blocks, no checksums, no size), BD 0x40        blocks and no checksums or size: the same
         (64 KiB), header checksum, blocks (LE32 length, bit 31 =   frame; level 9 is lz4-java's fast
         stored), end mark 0; level 9 fast compressor, others HC    compressor, other levels its HC ones
+                                                                   (``LZ4_compress_HC`` per block; levels
+                                                                   1-2 of lz4 1.10 by :mod:`._liblz4`)
 zstd    zstd-jni's ``ZstdOutputStreamNoFinalizer`` behind a 16 KiB a streaming compressor (no checksum, no
         buffer: streamed data, one flush (ends the block), the    content size) fed the data, flushed once,
         end of the frame                                           then ended; libzstd of the same release
@@ -33,7 +35,7 @@ from __future__ import annotations
 import importlib
 import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -41,6 +43,7 @@ from kcompact_nb.core import DEFAULT_LEVELS, KafkaModelError, KafkaVersion
 from kcompact_nb.io._errors import CodecUnavailableError
 from kcompact_nb.io.codec import _native_kernels
 from kcompact_nb.io.codec._codec_releases import lz4_release, snappy_release, zstd_release
+from kcompact_nb.io.codec._liblz4 import LIBLZ4_RELEASE, liblz4_built, liblz4_compress_hc
 from kcompact_nb.io.codec._libzstd import built_releases, libzstd_compress
 from kcompact_nb.io.codec._snappy import NEWER_HASH_FROM, raw_compress
 
@@ -59,6 +62,9 @@ _LZ4_FAST_LEVEL = 9
 """``CompressionType.LZ4.defaultLevel()``: ``Lz4BlockOutputStream`` then uses the fast compressor."""
 _LZ4_BLOCK_BYTES = 64 * 1024
 """``Lz4BlockOutputStream.BLOCKSIZE_64KB``."""
+
+Compress = Callable[[bytes, int], bytes]
+"""``compress(data, level)`` by one release of a codec library."""
 
 PACKAGES = {"snappy": None, "gzip": None, "lz4": "lz4", "zstd": "zstandard"}
 """The pip package each codec's encoder needs (gzip and snappy need none)."""
@@ -117,8 +123,8 @@ def _snappy(body: bytes, top_bits_hash: bool) -> bytes:
 def _lz4(body: bytes, level: int, version: KafkaVersion) -> CompressedRecords:
     frame = _required("lz4.frame", "lz4")
     if level < 3:  # lz4.frame runs levels 1-2 with its fast compressor; lz4-java's HC runs them
-        library = divmod(_required("lz4", "lz4").library_version_number() // 100, 100)
-        return CompressedRecords(_lz4_hc_frame(body, level), library == lz4_release(version))
+        compress, exact = _of_release(_lz4_hc_compressors(), lz4_release(version))
+        return CompressedRecords(_lz4_hc_frame(body, level, compress), exact)
     data = frame.compress(
         body,
         compression_level=0 if level == _LZ4_FAST_LEVEL else level,
@@ -131,14 +137,29 @@ def _lz4(body: bytes, level: int, version: KafkaVersion) -> CompressedRecords:
     return CompressedRecords(bytes(data), True)
 
 
-def _lz4_hc_frame(body: bytes, level: int) -> bytes:
-    """The frame of ``Lz4BlockOutputStream`` around lz4's HC compressor at ``level``, block by block."""
-    frame, block_codec = _required("lz4.frame", "lz4"), _required("lz4.block", "lz4")
+def _lz4_hc_compressors() -> list[tuple[tuple[int, int], Compress]]:
+    """(lz4 major and minor release, compress one block with HC at a level): the ``lz4`` binding's, then lz4 1.10's
+    when ``make codecs`` built it (:mod:`kcompact_nb.io.codec._liblz4`)."""
+    binding = divmod(_required("lz4", "lz4").library_version_number() // 100, 100)
+    compressors: list[tuple[tuple[int, int], Compress]] = [(binding, _lz4_binding_hc)]
+    if liblz4_built():
+        compressors.append((LIBLZ4_RELEASE[:2], liblz4_compress_hc()))
+    return compressors
+
+
+def _lz4_binding_hc(block: bytes, level: int) -> bytes:
+    block_codec = _required("lz4.block", "lz4")
+    return bytes(block_codec.compress(block, mode="high_compression", compression=level, store_size=False))
+
+
+def _lz4_hc_frame(body: bytes, level: int, compress: Compress) -> bytes:
+    """The frame of ``Lz4BlockOutputStream`` around lz4's HC compressor ``compress`` at ``level``, block by block."""
+    frame = _required("lz4.frame", "lz4")
     header = frame.compress(b"", block_size=frame.BLOCKSIZE_MAX64KB, block_linked=False, store_size=False)[:7]
     parts = [header]
     for start in range(0, len(body), _LZ4_BLOCK_BYTES):
         block = body[start : start + _LZ4_BLOCK_BYTES]
-        packed = block_codec.compress(block, mode="high_compression", compression=level, store_size=False)
+        packed = compress(block, level)
         if len(packed) >= len(block):  # incompressible: stored, length with bit 31 set
             parts += (struct.pack("<I", len(block) | 0x80000000), block)
         else:
@@ -149,21 +170,14 @@ def _lz4_hc_frame(body: bytes, level: int) -> bytes:
 
 def _zstd(body: bytes, level: int, version: KafkaVersion) -> CompressedRecords:
     check_codec_available("zstd")
-    bindings = _zstd_bindings()
-    wanted = zstd_release(version)
-    for release, compress in bindings:
-        if release == wanted:
-            return CompressedRecords(compress(body, level), True)
-    return CompressedRecords(bindings[0][1](body, level), False)
+    compress, exact = _of_release(_zstd_bindings(), zstd_release(version))
+    return CompressedRecords(compress(body, level), exact)
 
 
-ZstdCompress = Callable[[bytes, int], bytes]
-
-
-def _zstd_bindings() -> list[tuple[tuple[int, int, int], ZstdCompress]]:
+def _zstd_bindings() -> list[tuple[tuple[int, int, int], Compress]]:
     """(libzstd release, compress) for each zstd binding installed: ``zstandard``, then ``pyzstd``, then the older
     releases built by ``make codecs`` (:mod:`kcompact_nb.io.codec._libzstd`)."""
-    bindings: list[tuple[tuple[int, int, int], ZstdCompress]] = []
+    bindings: list[tuple[tuple[int, int, int], Compress]] = []
     zstandard = _module("zstandard")
     if zstandard is not None:
         bindings.append((tuple(zstandard.ZSTD_VERSION), _zstandard_stream))  # type: ignore[arg-type]
@@ -192,6 +206,16 @@ def _pyzstd_stream(body: bytes, level: int) -> bytes:
     return bytes(
         stream.compress(body, stream.CONTINUE) + stream.flush(stream.FLUSH_BLOCK) + stream.flush(stream.FLUSH_FRAME)
     )
+
+
+def _of_release(
+    compressors: Sequence[tuple[tuple[int, ...], Compress]], wanted: tuple[int, ...] | None
+) -> tuple[Compress, bool]:
+    """The compressor of the ``wanted`` library release, exact; else the first one, estimated."""
+    for release, compress in compressors:
+        if release == wanted:
+            return compress, True
+    return compressors[0][1], False
 
 
 def _required(name: str, codec: str) -> ModuleType:

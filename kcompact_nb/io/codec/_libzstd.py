@@ -16,11 +16,7 @@ written by another release and marked estimated, as before.
 from __future__ import annotations
 
 import ctypes
-import os
-import shutil
-import subprocess
 import sys
-import tarfile
 import tempfile
 from collections.abc import Callable, Iterable
 from functools import cache
@@ -28,6 +24,7 @@ from pathlib import Path
 
 from kcompact_nb.io._cache_dir import cache_dir
 from kcompact_nb.io._errors import NativeLibraryError
+from kcompact_nb.io.codec._native_build import compile_library, run, unpack
 
 Release = tuple[int, int, int]
 
@@ -90,41 +87,21 @@ def build_libzstd(
 
 
 def _build(release: Release) -> None:
-    target = _library(release)
     with tempfile.TemporaryDirectory(prefix=f"kcompact-libzstd-{_text(release)}-") as scratch:
-        work = Path(scratch)
-        lib = _sources(SOURCE_PACKAGES[release], work)
+        lib = _sources(SOURCE_PACKAGES[release], Path(scratch))
         sources = sorted(str(p) for folder in ("common", "compress") for p in (lib / folder).glob("*.c"))
-        staged = work / _LIBRARY
-        compiler = os.environ.get("CC") or "cc"
-        command = [compiler, "-O2", "-fPIC", "-shared", "-Wl,-Bsymbolic", f"-I{lib}", f"-I{lib / 'common'}"]
-        _run([*command, *sources, "-o", str(staged)], f"compiling libzstd {_text(release)} with {compiler}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".so.partial")
-        shutil.move(staged, partial)
-        os.replace(partial, target)  # whole or absent, whoever else builds it meanwhile
+        compile_library(sources, [lib, lib / "common"], _library(release), f"libzstd {_text(release)}")
 
 
 def _sources(requirement: str, work: Path) -> Path:
     """libzstd's ``lib/`` folder in the PyPI source distribution ``requirement``, downloaded and unpacked in ``work``
     (the folder holding ``zstd.h`` beside ``common/`` and ``compress/``)."""
     download = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
-    _run([*download, requirement, "-d", str(work)], f"downloading {requirement}'s sources from PyPI")
+    run([*download, requirement, "-d", str(work)], f"downloading {requirement}'s sources from PyPI")
     (archive,) = work.glob("*.tar.gz")
-    with tarfile.open(archive) as tar:
-        tar.extractall(work, filter="data")
+    unpack(archive, work)
     (lib,) = [h.parent for h in work.rglob("zstd.h") if (h.parent / "compress").is_dir()]
     return lib
-
-
-def _run(command: list[str], what: str) -> None:
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise NativeLibraryError(f"{what}: {command[0]} is not installed") from None
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        raise NativeLibraryError(f"{what} failed: {last}")
 
 
 def _library(release: Release) -> Path:
