@@ -15,6 +15,7 @@ from kcompact_nb.io.codec._batch_encoder import KafkaBatchEncoder, encode_batch,
 from kcompact_nb.io.codec._block_batches import PACKED_MIN_RECORDS, BlockBatches, FramedBlock, record_batch
 from kcompact_nb.io.codec._block_inflation import COPY, batch_codes, uncompressed_view
 from kcompact_nb.io.codec._decompression import decompress_records
+from kcompact_nb.io.codec._framed_batch_decoder import FramedBatchDecoder
 from kcompact_nb.io.codec._key_numbering import KeyNumbering, key_numbering, release_key_table
 from kcompact_nb.io.codec._libzstd import SOURCE_PACKAGES as LIBZSTD_SOURCE_PACKAGES
 from kcompact_nb.io.codec._libzstd import build_libzstd, built_releases, libzstd_dir
@@ -29,6 +30,7 @@ __all__ = [
     "built_releases",
     "libzstd_dir",
     "BlockBatches",
+    "FramedBatchDecoder",
     "FramedBlock",
     "KafkaBatchEncoder",
     "KeyNumbering",

@@ -39,7 +39,7 @@ from kcompact_nb.io.logdir._streamed_buckets import latest_entries, tally_segmen
 
 REGISTRY_KEYS = 1 << 20
 """Keys a reader's registry numbers (those of batches read record by record: compressed, with headers, ...) before a
-new one is started (its keys are released then): about 100 MiB."""
+new one is started (its keys are released then): about 100 MiB. For a pass's readers and a streamed tally's."""
 
 
 def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> list[OffsetBucket]:
@@ -56,7 +56,8 @@ def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> 
             tally.add(batch)
     else:
         for segment in log.segments:
-            reader = SegmentFileReader(scanned.files[segment.base_offset], keep_raw=False, number_keys=False)
+            file = scanned.files[segment.base_offset]
+            reader = SegmentFileReader(file, keep_raw=False, registry_keys=REGISTRY_KEYS, number_keys=False)
             tally_segment(tally, latest, reader)
     return tally.rows(log.topic, log.partition)
 

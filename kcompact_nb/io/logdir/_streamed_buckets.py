@@ -1,6 +1,6 @@
 """Offset buckets of a scanned partition tallied from its segment files a block at a time (issue #29).
 
-Each segment file is read as the streamed pass reads it (:meth:`SegmentFileReader.blocks`: blocks of framed,
+Each segment file is read as the streamed pass reads it (:meth:`SegmentFraming.blocks`: blocks of framed,
 CRC-checked batches, each header's offsets checked), and the records of a block's plain batches, compressed ones
 decompressed first (:func:`~kcompact_nb.io.codec._block_inflation.uncompressed_view`), are decoded together
 (:func:`~kcompact_nb.io.codec._vector_decoder.decode_plain_batches`) and counted as columns: per bucket by
@@ -34,9 +34,6 @@ from kcompact_nb.io.codec import (
 )
 from kcompact_nb.io.codec import batch_header as L
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
-
-REGISTRY_KEYS = 1 << 20
-"""Keys the reader's registry interns (keys of batches decoded one by one) before a new one is started."""
 
 
 class SpanEntries(Protocol):
@@ -116,11 +113,11 @@ def latest_entries() -> SpanEntries:
 
 
 def tally_segment(tally: OffsetBucketTally, latest: SpanEntries, reader: SegmentFileReader) -> None:
-    """Count the batches of one segment file into ``tally``, each key's entry into ``latest`` (the tally's)."""
+    """Count the batches of one segment file into ``tally``, each key's entry into ``latest`` (the tally's); the
+    reader's ``registry_keys`` bounds the keys it interns (those of batches decoded one by one)."""
     next_offset = reader.base_offset or 0
     for block in reader.blocks():
-        if len(reader.key_registry) >= REGISTRY_KEYS:
-            reader.key_registry = KeyRegistry()
+        reader.decoder.bound_registry()
         next_offset = _tally_block(tally, latest, reader, block, next_offset)
 
 
@@ -147,7 +144,7 @@ def _tally_block(
         source, starts, ends, readable = block.data, headers.starts, headers.ends, codes == COPY
     else:
         source, starts, ends, readable = view.data, view.starts, view.ends, view.has_records()
-    reader.decodes_as(block, block.end if view is None else len(view.data))
+    reader.framing.decodes_as(block, block.end if view is None else len(view.data))
     columns = decode_plain_batches(
         source,
         starts,
