@@ -22,7 +22,8 @@ from kcompact_nb.io._errors import CorruptBatchError, MissingCodecError, OffsetO
 from kcompact_nb.io.codec import _batch_header as L
 from kcompact_nb.io.codec._block_batches import PACKED_MIN_RECORDS, BlockBatches, FramedBlock, record_batch
 from kcompact_nb.io.codec._decompression import decompress_records
-from kcompact_nb.io.codec._key_numbering import KeyNumbering, NativeKeyNumbering, key_numbering, release_key_table
+from kcompact_nb.io.codec._kernels import key_numbering
+from kcompact_nb.io.codec._key_numbering import KeyNumbering, NativeKeyNumbering, release_key_table
 from kcompact_nb.io.codec._record_parser import NotPlain, RecordColumns, parse_records
 
 HeaderCheck = Callable[[bytes, int, int], tuple[Any, ...]]
