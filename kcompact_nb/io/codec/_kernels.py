@@ -2,8 +2,8 @@
 twin side by side, with the same signature and the same results (tests/io/codec/test_native.py and the ``kernels``
 fixture of tests/io).
 
-Callers call the name; it runs the C function while the extension is built (:data:`~kcompact_nb.io.codec.
-_native_kernels.NATIVE`, the one switch) and the twin otherwise. Where the C kernel works a whole block at once and
+Callers call the name; it runs the C function while the extension is built (``_native_kernels.NATIVE``, the one
+switch) and the twin otherwise. Where the C kernel works a whole block at once and
 the twin batch by batch or key by key, a thin ``..._in_c`` adapter beside the twin gives it the twin's signature.
 """
 

@@ -49,4 +49,4 @@ class Kernel(Generic[P, R]):
         return self.python if NATIVE is None else self.c
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        return (self.python if NATIVE is None else self.c)(*args, **kwargs)
+        return self.selected()(*args, **kwargs)
