@@ -2,7 +2,7 @@
 
 ``kcompact_nb.io.codec._native`` (kcompact_nb/io/codec/_native.c) decodes plain record batches, decompresses compressed
 ones and numbers keys in C. It is optional: without a C compiler the install still succeeds and the numpy and Python
-versions of the same loops run (kcompact_nb/io/codec/_native_kernels.py). Everything else about the package is in
+versions of the same loops run (their table: kcompact_nb/io/codec/_kernels.py). Everything else about the package is in
 pyproject.toml.
 """
 

@@ -1,10 +1,11 @@
 """The v2 record codec: batches' bytes to records and back, byte for byte as Kafka's clients do.
 
-Batch header layout (``batch_header``), the records parser and its numpy decoder, key numbering, the batch
-encoder and record encoder, each codec's compressor and Kafka's decompression (batch by batch, and a block at a time
-so compressed batches decode as plain ones), and the C kernels
-(``_native.c``), chosen in one place, :mod:`~kcompact_nb.io.codec.native_kernels` (``NATIVE``: the built
-extension or None), where each kernel's numpy or Python twin gives the same results.
+Batch header layout (``batch_header``), framed batches decoded into core batches (``FramedBatchDecoder``: the records
+parser, the block decoder, key numbering), the batch encoder and record encoder, each codec's compressor and Kafka's
+decompression (batch by batch, and a block at a time so compressed batches decode as plain ones), and the C kernels
+(``_native.c``) in one table (:mod:`kcompact_nb.io.codec._kernels`: ``KERNELS``), each kernel under one name with its C
+function and its numpy or Python twin, which gives the same results; ``native_kernels.NATIVE`` (the built extension or
+None) is the one switch between them.
 """
 
 from __future__ import annotations
@@ -13,17 +14,28 @@ from kcompact_nb.io.codec import _batch_header as batch_header
 from kcompact_nb.io.codec import _native_kernels as native_kernels
 from kcompact_nb.io.codec._batch_encoder import KafkaBatchEncoder, encode_batch, raw_matches
 from kcompact_nb.io.codec._block_batches import PACKED_MIN_RECORDS, BlockBatches, FramedBlock, record_batch
-from kcompact_nb.io.codec._block_inflation import COPY, batch_codes, uncompressed_view
+from kcompact_nb.io.codec._block_inflation import COPY, batch_codes
 from kcompact_nb.io.codec._decompression import decompress_records
-from kcompact_nb.io.codec._key_numbering import KeyNumbering, key_numbering, release_key_table
+from kcompact_nb.io.codec._framed_batch_decoder import FramedBatchDecoder
+from kcompact_nb.io.codec._kernels import (
+    KERNELS,
+    decode_plain_batches,
+    key_numbering,
+    latest_entries,
+    native_offset_table,
+    uncompressed_view,
+)
+from kcompact_nb.io.codec._key_numbering import KeyNumbering, release_key_table
+from kcompact_nb.io.codec._latest_entries import SpanEntries
 from kcompact_nb.io.codec._liblz4 import LIBLZ4_RELEASE, build_liblz4, liblz4_built, liblz4_dir
 from kcompact_nb.io.codec._libzstd import SOURCE_PACKAGES as LIBZSTD_SOURCE_PACKAGES
 from kcompact_nb.io.codec._libzstd import build_libzstd, built_releases, libzstd_dir
-from kcompact_nb.io.codec._offset_table import native_offset_table
 from kcompact_nb.io.codec._record_parser import NotPlain, RecordColumns, parse_records
-from kcompact_nb.io.codec._vector_decoder import decode_plain_batches
 
 __all__ = [
+    "KERNELS",
+    "SpanEntries",
+    "latest_entries",
     "COPY",
     "LIBLZ4_RELEASE",
     "LIBZSTD_SOURCE_PACKAGES",
@@ -34,6 +46,7 @@ __all__ = [
     "liblz4_dir",
     "libzstd_dir",
     "BlockBatches",
+    "FramedBatchDecoder",
     "FramedBlock",
     "KafkaBatchEncoder",
     "KeyNumbering",

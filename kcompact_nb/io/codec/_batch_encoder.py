@@ -23,7 +23,7 @@ from kcompact_nb.core import (
 )
 from kcompact_nb.io.codec import _batch_header as L
 from kcompact_nb.io.codec._compression import check_codec_available, compress_records
-from kcompact_nb.io.codec._record_encoder import records_section
+from kcompact_nb.io.codec._kernels import records_section
 
 _NO_LIMIT = 1 << 62
 _DEFAULT_VERSION = KafkaVersion.parse(DEFAULT_KAFKA_VERSION)

@@ -22,9 +22,9 @@ import numpy
 
 from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType, record_from_tuple
 from kcompact_nb.io.codec import _batch_header as L
-from kcompact_nb.io.codec._block_inflation import COPY, batch_codes, uncompressed_view
+from kcompact_nb.io.codec._block_inflation import COPY, batch_codes
+from kcompact_nb.io.codec._kernels import decode_plain_batches, uncompressed_view
 from kcompact_nb.io.codec._key_numbering import KeyNumbering, NativeKeyNumbering
-from kcompact_nb.io.codec._vector_decoder import decode_plain_batches
 
 PACKED_MIN_RECORDS = 3
 """Batches of fewer records hold a tuple of records: smaller and faster to build than columns there."""
@@ -32,7 +32,7 @@ _TIMESTAMP_TYPES = (TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
 
 
 class BatchDecoder(Protocol):
-    """What :class:`BlockBatches` uses of the segment reader."""
+    """What :class:`BlockBatches` uses of its batches' decoder (:class:`~kcompact_nb.io.codec.FramedBatchDecoder`)."""
 
     keep_raw: bool
     key_registry: KeyRegistry

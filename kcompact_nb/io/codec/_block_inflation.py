@@ -3,7 +3,7 @@
 The block decoder (:mod:`kcompact_nb.io.codec._vector_decoder`) reads uncompressed batches; a compressed batch is
 turned into one here: its 61-byte header with the codec bits cleared, then its records section decompressed as
 Kafka reads it (:func:`kcompact_nb.io.codec._decompression.decompress_records`), exactly the batch the segment
-reader's own decoding parses. :func:`uncompressed_view` lays every batch of a block out that way, one after
+reader's own decoding parses. ``uncompressed_view`` lays every batch of a block out that way, one after
 another: uncompressed batches copied, compressed ones inflated, and each other batch (no records, an unknown codec,
 records that do not decompress) as its header alone, which the block decoder never reads as plain, so the reader's
 own decoding gives its records or its error.
@@ -29,8 +29,8 @@ from typing import Any
 import numpy
 
 from kcompact_nb.io.codec import _batch_header as L
-from kcompact_nb.io.codec import _native_kernels
 from kcompact_nb.io.codec._decompression import decompress_records
+from kcompact_nb.io.codec._native_kernels import c_kernels
 
 COPY = 0
 """The code of a batch copied as it is (uncompressed); 1 to 4 are the codecs' ids (gzip, snappy, lz4, zstd)."""
@@ -54,7 +54,7 @@ class UncompressedView:
 
 
 def batch_codes(attributes: Any, counts: Any) -> Any:
-    """How :func:`uncompressed_view` lays out batches of these attributes and records counts (int64 arrays): a
+    """How ``uncompressed_view`` lays out batches of these attributes and records counts (int64 arrays): a
     uint8 array of :data:`COPY`, a codec's id (compressed records) or :data:`HEADER_ONLY` (no records to read, or
     an unknown codec)."""
     codec_ids = attributes & L.CODEC_MASK
@@ -62,14 +62,15 @@ def batch_codes(attributes: Any, counts: Any) -> Any:
     return numpy.where(codec_ids == 0, COPY, numpy.where(inflated, codec_ids, HEADER_ONLY)).astype(numpy.uint8)
 
 
-def uncompressed_view(block: bytes, starts: Any, ends: Any, codes: Any) -> UncompressedView | None:
+def inflate_in_c(block: bytes, starts: Any, ends: Any, codes: Any) -> UncompressedView | None:
     """The batches ``block[starts[b]:ends[b]]`` (int64 arrays) laid out by their ``codes`` (:func:`batch_codes`) as
-    if uncompressed, or None when none of them has compressed records (the block reads as it is)."""
-    compressed = (codes != COPY) & (codes != HEADER_ONLY)
+    if uncompressed, or None when none of them has compressed records (the block reads as it is): by the C kernel's
+    ``inflate_batches`` when it inflates all their codecs, else by the Python twin (:func:`inflate_with_python`)."""
+    compressed = _compressed(codes)
     if not compressed.any():
         return None
-    native = _native_kernels.NATIVE
-    if native is not None and {L.COMPRESSION_CODECS[c] for c in codes[compressed]} <= inflatable_in_c(native):
+    native = c_kernels()
+    if {L.COMPRESSION_CODECS[c] for c in codes[compressed]} <= inflatable_in_c(native):
         view_starts, view_ends = numpy.empty(len(codes), numpy.int64), numpy.empty(len(codes), numpy.int64)
         data = native.inflate_batches(block, starts, ends, codes, view_starts, view_ends)
         return UncompressedView(data, view_starts, view_ends)
@@ -107,8 +108,15 @@ def _release_number(release: tuple[int, ...]) -> int:
     return release[0] * 10000 + release[1] * 100 + release[2]
 
 
+def inflate_with_python(block: bytes, starts: Any, ends: Any, codes: Any) -> UncompressedView | None:
+    """:func:`inflate_in_c`'s twin, batch by batch with the codecs' Python packages."""
+    if not _compressed(codes).any():
+        return None
+    return _inflate_with_python(block, starts.tolist(), ends.tolist(), codes.tolist())
+
+
 def _inflate_with_python(block: bytes, starts: list[int], ends: list[int], codes: list[int]) -> UncompressedView:
-    """:func:`uncompressed_view` batch by batch with the codecs' Python packages."""
+    """The batches laid out batch by batch with the codecs' Python packages."""
     parts, bounds, position = [], [], 0
     for start, end, code in zip(starts, ends, codes, strict=True):
         part = block[start:end] if code == COPY else _inflated(block[start:end], code)
@@ -117,6 +125,11 @@ def _inflate_with_python(block: bytes, starts: list[int], ends: list[int], codes
         position += len(part)
     view_starts, view_ends = numpy.array(bounds, numpy.int64).reshape(-1, 2).T.copy()  # each row contiguous
     return UncompressedView(b"".join(parts), view_starts, view_ends)
+
+
+def _compressed(codes: Any) -> Any:
+    """Which batches have compressed records (a bool array)."""
+    return (codes != COPY) & (codes != HEADER_ONLY)
 
 
 def _inflated(batch: bytes, code: int) -> bytes:

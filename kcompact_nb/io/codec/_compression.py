@@ -41,11 +41,11 @@ from types import ModuleType
 
 from kcompact_nb.core import DEFAULT_LEVELS, KafkaModelError, KafkaVersion
 from kcompact_nb.io._errors import CodecUnavailableError
-from kcompact_nb.io.codec import _native_kernels
 from kcompact_nb.io.codec._codec_releases import lz4_release, snappy_release, zstd_release
+from kcompact_nb.io.codec._kernels import snappy_compress
 from kcompact_nb.io.codec._liblz4 import LIBLZ4_RELEASE, liblz4_built, liblz4_compress_hc
 from kcompact_nb.io.codec._libzstd import built_releases, libzstd_compress
-from kcompact_nb.io.codec._snappy import NEWER_HASH_FROM, raw_compress
+from kcompact_nb.io.codec._snappy import NEWER_HASH_FROM
 
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 """ID1 ID2, CM 8 (deflate), FLG 0, MTIME 0, XFL 0, OS 255 (``GZIPOutputStream.writeHeader``, Java 16+)."""
@@ -111,8 +111,7 @@ def _gzip(body: bytes, level: int) -> bytes:
 
 
 def _snappy(body: bytes, top_bits_hash: bool) -> bytes:
-    native = _native_kernels.NATIVE  # snappy's compressor in C when built, its Python twin otherwise
-    compress = raw_compress if native is None else native.snappy_compress
+    compress = snappy_compress.selected()  # snappy's compressor in C when built, its Python twin otherwise
     blocks = [_SNAPPY_HEADER]
     for start in range(0, len(body), _SNAPPY_BLOCK_BYTES):
         block = compress(body[start : start + _SNAPPY_BLOCK_BYTES], top_bits_hash)

@@ -8,8 +8,9 @@ never a wrong id), and one ``bytes`` per new key goes through the registry, in o
 as record-by-record interning numbers them. Blocks with keys longer than :data:`MAX_WORD_KEY_BYTES` are
 numbered key by key.
 
-:func:`key_numbering` gives the C version of the same numbering (:class:`NativeKeyNumbering`, keys of any
-length compared by content in a hash table of their bytes) when it was built, this numpy one otherwise.
+:func:`native_key_numbering` gives the C version of the same numbering (:class:`NativeKeyNumbering`, keys of any
+length compared by content in a hash table of their bytes); ``key_numbering`` (:mod:`kcompact_nb.io.codec._kernels`)
+gives it when it was built, this numpy one otherwise.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 import numpy
 
 from kcompact_nb.core import KeyRegistry
-from kcompact_nb.io.codec import _native_kernels
+from kcompact_nb.io.codec._native_kernels import c_kernels
 
 MAX_WORD_KEY_BYTES = 64
 """Longest key read as words (8 words); blocks with longer keys go key by key."""
@@ -181,15 +182,12 @@ class NativeKeyNumbering:
             ids[staged] = registered[-2 - ids[staged]]
 
 
-def key_numbering(registry: KeyRegistry) -> KeyNumbering | NativeKeyNumbering:
-    """A numbering of keys into ``registry``: the C kernel's when it was built (its table shared by every numbering
-    into ``registry``, and released with it), numpy's otherwise."""
-    native = _native_kernels.NATIVE
-    if native is None:
-        return KeyNumbering(registry)
+def native_key_numbering(registry: KeyRegistry) -> NativeKeyNumbering:
+    """A numbering of keys into ``registry`` by the C kernel's ``KeyTable`` (its table shared by every numbering into
+    ``registry``, and released with it); its twin is :class:`KeyNumbering`."""
     table = _TABLES.get(registry)
     if table is None:
-        table = _TABLES[registry] = native.KeyTable()
+        table = _TABLES[registry] = c_kernels().KeyTable()
     return NativeKeyNumbering(registry, table)
 
 

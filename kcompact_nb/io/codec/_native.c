@@ -4,7 +4,10 @@
  * the codecs' libraries opened at run time, snappy here), numbering keys by content, encoding the records of
  * batches without headers, and snappy's compressor. Built by `pip install` when a C compiler is there (an optional
  * extension); without it the Python versions in _vector_decoder.py, _block_inflation.py, _key_numbering.py,
- * _record_encoder.py and _snappy.py do the same work, and the tests hold both to the same results.
+ * _record_encoder.py, _latest_entries.py and _snappy.py do the same work, and the tests hold both to the same
+ * results. Every export here belongs to one kernel of the table in _kernels.py, which names it beside its twin
+ * (through a thin `..._in_c` adapter with the twin's signature) and runs it only while _native_kernels.NATIVE is
+ * this module: a new export goes into that table (tests/io/codec/test_native.py checks it).
  *
  * Nothing here decides what a batch means: decode_plain only says which batches read plainly (as
  * _vector_decoder.decode_plain_batches does) and fills their columns, inflate_batches only inflates records that

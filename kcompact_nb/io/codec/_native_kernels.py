@@ -1,18 +1,20 @@
-"""The C kernels (:mod:`kcompact_nb.io.codec._native`, built by ``pip install`` when a C compiler is there), or None.
+"""The C kernels (:mod:`kcompact_nb.io.codec._native`, built by ``pip install`` when a C compiler is there), or None,
+and :class:`Kernel`: one kernel's C function and its Python twin under one name.
 
-The segment reader's record decoding, decompression of compressed batches and key numbering, the writer's record
-encoding, a streamed pass's offset map, a streamed offset-bucket tally's latest entries and snappy's compressor run in C
-when they were built, and in numpy and Python otherwise (:mod:`kcompact_nb.io.codec._vector_decoder`,
-:mod:`kcompact_nb.io.codec._block_inflation`, :mod:`kcompact_nb.io.codec._key_numbering`,
-:mod:`kcompact_nb.io.codec._record_encoder`, a dict, :mod:`kcompact_nb.io.logdir._streamed_buckets`,
-:mod:`kcompact_nb.io.codec._snappy`): the same results either way (tests/io/codec/test_native.py and the ``kernels``
-fixture of tests/io), the C loops several times faster. Callers read :data:`NATIVE` when they run, so a test can set it
-to None to run the other paths.
+:data:`NATIVE` is the one switch: every kernel runs its C function while it is the built extension and its twin
+while it is None (a test sets it to None to run the twins: the ``kernels`` fixture of tests/io). The table of
+kernels is :mod:`kcompact_nb.io.codec._kernels`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
+from typing import Any, Generic, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _built() -> ModuleType | None:
@@ -24,3 +26,27 @@ def _built() -> ModuleType | None:
 
 
 NATIVE = _built()
+
+
+def c_kernels() -> Any:
+    """:data:`NATIVE` for a kernel's ``c`` function, which runs only while it is built."""
+    return NATIVE
+
+
+@dataclass(frozen=True)
+class Kernel(Generic[P, R]):
+    """A hot loop written twice: ``c`` calls the C kernel's ``native`` functions (exports of
+    :mod:`~kcompact_nb.io.codec._native`), ``python`` is its numpy or Python twin, with the same signature and the
+    same results. Calling the kernel runs the one :meth:`selected` now."""
+
+    name: str
+    native: tuple[str, ...]
+    c: Callable[P, R]
+    python: Callable[P, R]
+
+    def selected(self) -> Callable[P, R]:
+        """``c`` while the C kernels are built (and not switched off: :data:`NATIVE`), ``python`` otherwise."""
+        return self.python if NATIVE is None else self.c
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self.selected()(*args, **kwargs)

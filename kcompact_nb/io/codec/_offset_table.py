@@ -16,7 +16,7 @@ from typing import Any
 import numpy
 
 from kcompact_nb.core import OffsetTable, PackedRecords
-from kcompact_nb.io.codec import _native_kernels
+from kcompact_nb.io.codec._native_kernels import c_kernels
 
 
 class NativeOffsetTable:
@@ -64,7 +64,11 @@ class NativeOffsetTable:
         return items
 
 
-def native_offset_table() -> OffsetTable | None:
-    """A new table in C, or None when the C kernels were not built (the map then keeps a dict)."""
-    native = _native_kernels.NATIVE
-    return None if native is None else NativeOffsetTable(native.OffsetTable())
+def offset_table_in_c() -> OffsetTable | None:
+    """A new table in C (the C kernel's ``OffsetTable``)."""
+    return NativeOffsetTable(c_kernels().OffsetTable())
+
+
+def no_offset_table() -> OffsetTable | None:
+    """:func:`offset_table_in_c`'s twin: no table, the offset map then keeps a dict."""
+    return None

@@ -3,7 +3,8 @@
 Byte for byte what kafka-python's ``DefaultRecordBatchBuilder.append`` (and Kafka's ``DefaultRecord.writeTo``)
 write, a record at a time: length varint, attributes 0, timestampDelta varlong, offsetDelta varint, key and
 value each as a length varint (-1: null) and its bytes, headersCount 0. The C kernel
-(:mod:`kcompact_nb.io.codec._native`) writes them when it was built; here zigzag varints of small values come from a
+(:mod:`kcompact_nb.io.codec._native`) writes them when it was built (:func:`records_section_in_c`); in its twin
+(:func:`records_section_in_python`) zigzag varints of small values come from a
 table, so a record costs a few list operations.
 """
 
@@ -15,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from kcompact_nb.core import PackedRecords
-from kcompact_nb.io.codec import _native_kernels
+from kcompact_nb.io.codec._native_kernels import c_kernels
 
 _TABLE_LIMIT = 1 << 14
 
@@ -37,14 +38,12 @@ _large_varint = lru_cache(maxsize=1024)(_zigzag_varint)
 """Larger values repeat too: a rebuilt batch's records share one timestamp delta from its delete horizon."""
 
 
-def records_section(records: Iterable[Any], base_offset: int, base_timestamp: int) -> bytes:
-    """The records (``Record``-like: offset, timestamp, key, value; no headers) as stored after the batch header.
+def records_section_in_c(records: Iterable[Any], base_offset: int, base_timestamp: int) -> bytes:
+    """The records (``Record``-like: offset, timestamp, key, value; no headers) as stored after the batch header,
+    written by the C kernel's ``records_section``.
 
     Packed records are read by column, without building a record object each.
     """
-    native = _native_kernels.NATIVE
-    if native is None:
-        return _records_section_in_python(records, base_offset, base_timestamp)
     columns: tuple[array[int], array[int], Sequence[bytes | None], Sequence[bytes | None]]
     if isinstance(records, PackedRecords):
         columns = (records.offsets, records.timestamps, records.keys, records.values)
@@ -52,11 +51,12 @@ def records_section(records: Iterable[Any], base_offset: int, base_timestamp: in
         rows = list(records)
         offsets, timestamps = array("q", [r.offset for r in rows]), array("q", [r.timestamp for r in rows])
         columns = (offsets, timestamps, [r.key for r in rows], [r.value for r in rows])
-    section: bytes = native.records_section(*columns, base_offset, base_timestamp)
+    section: bytes = c_kernels().records_section(*columns, base_offset, base_timestamp)
     return section
 
 
-def _records_section_in_python(records: Iterable[Any], base_offset: int, base_timestamp: int) -> bytes:
+def records_section_in_python(records: Iterable[Any], base_offset: int, base_timestamp: int) -> bytes:
+    """:func:`records_section_in_c`'s twin, a record at a time."""
     rows: Iterable[tuple[int, int, bytes | None, bytes | None]] = (
         zip(records.offsets, records.timestamps, records.keys, records.values, strict=True)
         if isinstance(records, PackedRecords)

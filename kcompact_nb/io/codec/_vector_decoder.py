@@ -1,13 +1,14 @@
 """The records of many uncompressed v2 batches decoded at once with numpy, as spans into their bytes.
 
 What the cleaner reads of a record to build its map and apply retention (``DefaultRecord.readFrom``): its
-offset, timestamp, key and whether its value is null. :func:`decode_plain_batches` decodes them for every
+offset, timestamp, key and whether its value is null. :func:`decode_plain_with_numpy` decodes them for every
 record of a block of framed batches at once: first the record lengths, record index by record index across
 all batches (each record's start follows from the previous one), then every other field of every record in
 one pass of array operations. Keys and values stay spans into the block's bytes.
 
-The C kernel (:mod:`kcompact_nb.io.codec._native`) decodes the same batches the same way, record by record, when it
-was built; the numpy arrays here decode them otherwise.
+The C kernel (``decode_plain`` in ``_native.c``, called by :func:`decode_plain_in_c`) decodes the same batches the
+same way, record by record; :data:`kcompact_nb.io.codec._kernels.decode_plain_batches` runs it when it was built, the
+numpy twin otherwise.
 
 It is a fast path, deciding nothing on its own: a batch is "plain" only when it reads exactly as
 :func:`kcompact_nb.io.codec._record_parser.parse_records` reads it without raising ``NotPlain`` (every varint within
@@ -25,7 +26,7 @@ from typing import Any
 import numpy
 
 from kcompact_nb.core import RECORD_BATCH_OVERHEAD
-from kcompact_nb.io.codec import _native_kernels
+from kcompact_nb.io.codec._native_kernels import c_kernels
 
 MIN_RECORD_BYTES = 7
 """length, attributes, timestampDelta, offsetDelta, keyLength, valueLength, headersCount: one byte each at least."""
@@ -58,25 +59,44 @@ class PlainColumns:
     value_lengths: Any
 
 
-def decode_plain_batches(
+def decode_plain_in_c(
     block: bytes, starts: Any, ends: Any, base_offsets: Any, base_timestamps: Any, last_deltas: Any, counts: Any
 ) -> PlainColumns:
-    """Decode the records of the framed batches ``block[starts[b]:ends[b]]`` (int64 arrays, one entry per batch).
+    """Decode the records of the framed batches ``block[starts[b]:ends[b]]`` (int64 arrays, one entry per batch) with
+    the C kernel's ``decode_plain``.
 
     ``base_offsets``, ``base_timestamps``, ``last_deltas`` and ``counts`` are the batches' header fields.
     """
+    starts, ends, header_fields, plain, first, taken = _tried_batches(
+        starts, ends, base_offsets, base_timestamps, last_deltas, counts
+    )
+    columns = [numpy.empty(int(taken.sum()), numpy.int64) for _ in range(6)]
+    c_kernels().decode_plain(block, starts, ends, *header_fields, first, taken, plain, *columns)
+    return PlainColumns(plain, first, taken, *columns)
+
+
+def decode_plain_with_numpy(
+    block: bytes, starts: Any, ends: Any, base_offsets: Any, base_timestamps: Any, last_deltas: Any, counts: Any
+) -> PlainColumns:
+    """:func:`decode_plain_in_c`'s twin: the records of the tried batches by array operations."""
+    starts, ends, header_fields, plain, first, taken = _tried_batches(
+        starts, ends, base_offsets, base_timestamps, last_deltas, counts
+    )
+    return _decode_with_numpy(block, starts, ends, header_fields, plain=plain, first=first, taken=taken)
+
+
+def _tried_batches(
+    starts: Any, ends: Any, base_offsets: Any, base_timestamps: Any, last_deltas: Any, counts: Any
+) -> tuple[Any, Any, list[Any], Any, Any, Any]:
+    """The int64 arrays both decoders take: bounds, header fields, which batches are tried (``plain``, cleared for
+    those that fail), their first rows and record counts (0 for those not tried)."""
     starts, ends = numpy.asarray(starts, numpy.int64), numpy.asarray(ends, numpy.int64)
     counts = numpy.asarray(counts, numpy.int64)
     plain = (counts > 0) & (counts <= (ends - starts - RECORD_BATCH_OVERHEAD) // MIN_RECORD_BYTES)
     taken = numpy.where(plain, counts, 0)
     first = numpy.concatenate(([0], numpy.cumsum(taken)[:-1])) if len(taken) else numpy.zeros(0, numpy.int64)
     header_fields = [numpy.ascontiguousarray(f, numpy.int64) for f in (base_offsets, base_timestamps, last_deltas)]
-    native = _native_kernels.NATIVE
-    if native is not None:
-        columns = [numpy.empty(int(taken.sum()), numpy.int64) for _ in range(6)]
-        native.decode_plain(block, starts, ends, *header_fields, first, taken, plain, *columns)
-        return PlainColumns(plain, first, taken, *columns)
-    return _decode_with_numpy(block, starts, ends, header_fields, plain=plain, first=first, taken=taken)
+    return starts, ends, header_fields, plain, first, taken
 
 
 def _decode_with_numpy(

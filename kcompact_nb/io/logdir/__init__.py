@@ -32,12 +32,8 @@ from kcompact_nb.io.logdir._partition_prediction import (
 )
 from kcompact_nb.io.logdir._partition_stream import SegmentFiles, partition_batches, partition_offset_buckets
 from kcompact_nb.io.logdir._read_options import ReadOptions
-from kcompact_nb.io.logdir._segment_reader import (
-    DroppedBytes,
-    SegmentFileReader,
-    iter_segment_batches,
-    segment_base_offset,
-)
+from kcompact_nb.io.logdir._segment_framing import DroppedBytes, segment_base_offset
+from kcompact_nb.io.logdir._segment_reader import SegmentFileReader, iter_segment_batches
 from kcompact_nb.io.logdir._staged_output import STAGING_MARK, remove_stale_staging, staged_dir, staging_folder
 
 __all__ = [

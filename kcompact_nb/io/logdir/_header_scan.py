@@ -11,7 +11,8 @@ from pathlib import Path
 
 from kcompact_nb.core import RecordBatch, TimestampType
 from kcompact_nb.io.codec import batch_header as L
-from kcompact_nb.io.logdir._segment_reader import DroppedBytes, SegmentFileReader
+from kcompact_nb.io.logdir._segment_framing import DroppedBytes
+from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 
 
 def mtime_ms(path: Path) -> int:

@@ -48,7 +48,8 @@ from kcompact_nb.io.logdir._header_scan import header_segments, mtime_ms
 from kcompact_nb.io.logdir._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
 from kcompact_nb.io.logdir._progress import ByteProgress
 from kcompact_nb.io.logdir._read_options import ReadOptions
-from kcompact_nb.io.logdir._segment_reader import DroppedBytes, SegmentFileReader
+from kcompact_nb.io.logdir._segment_framing import DroppedBytes
+from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")

@@ -30,15 +30,15 @@ from kcompact_nb.core import (
     segment_file_name,
 )
 from kcompact_nb.io._errors import CorruptBatchError
-from kcompact_nb.io.codec import native_offset_table
+from kcompact_nb.io.codec import latest_entries, native_offset_table
 from kcompact_nb.io.logdir._log_reader import LoadedPartition
 from kcompact_nb.io.logdir._log_writer import batch_bytes, set_mtime_ms
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
-from kcompact_nb.io.logdir._streamed_buckets import latest_entries, tally_segment
+from kcompact_nb.io.logdir._streamed_buckets import tally_segment
 
 REGISTRY_KEYS = 1 << 20
 """Keys a reader's registry numbers (those of batches read record by record: compressed, with headers, ...) before a
-new one is started (its keys are released then): about 100 MiB."""
+new one is started (its keys are released then): about 100 MiB. For a pass's readers and a streamed tally's."""
 
 
 def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> list[OffsetBucket]:
@@ -55,7 +55,8 @@ def partition_offset_buckets(scanned: LoadedPartition, *, bucket_count: int) -> 
             tally.add(batch)
     else:
         for segment in log.segments:
-            reader = SegmentFileReader(scanned.files[segment.base_offset], keep_raw=False, number_keys=False)
+            file = scanned.files[segment.base_offset]
+            reader = SegmentFileReader(file, keep_raw=False, registry_keys=REGISTRY_KEYS, number_keys=False)
             tally_segment(tally, latest, reader)
     return tally.rows(log.topic, log.partition)
 

@@ -1,11 +1,11 @@
 """Offset buckets of a scanned partition tallied from its segment files a block at a time (issue #29).
 
-Each segment file is read as the streamed pass reads it (:meth:`SegmentFileReader.blocks`: blocks of framed,
+Each segment file is read as the streamed pass reads it (:meth:`SegmentFraming.blocks`: blocks of framed,
 CRC-checked batches, each header's offsets checked), and the records of a block's plain batches, compressed ones
-decompressed first (:func:`~kcompact_nb.io.codec._block_inflation.uncompressed_view`), are decoded together
-(:func:`~kcompact_nb.io.codec._vector_decoder.decode_plain_batches`) and counted as columns: per bucket by
+decompressed first (``uncompressed_view``), are decoded together
+(``decode_plain_batches``) and counted as columns: per bucket by
 :class:`~kcompact_nb.core.OffsetBucketTally`, each key's latest record by its bytes in the block
-(:func:`latest_entries`: the C kernel's hash table of key bytes when it was built, keys numbered with numpy
+(``latest_entries``: the C kernel's hash table of key bytes when it was built, keys numbered with numpy
 otherwise). Every other batch (control, with record headers, records that do not decompress, ...) is decoded by the
 reader and counted batch by batch. The rows equal :func:`kcompact_nb.core.offset_buckets` of the partition read
 whole.
@@ -13,114 +13,33 @@ whole.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 import numpy
 
 from kcompact_nb.core import (
     RECORD_BATCH_OVERHEAD,
-    KeyRegistry,
     OffsetBucketTally,
     record_sizes_of_lengths,
 )
 from kcompact_nb.io.codec import (
     COPY,
     FramedBlock,
-    KeyNumbering,
+    SpanEntries,
     batch_codes,
     decode_plain_batches,
-    native_kernels,
     uncompressed_view,
 )
 from kcompact_nb.io.codec import batch_header as L
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 
-REGISTRY_KEYS = 1 << 20
-"""Keys the reader's registry interns (keys of batches decoded one by one) before a new one is started."""
-
-
-class SpanEntries(Protocol):
-    """Key -> its latest record's entry (an ``OffsetBucketTally``'s ``latest``), keys as bytes or byte spans."""
-
-    def __len__(self) -> int: ...
-
-    def put_keys(self, keys: Any, entries: Any) -> None:
-        """Keep for each key the higher of its entry and ``entries[i]`` (a numpy int64 array)."""
-        ...
-
-    def entries(self) -> Any:
-        """Every key's entry, a numpy int64 array in any order."""
-        ...
-
-    def put_spans(self, block: bytes, starts: Any, lengths: Any, entries: Any) -> None:
-        """Keep for each key ``block[starts[i]:starts[i] + lengths[i]]`` the higher of its entry and ``entries[i]``."""
-        ...
-
-
-class NativeLatestEntries:
-    """Entries in the C kernel's :class:`~kcompact_nb.io.codec._native.OffsetTable` (keys by their bytes, the higher
-    entry kept)."""
-
-    def __init__(self, table: Any) -> None:
-        self._table = table
-
-    def __len__(self) -> int:
-        return len(self._table)
-
-    def put_keys(self, keys: Any, entries: Any) -> None:
-        self._table.put(keys, numpy.ascontiguousarray(entries, numpy.int64))
-
-    def put_spans(self, block: bytes, starts: Any, lengths: Any, entries: Any) -> None:
-        columns = (numpy.ascontiguousarray(c, numpy.int64) for c in (starts, lengths, entries))
-        self._table.put_spans(block, *columns)
-
-    def entries(self) -> Any:
-        held = numpy.empty(len(self._table), numpy.int64)
-        self._table.values(held)
-        return held
-
-
-class NumberedLatestEntries:
-    """Entries by key id: keys numbered by numpy's :class:`~kcompact_nb.io.codec._key_numbering.KeyNumbering` (spans)
-    or interned (bytes) in one registry, each id's highest entry kept in an array."""
-
-    def __init__(self) -> None:
-        self.registry = KeyRegistry()
-        self._numbering = KeyNumbering(self.registry)
-        self._entries = numpy.zeros(0, numpy.int64)
-
-    def __len__(self) -> int:
-        return len(self.registry)
-
-    def put_keys(self, keys: Any, entries: Any) -> None:
-        self._put(numpy.frombuffer(self.registry.ids(keys), numpy.int64), entries)
-
-    def put_spans(self, block: bytes, starts: Any, lengths: Any, entries: Any) -> None:
-        self._put(self._numbering.ids(block, starts, lengths), entries)
-
-    def _put(self, ids: Any, entries: Any) -> None:
-        if len(self._entries) < len(self.registry):
-            grown = numpy.full(max(len(self.registry), 2 * len(self._entries)), numpy.iinfo(numpy.int64).min)
-            grown[: len(self._entries)] = self._entries
-            self._entries = grown
-        numpy.maximum.at(self._entries, ids, entries)
-
-    def entries(self) -> Any:
-        return self._entries[: len(self.registry)]
-
-
-def latest_entries() -> SpanEntries:
-    """Where a streamed tally keeps each key's entry: the C table when the kernels were built, numpy's otherwise."""
-    native = native_kernels.NATIVE
-    return NumberedLatestEntries() if native is None else NativeLatestEntries(native.OffsetTable())
-
 
 def tally_segment(tally: OffsetBucketTally, latest: SpanEntries, reader: SegmentFileReader) -> None:
-    """Count the batches of one segment file into ``tally``, each key's entry into ``latest`` (the tally's)."""
+    """Count the batches of one segment file into ``tally``, each key's entry into ``latest`` (the tally's); the
+    reader's ``registry_keys`` bounds the keys it interns (those of batches decoded one by one)."""
     next_offset = reader.base_offset or 0
     for block in reader.blocks():
-        if len(reader.key_registry) >= REGISTRY_KEYS:
-            reader.key_registry = KeyRegistry()
+        reader.decoder.bound_registry()
         next_offset = _tally_block(tally, latest, reader, block, next_offset)
 
 
@@ -147,7 +66,7 @@ def _tally_block(
         source, starts, ends, readable = block.data, headers.starts, headers.ends, codes == COPY
     else:
         source, starts, ends, readable = view.data, view.starts, view.ends, view.has_records()
-    reader.decodes_as(block, block.end if view is None else len(view.data))
+    reader.framing.decodes_as(block, block.end if view is None else len(view.data))
     columns = decode_plain_batches(
         source,
         starts,

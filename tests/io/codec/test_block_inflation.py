@@ -26,8 +26,9 @@ from kafka.record.util import calc_crc32c
 
 from kcompact_nb.io import CorruptBatchError, SegmentFileReader
 from kcompact_nb.io.codec import _block_inflation, _native_kernels
-from kcompact_nb.io.codec._block_inflation import COPY, HEADER_ONLY, batch_codes, uncompressed_view
+from kcompact_nb.io.codec._block_inflation import COPY, HEADER_ONLY, batch_codes
 from kcompact_nb.io.codec._decompression import decompress_records
+from kcompact_nb.io.codec._kernels import uncompressed_view
 from tests.io.kafka_bytes import CODECS, kafka_batch, rec
 
 NATIVE = _native_kernels.NATIVE
@@ -192,7 +193,7 @@ def test_corrupted_records_inflate_in_c_only_as_in_python(codec, data):
     if codec not in _block_inflation.inflatable_in_c(NATIVE):
         # the system library is another release than the twin's: the reader takes the twin's view
         starts, ends = numpy.array([0], numpy.int64), numpy.array([len(batch)], numpy.int64)
-        read = _block_inflation.uncompressed_view(batch, starts, ends, numpy.array([CODECS[codec]], numpy.uint8))
+        read = uncompressed_view(batch, starts, ends, numpy.array([CODECS[codec]], numpy.uint8))
         assert read is not None and parts(read) == parts(python)
         return
     (ours,), (theirs,) = parts(native), parts(python)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from kcompact_nb.core import KeyRegistry
 from kcompact_nb.io.codec import _key_numbering, _native_kernels
-from kcompact_nb.io.codec._key_numbering import key_numbering
+from kcompact_nb.io.codec._kernels import key_numbering
 
 key = st.one_of(st.none(), st.binary(max_size=20), st.sampled_from([b"", b"a", b"key-00000001", b"x" * 64]))
 blocks = st.lists(st.lists(key, max_size=40), min_size=1, max_size=5)

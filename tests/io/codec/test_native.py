@@ -1,6 +1,7 @@
 """The C kernels (:mod:`kcompact_nb.io.codec._native`) against their numpy versions, and their own guards.
 
-``decode_plain`` must call the same batches plain as :func:`~kcompact_nb.io.codec._vector_decoder.decode_plain_batches`
+The table of kernels names every C export beside its twin, and :data:`NATIVE` switches every one of them;
+``decode_plain`` must call the same batches plain as ``decode_plain_batches`` (:mod:`kcompact_nb.io.codec._kernels`)
 does in numpy and give them the same columns, on valid and on corrupted blocks; ``KeyTable`` must number keys as
 interning them one by one does (tests/io/codec/test_key_numbering.py runs those tests on both) and refuse misuse;
 ``OffsetTable`` must hold what the offset map's dict holds (``records_section`` is held to kafka-python's bytes in
@@ -22,9 +23,8 @@ from hypothesis import strategies as st
 from kcompact_nb.core import KeyRegistry, PackedRecords
 from kcompact_nb.core.cleaner._offset_table import DictOffsetTable
 from kcompact_nb.io.codec import _key_numbering, _native_kernels
-from kcompact_nb.io.codec._key_numbering import key_numbering
+from kcompact_nb.io.codec._kernels import KERNELS, decode_plain_batches, key_numbering
 from kcompact_nb.io.codec._offset_table import NativeOffsetTable
-from kcompact_nb.io.codec._vector_decoder import decode_plain_batches
 from tests.io.kafka_bytes import kafka_batch, rec
 
 NATIVE = _native_kernels.NATIVE
@@ -47,6 +47,35 @@ def test_the_c_kernels_are_built_where_a_compiler_is() -> None:
     if shutil.which(compiler) is None:
         pytest.skip(f"no C compiler ({compiler}) on this machine: the numpy versions run, and are tested")
     assert NATIVE is not None, "a C compiler is here but the C kernels (codec._native) are not built: pip install -e ."
+
+
+@needs_native
+def test_the_table_names_every_c_kernel_beside_its_twin() -> None:
+    """Every export of the C extension belongs to one kernel of the table, and each kernel's two functions exist."""
+    exports = {name for name in dir(NATIVE) if not name.startswith("_")}
+    named = [name for kernel in KERNELS for name in kernel.native]
+    assert exports == set(named), "a C export without its twin in codec/_kernels.py, or a table entry not exported"
+    assert len({kernel.name for kernel in KERNELS}) == len(KERNELS)
+    for kernel in KERNELS:
+        assert callable(kernel.c) and callable(kernel.python) and kernel.c is not kernel.python, kernel.name
+
+
+@needs_native
+def test_the_one_switch_selects_every_kernels_c_function_or_its_twin(monkeypatch) -> None:
+    """With the extension built every kernel runs its C function; with :data:`NATIVE` None, its twin."""
+    assert [kernel.selected() for kernel in KERNELS] == [kernel.c for kernel in KERNELS]
+    monkeypatch.setattr(_native_kernels, "NATIVE", None)
+    assert [kernel.selected() for kernel in KERNELS] == [kernel.python for kernel in KERNELS]
+
+
+def test_calling_a_kernel_runs_the_selected_function(monkeypatch) -> None:
+    """A kernel called runs :meth:`Kernel.selected`: the twin's result without the C kernels, the C one's with."""
+    calls: list[str] = []
+    kernel = _native_kernels.Kernel("probe", (), lambda x: calls.append("c") or x, lambda x: calls.append("py") or -x)
+    monkeypatch.setattr(_native_kernels, "NATIVE", None)
+    assert kernel(3) == -3 and calls == ["py"]
+    monkeypatch.setattr(_native_kernels, "NATIVE", object())
+    assert kernel(3) == 3 and calls == ["py", "c"]
 
 
 def framed(specs: list[list[tuple]]) -> tuple[bytes, list[int], list[tuple[int, ...]]]:
@@ -250,7 +279,7 @@ def test_the_c_offset_table_refuses_what_it_cannot_hold() -> None:
 def test_a_tallys_latest_entries_in_c_and_numpy_keep_each_keys_highest_entry(ops) -> None:
     """Keys given as spans of a block or as bytes, entries in any order: both keep each key's highest entry
     (``OffsetTable.values`` gives the C table's)."""
-    from kcompact_nb.io.logdir._streamed_buckets import NativeLatestEntries, NumberedLatestEntries
+    from kcompact_nb.io.codec._latest_entries import NativeLatestEntries, NumberedLatestEntries
 
     native, numbered, highest = NativeLatestEntries(NATIVE.OffsetTable()), NumberedLatestEntries(), {}
     for kind, rows in ops:

@@ -12,7 +12,7 @@ from kafka.record.util import calc_crc32c
 
 from kcompact_nb.core import KcompactError, Record, RecordBatch, TimestampType
 from kcompact_nb.io import MissingCodecError, SegmentFileReader, iter_segment_batches, segment_base_offset
-from kcompact_nb.io.logdir import _segment_reader as segment_reader
+from kcompact_nb.io.logdir import _segment_framing as segment_framing
 from tests.io.kafka_bytes import as_gzip, kafka_batch, marker_batch, rec, simple_batches
 
 
@@ -147,7 +147,7 @@ def test_a_missing_codec_package_is_named(tmp_path, monkeypatch, codec, package)
 def test_reading_streams_with_bounded_memory(tmp_path, monkeypatch):
     # The reader holds one block of batches at a time (32 MiB by default): a smaller block here shows that
     # memory follows the block, not the file.
-    monkeypatch.setattr(segment_reader, "BLOCK_BYTES", 1 << 20)
+    monkeypatch.setattr(segment_framing, "BLOCK_BYTES", 1 << 20)
     path = tmp_path / "00000000000000000000.log"
     template = bytearray(kafka_batch([rec(0, 1, b"k", bytes(200_000))], base_offset=0))
     with open(path, "wb") as handle:
@@ -170,7 +170,7 @@ def test_reading_compressed_batches_streams_with_memory_bounded_by_their_records
     """A block of compressed batches is decoded from its records decompressed, several times its size: the reader
     reads less of such a file at a time (the first block already), so that memory follows the block's decoded
     bytes (about three times BLOCK_BYTES), not the file's."""
-    monkeypatch.setattr(segment_reader, "BLOCK_BYTES", 1 << 20)
+    monkeypatch.setattr(segment_framing, "BLOCK_BYTES", 1 << 20)
     rng = random.Random(7)
     words = [rng.randbytes(rng.randint(2, 8)).hex().encode() for _ in range(500)]
     path = tmp_path / "00000000000000000000.log"

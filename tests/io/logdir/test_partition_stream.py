@@ -364,10 +364,10 @@ def test_offset_buckets_tallied_a_block_at_a_time_equal_those_of_the_log_in_memo
     tombstones), with compressed, header-carrying and control batches among them, one block per file or many."""
     from kcompact_nb.core import offset_buckets
     from kcompact_nb.io import partition_offset_buckets
-    from kcompact_nb.io.logdir import _segment_reader, _streamed_buckets
+    from kcompact_nb.io.logdir import _partition_stream, _segment_framing
 
-    monkeypatch.setattr(_segment_reader, "BLOCK_BYTES", block_bytes)
-    monkeypatch.setattr(_streamed_buckets, "REGISTRY_KEYS", 3)
+    monkeypatch.setattr(_segment_framing, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(_partition_stream, "REGISTRY_KEYS", 3)
     props = {"cleanup.policy": "delete", "segment.bytes": 1500}
     log = PartitionLog("t", config=TopicConfig.from_properties(props))
     for i, (rows, codec, kind) in enumerate(batches):
