@@ -20,7 +20,8 @@ setup: $(STAMP)
 # The codec libraries Kafka releases bundle that no installed binding has, compiled once into ~/.cache/kcompact_nb (a C
 # compiler needed): the libzstd releases of Kafka 2.1-3.7.0 (sources on PyPI) into libzstd/, and lz4 1.10.0 (Kafka
 # 3.9.2, 4.0.2, 4.1.2, 4.2 on; Debian's copy of upstream's tarball) into liblz4/: their zstd rewrites, and lz4's at
-# levels 1-2, are then exact, not estimated.
+# levels 1-2, are then exact, not estimated. And the whole libzstd zstandard bundles, with which the C kernel
+# decompresses zstd batches as the Python decoder does.
 codecs: setup
 	$(BIN)/python tools/build_codecs.py
 

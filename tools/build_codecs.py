@@ -3,7 +3,8 @@
 Each is compiled once from its sources into the cache folder (``$KCOMPACT_CACHE_DIR``, else
 ``~/.cache/kcompact_nb``); those already built are kept: the libzstd releases of Kafka 2.1-3.7.0 (PyPI's ``zstd``
 source distributions; ``kcompact_nb.io.codec._libzstd``) and lz4 1.10.0, whose HC levels 1 and 2 Kafka 3.9.2, 4.0.2,
-4.1.2 and 4.2 on write (Debian's copy of upstream's tarball; ``kcompact_nb.io.codec._liblz4``).
+4.1.2 and 4.2 on write (Debian's copy of upstream's tarball; ``kcompact_nb.io.codec._liblz4``). And the whole libzstd
+the ``zstandard`` binding bundles, with which the C kernel decompresses zstd batches (its own source distribution).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from kcompact_nb.io import (
     LIBLZ4_RELEASE,
     LIBZSTD_SOURCE_PACKAGES,
     NativeLibraryError,
+    build_full_libzstd,
     build_liblz4,
     build_libzstd,
     liblz4_dir,
@@ -32,14 +34,19 @@ def main() -> int:
     def announce_liblz4() -> None:
         print(f"building lz4 {lz4} into {liblz4_dir()}", flush=True)
 
+    def announce_full_libzstd(release: tuple[int, int, int]) -> None:
+        print(f"building zstandard's whole libzstd {'.'.join(map(str, release))} into {libzstd_dir()}", flush=True)
+
     try:
         built = build_libzstd(on_build=announce_libzstd)
         lz4_built = build_liblz4(on_build=announce_liblz4)
+        full_built = build_full_libzstd(on_build=announce_full_libzstd)
     except NativeLibraryError as error:
         print(f"make codecs: {error}", file=sys.stderr)
         return 1
     kept = len(LIBZSTD_SOURCE_PACKAGES) - len(built)
     print(f"libzstd: {len(built)} built, {kept} already there; lz4 {lz4}: {'built' if lz4_built else 'already there'}")
+    print(f"zstandard's whole libzstd: {'built' if full_built else 'already there'}")
     print(f"make codecs: {time.monotonic() - started:.0f} s")
     return 0
 

@@ -29,7 +29,7 @@ from kcompact_nb.io.codec._key_numbering import KeyNumbering, release_key_table
 from kcompact_nb.io.codec._latest_entries import SpanEntries
 from kcompact_nb.io.codec._liblz4 import LIBLZ4_RELEASE, build_liblz4, liblz4_built, liblz4_dir
 from kcompact_nb.io.codec._libzstd import SOURCE_PACKAGES as LIBZSTD_SOURCE_PACKAGES
-from kcompact_nb.io.codec._libzstd import build_libzstd, built_releases, libzstd_dir
+from kcompact_nb.io.codec._libzstd import build_full_libzstd, build_libzstd, built_releases, full_libzstd, libzstd_dir
 from kcompact_nb.io.codec._record_parser import NotPlain, RecordColumns, parse_records
 
 __all__ = [
@@ -39,9 +39,11 @@ __all__ = [
     "COPY",
     "LIBLZ4_RELEASE",
     "LIBZSTD_SOURCE_PACKAGES",
+    "build_full_libzstd",
     "build_liblz4",
     "build_libzstd",
     "built_releases",
+    "full_libzstd",
     "liblz4_built",
     "liblz4_dir",
     "libzstd_dir",

@@ -12,9 +12,10 @@ The C kernel (``inflate_batches`` in ``_native.c``) decompresses a whole block a
 libraries (zlib, liblz4, libzstd, opened at run time; snappy decoded in C) and needs no Python codec package; it
 inflates a batch only when its records read cleanly under the strictest reading of the codec's framing, and leaves
 every other batch, as the Python twin below does when decompression fails. Both give the same view for every
-block (tests/io/codec/test_block_inflation.py). A codec whose system library is another release than the one the
+block (tests/io/codec/test_block_inflation.py). A codec whose library in C is another release than the one the
 Python twin decodes with (``lz4``'s and ``zstandard``'s bundled ones) stays with the twin: releases differ in the
-corrupt frames they refuse (libzstd 1.5.4 reads some that 1.5.7, Kafka 4.4's, refuses).
+corrupt frames they refuse (libzstd 1.5.4, Debian 12's, reads some that 1.5.7, Kafka 4.4's, refuses). For zstd the
+kernel is given the twin's own release where ``make codecs`` built it (:func:`~._libzstd.build_full_libzstd`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numpy
 
 from kcompact_nb.io.codec import _batch_header as L
 from kcompact_nb.io.codec._decompression import decompress_records
+from kcompact_nb.io.codec._libzstd import full_libzstd, version_number
 from kcompact_nb.io.codec._native_kernels import c_kernels
 
 COPY = 0
@@ -80,32 +82,44 @@ def inflate_in_c(block: bytes, starts: Any, ends: Any, codes: Any) -> Uncompress
 @cache
 def inflatable_in_c(native: Any) -> frozenset[str]:
     """The codecs the C kernel inflates as the Python twin does: those whose library it opened, lz4 and zstd only when
-    that library is the release the twin's package bundles."""
-    return frozenset(codec for codec in native.inflatable_codecs() if _same_release(codec))
+    that library is the release the twin's package bundles.
+
+    First gives the kernel the twin's libzstd where ``make codecs`` built it (:func:`~._libzstd.full_libzstd`), in
+    place of the system's."""
+    zstd_in_c = _open_full_libzstd(native)
+    return frozenset(codec for codec in native.inflatable_codecs() if _same_release(codec, zstd_in_c))
 
 
 _SYSTEM_LIBRARIES: dict[str, tuple[str, str, str, Callable[[Any], int]]] = {
     "lz4": ("liblz4.so.1", "LZ4_versionNumber", "lz4", lambda module: module.library_version_number()),
-    "zstd": ("libzstd.so.1", "ZSTD_versionNumber", "zstandard", lambda module: _release_number(module.ZSTD_VERSION)),
+    "zstd": ("libzstd.so.1", "ZSTD_versionNumber", "zstandard", lambda module: version_number(module.ZSTD_VERSION)),
 }
 """codec -> the system library the C kernel opens, its version function, and the Python package the twin decodes
 with and how it tells its library's version (major * 10000 + minor * 100 + patch)."""
 
 
-def _same_release(codec: str) -> bool:
+def _open_full_libzstd(native: Any) -> int | None:
+    """The version number of the built libzstd the kernel now decompresses zstd with, or None where none was built
+    or it does not open (the kernel keeps the system's)."""
+    if not full_libzstd().is_file():
+        return None
+    try:
+        return int(native.open_zstd(str(full_libzstd())))
+    except (OSError, AttributeError):  # AttributeError: a kernel built before open_zstd
+        return None
+
+
+def _same_release(codec: str, zstd_in_c: int | None) -> bool:
     if codec not in _SYSTEM_LIBRARIES:
         return True  # gzip: Python's zlib is the system's; snappy: decoded in C by the project
     library, function, package, version_of = _SYSTEM_LIBRARIES[codec]
     try:
-        system = getattr(ctypes.CDLL(library), function)()
+        # zstd: the built libzstd the kernel was given, else the system's it opened, as for lz4
+        in_c = zstd_in_c if codec == "zstd" and zstd_in_c is not None else getattr(ctypes.CDLL(library), function)()
         bundled = version_of(importlib.import_module(package))
     except (OSError, AttributeError, ImportError):
         return False
-    return bool(system == bundled)
-
-
-def _release_number(release: tuple[int, ...]) -> int:
-    return release[0] * 10000 + release[1] * 100 + release[2]
+    return bool(in_c == bundled)
 
 
 def inflate_with_python(block: bytes, starts: Any, ends: Any, codes: Any) -> UncompressedView | None:

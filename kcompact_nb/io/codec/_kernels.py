@@ -33,7 +33,7 @@ decode_plain_batches: Kernel[[bytes, Any, Any, Any, Any, Any, Any], PlainColumns
 """The records of a block's plain uncompressed batches, as columns (:mod:`kcompact_nb.io.codec._vector_decoder`)."""
 
 uncompressed_view: Kernel[[bytes, Any, Any, Any], UncompressedView | None] = Kernel(
-    "uncompressed_view", ("inflate_batches", "inflatable_codecs"), inflate_in_c, inflate_with_python
+    "uncompressed_view", ("inflate_batches", "inflatable_codecs", "open_zstd"), inflate_in_c, inflate_with_python
 )
 """A block's batches laid out as if uncompressed (:mod:`kcompact_nb.io.codec._block_inflation`)."""
 

@@ -11,16 +11,25 @@ libzstd 1.5.5; for 1.3.7, which it skipped, ``blosc`` 1.7.0's copy), and its com
 
 :func:`build_libzstd` builds them (``make codecs``: a C compiler and PyPI are needed once); a release not built is
 written by another release and marked estimated, as before.
+
+``make codecs`` also builds (:func:`build_full_libzstd`) the whole libzstd, compression and decompression, that
+``zstandard`` bundles (the segment reader's Python decoder), from that binding's own source distribution: its
+single-file ``zstd/zstd.c``, compiled with the options it sets there (no legacy frames, no assembly), into
+``<cache>/libzstd/<release>/libzstd-full.so``. The C kernel decompresses zstd batches with it
+(``_block_inflation.inflatable_in_c``): another release, such as the system's, refuses other corrupt frames.
 """
 
 from __future__ import annotations
 
 import ctypes
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
+
+import zstandard
 
 from kcompact_nb.io._cache_dir import cache_dir
 from kcompact_nb.io._errors import NativeLibraryError
@@ -45,6 +54,7 @@ SOURCE_PACKAGES: dict[Release, str] = {
 bundled that the installed bindings do not."""
 
 _LIBRARY = "libzstd.so"
+_FULL_LIBRARY = "libzstd-full.so"
 
 
 def libzstd_dir() -> Path:
@@ -86,6 +96,54 @@ def build_libzstd(
     return built
 
 
+def bundled_release() -> Release:
+    """The libzstd release the ``zstandard`` binding decodes with (the segment reader's Python decoding)."""
+    major, minor, patch = zstandard.ZSTD_VERSION
+    return major, minor, patch
+
+
+def full_libzstd() -> Path:
+    """Where :func:`build_full_libzstd` puts the whole libzstd of :func:`bundled_release`:
+    ``<cache>/libzstd/<release>/libzstd-full.so``."""
+    return libzstd_dir() / _text(bundled_release()) / _FULL_LIBRARY
+
+
+def build_full_libzstd(*, on_build: Callable[[Release], None] | None = None) -> bool:
+    """Build :func:`full_libzstd` from the installed ``zstandard``'s source distribution unless it is built; returns
+    whether it was built now.
+
+    Needs a C compiler (``$CC``, else ``cc``) and PyPI. ``on_build`` is told of the release before its build starts.
+    A failed build, or sources of another release than the binding reports (a ``zstandard`` linked to a system
+    libzstd), leave nothing behind and raise :class:`NativeLibraryError`.
+    """
+    if full_libzstd().is_file():
+        return False
+    release = bundled_release()
+    if on_build is not None:
+        on_build(release)
+    requirement = f"zstandard=={zstandard.__version__}"
+    with tempfile.TemporaryDirectory(prefix=f"kcompact-libzstd-{_text(release)}-full-") as scratch:
+        work = Path(scratch)
+        _unpacked(requirement, work)
+        (source,) = [c for c in work.rglob("zstd.c") if c.parent.name == "zstd"]  # the single-file libzstd
+        held = _release_of(source)
+        if held != release:
+            raise NativeLibraryError(
+                f"{requirement}'s sources hold libzstd {_text(held)}, but zstandard decodes with {_text(release)} "
+                "(linked to another libzstd): nothing built"
+            )
+        compile_library([source], [], full_libzstd(), f"libzstd {_text(release)} ({requirement})")
+    return True
+
+
+def _release_of(source: Path) -> Release:
+    """The release libzstd's C ``source`` says it is (``zstd.h``'s ``ZSTD_VERSION_MAJOR``, ``_MINOR``, ``_RELEASE``)."""
+    text = source.read_text(errors="replace")
+    found = [re.search(rf"#define ZSTD_VERSION_{part}\s+(\d+)", text) for part in ("MAJOR", "MINOR", "RELEASE")]
+    major, minor, patch = (int(match.group(1)) if match else -1 for match in found)
+    return major, minor, patch
+
+
 def _build(release: Release) -> None:
     with tempfile.TemporaryDirectory(prefix=f"kcompact-libzstd-{_text(release)}-") as scratch:
         lib = _sources(SOURCE_PACKAGES[release], Path(scratch))
@@ -96,12 +154,17 @@ def _build(release: Release) -> None:
 def _sources(requirement: str, work: Path) -> Path:
     """libzstd's ``lib/`` folder in the PyPI source distribution ``requirement``, downloaded and unpacked in ``work``
     (the folder holding ``zstd.h`` beside ``common/`` and ``compress/``)."""
+    _unpacked(requirement, work)
+    (lib,) = [h.parent for h in work.rglob("zstd.h") if (h.parent / "compress").is_dir()]
+    return lib
+
+
+def _unpacked(requirement: str, work: Path) -> None:
+    """The PyPI source distribution ``requirement`` downloaded and unpacked in ``work``."""
     download = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
     run([*download, requirement, "-d", str(work)], f"downloading {requirement}'s sources from PyPI")
     (archive,) = work.glob("*.tar.gz")
     unpack(archive, work)
-    (lib,) = [h.parent for h in work.rglob("zstd.h") if (h.parent / "compress").is_dir()]
-    return lib
 
 
 def _library(release: Release) -> Path:
@@ -110,6 +173,11 @@ def _library(release: Release) -> Path:
 
 def _text(release: Release) -> str:
     return ".".join(map(str, release))
+
+
+def version_number(release: Release) -> int:
+    """``release`` as ``ZSTD_versionNumber()`` tells it: major * 10000 + minor * 100 + patch."""
+    return release[0] * 10000 + release[1] * 100 + release[2]
 
 
 class _OutBuffer(ctypes.Structure):
@@ -140,7 +208,7 @@ def _load(release: Release) -> ctypes.CDLL:
         function = getattr(library, name)
         function.argtypes, function.restype = arguments, result
     number = library.ZSTD_versionNumber()
-    if (number // 10000, number // 100 % 100, number % 100) != release:
+    if number != version_number(release):
         raise NativeLibraryError(
             f"{_library(release)}: reports libzstd {number}, not {_text(release)}: run make codecs"
         )

@@ -531,7 +531,9 @@ snappy_compress(PyObject *Py_UNUSED(module), PyObject *args)
  * framing per codec), behind a copy of its 61-byte header with the codec bits cleared, so decode_plain reads it
  * as a plain batch. The codecs' own libraries are opened at run time (dlopen: no headers or link flags at build
  * time): zlib, liblz4 (its frame API) and libzstd, the libraries behind Python's zlib, lz4.frame and zstandard;
- * a codec whose library is missing is left to the Python path. snappy's raw format is decoded here.
+ * a codec whose library is missing is left to the Python path. snappy's raw format is decoded here. libzstd is the
+ * system's libzstd.so.1 until open_zstd opens another by path: the release zstandard bundles, built by `make codecs`
+ * (_libzstd.py), since releases differ in the corrupt frames they refuse (_block_inflation.inflatable_in_c).
  *
  * Nothing here decides what a batch means either: a batch is inflated only when its bytes read cleanly under the
  * strictest reading of its framing (no trailing bytes, no truncated frame, every snappy copy within the output),
@@ -619,16 +621,38 @@ static struct {
     void (*LZ4F_resetDecompressionContext)(void *);
     size_t (*LZ4F_decompress)(void *, void *, size_t *, const void *, size_t *, const void *);
     unsigned (*LZ4F_isError)(size_t);
+} lib;
+static int libraries_opened, codec_ready[CODE_ZSTD + 1];
+
+/* libzstd's streaming decompression, from one library. */
+typedef struct {
     void *(*ZSTD_createDCtx)(void);
     size_t (*ZSTD_freeDCtx)(void *);
     size_t (*ZSTD_DCtx_reset)(void *, int);
     size_t (*ZSTD_decompressStream)(void *, ZstdOutput *, ZstdInput *);
     unsigned (*ZSTD_isError)(size_t);
-} lib;
-static int libraries_opened, codec_ready[CODE_ZSTD + 1];
+    unsigned (*ZSTD_versionNumber)(void);
+} Zstd;
+#define ZSTD_SYMBOL_COUNT 6
+static const char *const zstd_symbols[ZSTD_SYMBOL_COUNT] = {
+    "ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_DCtx_reset", "ZSTD_decompressStream", "ZSTD_isError", "ZSTD_versionNumber"};
+/* The libzstd inflate_batches uses, NULL when none opened: the system's, or the last open_zstd opened. Replaced with
+ * the GIL held, never freed nor closed: a block being inflated meanwhile keeps the one it started with. */
+static const Zstd *zstd_in_use;
+static Zstd system_zstd;
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <dlfcn.h>
+
+/* Every one of `count` symbols in the library `handle` into `slots`: the first missing one's name, or NULL. */
+static const char *
+find_symbols(void *handle, const char *const *symbols, void **slots, int count)
+{
+    for (int i = 0; i < count; i++)
+        if ((slots[i] = dlsym(handle, symbols[i])) == NULL)
+            return symbols[i];
+    return NULL;
+}
 
 /* The first of `names` that opens, and every one of `count` symbols in it, into `slots`; 0 if any is missing. */
 static int
@@ -637,12 +661,7 @@ open_library(const char *const *names, const char *const *symbols, void **slots,
     void *handle = NULL;
     for (; *names != NULL && handle == NULL; names++)
         handle = dlopen(*names, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL)
-        return 0;
-    for (int i = 0; i < count; i++)
-        if ((slots[i] = dlsym(handle, symbols[i])) == NULL)
-            return 0;
-    return 1;
+    return handle != NULL && find_symbols(handle, symbols, slots, count) == NULL;
 }
 
 static void
@@ -654,11 +673,11 @@ open_libraries(void)
     static const char *const lz4_symbols[] = {"LZ4F_createDecompressionContext", "LZ4F_freeDecompressionContext",
                                               "LZ4F_resetDecompressionContext", "LZ4F_decompress", "LZ4F_isError"};
     static const char *const zstd_names[] = {"libzstd.so.1", "libzstd.1.dylib", "libzstd.dylib", NULL};
-    static const char *const zstd_symbols[] = {"ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_DCtx_reset",
-                                               "ZSTD_decompressStream", "ZSTD_isError"};
     codec_ready[CODE_GZIP] = open_library(zlib_names, zlib_symbols, (void **)&lib.inflateInit2_, 5);
     codec_ready[CODE_LZ4] = open_library(lz4_names, lz4_symbols, (void **)&lib.LZ4F_createDecompressionContext, 5);
-    codec_ready[CODE_ZSTD] = open_library(zstd_names, zstd_symbols, (void **)&lib.ZSTD_createDCtx, 5);
+    if (open_library(zstd_names, zstd_symbols, (void **)&system_zstd, ZSTD_SYMBOL_COUNT))
+        zstd_in_use = &system_zstd;
+    codec_ready[CODE_ZSTD] = zstd_in_use != NULL;
 }
 #else
 static void
@@ -874,9 +893,9 @@ lz4_decode(const uint8_t *data, size_t size, Buffer *out, void *context)
 /* -- zstd: frames one after another (zstandard's stream_reader, read_across_frames), all of the input -- */
 
 static int
-zstd_decode(const uint8_t *data, size_t size, Buffer *out, void *context)
+zstd_decode(const uint8_t *data, size_t size, Buffer *out, const Zstd *zstd, void *context)
 {
-    if (lib.ZSTD_isError(lib.ZSTD_DCtx_reset(context, ZSTD_RESET_SESSION_ONLY)))
+    if (zstd->ZSTD_isError(zstd->ZSTD_DCtx_reset(context, ZSTD_RESET_SESSION_ONLY)))
         return 0;
     ZstdInput input = {data, size, 0};
     for (;;) {
@@ -884,8 +903,8 @@ zstd_decode(const uint8_t *data, size_t size, Buffer *out, void *context)
             return 0;
         ZstdOutput output = {out->data + out->size, out->capacity - out->size, 0};
         size_t before = input.pos;
-        size_t hint = lib.ZSTD_decompressStream(context, &output, &input);
-        if (lib.ZSTD_isError(hint))
+        size_t hint = zstd->ZSTD_decompressStream(context, &output, &input);
+        if (zstd->ZSTD_isError(hint))
             return 0;
         out->size += output.pos;
         if (input.pos == input.size && hint == 0)
@@ -897,6 +916,7 @@ zstd_decode(const uint8_t *data, size_t size, Buffer *out, void *context)
 
 typedef struct {
     void *lz4, *zstd;
+    const Zstd *zstd_library; /* the library zstd was created by */
 } Contexts;
 
 /* The records section `data` of codec `code` decompressed onto `out`; 0 when it does not read cleanly. */
@@ -911,7 +931,7 @@ inflate_records(int code, const uint8_t *data, size_t size, Buffer *out, const C
     case CODE_LZ4:
         return contexts->lz4 != NULL && lz4_decode(data, size, out, contexts->lz4);
     case CODE_ZSTD:
-        return contexts->zstd != NULL && zstd_decode(data, size, out, contexts->zstd);
+        return contexts->zstd != NULL && zstd_decode(data, size, out, contexts->zstd_library, contexts->zstd);
     default:
         return 0;
     }
@@ -921,13 +941,13 @@ inflate_records(int code, const uint8_t *data, size_t size, Buffer *out, const C
  * records inflated (a codec's code) when they read cleanly; view_starts and view_ends say where each batch went. */
 static void
 inflate_block(const uint8_t *block, const int64_t *starts, const int64_t *ends, const uint8_t *codes,
-              Py_ssize_t batches, int64_t *view_starts, int64_t *view_ends, Buffer *out)
+              Py_ssize_t batches, int64_t *view_starts, int64_t *view_ends, Buffer *out, const Zstd *zstd)
 {
-    Contexts contexts = {NULL, NULL};
+    Contexts contexts = {NULL, NULL, zstd};
     if (codec_ready[CODE_LZ4] && lib.LZ4F_isError(lib.LZ4F_createDecompressionContext(&contexts.lz4, LZ4F_VERSION)))
         contexts.lz4 = NULL;
-    if (codec_ready[CODE_ZSTD])
-        contexts.zstd = lib.ZSTD_createDCtx();
+    if (zstd != NULL)
+        contexts.zstd = zstd->ZSTD_createDCtx();
     for (Py_ssize_t b = 0; b < batches; b++) {
         int code = codes[b];
         size_t mark = out->size, length = (size_t)(ends[b] - starts[b]);
@@ -952,7 +972,7 @@ inflate_block(const uint8_t *block, const int64_t *starts, const int64_t *ends, 
     if (contexts.lz4 != NULL)
         lib.LZ4F_freeDecompressionContext(contexts.lz4);
     if (contexts.zstd != NULL)
-        lib.ZSTD_freeDCtx(contexts.zstd);
+        zstd->ZSTD_freeDCtx(contexts.zstd);
 }
 
 PyDoc_STRVAR(inflate_batches_doc,
@@ -985,8 +1005,9 @@ inflate_batches(PyObject *Py_UNUSED(module), PyObject *args)
         open_libraries_once();
         Buffer out = spare; /* taken with the GIL held: a second thread in here meanwhile starts its own */
         spare = (Buffer){NULL, 0, 0, 0};
+        const Zstd *zstd = zstd_in_use;
         Py_BEGIN_ALLOW_THREADS
-        inflate_block(block.buf, start, end, codes.buf, batches, view_starts.buf, view_ends.buf, &out);
+        inflate_block(block.buf, start, end, codes.buf, batches, view_starts.buf, view_ends.buf, &out, zstd);
         Py_END_ALLOW_THREADS
         result = out.failed ? PyErr_NoMemory() : PyBytes_FromStringAndSize((const char *)out.data, (Py_ssize_t)out.size);
         if (out.failed || out.capacity > SPARE_BYTES || spare.data != NULL)
@@ -1025,6 +1046,49 @@ inflatable_codecs(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
     PyObject *result = PyList_AsTuple(ready);
     Py_DECREF(ready);
     return result;
+}
+
+PyDoc_STRVAR(open_zstd_doc,
+"open_zstd(path) -> int\n"
+"--\n\n"
+"The libzstd at path (a str) used by inflate_batches from now on instead of the one it used; returns its\n"
+"ZSTD_versionNumber() (major * 10000 + minor * 100 + patch). OSError when it does not open or lacks a function\n"
+"(the library in use is kept).");
+
+static PyObject *
+open_zstd(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *path_bytes;
+    if (!PyArg_ParseTuple(args, "O&:open_zstd", PyUnicode_FSConverter, &path_bytes))
+        return NULL;
+    const char *path = PyBytes_AS_STRING(path_bytes);
+    open_libraries_once(); /* the system's first, so that it never replaces this one */
+#if defined(__unix__) || defined(__APPLE__)
+    Zstd *zstd = PyMem_RawMalloc(sizeof(Zstd)); /* never freed: see zstd_in_use */
+    void *handle = zstd == NULL ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    const char *missing = handle == NULL ? NULL : find_symbols(handle, zstd_symbols, (void **)zstd, ZSTD_SYMBOL_COUNT);
+    if (zstd == NULL)
+        PyErr_NoMemory();
+    else if (handle == NULL)
+        PyErr_Format(PyExc_OSError, "%s", dlerror());
+    else if (missing != NULL)
+        PyErr_Format(PyExc_OSError, "%s: no %s in it (not a libzstd with decompression)", path, missing);
+    if (zstd == NULL || handle == NULL || missing != NULL) {
+        if (handle != NULL)
+            dlclose(handle);
+        PyMem_RawFree(zstd);
+        Py_DECREF(path_bytes);
+        return NULL;
+    }
+    zstd_in_use = zstd;
+    codec_ready[CODE_ZSTD] = 1;
+    Py_DECREF(path_bytes);
+    return PyLong_FromUnsignedLong(zstd->ZSTD_versionNumber());
+#else
+    PyErr_Format(PyExc_OSError, "%s: libraries are not opened at run time on this platform", path);
+    Py_DECREF(path_bytes);
+    return NULL;
+#endif
 }
 
 /* -- Tables of distinct keys: KeyTable (keys -> ids) and OffsetTable (keys -> offsets) ----------------------- */
@@ -1673,6 +1737,7 @@ static PyMethodDef module_methods[] = {
     {"snappy_compress", snappy_compress, METH_VARARGS, snappy_compress_doc},
     {"inflate_batches", inflate_batches, METH_VARARGS, inflate_batches_doc},
     {"inflatable_codecs", inflatable_codecs, METH_NOARGS, inflatable_codecs_doc},
+    {"open_zstd", open_zstd, METH_VARARGS, open_zstd_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,10 +5,13 @@ framing in its strictest form), but where it inflates a batch it must give the t
 corrupted records sections; on the framings Kafka's clients write (several gzip members, several xerial snappy
 blocks, several lz4 blocks, several zstd frames) it inflates every batch. Reading a segment file must give the
 batches and the errors that decoding it batch by batch gives (the record parser and kafka-python), on both kernels.
+zstd is inflated in C with the libzstd release the twin's ``zstandard`` bundles, which ``make codecs`` builds (the
+suite runs it first).
 """
 
 from __future__ import annotations
 
+import ctypes
 import struct
 import zlib
 from collections.abc import Callable
@@ -24,11 +27,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kafka.record.util import calc_crc32c
 
-from kcompact_nb.io import CorruptBatchError, SegmentFileReader
+from kcompact_nb.io import CorruptBatchError, SegmentFileReader, full_libzstd, libzstd_dir
 from kcompact_nb.io.codec import _block_inflation, _native_kernels
 from kcompact_nb.io.codec._block_inflation import COPY, HEADER_ONLY, batch_codes
 from kcompact_nb.io.codec._decompression import decompress_records
 from kcompact_nb.io.codec._kernels import uncompressed_view
+from kcompact_nb.io.codec._libzstd import version_number
 from tests.io.kafka_bytes import CODECS, kafka_batch, rec
 
 NATIVE = _native_kernels.NATIVE
@@ -155,6 +159,7 @@ def views(batches: list[bytes], codes: list[int]) -> tuple[Any, Any]:
     ends = numpy.cumsum([len(b) for b in batches], dtype=numpy.int64)
     starts = ends - numpy.array([len(b) for b in batches], numpy.int64)
     assert NATIVE is not None
+    _block_inflation.inflatable_in_c(NATIVE)  # gives the kernel the twin's libzstd, as the reader's first block does
     view_starts, view_ends = numpy.empty(len(batches), numpy.int64), numpy.empty(len(batches), numpy.int64)
     data = NATIVE.inflate_batches(block, starts, ends, numpy.array(codes, numpy.uint8), view_starts, view_ends)
     native = _block_inflation.UncompressedView(data, view_starts, view_ends)
@@ -229,6 +234,9 @@ EDGES = [
     ("zstd", ZSTD + b"trailing"),  # bytes after the frame
     ("zstd", b"\x50\x2a\x4d\x18" + struct.pack("<I", 4) + b"skip"),  # a skippable frame alone
     ("zstd", b""),  # nothing at all
+    # corrupt frames libzstd 1.5.4 (Debian 12's) reads and 1.5.7 (zstandard's, Kafka 4.4's) refuses
+    ("zstd", bytes.fromhex("28b52ffd00009d000060962c138e6a05a7fab30c6fe20100ed159524")),
+    ("zstd", bytes.fromhex("28b52ffd00005d000020951fa2240100c9281c1128b52ffd000001000028b52ffd0000010000")),
 ]
 
 
@@ -305,6 +313,43 @@ def test_a_codec_whose_library_is_missing_is_inflated_in_python(monkeypatch):
 def test_every_codec_inflates_in_c_here():
     """zlib, liblz4 and libzstd are on this machine (the libraries Python's codec packages stand on)."""
     assert NATIVE is not None and set(NATIVE.inflatable_codecs()) == {"gzip", "snappy", "lz4", "zstd"}
+
+
+@pytest.fixture
+def inflatable_in_c_again() -> Any:
+    """:func:`_block_inflation.inflatable_in_c` worked out again in the test, and again after it."""
+    _block_inflation.inflatable_in_c.cache_clear()
+    yield _block_inflation.inflatable_in_c
+    _block_inflation.inflatable_in_c.cache_clear()
+
+
+@needs_native
+def test_zstd_inflates_in_c_with_the_libzstd_make_codecs_built(inflatable_in_c_again):
+    assert full_libzstd().is_file(), "zstandard's libzstd is not built: run make codecs"
+    assert "zstd" in inflatable_in_c_again(NATIVE)
+    assert NATIVE.open_zstd(str(full_libzstd())) == version_number(zstandard.ZSTD_VERSION)
+
+
+@needs_native
+def test_without_the_built_libzstd_zstd_inflates_in_c_only_when_the_systems_is_the_twins_release(
+    inflatable_in_c_again, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path))
+    assert not full_libzstd().is_file()
+    system = ctypes.CDLL("libzstd.so.1").ZSTD_versionNumber()
+    assert ("zstd" in inflatable_in_c_again(NATIVE)) == (system == version_number(zstandard.ZSTD_VERSION))
+
+
+@needs_native
+def test_a_library_that_is_not_a_whole_libzstd_is_refused_and_the_one_in_use_kept():
+    assert NATIVE is not None
+    with pytest.raises(OSError, match=r"no-such-libzstd\.so"):
+        NATIVE.open_zstd("no-such-libzstd.so")
+    compression_only = libzstd_dir() / "1.5.5" / "libzstd.so"  # make codecs builds its compression half
+    with pytest.raises(OSError, match=r"no ZSTD_createDCtx in it \(not a libzstd with decompression\)"):
+        NATIVE.open_zstd(str(compression_only))
+    native, python = views([header_with(4) + ZSTD], [4])
+    assert parts(native) == parts(python) == [header_with(0) + b"records " * 20]
 
 
 # -- the reader: the same batches, or the same error, as decoding batch by batch ------------------------------

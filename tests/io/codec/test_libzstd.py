@@ -1,4 +1,5 @@
-"""Older libzstd releases built from their sources (``kcompact_nb.io.codec._libzstd``, issue #30).
+"""Older libzstd releases built from their sources (``kcompact_nb.io.codec._libzstd``, issue #30), and the whole
+libzstd ``zstandard`` bundles, with which the C kernel decompresses (issue #29).
 
 That each built release writes Kafka's bytes is checked against kafka-clients of the releases that bundle them
 (tests/broker/test_kafka_compression.py); here: what is built, where, and what happens when it is not.
@@ -6,13 +7,24 @@ That each built release writes Kafka's bytes is checked against kafka-clients of
 
 from __future__ import annotations
 
+import ctypes
+import re
 import shutil
+from pathlib import Path
 
 import pytest
 import zstandard
 
 from kcompact_nb.core import KafkaVersion
-from kcompact_nb.io import LIBZSTD_SOURCE_PACKAGES, NativeLibraryError, build_libzstd, built_releases, libzstd_dir
+from kcompact_nb.io import (
+    LIBZSTD_SOURCE_PACKAGES,
+    NativeLibraryError,
+    build_full_libzstd,
+    build_libzstd,
+    built_releases,
+    full_libzstd,
+    libzstd_dir,
+)
 from kcompact_nb.io.codec import _compression as compression
 from kcompact_nb.io.codec import _libzstd
 from kcompact_nb.io.codec._codec_releases import KAFKA_CLIENTS_CODECS, zstd_release
@@ -81,3 +93,31 @@ def test_a_failed_build_says_why_and_leaves_no_library(tmp_path, monkeypatch):
     with pytest.raises(NativeLibraryError, match=r"compiling libzstd 1\.5\.5 with .* failed: "):
         build_libzstd([(1, 5, 5)])
     assert built_releases() == [] and not (tmp_path / "libzstd").exists()
+
+
+def test_zstandards_whole_libzstd_is_built_under_its_release_and_reports_it():
+    assert full_libzstd().is_file(), "zstandard's libzstd is not built: run make codecs"
+    release = ".".join(map(str, zstandard.ZSTD_VERSION))
+    assert full_libzstd() == libzstd_dir() / release / "libzstd-full.so"
+    assert ctypes.CDLL(str(full_libzstd())).ZSTD_versionNumber() == _libzstd.version_number(zstandard.ZSTD_VERSION)
+    assert build_full_libzstd() is False  # built once, then kept
+
+
+def test_sources_of_another_release_than_zstandards_are_refused_and_leave_no_library(tmp_path, monkeypatch):
+    """A ``zstandard`` linked to another libzstd than its sources hold (a distribution's build) gets nothing."""
+    monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path / "cache"))
+
+    def sources_of_1_5_4(requirement: str, work: Path) -> None:
+        (work / "zstandard-0" / "zstd").mkdir(parents=True)
+        defines = "#define ZSTD_VERSION_MAJOR    1\n#define ZSTD_VERSION_MINOR    5\n#define ZSTD_VERSION_RELEASE  4\n"
+        (work / "zstandard-0" / "zstd" / "zstd.c").write_text(defines)
+
+    monkeypatch.setattr(_libzstd, "_unpacked", sources_of_1_5_4)
+    announced = []
+    release = ".".join(map(str, zstandard.ZSTD_VERSION))
+    with pytest.raises(
+        NativeLibraryError, match=rf"'s sources hold libzstd 1\.5\.4, but zstandard decodes with {re.escape(release)} "
+    ):
+        build_full_libzstd(on_build=announced.append)
+    assert announced == [tuple(zstandard.ZSTD_VERSION)]
+    assert not full_libzstd().exists() and not full_libzstd().parent.exists()
