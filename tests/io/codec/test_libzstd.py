@@ -121,3 +121,18 @@ def test_sources_of_another_release_than_zstandards_are_refused_and_leave_no_lib
         build_full_libzstd(on_build=announced.append)
     assert announced == [tuple(zstandard.ZSTD_VERSION)]
     assert not full_libzstd().exists() and not full_libzstd().parent.exists()
+
+
+def test_a_release_built_after_the_releases_were_looked_up_is_found(tmp_path, monkeypatch):
+    """``built_releases`` is looked up once per folder, and again after ``build_libzstd`` built one."""
+    monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path))
+    assert built_releases() == []
+
+    def build(release: tuple[int, int, int]) -> None:
+        library = _libzstd._library(release)
+        library.parent.mkdir(parents=True)
+        library.write_bytes(b"a library")
+
+    monkeypatch.setattr(_libzstd, "_build", build)
+    assert build_libzstd([(1, 5, 5)]) == [(1, 5, 5)]
+    assert built_releases() == [(1, 5, 5)]
