@@ -37,6 +37,7 @@ import struct
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from types import ModuleType
 
 from kcompact_nb.core import DEFAULT_LEVELS, KafkaModelError, KafkaVersion
@@ -184,8 +185,14 @@ def _zstd_bindings() -> list[tuple[tuple[int, int, int], Compress]]:
     if pyzstd is not None:
         bindings.append((tuple(pyzstd.zstd_version_info[:3]), _pyzstd_stream))  # type: ignore[arg-type]
     if bindings:  # the built releases write Kafka's bytes; zstd batches are read through an installed binding
-        bindings += [(release, libzstd_compress(release)) for release in built_releases()]
+        bindings += _built_zstd(tuple(built_releases()))
     return bindings
+
+
+@cache
+def _built_zstd(releases: tuple[tuple[int, int, int], ...]) -> list[tuple[tuple[int, int, int], Compress]]:
+    """(release, compress) of each built libzstd release, made once (a pass asks for every batch it rewrites)."""
+    return [(release, libzstd_compress(release)) for release in releases]
 
 
 def _zstandard_stream(body: bytes, level: int) -> bytes:
