@@ -101,10 +101,11 @@ with and how it tells its library's version (major * 10000 + minor * 100 + patch
 def _open_full_libzstd(native: Any) -> int | None:
     """The version number of the built libzstd the kernel now decompresses zstd with, or None where none was built
     or it does not open (the kernel keeps the system's)."""
-    if not full_libzstd().is_file():
+    library = full_libzstd()
+    if library is None or not library.is_file():
         return None
     try:
-        return int(native.open_zstd(str(full_libzstd())))
+        return int(native.open_zstd(str(library)))
     except (OSError, AttributeError):  # AttributeError: a kernel built before open_zstd
         return None
 

@@ -29,8 +29,6 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
-import zstandard
-
 from kcompact_nb.io._cache_dir import cache_dir
 from kcompact_nb.io._errors import NativeLibraryError
 from kcompact_nb.io.codec._native_build import compile_library, run, unpack
@@ -105,16 +103,22 @@ def build_libzstd(
     return built
 
 
-def bundled_release() -> Release:
-    """The libzstd release the ``zstandard`` binding decodes with (the segment reader's Python decoding)."""
+def bundled_release() -> Release | None:
+    """The libzstd release the ``zstandard`` binding decodes with (the segment reader's Python decoding), or None
+    without ``zstandard`` (zstd batches are then a missing codec's, however the kernels were built)."""
+    try:
+        import zstandard
+    except ImportError:
+        return None
     major, minor, patch = zstandard.ZSTD_VERSION
     return major, minor, patch
 
 
-def full_libzstd() -> Path:
+def full_libzstd() -> Path | None:
     """Where :func:`build_full_libzstd` puts the whole libzstd of :func:`bundled_release`:
-    ``<cache>/libzstd/<release>/libzstd-full.so``."""
-    return libzstd_dir() / _text(bundled_release()) / _FULL_LIBRARY
+    ``<cache>/libzstd/<release>/libzstd-full.so``; None without ``zstandard``."""
+    release = bundled_release()
+    return None if release is None else libzstd_dir() / _text(release) / _FULL_LIBRARY
 
 
 def build_full_libzstd(*, on_build: Callable[[Release], None] | None = None) -> bool:
@@ -125,11 +129,15 @@ def build_full_libzstd(*, on_build: Callable[[Release], None] | None = None) -> 
     A failed build, or sources of another release than the binding reports (a ``zstandard`` linked to a system
     libzstd), leave nothing behind and raise :class:`NativeLibraryError`.
     """
-    if full_libzstd().is_file():
+    release, library = bundled_release(), full_libzstd()
+    if release is None or library is None:
+        raise NativeLibraryError("zstandard is not installed: no libzstd release to build for its decoding")
+    if library.is_file():
         return False
-    release = bundled_release()
     if on_build is not None:
         on_build(release)
+    import zstandard
+
     requirement = f"zstandard=={zstandard.__version__}"
     with tempfile.TemporaryDirectory(prefix=f"kcompact-libzstd-{_text(release)}-full-") as scratch:
         work = Path(scratch)
@@ -141,7 +149,7 @@ def build_full_libzstd(*, on_build: Callable[[Release], None] | None = None) -> 
                 f"{requirement}'s sources hold libzstd {_text(held)}, but zstandard decodes with {_text(release)} "
                 "(linked to another libzstd): nothing built"
             )
-        compile_library([source], [], full_libzstd(), f"libzstd {_text(release)} ({requirement})")
+        compile_library([source], [], library, f"libzstd {_text(release)} ({requirement})")
     return True
 
 

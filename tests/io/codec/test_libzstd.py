@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,18 @@ def test_sources_of_another_release_than_zstandards_are_refused_and_leave_no_lib
         build_full_libzstd(on_build=announced.append)
     assert announced == [tuple(zstandard.ZSTD_VERSION)]
     assert not full_libzstd().exists() and not full_libzstd().parent.exists()
+
+
+def test_without_zstandard_no_libzstd_is_built_for_its_decoding_and_none_is_opened(monkeypatch):
+    """``import kcompact_nb.io`` works without ``zstandard`` (zstd batches are then a missing codec's, as the
+    segment dump test shows); there is no release to build, and the C kernel is given no libzstd of its own."""
+    from kcompact_nb.io.codec import _block_inflation
+
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # ``import zstandard`` raises ImportError
+    assert _libzstd.bundled_release() is None and full_libzstd() is None
+    with pytest.raises(NativeLibraryError, match="^zstandard is not installed"):
+        build_full_libzstd()
+    assert _block_inflation._open_full_libzstd(object()) is None
 
 
 def test_a_release_built_after_the_releases_were_looked_up_is_found(tmp_path, monkeypatch):
