@@ -211,3 +211,18 @@ def test_a_missing_codec_package_names_it(monkeypatch):
         compression.compress_records("zstd", b"x", level=None, version=V44)
     compression.check_codec_available("snappy")  # gzip and snappy need no package
     compression.check_codec_available("gzip")
+
+
+def _fresh_zstandard_frame(body: bytes, level: int) -> bytes:
+    """zstd-jni's stream (no checksum, no size, one flush, then the end) by a compressor made for this body alone."""
+    stream = zstandard.ZstdCompressor(level=level, write_content_size=False, write_checksum=False).compressobj()
+    return stream.compress(body) + stream.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK) + stream.flush()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.binary(max_size=3000), st.sampled_from([1, 3, 9])), min_size=1, max_size=6))
+def test_zstd_batches_compressed_one_after_another_are_each_as_a_fresh_compressor_writes_them(bodies):
+    # Kafka 4.4.0's libzstd is zstandard's (1.5.7): its compressors are reused from batch to batch and level to level
+    bodies = [(b"kafka" + body, level) for body, level in bodies]  # Kafka never compresses an empty batch
+    packed = [compression.compress_records("zstd", body, level=level, version=V44) for body, level in bodies]
+    assert [(p.data, p.exact) for p in packed] == [(_fresh_zstandard_frame(*b), True) for b in bodies]
