@@ -206,44 +206,48 @@ def _built_zstd(releases: tuple[tuple[int, int, int], ...]) -> list[tuple[tuple[
 
 def _zstandard_stream(body: bytes, level: int) -> bytes:
     zstandard = _required("zstandard", "zstd")
-    stream = _zstandard_compressor(level).compressobj()
+    stream = _zstd_compressor("zstandard", level).compressobj()  # each compressobj starts a new frame
     return bytes(stream.compress(body) + stream.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK) + stream.flush())
 
 
+def _pyzstd_stream(body: bytes, level: int) -> bytes:
+    stream = _zstd_compressor("pyzstd", level)
+    try:
+        return bytes(
+            stream.compress(body, stream.CONTINUE) + stream.flush(stream.FLUSH_BLOCK) + stream.flush(stream.FLUSH_FRAME)
+        )
+    except BaseException:  # a frame left open would begin the next batch's bytes: the compressor goes with it
+        _ZSTD_COMPRESSORS.made.pop(("pyzstd", level), None)
+        raise
+
+
 class _ThreadsCompressors(threading.local):
-    """This thread's ``zstandard.ZstdCompressor`` per level (one may not run two frames at once; a frame starts
-    afresh, so one compressor writes every batch's bytes as a new one would)."""
+    """This thread's zstd compressors by (binding, level): one may not run two frames at once, and each frame starts
+    afresh (``zstandard``'s ``compressobj``, ``pyzstd``'s next frame after ``FLUSH_FRAME``), so one compressor writes
+    every batch's bytes as a new one would."""
 
     def __init__(self) -> None:
-        self.by_level: dict[int, Any] = {}
+        self.made: dict[tuple[str, int], Any] = {}
 
 
-_ZSTANDARD_COMPRESSORS = _ThreadsCompressors()
+_ZSTD_COMPRESSORS = _ThreadsCompressors()
 
 
-def _zstandard_compressor(level: int) -> Any:
-    """This thread's ``ZstdCompressor`` at ``level``, made once: making one took 3/4 of a small batch's compression."""
-    compressors = _ZSTANDARD_COMPRESSORS.by_level
-    compressor = compressors.get(level)
+def _zstd_compressor(binding: str, level: int) -> Any:
+    """This thread's compressor of ``binding`` (``zstandard`` or ``pyzstd``) at ``level``, made once: making one took
+    3/4 of a small batch's compression (zstd-jni's stream: no checksum, no content size)."""
+    made = _ZSTD_COMPRESSORS.made
+    compressor = made.get((binding, level))
     if compressor is None:
-        zstandard = _required("zstandard", "zstd")
-        compressor = compressors[level] = zstandard.ZstdCompressor(
-            level=level, write_content_size=False, write_checksum=False
-        )
+        module = _required(binding, "zstd")
+        if binding == "zstandard":
+            compressor = module.ZstdCompressor(level=level, write_content_size=False, write_checksum=False)
+        else:
+            parameters = module.CParameter
+            options = {parameters.compressionLevel: level, parameters.contentSizeFlag: 0, parameters.checksumFlag: 0}
+            compressor = module.ZstdCompressor(options)
+        made[(binding, level)] = compressor
     return compressor
-
-
-def _pyzstd_stream(body: bytes, level: int) -> bytes:
-    pyzstd = _required("pyzstd", "zstd")
-    options = {
-        pyzstd.CParameter.compressionLevel: level,
-        pyzstd.CParameter.contentSizeFlag: 0,
-        pyzstd.CParameter.checksumFlag: 0,
-    }
-    stream = pyzstd.ZstdCompressor(options)
-    return bytes(
-        stream.compress(body, stream.CONTINUE) + stream.flush(stream.FLUSH_BLOCK) + stream.flush(stream.FLUSH_FRAME)
-    )
 
 
 def _of_release(
