@@ -10,6 +10,7 @@ the release tag (earlier ones); a release uses the last row at or below it. docs
 
 from __future__ import annotations
 
+from functools import cache
 from typing import NamedTuple
 
 from kcompact_nb.core import KafkaVersion
@@ -63,7 +64,8 @@ _LZ4_IN_LZ4_JAVA = {"1.4": (1, 8), "1.5": (1, 8), "1.6": (1, 9), "1.7": (1, 9), 
 
 
 def clients_codecs(version: KafkaVersion) -> ClientsCodecs:
-    """The codec artifacts kafka-clients ``version`` depends on."""
+    """The codec artifacts kafka-clients ``version`` depends on (the releases below are each looked up once per
+    version: a pass asks for every batch it rewrites)."""
     found = KAFKA_CLIENTS_CODECS[0][1]
     for first, codecs in KAFKA_CLIENTS_CODECS:
         if first > version:
@@ -72,6 +74,7 @@ def clients_codecs(version: KafkaVersion) -> ClientsCodecs:
     return found
 
 
+@cache
 def zstd_release(version: KafkaVersion) -> tuple[int, int, int] | None:
     """The libzstd release inside the zstd-jni of Kafka ``version`` (zstd-jni ``1.5.6-4`` holds 1.5.6);
     None before 2.1, which has no zstd."""
@@ -82,12 +85,14 @@ def zstd_release(version: KafkaVersion) -> tuple[int, int, int] | None:
     return int(major), int(minor), int(patch)
 
 
+@cache
 def lz4_release(version: KafkaVersion) -> tuple[int, int]:
     """Major and minor release of the lz4 library inside the lz4-java of Kafka ``version``."""
     java = clients_codecs(version).lz4_java
     return _LZ4_IN_LZ4_JAVA.get(java.rsplit(".", 1)[0], (1, 10))
 
 
+@cache
 def snappy_release(version: KafkaVersion) -> tuple[int, int, int]:
     """The snappy release inside the snappy-java of Kafka ``version`` (snappy-java ``1.1.10.5`` holds 1.1.10)."""
     major, minor, patch, _ = clients_codecs(version).snappy_java.split(".")

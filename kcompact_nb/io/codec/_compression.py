@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import importlib
 import struct
+import threading
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
+from typing import Any
 
 from kcompact_nb.core import DEFAULT_LEVELS, KafkaModelError, KafkaVersion
 from kcompact_nb.io._errors import CodecUnavailableError
@@ -99,8 +101,8 @@ def compress_records(codec: str, body: bytes, *, level: int | None, version: Kaf
 
 def check_codec_available(codec: str) -> None:
     """Raise :class:`CodecUnavailableError` when ``codec``'s encoder cannot run here (before any work starts)."""
-    if codec == "zstd" and not _zstd_bindings():
-        raise CodecUnavailableError("zstd", "zstandard")
+    if codec == "zstd":
+        _available_zstd_bindings()
     if codec == "lz4":
         _required("lz4.frame", "lz4")
 
@@ -169,9 +171,16 @@ def _lz4_hc_frame(body: bytes, level: int, compress: Compress) -> bytes:
 
 
 def _zstd(body: bytes, level: int, version: KafkaVersion) -> CompressedRecords:
-    check_codec_available("zstd")
-    compress, exact = _of_release(_zstd_bindings(), zstd_release(version))
+    compress, exact = _of_release(_available_zstd_bindings(), zstd_release(version))
     return CompressedRecords(compress(body, level), exact)
+
+
+def _available_zstd_bindings() -> list[tuple[tuple[int, int, int], Compress]]:
+    """:func:`_zstd_bindings`, looked up once for each batch a pass rewrites; none is :class:`CodecUnavailableError`."""
+    bindings = _zstd_bindings()
+    if not bindings:
+        raise CodecUnavailableError("zstd", "zstandard")
+    return bindings
 
 
 def _zstd_bindings() -> list[tuple[tuple[int, int, int], Compress]]:
@@ -197,21 +206,48 @@ def _built_zstd(releases: tuple[tuple[int, int, int], ...]) -> list[tuple[tuple[
 
 def _zstandard_stream(body: bytes, level: int) -> bytes:
     zstandard = _required("zstandard", "zstd")
-    stream = zstandard.ZstdCompressor(level=level, write_content_size=False, write_checksum=False).compressobj()
+    stream = _zstd_compressor("zstandard", level).compressobj()  # each compressobj starts a new frame
     return bytes(stream.compress(body) + stream.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK) + stream.flush())
 
 
 def _pyzstd_stream(body: bytes, level: int) -> bytes:
-    pyzstd = _required("pyzstd", "zstd")
-    options = {
-        pyzstd.CParameter.compressionLevel: level,
-        pyzstd.CParameter.contentSizeFlag: 0,
-        pyzstd.CParameter.checksumFlag: 0,
-    }
-    stream = pyzstd.ZstdCompressor(options)
-    return bytes(
-        stream.compress(body, stream.CONTINUE) + stream.flush(stream.FLUSH_BLOCK) + stream.flush(stream.FLUSH_FRAME)
-    )
+    stream = _zstd_compressor("pyzstd", level)
+    try:
+        return bytes(
+            stream.compress(body, stream.CONTINUE) + stream.flush(stream.FLUSH_BLOCK) + stream.flush(stream.FLUSH_FRAME)
+        )
+    except BaseException:  # a frame left open would begin the next batch's bytes: the compressor goes with it
+        _ZSTD_COMPRESSORS.made.pop(("pyzstd", level), None)
+        raise
+
+
+class _ThreadsCompressors(threading.local):
+    """This thread's zstd compressors by (binding, level): one may not run two frames at once, and each frame starts
+    afresh (``zstandard``'s ``compressobj``, ``pyzstd``'s next frame after ``FLUSH_FRAME``), so one compressor writes
+    every batch's bytes as a new one would."""
+
+    def __init__(self) -> None:
+        self.made: dict[tuple[str, int], Any] = {}
+
+
+_ZSTD_COMPRESSORS = _ThreadsCompressors()
+
+
+def _zstd_compressor(binding: str, level: int) -> Any:
+    """This thread's compressor of ``binding`` (``zstandard`` or ``pyzstd``) at ``level``, made once: making one took
+    3/4 of a small batch's compression (zstd-jni's stream: no checksum, no content size)."""
+    made = _ZSTD_COMPRESSORS.made
+    compressor = made.get((binding, level))
+    if compressor is None:
+        module = _required(binding, "zstd")
+        if binding == "zstandard":
+            compressor = module.ZstdCompressor(level=level, write_content_size=False, write_checksum=False)
+        else:
+            parameters = module.CParameter
+            options = {parameters.compressionLevel: level, parameters.contentSizeFlag: 0, parameters.checksumFlag: 0}
+            compressor = module.ZstdCompressor(options)
+        made[(binding, level)] = compressor
+    return compressor
 
 
 def _of_release(

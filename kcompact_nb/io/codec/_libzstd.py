@@ -25,6 +25,7 @@ import ctypes
 import re
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
@@ -232,11 +233,27 @@ def _load(release: Release) -> ctypes.CDLL:
     return library
 
 
+class _CStream:
+    """A libzstd compression stream, freed with this object (a thread's, when the thread ends)."""
+
+    def __init__(self, library: ctypes.CDLL) -> None:
+        self._library = library
+        self.handle: int = library.ZSTD_createCStream()
+        if not self.handle:
+            raise NativeLibraryError("libzstd could not allocate a compression stream")
+
+    def __del__(self) -> None:
+        self._library.ZSTD_freeCStream(self.handle)
+
+
 class _StreamingCompressor:
     """One frame by libzstd's stable streaming API: no checksum, no content size (the size is not pledged)."""
 
     def __init__(self, library: ctypes.CDLL) -> None:
         self._library = library
+        self._streams = threading.local()
+        """Each thread's stream, made once and restarted by ``ZSTD_initCStream`` for every frame: making one (its
+        workspace allocated on the first frame) took most of a small batch's compression."""
 
     def compress(self, body: bytes, level: int) -> bytes:
         zstd = self._library
@@ -245,18 +262,21 @@ class _StreamingCompressor:
         source = ctypes.create_string_buffer(body, len(body))
         out = _OutBuffer(ctypes.cast(output, ctypes.c_void_p), capacity, 0)
         inp = _InBuffer(ctypes.cast(source, ctypes.c_void_p), len(body), 0)
-        stream = zstd.ZSTD_createCStream()
-        try:
-            self._check(zstd.ZSTD_initCStream(stream, level))
-            while inp.pos < inp.size:
-                self._check(zstd.ZSTD_compressStream(stream, ctypes.byref(out), ctypes.byref(inp)))
-            while self._check(zstd.ZSTD_flushStream(stream, ctypes.byref(out))):
-                pass
-            while self._check(zstd.ZSTD_endStream(stream, ctypes.byref(out))):
-                pass
-        finally:
-            zstd.ZSTD_freeCStream(stream)
+        stream = self._stream()
+        self._check(zstd.ZSTD_initCStream(stream, level))  # a new frame, whatever the last one left
+        while inp.pos < inp.size:
+            self._check(zstd.ZSTD_compressStream(stream, ctypes.byref(out), ctypes.byref(inp)))
+        while self._check(zstd.ZSTD_flushStream(stream, ctypes.byref(out))):
+            pass
+        while self._check(zstd.ZSTD_endStream(stream, ctypes.byref(out))):
+            pass
         return output.raw[: out.pos]
+
+    def _stream(self) -> int:
+        stream: _CStream | None = getattr(self._streams, "stream", None)
+        if stream is None:
+            stream = self._streams.stream = _CStream(self._library)
+        return stream.handle
 
     def _check(self, code: int) -> int:
         if self._library.ZSTD_isError(code):

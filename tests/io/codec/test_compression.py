@@ -16,6 +16,7 @@ import zlib
 import cramjam
 import lz4.frame
 import pytest
+import pyzstd
 import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -211,3 +212,38 @@ def test_a_missing_codec_package_names_it(monkeypatch):
         compression.compress_records("zstd", b"x", level=None, version=V44)
     compression.check_codec_available("snappy")  # gzip and snappy need no package
     compression.check_codec_available("gzip")
+
+
+def _fresh_zstandard_frame(body: bytes, level: int) -> bytes:
+    """zstd-jni's stream (no checksum, no size, one flush, then the end) by a compressor made for this body alone."""
+    stream = zstandard.ZstdCompressor(level=level, write_content_size=False, write_checksum=False).compressobj()
+    return stream.compress(body) + stream.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK) + stream.flush()
+
+
+def _fresh_pyzstd_frame(body: bytes, level: int) -> bytes:
+    """The same stream by a new ``pyzstd`` compressor."""
+    options = {
+        pyzstd.CParameter.compressionLevel: level,
+        pyzstd.CParameter.contentSizeFlag: 0,
+        pyzstd.CParameter.checksumFlag: 0,
+    }
+    stream = pyzstd.ZstdCompressor(options)
+    return stream.compress(body, stream.CONTINUE) + stream.flush(stream.FLUSH_BLOCK) + stream.flush(stream.FLUSH_FRAME)
+
+
+@pytest.mark.parametrize(
+    ("version", "fresh_frame"),
+    [
+        pytest.param(V44, _fresh_zstandard_frame, id="4.4.0-zstandard-1.5.7"),
+        pytest.param(V39, _fresh_pyzstd_frame, id="3.9.2-pyzstd-1.5.6"),
+    ],
+)
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.binary(max_size=3000), st.sampled_from([1, 3, 9])), min_size=1, max_size=6))
+def test_zstd_batches_compressed_one_after_another_are_each_as_a_fresh_compressor_writes_them(
+    version, fresh_frame, bodies
+):
+    # Kafka's libzstd release is the binding's: its compressors are reused from batch to batch and level to level
+    bodies = [(b"kafka" + body, level) for body, level in bodies]  # Kafka never compresses an empty batch
+    packed = [compression.compress_records("zstd", body, level=level, version=version) for body, level in bodies]
+    assert [(p.data, p.exact) for p in packed] == [(fresh_frame(*b), True) for b in bodies]

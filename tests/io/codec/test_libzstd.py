@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kcompact_nb.core import KafkaVersion
 from kcompact_nb.io import (
@@ -52,6 +54,20 @@ def test_built_releases_compress_a_frame_that_decodes_to_the_body():
         frame = _libzstd.libzstd_compress(release)(BODY, 3)
         assert zstandard.ZstdDecompressor().decompressobj().decompress(frame) == BODY
         assert zstandard.get_frame_parameters(frame).content_size == zstandard.CONTENTSIZE_UNKNOWN
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.binary(min_size=1, max_size=3000), st.sampled_from([1, 3, 9])), min_size=1, max_size=5))
+def test_a_built_release_writes_each_frame_of_a_sequence_as_a_stream_of_its_own_would(bodies):
+    """A thread's stream is restarted for every frame (a pass rewrites batch after batch): the same bytes as a new
+    stream's, whatever frames and levels came before."""
+    built = built_releases()
+    assert built, "no libzstd release built: run make codecs"
+    for release in (built[0], built[-1]):  # the newest and the oldest built
+        reused = _libzstd.libzstd_compress(release)
+        frames = [reused(body, level) for body, level in bodies]
+        assert frames == [_libzstd.libzstd_compress(release)(body, level) for body, level in bodies]
+        assert [zstandard.ZstdDecompressor().decompressobj().decompress(f) for f in frames] == [b for b, _ in bodies]
 
 
 def test_without_a_built_release_kafkas_zstd_is_written_by_another_and_marked_estimated(tmp_path, monkeypatch):
