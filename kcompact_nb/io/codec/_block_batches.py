@@ -32,6 +32,7 @@ PACKED_MIN_RECORDS = 3
 """Batches of fewer records hold a tuple of records: smaller and faster to build than columns there."""
 _TIMESTAMP_TYPES = (TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
 _FIRST = numpy.zeros(1, numpy.int64)
+"""Where a batch decompressed on its own starts in its bytes."""
 
 
 class BatchDecoder(Protocol):
@@ -146,8 +147,8 @@ class BlockBatches:
         all_keyed = self.keyless[end] == self.keyless[first]
         values = (self.value_starts[first:end], self.value_lengths[first:end])
         if decoder.number_keys:
-            # a compressed batch's values are read from its records decompressed again when a pass reads them:
-            # the loaded batch holds its own bytes only, never the block's uncompressed view
+            # a compressed batch holds its own bytes, never its block's uncompressed view: its records are
+            # decompressed again when its values are read (a pass rewriting it)
             code = self.codes[index]
             lazy = data if code == COPY else partial(_uncompressed_batch, data, code)
             ids, registry = self.key_ids[first:end], decoder.key_registry
