@@ -77,14 +77,18 @@ class PackedRecords(Sequence[Record]):
         timestamps: array[int],
         key_ids: array[int],
         registry: KeyRegistry,
-        data: bytes,
+        data: bytes | Callable[[], bytes],
         value_starts: array[int],
         value_lengths: array[int],
         all_keyed: bool,
     ) -> PackedRecords:
         """Records without headers whose keys are ``registry``'s ``key_ids`` and whose values are the byte spans
         ``data[start:start + length]`` (length -1: a null value), sliced out when first read; ``all_keyed``: no
-        key id is None's."""
+        key id is None's.
+
+        ``data`` may be a function giving those bytes, called each time values are sliced out: a compressed
+        batch's records then stay compressed until a pass reads them, as Kafka's cleaner decompresses a batch
+        when it reads it (a loaded log holds no decompressed copy)."""
         if not len(offsets) == len(timestamps) == len(key_ids) == len(value_starts) == len(value_lengths):
             raise KafkaModelError("packed record columns must have the same length")
         records = cls.__new__(cls)
@@ -120,7 +124,9 @@ class PackedRecords(Sequence[Record]):
         """The batch's bytes and each key's start and length there (-1: null) for records made by
         :meth:`from_span_keys` whose keys were not read yet; None otherwise."""
         spans = self._key_spans
-        return None if spans is None or self._keys is not None else (spans.data, spans.starts, spans.lengths)
+        if spans is None or self._keys is not None:
+            return None
+        return cast("bytes", spans.data), spans.starts, spans.lengths  # from_span_keys: never deferred
 
     @property
     def values_in_batch_bytes(self) -> bool:
@@ -247,11 +253,12 @@ class PackedRecords(Sequence[Record]):
         if isinstance(index, slice):
             return tuple(self)[index]
         headers = () if self.headers is None else self.headers[index]
-        if self._values is None:
+        if self._values is None and not cast("_Spans", self._spans).deferred:
             key = self._key_at(index)
             value = cast("_Spans", self._spans).take((index,))[0]
             return Record(self.offsets[index], self.timestamps[index], key, value, headers)
-        return Record(self.offsets[index], self.timestamps[index], self.keys[index], self._values[index], headers)
+        # values made all at once when their bytes are (deferred), not once per record read
+        return Record(self.offsets[index], self.timestamps[index], self.keys[index], self.values[index], headers)
 
     def _key_at(self, index: int) -> bytes | None:
         if self._keys is not None:
@@ -273,16 +280,26 @@ class PackedRecords(Sequence[Record]):
 
 
 class _Spans:
-    """Keys or values left in a batch's bytes: ``data[start:start + length]``, None where the length is negative."""
+    """Keys or values left in a batch's bytes: ``data[start:start + length]``, None where the length is negative;
+    ``data`` may be a function giving the bytes when they are read (:attr:`deferred`)."""
 
     __slots__ = ("data", "starts", "lengths")
 
-    def __init__(self, data: bytes, starts: array[int], lengths: array[int]) -> None:
+    def __init__(self, data: bytes | Callable[[], bytes], starts: array[int], lengths: array[int]) -> None:
         self.data, self.starts, self.lengths = data, starts, lengths
 
-    def take(self, indexes: Iterable[int]) -> tuple[bytes | None, ...]:
+    @property
+    def deferred(self) -> bool:
+        """Whether the bytes are made each time they are read (read them all at once, not one by one)."""
+        return callable(self.data)
+
+    def take(self, indexes: Sequence[int]) -> tuple[bytes | None, ...]:
         """The values at ``indexes``, sliced out of the batch's bytes."""
         data, starts, lengths = self.data, self.starts, self.lengths
+        if callable(data):
+            if not indexes:
+                return ()  # bytes not made for nothing
+            data = data()
         if isinstance(indexes, range) and indexes == range(len(starts)):  # all of them: no indexing
             return tuple(None if n < 0 else data[start : start + n] for start, n in zip(starts, lengths, strict=True))
         return tuple(None if lengths[i] < 0 else data[starts[i] : starts[i] + lengths[i]] for i in indexes)

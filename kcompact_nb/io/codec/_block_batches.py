@@ -6,9 +6,10 @@ order. A block with compressed batches is first laid out as if uncompressed (the
 (:mod:`kcompact_nb.io.codec._vector_decoder`) take their records from its columns: a tuple of :class:`Record` for fewer
 than :data:`PACKED_MIN_RECORDS` records, otherwise :meth:`PackedRecords.from_spans` records: offsets, timestamps and key
 ids decoded (or, for readers that do not number keys, the keys left in the batch's bytes as
-:meth:`PackedRecords.from_span_keys` records), values left in the batch's bytes (a compressed batch's: in the block's
-uncompressed view) until read. Every other batch is decoded by the reader's :meth:`decode_batch`, record by record, with
-its errors.
+:meth:`PackedRecords.from_span_keys` records), values left in the batch's bytes until read (a compressed batch's
+decompressed again when read: a loaded batch never holds its block's uncompressed view; a streamed one's keys and
+values point into that view, read at once). Every other batch is decoded by the reader's :meth:`decode_batch`, record
+by record, with its errors.
 """
 
 from __future__ import annotations
@@ -16,19 +17,22 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from functools import partial
+from typing import Any, Protocol, cast
 
 import numpy
 
 from kcompact_nb.core import KeyRegistry, PackedRecords, Record, RecordBatch, TimestampType, record_from_tuple
 from kcompact_nb.io.codec import _batch_header as L
-from kcompact_nb.io.codec._block_inflation import COPY, batch_codes
+from kcompact_nb.io.codec._block_inflation import COPY, UncompressedView, batch_codes
 from kcompact_nb.io.codec._kernels import decode_plain_batches, uncompressed_view
 from kcompact_nb.io.codec._key_numbering import KeyNumbering, NativeKeyNumbering
 
 PACKED_MIN_RECORDS = 3
 """Batches of fewer records hold a tuple of records: smaller and faster to build than columns there."""
 _TIMESTAMP_TYPES = (TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
+_FIRST = numpy.zeros(1, numpy.int64)
+"""Where a batch decompressed on its own starts in its bytes."""
 
 
 class BatchDecoder(Protocol):
@@ -96,18 +100,21 @@ class BlockBatches:
         counts = numpy.fromiter((h[12] for h in headers), numpy.int64, len(headers))
         codes = batch_codes(numpy.fromiter((h[5] for h in headers), numpy.int64, len(headers)), counts)
         view = uncompressed_view(framed.data, starts, ends, codes)
+        self.codes: list[int] = codes.tolist()
         if view is None:  # records decoded from the block itself, their spans kept relative to each batch's bytes
             self.view, source = None, framed.data
             counts[codes != COPY] = 0
-        else:  # from the view, their spans kept as positions in it
+        else:  # from the view: spans relative to each batch's uncompressed bytes, or positions in the view
             self.view, source, starts, ends = view.data, view.data, view.starts, view.ends
+            self.view_starts: list[int] = starts.tolist()
             counts[~view.has_records()] = 0
         columns = decode_plain_batches(
             source, starts, ends, [h[0] for h in headers], [h[7] for h in headers], [h[6] for h in headers], counts
         )
         taken = numpy.where(columns.plain, columns.counts, 0)
         decoded = numpy.repeat(columns.plain, columns.counts)
-        batch_starts = numpy.repeat(starts if view is None else numpy.zeros_like(starts), columns.counts)[decoded]
+        relative = view is None or decoder.number_keys
+        batch_starts = numpy.repeat(starts if relative else numpy.zeros_like(starts), columns.counts)[decoded]
         self.plain: list[bool] = columns.plain.tolist()
         ends_of_records = numpy.cumsum(taken)
         self.bounds: list[tuple[int, int]] = list(
@@ -132,35 +139,55 @@ class BlockBatches:
             return decoder.decode_batch(data, position, next_offset)
         header = decoder.check_header(data, position, next_offset)
         codec = L.COMPRESSION_CODECS[header[5] & L.CODEC_MASK]
-        source = data if self.view is None else self.view  # the bytes the record spans point into
         first, end = self.bounds[index]
         if end - first < PACKED_MIN_RECORDS:
-            records: Sequence[Record] = tuple(self._record(row, source) for row in range(first, end))
+            source, at = self._source(index, data)
+            records: Sequence[Record] = tuple(self._record(row, source, at) for row in range(first, end))
             return record_batch(header, records, data, codec, decoder.keep_raw)
         all_keyed = self.keyless[end] == self.keyless[first]
         values = (self.value_starts[first:end], self.value_lengths[first:end])
         if decoder.number_keys:
+            # a compressed batch holds its own bytes, never its block's uncompressed view: its records are
+            # decompressed again when its values are read (a pass rewriting it)
+            code = self.codes[index]
+            lazy = data if code == COPY else partial(_uncompressed_batch, data, code)
             ids, registry = self.key_ids[first:end], decoder.key_registry
             records = PackedRecords.from_spans(
-                self.offsets[first:end], self.timestamps[first:end], ids, registry, source, *values, all_keyed
+                self.offsets[first:end], self.timestamps[first:end], ids, registry, lazy, *values, all_keyed
             )
         else:
             keys = (self.key_starts[first:end], self.key_lengths[first:end])
+            source = data if self.view is None else self.view
             records = PackedRecords.from_span_keys(
                 self.offsets[first:end], self.timestamps[first:end], source, keys, values, all_keyed
             )
         return record_batch(header, records, data, codec, decoder.keep_raw)
 
-    def _record(self, row: int, source: bytes) -> Record:
-        """The record of ``row`` (its spans in ``source``), its key the registry's when keys are numbered."""
+    def _source(self, index: int, data: bytes) -> tuple[bytes, int]:
+        """The bytes batch ``index``'s record spans point into (``data``, its own bytes, or the block's view) and
+        where its spans start counting there."""
+        if self.view is None:
+            return data, 0
+        return self.view, self.view_starts[index] if self.decoder.number_keys else 0
+
+    def _record(self, row: int, source: bytes, at: int) -> Record:
+        """The record of ``row`` (its spans in ``source`` from byte ``at``), its key the registry's when keys are
+        numbered."""
         if self.decoder.number_keys:
             key = self.decoder.key_registry.keys[self.key_ids[row]]
         else:
-            start, length = self.key_starts[row], self.key_lengths[row]
+            start, length = at + self.key_starts[row], self.key_lengths[row]
             key = None if length < 0 else source[start : start + length]
-        start, length = self.value_starts[row], self.value_lengths[row]
+        start, length = at + self.value_starts[row], self.value_lengths[row]
         value = None if length < 0 else source[start : start + length]
         return record_from_tuple((self.offsets[row], self.timestamps[row], key, value, ()))
+
+
+def _uncompressed_batch(data: bytes, code: int) -> bytes:
+    """The compressed batch ``data`` (its codec's ``code``) as the block's uncompressed view lays it out: its header,
+    then its records decompressed (by the same kernel)."""
+    view = uncompressed_view(data, _FIRST, numpy.array([len(data)], numpy.int64), numpy.array([code], numpy.uint8))
+    return cast("UncompressedView", view).data
 
 
 def _int64_array(column: Any) -> array[int]:

@@ -129,6 +129,36 @@ def test_a_subset_of_records_with_span_keys_holds_its_own_keys_and_values() -> N
     assert p.retained_at_entries(numpy.array([10, 12, 13]), keep_deletes=False) == (SPANNED[0],)
 
 
+def test_records_whose_values_bytes_are_deferred_make_them_once_per_read_of_values() -> None:
+    """A compressed batch's values are left compressed (issue #29): its bytes come from a function, called once each
+    time values are sliced out (all of a batch's values at once when one record is read), never for nothing."""
+    plain = tuple(r for r in SPANNED if r.key is not None) + (Record(14, 1004, b"a", b"yy"),)
+    data = bytearray(b"header")
+    starts, lengths = array("q"), array("q")
+    for record in plain:
+        starts.append(len(data) if record.value is not None else 0)
+        lengths.append(-1 if record.value is None else len(record.value))
+        data += record.value or b""
+    calls = []
+
+    def made() -> bytes:
+        calls.append(1)
+        return bytes(data)
+
+    def deferred() -> PackedRecords:
+        registry = KeyRegistry()
+        ids = registry.ids([r.key for r in plain])
+        offsets, stamps = array("q", [r.offset for r in plain]), array("q", [r.timestamp for r in plain])
+        return PackedRecords.from_spans(offsets, stamps, ids, registry, made, starts, lengths, True)
+
+    p = deferred()
+    assert p.null_values().tolist() == [r.value is None for r in plain] and p.batch_size(10, 1000) > 0 and not calls
+    assert p.subset([]) == () and not calls
+    assert p.subset([0, 2]) == (plain[0], plain[2]) and len(calls) == 1
+    assert p[0] == plain[0] and p[2] == plain[2] and p == plain and len(calls) == 2 and not p.values_in_batch_bytes
+    assert pickle.loads(pickle.dumps(deferred().subset([1, 2]))) == plain[1:]
+
+
 def test_an_offset_map_without_a_table_takes_records_with_span_keys() -> None:
     keyed = spanned((SPANNED[0], SPANNED[2], Record(14, 1004, b"a", b"y")))
     for offset_map in (ExactOffsetMap(), ExactOffsetMap(streaming=True), BoundedOffsetMap(slots=4)):

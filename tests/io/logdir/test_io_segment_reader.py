@@ -188,6 +188,39 @@ def test_reading_compressed_batches_streams_with_memory_bounded_by_their_records
     assert peak < 3 << 20, f"peak {peak} bytes while streaming 16 MB of records gzipped in 1 MiB blocks"
 
 
+@pytest.mark.usefixtures("kernels")
+@pytest.mark.parametrize("codec", ["gzip", "snappy", "lz4", "zstd"])
+def test_compressed_batches_read_hold_no_more_memory_than_the_same_batches_uncompressed(tmp_path, codec):
+    """Issue #29: a batch read compressed holds its own bytes and its records' columns, not its records decompressed
+    (they are decompressed again when read, as Kafka's cleaner reads a batch), so it holds no more memory than the
+    same batch read uncompressed, and its records read the same."""
+    rng = random.Random(29)
+    words = [rng.randbytes(rng.randint(2, 6)).hex().encode() for _ in range(300)]
+    batches = [
+        [rec(i, 1_000 + i, b"key-%d" % rng.randrange(500), b" ".join(rng.choices(words, k=30))) for i in range(100)]
+        for _ in range(40)
+    ]
+    paths = {}
+    for name in ("none", codec):
+        paths[name] = tmp_path / name / "00000000000000000000.log"
+        paths[name].parent.mkdir()
+        data = (kafka_batch(records, base_offset=100 * b, codec=name) for b, records in enumerate(batches))
+        paths[name].write_bytes(b"".join(data))
+        list(SegmentFileReader(paths[name]))  # the codec's library opened and cached before measuring
+    held, read = {}, {}
+    for name, path in paths.items():
+        tracemalloc.start()
+        try:
+            loaded = list(SegmentFileReader(path))
+            held[name] = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        read[name] = [(batch.base_offset, tuple(batch.records)) for batch in loaded]
+    assert read[codec] == read["none"] and len(read[codec]) == len(batches)
+    assert paths[codec].stat().st_size < paths["none"].stat().st_size / 2
+    assert held[codec] <= held["none"], f"{codec}: {held[codec]:,} bytes held, uncompressed {held['none']:,}"
+
+
 def test_segment_base_offset_from_file_names(tmp_path):
     assert segment_base_offset(Path("00000000000000001234.log")) == 1234
     assert segment_base_offset(Path("00000000000000001234.log.cleaned")) == 1234
