@@ -128,7 +128,8 @@ def _tally_plain(
     """Count the plain batches' records: whole uncompressed batches by their size (``batch_bytes``, -1 for a
     compressed one), the others record by record (as :meth:`OffsetBucketTally.add` does); every record's key and
     entry into ``latest``."""
-    decoded = numpy.repeat(columns.plain, columns.counts)
+    # slice(None) where every row is taken: indexing with it is a view, not a copy of the column
+    decoded: Any = slice(None) if columns.plain.all() else numpy.repeat(columns.plain, columns.counts)
     offsets, key_lengths = columns.offsets[decoded], columns.key_lengths[decoded]
     counts = columns.counts[columns.plain]
     firsts = numpy.cumsum(counts) - counts
@@ -146,8 +147,10 @@ def _tally_plain(
         deltas = (offsets[rows] - row_bases[:, 0], columns.timestamps[decoded][rows] - row_bases[:, 1])
         sizes = record_sizes_of_lengths(*deltas, key_lengths[rows], columns.value_lengths[decoded][rows])
         tally.count_records(offsets[rows], sizes)
-    keyed = key_lengths >= 0
-    if not keyed.all():
+    keyed: Any = key_lengths >= 0
+    if keyed.all():
+        keyed = slice(None)
+    else:
         tally.count_keyless(offsets[~keyed])
     entries = tally.entries_of(offsets[keyed], columns.value_lengths[decoded][keyed] < 0)
     latest.put_spans(block, columns.key_starts[decoded][keyed], key_lengths[keyed], entries)
