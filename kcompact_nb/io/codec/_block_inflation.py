@@ -31,7 +31,8 @@ import numpy
 
 from kcompact_nb.io.codec import _batch_header as L
 from kcompact_nb.io.codec._decompression import decompress_records
-from kcompact_nb.io.codec._libzstd import full_libzstd, version_number
+from kcompact_nb.io.codec._libzstd import full_libzstd
+from kcompact_nb.io.codec._native_build import version_number
 from kcompact_nb.io.codec._native_kernels import c_kernels
 
 COPY = 0

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kcompact_nb.io._cache_dir import cache_dir
 from kcompact_nb.io._errors import NativeLibraryError
-from kcompact_nb.io.codec._native_build import compile_library, download_verified, unpack
+from kcompact_nb.io.codec._native_build import compile_library, download_verified, unpack, version_number
 
 LIBLZ4_RELEASE = (1, 10, 0)
 """The lz4 release lz4-java 1.10.1 to 1.11.2 bundle (Kafka 3.9.2 to 4.4.0)."""
@@ -100,6 +100,6 @@ def _load() -> ctypes.CDLL:
         function = getattr(library, name)
         function.argtypes, function.restype = arguments, result
     number = library.LZ4_versionNumber()
-    if (number // 10000, number // 100 % 100, number % 100) != LIBLZ4_RELEASE:
+    if number != version_number(LIBLZ4_RELEASE):
         raise NativeLibraryError(f"{_library()}: reports lz4 {number}, not {_RELEASE_TEXT}: run make codecs")
     return library

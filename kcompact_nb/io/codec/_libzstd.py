@@ -32,7 +32,7 @@ from pathlib import Path
 
 from kcompact_nb.io._cache_dir import cache_dir
 from kcompact_nb.io._errors import NativeLibraryError
-from kcompact_nb.io.codec._native_build import compile_library, run, unpack
+from kcompact_nb.io.codec._native_build import compile_library, run, unpack, version_number
 
 Release = tuple[int, int, int]
 
@@ -191,11 +191,6 @@ def _library(release: Release) -> Path:
 
 def _text(release: Release) -> str:
     return ".".join(map(str, release))
-
-
-def version_number(release: Release) -> int:
-    """``release`` as ``ZSTD_versionNumber()`` tells it: major * 10000 + minor * 100 + patch."""
-    return release[0] * 10000 + release[1] * 100 + release[2]
 
 
 class _OutBuffer(ctypes.Structure):

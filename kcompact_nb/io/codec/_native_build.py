@@ -25,6 +25,12 @@ _DOWNLOAD_TIMEOUT_S = 60
 _CHUNK_BYTES = 1 << 20
 
 
+def version_number(release: tuple[int, int, int]) -> int:
+    """``release`` as the libraries' own version functions tell it (``ZSTD_versionNumber``, ``LZ4_versionNumber``):
+    major * 10000 + minor * 100 + patch."""
+    return release[0] * 10000 + release[1] * 100 + release[2]
+
+
 def download_verified(url: str, sha256: str, target: Path) -> None:
     """``url``'s bytes into ``target``, refused (and deleted) unless their SHA-256 is ``sha256`` (hex)."""
     digest = hashlib.sha256()

@@ -32,7 +32,7 @@ from kcompact_nb.io.codec import _block_inflation, _native_kernels
 from kcompact_nb.io.codec._block_inflation import COPY, HEADER_ONLY, batch_codes
 from kcompact_nb.io.codec._decompression import decompress_records
 from kcompact_nb.io.codec._kernels import uncompressed_view
-from kcompact_nb.io.codec._libzstd import version_number
+from kcompact_nb.io.codec._native_build import version_number
 from tests.io.kafka_bytes import CODECS, kafka_batch, rec
 
 NATIVE = _native_kernels.NATIVE

@@ -31,6 +31,7 @@ from kcompact_nb.io import (
 from kcompact_nb.io.codec import _compression as compression
 from kcompact_nb.io.codec import _libzstd
 from kcompact_nb.io.codec._codec_releases import KAFKA_CLIENTS_CODECS, zstd_release
+from kcompact_nb.io.codec._native_build import version_number
 
 BODY = b" ".join(b'{"id": %d, "name": "user-%d", "active": true}' % (i, i % 97) for i in range(4000))
 
@@ -116,7 +117,7 @@ def test_zstandards_whole_libzstd_is_built_under_its_release_and_reports_it():
     assert full_libzstd().is_file(), "zstandard's libzstd is not built: run make codecs"
     release = ".".join(map(str, zstandard.ZSTD_VERSION))
     assert full_libzstd() == libzstd_dir() / release / "libzstd-full.so"
-    assert ctypes.CDLL(str(full_libzstd())).ZSTD_versionNumber() == _libzstd.version_number(zstandard.ZSTD_VERSION)
+    assert ctypes.CDLL(str(full_libzstd())).ZSTD_versionNumber() == version_number(zstandard.ZSTD_VERSION)
     assert build_full_libzstd() is False  # built once, then kept
 
 
