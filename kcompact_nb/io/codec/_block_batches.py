@@ -101,12 +101,13 @@ class BlockBatches:
         codes = batch_codes(numpy.fromiter((h[5] for h in headers), numpy.int64, len(headers)), counts)
         view = uncompressed_view(framed.data, starts, ends, codes)
         self.codes: list[int] = codes.tolist()
+        self.view_starts: list[int] = []  # where each batch starts in the view, when there is one
         if view is None:  # records decoded from the block itself, their spans kept relative to each batch's bytes
             self.view, source = None, framed.data
             counts[codes != COPY] = 0
         else:  # from the view: spans relative to each batch's uncompressed bytes, or positions in the view
             self.view, source, starts, ends = view.data, view.data, view.starts, view.ends
-            self.view_starts: list[int] = starts.tolist()
+            self.view_starts = starts.tolist()
             counts[~view.has_records()] = 0
         columns = decode_plain_batches(
             source, starts, ends, [h[0] for h in headers], [h[7] for h in headers], [h[6] for h in headers], counts
