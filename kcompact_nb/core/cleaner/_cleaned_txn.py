@@ -5,7 +5,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 
-from kcompact_nb.core.model import AbortedTxn, ControlRecordType, RecordBatch, control_record_type
+from kcompact_nb.core.model import AbortedTxn
+from kcompact_nb.record import ControlRecordType, RecordBatch, control_record_type
 
 
 class CleanedTransactionMetadata:
