@@ -18,7 +18,6 @@ from kcompact_nb.io.logdir._log_reader import (
     segment_files,
 )
 from kcompact_nb.io.logdir._log_writer import (
-    batch_attributes_and_crc,
     batch_bytes,
     checkpoint_entries,
     write_log_dir,
@@ -47,7 +46,6 @@ __all__ = [
     "STAGING_MARK",
     "SegmentFileReader",
     "SegmentFiles",
-    "batch_attributes_and_crc",
     "batch_bytes",
     "changes_since",
     "checkpoint_entries",
