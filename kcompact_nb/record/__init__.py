@@ -24,14 +24,7 @@ from kcompact_nb.record._control_records import (
     control_record_type,
     end_txn_marker_value,
 )
-from kcompact_nb.record._encoders import (
-    DEFAULT_LEVELS,
-    BatchEncoder,
-    EncodedBatch,
-    EstimatingEncoder,
-    check_codec,
-    compressed,
-)
+from kcompact_nb.record._encoders import BatchEncoder, check_codec, compressed
 from kcompact_nb.record._errors import (
     CodecUnavailableError,
     CorruptBatchError,
@@ -64,15 +57,7 @@ from kcompact_nb.record._record_batch import (
     TimestampType,
 )
 from kcompact_nb.record._record_parser import NotPlain, RecordColumns, parse_records
-from kcompact_nb.record._record_sizes import (
-    LOG_OVERHEAD,
-    RECORD_BATCH_OVERHEAD,
-    Header,
-    record_size_bytes,
-    record_sizes_of_lengths,
-    varint_len,
-    varlong_len,
-)
+from kcompact_nb.record._record_sizes import RECORD_BATCH_OVERHEAD, Header, record_size_bytes, record_sizes_of_lengths
 
 __all__ = [
     "batch_attributes_and_crc",
@@ -92,11 +77,8 @@ __all__ = [
     "CorruptBatchError",
     "CrcMismatchError",
     "decode_plain_batches",
-    "DEFAULT_LEVELS",
     "encode_batch",
-    "EncodedBatch",
     "end_txn_marker_value",
-    "EstimatingEncoder",
     "FramedBatchDecoder",
     "FramedBlock",
     "full_libzstd",
@@ -113,7 +95,6 @@ __all__ = [
     "liblz4_library",
     "libzstd_dir",
     "libzstd_library",
-    "LOG_OVERHEAD",
     "LogReadError",
     "MissingCodecError",
     "native_kernels",
@@ -142,6 +123,4 @@ __all__ = [
     "TimestampType",
     "TruncatedBatchError",
     "uncompressed_view",
-    "varint_len",
-    "varlong_len",
 ]

@@ -24,7 +24,7 @@ from kcompact_nb.core import (
     segment_regions,
 )
 from kcompact_nb.core.model._compression import stored_compression
-from kcompact_nb.record import EncodedBatch, EstimatingEncoder
+from kcompact_nb.record._encoders import EncodedBatch, EstimatingEncoder
 from tests.conftest import compacted_log, offsets_in_log, rec
 from tests.core.cleaner.test_cleaner_pass import one_pass
 
