@@ -101,6 +101,7 @@ from kcompact_nb.core.model import (
     format_duration_ms,
     format_instant_ms,
     format_time_ms,
+    java_long,
     load_log,
     parse_bytes,
     parse_duration_ms,
@@ -316,4 +317,5 @@ __all__ = [
     "varint_len",
     "varlong_len",
     "WALL_CLOCK_FROM_MS",
+    "java_long",
 ]

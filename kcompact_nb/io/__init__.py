@@ -29,6 +29,7 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
+from kcompact_nb.io._input_files import MAX_INPUT_BYTES, checked_input, file_kind, read_input
 from kcompact_nb.io.codec import (
     LIBLZ4_RELEASE,
     LIBZSTD_SOURCE_PACKAGES,
@@ -110,6 +111,7 @@ from kcompact_nb.io.logdir import (
     scan_partition_dir,
     segment_base_offset,
     segment_files,
+    skipped_entries,
     staged_dir,
     staging_folder,
     stream_partition_pass,
@@ -143,6 +145,10 @@ from kcompact_nb.io.text import (
 )
 
 __all__ = [
+    "MAX_INPUT_BYTES",
+    "checked_input",
+    "file_kind",
+    "read_input",
     "ReadOptions",
     "LIBLZ4_RELEASE",
     "LIBZSTD_SOURCE_PACKAGES",
@@ -242,6 +248,7 @@ __all__ = [
     "read_partition_dir",
     "segment_base_offset",
     "segment_files",
+    "skipped_entries",
     "segment_indexes",
     "write_broker_log_dir",
     "STAGING_MARK",

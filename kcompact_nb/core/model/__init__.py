@@ -22,7 +22,7 @@ from kcompact_nb.core.model._compression import (
     stored_compression,
 )
 from kcompact_nb.core.model._config import COMPACTION_STRATEGIES, BrokerConfig, TopicConfig
-from kcompact_nb.core.model._config_keys import DOUBLE_MAX, INT_MAX, LONG_MAX, MIB
+from kcompact_nb.core.model._config_keys import DOUBLE_MAX, INT_MAX, LONG_MAX, MIB, java_long
 from kcompact_nb.core.model._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError, UnitError
 from kcompact_nb.core.model._key_registry import KeyRegistry
 from kcompact_nb.core.model._log import AppendInfo, NewRecord, PartitionLog, copy_log
@@ -137,6 +137,7 @@ __all__ = [
     "LONG_MAX",
     "METADATA_LOG_TOPIC",
     "MIB",
+    "java_long",
     "NewRecord",
     "NO_PRODUCER_EPOCH",
     "NO_PRODUCER_ID",

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from kcompact_nb.core import PackedRecords
+from kcompact_nb.core import PackedRecords, java_long
 from kcompact_nb.io.codec._native_kernels import c_kernels
 
 _TABLE_LIMIT = 1 << 14
@@ -65,7 +65,7 @@ def records_section_in_python(records: Iterable[Any], base_offset: int, base_tim
     parts: list[bytes] = []
     append, small, limit = parts.append, _SMALL, _TABLE_LIMIT
     for record_offset, timestamp, key, value in rows:
-        delta = timestamp - base_timestamp
+        delta = java_long(timestamp - base_timestamp)  # wraps as the C kernel's and Java's do
         offset = record_offset - base_offset
         body = b"".join(
             (

@@ -36,6 +36,7 @@ from kcompact_nb.core import (
     topic_partition_of_dir,
 )
 from kcompact_nb.io._errors import CorruptBatchError, NotASegmentError, OffsetOrderError
+from kcompact_nb.io._input_files import file_kind
 from kcompact_nb.io.codec import release_key_table
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -121,8 +122,18 @@ def _require_dir(path: Path, what: str) -> None:
 
 
 def segment_files(path: Path) -> list[Path]:
-    """The partition directory's segment files in base-offset order."""
+    """The partition directory's segment files in base-offset order (regular files, as ``File.isFile`` keeps)."""
     return sorted((p for p in path.iterdir() if SEGMENT_FILE_NAME.match(p.name) and p.is_file()), key=lambda p: p.name)
+
+
+def skipped_entries(path: Path) -> list[str]:
+    """Notes for what a partition directory holds under a Kafka file name that is no regular file (a FIFO, a
+    device, a folder, a symbolic link that loops): Kafka's log loading skips it (``File.isFile``), and so do we."""
+    return [
+        f"ignored {entry}: {kind}, not a regular file; Kafka's log loading skips it (File.isFile)"
+        for entry in sorted(path.iterdir(), key=lambda p: p.name)
+        if entry.name.endswith(_KNOWN_SUFFIXES) and (kind := file_kind(entry)) is not None
+    ]
 
 
 def read_partition_dir(
@@ -294,6 +305,7 @@ def _read_segments(
 
 
 def _scan_other_files(path: Path, loaded: LoadedPartition) -> None:
+    loaded.notes.extend(skipped_entries(path))
     for entry in sorted(path.iterdir(), key=lambda p: p.name):
         name = entry.name
         if name.endswith(IN_FLIGHT_FILE_SUFFIXES):
