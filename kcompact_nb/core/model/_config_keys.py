@@ -192,7 +192,8 @@ def validate_fields(config: Any) -> None:
             )
             raise ConfigError(message)
         if not key.kafka_type.holds(value):
-            message = f"Invalid value {value!r} for configuration {key.name} (field {f.name}): {_type_message(key.kafka_type)}"
+            allowed = _type_message(key.kafka_type)
+            message = f"Invalid value {value!r} for configuration {key.name} (field {f.name}): {allowed}"
             raise ConfigError(message)
         if key.check is not None and not _accepts(key.check, value):
             shown = _rejected(key.check, value)
