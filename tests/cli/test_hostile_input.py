@@ -141,3 +141,93 @@ def test_a_clean_output_inside_its_input_is_refused_before_any_work(log_dir):
     before = digest(log_dir)
     refused(run("clean", log_dir, "--out", log_dir / "cleaned", "--at", 0), "--out", "input")
     assert digest(log_dir) == before
+
+
+# --- staged output ----------------------------------------------------------------------------------------------
+
+
+def test_a_preallocated_active_segment_is_inspected_and_copied_with_its_hole(log_dir, tmp_path):
+    active = sorted((log_dir / "basic-0").glob("*.log"))[-1]
+    with open(active, "r+b") as handle:
+        handle.truncate(64 * 1024 * 1024)  # log.preallocate: the active segment's zero tail, a hole on disk
+    before = digest(log_dir)
+    inspected = run("inspect", log_dir, "--now-ms", 0)
+    assert inspected.returncode == 0, inspected.stdout + inspected.stderr
+    assert "no pass reads it" in inspected.stdout
+    out = tmp_path / "out"
+    assert run("clean", log_dir, "--out", out, "--at", 0).returncode == 0
+    copied = out / "basic-0" / active.name
+    assert copied.stat().st_size == 64 * 1024 * 1024 and copied.stat().st_blocks * 512 < 1024 * 1024
+    assert digest(log_dir) == before
+
+
+def test_a_broken_checkpoint_file_is_not_sent_to_recover(log_dir):
+    (log_dir / "cleaner-offset-checkpoint").write_text("garbage\n")
+    line = refused(run("inspect", log_dir, "--now-ms", 0), "cleaner-offset-checkpoint")
+    assert "--recover" not in line
+
+
+@pytest.mark.parametrize("shape", ["long name", "symlink to an empty folder"])
+def test_a_valid_out_is_written(log_dir, tmp_path, shape):
+    if shape == "long name":
+        out = tmp_path / ("o" * 250)
+    else:
+        (tmp_path / "empty").mkdir()
+        out = tmp_path / "link"
+        out.symlink_to(tmp_path / "empty")
+    done = run("clean", log_dir, "--out", out, "--at", 0)
+    assert done.returncode == 0, done.stderr
+    assert (out / "basic-0").is_dir()
+
+
+# --- files that are not regular files ---------------------------------------------------------------------------
+
+
+def _odd_file(path: Path, kind: str) -> Path:
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "loop":
+        path.symlink_to(path)
+    elif kind == "dangling":
+        path.symlink_to(path.with_name("nowhere"))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "loop", "dangling"])
+def test_a_file_named_like_a_segment_that_is_not_a_file(log_dir, tmp_path, kind):
+    odd = _odd_file(log_dir / "basic-0" / "00000000000000000100.log", kind)
+    before = digest(log_dir)
+    refused(run("dump", odd, timeout=60), str(odd))
+    dumped = run("dump", log_dir / "basic-0", timeout=60)
+    assert f"Note: ignored {odd}" in dumped.stdout
+    inspected = run("inspect", log_dir, "--now-ms", 0, timeout=60)
+    assert (inspected.returncode, f"note: ignored {odd}" in inspected.stdout) == (0, True)
+    assert run("clean", log_dir, "--out", tmp_path / "out", "--at", 0, timeout=60).returncode == 0
+    assert digest(log_dir) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "loop", "device"])
+def test_a_named_input_that_is_not_a_file_is_refused_without_waiting(log_dir, tmp_path, kind):
+    odd = Path("/dev/zero") if kind == "device" else _odd_file(tmp_path / "odd", kind)
+    what = {"fifo": "FIFO", "loop": "loops", "device": "character device"}[kind]
+    refused(run("kcat", odd, timeout=60), what)
+    refused(run("scenario", "run", odd, timeout=60), what)
+    refused(run("inspect", log_dir, "--config-file", odd, timeout=60), what)
+
+
+def test_a_symlink_loop_is_not_called_missing(tmp_path):
+    loop = _odd_file(tmp_path / "loop", "loop")
+    line = refused(run("inspect", loop), "loops")
+    assert "does not exist" not in line
+
+
+def test_process_substitution_is_read(log_dir):
+    """``--config-file <(echo segment.ms=100)``: the shell's pipe is read as a file."""
+    done = subprocess.run(
+        ["bash", "-c", f'"{KCOMPACT}" inspect "{log_dir}" --now-ms 0 --json --config-file <(echo segment.ms=100)'],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert '"segment.ms": 100' in done.stdout

@@ -67,7 +67,8 @@ from kcompact_nb.io.logdir._log_writer import (
     set_mtime_ms,
     write_segment_file,
 )
-from kcompact_nb.io.logdir._staged_output import staged_dir
+from kcompact_nb.io.logdir._sparse_copy import copy_file
+from kcompact_nb.io.logdir._staged_output import STAGING_MARK, staged_dir
 
 _NOT_COPIED = (*LEFTOVER_FILE_SUFFIXES, *IN_FLIGHT_FILE_SUFFIXES)
 """What a cleaning or a deletion left half-way, and a running broker's temporary and lock files."""
@@ -125,7 +126,7 @@ def _check_target(root: Path, origin: Path | None, *, overwrite: bool) -> None:
         out, into = root.resolve(), origin.resolve()
         if out == into or into in out.parents or out in into.parents:
             raise LogWriteError(f"{root}: the output must not be, contain or lie inside the source log dir {origin}")
-    if root.is_dir() and any(root.iterdir()) and not overwrite:
+    if root.is_dir() and any(STAGING_MARK not in entry.name for entry in root.iterdir()) and not overwrite:
         reason = "directory exists and is not empty; choose an empty or new one, or allow overwriting"
         raise LogWriteError(f"{root}: {reason}")
 
@@ -139,9 +140,11 @@ def _copy_other_entries(origin: Path, root: Path, *, skip: set[str]) -> None:
         if entry.is_dir():
             if target.exists():
                 shutil.rmtree(target)
-            shutil.copytree(entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in _NOT_COPIED)))
+            shutil.copytree(
+                entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in _NOT_COPIED)), copy_function=copy_file
+            )
         else:
-            shutil.copy2(entry, target)
+            copy_file(entry, target)
 
 
 def _write_partition(log: PartitionLog, root: Path, origin: Path | None, written: Mapping[int, Path]) -> None:
@@ -207,7 +210,7 @@ def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bo
     stem = source_log.name[:-4]
     for suffix in SEGMENT_FILE_SUFFIXES:
         if (origin / f"{stem}{suffix}").is_file():
-            shutil.copy2(origin / f"{stem}{suffix}", staging / f"{stem}{suffix}")
+            copy_file(origin / f"{stem}{suffix}", staging / f"{stem}{suffix}")
     return True
 
 
@@ -230,7 +233,7 @@ def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> Non
             continue
         snapshot = PRODUCER_SNAPSHOT_FILE_NAME.match(entry.name)
         if snapshot is None or int(snapshot[1]) not in removed:
-            shutil.copy2(entry, staging / entry.name)
+            copy_file(entry, staging / entry.name)
 
 
 def _write_snapshot(log: PartitionLog, folder: Path) -> None:
