@@ -17,12 +17,6 @@ DOUBLE_MAX = 1.7976931348623157e308
 MIB = 1_048_576
 
 
-def java_long(value: int) -> int:
-    """``value`` as Java's ``long`` arithmetic leaves it: wrapped into [-2^63, 2^63 - 1] (a sum past
-    ``Long.MAX_VALUE`` is negative, as ``currentTime + deleteRetentionMs`` is in ``MemoryRecords.filterTo``)."""
-    return (value + 2**63) % 2**64 - 2**63
-
-
 @dataclass(frozen=True)
 class KafkaType:
     """A ``ConfigDef.Type``: its name, the Python type holding its values and, for numbers, Java's range."""
