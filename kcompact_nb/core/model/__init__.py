@@ -23,7 +23,14 @@ from kcompact_nb.core.model._compression import (
 )
 from kcompact_nb.core.model._config import COMPACTION_STRATEGIES, BrokerConfig, TopicConfig
 from kcompact_nb.core.model._config_keys import DOUBLE_MAX, INT_MAX, LONG_MAX, MIB
-from kcompact_nb.core.model._errors import ConfigError, InvalidRecordError, KafkaModelError, KcompactError, UnitError
+from kcompact_nb.core.model._errors import (
+    ConfigError,
+    IndexFullError,
+    InvalidRecordError,
+    KafkaModelError,
+    KcompactError,
+    UnitError,
+)
 from kcompact_nb.core.model._key_registry import KeyRegistry
 from kcompact_nb.core.model._log import AppendInfo, NewRecord, PartitionLog, copy_log
 from kcompact_nb.core.model._log_dir_names import (
@@ -125,6 +132,7 @@ __all__ = [
     "INDEX_FILE_SUFFIX",
     "INT_MAX",
     "InvalidRecordError",
+    "IndexFullError",
     "KafkaModelError",
     "KafkaVersion",
     "KcompactError",

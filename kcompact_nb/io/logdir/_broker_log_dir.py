@@ -16,7 +16,9 @@ same bytes) gets new files; the files of a segment that is gone (merged into a g
 producer snapshot (``UnifiedLog.deleteProducerSnapshots``) are not written. The two checkpoint files
 the cleaner and retention change are updated, the others copied. What is written is the state once
 Kafka's delayed deletions ran (``file.delete.delay.ms``): no ``.deleted``, ``.cleaned`` or ``.swap``
-files are copied, nor a running broker's ``.tmp`` and ``.lock`` files. ``source`` itself is never modified.
+files are copied, nor a running broker's ``.tmp`` and ``.lock`` files; a pass that threw leaves the ``.cleaned``
+files of the segment it was filling, as Kafka does (:func:`write_left_cleaned`). ``source`` itself is never
+modified.
 
 Without ``source`` every file comes from the model, as after a clean shutdown: the producer state
 goes into a snapshot at the log end offset (``ProducerStateManager.takeSnapshot`` on close); the
@@ -31,6 +33,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kcompact_nb.core import (
+    CLEANED_FILE_SUFFIX,
     IN_FLIGHT_FILE_SUFFIXES,
     LEFTOVER_FILE_SUFFIXES,
     LOG_FILE_SUFFIX,
@@ -41,6 +44,7 @@ from kcompact_nb.core import (
     PartitionLog,
     Segment,
     StoredSegment,
+    cleaned_file_names,
     segment_file_name,
     topic_partition_of_dir,
 )
@@ -48,15 +52,21 @@ from kcompact_nb.io._errors import LogWriteError
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
+    OFFSET_INDEX_ENTRY_BYTES,
     RECOVERY_POINT_CHECKPOINT,
+    TIME_INDEX_ENTRY_BYTES,
+    IndexFile,
     OffsetIndexFile,
+    OffsetPosition,
     ProducerSnapshotEntry,
     ProducerSnapshotFile,
     TimeIndexFile,
+    TimestampOffset,
     TopicPartition,
     TransactionIndexFile,
     java_hash_map_order,
     model_indexes,
+    preallocated_bytes,
     read_checkpoint,
     write_checkpoint,
     write_index_file,
@@ -80,6 +90,7 @@ def write_broker_log_dir(
     source: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
     written: Mapping[str, Mapping[int, Path]] | None = None,
+    left: Mapping[str, Mapping[int, Path]] | None = None,
 ) -> Path:
     """Write ``logs`` under ``log_dir`` in Kafka's layout (see the module docstring); returns ``log_dir``.
 
@@ -100,6 +111,9 @@ def write_broker_log_dir(
         For logs cleaned by streaming their segment files (:class:`~kcompact_nb.io.SegmentFiles`), by name: the
         ``.log`` files of their cleaned segments (base offset -> file), moved into place with their indexes.
         Their other segments, whose batches stay on disk, are copied from ``source``.
+    left:
+        Likewise, the ``.log.cleaned`` file a streamed pass that threw was filling (its log's
+        :attr:`~kcompact_nb.core.PartitionLog.left_cleaned`), moved into place as Kafka leaves it.
     """
     logs = list(logs)
     root = Path(log_dir)
@@ -110,7 +124,7 @@ def write_broker_log_dir(
         if origin is not None:
             _copy_other_entries(origin, staging, skip=names)
         for log in logs:
-            moved = (written or {}).get(log.name, {})
+            moved = (written or {}).get(log.name, {}), (left or {}).get(log.name, {})
             _write_partition(log, staging, None if origin is None else origin / log.name, moved)
         _write_checkpoints(staging, logs, origin)
     return root
@@ -144,8 +158,12 @@ def _copy_other_entries(origin: Path, root: Path, *, skip: set[str]) -> None:
             shutil.copy2(entry, target)
 
 
-def _write_partition(log: PartitionLog, root: Path, origin: Path | None, written: Mapping[int, Path]) -> None:
-    """The partition's folder under ``root`` (a staging folder: replacing what an overwritten one held)."""
+def _write_partition(
+    log: PartitionLog, root: Path, origin: Path | None, moved: tuple[Mapping[int, Path], Mapping[int, Path]]
+) -> None:
+    """The partition's folder under ``root`` (a staging folder: replacing what an overwritten one held);
+    ``moved`` are the files streamed passes wrote: cleaned segments', and a failed pass's ``.log.cleaned``."""
+    written, left = moved
     target = root / log.name
     if target.exists():
         shutil.rmtree(target)
@@ -159,6 +177,38 @@ def _write_partition(log: PartitionLog, root: Path, origin: Path | None, written
             _move_written_segment(segment, written[segment.base_offset], target)
         elif origin is None or not _copy_unchanged_segment(segment, origin, target):
             write_segment_files(segment, target)
+    for segment in log.left_cleaned:
+        write_left_cleaned(segment, target, left=left.get(segment.base_offset))
+
+
+def write_left_cleaned(segment: Segment, folder: Path, *, left: Path | None = None) -> None:
+    """The ``.cleaned`` files of the segment a pass that threw was filling, as Kafka leaves them (spec 8.4).
+
+    The ``.log.cleaned`` file holds every batch appended (``left``: the file a streamed pass wrote); the indexes it
+    had opened (:func:`~kcompact_nb.core.cleaner.cleaned_file_names`) keep their preallocated size
+    (``segment.index.bytes`` in whole entries: never trimmed) with the entries appended before the exception;
+    a ``.txnindex.cleaned`` holds the aborted transactions indexed so far.
+    """
+    names = cleaned_file_names(segment)
+    stem = names[0][: -len(CLEANED_FILE_SUFFIX)]
+    if left is not None:
+        shutil.move(left, folder / f"{stem}{CLEANED_FILE_SUFFIX}")
+    else:
+        write_segment_file(segment, folder / f"{stem}{CLEANED_FILE_SUFFIX}")
+    size = segment.max_index_bytes or 0
+    indexes: list[IndexFile] = []
+    if len(names) > 2:
+        offsets = tuple(OffsetPosition(offset, position) for offset, position in segment.offset_index)
+        times = tuple(TimestampOffset(timestamp, offset) for timestamp, offset in segment.time_index)
+        indexes += [
+            OffsetIndexFile(segment.base_offset, offsets, preallocated_bytes(size, OFFSET_INDEX_ENTRY_BYTES)),
+            TimeIndexFile(segment.base_offset, times, preallocated_bytes(size, TIME_INDEX_ENTRY_BYTES)),
+        ]
+    if segment.aborted_transactions:
+        indexes.append(TransactionIndexFile(segment.base_offset, tuple(segment.aborted_transactions)))
+    for index in indexes:
+        path = write_index_file(index, folder)
+        path.rename(path.with_name(path.name + CLEANED_FILE_SUFFIX))
 
 
 def _move_written_segment(segment: Segment, file: Path, folder: Path) -> None:
