@@ -364,7 +364,7 @@ CATEGORIES: dict[str, Callable[[int], Iterable[Workload]]] = {
     "rolls": lambda o: (
         capped_roll_workload(o + 1600),
         index_roll_workload(o + 1601, index_bytes=24),
-        index_roll_workload(o + 1602, index_bytes=64),
+        index_roll_workload(o + 1602, index_bytes=64, records=15),  # the trigger starts a segment
     ),
     "segment-bytes": lambda o: (
         segment_bytes_workload(o + 1400 + i, config=config)

@@ -9,6 +9,7 @@ from typing import Any
 
 from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
 from kcompact_nb.core import (
+    CLEANED_FILE_SUFFIX,
     INDEX_FILE_SUFFIX,
     LOG_FILE_SUFFIX,
     SEGMENT_FILE_OF_ANY_KIND,
@@ -27,6 +28,7 @@ from kcompact_nb.core import (
 from kcompact_nb.fidelity._workload import HOLD, Workload
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
+    SegmentFileReader,
     batch_bytes,
     read_checkpoint,
     read_index_file,
@@ -236,7 +238,9 @@ def _run_phases(
 
 
 def _stamped_batches(log: PartitionLog) -> set[int]:
-    return {b.base_offset for b in log.batches() if b.delete_horizon_ms is not None}
+    """Batches with a delete horizon, in the log and in the segment a pass that threw was filling."""
+    left = (b for segment in log.left_cleaned for b in segment.batches)
+    return {b.base_offset for b in (*log.batches(), *left) if b.delete_horizon_ms is not None}
 
 
 def kafka_pass_times(
@@ -258,8 +262,17 @@ def kafka_pass_times(
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
     earlier = _stamped_batches(before)
+    left = [  # a pass that threw stamped the batches of the segment it was filling too
+        batch
+        for path in sorted((folder / "after" / after.name).glob(f"*{LOG_FILE_SUFFIX}{CLEANED_FILE_SUFFIX}"))
+        for batch in SegmentFileReader(path, base_offset=int(path.name[:20]))
+    ]
     horizons = sorted(
-        {h for b in after.batches() if (h := b.delete_horizon_ms) is not None and b.base_offset not in earlier}
+        {
+            h
+            for b in (*after.batches(), *left)
+            if (h := b.delete_horizon_ms) is not None and b.base_offset not in earlier
+        }
     )
     passes = _run_phases(before, workload, round_index, phase_ms, {}, uncleanable=uncleanable)
     stamping = [i for i, (_, stamped) in enumerate(passes) if stamped]
