@@ -3,9 +3,11 @@
 Every workload of :func:`kcompact_nb.fidelity.catalog` (all categories: key distributions, multi-record
 batches, idempotent and transactional producers, keyless records, tombstones over several passes,
 min/max compaction lag, ``compact,delete`` retention, partial passes on a full offset map, compressed
-batches of every codec, rule B's emptied last batch, segments rolled by size) runs on both Kafka lines. Each
-round is produced with the cleaner held, copied, cleaned by the broker and compared with the simulator:
-segments, batches, records, checkpoint, every batch's bytes, and every pass's log line.
+batches of every codec, rule B's emptied last batch, segments rolled by size, a cleaned index that fills up,
+rolls by full indexes and by ``max.compaction.lag.ms``) runs on both Kafka lines. Each round is produced with the
+cleaner held, copied, cleaned by the broker and compared with the simulator: segments, batches, records,
+checkpoint, every batch's bytes, every file of the partition folder (a failed pass's ``.cleaned`` files
+included), the segments the model's appends roll, and every pass's log line or uncleanable WARN.
 """
 
 from __future__ import annotations
@@ -115,6 +117,14 @@ def assert_category_happened(result: DifferentialResult) -> None:
             for stage in ("before", "after")
         )
         assert len(after_last.segments) < len(before_last.segments)  # the later pass grouped cleaned segments
+    elif category == "index-full":
+        # a cleaned group's index fills up from KAFKA-806 on: the pass throws, its .cleaned files stay (section 8.4)
+        fails = KafkaVersion.parse(result.version).indexes_each_batch
+        assert result.rounds[-1].uncleanable is fails
+        left = [p for r in result.rounds for p in (r.folder / "after").glob("*/*.log.cleaned")]
+        assert bool(left) is fails
+    elif category == "rolls":
+        assert len(before.segments) >= 4 and after.cleaner_checkpoint == trigger_offset  # rolled, then cleaned
     elif category == "compression":
         assert after.cleaner_checkpoint == trigger_offset
         # in some round Kafka re-encoded compressed batches (filterTo), which the simulator matched byte for byte
