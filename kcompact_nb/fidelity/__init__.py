@@ -16,11 +16,13 @@ from kcompact_nb.fidelity._compare import (
     load_round,
     load_stage,
     log_line_facts,
+    marks_uncleanable,
     partition_file_differences,
     pass_time_ms,
     simulate_broker_pass,
     simulate_phases,
     topic_settings,
+    uncleanable_message,
 )
 from kcompact_nb.fidelity._conformance_summary import conformance_summary
 from kcompact_nb.fidelity._differential import DifferentialResult, RoundResult, run_differential
@@ -42,6 +44,8 @@ __all__ = [
     "catalog",
     "catch_up",
     "cleaner_messages",
+    "marks_uncleanable",
+    "uncleanable_message",
     "compare_round",
     "conformance_summary",
     "differences",
