@@ -22,11 +22,11 @@ from kcompact_nb.core.model import (
     TXN_INDEX_FILE_SUFFIX,
     IndexFullError,
     KafkaVersion,
-    KcompactError,
     PartitionLog,
     Segment,
     filename_prefix_from_offset,
 )
+from kcompact_nb.record import KcompactError
 
 ILLEGAL_ARGUMENT = "java.lang.IllegalArgumentException"
 

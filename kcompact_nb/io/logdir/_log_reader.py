@@ -37,7 +37,6 @@ from kcompact_nb.core import (
     topic_partition_of_dir,
 )
 from kcompact_nb.io._errors import CorruptBatchError, NotASegmentError, OffsetOrderError
-from kcompact_nb.io.codec import release_key_table
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -52,6 +51,7 @@ from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 from kcompact_nb.io.logdir._stored_indexes import take_stored_indexes
+from kcompact_nb.record import release_key_table
 
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")
