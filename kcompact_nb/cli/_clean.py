@@ -73,10 +73,7 @@ def _report(out: TextIO, sim: Simulation, result: PassResult | None, starts: Map
     logs = sim.partitions()
     out.write(f"{plural(len(logs), 'partition')}; the cleaner's next iteration at {iso_time(at_ms)} ({at_ms} ms):\n")
     for failure in sim.cleaner.failures:
-        out.write(
-            f"  {failure.name} is uncleanable: its pass throws (Kafka logs the exception, marks the partition "
-            f"uncleanable, counts it in uncleanable-partitions-count and cleans the others): {failure.error}\n"
-        )
+        out.write(f"  {failure.describe()}\n  Kafka logs: {failure.kafka_log_line}\n")
     if result is None:
         off = sim.broker.cleaner_off_reason
         out.write(f"  no pass: {off}\n" if off else "  no partition is eligible for cleaning\n")

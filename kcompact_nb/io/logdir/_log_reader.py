@@ -1,9 +1,10 @@
 """Read Kafka partition directories and whole log directories into core :class:`PartitionLog` values.
 
 A log dir holds one ``<topic>-<partition>/`` directory per partition plus checkpoint files.
-Only ``.log`` segment files are read; ``.index``/``.timeindex``/``.txnindex``/``.snapshot``
-contents are ignored: index entry counts, producer state and aborted transactions are rebuilt
-from the batches themselves (what ``LogLoader`` does when those files are missing).
+Batches come from the ``.log`` segment files; producer state is rebuilt from them (what ``LogLoader`` does
+when the ``.snapshot`` files are missing). Index entries and aborted transactions are what the broker's
+``.index``, ``.timeindex`` and ``.txnindex`` files hold, where it wrote them
+(:mod:`~kcompact_nb.io.logdir._stored_indexes`), and rebuilt from the batches otherwise.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from kcompact_nb.io.logdir._progress import ByteProgress
 from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
+from kcompact_nb.io.logdir._stored_indexes import take_stored_indexes
 from kcompact_nb.record import release_key_table
 
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
@@ -146,7 +148,7 @@ def read_partition_dir(
     keep_raw: bool = True,
     **options: Unpack[ReadOptions],
 ) -> LoadedPartition:
-    """Read one ``<topic>-<partition>/`` directory (``LogLoader.load`` without index files).
+    """Read one ``<topic>-<partition>/`` directory (``LogLoader.load``).
 
     Parameters
     ----------
@@ -245,6 +247,7 @@ def _load_partition(
     else:
         segments = ((s.base_offset, s.last_modified_ms, s.batches) for s in _read_segments(files, loaded, bar, options))
     _load_log(loaded, segments, options, (log_start_offset, cleaner_checkpoint), stored=options.scan)
+    take_stored_indexes(loaded.log, path, loaded.notes)
     return loaded
 
 
