@@ -380,7 +380,7 @@ def test_the_documented_parts_are_the_enforced_ones(package):
 
 def test_io_holds_its_parts_and_what_they_share_only():
     io = ROOT / PACKAGE / "io"
-    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py"}
+    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py", "_input_files.py"}
     assert {p.name for p in io.iterdir() if (p / "__init__.py").exists()} == set(IO_PARTS)
 
 

@@ -17,6 +17,7 @@ imports pyspark, plotly, ipywidgets or pandas. Time is always a parameter (``now
 from __future__ import annotations
 
 from kcompact_nb.core.cleaner import (
+    CleanerFailure,
     CleanerManager,
     LogToClean,
     OffsetMapSpec,
@@ -24,6 +25,7 @@ from kcompact_nb.core.cleaner import (
     PassResult,
     Strategy,
     clean_pass,
+    cleaned_file_names,
     cyclic_gc_paused,
     log_pool_order,
     log_to_clean,
@@ -55,6 +57,7 @@ from kcompact_nb.core.model import (
     AppendInfo,
     BrokerConfig,
     ConfigError,
+    IndexFullError,
     InvalidRecordError,
     KafkaVersion,
     NewRecord,
@@ -66,6 +69,7 @@ from kcompact_nb.core.model import (
     UnitError,
     build_partition_log,
     copy_log,
+    filename_prefix_from_offset,
     format_bytes,
     format_duration_ms,
     format_instant_ms,
@@ -73,6 +77,7 @@ from kcompact_nb.core.model import (
     load_log,
     parse_bytes,
     parse_duration_ms,
+    rebuild_producer_state,
     segment_file_name,
     stored_compression,
     topic_partition_of_dir,
@@ -136,6 +141,11 @@ from kcompact_nb.record import (
 )
 
 __all__ = [
+    "filename_prefix_from_offset",
+    "rebuild_producer_state",
+    "CleanerFailure",
+    "cleaned_file_names",
+    "IndexFullError",
     "json_bytes",
     "log_to_clean_row",
     "partition_row",

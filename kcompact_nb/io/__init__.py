@@ -28,6 +28,7 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
+from kcompact_nb.io._input_files import checked_input, file_kind, read_input
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     INDEX_FILE_SUFFIXES,
@@ -38,7 +39,6 @@ from kcompact_nb.io.files import (
     ProducerSnapshotFile,
     TimeIndexFile,
     TransactionIndexFile,
-    decode_txn_index,
     parse_checkpoint,
     read_checkpoint,
     read_index_file,
@@ -62,6 +62,7 @@ from kcompact_nb.io.logdir import (
     scan_partition_dir,
     segment_base_offset,
     segment_files,
+    skipped_entries,
     stream_partition_pass,
     write_broker_log_dir,
     write_partition_dir,
@@ -93,6 +94,10 @@ from kcompact_nb.record import (
 )
 
 __all__ = [
+    "checked_input",
+    "file_kind",
+    "read_input",
+    "skipped_entries",
     "batch_bytes",
     "cache_dir",
     "changes_since",
@@ -105,7 +110,6 @@ __all__ = [
     "ConfigSettings",
     "CorruptBatchError",
     "CrcMismatchError",
-    "decode_txn_index",
     "directory_state",
     "DumpParseError",
     "format_gap_report",

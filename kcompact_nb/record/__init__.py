@@ -15,6 +15,7 @@ from __future__ import annotations
 from kcompact_nb.record import _batch_header as batch_header
 from kcompact_nb.record import _native_kernels as native_kernels
 from kcompact_nb.record._batch_encoder import KafkaBatchEncoder, batch_attributes_and_crc, encode_batch, stored_bytes
+from kcompact_nb.record._batch_header import java_long
 from kcompact_nb.record._block_batches import FramedBlock
 from kcompact_nb.record._block_inflation import COPY, batch_codes
 from kcompact_nb.record._cache_dir import cache_dir
@@ -84,6 +85,7 @@ __all__ = [
     "full_libzstd",
     "Header",
     "InvalidMagicError",
+    "java_long",
     "KafkaBatchEncoder",
     "KafkaModelError",
     "KcompactError",

@@ -88,7 +88,7 @@ def write_partition_dir(log: PartitionLog, log_dir: str | os.PathLike[str], *, o
         raise LogWriteError(f"{target}: exists and is not a directory")
     if _is_non_empty_dir(target) and not overwrite:
         raise LogWriteError(f"{target}: directory exists and is not empty; pass overwrite=True to replace it")
-    with staged_dir(target) as staging:
+    with staged_dir(target, replace=overwrite) as staging:
         for segment in log.segments:
             write_segment_file(segment, staging / segment_file_name(segment.base_offset))
     return target
