@@ -234,9 +234,9 @@ class _DumpParser:
         splits = _split_data(rest, int(meta.group("ksize")), int(meta.group("vsize")))
         if len(splits) > 1:
             raise self.error(
-                f"record at offset {meta.group('offset')}: its key and payload cannot be told apart (' payload: ' stands "
-                f"{len(splits)} times in the line and keySize {meta.group('ksize')} matches none "
-                "of the splits: the key is not UTF-8); read the segment file itself with `kcompact dump FILE.log`"
+                f"record at offset {meta.group('offset')}: its key and payload cannot be told apart "
+                f"(' payload: ' stands {len(splits)} times in the line and keySize {meta.group('ksize')} matches "
+                "none of the splits: the key is not UTF-8); read the segment file itself with `kcompact dump FILE.log`"
             )
         return splits[0]
 
