@@ -385,12 +385,18 @@ def _split_data(rest: str, key_size: int, value_size: int) -> list[tuple[str | N
     if not rest.startswith(" key: "):
         return [(None, None)]
     text = rest[len(" key: ") :]
-    splits = [(text[:at], text[at + len(" payload: ") :]) for at in _positions(text, " payload: ")]
+    splits: list[tuple[str | None, str | None]] = [
+        (text[:at], text[at + len(" payload: ") :]) for at in _positions(text, " payload: ")
+    ]
     if not splits:
         return [(text, None)]
-    by_key = [split for split in splits if len(split[0].encode("utf-8", "surrogatepass")) == key_size]
-    by_both = [split for split in by_key if len(split[1].encode("utf-8", "surrogatepass")) == value_size]
+    by_key = [split for split in splits if _utf8_length(split[0]) == key_size]
+    by_both = [split for split in by_key if _utf8_length(split[1]) == value_size]
     return by_both or by_key or splits
+
+
+def _utf8_length(text: str | None) -> int:
+    return -1 if text is None else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _positions(text: str, part: str) -> list[int]:
