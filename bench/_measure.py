@@ -20,6 +20,7 @@ from typing import Any
 
 from bench._runner import peak_rss_mib
 from bench._workload import PASS_NOW_MS
+from kcompact_nb.io import ReadOptions, read_partition_dir
 
 BENCH_BROKER_OVERRIDES = {
     "log.cleaner.dedupe.buffer.size": str(128 * 1024 * 1024),
@@ -44,7 +45,7 @@ def measure_core(folder: Path) -> dict[str, Any]:
 
     broker = broker_settings("4.4.0", BENCH_BROKER_OVERRIDES)
     start = time.perf_counter()
-    log = read_partition_dir(folder, config=topic_settings(broker=broker), broker=broker).log
+    log = read_partition_dir(folder, ReadOptions(config=topic_settings(broker=broker), broker=broker)).log
     loaded = time.perf_counter()
     ltc = log_to_clean(log, now_ms=PASS_NOW_MS)
     result = clean_pass(log, now_ms=PASS_NOW_MS, first_dirty_offset=ltc.first_dirty_offset,
@@ -62,21 +63,24 @@ def measure_core(folder: Path) -> dict[str, Any]:
 
 
 def measure_stream(folder: Path) -> dict[str, Any]:
-    """The pass streamed over the files, as ``kcompact clean`` runs it on a big partition: the batch headers scanned
-    (:func:`kcompact_nb.io.scan_partition_dir`, the broker's log loading: the "load"), then the pass
-    (:func:`kcompact_nb.io.stream_partition_pass`), which reads the files a read buffer at a time and writes each
-    cleaned group (the "pass", its reads and writes included, as Kafka's)."""
+    """The pass streamed over the files, as ``kcompact clean`` runs it on a big partition: the partition read on disk
+    (its batch headers, the broker's log loading: the "load"), then the pass, which reads the files a read buffer at a
+    time and writes each cleaned group (the "pass", its reads and writes included, as Kafka's)."""
     import tempfile
 
+    from kcompact_nb.core import CleanerManager
     from kcompact_nb.fidelity import broker_settings, topic_settings
-    from kcompact_nb.io import scan_partition_dir, stream_partition_pass
 
     broker = broker_settings("4.4.0", BENCH_BROKER_OVERRIDES)
     with tempfile.TemporaryDirectory(prefix="kcompact-bench-streamed-") as out:
         start = time.perf_counter()
-        scanned = scan_partition_dir(folder, config=topic_settings(broker=broker), broker=broker, progress=False)
+        options = ReadOptions(
+            config=topic_settings(broker=broker), broker=broker, on_disk_from_bytes=0, cleaned_into=Path(out),
+            progress=False,
+        )  # fmt: skip
+        log = read_partition_dir(folder, options).log
         loaded = time.perf_counter()
-        result = stream_partition_pass(scanned, now_ms=PASS_NOW_MS, out=Path(out)).result
+        result = CleanerManager(broker).clean_log(log, now_ms=PASS_NOW_MS, force=True)
         done = time.perf_counter()
     assert result is not None
     stats = result.stats

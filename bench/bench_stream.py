@@ -5,7 +5,7 @@ For each size a partition of the side-by-side workload (100-byte values, keys = 
 batches of 100) is written in the broker's layout, rolled at Kafka's default ``segment.bytes`` (1 GiB), then
 measured in a fresh process each (its own peak RSS):
 
-- ``stream``: :func:`kcompact_nb.io.predict_partition_dir` with the broker's default 128 MiB dedupe buffer,
+- ``stream``: the partition read on disk, its pass with the broker's default 128 MiB dedupe buffer,
   writing the cleaned partition to disk (the pass's ``.log`` files, as ``kcompact clean`` writes them);
 - ``memory`` (up to 5M records): the partition read whole, then the same pass (for the comparison);
 - ``buckets``: offset-bucketed summaries computed while streaming, then the layout figure drawn from them.
@@ -32,6 +32,7 @@ from typing import Any
 from bench._machine import describe
 from bench._runner import format_table
 from bench._workload import PASS_NOW_MS, Workload, write_segmented_partition_dir
+from kcompact_nb.io import ReadOptions
 
 IN_MEMORY_UP_TO = 5_000_000
 """Sizes the in-memory pass is measured at beside the streamed one (above, it needs more than the machine's RAM)."""
@@ -48,18 +49,22 @@ def child(mode: str, folder: Path, out: Path) -> dict[str, Any]:
     """One measurement in this process: ``mode`` over the partition ``folder`` (imports before the clock starts)."""
     from bench.bench_stream_figure import streamed_figure
     from kcompact_nb.core import CleanerManager
-    from kcompact_nb.io import predict_partition_dir, read_partition_dir, write_partition_dir
+    from kcompact_nb.io import read_partition_dir, write_partition_dir
 
     start = time.perf_counter()
     cpu_before = _cpu_seconds()
     note = ""
     if mode == "stream":
-        prediction = predict_partition_dir(folder, now_ms=PASS_NOW_MS, out=out, progress=False)
-        assert prediction.result is not None
-        stats = prediction.result.stats
+        with tempfile.TemporaryDirectory(prefix="kcompact-bench-cleaned-", dir=out.parent) as cleaned:
+            options = ReadOptions(on_disk_from_bytes=0, cleaned_into=Path(cleaned), progress=False)
+            log = read_partition_dir(folder, options).log
+            result = CleanerManager(log.broker).clean_log(log, now_ms=PASS_NOW_MS, force=True)
+            assert result is not None
+            write_partition_dir(log, out)
+        stats = result.stats
         note = f"{stats.messages_written:,} records kept; map {stats.buffer_utilization:.0%} used"
     elif mode == "memory":
-        log = read_partition_dir(folder, now_ms=PASS_NOW_MS, progress=False).log
+        log = read_partition_dir(folder, ReadOptions(now_ms=PASS_NOW_MS, progress=False)).log
         result = CleanerManager(log.broker).clean_log(log, now_ms=PASS_NOW_MS, force=True)
         assert result is not None
         write_partition_dir(log, out)
@@ -162,9 +167,9 @@ def markdown(rows: list[dict[str, str]], machine: str) -> str:
         f"Machine: {machine}. Each row is one run in a fresh process (its own peak RSS and CPU time); `load avg`",
         "is the machine's one-minute load average when the run started (other work shares the 2 cores, so wall",
         "seconds depend on it; CPU seconds, the process's own user + system time, much less).",
-        "`stream`: `io.predict_partition_dir` with Kafka's default 128 MiB dedupe buffer, the cleaned partition",
-        "written to disk; `buckets`: offset buckets tallied while streaming, then the layout figure drawn from",
-        "them (the figure's own seconds in the note); `memory`: the partition read whole, the same pass, written.",
+        "`stream`: the partition read on disk, its pass with Kafka's default 128 MiB dedupe buffer, the cleaned",
+        "partition written to disk; `buckets`: offset buckets tallied while streaming, then the layout figure drawn",
+        "from them (the figure's own seconds in the note); `memory`: the partition read whole, the same pass, written.",
         "",
         "| " + " | ".join(columns) + " |",
         "|" + "|".join("---" for _ in columns) + "|",

@@ -7,20 +7,21 @@ import time
 from pathlib import Path
 
 from bench._workload import PASS_NOW_MS
+from kcompact_nb.io import ReadOptions, read_partition_dir
 
 
 def streamed_figure(folder: Path, bucket_count: int = 200) -> str:
-    """Scan ``folder``, tally its offset buckets segment file by segment file, draw the layout figure.
+    """Read ``folder`` on disk, tally its offset buckets segment file by segment file, draw the layout figure.
 
     Returns a note with the seconds of each step (the figure's own is what must stay under 2 s).
     """
-    from kcompact_nb.io import partition_offset_buckets, scan_partition_dir
+    from kcompact_nb.core import offset_buckets
     from kcompact_nb.viz import layout_figure
 
     start = time.perf_counter()
-    scanned = scan_partition_dir(folder)
+    scanned = read_partition_dir(folder, ReadOptions(on_disk_from_bytes=0))
     scanned_at = time.perf_counter()
-    rows = partition_offset_buckets(scanned, bucket_count=bucket_count)
+    rows = offset_buckets(scanned.log, bucket_count=bucket_count)
     tallied = time.perf_counter()
     figure = layout_figure(scanned.log, now_ms=PASS_NOW_MS, buckets=rows)
     figure.to_json()

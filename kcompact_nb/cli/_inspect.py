@@ -21,8 +21,8 @@ from kcompact_nb.io import (
     LoadedLogDir,
     LoadedPartition,
     LogReadError,
+    ReadOptions,
     ResolvedConfigs,
-    partition_batches,
     read_log_dir,
     resolve_configs,
 )
@@ -50,11 +50,12 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     configs = resolve_configs(settings)
     now_ms = wall_clock_ms() if args.now_ms is None else args.now_ms
     try:
-        loaded = read_log_dir(
-            log_dir, config=configs.default, topic_configs=configs.per_topic, broker=configs.broker,
-            recover=args.recover, progress=progress_setting(),
-            scan_from_bytes=None if args.recover else args.stream_from, keep_corrupt=not args.recover,
+        options = ReadOptions(
+            config=configs.default, topic_configs=configs.per_topic, broker=configs.broker, recover=args.recover,
+            progress=progress_setting(), on_disk_from_bytes=None if args.recover else args.stream_from,
+            as_cleaner_reads=not args.recover,
         )  # fmt: skip
+        loaded = read_log_dir(log_dir, options)
     except LogReadError as error:  # --recover keeps a segment's valid prefix; it reads checkpoint files the same way
         recoverable = not args.recover and not isinstance(error, CheckpointFormatError)
         hint = "; --recover shows what Kafka's log recovery would keep" if recoverable else ""
@@ -131,7 +132,8 @@ def _explanation(partition: LoadedPartition, now_ms: int) -> Explanation:
         if corrupt is None
         else UnreadableBatch(int(Path(corrupt.file).name[:20]), corrupt.position or 0, corrupt.reason)
     )
-    return explain(partition.log, now_ms=now_ms, batches=partition_batches(partition), unreadable_batch=unreadable)
+    # what the horizons say, whether the partition was read whole or on disk: the same lines (no pass is run)
+    return explain(partition.log, now_ms=now_ms, unreadable_batch=unreadable, run_pass=False)
 
 
 def _text(value: object) -> str:

@@ -21,7 +21,6 @@ from kcompact_nb.core.cleaner import (
     CleanerManager,
     LogToClean,
     OffsetMapSpec,
-    OffsetTable,
     PassResult,
     Strategy,
     clean_pass,
@@ -58,6 +57,7 @@ from kcompact_nb.core.model import (
     BrokerConfig,
     ConfigError,
     IndexFullError,
+    InMemoryStorage,
     InvalidRecordError,
     KafkaVersion,
     NewRecord,
@@ -91,7 +91,6 @@ from kcompact_nb.core.views import (
     LayoutScale,
     LayoutView,
     LogPart,
-    OffsetBucket,
     OffsetBucketTally,
     OffsetMapView,
     Outcome,
@@ -141,6 +140,7 @@ from kcompact_nb.record import (
 )
 
 __all__ = [
+    "InMemoryStorage",
     "filename_prefix_from_offset",
     "rebuild_producer_state",
     "CleanerFailure",
@@ -212,10 +212,8 @@ __all__ = [
     "OFFSET_BUCKET_COLUMNS",
     "offset_buckets",
     "offset_map_view",
-    "OffsetBucket",
     "OffsetBucketTally",
     "OffsetMapSpec",
-    "OffsetTable",
     "OffsetMapView",
     "Outcome",
     "parse_bytes",

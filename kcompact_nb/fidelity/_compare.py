@@ -28,6 +28,7 @@ from kcompact_nb.core import (
 from kcompact_nb.fidelity._workload import HOLD, Workload
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
+    ReadOptions,
     SegmentFileReader,
     batch_bytes,
     read_checkpoint,
@@ -67,7 +68,9 @@ def load_stage(stage: Path, *, topic: TopicConfig, broker: BrokerConfig) -> Part
     """A one-partition log dir copied from a broker (partition folder + ``cleaner-offset-checkpoint``)."""
     (partition_dir,) = [p for p in stage.iterdir() if p.is_dir()]
     checkpoint = next(iter(read_checkpoint(stage / CLEANER_OFFSET_CHECKPOINT).values()), None)
-    return read_partition_dir(partition_dir, config=topic, broker=broker, cleaner_checkpoint=checkpoint).log
+    return read_partition_dir(
+        partition_dir, ReadOptions(config=topic, broker=broker), cleaner_checkpoint=checkpoint
+    ).log
 
 
 def layout(log: PartitionLog) -> list[Any]:

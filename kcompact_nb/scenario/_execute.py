@@ -14,6 +14,7 @@ from kcompact_nb.core import AppendInfo, OffsetMapSpec, Simulation, partition_ro
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
+    ReadOptions,
     parse_partition_dir_name,
     read_checkpoint,
     read_partition_dir,
@@ -77,8 +78,7 @@ def load_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     key = parse_partition_dir_name(path)
     loaded = read_partition_dir(
         path,
-        config=sim.topics[topic],
-        broker=sim.broker,
+        ReadOptions(config=sim.topics[topic], broker=sim.broker),
         log_start_offset=read_checkpoint(path.parent / LOG_START_OFFSET_CHECKPOINT).get(key),
         cleaner_checkpoint=read_checkpoint(path.parent / CLEANER_OFFSET_CHECKPOINT).get(key),
     )

@@ -2,34 +2,36 @@
 
 :func:`predict_partition` is the whole of a task's work: it reads the partition directory with the io reader and
 runs the core's pass (``Cleaner.doClean``) on it at ``now_ms``, then more passes until the cleanable range of that
-moment is cleaned (each pass stops where its offset map fills, spec 6.4). Reading is behind :func:`load_partition`,
-the one place a streaming reader would take over. The log read is the task's own copy, so passes change it freely;
-nothing on disk is modified.
+moment is cleaned (each pass stops where its offset map fills, spec 6.4). The partition is read as the task's
+options say (:class:`kcompact_nb.io.ReadOptions`): in memory, or on disk, its passes streaming the files and writing
+what they clean to a scratch folder of the task's. The log read is the task's own, so passes change it freely;
+nothing of the log dir is modified.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from kcompact_nb.core import (
-    BrokerConfig,
     CleanerManager,
     KcompactError,
     LogToClean,
     PartitionLog,
     PassResult,
-    TopicConfig,
     dedupe_buffer_sizing,
     log_to_clean,
     log_to_clean_row,
 )
-from kcompact_nb.io import read_partition_dir
+from kcompact_nb.io import ReadOptions, read_partition_dir
 
 
 @dataclass(frozen=True)
 class PartitionTask:
     """One partition directory to predict, with what the driver knows of it (picklable: sent to a Spark task).
 
+    ``options`` say how it is read (its topic's ``config``, the ``broker``, ``verify_crc``, ``on_disk_from_bytes``);
     ``log_start_offset`` and ``cleaner_checkpoint`` are the log dir's checkpoint entries (None when absent);
     ``log_pool_position`` is the partition's place in the broker's log pool iteration order (it breaks ties
     between equally dirty partitions); ``uncleanable`` marks a partition the cleaner skips (spec 3).
@@ -39,12 +41,10 @@ class PartitionTask:
     topic: str
     partition: int
     log_pool_position: int
-    config: TopicConfig | None
-    broker: BrokerConfig
+    options: ReadOptions
     log_start_offset: int | None = None
     cleaner_checkpoint: int | None = None
     uncleanable: bool = False
-    verify_crc: bool = True
 
 
 @dataclass(frozen=True)
@@ -88,22 +88,18 @@ class PartitionPass:
 
 def predict_partition(task: PartitionTask, *, now_ms: int) -> PartitionPass:
     """Read ``task``'s partition directory and run the core's passes on it at ``now_ms`` (runs in a Spark task)."""
-    return partition_pass(load_partition(task, now_ms=now_ms), task, now_ms=now_ms)
+    with tempfile.TemporaryDirectory(prefix="kcompact-task-") as scratch:
+        return partition_pass(load_partition(task, now_ms=now_ms, cleaned_into=Path(scratch)), task, now_ms=now_ms)
 
 
-def load_partition(task: PartitionTask, *, now_ms: int) -> PartitionLog:
-    """The partition as ``kcompact clean`` loads it (``read_partition_dir``; producers idle at ``now_ms`` expired)."""
-    return read_partition_dir(
-        task.path,
-        config=task.config,
-        broker=task.broker,
-        log_start_offset=task.log_start_offset,
-        cleaner_checkpoint=task.cleaner_checkpoint,
-        now_ms=now_ms,
-        verify_crc=task.verify_crc,
-        keep_raw=False,
-        progress=False,
-    ).log
+def load_partition(task: PartitionTask, *, now_ms: int, cleaned_into: Path | None = None) -> PartitionLog:
+    """The partition as ``kcompact clean`` loads it (``read_partition_dir``; producers idle at ``now_ms`` expired);
+    passes over it, read on disk, write what they clean into ``cleaned_into``."""
+    options = replace(task.options, now_ms=now_ms, keep_raw=False, progress=False, cleaned_into=cleaned_into)
+    read = read_partition_dir(
+        task.path, options, log_start_offset=task.log_start_offset, cleaner_checkpoint=task.cleaner_checkpoint
+    )
+    return read.log
 
 
 def partition_pass(log: PartitionLog, task: PartitionTask, *, now_ms: int) -> PartitionPass:

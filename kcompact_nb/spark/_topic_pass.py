@@ -9,8 +9,8 @@ and ranks the rows in the order ``LogCleanerManager.grabFilthiestCompactedLog`` 
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterator, Mapping
-from dataclasses import asdict
+from collections.abc import Collection, Iterator
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +22,18 @@ from kcompact_nb.core import (
     METADATA_LOG_TOPIC,
     BrokerConfig,
     KcompactError,
-    TopicConfig,
     format_bytes,
     format_duration_ms,
     log_pool_order,
     topic_partition_of_dir,
 )
-from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT, NotASegmentError, read_checkpoint
+from kcompact_nb.io import (
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    NotASegmentError,
+    ReadOptions,
+    read_checkpoint,
+)
 from kcompact_nb.spark._bridge import BridgeLimitError
 from kcompact_nb.spark._executors import prepare_python_workers
 from kcompact_nb.spark._partition_pass import PartitionTask, predict_partition
@@ -82,12 +87,8 @@ def topic_passes(
     path: str | os.PathLike[str],
     *,
     now_ms: int,
-    config: TopicConfig | None = None,
-    topic_configs: Mapping[str, TopicConfig] | None = None,
-    broker: BrokerConfig | None = None,
-    topics: Collection[str] | None = None,
+    options: ReadOptions | None = None,
     uncleanable: Collection[str] = (),
-    verify_crc: bool = True,
 ) -> DataFrame:
     """Every partition of a broker log dir at ``now_ms``: the cleaner's view and its next passes, one Spark task each.
 
@@ -101,14 +102,14 @@ def topic_passes(
         are skipped, as :func:`kcompact_nb.io.read_log_dir` skips them.
     now_ms : when the cleaner looks (ms since the epoch), for ``min.compaction.lag.ms``, ``max.compaction.lag.ms``,
         delete horizons and producer expiry.
-    config, topic_configs : the topic config of every topic, and per topic (log dirs do not store them; default
-        ``cleanup.policy=compact`` and Kafka's defaults).
-    broker : the broker's cleaner configs: ``log.cleaner.dedupe.buffer.size`` and ``log.cleaner.threads`` size
-        each pass's offset map (default Kafka's: 128 MiB, 1 thread).
-    topics : restrict to these topics.
+    options : how each task reads its partition, as :func:`kcompact_nb.io.read_log_dir` reads them
+        (:class:`kcompact_nb.io.ReadOptions`): ``config`` and ``topic_configs`` (log dirs do not store them; default
+        ``cleanup.policy=compact`` and Kafka's defaults), ``broker`` (its cleaner configs,
+        ``log.cleaner.dedupe.buffer.size`` and ``log.cleaner.threads``, size each pass's offset map; default Kafka's:
+        128 MiB, 1 thread), ``topics``, ``verify_crc``, and ``on_disk_from_bytes``: a task reads a partition at
+        least that big on disk and its passes stream the files, in the memory of one read buffer and the offset map.
     uncleanable : partitions (``topic-partition``) the broker has marked uncleanable after a failed pass (spec 3),
         which the cleaner skips; a broker keeps that set in memory, never on disk.
-    verify_crc : check each batch's CRC-32C (``DefaultRecordBatch.ensureValid``).
 
     Returns
     -------
@@ -128,19 +129,12 @@ def topic_passes(
     >>> from kcompact_nb.spark import spark_session, topic_pass_summary, topic_passes
     >>> spark = spark_session("local[2]")  # or spark://host:7077, with the log dir on every machine
     >>> passes = topic_passes(spark, "/var/lib/kafka/data", now_ms=1_767_225_660_000,
-    ...                       broker=BrokerConfig(log_cleaner_dedupe_buffer_size=8 << 20))
+    ...                       options=ReadOptions(broker=BrokerConfig(log_cleaner_dedupe_buffer_size=8 << 20)))
     >>> topic_pass_summary(passes)[["partition", "cleaning_order", "dirty ratio", "frees", "passes_needed"]]
     """
     root = _log_dir(path)
-    tasks = partition_tasks(
-        root,
-        config=config,
-        topic_configs=topic_configs,
-        broker=broker or BrokerConfig(),
-        topics=topics,
-        uncleanable=uncleanable,
-        verify_crc=verify_crc,
-    )
+    options = options or ReadOptions()
+    tasks = partition_tasks(root, replace(options, broker=options.broker or BrokerConfig()), uncleanable=uncleanable)
     prepare_python_workers(spark)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -174,16 +168,7 @@ def _log_dir(path: str | os.PathLike[str]) -> Path:
     return root
 
 
-def partition_tasks(
-    root: Path,
-    *,
-    config: TopicConfig | None,
-    topic_configs: Mapping[str, TopicConfig] | None,
-    broker: BrokerConfig,
-    topics: Collection[str] | None,
-    uncleanable: Collection[str],
-    verify_crc: bool,
-) -> list[PartitionTask]:
+def partition_tasks(root: Path, options: ReadOptions, *, uncleanable: Collection[str]) -> list[PartitionTask]:
     """One task per partition directory of ``root``, in the order the directory lists them (``File.listFiles``, the
     order a broker loads and so creates its logs in), each with its checkpoint entries and log pool position."""
     listed = [(entry, topic_partition_of_dir(entry)) for entry in os.listdir(root) if (root / entry).is_dir()]
@@ -196,7 +181,9 @@ def partition_tasks(
     chosen = [
         (entry, found)
         for entry, found in listed
-        if found is not None and found[0] != METADATA_LOG_TOPIC and (topics is None or found[0] in topics)
+        if found is not None
+        and found[0] != METADATA_LOG_TOPIC
+        and (options.topics is None or found[0] in options.topics)
     ]
     cleaner = read_checkpoint(root / CLEANER_OFFSET_CHECKPOINT)
     starts = read_checkpoint(root / LOG_START_OFFSET_CHECKPOINT)
@@ -208,12 +195,10 @@ def partition_tasks(
             topic=topic,
             partition=partition,
             log_pool_position=position[index],
-            config=(topic_configs or {}).get(topic, config),
-            broker=broker,
+            options=replace(options, config=options.config_of(topic), topic_configs={}),
             log_start_offset=starts.get((topic, partition)),
             cleaner_checkpoint=cleaner.get((topic, partition)),
             uncleanable=f"{topic}-{partition}" in uncleanable,
-            verify_crc=verify_crc,
         )
         for index, (entry, (topic, partition)) in enumerate(chosen)
     ]

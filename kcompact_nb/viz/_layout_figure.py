@@ -16,7 +16,6 @@ from kcompact_nb.core import (
     OffsetMapSpec,
     PartitionLog,
     SegmentRegion,
-    StoredSegment,
     Strategy,
     format_instant_ms,
     layout_view,
@@ -94,18 +93,15 @@ def layout_figure(
         as Spark's ``load_segments``) and its cleanable range (a ``LogToClean`` or a row with
         ``first_dirty_offset`` and ``first_uncleanable_offset``, as Spark's ``dirtiness``).
     buckets
-        With a :class:`PartitionLog`: its offset buckets, computed elsewhere (for a partition streamed from
-        its segment files, :func:`kcompact_nb.io.partition_offset_buckets`; its log holds no records), drawn
-        under the log's segments and cleanable range without reading a record.
+        With a :class:`PartitionLog`: its offset buckets, computed elsewhere, drawn under the log's segments and
+        cleanable range without reading a record.
+
+    A log whose batches stay in their files (read on disk: ``kcompact_nb.io.ReadOptions.on_disk_from_bytes``) is
+    drawn from offset buckets, its files read once, a block at a time.
     """
     if isinstance(source, PartitionLog):
         now = source.active_segment.last_modified_ms if now_ms is None else now_ms
-        if buckets is None and any(isinstance(s, StoredSegment) for s in source.segments):
-            raise ValueError(
-                f"{source.name}: its segments stay in their files (a scanned partition); draw it from offset buckets: "
-                "layout_figure(log, buckets=kcompact_nb.io.partition_offset_buckets(scanned, bucket_count=200))"
-            )
-        if buckets is None and sum(len(b.records) for b in source.batches()) <= max_records:
+        if buckets is None and not source.storage.streams and _stored_records(source) <= max_records:
             view = layout_view(source, now_ms=now, offset_map=offset_map, strategy=strategy, next_frame=next_frame)
             return _record_figure(view, title=title, scale=scale, color_by=color_by, show_batches=show_batches)
         ltc, regions = segment_regions(source, now_ms=now)
@@ -136,6 +132,11 @@ def _span(first: int, end: int, scale: LayoutScale | None) -> tuple[int, int]:
     if scale is None:
         return first, end
     return min(first, scale.first_offset), max(end, scale.end_offset)
+
+
+def _stored_records(log: PartitionLog) -> int:
+    """Records the log's batches hold (its segments' batches, in memory)."""
+    return sum(len(batch.records) for batch in log.batches())
 
 
 def _record_figure(

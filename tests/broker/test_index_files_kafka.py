@@ -279,6 +279,6 @@ def check_indexed_pass(broker: KafkaBroker, tmp_path: Path) -> None:
     config = topic_settings(INDEXED.kept, broker=versioned)
     now_ms = time.time_ns() // 1_000_000
     clean_log_dir(folder / "before", tmp_path / "clean", now_ms=now_ms, broker=versioned, config=config,
-                  scan_from_bytes=0)  # fmt: skip
+                  on_disk_from_bytes=0)  # fmt: skip
     ours = tmp_path / "clean" / "indexed-0"
     assert partition_file_differences(ours, kafka) == []

@@ -23,7 +23,7 @@ from kafka import KafkaProducer
 from kcompact_nb import PartitionLog
 from kcompact_nb.broker import DEFAULT_VERSION, KafkaBroker, create_topic
 from kcompact_nb.core import IN_FLIGHT_FILE_SUFFIXES
-from kcompact_nb.io import LogDirChangedError, read_log_dir
+from kcompact_nb.io import LogDirChangedError, ReadOptions, read_log_dir
 from tests.cli.conftest import kcompact
 
 from .conftest import require_java_and_maven
@@ -128,14 +128,14 @@ def _clean(log_dir: Path, _progress: _Progress, out: Path) -> str | None:
         return done.stderr
     copied = [p for p in out.rglob("*") if p.name.endswith(IN_FLIGHT_FILE_SUFFIXES)]
     assert copied == [], f"a broker's temporary or lock files were copied: {copied}"
-    for log in read_log_dir(out, topics=TOPICS).logs.values():
+    for log in read_log_dir(out, ReadOptions(topics=TOPICS)).logs.values():
         _check_log(log)
     return None
 
 
 def _read(log_dir: Path, progress: _Progress, _out: Path) -> str | None:
     try:
-        loaded = read_log_dir(log_dir, topics=TOPICS)
+        loaded = read_log_dir(log_dir, ReadOptions(topics=TOPICS))
     except LogDirChangedError as error:
         return str(error)
     for log in loaded.logs.values():

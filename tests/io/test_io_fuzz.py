@@ -23,6 +23,7 @@ from kafka.record.util import calc_crc32c
 
 from kcompact_nb import KcompactError
 from kcompact_nb.io import (
+    ReadOptions,
     SegmentFileReader,
     format_gap_report,
     last_compaction_gap,
@@ -87,7 +88,9 @@ def read_all(data: bytes, **options: object) -> None:
         path.write_bytes(data)
         with contextlib.suppress(KcompactError):
             list(SegmentFileReader(path, **options))  # type: ignore[arg-type]
-        loaded = read_partition_dir(path.parent, recover=True, verify_crc=bool(options.get("verify_crc", True)))
+        loaded = read_partition_dir(
+            path.parent, ReadOptions(recover=True, verify_crc=bool(options.get("verify_crc", True)))
+        )
         last_compaction_gap(loaded.log)
 
 

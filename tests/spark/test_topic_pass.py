@@ -34,7 +34,7 @@ from kcompact_nb.core import (
     log_to_clean,
 )
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
-from kcompact_nb.io import NotASegmentError, read_log_dir, write_broker_log_dir
+from kcompact_nb.io import NotASegmentError, ReadOptions, read_log_dir, write_broker_log_dir
 from kcompact_nb.spark import (
     TOPIC_PASS_COLUMNS,
     BridgeLimitError,
@@ -62,7 +62,8 @@ def core_on_driver(
 ) -> dict[tuple[str, int], dict[str, Any]]:
     """What the core says of every partition of ``root``, computed on the driver, in topic_passes' columns."""
     broker = broker or BrokerConfig()
-    loaded = read_log_dir(root, config=config, topic_configs=topic_configs, broker=broker, now_ms=now_ms)
+    options = ReadOptions(config=config, topic_configs=topic_configs or {}, broker=broker, now_ms=now_ms)
+    loaded = read_log_dir(root, options)
     created = [loaded.partitions[name].log for name in os.listdir(root) if name in loaded.partitions]
     order = grab_order(created, broker=broker, uncleanable=uncleanable, now_ms=now_ms)
     rows = {}
@@ -139,7 +140,7 @@ def without_position(rows: dict[tuple[str, int], dict[str, Any]]) -> dict[tuple[
 def test_every_sample_stage_gives_the_cores_result(spark):
     broker, topic = broker_settings("4.4.0"), topic_settings()
     frames = [
-        topic_passes(spark, stage, now_ms=NOW_MS, config=topic, broker=broker).withColumn(
+        topic_passes(spark, stage, now_ms=NOW_MS, options=ReadOptions(config=topic, broker=broker)).withColumn(
             "topic", F.lit(stage_topic(stage))
         )
         for stage in SAMPLE_STAGES
@@ -163,7 +164,7 @@ def test_the_next_pass_frees_what_kafkas_pass_freed(spark, sample):
     before, after = (load_stage(SAMPLE_STAGES_BY_NAME[sample, s], topic=topic, broker=broker) for s in STAGES)
     now_ms = pass_time_ms(before, after)
     stage = SAMPLE_STAGES_BY_NAME[sample, "before"]
-    (row,) = topic_passes(spark, stage, now_ms=now_ms, config=topic, broker=broker).collect()
+    (row,) = topic_passes(spark, stage, now_ms=now_ms, options=ReadOptions(config=topic, broker=broker)).collect()
     kafka_size = sum(s.size_bytes for s in after.segments)
     assert (row["end_offset"], row["passes_needed"]) == (after.cleaner_checkpoint, 1)
     assert row["retained_records"] == sum(1 for _ in after.records())
@@ -217,10 +218,17 @@ GENERATED_CONFIGS = {"events": TopicConfig(cleanup_policy=("delete",))}
 
 def test_a_generated_topic_gives_the_cores_result_and_cleaning_order(spark, generated_log_dir):
     options: dict[str, Any] = {"topic_configs": GENERATED_CONFIGS, "broker": SMALL_BUFFER}
-    passes = topic_passes(spark, generated_log_dir, now_ms=NOW_MS, uncleanable={"orders-4"}, **options)
+    passes = topic_passes(
+        spark, generated_log_dir, now_ms=NOW_MS, options=ReadOptions(**options), uncleanable={"orders-4"}
+    )
     got = spark_rows(passes)
     expected = core_on_driver(generated_log_dir, now_ms=NOW_MS, uncleanable=frozenset({"orders-4"}), **options)
     assert without_position(got) == expected
+    on_disk = ReadOptions(**options, on_disk_from_bytes=0)  # every task reads its partition on disk, passes streamed
+    streamed = spark_rows(
+        topic_passes(spark, generated_log_dir, now_ms=NOW_MS, options=on_disk, uncleanable={"orders-4"})
+    )
+    assert streamed == got
     ranked = sorted((row["cleaning_order"], name) for name, row in got.items() if row["cleaning_order"] is not None)
     assert [name for _, name in ranked][-1] == ("orders", 2)  # 2/3 after the three partitions at 1.0
     assert {name for _, name in ranked} == {("orders", 0), ("orders", 1), ("orders", 2), ("orders", 5)}
@@ -259,7 +267,7 @@ def test_a_topic_of_compressed_partitions_a_codec_each_gives_the_cores_result(sp
             base += len(seg_keys)
         logs.append(build_partition_log("zipped", partition, segments))
     root = write_broker_log_dir(logs, tmp_path / "log-dir")
-    loaded = read_log_dir(root, now_ms=NOW_MS)
+    loaded = read_log_dir(root, ReadOptions(now_ms=NOW_MS))
     assert {next(p.log.batches()).compression for p in loaded.partitions.values()} == set(CODECS)
     got = spark_rows(topic_passes(spark, root, now_ms=NOW_MS))
     assert without_position(got) == core_on_driver(root, now_ms=NOW_MS)
@@ -267,8 +275,10 @@ def test_a_topic_of_compressed_partitions_a_codec_each_gives_the_cores_result(sp
 
 
 def test_the_summary_adds_columns_for_people_and_is_bounded(spark, generated_log_dir):
-    only_orders: dict[str, Any] = {"topics": {"orders"}, "uncleanable": {"orders-4"}, "broker": SMALL_BUFFER}
-    passes = topic_passes(spark, generated_log_dir, now_ms=NOW_MS, **only_orders).cache()
+    only_orders = ReadOptions(topics={"orders"}, broker=SMALL_BUFFER)
+    passes = topic_passes(
+        spark, generated_log_dir, now_ms=NOW_MS, options=only_orders, uncleanable={"orders-4"}
+    ).cache()
     summary = topic_pass_summary(passes)
     assert list(summary.columns) == [*TOPIC_PASS_COLUMNS, "dirty ratio", "size", "cleanable", "frees", "overdue by"]
     first = summary.iloc[0]

@@ -28,7 +28,7 @@ from kcompact_nb import (
     record_lifetimes,
     viz,
 )
-from kcompact_nb.io import read_log_dir
+from kcompact_nb.io import ReadOptions, read_log_dir
 from kcompact_nb.scenario import scenario_frames
 from tests.viz import rules
 
@@ -50,9 +50,9 @@ def _fruit() -> tuple:
 
 
 def _sample(name: str, stage: str, partition: str) -> PartitionLog:
-    return read_log_dir(SAMPLES / "kafka" / name / stage, config=TopicConfig.from_properties(KAFKA_CONFIG)).logs[
-        partition
-    ]
+    return read_log_dir(
+        SAMPLES / "kafka" / name / stage, ReadOptions(config=TopicConfig.from_properties(KAFKA_CONFIG))
+    ).logs[partition]
 
 
 def _users() -> tuple:

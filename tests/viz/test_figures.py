@@ -24,7 +24,7 @@ from kcompact_nb.core import (
     pass_frames,
     record_lifetimes,
 )
-from kcompact_nb.io import read_log_dir
+from kcompact_nb.io import ReadOptions, read_log_dir
 from kcompact_nb.scenario import scenario_frames
 from kcompact_nb.viz import (
     COLORS,
@@ -69,7 +69,7 @@ def annotation_texts(fig):
 
 def sample(name, stage, partition):
     config = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.ms": 100, "delete.retention.ms": 0})
-    return read_log_dir(SAMPLES / "kafka" / name / stage, config=config).logs[partition]
+    return read_log_dir(SAMPLES / "kafka" / name / stage, ReadOptions(config=config)).logs[partition]
 
 
 def test_layout_before_the_first_pass(fruit):

@@ -454,3 +454,28 @@ def test_what_if_titles_name_the_configs_in_force_after_edits():
     explorer.left.controls["segment.ms"].value = "7d"  # back to the scenario's own value
     explorer.right.controls["segment.ms"].value = "1000"  # plain ms
     assert explorer.labels == ("the source's configs", "segment.ms 1 s")
+
+
+def test_a_stepper_steps_through_a_log_dirs_partition_read_on_disk_as_through_it_read_whole(tmp_path):
+    """The log knows where its batches live (issue #38): read on disk, its steps' passes stream its files, and each
+    step holds the records the same steps hold over the partition read whole; the source files are never changed."""
+    from kcompact_nb.io import ReadOptions, read_partition_dir, write_partition_dir
+
+    log = compacted_log(min_cleanable_dirty_ratio=0.1, segment_bytes=200)
+    for i in range(12):
+        log.append([rec(f"k{i % 6}", timestamp=0)], now_ms=0)
+    log.roll(now_ms=0)
+    folder = write_partition_dir(log, tmp_path)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    on_disk = read_partition_dir(folder, ReadOptions(config=log.config, on_disk_from_bytes=0)).log
+    whole = read_partition_dir(folder, ReadOptions(config=log.config)).log
+    steppers = [CompactionStepper(source, offset_map=OffsetMapSpec(slots=4)) for source in (on_disk, whole)]
+    held = [[], []]
+    for _ in range(4):
+        for stepper, offsets in zip(steppers, held, strict=True):
+            stepper.next_button.click()
+            offsets.append([r.offset for _, r in stepper.frame.log.records()])
+    assert held[0] == held[1]
+    assert held[0][0] != held[0][-1]  # the passes removed records
+    assert type(steppers[0].frame.log.storage).__name__ == "SegmentFiles"
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before

@@ -22,7 +22,6 @@ from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean, non
 from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES
 from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_records, increment_log_start_offset
-from kcompact_nb.core.cleaner._segment_storage import SegmentStorage
 from kcompact_nb.core.cleaner._strategies import (
     HeaderStrategy,
     OffsetStrategy,
@@ -52,7 +51,6 @@ __all__ = [
     "OffsetStrategy",
     "OffsetTable",
     "PassResult",
-    "SegmentStorage",
     "Strategy",
     "strategy_for",
     "TimestampStrategy",

@@ -15,10 +15,11 @@ from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats, log_line, thro
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
 from kcompact_nb.core.cleaner._log_to_clean import segment_aligned_uncleanable_offset
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, OffsetMap
-from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
+from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
 from kcompact_nb.core.cleaner._whole_batches import record_loops_for
-from kcompact_nb.core.model import BrokerConfig, PartitionLog
+from kcompact_nb.core.model import BrokerConfig, LogStorage, PartitionLog
+from kcompact_nb.record import native_offset_table
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,6 @@ def clean_pass(
     cleanable_ratio: float = 0.0,
     broker: BrokerConfig | None = None,
     thread_id: int = 0,
-    storage: SegmentStorage | None = None,
 ) -> PassResult:
     """Clean ``[first_dirty_offset, first_uncleanable_offset)`` of ``log`` at ``now_ms`` and move its checkpoint.
 
@@ -63,20 +63,19 @@ def clean_pass(
     log's; ``log.cleaner.dedupe.buffer.size`` / ``log.cleaner.threads``), sized for the strategy's entry bytes;
     ``strategy`` defaults to the topic's ``compaction.strategy``. ``first_uncleanable_offset`` is rounded down to its
     segment's base offset, as ``LogToClean`` does. Called on an empty range, the pass ends at offset 0, as Kafka's
-    would. ``storage`` says where the batches are read and the cleaned segments kept (default: in ``log``).
+    would. The pass reads the batches and keeps the cleaned segments where the log keeps them (``log.storage``).
     ``thread_id`` names the cleaner thread in the log line.
     """
     first_uncleanable_offset = segment_aligned_uncleanable_offset(log, first_uncleanable_offset)
     broker = broker or log.broker
     strategy = strategy or strategy_for(log.config)
-    storage = storage or InMemoryStorage()
     offset_map = offset_map or BoundedOffsetMap.for_broker(
         broker,
         entry_bytes=strategy.entry_bytes,
-        streaming=storage.streams,
-        table=offset_table_for(storage, strategy),
+        streaming=log.storage.streams,
+        table=offset_table_for(log.storage, strategy),
     )
-    cleaner = Cleaner(offset_map, strategy, broker, storage, loops=record_loops_for(offset_map, strategy))
+    cleaner = Cleaner(offset_map, strategy, broker, log.storage, loops=record_loops_for(offset_map, strategy))
     with cyclic_gc_paused():
         cleaned = do_clean(
             cleaner,
@@ -110,3 +109,10 @@ def clean_pass(
         offset_map=offset_map,
         map_full=cleaned.map_full,
     )
+
+
+def offset_table_for(storage: LogStorage, strategy: Strategy) -> OffsetTable | None:
+    """Where a pass's map keeps its entries: for a pass streamed from segment files under the offset strategy, the C
+    kernel's hash table of key bytes, when it is built (the pass looks keys up straight from the batches, as Kafka's
+    ``SkimpyOffsetMap`` hashes them from its read buffer); otherwise None, a dict."""
+    return native_offset_table() if storage.streams and strategy.ranks_by_offset else None

@@ -25,9 +25,8 @@ from kcompact_nb.core.cleaner._filter_to import BatchRetention, BatchRetentionRe
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 from kcompact_nb.core.cleaner._log_to_clean import segments_overlapping
 from kcompact_nb.core.cleaner._offset_map import OffsetMap
-from kcompact_nb.core.cleaner._segment_storage import SegmentStorage
 from kcompact_nb.core.cleaner._strategies import Strategy
-from kcompact_nb.core.model import AbortedTxn, BrokerConfig, IndexFullError, PartitionLog, RuleB, Segment
+from kcompact_nb.core.model import AbortedTxn, BrokerConfig, IndexFullError, LogStorage, PartitionLog, RuleB, Segment
 from kcompact_nb.record import NO_SEQUENCE, RecordBatch
 
 
@@ -51,7 +50,7 @@ class Cleaner:
     offset_map: OffsetMap
     strategy: Strategy
     broker: BrokerConfig
-    storage: SegmentStorage
+    storage: LogStorage
     loops: RecordLoops
 
 
@@ -97,7 +96,7 @@ def do_clean(
     full = build_offset_map(cleaning, first_dirty_offset, first_uncleanable_offset)
     end_offset = offset_map.latest_offset + 1
     segments = segments_overlapping(log, -1, end_offset)
-    _check_codecs(log, cleaner.storage.codecs(segments))
+    _check_codecs(log, {codec for segment in segments for codec in segment.codecs})
     groups = group_segments_by_size(
         segments,
         max_size_bytes=log.config.effective_segment_bytes,
@@ -270,7 +269,7 @@ def clean_segments(cleaning: Cleaning, group: list[Segment], transactions: Clean
         clean_into(cleaning, source, cleaned, record_filter)
     cleaned.on_become_inactive()
     cleaned.last_modified_ms = group[-1].last_modified_ms
-    storage.replace(log, group, cleaned)
+    storage.replace(log.segments, group, cleaned)
 
 
 def _read_next_offset(segment: Segment) -> int:

@@ -9,14 +9,13 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
-from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
+from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass, offset_table_for
 from kcompact_nb.core.cleaner._failure import CleanerFailure, record_failure
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_old_segments
-from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
 from kcompact_nb.core.model import BrokerConfig, PartitionLog
 from kcompact_nb.record import KafkaModelError, KcompactError
@@ -51,8 +50,8 @@ class OffsetMapSpec:
         raise KafkaModelError("an offset map spec needs slots, memory_bytes or exact=True")
 
 
-def _built(spec: OffsetMapSpec, strategy: Strategy, storage: SegmentStorage | None) -> OffsetMap:
-    storage = storage or InMemoryStorage()
+def _built(spec: OffsetMapSpec, strategy: Strategy, log: PartitionLog) -> OffsetMap:
+    storage = log.storage
     return spec.build(strategy.entry_bytes, streaming=storage.streams, table=offset_table_for(storage, strategy))
 
 
@@ -71,13 +70,7 @@ class CleanerManager:
     stopped_threads: int = 0
     """Cleaner threads an exception ended (Kafka 2.0, before partitions could be marked uncleanable)."""
     """When a list, every pass this manager runs is appended to it (frames collect a step's passes)."""
-    _storages: dict[str, SegmentStorage] = field(default_factory=dict, repr=False)
     _last_expiry_check_ms: int = -1
-
-    def stream_from(self, log: PartitionLog, storage: SegmentStorage) -> None:
-        """Clean ``log`` from ``storage``: a log scanned from its segment files holds only their metadata, and its
-        passes read the batches from the files (other logs hold their batches)."""
-        self._storages[log.name] = storage
 
     def grab_filthiest_log(
         self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
@@ -136,19 +129,14 @@ class CleanerManager:
         first_uncleanable_offset: int | None = None,
         offset_map: OffsetMapSpec | None = None,
         force: bool = False,
-        storage: SegmentStorage | None = None,
     ) -> PassResult | None:
-        """One pass on ``log``; bounds not given are the broker's. None when not eligible and not forced.
-
-        ``storage`` says where the pass reads batches and keeps cleaned segments (default: in ``log``).
-        """
+        """One pass on ``log``; bounds not given are the broker's. None when not eligible and not forced."""
         ltc = log_to_clean(log, now_ms=now_ms)
         if ltc.checkpoint_reset is not None:
             log.cleaner_checkpoint = ltc.first_dirty_offset
         if not force and (not ltc.eligible or log.name in self.uncleanable or not log.config.compact):
             return None
         strategy = self.strategy_of(log)
-        storage = storage or self._storages.get(log.name)
         result = clean_pass(
             log,
             now_ms=now_ms,
@@ -156,11 +144,10 @@ class CleanerManager:
             first_uncleanable_offset=ltc.first_uncleanable_offset
             if first_uncleanable_offset is None
             else first_uncleanable_offset,
-            offset_map=None if offset_map is None else _built(offset_map, strategy, storage),
+            offset_map=None if offset_map is None else _built(offset_map, strategy, log),
             strategy=strategy,
             cleanable_ratio=ltc.cleanable_ratio,
             broker=self.broker,
-            storage=storage,
         )
         return self._record(result)
 
@@ -215,7 +202,6 @@ class CleanerManager:
                 strategy=self.strategy_of(log),
                 cleanable_ratio=best.cleanable_ratio,
                 broker=self.broker,
-                storage=self._storages.get(log.name),
             )
         except KcompactError as error:
             failure = record_failure(log, error, at_ms=now_ms, first_dirty_offset=best.first_dirty_offset,

@@ -46,6 +46,7 @@ from kcompact_nb.core.model._log_loader import (
 )
 from kcompact_nb.core.model._producer_state import CompletedTxn, ProducerStateEntry, ProducerStateManager
 from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment
+from kcompact_nb.core.model._storage import InMemoryStorage, LogStorage
 from kcompact_nb.core.model._units import (
     WALL_CLOCK_FROM_MS,
     format_bytes,
@@ -59,6 +60,8 @@ from kcompact_nb.core.model._units import (
 from kcompact_nb.core.model._versions import DEFAULT_KAFKA_VERSION, KafkaVersion, RuleB
 
 __all__ = [
+    "InMemoryStorage",
+    "LogStorage",
     "COMPACTION_STRATEGIES",
     "copy_log",
     "AbortedTxn",

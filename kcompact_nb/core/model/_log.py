@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from kcompact_nb.core.model._compression import stored_compression
@@ -13,6 +13,7 @@ from kcompact_nb.core.model._config_keys import INT_MAX
 from kcompact_nb.core.model._errors import InvalidRecordError
 from kcompact_nb.core.model._producer_state import ProducerStateManager
 from kcompact_nb.core.model._segment import AbortedTxn, Segment
+from kcompact_nb.core.model._storage import InMemoryStorage, LogStorage
 from kcompact_nb.record import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
@@ -63,6 +64,9 @@ class PartitionLog:
     are separate. ``cleaner_checkpoint`` mirrors the partition's entry in the log dir's
     ``cleaner-offset-checkpoint`` file (``None`` when absent). ``encoder`` sizes compressed batches
     (appends and cleaner passes); by default Kafka's own bytes (:class:`~kcompact_nb.record.KafkaBatchEncoder`).
+    ``storage`` is where the segments' batches live: in the segments (the default), or in their files, read when
+    asked (:class:`~kcompact_nb.core.model.LogStorage`); read them through :meth:`batches` and
+    :meth:`segment_batches`, whichever it is.
     """
 
     topic: str
@@ -79,6 +83,7 @@ class PartitionLog:
     key_pool: dict[bytes, bytes] = field(default_factory=dict, repr=False, compare=False)
     """One shared bytes object per distinct key: saves memory and speeds up the cleaner's map lookups."""
     encoder: BatchEncoder = field(default_factory=KafkaBatchEncoder, repr=False, compare=False)
+    storage: LogStorage = field(default_factory=InMemoryStorage, repr=False, compare=False)
     left_cleaned: list[Segment] = field(default_factory=list, repr=False, compare=False)
     """The segment a cleaner pass was filling when it threw: Kafka leaves its ``.cleaned`` files in the partition
     folder until the broker next loads the log (``LogLoader`` deletes them); it is not part of the log."""
@@ -114,8 +119,13 @@ class PartitionLog:
         return sum(s.size_bytes for s in self.segments)
 
     def batches(self) -> Iterator[RecordBatch]:
+        """Every batch in offset order, wherever they live (:attr:`storage`)."""
         for segment in self.segments:
-            yield from segment.batches
+            yield from self.storage.batches(segment, 0)
+
+    def segment_batches(self, segment: Segment) -> Iterable[RecordBatch]:
+        """``segment``'s batches in file order, wherever they live (:attr:`storage`)."""
+        return self.storage.batches(segment, 0)
 
     def records(self) -> Iterator[tuple[RecordBatch, Record]]:
         """Every (batch, record) pair in offset order, control records included."""
@@ -352,13 +362,16 @@ def copy_log(
 ) -> PartitionLog:
     """A copy of ``log`` whose segments, checkpoint and producer state are its own; batches are shared.
 
-    ``config`` and ``broker`` replace the copy's configs (the same data under other settings).
+    ``config`` and ``broker`` replace the copy's configs (the same data under other settings). A log whose batches
+    stay in their files gives a copy that reads the same files and keeps what its passes write to itself
+    (:meth:`LogStorage.detached`).
     """
     clone = copy.copy(log)
     clone.config, clone.broker = config or log.config, broker or log.broker
     clone.segments = [_copy_segment(s) for s in log.segments]
     clone.left_cleaned = [_copy_segment(s) for s in log.left_cleaned]
     clone.producer_state = copy.deepcopy(log.producer_state)
+    clone.storage = log.storage.detached()
     return clone
 
 

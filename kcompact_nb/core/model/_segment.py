@@ -193,7 +193,7 @@ class StoredSegment(Segment):
 
     Appends update the size, timestamps and index entries as :meth:`Segment.append` does, then let the
     batches go; the last offset, the batch count, the codecs seen and whether a size is an estimate are
-    kept. Streaming passes (:mod:`kcompact_nb.core.cleaner._segment_storage`) read and write the batches.
+    kept. Its log's storage (:mod:`kcompact_nb.core.model._storage`) reads and writes the batches.
     """
 
     stored_last_offset: int | None = None

@@ -11,7 +11,6 @@ from kcompact_nb.core.cleaner import (
     LogToClean,
     OffsetMapSpec,
     PassResult,
-    SegmentStorage,
     Strategy,
     delete_records,
     increment_log_start_offset,
@@ -83,16 +82,13 @@ class Simulation:
             self.logs[(name, partition)] = self._new_log(name, partition)
         return topic_config
 
-    def add_log(
-        self, log: PartitionLog, *, config: Mapping[str, Any] | None = None, storage: SegmentStorage | None = None
-    ) -> None:
+    def add_log(self, log: PartitionLog, *, config: Mapping[str, Any] | None = None) -> None:
         """Add ``log`` (for example one read from a broker's log dir) as a partition of its topic.
 
         It enters the broker's log pool after the logs already there (a broker loading its log dirs
         adds them in the order it lists them). The topic is declared with ``config`` (``cleanup.policy``
-        defaults to ``compact``) when it is new; the log takes the topic's and the broker's configs.
-        ``storage`` is where the batches of a log scanned from its segment files are (io's ``SegmentFiles``):
-        the cleaner's passes over it stream them (:meth:`CleanerManager.stream_from`).
+        defaults to ``compact``) when it is new; the log takes the topic's and the broker's configs. Its batches
+        stay where they live (``log.storage``): the cleaner's passes over a log in its files stream them.
         """
         key = (log.topic, log.partition)
         if key in self.logs:
@@ -102,8 +98,6 @@ class Simulation:
         log.config = self.topics[log.topic]
         log.broker = self.broker
         self.logs[key] = log
-        if storage is not None:
-            self.cleaner.stream_from(log, storage)
 
     def log(self, topic: str | None = None, partition: int = 0) -> PartitionLog:
         """The partition log of ``topic`` (the only topic when ``None``) and ``partition``."""

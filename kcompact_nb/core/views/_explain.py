@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from kcompact_nb.core.cleaner import LogToClean, log_to_clean
 from kcompact_nb.core.model import PartitionLog, format_bytes, format_duration_ms, format_instant_ms
 from kcompact_nb.core.views._eligibility import eligibility, next_eligible_ms
 from kcompact_nb.core.views._next_pass import RecordOutcome, next_pass
-from kcompact_nb.core.views._uncleanable import UnreadableBatch, uncleanable_reason, unreadable_batch_outcome
-from kcompact_nb.record import RecordBatch, record_keys, record_offsets, record_values
+from kcompact_nb.core.views._uncleanable import (
+    UnreadableBatch,
+    readable_batches,
+    uncleanable_reason,
+    unreadable_batch_outcome,
+)
+from kcompact_nb.record import record_keys, record_offsets, record_values
 
 
 @dataclass(frozen=True)
@@ -123,22 +127,23 @@ def explain(
     log: PartitionLog,
     *,
     now_ms: int,
-    batches: Iterable[RecordBatch] | None = None,
     unreadable_batch: UnreadableBatch | None = None,
+    run_pass: bool | None = None,
 ) -> Explanation:
     """Explain ``log`` at ``now_ms``: ranges and why, eligibility, next eligible time, tombstones.
 
-    ``batches`` are the log's batches when its segments do not hold them (a partition scanned from its
-    segment files: :func:`kcompact_nb.io.partition_batches` streams them); they are read once, in order.
-    Without them, each tombstone's line is :func:`next_pass`'s outcome and reason for it; with them no pass
-    is run (the log may not fit in memory) and the lines say what the delete horizons alone say.
-    ``unreadable_batch`` is a batch of the log's files the cleaner cannot read: whether a pass meets it.
+    The log's batches are read once, in order, wherever they live. With ``run_pass`` each tombstone's line is
+    :func:`next_pass`'s outcome and reason for it; without, no pass is run and the lines say what the delete
+    horizons alone say. By default a pass is run for a log in memory, not for one whose batches stay in their files
+    (``log.storage`` streams: it may not fit in memory).
+    ``unreadable_batch`` is a batch of the log's files the cleaner cannot read: whether a pass meets it; the
+    batches before it are read.
     """
     ltc = log_to_clean(log, now_ms=now_ms)
     tombstones: list[TombstoneFate] = []
     codecs: Counter[str] = Counter()
     estimated = 0
-    for batch in log.batches() if batches is None else batches:
+    for batch in readable_batches(log, unreadable_batch):
         if batch.compression != "none":
             codecs[batch.compression] += 1
         estimated += batch.size_estimated
@@ -150,7 +155,7 @@ def explain(
         ):
             if value is None and key is not None:
                 tombstones.append(TombstoneFate(offset, key, batch.delete_horizon_ms))
-    if batches is None and tombstones:
+    if (not log.storage.streams if run_pass is None else run_pass) and tombstones:
         fates = {r.offset: r for r in next_pass(log, now_ms=now_ms).records}
         tombstones = [replace(t, fate=fates.get(t.offset), judged_ms=now_ms) for t in tombstones]
     return Explanation(

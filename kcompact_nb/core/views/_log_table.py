@@ -28,12 +28,14 @@ def log_table(log: PartitionLog, *, now_ms: int | None = None, max_chars: int = 
     for segment in log.segments:
         size = f"~{segment.size_bytes} B, estimated" if segment.size_estimated else f"{segment.size_bytes} B"
         label = f"{segment.base_offset}{'*' if segment.base_offset == active else ''} ({size})"
-        for batch in segment.batches:
+        held = 0
+        for batch in log.segment_batches(segment):
+            held += 1
             for cells in _batch_rows(batch, max_chars):
                 fate = (fates.get(int(cells[0]), "") if cells[0].isdigit() else "",) if now_ms is not None else ()
                 rows.append((label, *cells, *fate))
                 label = ""
-        if not segment.batches:
+        if not held:
             rows.append((label, "", "(empty)", "", "", *(("",) if now_ms is not None else ())))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]

@@ -9,6 +9,7 @@ here. Keys, values and header values are JSON as scenario files write them (:fun
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterable
 from typing import Any
 
 from kcompact_nb.core.cleaner import CleanerStats, LogToClean, PassResult, log_to_clean
@@ -84,19 +85,20 @@ def partition_row(log: PartitionLog, *, now_ms: int) -> dict[str, Any]:
         "last_stable_offset": log.last_stable_offset,
         "checkpoint": log.cleaner_checkpoint,
         "dirtiness": log_to_clean_row(log_to_clean(log, now_ms=now_ms)),
-        "segments": [segment_row(s) for s in log.segments],
+        "segments": [segment_row(s, log.segment_batches(s)) for s in log.segments],
     }
 
 
-def segment_row(segment: Segment) -> dict[str, Any]:
-    """A segment; ``size_estimated`` when a batch's size came from an estimate (no exact codec here)."""
+def segment_row(segment: Segment, batches: Iterable[RecordBatch]) -> dict[str, Any]:
+    """A segment and its ``batches`` (wherever they live); ``size_estimated`` when a batch's size came from an
+    estimate (no exact codec here)."""
     return {
         "base_offset": segment.base_offset,
         "size_bytes": segment.size_bytes,
         "size_estimated": segment.size_estimated,
         "largest_timestamp": segment.largest_timestamp,
         "aborted_transactions": [_aborted_txn_row(t) for t in segment.aborted_transactions],
-        "batches": [batch_row(b) for b in segment.batches],
+        "batches": [batch_row(b) for b in batches],
     }
 
 

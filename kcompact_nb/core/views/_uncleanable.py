@@ -3,10 +3,12 @@ batch the cleaner cannot read does to the partition holding it (spec 3)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kcompact_nb.core.cleaner import LogToClean, non_active_segments_from
 from kcompact_nb.core.model import PartitionLog, format_duration_ms, format_instant_ms
+from kcompact_nb.record import CorruptBatchError, RecordBatch
 
 
 def uncleanable_reason(log: PartitionLog, ltc: LogToClean, now_ms: int) -> str:
@@ -53,3 +55,13 @@ def unreadable_batch_outcome(ltc: LogToClean, batch: UnreadableBatch) -> str:
         f"UNCLEANABLE: {when} throws on {where}: Kafka logs the exception, marks the partition uncleanable "
         "(uncleanable-partitions-count) until the broker restarts, and cleans the other partitions"
     )
+
+
+def readable_batches(log: PartitionLog, unreadable: UnreadableBatch | None) -> Iterator[RecordBatch]:
+    """``log``'s batches in offset order; for a log holding an ``unreadable`` batch, those before it (reading it
+    raises :class:`~kcompact_nb.record.CorruptBatchError`, as it does in the pass that meets it)."""
+    try:
+        yield from log.batches()
+    except CorruptBatchError:
+        if unreadable is None:
+            raise

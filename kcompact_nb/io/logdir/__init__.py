@@ -1,6 +1,8 @@
-"""Partition directories and whole log dirs: segment files framed and read (in memory or streamed), written as a
-broker writes them (always staged beside the target and renamed), read consistently while a broker changes them,
-and cleaned as ``kcompact clean`` does (:func:`clean_log_dir`)."""
+"""Partition directories and whole log dirs: read one way (:func:`read_partition_dir`, :func:`read_log_dir`, options
+as one :class:`ReadOptions` value), their batches in memory or left in their segment files and read when asked
+(:class:`SegmentFiles`, the log's storage), written as a broker writes them (always staged beside the target and
+renamed), read consistently while a broker changes them, and cleaned as ``kcompact clean`` does
+(:func:`clean_log_dir`)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,6 @@ from kcompact_nb.io.logdir._log_reader import (
     parse_partition_dir_name,
     read_log_dir,
     read_partition_dir,
-    scan_partition_dir,
     segment_files,
     skipped_entries,
 )
@@ -25,13 +26,8 @@ from kcompact_nb.io.logdir._log_writer import (
     write_partition_dir,
     write_segment_file,
 )
-from kcompact_nb.io.logdir._partition_prediction import (
-    PartitionPrediction,
-    predict_partition_dir,
-    stream_partition_pass,
-)
-from kcompact_nb.io.logdir._partition_stream import SegmentFiles, partition_batches, partition_offset_buckets
 from kcompact_nb.io.logdir._read_options import ReadOptions
+from kcompact_nb.io.logdir._segment_files import SegmentFiles
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes, segment_base_offset
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader, iter_segment_batches
 from kcompact_nb.io.logdir._staged_output import STAGING_MARK, remove_stale_staging, staged_dir, staging_folder
@@ -42,7 +38,6 @@ __all__ = [
     "LoadedLogDir",
     "LoadedPartition",
     "LogDirCleaning",
-    "PartitionPrediction",
     "READ_ATTEMPTS",
     "STAGING_MARK",
     "SegmentFileReader",
@@ -55,21 +50,16 @@ __all__ = [
     "index_mismatches",
     "iter_segment_batches",
     "parse_partition_dir_name",
-    "partition_batches",
-    "partition_offset_buckets",
-    "predict_partition_dir",
     "producer_snapshot",
     "read_consistently",
     "read_log_dir",
     "read_partition_dir",
     "remove_stale_staging",
-    "scan_partition_dir",
     "segment_base_offset",
     "segment_files",
     "skipped_entries",
     "staged_dir",
     "staging_folder",
-    "stream_partition_pass",
     "write_broker_log_dir",
     "write_log_dir",
     "write_partition_dir",

@@ -1,8 +1,8 @@
 """One iteration of Kafka's log cleaner over a broker log dir, written as the log dir it leaves.
 
 :func:`clean_log_dir` is what ``kcompact clean`` does, for notebooks and programs too: read the log dir (never
-modified; partitions of at least ``scan_from_bytes`` bytes scanned and their passes streamed from the segment
-files), add its partitions to a simulated broker in the order the directory lists them (the order a broker
+modified; partitions of at least ``on_disk_from_bytes`` bytes read on disk and their passes streamed from the
+segment files), add its partitions to a simulated broker in the order the directory lists them (the order a broker
 loads them in, which decides the log pool order), run one cleaner iteration at ``now_ms`` (the filthiest
 eligible partition, then compacted-log retention), and write the result in Kafka's layout, all or nothing. A
 read that meets a running broker's changes starts again (:func:`read_consistently`). A partition holding a batch
@@ -23,7 +23,8 @@ from kcompact_nb.core import BrokerConfig, PassResult, Simulation, TopicConfig
 from kcompact_nb.io.logdir._broker_log_dir import write_broker_log_dir
 from kcompact_nb.io.logdir._live_reads import read_consistently
 from kcompact_nb.io.logdir._log_reader import LoadedPartition, read_log_dir
-from kcompact_nb.io.logdir._partition_stream import SegmentFiles
+from kcompact_nb.io.logdir._read_options import ReadOptions
+from kcompact_nb.io.logdir._segment_files import SegmentFiles
 from kcompact_nb.io.logdir._staged_output import discard_own_staging, staging_folder
 
 
@@ -47,19 +48,20 @@ def clean_log_dir(
     config: TopicConfig | None = None,
     topic_configs: Mapping[str, TopicConfig] | None = None,
     overwrite: bool = False,
-    scan_from_bytes: int | None = None,
+    on_disk_from_bytes: int | None = None,
     progress: bool | None = None,
     on_stale: Callable[[Path], None] | None = None,
 ) -> LogDirCleaning:
     """Run the broker's next cleaner iteration at ``now_ms`` over ``log_dir`` and write what it leaves to ``out``.
 
     ``broker``, ``config`` (every topic's) and ``topic_configs`` (one topic's) as for :func:`read_log_dir`: log
-    dirs store no topic configs. ``out`` is refused when not empty unless ``overwrite``; it is written beside its
-    place and renamed into it when complete (``on_stale`` hears of unfinished copies a killed run left there).
+    dirs store no topic configs; partitions holding at least ``on_disk_from_bytes`` bytes are read on disk
+    (:class:`ReadOptions`). ``out`` is refused when not empty unless ``overwrite``; it is written beside its place
+    and renamed into it when complete (``on_stale`` hears of unfinished copies a killed run left there).
     """
     source, target = Path(log_dir), Path(out)
     configs = _Configs(broker or BrokerConfig(), config, topic_configs or {})
-    options = _Options(overwrite, scan_from_bytes, progress, on_stale)
+    options = _Options(overwrite, on_disk_from_bytes, progress, on_stale)
     try:
         return read_consistently(lambda: _clean_once(source, target, now_ms, configs, options), source)
     except BaseException:  # a signal may strike between a scratch folder's creation and its removal
@@ -90,26 +92,27 @@ class _Configs:
 @dataclass(frozen=True)
 class _Options:
     overwrite: bool
-    scan_from_bytes: int | None
+    on_disk_from_bytes: int | None
     progress: bool | None
     on_stale: Callable[[Path], None] | None
 
 
 def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options: _Options) -> LogDirCleaning:
     sim = Simulation(configs.broker, start_ms=now_ms)
-    loaded = read_log_dir(
-        source, config=configs.every_topic, topic_configs=configs.per_topic, broker=configs.broker, now_ms=now_ms,
-        progress=options.progress, scan_from_bytes=options.scan_from_bytes, read_attempts=1, keep_corrupt=True,
-    )  # fmt: skip
     scratch = staging_folder(out, "cleaned", on_stale=options.on_stale)
     streamed: dict[str, SegmentFiles] = {}
     try:
+        read = ReadOptions(
+            config=configs.every_topic, topic_configs=configs.per_topic, broker=configs.broker, now_ms=now_ms,
+            progress=options.progress, on_disk_from_bytes=options.on_disk_from_bytes, cleaned_into=scratch,
+            read_attempts=1, as_cleaner_reads=True,
+        )  # fmt: skip
+        loaded = read_log_dir(source, read)
         for name in _listing_order(source, loaded.partitions):
-            partition = loaded.partitions[name]
-            if partition.files is not None:  # a big or corrupt partition: its pass streams the files
-                (scratch / name).mkdir()
-                streamed[name] = SegmentFiles(partition.files, out=scratch / name, verify_crc=partition.verify_crc)
-            sim.add_log(partition.log, config=configs.of(partition.log.topic), storage=streamed.get(name))
+            log = loaded.partitions[name].log
+            if isinstance(log.storage, SegmentFiles):  # a big or corrupt partition: its pass streams the files
+                streamed[name] = log.storage
+            sim.add_log(log, config=configs.of(log.topic))
         starts = {log.name: log.log_start_offset for log in sim.partitions()}
         result = _next_pass(sim)
         written = {name: files.written for name, files in streamed.items()}

@@ -1,7 +1,8 @@
 """A partition's segment files read for their batch headers only: what a broker keeps in memory of a segment.
 
-Used to load partitions of any size in the memory of their metadata (:func:`kcompact_nb.io.scan_partition_dir`):
-each batch's header is framed and CRC-checked, records are decoded only in control batches.
+Used to load partitions of any size in the memory of their metadata (a partition read on disk,
+``ReadOptions.on_disk_from_bytes``): each batch's header is framed and CRC-checked, records are decoded only in
+control batches.
 """
 
 from __future__ import annotations

@@ -10,10 +10,9 @@ when the ``.snapshot`` files are missing). Index entries and aborted transaction
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Self, Unpack
 
 from kcompact_nb.core import (
     CLEANED_FILE_SUFFIX,
@@ -26,12 +25,10 @@ from kcompact_nb.core import (
     SEGMENT_FILE_NAME,
     SEGMENT_FILE_SUFFIXES,
     SWAP_FILE_SUFFIX,
-    BrokerConfig,
     KeyRegistry,
     PartitionLog,
     RecordBatch,
     SegmentData,
-    TopicConfig,
     cyclic_gc_paused,
     load_log,
     topic_partition_of_dir,
@@ -46,9 +43,10 @@ from kcompact_nb.io.files import (
     read_checkpoint,
 )
 from kcompact_nb.io.logdir._header_scan import header_segments, mtime_ms
-from kcompact_nb.io.logdir._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
+from kcompact_nb.io.logdir._live_reads import changes_since, directory_state, read_consistently
 from kcompact_nb.io.logdir._progress import ByteProgress
 from kcompact_nb.io.logdir._read_options import ReadOptions
+from kcompact_nb.io.logdir._segment_files import SegmentFiles
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 from kcompact_nb.io.logdir._stored_indexes import take_stored_indexes
@@ -56,6 +54,8 @@ from kcompact_nb.record import release_key_table
 
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")
+Offsets = tuple[int | None, int | None]
+"""A partition's log start offset and cleaner checkpoint, from the log dir's checkpoint files (None: absent)."""
 _LEFTOVER_MEANING = {
     CLEANED_FILE_SUFFIX: "an unfinished cleaner output; Kafka deletes it at startup",
     SWAP_FILE_SUFFIX: "a cleaned segment not yet swapped in; Kafka completes the swap at startup",
@@ -69,11 +69,10 @@ class LoadedPartition:
 
     ``dropped`` lists byte ranges removed by ``recover=True`` (Kafka's log recovery truncation);
     ``leftovers`` the ``.cleaned``/``.swap``/``.deleted`` files found (reported, not read);
-    ``notes`` anything else worth knowing (ignored files, producer epoch anomalies). ``files`` is set for a
-    scanned partition (:func:`scan_partition_dir`): its segments hold no batches, these files do (base offset
-    -> ``.log`` file). ``corrupt`` is the first batch Kafka's cleaner cannot read, in a partition read with
-    ``keep_corrupt``: a pass that reaches it fails there (``verify_crc`` is then False: the cleaner never
-    checks CRCs). ``verify_crc`` is also how a pass streaming ``files`` reads them: as the partition was read.
+    ``notes`` anything else worth knowing (ignored files, producer epoch anomalies). ``corrupt`` is the first batch
+    Kafka's cleaner cannot read, in a partition read ``as_cleaner_reads``: reading it raises, and a pass that
+    reaches it fails there. A partition read on disk (``on_disk_from_bytes``, or as the cleaner reads a corrupt one)
+    keeps its batches in its files: its log's storage is :class:`SegmentFiles`.
     """
 
     log: PartitionLog
@@ -81,14 +80,12 @@ class LoadedPartition:
     dropped: list[DroppedBytes] = field(default_factory=list)
     leftovers: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    files: dict[int, Path] | None = None
     corrupt: CorruptBatchError | None = None
-    verify_crc: bool = True
 
     @property
-    def scanned(self) -> bool:
-        """The partition was scanned: its segments are known by their metadata, their batches stay on disk."""
-        return self.files is not None
+    def on_disk(self) -> bool:
+        """The partition's batches stay in its files, read when asked; its segments hold their metadata only."""
+        return isinstance(self.log.storage, SegmentFiles)
 
 
 @dataclass
@@ -140,122 +137,80 @@ def skipped_entries(path: Path) -> list[str]:
 
 def read_partition_dir(
     path: str | os.PathLike[str],
+    options: ReadOptions | None = None,
     *,
-    now_ms: int | None = None,
     log_start_offset: int | None = None,
     cleaner_checkpoint: int | None = None,
-    recover: bool = False,
-    keep_raw: bool = True,
-    **options: Unpack[ReadOptions],
 ) -> LoadedPartition:
-    """Read one ``<topic>-<partition>/`` directory (``LogLoader.load``).
+    """Read one ``<topic>-<partition>/`` directory (``LogLoader.load``), in memory or on disk as ``options`` say.
 
     Parameters
     ----------
     path:
         The partition directory; never modified.
-    now_ms:
-        When given, producers idle for ``producer.id.expiration.ms`` are expired after loading.
+    options:
+        How to read it (:class:`ReadOptions`; default: every batch in memory, CRCs checked, Kafka's defaults).
     log_start_offset:
         From ``log-start-offset-checkpoint``; the log start offset becomes
         ``max(log_start_offset, first segment's base offset)`` as in ``LogLoader``.
     cleaner_checkpoint:
         The partition's ``cleaner-offset-checkpoint`` entry, stored as is.
-    recover:
-        Keep the valid prefix of a corrupt log instead of raising: the first invalid batch and
-        the rest of its file are dropped, and so are all later segments (``LogLoader.recoverLog``).
-    keep_raw:
-        Keep each batch's bytes, so that a batch kept whole is written back identically.
-    options:
-        :class:`ReadOptions`: ``config``, ``broker``, ``verify_crc``, ``progress``.
+
+    A partition read on disk (``options.on_disk_from_bytes``) has the log a whole read gives (``LogLoader``
+    without index files), but its segments are :class:`~kcompact_nb.core.StoredSegment` values holding no batches:
+    sizes, timestamps, index entries, producer state and aborted transactions, what a broker keeps in memory, in
+    memory that does not grow with the records; its batches are read from the files when asked (the log's
+    storage, :class:`SegmentFiles`), and a pass over it streams them. Such a partition is not recovered: a
+    corrupt batch raises (or, ``as_cleaner_reads``, is read as Kafka's cleaner reads it).
     """
-    read = _ReadOptions.of(options, now_ms, recover=recover, keep_raw=keep_raw)
-    return _load_one(Path(path), read, options.get("progress"), log_start_offset, cleaner_checkpoint)
-
-
-def scan_partition_dir(
-    path: str | os.PathLike[str],
-    *,
-    now_ms: int | None = None,
-    log_start_offset: int | None = None,
-    cleaner_checkpoint: int | None = None,
-    **options: Unpack[ReadOptions],
-) -> LoadedPartition:
-    """Read the batch headers of a ``<topic>-<partition>/`` directory, one segment file at a time.
-
-    The log :func:`read_partition_dir` gives (``LogLoader`` without index files), but its segments are
-    :class:`~kcompact_nb.core.StoredSegment` values holding no batches: sizes, timestamps, index entries,
-    producer state and aborted transactions, what a broker keeps in memory, in memory that does not grow
-    with the records. Records are decoded only in control batches. A pass streams the batches from
-    ``files`` (:func:`kcompact_nb.io.predict_partition_dir`). Parameters are :func:`read_partition_dir`'s;
-    there is no recovery: a corrupt batch raises.
-    """
-    read = _ReadOptions.of(options, now_ms, recover=False, keep_raw=False, scan=True)
-    return _load_one(Path(path), read, options.get("progress"), log_start_offset, cleaner_checkpoint)
-
-
-def _load_one(
-    path: Path, options: _ReadOptions, progress: bool | None, log_start_offset: int | None, checkpoint: int | None
-) -> LoadedPartition:
-    """One partition dir, read again from a fresh listing when a running broker changed it meanwhile."""
+    path, options = Path(path), options or ReadOptions()
     _require_dir(path, "partition directory")
-    parse_partition_dir_name(path)
+    topic, _ = parse_partition_dir_name(path)
+    own = replace(options, config=options.config_of(topic))
+    offsets = (log_start_offset, cleaner_checkpoint)
 
-    def read() -> LoadedPartition:
+    def read() -> LoadedPartition:  # again from a fresh listing when a running broker changed it meanwhile
         total = sum(f.stat().st_size for f in segment_files(path))
-        with ByteProgress(total, f"{path.name} (headers)" if options.scan else path.name, progress) as bar:
-            return _load_partition(path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=checkpoint)
+        with ByteProgress(total, path.name, options.progress) as bar:
+            return _read_or_keep_corrupt(path, own, bar, offsets)
 
-    return read_consistently(read, path)
-
-
-@dataclass(frozen=True)
-class _ReadOptions:
-    config: TopicConfig | None
-    broker: BrokerConfig | None
-    now_ms: int | None
-    recover: bool
-    verify_crc: bool
-    keep_raw: bool
-    scan: bool = False
-    """Batch headers only, into stored segments (:func:`scan_partition_dir`)."""
-
-    @classmethod
-    def of(cls, options: ReadOptions, now_ms: int | None, *, recover: bool, keep_raw: bool, scan: bool = False) -> Self:
-        config, broker = options.get("config"), options.get("broker")
-        return cls(config, broker, now_ms, recover, options.get("verify_crc", True), keep_raw, scan)
+    return read_consistently(read, path, attempts=options.read_attempts)
 
 
 @cyclic_gc_paused()  # a load allocates batches by the ten thousand and no reference cycles
-def _load_partition(
-    path: Path,
-    options: _ReadOptions,
-    bar: ByteProgress,
-    *,
-    log_start_offset: int | None,
-    cleaner_checkpoint: int | None,
-) -> LoadedPartition:
+def _load_partition(path: Path, options: ReadOptions, bar: ByteProgress, offsets: Offsets) -> LoadedPartition:
     topic, partition = parse_partition_dir_name(path)
-    loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path, verify_crc=options.verify_crc)
+    loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
     _scan_other_files(path, loaded)
     files = segment_files(path)
-    if options.scan:
-        loaded.files = {int(f.name[:20]): f for f in files}
+    if options.on_disk(sum(f.stat().st_size for f in files)):
         segments: Iterable[tuple[int, int, Iterable[RecordBatch]]] = header_segments(
             files, verify_crc=options.verify_crc, on_bytes=bar.update
         )
+        _load_log(loaded, segments, options, offsets, stored=True)
+        loaded.log.storage = _segment_files(files, options, loaded.log, verify_crc=options.verify_crc)
     else:
         segments = ((s.base_offset, s.last_modified_ms, s.batches) for s in _read_segments(files, loaded, bar, options))
-    _load_log(loaded, segments, options, (log_start_offset, cleaner_checkpoint), stored=options.scan)
+        _load_log(loaded, segments, options, offsets, stored=False)
     take_stored_indexes(loaded.log, path, loaded.notes)
     return loaded
+
+
+def _segment_files(files: list[Path], options: ReadOptions, log: PartitionLog, *, verify_crc: bool) -> SegmentFiles:
+    """The storage of a partition read on disk: ``files`` by base offset, cleaned segments written where asked."""
+    storage = SegmentFiles({int(f.name[:20]): f for f in files}, verify_crc=verify_crc)
+    if options.cleaned_into is not None:
+        folder = options.cleaned_into / log.name
+        folder.mkdir(parents=True, exist_ok=True)
+        storage.clean_into(folder)
+    return storage
 
 
 def _load_log(
     loaded: LoadedPartition,
     segments: Iterable[tuple[int, int, Iterable[RecordBatch]]],
-    options: _ReadOptions,
-    offsets: tuple[int | None, int | None],
+    options: ReadOptions,
+    offsets: Offsets,
     *,
     stored: bool,
 ) -> None:
@@ -275,7 +230,7 @@ def _load_log(
 
 
 def _read_segments(
-    files: list[Path], loaded: LoadedPartition, bar: ByteProgress, options: _ReadOptions
+    files: list[Path], loaded: LoadedPartition, bar: ByteProgress, options: ReadOptions
 ) -> list[SegmentData]:
     segments: list[SegmentData] = []
     next_offset: int | None = None
@@ -322,35 +277,18 @@ def _scan_other_files(path: Path, loaded: LoadedPartition) -> None:
             loaded.notes.append(f"ignored {entry}: not a file Kafka keeps in a partition directory")
 
 
-def read_log_dir(
-    path: str | os.PathLike[str],
-    *,
-    now_ms: int | None = None,
-    topic_configs: Mapping[str, TopicConfig] | None = None,
-    topics: Collection[str] | None = None,
-    recover: bool = False,
-    keep_raw: bool = True,
-    scan_from_bytes: int | None = None,
-    read_attempts: int = READ_ATTEMPTS,
-    keep_corrupt: bool = False,
-    **options: Unpack[ReadOptions],
-) -> LoadedLogDir:
-    """Read every partition of a broker log dir and apply its checkpoint files.
+def read_log_dir(path: str | os.PathLike[str], options: ReadOptions | None = None) -> LoadedLogDir:
+    """Read every partition of a broker log dir and apply its checkpoint files, as ``options`` say.
 
-    ``cleaner-offset-checkpoint`` sets each partition's cleaner checkpoint and
-    ``log-start-offset-checkpoint`` its log start offset; ``recovery-point-offset-checkpoint``
-    is returned as read. ``topic_configs`` gives per-topic configs (others get ``options``' ``config``);
-    ``topics`` restricts the read; ``now_ms``, ``recover``, ``keep_raw`` and ``options`` (:class:`ReadOptions`)
-    are :func:`read_partition_dir`'s. Directories that are not partitions (``-delete``,
-    ``-future``, ``-stray`` suffixes, or anything else) and the KRaft metadata log
-    (``__cluster_metadata-0``) are listed in ``skipped``. Partitions holding at least ``scan_from_bytes`` bytes
-    of segments are scanned (:func:`scan_partition_dir`: metadata only, batches left on disk), not read whole.
-    A read that fails while a running broker changes the dir starts again from a fresh listing, up to
-    ``read_attempts`` reads in all (1 for a caller that retries a larger job itself). With ``keep_corrupt`` (and
-    without ``recover``) a partition holding a corrupt batch is read as Kafka's cleaner reads it instead of
-    raising (:func:`_load_corrupt_partition`): its ``corrupt`` names the first batch the cleaner cannot read.
+    ``cleaner-offset-checkpoint`` sets each partition's cleaner checkpoint and ``log-start-offset-checkpoint`` its
+    log start offset; ``recovery-point-offset-checkpoint`` is returned as read. Each partition is read as
+    :func:`read_partition_dir` reads it, under its topic's config (:class:`ReadOptions`: ``topic_configs``,
+    ``config``), in memory or on disk (``on_disk_from_bytes``). Directories that are not partitions (``-delete``,
+    ``-future``, ``-stray`` suffixes, or anything else) and the KRaft metadata log (``__cluster_metadata-0``) are
+    listed in ``skipped``. A read that fails while a running broker changes the dir starts again from a fresh
+    listing, up to ``read_attempts`` reads in all.
     """
-    path = Path(path)
+    path, options = Path(path), options or ReadOptions()
     _require_dir(path, "log directory")
 
     def read() -> LoadedLogDir:  # again from a fresh listing when a running broker changed the dir meanwhile
@@ -358,66 +296,68 @@ def read_log_dir(
         starts = read_checkpoint(path / LOG_START_OFFSET_CHECKPOINT)
         recovery = read_checkpoint(path / RECOVERY_POINT_CHECKPOINT)
         result = LoadedLogDir(path, {}, cleaner, starts, recovery)
-        chosen = _partition_dirs(path, topics, result.skipped)
+        chosen = _partition_dirs(path, options.topics, result.skipped)
         total = sum(f.stat().st_size for d in chosen for f in segment_files(d))
-        with ByteProgress(total, path.name, options.get("progress")) as bar:
+        with ByteProgress(total, path.name, options.progress) as bar:
             for directory in chosen:
                 topic, partition = parse_partition_dir_name(directory)
-                scan = (
-                    scan_from_bytes is not None
-                    and sum(f.stat().st_size for f in segment_files(directory)) >= scan_from_bytes
-                )
-                own: ReadOptions = {**options, "config": (topic_configs or {}).get(topic, options.get("config"))}
-                read_options = _ReadOptions.of(own, now_ms, recover=recover and not scan, keep_raw=keep_raw, scan=scan)
+                own = replace(options, config=options.config_of(topic))
                 key = (topic, partition)
-                result.partitions[directory.name] = _load_or_keep_corrupt(
-                    directory, read_options, bar, (starts.get(key), cleaner.get(key)), keep_corrupt=keep_corrupt
+                result.partitions[directory.name] = _read_or_keep_corrupt(
+                    directory, own, bar, (starts.get(key), cleaner.get(key))
                 )
         return result
 
-    return read_consistently(read, path, attempts=read_attempts)
+    return read_consistently(read, path, attempts=options.read_attempts)
 
 
-def _load_or_keep_corrupt(
-    path: Path, options: _ReadOptions, bar: ByteProgress, offsets: tuple[int | None, int | None], *, keep_corrupt: bool
-) -> LoadedPartition:
-    """The partition read as asked; with ``keep_corrupt``, read as the cleaner reads it when it holds a corrupt
+def _read_or_keep_corrupt(path: Path, options: ReadOptions, bar: ByteProgress, offsets: Offsets) -> LoadedPartition:
+    """The partition read as asked; ``as_cleaner_reads``, read as the cleaner reads it when it holds a corrupt
     batch. ``offsets``: its log start offset and cleaner checkpoint."""
+    keep_corrupt = options.as_cleaner_reads and not options.recover
     state = directory_state(path) if keep_corrupt else {}
     try:
-        return _load_partition(path, options, bar, log_start_offset=offsets[0], cleaner_checkpoint=offsets[1])
+        return _load_partition(path, options, bar, offsets)
     except CorruptBatchError as error:
         # offsets out of order are the log's, not a batch's; and a running broker changing the partition
         # meanwhile is not corruption: the log dir is read again
-        if not keep_corrupt or options.recover or isinstance(error, OffsetOrderError) or changes_since(state, path):
+        if not keep_corrupt or isinstance(error, OffsetOrderError) or changes_since(state, path):
             raise
-        return _load_corrupt_partition(path, options, error, *offsets)
+        return _load_corrupt_partition(path, options, error, offsets)
 
 
 def _load_corrupt_partition(
-    path: Path, options: _ReadOptions, error: CorruptBatchError, start: int | None, checkpoint: int | None
+    path: Path, options: ReadOptions, error: CorruptBatchError, offsets: Offsets
 ) -> LoadedPartition:
-    """A partition whose read met ``error``, read as Kafka's cleaner reads it: batch headers without CRC checks.
+    """A partition whose read met ``error``, read as Kafka's cleaner reads it: on disk, batch headers without CRC
+    checks.
 
     A batch that cannot be framed ends its segment's batches, and the segment keeps its file's size (the broker
     loaded it before it broke); then the first batch whose header or records cannot be read, if any, is the
     partition's ``corrupt`` batch. A CRC mismatch alone stops nothing: the cleaner never checks CRCs.
     """
     topic, partition = parse_partition_dir_name(path)
-    loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path, verify_crc=False)
+    loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
     _scan_other_files(path, loaded)
     files = segment_files(path)
-    loaded.files = {int(f.name[:20]): f for f in files}
     cuts: list[DroppedBytes] = []
     segments = header_segments(files, verify_crc=False, on_bytes=None, on_cut=cuts.append)
-    _load_log(loaded, segments, options, (start, checkpoint), stored=True)
+    _load_log(loaded, segments, options, offsets, stored=True)
+    loaded.log.storage = _segment_files(files, options, loaded.log, verify_crc=False)
     sizes = {segment.base_offset: segment for segment in loaded.log.segments}
     for cut in cuts:
         sizes[int(Path(cut.file).name[:20])].size_bytes += cut.bytes
-    loaded.corrupt = _first_unreadable_batch(files)
+    loaded.corrupt = _first_unreadable_batch(_from_file(files, Path(error.file).name))
     if loaded.corrupt is None:
         loaded.notes.append(f"{error}; Kafka's cleaner does not check CRCs: it cleans this partition as any other")
     return loaded
+
+
+def _from_file(files: list[Path], name: str) -> list[Path]:
+    """``files`` from the one named ``name`` on (all of them when none is): the files before the one a read failed
+    in were read whole, CRCs checked, so their batches are readable."""
+    names = [f.name for f in files]
+    return files[names.index(name) :] if name in names else files
 
 
 def _first_unreadable_batch(files: list[Path]) -> CorruptBatchError | None:

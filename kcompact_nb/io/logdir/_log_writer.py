@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from kcompact_nb.core import PartitionLog, RecordBatch, Segment, cyclic_gc_paused, segment_file_name
 from kcompact_nb.io._errors import LogWriteError
@@ -21,6 +22,7 @@ from kcompact_nb.io.files import (
     read_checkpoint,
     write_checkpoint,
 )
+from kcompact_nb.io.logdir._sparse_copy import copy_file
 from kcompact_nb.io.logdir._staged_output import staged_dir
 from kcompact_nb.record import stored_bytes
 
@@ -79,9 +81,11 @@ def _is_non_empty_dir(path: Path) -> bool:
 def write_partition_dir(log: PartitionLog, log_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
     """Write ``log`` as ``<log_dir>/<topic>-<partition>/`` with one ``.log`` file per segment.
 
-    An existing non-empty partition directory is refused unless ``overwrite`` is true; it is
-    then replaced as a whole. All or nothing: the new content is written beside it and renamed into place.
-    Returns the partition directory.
+    A segment whose batches stay in a file (a log read on disk) is that file copied (holes and times kept; a
+    segment a pass cleaned into a folder of its own is linked where it can be); the others are their batches'
+    bytes. An existing non-empty partition directory is refused unless ``overwrite`` is true; it is then replaced
+    as a whole. All or nothing: the new content is written beside it and renamed into place. Returns the partition
+    directory.
     """
     target = Path(log_dir) / log.name
     if target.exists() and not target.is_dir():
@@ -90,8 +94,39 @@ def write_partition_dir(log: PartitionLog, log_dir: str | os.PathLike[str], *, o
         raise LogWriteError(f"{target}: directory exists and is not empty; pass overwrite=True to replace it")
     with staged_dir(target, replace=overwrite) as staging:
         for segment in log.segments:
-            write_segment_file(segment, staging / segment_file_name(segment.base_offset))
+            _write_segment(log, segment, staging / segment_file_name(segment.base_offset))
     return target
+
+
+def _write_segment(log: PartitionLog, segment: Segment, path: Path) -> None:
+    storage = log.storage
+    file = storage.file_of(segment) if isinstance(storage, InFiles) else None
+    if file is None:
+        write_segment_file(segment, path)
+    elif not (isinstance(storage, InFiles) and file in storage.written.values() and _linked(file, path)):
+        copy_file(file, path)
+
+
+def _linked(file: Path, path: Path) -> bool:
+    """``file`` linked as ``path`` (no bytes copied): for a segment a pass cleaned into a folder of its own, never
+    for a source file (a link to it would let a write to the copy change the input)."""
+    try:
+        os.link(file, path)
+    except OSError:  # another file system, or links not supported
+        return False
+    return True
+
+
+@runtime_checkable
+class InFiles(Protocol):
+    """A log's storage that keeps batches in segment files (``SegmentFiles``)."""
+
+    written: dict[int, Path]
+    """The files passes cleaned, in a folder of the storage's own (base offset -> file)."""
+
+    def file_of(self, segment: Segment) -> Path | None:
+        """The file holding ``segment``'s batches (None: they are in memory)."""
+        ...
 
 
 def checkpoint_entries(logs: Iterable[PartitionLog]) -> dict[str, dict[TopicPartition, int]]:

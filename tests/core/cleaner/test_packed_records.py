@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from kcompact_nb.core import KafkaModelError, KeyRegistry, Record, RecordBatch, record_size_bytes
 from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
-from kcompact_nb.io import batch_bytes, read_partition_dir, write_partition_dir
+from kcompact_nb.io import ReadOptions, batch_bytes, read_partition_dir, write_partition_dir
 from kcompact_nb.record import PackedRecords
 from kcompact_nb.record._packed_records import record_keys, record_offsets, record_values
 from kcompact_nb.record._record_batch import uncompressed_batch_size
@@ -219,7 +219,7 @@ def test_a_pass_over_batches_read_from_disk_writes_what_a_pass_over_tuples_write
     segment_bytes, batches, slots, strategy = params
     tuples = build(segment_bytes, batches, strategy)
     folder = write_partition_dir(build(segment_bytes, batches, strategy), tmp_path_factory.mktemp("log"))
-    read = read_partition_dir(folder, config=tuples.config, broker=tuples.broker).log
+    read = read_partition_dir(folder, ReadOptions(config=tuples.config, broker=tuples.broker)).log
     result_tuples, result_read = pass_over(tuples, slots), pass_over(read, slots)
     assert state(read) == state(tuples)
     assert result_read.stats == result_tuples.stats

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kcompact_nb import explain, next_eligible_ms
+from kcompact_nb.core import InMemoryStorage
 from tests.conftest import compacted_log, rec
 from tests.core.cleaner.test_cleaner_pass import one_pass
 
@@ -89,13 +90,20 @@ def test_tombstones_before_and_after_stamping():
     )
 
 
+class StreamingStorage(InMemoryStorage):
+    """A storage that streams, as io's segment files do (here from memory)."""
+
+    streams = True
+
+
 def test_streamed_tombstones_say_what_their_horizon_alone_says():
-    """Batches streamed from files (``batches=``): no pass is run, the horizon facts hold for any pass."""
+    """A log whose batches stream from its files: no pass is run, the horizon facts hold for any pass."""
     log = compacted_log(delete_retention_ms=1000)
     log.append([rec("a", None)], now_ms=0)
     log.roll(now_ms=0)
     log.append([rec("b")], now_ms=0)
-    assert explain(log, now_ms=0, batches=log.batches()).lines()[-1] == (
+    log.storage = StreamingStorage()
+    assert explain(log, now_ms=0).lines()[-1] == (
         "  tombstone 'a' at offset 0: not stamped yet; the first pass that reaches and keeps it stamps its "
         "delete horizon (pass time + delete.retention.ms)"
     )

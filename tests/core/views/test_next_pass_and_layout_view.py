@@ -26,7 +26,7 @@ from kcompact_nb.core import (
     regions_of,
 )
 from kcompact_nb.core.views import offset_gaps, transaction_states
-from kcompact_nb.io import read_log_dir
+from kcompact_nb.io import ReadOptions, read_log_dir
 from kcompact_nb.scenario import scenario_frames
 from tests.conftest import compacted_log, offsets_in_log, rec
 
@@ -148,7 +148,7 @@ def test_under_kip_280_a_clean_record_that_outranks_the_mapped_one_becomes_the_e
 def test_aborted_transaction_data_is_removed_and_markers_stay_real_kafka_sample():
     """The transactional sample written by Kafka 4.4.0: y0, y1 aborted (spec 7.3)."""
     config = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.ms": 100, "delete.retention.ms": 0})
-    before = read_log_dir(SAMPLES / "kafka" / "transactional" / "before", config=config).logs["txn-0"]
+    before = read_log_dir(SAMPLES / "kafka" / "transactional" / "before", ReadOptions(config=config)).logs["txn-0"]
     records = next_pass(before, now_ms=NOW_MS).records
     assert [(r.offset, r.kind, r.outcome, r.marker) for r in records] == [
         (0, RecordKind.DATA, Outcome.KEPT, None),
@@ -160,7 +160,7 @@ def test_aborted_transaction_data_is_removed_and_markers_stay_real_kafka_sample(
         (6, RecordKind.DATA, Outcome.KEPT, None),
     ]
     assert transaction_states(before) == {0: "committed", 2: "COMMIT", 3: "aborted", 5: "ABORT"}
-    after = read_log_dir(SAMPLES / "kafka" / "transactional" / "after", config=config).logs["txn-0"]
+    after = read_log_dir(SAMPLES / "kafka" / "transactional" / "after", ReadOptions(config=config)).logs["txn-0"]
     view = layout_view(after, now_ms=NOW_MS)
     assert [(b.base_offset, b.last_offset, b.size_bytes, b.record_count, b.transaction) for b in view.batches] == [
         (0, 1, 97, 2, "committed"),
@@ -182,7 +182,7 @@ def test_the_next_pass_never_modifies_the_log(fruit):
 def test_layout_view_names_the_parts_of_the_log_in_kafkas_terms():
     """compaction-basic after Kafka's pass: log tail [0, 31), log head [31, 32): the active segment."""
     config = TopicConfig.from_properties({"cleanup.policy": "compact", "segment.ms": 100, "delete.retention.ms": 0})
-    after = read_log_dir(SAMPLES / "kafka" / "compaction-basic" / "after", config=config).logs["basic-0"]
+    after = read_log_dir(SAMPLES / "kafka" / "compaction-basic" / "after", ReadOptions(config=config)).logs["basic-0"]
     view = layout_view(after, now_ms=NOW_MS)
     assert (view.cleaner_point, view.first_uncleanable_offset, view.active_base_offset, view.log_end_offset) == (
         31,

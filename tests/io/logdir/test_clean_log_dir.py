@@ -11,7 +11,7 @@ import pytest
 from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig
 from kcompact_nb.core import KafkaVersion
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
-from kcompact_nb.io import SegmentFileReader, clean_log_dir, read_index_file, write_broker_log_dir
+from kcompact_nb.io import ReadOptions, SegmentFileReader, clean_log_dir, read_index_file, write_broker_log_dir
 from kcompact_nb.io.files import OffsetPosition, segment_indexes
 from tests.io.kafka_bytes import tree_digest
 
@@ -21,9 +21,9 @@ TOPIC = {"cleanup.policy": "compact", "segment.ms": 100, "min.cleanable.dirty.ra
          "delete.retention.ms": 0, "segment.index.bytes": 4096}  # fmt: skip
 
 
-@pytest.mark.parametrize("scan_from_bytes", [None, 0], ids=["read-whole", "streamed"])
+@pytest.mark.parametrize("on_disk_from_bytes", [None, 0], ids=["read-whole", "streamed"])
 @pytest.mark.parametrize("sample", ["compaction-basic", "transactional"])
-def test_clean_log_dir_leaves_the_files_kafka_left(sample, scan_from_bytes, tmp_path):
+def test_clean_log_dir_leaves_the_files_kafka_left(sample, on_disk_from_bytes, tmp_path):
     before, after = SAMPLES / sample / "before", SAMPLES / sample / "after"
     broker = broker_settings("4.4.0")
     at = pass_time_ms(
@@ -34,7 +34,7 @@ def test_clean_log_dir_leaves_the_files_kafka_left(sample, scan_from_bytes, tmp_
     shutil.copytree(before, source)
     untouched = tree_digest(source)
     config = TopicConfig.from_properties(TOPIC, broker=BrokerConfig())
-    cleaning = clean_log_dir(source, tmp_path / "out", now_ms=at, config=config, scan_from_bytes=scan_from_bytes)
+    cleaning = clean_log_dir(source, tmp_path / "out", now_ms=at, config=config, on_disk_from_bytes=on_disk_from_bytes)
     assert tree_digest(source) == untouched
     assert cleaning.result is not None and cleaning.out == tmp_path / "out"
     (partition,) = [p.name for p in source.iterdir() if p.is_dir()]
@@ -64,7 +64,7 @@ def test_a_dir_that_keeps_changing_is_read_five_times_then_named(clean, tmp_path
         if clean:
             clean_log_dir(source, tmp_path / "out", now_ms=0)
         else:
-            read_log_dir(source, read_attempts=2)
+            read_log_dir(source, ReadOptions(read_attempts=2))
     assert len(reads) == (READ_ATTEMPTS if clean else 2)
     message = str(raised.value)
     assert "truncated while read" in message and f"{len(reads):020d}.log" in message

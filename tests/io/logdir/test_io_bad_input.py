@@ -16,6 +16,7 @@ from kcompact_nb.io import (
     InvalidMagicError,
     NotASegmentError,
     OffsetOrderError,
+    ReadOptions,
     TruncatedBatchError,
     iter_segment_batches,
     read_log_dir,
@@ -109,7 +110,7 @@ def test_recovery_drops_everything_after_the_first_corrupt_segment(tmp_path):
     before = tree_digest(tmp_path)
     with pytest.raises(CrcMismatchError):
         read_partition_dir(part)
-    loaded = read_partition_dir(part, recover=True)
+    loaded = read_partition_dir(part, ReadOptions(recover=True))
     assert tree_digest(tmp_path) == before
     log = loaded.log
     assert [(s.base_offset, s.size_bytes) for s in log.segments] == [(0, 240), (3, 0)]
@@ -125,7 +126,7 @@ def test_log_dir_recovery_and_errors(tmp_path):
     write_segments(root / "t-0", {0: [bad_segment("truncated")]})
     with pytest.raises(TruncatedBatchError):
         read_log_dir(root)
-    result = read_log_dir(root, recover=True)
+    result = read_log_dir(root, ReadOptions(recover=True))
     assert result.logs["t-0"].log_end_offset == 3
     assert [d.bytes for d in result.partitions["t-0"].dropped] == [50]
 

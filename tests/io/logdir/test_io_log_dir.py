@@ -11,6 +11,7 @@ from kcompact_nb.core import AbortedTxn, TopicConfig
 from kcompact_nb.io import (
     CheckpointFormatError,
     NotASegmentError,
+    ReadOptions,
     parse_checkpoint,
     read_log_dir,
     read_partition_dir,
@@ -128,7 +129,7 @@ def test_idle_producers_expire_only_when_now_is_given(tmp_path):
         },
     )
     assert 5 in read_partition_dir(part).log.producer_state.producers
-    assert read_partition_dir(part, now_ms=1_000 + 86_400_000).log.producer_state.producers == {}
+    assert read_partition_dir(part, ReadOptions(now_ms=1_000 + 86_400_000)).log.producer_state.producers == {}
 
 
 def test_a_lower_producer_epoch_is_accepted_and_noted(tmp_path):
@@ -193,10 +194,10 @@ def test_log_dir_reader_takes_per_topic_configs_and_a_topic_filter(tmp_path):
     root = make_log_dir(tmp_path / "logs")
     write_segments(root / "other-0", {0: simple_batches(range(2))})
     special = TopicConfig.from_properties({"cleanup.policy": "compact,delete", "segment.bytes": 4096})
-    result = read_log_dir(root, topic_configs={"orders": special})
+    result = read_log_dir(root, ReadOptions(topic_configs={"orders": special}))
     assert result.logs["orders-0"].config == special
     assert result.logs["other-0"].config.cleanup_policy == ("compact",)
-    assert sorted(read_log_dir(root, topics={"other"}).partitions) == ["other-0"]
+    assert sorted(read_log_dir(root, ReadOptions(topics={"other"})).partitions) == ["other-0"]
 
 
 def test_log_start_offset_is_never_below_the_first_segment(tmp_path):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kcompact_nb.io import read_log_dir, read_partition_dir
+from kcompact_nb.io import ReadOptions, read_log_dir, read_partition_dir
 from kcompact_nb.io.logdir._progress import PROGRESS_THRESHOLD_BYTES, ByteProgress, wants_progress
 from tests.io.kafka_bytes import simple_batches, write_segments
 
@@ -25,9 +25,9 @@ def test_a_disabled_bar_costs_nothing_and_shows_nothing(capsys):
 def test_reads_show_a_bar_when_asked(tmp_path, capsys):
     root = tmp_path / "logs"
     write_segments(root / "t-0", {0: simple_batches(range(50))})
-    assert read_partition_dir(root / "t-0", progress=True).log.log_end_offset == 50
+    assert read_partition_dir(root / "t-0", ReadOptions(progress=True)).log.log_end_offset == 50
     assert "t-0" in capsys.readouterr().err
-    assert read_log_dir(root, progress=True).logs["t-0"].log_end_offset == 50
+    assert read_log_dir(root, ReadOptions(progress=True)).logs["t-0"].log_end_offset == 50
     err = capsys.readouterr().err
     assert "logs" in err and "100%" in err
     read_log_dir(root)

@@ -1,4 +1,5 @@
-"""The streamed pass over a partition directory equals the pass over the log in memory (issue #19, point 2).
+"""The pass over a partition read on disk (its batches left in its files, streamed) equals the pass over the log
+read into memory (issue #19, point 2; issue #38: one way to read a partition, the log knows where its batches live).
 
 Same retained offsets, segment layout, ``.log`` bytes, ``CleanerStats``, groups, end offset and log line, on
 random logs (compressed, transactional, idempotent, tombstones, several groups, partial passes with a small
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +23,20 @@ from hypothesis import strategies as st
 from kcompact_nb.core import (
     BrokerConfig,
     CleanerManager,
+    LogToClean,
     NewRecord,
     OffsetMapSpec,
     PartitionLog,
+    PassResult,
     StoredSegment,
     TopicConfig,
     log_to_clean,
     segment_file_name,
 )
 from kcompact_nb.io import (
-    predict_partition_dir,
+    ReadOptions,
     read_checkpoint,
     read_partition_dir,
-    scan_partition_dir,
-    stream_partition_pass,
     write_partition_dir,
 )
 
@@ -43,14 +45,44 @@ pytestmark = pytest.mark.usefixtures("kernels")
 NOW = 1_000_000
 
 
-def in_memory(folder: Path, *, now_ms: int, config: TopicConfig | None, offset_map: OffsetMapSpec | None, **kw: Any):
-    """The pass :func:`kcompact_nb.core.next_pass` runs, on the partition read whole into memory."""
-    log = read_partition_dir(folder, config=config, now_ms=now_ms, **kw).log
+def next_pass_of(log: PartitionLog, *, now_ms: int, offset_map: OffsetMapSpec | None) -> tuple[LogToClean, Any]:
+    """The pass :func:`kcompact_nb.core.next_pass` runs (over the cleanable range, forced), on ``log`` itself."""
     ltc = log_to_clean(log, now_ms=now_ms)
     result = None
     if ltc.first_dirty_offset < ltc.first_uncleanable_offset:
         result = CleanerManager(log.broker).clean_log(log, now_ms=now_ms, offset_map=offset_map, force=True)
-    return ltc, result, log
+    return ltc, result
+
+
+def in_memory(folder: Path, *, now_ms: int, config: TopicConfig | None, offset_map: OffsetMapSpec | None, **kw: Any):
+    """The next pass on the partition read whole into memory."""
+    checkpoint = kw.pop("cleaner_checkpoint", None)
+    log = read_partition_dir(folder, ReadOptions(config=config, now_ms=now_ms, **kw), cleaner_checkpoint=checkpoint).log
+    return (*next_pass_of(log, now_ms=now_ms, offset_map=offset_map), log)
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """The next pass over a partition read on disk: the log before it, the pass, the log after it, where its cleaned
+    groups went and the partition directory written after it."""
+
+    log_to_clean: LogToClean
+    result: PassResult | None
+    log: PartitionLog
+    cleaned: Path
+    written: Path | None
+
+
+def on_disk(folder: Path, *, now_ms: int, config: TopicConfig | None, offset_map=None, out=None, **kw: Any):
+    """The next pass over ``folder`` read on disk, its cleaned groups written into a folder of their own (``out``
+    / ``cleaned``, else a scratch folder), then (with ``out``) the partition directory the pass leaves."""
+    checkpoint = kw.pop("cleaner_checkpoint", None)
+    cleaned = Path(tempfile.mkdtemp()) if out is None else out / "cleaned"
+    options = ReadOptions(config=config, now_ms=now_ms, on_disk_from_bytes=0, cleaned_into=cleaned, **kw)
+    log = read_partition_dir(folder, options, cleaner_checkpoint=checkpoint).log
+    ltc, result = next_pass_of(log, now_ms=now_ms, offset_map=offset_map)
+    written = None if out is None else write_partition_dir(log, out)
+    return Streamed(ltc, result, log, cleaned / log.name, written)
 
 
 def assert_same_pass(folder: Path, *, now_ms: int, config: TopicConfig | None = None, offset_map=None, **kw: Any):
@@ -58,9 +90,7 @@ def assert_same_pass(folder: Path, *, now_ms: int, config: TopicConfig | None = 
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
         ltc, expected, log = in_memory(folder, now_ms=now_ms, config=config, offset_map=offset_map, **kw)
-        streamed = predict_partition_dir(
-            folder, now_ms=now_ms, config=config, offset_map=offset_map, out=out / "streamed", **kw
-        )
+        streamed = on_disk(folder, now_ms=now_ms, config=config, offset_map=offset_map, out=out / "streamed", **kw)
         assert streamed.log_to_clean == ltc
         if expected is None:
             assert streamed.result is None
@@ -82,7 +112,7 @@ def assert_same_pass(folder: Path, *, now_ms: int, config: TopicConfig | None = 
             (s.base_offset, s.size_bytes, s.last_offset, s.offset_index, s.time_index_entries)
             for s in streamed.log.segments
         ] == layout
-        assert all(isinstance(s, StoredSegment) for s in streamed.log.segments)
+        assert all(isinstance(s, StoredSegment) for s in streamed.log.segments)  # cleaned ones too: in their files
         assert streamed.log.cleaner_checkpoint == log.cleaner_checkpoint
         write_partition_dir(log, out / "memory")
         written, reference = out / "streamed" / log.name, out / "memory" / log.name
@@ -91,6 +121,7 @@ def assert_same_pass(folder: Path, *, now_ms: int, config: TopicConfig | None = 
         for file in reference.iterdir():
             assert (written / file.name).read_bytes() == file.read_bytes(), file.name
         assert [r.offset for _, r in read_partition_dir(written).log.records()] == [r.offset for _, r in log.records()]
+        assert [r.offset for _, r in streamed.log.records()] == [r.offset for _, r in log.records()]
         return streamed
 
 
@@ -199,31 +230,26 @@ def test_a_small_dedupe_buffer_stops_the_streamed_pass_where_the_pass_in_memory_
     assert streamed.result.end_offset < log.active_segment.base_offset
 
 
-def test_the_pass_over_a_scanned_partition_writes_its_cleaned_groups_and_the_prediction_copies_the_rest(
+def test_the_pass_over_a_partition_on_disk_writes_its_cleaned_groups_and_the_writer_copies_the_rest(
     tmp_path: Path,
 ) -> None:
-    """``stream_partition_pass`` is the pass alone (its ``.log`` files, as Kafka's cleaner writes them);
-    ``predict_partition_dir`` is the scan, that pass, and the segments it does not reach copied as they are."""
+    """The pass alone writes its groups' ``.log`` files, as Kafka's cleaner writes them, where the read said; the
+    partition directory it leaves is those files and the segments it does not reach copied as they are."""
     log = PartitionLog("w", config=TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 4000}))
     for i in range(400):
         log.append([NewRecord(b"k%03d" % (i * 7 % 150), b"v" * 20, timestamp=i)], now_ms=i)
     log.roll(now_ms=400)
     folder = write_partition_dir(log, tmp_path / "in")
     spec = OffsetMapSpec(slots=60, load_factor=0.9)  # the pass stops early: segments after it are not reached
-    (tmp_path / "pass").mkdir()
-    scanned = scan_partition_dir(folder, config=log.config)
-    passed = stream_partition_pass(scanned, now_ms=NOW, offset_map=spec, out=tmp_path / "pass")
-    predicted = predict_partition_dir(folder, now_ms=NOW, config=log.config, offset_map=spec, out=tmp_path / "out")
-    assert passed.result is not None and predicted.result is not None and passed.written == tmp_path / "pass"
-    assert (passed.result.stats, passed.result.groups) == (predicted.result.stats, predicted.result.groups)
-    cleaned = {segment_file_name(group[0]) for group in passed.result.groups}
-    assert len(cleaned) < len(passed.log.segments)
-    assert {p.name for p in (tmp_path / "pass").iterdir()} == cleaned
-    assert predicted.written is not None
-    for segment in predicted.log.segments:
+    streamed = on_disk(folder, now_ms=NOW, config=log.config, offset_map=spec, out=tmp_path / "out")
+    assert streamed.result is not None and streamed.written == tmp_path / "out" / log.name
+    cleaned = {segment_file_name(group[0]) for group in streamed.result.groups}
+    assert 0 < len(cleaned) < len(streamed.log.segments)
+    assert {p.name for p in streamed.cleaned.iterdir()} == cleaned
+    for segment in streamed.log.segments:
         name = segment_file_name(segment.base_offset)
-        source = tmp_path / "pass" / name if name in cleaned else folder / name
-        assert (predicted.written / name).read_bytes() == source.read_bytes(), name
+        source = streamed.cleaned / name if name in cleaned else folder / name
+        assert (streamed.written / name).read_bytes() == source.read_bytes(), name
 
 
 def test_a_scanned_partition_is_streamed_with_crcs_checked_as_it_was_scanned(tmp_path: Path) -> None:
@@ -240,25 +266,17 @@ def test_a_scanned_partition_is_streamed_with_crcs_checked_as_it_was_scanned(tmp
     data = bytearray(first.read_bytes())
     data[12 + int.from_bytes(data[8:12], "big") - 2] ^= 1  # the last record's last value byte: 'v' -> 'w'
     first.write_bytes(bytes(data))
-    scanned = scan_partition_dir(folder, config=log.config, verify_crc=False)
-    assert scanned.verify_crc is False
-    streamed = stream_partition_pass(scanned, now_ms=NOW)
+    streamed = on_disk(folder, now_ms=NOW, config=log.config, verify_crc=False)
     _, expected, _ = in_memory(folder, now_ms=NOW, config=log.config, offset_map=None, verify_crc=False)
     assert streamed.result is not None and expected is not None
     assert (streamed.result.stats, streamed.result.groups) == (expected.stats, expected.groups)
     with pytest.raises(CrcMismatchError):
-        stream_partition_pass(scan_partition_dir(folder, config=log.config), now_ms=NOW)
-
-
-def test_only_a_scanned_partition_is_streamed() -> None:
-    loaded = read_partition_dir(SAMPLES / "compaction-basic" / "before" / "basic-0")
-    with pytest.raises(ValueError, match="not a scanned partition"):
-        stream_partition_pass(loaded, now_ms=NOW)
+        on_disk(folder, now_ms=NOW, config=log.config)
 
 
 def test_scanning_keeps_no_batches_and_matches_the_loaded_log() -> None:
     folder = SAMPLES / "transactional" / "before" / "txn-0"
-    scanned = scan_partition_dir(folder)
+    scanned = read_partition_dir(folder, ReadOptions(on_disk_from_bytes=0))
     loaded = read_partition_dir(folder).log
     assert all(not s.batches for s in scanned.log.segments)
     assert [(s.base_offset, s.size_bytes, s.last_offset, s.aborted_transactions) for s in scanned.log.segments] == [
@@ -271,38 +289,43 @@ def test_scanning_keeps_no_batches_and_matches_the_loaded_log() -> None:
     )
 
 
-def test_a_prediction_without_an_output_folder_writes_nothing(tmp_path: Path) -> None:
+def test_a_pass_over_a_partition_on_disk_without_a_folder_writes_nothing(tmp_path: Path) -> None:
+    """Its cleaned groups are kept in memory: the log after the pass is read from both, the source never changed."""
     source = next((SAMPLES / "compaction-basic" / "before").glob("*-0"))
     folder = tmp_path / source.name
     shutil.copytree(source, folder)
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
-    prediction = predict_partition_dir(folder, now_ms=1_767_225_600_000)
-    assert prediction.written is None and prediction.result is not None
+    log = read_partition_dir(folder, ReadOptions(on_disk_from_bytes=0)).log
+    _, result = next_pass_of(log, now_ms=1_767_225_600_000, offset_map=None)
+    whole = read_partition_dir(folder).log
+    _, expected = next_pass_of(whole, now_ms=1_767_225_600_000, offset_map=None)
+    assert result is not None and expected is not None and result.stats == expected.stats
+    assert [r.offset for _, r in log.records()] == [r.offset for _, r in whole.records()]
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == [source.name]
 
 
-def test_a_prediction_replaces_an_output_folder_only_when_told_and_only_when_done(tmp_path: Path) -> None:
+def test_a_partition_on_disk_replaces_an_output_folder_only_when_told_and_only_when_done(tmp_path: Path) -> None:
     from kcompact_nb.io import LogWriteError
 
     source = next((SAMPLES / "compaction-basic" / "before").glob("*-0"))
     target = tmp_path / "out" / source.name
     target.mkdir(parents=True)
     (target / "old.log").write_bytes(b"kept")
+    log = read_partition_dir(source, ReadOptions(on_disk_from_bytes=0)).log
     with pytest.raises(LogWriteError, match="not empty; pass overwrite=True"):
-        predict_partition_dir(source, now_ms=1_767_225_600_000, out=tmp_path / "out")
+        write_partition_dir(log, tmp_path / "out")
     assert [p.name for p in target.iterdir()] == ["old.log"]
-    prediction = predict_partition_dir(source, now_ms=1_767_225_600_000, out=tmp_path / "out", overwrite=True)
-    assert prediction.written == target and not (target / "old.log").exists()
-    assert sorted(p.name for p in target.iterdir() if p.suffix == ".log") == sorted(
-        segment_file_name(s.base_offset) for s in prediction.log.segments
-    )
+    assert write_partition_dir(log, tmp_path / "out", overwrite=True) == target and not (target / "old.log").exists()
+    assert sorted(p.name for p in target.iterdir()) == sorted(segment_file_name(s.base_offset) for s in log.segments)
+    for file in target.iterdir():
+        assert file.read_bytes() == (source / file.name).read_bytes()
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [source.name]  # no staging folder left
 
 
 def test_packed_batches_over_several_segments_and_key_registries(tmp_path: Path, monkeypatch) -> None:
     """Batches of ten records (read back as packed columns), keys numbered afresh every 40 keys."""
-    import kcompact_nb.io.logdir._partition_stream as stream
+    import kcompact_nb.io.logdir._segment_files as stream
 
     monkeypatch.setattr(stream, "REGISTRY_KEYS", 40)
     props = {"cleanup.policy": "compact", "segment.bytes": 6000, "delete.retention.ms": 0}
@@ -319,16 +342,16 @@ def test_packed_batches_over_several_segments_and_key_registries(tmp_path: Path,
 
 def test_offset_buckets_streamed_equal_those_of_the_log_in_memory(tmp_path: Path) -> None:
     from kcompact_nb.core import offset_buckets
-    from kcompact_nb.io import partition_offset_buckets
 
     for stage in sorted(p for p in SAMPLES.glob("*/*") if p.is_dir()):
         folder = next(p for p in stage.iterdir() if p.is_dir())
         expected = offset_buckets(read_partition_dir(folder).log, bucket_count=7)
-        assert partition_offset_buckets(scan_partition_dir(folder), bucket_count=7) == expected, stage
+        on_disk = read_partition_dir(folder, ReadOptions(on_disk_from_bytes=0)).log
+        assert offset_buckets(on_disk, bucket_count=7) == expected, stage
     gzipped = [("batch", [NewRecord(b"k%d" % (i % 9), None if i % 5 == 0 else b"v")], "gzip") for i in range(60)]
     log = random_log(gzipped, 300, "offset")
     folder = write_partition_dir(log, tmp_path)
-    rows = partition_offset_buckets(scan_partition_dir(folder), bucket_count=11)
+    rows = offset_buckets(read_partition_dir(folder, ReadOptions(on_disk_from_bytes=0)).log, bucket_count=11)
     assert rows == offset_buckets(read_partition_dir(folder).log, bucket_count=11)
     assert sum(r.records for r in rows) == 60 and sum(r.live + r.tombstones for r in rows) == 9
 
@@ -363,11 +386,10 @@ def test_offset_buckets_tallied_a_block_at_a_time_equal_those_of_the_log_in_memo
     """Plain batches counted by columns (whole or straddling buckets and the log start offset, keyless records,
     tombstones), with compressed, header-carrying and control batches among them, one block per file or many."""
     from kcompact_nb.core import offset_buckets
-    from kcompact_nb.io import partition_offset_buckets
-    from kcompact_nb.io.logdir import _partition_stream, _segment_framing
+    from kcompact_nb.io.logdir import _segment_files, _segment_framing
 
     monkeypatch.setattr(_segment_framing, "BLOCK_BYTES", block_bytes)
-    monkeypatch.setattr(_partition_stream, "REGISTRY_KEYS", 3)
+    monkeypatch.setattr(_segment_files, "REGISTRY_KEYS", 3)
     props = {"cleanup.policy": "delete", "segment.bytes": 1500}
     log = PartitionLog("t", config=TopicConfig.from_properties(props))
     for i, (rows, codec, kind) in enumerate(batches):
@@ -381,19 +403,20 @@ def test_offset_buckets_tallied_a_block_at_a_time_equal_those_of_the_log_in_memo
         folder = write_partition_dir(log, scratch)
         start = min(start, log.log_end_offset)
         expected = offset_buckets(read_partition_dir(folder, log_start_offset=start).log, bucket_count=bucket_count)
-        scanned = scan_partition_dir(folder, log_start_offset=start)
-        assert partition_offset_buckets(scanned, bucket_count=bucket_count) == expected
+        scanned = read_partition_dir(folder, ReadOptions(on_disk_from_bytes=0), log_start_offset=start)
+        assert offset_buckets(scanned.log, bucket_count=bucket_count) == expected
 
 
 def test_a_tally_raises_what_the_reader_raises_on_batches_out_of_order(tmp_path: Path) -> None:
     """A segment file changed since the scan (two batches swapped): the reader's error, offsets and position."""
-    from kcompact_nb.io import CorruptBatchError, iter_segment_batches, partition_offset_buckets
+    from kcompact_nb.core import offset_buckets
+    from kcompact_nb.io import CorruptBatchError, iter_segment_batches
 
     log = PartitionLog("t", config=TopicConfig.from_properties({"cleanup.policy": "delete"}))
     for i in range(6):
         log.append([NewRecord(b"k%d" % (i % 2), b"v" * 10) for _ in range(3)], now_ms=i)
     folder = write_partition_dir(log, tmp_path)
-    scanned = scan_partition_dir(folder)
+    scanned = read_partition_dir(folder, ReadOptions(on_disk_from_bytes=0))
     file = next(folder.glob("*.log"))
     data = file.read_bytes()
     half = len(data) // 2  # six batches of the same size: three and three
@@ -401,21 +424,19 @@ def test_a_tally_raises_what_the_reader_raises_on_batches_out_of_order(tmp_path:
     with pytest.raises(CorruptBatchError) as expected:
         list(iter_segment_batches(file))
     with pytest.raises(type(expected.value), match=re.escape(str(expected.value))):
-        partition_offset_buckets(scanned, bucket_count=3)
+        offset_buckets(scanned.log, bucket_count=3)
 
 
-def test_the_layout_figure_of_a_scanned_partition_is_drawn_from_its_buckets() -> None:
+def test_the_layout_figure_of_a_partition_on_disk_is_drawn_from_its_buckets() -> None:
+    """``layout_figure`` takes the log read on disk as it is: the figure of its offset buckets, its files read once."""
     from kcompact_nb.core import offset_buckets
-    from kcompact_nb.io import partition_offset_buckets
     from kcompact_nb.viz import layout_figure
 
     folder = SAMPLES / "compaction-basic" / "before" / "basic-0"
-    scanned = scan_partition_dir(folder)
+    log = read_partition_dir(folder, ReadOptions(on_disk_from_bytes=0)).log
     now = 1_767_225_600_000
-    streamed = layout_figure(scanned.log, now_ms=now, buckets=partition_offset_buckets(scanned, bucket_count=10))
+    streamed = layout_figure(log, now_ms=now, bucket_count=10)
     loaded = read_partition_dir(folder).log
     whole = layout_figure(loaded, now_ms=now, max_records=0, bucket_count=10)
     assert streamed.to_plotly_json() == whole.to_plotly_json()
-    assert offset_buckets(loaded, bucket_count=10)[0].records > 0
-    with pytest.raises(ValueError, match="offset buckets"):
-        layout_figure(scanned.log, now_ms=now)
+    assert offset_buckets(loaded, bucket_count=10)[0].records > 0  # buckets that hold records, not an empty figure

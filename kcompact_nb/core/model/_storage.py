@@ -1,0 +1,80 @@
+"""Where a log's batches live: in memory, or in their segment files, read when asked.
+
+A :class:`PartitionLog` knows its segments' metadata (sizes, offsets, timestamps, index entries) and asks its
+:class:`LogStorage` for their batches: :class:`InMemoryStorage` (the default) holds them in the segments themselves;
+io's segment-file storage reads them from the ``.log`` files a block at a time, as Kafka's cleaner reads them with
+its read buffer, so a log of any size fits in memory. A cleaner pass asks the same storage for a new segment for
+each group it cleans (Kafka's ``.cleaned`` file) and to swap it in (``LocalLog.replaceSegments``): a pass over a
+log on disk streams, and needs memory for one read buffer and the offset map only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from kcompact_nb.core.model._segment import Segment
+from kcompact_nb.record import RecordBatch
+
+
+class LogStorage(Protocol):
+    """Where a log's batches are read, and where the segments a cleaner pass writes are kept."""
+
+    streams: bool
+    """The batches come from files and are released once read: a pass's offset map keeps none of them."""
+
+    def batches(self, segment: Segment, position: int) -> Iterable[RecordBatch]:
+        """``segment``'s batches in file order, from the first one that starts at or after byte ``position``."""
+        ...
+
+    def cleaned_segment(
+        self, base_offset: int, *, created_ms: int, index_interval_bytes: int, indexes_each_batch: bool
+    ) -> Segment:
+        """A new, empty segment for one group's cleaned batches (Kafka's ``.cleaned`` file)."""
+        ...
+
+    def replace(self, segments: list[Segment], group: Sequence[Segment], cleaned: Segment) -> None:
+        """Put ``cleaned`` in the place of ``group``'s segments in the log's ``segments`` (``replaceSegments``); it is
+        complete."""
+        ...
+
+    def detached(self) -> LogStorage:
+        """This storage for a copy of the log (``copy_log``): the same batches read, nothing of the original's
+        changed by what the copy's passes write."""
+        ...
+
+
+class InMemoryStorage:
+    """The batches the log's segments hold; cleaned segments are spliced into the log's list."""
+
+    streams = False
+
+    def batches(self, segment: Segment, position: int) -> Iterable[RecordBatch]:
+        if position <= 0:
+            return segment.batches
+        return _from_position(segment.batches, position)
+
+    def cleaned_segment(
+        self, base_offset: int, *, created_ms: int, index_interval_bytes: int, indexes_each_batch: bool
+    ) -> Segment:
+        return Segment(
+            base_offset,
+            created_ms=created_ms,
+            index_interval_bytes=index_interval_bytes,
+            indexes_each_batch=indexes_each_batch,
+        )
+
+    def replace(self, segments: list[Segment], group: Sequence[Segment], cleaned: Segment) -> None:
+        first = segments.index(group[0])
+        segments[first : first + len(group)] = [cleaned]
+
+    def detached(self) -> InMemoryStorage:
+        return self
+
+
+def _from_position(batches: Sequence[RecordBatch], position: int) -> Iterable[RecordBatch]:
+    start = 0
+    for batch in batches:
+        if start >= position:
+            yield batch
+        start += batch.size_bytes
