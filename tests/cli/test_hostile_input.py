@@ -215,6 +215,7 @@ def test_a_named_input_that_is_not_a_file_is_refused_without_waiting(log_dir, tm
     refused(run("kcat", odd, timeout=60), what)
     refused(run("scenario", "run", odd, timeout=60), what)
     refused(run("inspect", log_dir, "--config-file", odd, timeout=60), what)
+    refused(run("clean", log_dir, "--out", tmp_path / "out", "--config-file", odd, timeout=60), what)
 
 
 def test_a_symlink_loop_is_not_called_missing(tmp_path):
