@@ -232,3 +232,12 @@ def test_process_substitution_is_read(log_dir):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert '"segment.ms": 100' in done.stdout
+
+
+def test_a_sparse_four_gib_index_is_dumped_without_reading_it_whole(log_dir):
+    index = sorted((log_dir / "basic-0").glob("*.index"))[0]
+    with open(index, "r+b") as handle:
+        handle.truncate(4 * 1024**3)  # preallocated, a hole on disk
+    done = run("dump", index)
+    assert done.returncode == 0, done.stderr
+    assert "4,294,967,296 bytes (preallocated" in done.stdout
