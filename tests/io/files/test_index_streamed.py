@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb.io import IndexFileError, decode_offset_index, decode_time_index, read_index_file
+from kcompact_nb.io import IndexFileError, read_index_file
+from kcompact_nb.io.files import decode_offset_index, decode_time_index
 
 NAME = "00000000000000000100"
 
