@@ -1,4 +1,4 @@
-"""The Kafka model and Kafka's log cleaner, in four parts, each importing only the parts above it here.
+"""The Kafka model and Kafka's log cleaner, in five parts, each importing only the parts above it here.
 
 - :mod:`~kcompact_nb.core.model`: what a broker stores: records and v2 batches with their byte sizes,
   segments, the partition log, producer state, configs, Kafka versions, log loading (``LogLoader``) and
@@ -8,6 +8,8 @@
 - :mod:`~kcompact_nb.core.simulation`: a simulated broker and clock, and frames of a partition over time.
 - :mod:`~kcompact_nb.core.views`: read-only explanations: what the next pass does to each record and why,
   tables, layouts, histories, offset-map views, dedupe-buffer sizing.
+- :mod:`~kcompact_nb.core.forecasting`: a produce model and a broker's cleaner run forward under it for days or
+  weeks (not Kafka's: a forecast made with the engine).
 
 This face re-exports what the other packages use. Core needs the standard library and numpy only; it never
 imports pyspark, plotly, ipywidgets or pandas. Time is always a parameter (``now_ms``). See
@@ -17,7 +19,9 @@ imports pyspark, plotly, ipywidgets or pandas. Time is always a parameter (``now
 from __future__ import annotations
 
 from kcompact_nb.core.cleaner import (
+    CleanerLoop,
     CleanerManager,
+    CleanerSpeed,
     CleanerStats,
     HeaderStrategy,
     LogToClean,
@@ -33,6 +37,27 @@ from kcompact_nb.core.cleaner import (
     log_pool_order,
     log_to_clean,
     strategy_for,
+)
+from kcompact_nb.core.forecasting import (
+    MEASURED_SPEED,
+    Burst,
+    DailyCycle,
+    Forecast,
+    ForecastPass,
+    KeepingUp,
+    MetricReading,
+    PartitionTimeline,
+    ProducedBatch,
+    ProduceModel,
+    ProduceModelError,
+    ProducerModel,
+    RecordLifetimes,
+    TopicLoad,
+    Transactions,
+    TxnMarker,
+    ValueSizes,
+    exact_events,
+    forecast,
 )
 from kcompact_nb.core.model import (
     CLEANED_FILE_SUFFIX,
@@ -109,6 +134,7 @@ from kcompact_nb.core.model import (
     record_from_tuple,
     record_offsets,
     record_size_bytes,
+    record_size_of_lengths,
     record_sizes_of_lengths,
     segment_file_name,
     set_default_encoder,
@@ -171,6 +197,27 @@ from kcompact_nb.core.views import (
 )
 
 __all__ = [
+    "CleanerLoop",
+    "CleanerSpeed",
+    "MEASURED_SPEED",
+    "Burst",
+    "DailyCycle",
+    "Forecast",
+    "ForecastPass",
+    "KeepingUp",
+    "MetricReading",
+    "PartitionTimeline",
+    "ProducedBatch",
+    "ProduceModel",
+    "ProduceModelError",
+    "ProducerModel",
+    "RecordLifetimes",
+    "TopicLoad",
+    "Transactions",
+    "TxnMarker",
+    "ValueSizes",
+    "exact_events",
+    "forecast",
     "AbortedTxn",
     "AppendInfo",
     "batch_facts",
@@ -277,6 +324,7 @@ __all__ = [
     "record_lifetimes",
     "record_offsets",
     "record_size_bytes",
+    "record_size_of_lengths",
     "record_sizes_of_lengths",
     "RecordBatch",
     "RecordKind",
