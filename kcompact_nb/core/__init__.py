@@ -58,6 +58,7 @@ from kcompact_nb.core.forecasting import (
     ValueSizes,
     exact_events,
     forecast,
+    play_model,
 )
 from kcompact_nb.core.model import (
     CLEANED_FILE_SUFFIX,
@@ -197,6 +198,7 @@ from kcompact_nb.core.views import (
 )
 
 __all__ = [
+    "play_model",
     "CleanerLoop",
     "CleanerSpeed",
     "MEASURED_SPEED",

@@ -14,6 +14,7 @@ from kcompact_nb.core.forecasting._events import ProducedBatch, TxnMarker
 from kcompact_nb.core.forecasting._exact_stream import exact_events
 from kcompact_nb.core.forecasting._forecast import EXACT_RECORDS, MEASURED_SPEED, forecast
 from kcompact_nb.core.forecasting._keys import key_bytes, murmur2, partitions_of
+from kcompact_nb.core.forecasting._play import Played, play_model
 from kcompact_nb.core.forecasting._produce_model import (
     Burst,
     DailyCycle,
@@ -48,6 +49,8 @@ __all__ = [
     "MetricReading",
     "murmur2",
     "PartitionTimeline",
+    "play_model",
+    "Played",
     "partitions_of",
     "ProducedBatch",
     "ProduceModel",
