@@ -12,7 +12,8 @@ from kafka.record.default_records import DefaultRecordBatchBuilder  # type: igno
 
 from bench._runner import Measurement, benchmark, scratch_dir, timed
 from kcompact_nb.core import DEFAULT_KAFKA_VERSION, KafkaVersion, Record, RecordBatch
-from kcompact_nb.io import KafkaBatchEncoder, SegmentFileReader, read_partition_dir
+from kcompact_nb.io import SegmentFileReader, read_partition_dir
+from kcompact_nb.record import KafkaBatchEncoder
 
 RECORDS = 100_000
 VALUE = b"v" * 100
@@ -97,7 +98,7 @@ def compressible_batches() -> tuple[RecordBatch, ...]:
 
 def _encode(codec: str, kernels: str = "C") -> Measurement:
     """Encode the batches with ``codec``; ``kernels="python"`` without the C kernels (snappy's Python compressor)."""
-    from kcompact_nb.io.codec import native_kernels
+    from kcompact_nb.record import native_kernels
 
     encoder, version = KafkaBatchEncoder(), KafkaVersion.parse(DEFAULT_KAFKA_VERSION)
     batches = [replace(b, compression=codec) for b in compressible_batches()]
@@ -138,7 +139,7 @@ def workload_segment() -> Path:
 
 def _decode(decoder: str) -> Measurement:
     """Read every batch of the workload's segment (CRC checked, keys numbered, values left in the bytes)."""
-    from kcompact_nb.io.codec import native_kernels
+    from kcompact_nb.record import native_kernels
 
     path, native = workload_segment(), native_kernels.NATIVE
     if decoder == "C" and native is None:

@@ -3,7 +3,8 @@ inside functions, under ``TYPE_CHECKING``).
 
 - Layers: a package imports only the packages below it (``ALLOWED``; ``import kcompact_nb`` counts as core,
   whose user-facing names the root re-exports); core's and io's parts likewise (``CORE_PARTS``, ``IO_PARTS``; io's parts
-  share io's errors, ``kcompact_nb.io._errors``), and core itself nothing outside the standard library but numpy.
+  share io's errors, ``kcompact_nb.io._errors``); core nothing outside the standard library but numpy, and the
+  record format beneath it the codecs' bindings besides.
 - Faces: a package is imported through its ``__init__`` only: never another package's ``_private`` module,
   never a subpackage of another package; a part of core or io imports another part through that part's face.
 - No import cycle between modules.
@@ -15,10 +16,13 @@ The checker runs on a planted tree too, to show that it fails when a rule is bro
 from __future__ import annotations
 
 import ast
+import importlib
+import json
 import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -27,8 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "kcompact_nb"
 
 ALLOWED: dict[str, frozenset[str]] = {
-    "core": frozenset(),
-    "io": frozenset({"core"}),
+    "record": frozenset(),
+    "core": frozenset({"record"}),
+    "io": frozenset({"core", "record"}),
     "viz": frozenset({"core"}),
     "scenario": frozenset({"io", "core"}),
     "maven": frozenset({"core"}),
@@ -36,8 +41,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     "broker": frozenset({"maven", "io", "core"}),
     "widgets": frozenset({"viz", "scenario", "core"}),
     "fidelity": frozenset({"broker", "scenario", "io", "core"}),
-    "cli": frozenset({"fidelity", "widgets", "broker", "spark", "maven", "scenario", "viz", "io", "core", PACKAGE}),
-    PACKAGE: frozenset({"core", "io", "cli"}),
+    "cli": frozenset(
+        {"fidelity", "widgets", "broker", "spark", "maven", "scenario", "viz", "io", "core", "record", PACKAGE}
+    ),
+    PACKAGE: frozenset({"core", "cli"}),
 }
 """Package -> the packages it may import (``kcompact_nb`` itself: its ``__init__`` and ``__main__``)."""
 CORE_PARTS: dict[str, frozenset[str]] = {
@@ -49,14 +56,17 @@ CORE_PARTS: dict[str, frozenset[str]] = {
 }
 """Core's parts -> the parts each may import (through their faces)."""
 IO_PARTS: dict[str, frozenset[str]] = {
-    "codec": frozenset(),
     "files": frozenset(),
     "text": frozenset(),
-    "logdir": frozenset({"codec", "files"}),
+    "logdir": frozenset({"files"}),
 }
 """io's parts -> the parts each may import (through their faces)."""
 PARTS = {"core": CORE_PARTS, "io": IO_PARTS}
 CORE_THIRD_PARTY = frozenset({"numpy"})
+RECORD_THIRD_PARTY = CORE_THIRD_PARTY | {"kafka", "crc32c", "lz4", "snappy", "zstandard", "pyzstd"}
+"""The record format also reads and writes with the codecs' bindings: kafka-python's record module and codecs,
+crc32c, lz4, python-snappy, zstandard and pyzstd."""
+THIRD_PARTY = {"core": CORE_THIRD_PARTY, "record": RECORD_THIRD_PARTY}
 
 
 @dataclass(frozen=True)
@@ -123,8 +133,11 @@ def layer_violations(root: Path) -> list[str]:
         where = f"{imp.module}:{imp.line} imports {imp.target}"
         if imp.target.split(".")[0] != PACKAGE:
             top = imp.target.split(".")[0]
-            if package_of(imp.module) == "core" and top not in sys.stdlib_module_names and top not in CORE_THIRD_PARTY:
-                found.append(f"{where}: core uses the standard library and numpy only")
+            source = package_of(imp.module)
+            if source in THIRD_PARTY and top not in sys.stdlib_module_names and top not in THIRD_PARTY[source]:
+                found.append(
+                    f"{where}: {source} uses the standard library and {', '.join(sorted(THIRD_PARTY[source]))} only"
+                )
             continue
         source, target = package_of(imp.module), package_of(imp.target)
         if imp.target == PACKAGE:
@@ -289,6 +302,12 @@ PLANTED = {
         "from bench._runner import timed\n"  # bench's own private module: not kcompact_nb's
     ),
     "tools/make.py": "from kcompact_nb.io import _reader\n",
+    "kcompact_nb/record/__init__.py": "__all__ = []\n",
+    "kcompact_nb/record/_batch.py": (
+        "import kafka\n"  # a codec binding: the record format's to use
+        "import pandas\n"
+        "from kcompact_nb.core import Thing\n"  # the floor imports nothing above it
+    ),
 }
 
 
@@ -299,9 +318,12 @@ def test_the_checker_finds_planted_violations(tmp_path):
     layers = layer_violations(tmp_path)
     assert layers == [
         "kcompact_nb.core.model._thing:1 imports plotly: core uses the standard library and numpy only",
-        "kcompact_nb.core.model._thing:3 imports kcompact_nb.viz: core may import no other package",
-        "kcompact_nb.io._writer:2 imports kcompact_nb.scenario: io may import core",
+        "kcompact_nb.core.model._thing:3 imports kcompact_nb.viz: core may import record",
+        "kcompact_nb.io._writer:2 imports kcompact_nb.scenario: io may import core, record",
         "kcompact_nb.io.text._kcat:1 imports kcompact_nb.io.logdir: io's text may import no other part",
+        "kcompact_nb.record._batch:2 imports pandas: "
+        "record uses the standard library and crc32c, kafka, lz4, numpy, pyzstd, snappy, zstandard only",
+        "kcompact_nb.record._batch:3 imports kcompact_nb.core: record may import no other package",
     ]
     assert face_violations(tmp_path) == [
         "kcompact_nb.core.cleaner._pass:1 imports kcompact_nb.core.model._thing: "
@@ -359,7 +381,7 @@ def test_the_documented_parts_are_the_enforced_ones(package):
 
 def test_io_holds_its_parts_and_what_they_share_only():
     io = ROOT / PACKAGE / "io"
-    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py", "_cache_dir.py"}
+    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py", "_input_files.py"}
     assert {p.name for p in io.iterdir() if (p / "__init__.py").exists()} == set(IO_PARTS)
 
 
@@ -372,3 +394,42 @@ def test_paths_and_kafka_links_in_the_architecture_document_hold():
     defined = dict(re.findall(r"^\[(\w+)\]: (\S+)$", doc, re.MULTILINE))
     assert used <= set(defined)
     assert [url for url in defined.values() if "/blob/4.4.0/" not in url] == []
+
+
+FACES_OF_USE = ("record", "core", "io")
+"""The faces held to their users: every name on them is called from outside the package (issue #38)."""
+
+
+def names_used_outside(root: Path, package: str) -> set[str]:
+    """The names of ``kcompact_nb.<package>``'s face imported by another package, ``bench/``, ``tools/`` or a notebook
+    (``import kcompact_nb`` counts as core's, whose user-facing names the root re-exports)."""
+    faces = {f"{PACKAGE}.{package}"} | ({PACKAGE} if package == "core" else set())
+    return {name for user, face, name in _face_imports(root) if face in faces and user != package}
+
+
+@cache
+def _face_imports(root: Path) -> tuple[tuple[str, str, str], ...]:
+    """(the package, folder or ``notebooks`` importing, the module imported from, the name) of every ``from
+    kcompact_nb... import name`` in the package, ``bench/``, ``tools/`` and the notebooks' code cells."""
+    texts = [(package_of(module_name(p, root)), p.read_text(encoding="utf-8")) for p in (root / PACKAGE).rglob("*.py")]
+    texts += [
+        (folder, p.read_text(encoding="utf-8")) for folder in SCRIPT_FOLDERS for p in (root / folder).rglob("*.py")
+    ]
+    for notebook in sorted((root / "notebooks").glob("*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        texts += [("notebooks", "".join(c["source"])) for c in cells if c["cell_type"] == "code"]
+    found = []
+    for user, text in texts:
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith(PACKAGE):
+                found += [(user, node.module or "", alias.name) for alias in node.names]
+    return tuple(found)
+
+
+@pytest.mark.parametrize("package", FACES_OF_USE)
+def test_a_face_lists_what_its_users_call(package):
+    """What only the tests use is kept off the face (on the face of the part that holds it); error classes stay,
+    for users catch them."""
+    face = importlib.import_module(f"{PACKAGE}.{package}").__all__
+    unused = [n for n in face if n not in names_used_outside(ROOT, package) and not n.endswith("Error")]
+    assert unused == []

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from kcompact_nb.core.cleaner._clean_pass import PassResult
-from kcompact_nb.core.model import BrokerConfig, KafkaModelError, PartitionLog
+from kcompact_nb.core.model import BrokerConfig, PartitionLog
+from kcompact_nb.record import KafkaModelError
 
 MAX_LOOP_ITERATIONS = 1_000_000
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
 from kcompact_nb.core.cleaner._cleaner_loop import CleanerLoop
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed
+from kcompact_nb.core.cleaner._failure import CleanerFailure, record_failure
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
@@ -19,7 +20,8 @@ from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_old_segments
 from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
-from kcompact_nb.core.model import BrokerConfig, KafkaModelError, KcompactError, PartitionLog
+from kcompact_nb.core.model import BrokerConfig, PartitionLog
+from kcompact_nb.record import KafkaModelError, KcompactError
 
 
 @dataclass(frozen=True)
@@ -55,15 +57,6 @@ def _built(spec: OffsetMapSpec, strategy: Strategy, storage: SegmentStorage | No
 
 
 @dataclass
-class CleanerFailure:
-    """A pass that raised: Kafka marks the partition uncleanable (spec 3), e.g. on a batch it cannot read."""
-
-    name: str
-    at_ms: int
-    error: str
-
-
-@dataclass
 class CleanerManager:
     """Selects, cleans and retains compacted logs the way a broker's cleaner threads do."""
 
@@ -75,6 +68,8 @@ class CleanerManager:
     started_ms: int = 0
     """When the broker started: producer expiry checks run every interval after it."""
     recorded: list[PassResult] | None = None
+    stopped_threads: int = 0
+    """Cleaner threads an exception ended (Kafka 2.0, before partitions could be marked uncleanable)."""
     """When a list, every pass this manager runs is appended to it (frames collect a step's passes)."""
     speed: CleanerSpeed | None = None
     """How fast this machine's cleaner works (not Kafka's: a pass then takes time unthrottled too, spec 11)."""
@@ -129,7 +124,7 @@ class CleanerManager:
         ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained. A pass
         that throws marks its log uncleanable and ends the iteration before retention (``None``).
         """
-        if not self.broker.log_cleaner_enable:
+        if not self.broker.log_cleaner_enable or self.stopped_threads >= self.broker.log_cleaner_threads:
             return None
         self._expire_producers(logs, now_ms)
         best, considered = self.grab_filthiest_log(logs, now_ms=now_ms, in_progress=in_progress)
@@ -214,6 +209,7 @@ class CleanerManager:
         self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int, thread_id: int
     ) -> PassResult | None:
         strategy, storage = self.strategy_of(log), self._storages.get(log.name)
+        before = list(log.segments)
         try:
             result = clean_pass(
                 log,
@@ -229,10 +225,13 @@ class CleanerManager:
                 speed=self.speed,
             )
         except KcompactError as error:
-            # cleanLog's doneCleaning checkpoints the pass's start; groups swapped in before the failure stay
-            log.cleaner_checkpoint = best.first_dirty_offset
-            self.uncleanable.add(log.name)
-            self.failures.append(CleanerFailure(log.name, now_ms, str(error)))
+            failure = record_failure(log, error, at_ms=now_ms, first_dirty_offset=best.first_dirty_offset,
+                                     before=before, version=self.broker.version)  # fmt: skip
+            self.failures.append(failure)
+            if failure.thread_stopped:
+                self.stopped_threads += 1
+            else:
+                self.uncleanable.add(log.name)
             return None
         delayed = [ltc for ltc in considered if ltc.compaction_delay_ms > 0]
         if not delayed:

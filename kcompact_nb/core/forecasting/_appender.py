@@ -19,16 +19,8 @@ import numpy
 
 from kcompact_nb.core.forecasting._events import ProducedBatch, TxnMarker
 from kcompact_nb.core.forecasting._keys import key_bytes
-from kcompact_nb.core.model import (
-    AppendInfo,
-    KeyRegistry,
-    PackedRecords,
-    PartitionLog,
-    RecordBatch,
-    TimestampType,
-    compressed,
-    stored_compression,
-)
+from kcompact_nb.core.model import AppendInfo, PartitionLog, stored_compression
+from kcompact_nb.record import KeyRegistry, PackedRecords, RecordBatch, TimestampType, compressed
 
 _ZERO_PAGES: list[mmap.mmap] = []
 

@@ -8,7 +8,8 @@ from kcompact_nb.core.forecasting._appender import Appender
 from kcompact_nb.core.forecasting._events import ProducedBatch
 from kcompact_nb.core.forecasting._exact_stream import topic_rng
 from kcompact_nb.core.forecasting._produce_model import TopicLoad
-from kcompact_nb.core.model import PartitionLog, TopicConfig, record_size_of_lengths, stored_compression
+from kcompact_nb.core.model import PartitionLog, TopicConfig, stored_compression
+from kcompact_nb.record import record_size_of_lengths
 
 SAMPLE_BATCHES = 16
 RATIO_STREAM, LENGTHS_STREAM = 3, 4

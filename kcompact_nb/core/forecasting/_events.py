@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy
 
-from kcompact_nb.core.model import NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE
+from kcompact_nb.record import NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE
 
 
 @dataclass(frozen=True, eq=False)

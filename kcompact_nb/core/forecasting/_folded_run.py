@@ -22,13 +22,8 @@ from kcompact_nb.core.forecasting._keys import harmonic
 from kcompact_nb.core.forecasting._produce_model import ProduceModel, TopicLoad
 from kcompact_nb.core.forecasting._results import Forecast
 from kcompact_nb.core.forecasting._run import ForecastRun, forecast_result, new_simulation, speed_note
-from kcompact_nb.core.model import (
-    DOUBLE_MAX,
-    BrokerConfig,
-    KafkaVersion,
-    TopicConfig,
-    record_size_of_lengths,
-)
+from kcompact_nb.core.model import DOUBLE_MAX, BrokerConfig, KafkaVersion, TopicConfig
+from kcompact_nb.record import record_size_of_lengths
 
 RECORDS_BUDGET = 3_000_000
 """About how many records a folded run appends (its windows' winners), and how many its passes rewrite over all

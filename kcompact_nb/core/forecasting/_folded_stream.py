@@ -33,7 +33,7 @@ from kcompact_nb.core.forecasting._exact_stream import PRODUCER_ID_BASE, topic_r
 from kcompact_nb.core.forecasting._keys import harmonic, partitions_of
 from kcompact_nb.core.forecasting._produce_model import ProduceModel, TopicLoad
 from kcompact_nb.core.forecasting._rate import RateCurve
-from kcompact_nb.core.model import RECORD_BATCH_OVERHEAD, record_size_of_lengths, record_sizes_of_lengths
+from kcompact_nb.record import RECORD_BATCH_OVERHEAD, record_size_of_lengths, record_sizes_of_lengths
 
 HOT_RECORDS = 8.0
 """A key expecting this many records in a window is *hot*: folded at its rate rather than drawn (sampled runs)."""

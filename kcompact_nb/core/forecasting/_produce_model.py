@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kcompact_nb.core.model import COMPRESSION_CODECS, KcompactError
+from kcompact_nb.record import COMPRESSION_CODECS, KcompactError
 
 DAY_MS = 86_400_000
 KEY_DISTRIBUTIONS = ("uniform", "zipf")

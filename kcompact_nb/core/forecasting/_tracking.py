@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import numpy
 
 from kcompact_nb.core.forecasting._events import Event, ProducedBatch
-from kcompact_nb.core.model import PartitionLog, record_sizes_of_lengths
+from kcompact_nb.core.model import PartitionLog
+from kcompact_nb.record import record_sizes_of_lengths
 
 TRACED_TARGET = 20_000
 """About how many records the lifetimes follow."""

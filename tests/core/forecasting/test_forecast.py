@@ -24,9 +24,9 @@ from kcompact_nb.core import (
     ValueSizes,
     exact_events,
     forecast,
-    record_size_of_lengths,
 )
 from kcompact_nb.core.forecasting import key_bytes
+from kcompact_nb.record import record_size_of_lengths
 
 BROKER = {"log.cleaner.threads": 2, "log.cleaner.backoff.ms": 700}
 TOPICS = {
