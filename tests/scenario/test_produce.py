@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from kcompact_nb.core import ProducedBatch, exact_events
+from kcompact_nb.core.forecasting import ProducedBatch, exact_events
 from kcompact_nb.scenario import ScenarioError, load_scenario, parse_scenario, run_scenario, schema
 from tests.scenario.conftest import SAMPLES, scenario
 

@@ -9,15 +9,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb.core import (
-    BrokerConfig,
-    CleanerLoop,
-    CleanerManager,
-    CleanerSpeed,
-    PartitionLog,
-    TopicConfig,
-    copy_log,
-)
+from kcompact_nb.core import BrokerConfig, CleanerManager, PartitionLog, TopicConfig, copy_log
+from kcompact_nb.core.cleaner import CleanerLoop, CleanerSpeed
 from kcompact_nb.core.views import next_eligible_ms
 from tests.conftest import rec
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy
 
-from kcompact_nb.core import (
+from kcompact_nb.core.forecasting import (
     ProducedBatch,
     ProduceModel,
     ProducerModel,
@@ -12,8 +12,8 @@ from kcompact_nb.core import (
     Transactions,
     TxnMarker,
     exact_events,
+    partitions_of,
 )
-from kcompact_nb.core.forecasting import partitions_of
 
 
 def _events(model: ProduceModel, partitions: int = 2, horizon_ms: int = 60_000) -> list:

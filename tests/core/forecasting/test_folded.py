@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy
 import pytest
 
-from kcompact_nb.core import ProduceModel, ProducerModel, TopicLoad, Transactions, ValueSizes, forecast
+from kcompact_nb.core.forecasting import ProduceModel, ProducerModel, TopicLoad, Transactions, ValueSizes, forecast
 
 LOAD = TopicLoad(
     records_per_second=120,

@@ -10,22 +10,20 @@ from __future__ import annotations
 import numpy
 import pytest
 
-from kcompact_nb.core import (
-    CleanerLoop,
-    CleanerSpeed,
+from kcompact_nb.core import NewRecord, Simulation
+from kcompact_nb.core.cleaner import CleanerLoop, CleanerSpeed
+from kcompact_nb.core.forecasting import (
     DailyCycle,
-    NewRecord,
     ProducedBatch,
     ProduceModel,
     ProducerModel,
-    Simulation,
     TopicLoad,
     Transactions,
     ValueSizes,
     exact_events,
     forecast,
+    key_bytes,
 )
-from kcompact_nb.core.forecasting import key_bytes
 from kcompact_nb.record import record_size_of_lengths
 
 BROKER = {"log.cleaner.threads": 2, "log.cleaner.backoff.ms": 700}

@@ -6,8 +6,7 @@ import numpy
 import pytest
 from kafka.partitioner.default import murmur2 as kafka_python_murmur2
 
-from kcompact_nb.core import Burst, DailyCycle, TopicLoad
-from kcompact_nb.core.forecasting import RateCurve, key_bytes, murmur2, partitions_of
+from kcompact_nb.core.forecasting import Burst, DailyCycle, RateCurve, TopicLoad, key_bytes, murmur2, partitions_of
 from kcompact_nb.core.forecasting._keys import harmonic, key_digits, zipf_ids
 
 

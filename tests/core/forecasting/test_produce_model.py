@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb.core import (
+from kcompact_nb.core.forecasting import (
     Burst,
     DailyCycle,
     ProduceModel,
