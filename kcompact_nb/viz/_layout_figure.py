@@ -101,7 +101,7 @@ def layout_figure(
     """
     if isinstance(source, PartitionLog):
         now = source.active_segment.last_modified_ms if now_ms is None else now_ms
-        if buckets is None and not source.storage.streams and _stored_records(source) <= max_records:
+        if buckets is None and not source.storage.streams and _at_most(source, max_records):
             view = layout_view(source, now_ms=now, offset_map=offset_map, strategy=strategy, next_frame=next_frame)
             return _record_figure(view, title=title, scale=scale, color_by=color_by, show_batches=show_batches)
         ltc, regions = segment_regions(source, now_ms=now)
@@ -134,9 +134,12 @@ def _span(first: int, end: int, scale: LayoutScale | None) -> tuple[int, int]:
     return min(first, scale.first_offset), max(end, scale.end_offset)
 
 
-def _stored_records(log: PartitionLog) -> int:
-    """Records the log's batches hold (its segments' batches, in memory)."""
-    return sum(len(batch.records) for batch in log.batches())
+def _at_most(log: PartitionLog, records: int) -> bool:
+    """Whether the log holds at most ``records`` records: its offsets say so without a walk when they span no more
+    (every record stored lies in ``[first segment's base offset, log end offset)``)."""
+    if log.log_end_offset - log.segments[0].base_offset <= records:
+        return True
+    return sum(len(batch.records) for batch in log.batches()) <= records
 
 
 def _record_figure(
