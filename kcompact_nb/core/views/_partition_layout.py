@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from kcompact_nb.core.cleaner import LogToClean, OffsetMapSpec, Strategy
 from kcompact_nb.core.model import KafkaModelError, PartitionLog, RecordBatch
-from kcompact_nb.core.simulation import Frame
+from kcompact_nb.core.simulation import Simulation
 from kcompact_nb.core.views._next_pass import NextPass, RecordOutcome, next_pass, transaction_states
 from kcompact_nb.core.views._segment_regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, log_regions
 
@@ -89,14 +89,13 @@ def layout_view(
     now_ms: int,
     offset_map: OffsetMapSpec | None = None,
     strategy: Strategy | None = None,
-    next_frame: Frame | None = None,
+    simulation: Simulation | None = None,
 ) -> LayoutView:
-    """The layout of ``log`` at ``now_ms``, each record with what a pass at ``now_ms`` would do to it.
+    """The layout of ``log`` at ``now_ms``, each record with what the next pass does to it (:func:`next_pass`).
 
-    ``offset_map`` and ``strategy`` are those of that pass, ``next_frame`` the frame it made when it already ran
-    (see :func:`next_pass`).
+    ``offset_map`` and ``strategy`` are those of that pass, ``simulation`` the broker the log belongs to.
     """
-    upcoming: NextPass = next_pass(log, now_ms=now_ms, offset_map=offset_map, strategy=strategy, next_frame=next_frame)
+    upcoming: NextPass = next_pass(log, now_ms=now_ms, offset_map=offset_map, strategy=strategy, simulation=simulation)
     ltc = upcoming.log_to_clean
     segments = log_regions(log, ltc)
     offsets = [r.offset for r in upcoming.records]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from kcompact_nb.core.cleaner import LogToClean, PassResult
+from kcompact_nb.core.cleaner import LogToClean, PassResult, offset_map_keys, strategy_for
 from kcompact_nb.core.model import PartitionLog, RecordBatch
 
 
@@ -70,12 +70,23 @@ def _entry(key: bytes, rank: Any) -> OffsetMapEntry:
 
 
 def _missed_keys(log: PartitionLog, result: PassResult, mapped: set[bytes]) -> tuple[tuple[bytes, int], ...]:
-    """(key, first offset) of keys first met in ``[end_offset, first_uncleanable_offset)`` and absent from the map."""
+    """(key, first offset) of the keys ``buildOffsetMap`` would map in ``[end_offset, first_uncleanable_offset)``
+    that the full map did not hold (the engine's own map building decides which records count: no markers, no
+    aborted data)."""
+    if result.end_offset >= result.first_uncleanable_offset:
+        return ()
+    left = offset_map_keys(
+        log,
+        start=result.end_offset,
+        end=result.first_uncleanable_offset,
+        strategy=strategy_for(log.config),
+        now_ms=result.start_ms,
+    )
     missed: dict[bytes, int] = {}
-    for batch, record in log.records():
-        inside = result.end_offset <= record.offset < result.first_uncleanable_offset
-        if inside and not batch.is_control and record.key is not None and record.key not in mapped:
-            missed.setdefault(record.key, record.offset)
+    for _batch, record in log.records():
+        key = record.key
+        if result.end_offset <= record.offset < result.first_uncleanable_offset and key in left and key not in mapped:
+            missed.setdefault(key, record.offset)
     return tuple(missed.items())
 
 

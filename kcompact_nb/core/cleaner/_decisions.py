@@ -1,0 +1,183 @@
+"""What the cleaner decided and why: per record, batch, segment and partition, recorded only when asked.
+
+Kafka's cleaner keeps no such record; this one is the project's (not Kafka's), so that every view reads what the
+engine decided instead of working a rule out again. The rules named here are the engine's own branches:
+``shouldRetainRecord`` per record (:class:`RecordRule`), ``checkBatchRetention`` and ``MemoryRecords.filterTo``
+per batch (:class:`BatchFate`), ``deleteOldSegments`` per segment (:class:`RetentionReason`), and
+``grabFilthiestCompactedLog`` per partition (:class:`Selection`). A pass records into :class:`PassDecisions` when its
+cleaner is given one (:func:`~kcompact_nb.core.cleaner.clean_pass`'s ``decisions``); a
+:class:`~kcompact_nb.core.cleaner.CleanerManager` with ``decisions`` set records every iteration
+(:class:`Iteration`). Nothing is recorded, and nothing costs, when nobody asks.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+from kcompact_nb.core.cleaner._log_to_clean import LogToClean
+
+if TYPE_CHECKING:
+    from kcompact_nb.core.cleaner._clean_pass import PassResult
+
+
+class RecordRule(enum.Enum):
+    """Why a pass kept or removed one record it read (``shouldRetainRecord``, ``checkBatchRetention``; spec 7.3-7.4)."""
+
+    SUPERSEDED = "removed: its key's entry in the offset map outranks it"
+    TOMBSTONE_PAST_HORIZON = "removed: a tombstone whose delete horizon has passed"
+    LEGACY_TOMBSTONE_EXPIRED = "removed: a tombstone in a segment older than the legacy delete horizon"
+    KEYLESS = "removed: a record without a key"
+    ABORTED = "removed: data of an aborted transaction"
+    MARKER_DISCARDED = "removed: a transaction marker with no data left whose delete horizon has passed"
+    LATEST = "kept: its key's entry in the offset map"
+    NOT_MAPPED = "kept: its key has no entry in the offset map"
+    UNREAD_BY_MAP = "kept: above the offset map's latest offset"
+    OUTRANKS_ENTRY = "kept: it outranks its key's entry in the offset map (KIP-280)"
+    LOG_END = "kept: the record at the log end offset - 1 (KIP-280)"
+    TOMBSTONE_UNSTAMPED = "kept: a tombstone whose batch has no delete horizon yet"
+    TOMBSTONE_BEFORE_HORIZON = "kept: a tombstone before its delete horizon"
+    LEGACY_TOMBSTONE_RETAINED = "kept: a tombstone in a segment newer than the legacy delete horizon"
+    MARKER = "kept: a transaction marker"
+
+    @property
+    def kept(self) -> bool:
+        return self in _KEPT
+
+
+_KEPT = frozenset(rule for rule in RecordRule if rule.value.startswith("kept"))
+
+
+class RecordDecision(NamedTuple):
+    """One record a pass read: the rule that decided it and, when it was superseded, its key's entry."""
+
+    offset: int
+    rule: RecordRule
+    entry_offset: int | None = None
+    """The offset of the key's offset-map entry that outranked the record (``SUPERSEDED`` only)."""
+
+    @property
+    def kept(self) -> bool:
+        return self.rule.kept
+
+
+class BatchFate(enum.Enum):
+    """What ``MemoryRecords.filterTo`` did with one batch the pass read."""
+
+    KEPT_WHOLE = "kept as it was"
+    REWRITTEN = "rewritten"
+    KEPT_EMPTY = "kept empty"
+    DELETED = "deleted"
+
+
+class BatchDecision(NamedTuple):
+    """One batch a pass read and what became of it (``checkBatchRetention``, ``filterTo``; spec 7.3).
+
+    ``last_batch_of_producer`` is the producer id whose last batch this is (rule A: kept, empty if need be, while
+    the producer is alive); ``ends_round`` says it ends the cleaning round (rule B). A rewritten batch carries its
+    sizes before and after (it grows when a stamped delete horizon moves its base timestamp or its codec compresses
+    the kept records less well), the delete horizon the pass stamped (``None``: none), and whether it was
+    compressed again.
+    """
+
+    base_offset: int
+    last_offset: int
+    fate: BatchFate
+    size_before: int
+    size_after: int
+    last_batch_of_producer: int | None = None
+    ends_round: bool = False
+    stamped_horizon_ms: int | None = None
+    recompressed: bool = False
+    is_control: bool = False
+
+
+class PassStop(enum.Enum):
+    """Where a pass stopped reading: the cleanable range's end, or earlier because its offset map filled."""
+
+    RANGE_END = "the first uncleanable offset"
+    MAP_FULL = "its offset map is full"
+
+
+@dataclass
+class PassDecisions:
+    """Every decision of one pass: the records and batches it read, and where and why it stopped."""
+
+    records: dict[int, RecordDecision] = field(default_factory=dict)
+    batches: dict[int, BatchDecision] = field(default_factory=dict)
+    stop: PassStop = PassStop.RANGE_END
+
+    def record(self, decision: RecordDecision) -> None:
+        self.records[decision.offset] = decision
+
+    def batch(self, decision: BatchDecision) -> None:
+        self.batches[decision.base_offset] = decision
+
+
+class RetentionReason(enum.Enum):
+    """Why ``deleteOldSegments`` deleted a segment (spec 9)."""
+
+    LOG_START_OFFSET = "below the log start offset"
+    RETENTION_BYTES = "retention.bytes"
+    RETENTION_MS = "retention.ms"
+
+
+class RetentionDeletion(NamedTuple):
+    """A segment retention deleted: its partition, offsets, the rule, the time and the log start offset after."""
+
+    name: str
+    base_offset: int
+    next_offset: int
+    reason: RetentionReason
+    at_ms: int
+    largest_timestamp: int
+
+
+class Selection(enum.Enum):
+    """What ``grabFilthiestCompactedLog`` made of one partition in one iteration (spec 5)."""
+
+    CHOSEN = "chosen: the filthiest eligible partition"
+    NOT_ELIGIBLE = "not eligible"
+    LESS_FILTHY = "eligible, but another partition was filthier"
+    IN_PROGRESS = "being cleaned by another cleaner thread"
+    UNCLEANABLE = "marked uncleanable"
+    NOT_COMPACTED = "cleanup.policy has no compact"
+    EMPTY = "empty: nothing to clean"
+
+
+class PartitionSelection(NamedTuple):
+    """One partition in one iteration: how the selection treated it, its cleanable range (when computed) and, when
+    another was chosen, which."""
+
+    name: str
+    selection: Selection
+    log_to_clean: LogToClean | None = None
+    chosen: str | None = None
+
+
+@dataclass
+class Iteration:
+    """One cleaner-thread iteration (``CleanerThread.doWork``): the selection, the pass, retention, the back-off.
+
+    ``idle_until_ms`` is when the thread looks again after an iteration that cleaned nothing
+    (``log.cleaner.backoff.ms`` later, or later still when the engine knows nothing can happen before).
+    """
+
+    at_ms: int
+    thread: int = 0
+    partitions: tuple[PartitionSelection, ...] = ()
+    result: PassResult | None = None
+    failure: str | None = None
+    retention: tuple[RetentionDeletion, ...] = ()
+    expired_producers: tuple[tuple[str, int], ...] = ()
+    idle_until_ms: int | None = None
+
+    @property
+    def chosen(self) -> str | None:
+        """The partition the iteration cleaned (or whose pass failed), ``None`` when none was eligible."""
+        return next((p.name for p in self.partitions if p.selection is Selection.CHOSEN), None)
+
+    def of(self, name: str) -> PartitionSelection | None:
+        """How the selection treated partition ``name`` (``None``: not among the broker's logs)."""
+        return next((p for p in self.partitions if p.name == name), None)
