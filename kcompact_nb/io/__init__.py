@@ -11,7 +11,6 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 
 from __future__ import annotations
 
-from kcompact_nb.io._cache_dir import cache_dir
 from kcompact_nb.io._errors import (
     CheckpointFormatError,
     CodecUnavailableError,
@@ -29,23 +28,7 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
-from kcompact_nb.io.codec import (
-    LIBLZ4_RELEASE,
-    LIBZSTD_SOURCE_PACKAGES,
-    KafkaBatchEncoder,
-    NotPlain,
-    RecordColumns,
-    build_full_libzstd,
-    build_liblz4,
-    build_libzstd,
-    built_releases,
-    encode_batch,
-    full_libzstd,
-    liblz4_built,
-    liblz4_dir,
-    libzstd_dir,
-    parse_records,
-)
+from kcompact_nb.io._input_files import MAX_INPUT_BYTES, checked_input, file_kind, read_input
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     INDEX_FILE_SUFFIXES,
@@ -110,6 +93,7 @@ from kcompact_nb.io.logdir import (
     scan_partition_dir,
     segment_base_offset,
     segment_files,
+    skipped_entries,
     staged_dir,
     staging_folder,
     stream_partition_pass,
@@ -141,8 +125,30 @@ from kcompact_nb.io.text import (
     read_kcat,
     resolve_configs,
 )
+from kcompact_nb.record import (
+    LIBLZ4_RELEASE,
+    LIBZSTD_SOURCE_PACKAGES,
+    KafkaBatchEncoder,
+    NotPlain,
+    RecordColumns,
+    build_full_libzstd,
+    build_liblz4,
+    build_libzstd,
+    built_releases,
+    cache_dir,
+    encode_batch,
+    full_libzstd,
+    liblz4_built,
+    liblz4_dir,
+    libzstd_dir,
+    parse_records,
+)
 
 __all__ = [
+    "MAX_INPUT_BYTES",
+    "checked_input",
+    "file_kind",
+    "read_input",
     "ReadOptions",
     "LIBLZ4_RELEASE",
     "LIBZSTD_SOURCE_PACKAGES",
@@ -242,6 +248,7 @@ __all__ = [
     "read_partition_dir",
     "segment_base_offset",
     "segment_files",
+    "skipped_entries",
     "segment_indexes",
     "write_broker_log_dir",
     "STAGING_MARK",

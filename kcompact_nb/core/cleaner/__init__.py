@@ -5,7 +5,8 @@ map (``OffsetMap``/``SkimpyOffsetMap``), compaction strategies (Kafka's offset r
 released, labelled so), segment grouping, the pass itself (``Cleaner.doClean``, with its whole-batch loops
 beside it; :func:`clean_pass` runs it as a cleaner thread's ``cleanLog``), its statistics
 (``CleanerStats``), filthiest-log selection, back-off and checkpoints (``LogCleanerManager``), the log
-pool's iteration order, and ``compact,delete`` retention. Imports :mod:`kcompact_nb.core.model` only.
+pool's iteration order, ``compact,delete`` retention, and what a pass that throws leaves. Imports
+:mod:`kcompact_nb.core.model` only.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from kcompact_nb.core.cleaner._decisions import (
     RetentionReason,
     Selection,
 )
+from kcompact_nb.core.cleaner._failure import CleanerFailure, CleanerThrew, cleaned_file_names
 from kcompact_nb.core.cleaner._first_true import FAR_FUTURE_MS, first_true
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
 from kcompact_nb.core.cleaner._log_pool import log_pool_order, topic_creation_order
@@ -48,10 +50,13 @@ from kcompact_nb.core.cleaner._strategies import (
 __all__ = [
     "BatchDecision",
     "BatchFate",
-    "clean_pass",
+    "cleaned_file_names",
     "CleanedTransactionMetadata",
+    "CleanerFailure",
     "CleanerManager",
     "CleanerStats",
+    "CleanerThrew",
+    "clean_pass",
     "cyclic_gc_paused",
     "delete_records",
     "FAR_FUTURE_MS",

@@ -17,6 +17,7 @@ from kcompact_nb.core.cleaner._decisions import (
     RetentionDeletion,
     Selection,
 )
+from kcompact_nb.core.cleaner._failure import CleanerFailure, record_failure
 from kcompact_nb.core.cleaner._first_true import first_true
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
@@ -25,7 +26,8 @@ from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_old_segments, retention_deletions
 from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
-from kcompact_nb.core.model import BrokerConfig, KafkaModelError, KcompactError, PartitionLog
+from kcompact_nb.core.model import BrokerConfig, PartitionLog
+from kcompact_nb.record import KafkaModelError, KcompactError
 
 MAX_LOOP_ITERATIONS = 1_000_000
 
@@ -63,15 +65,6 @@ def _built(spec: OffsetMapSpec, strategy: Strategy, storage: SegmentStorage | No
 
 
 @dataclass
-class CleanerFailure:
-    """A pass that raised: Kafka marks the partition uncleanable (spec 3), e.g. on a batch it cannot read."""
-
-    name: str
-    at_ms: int
-    error: str
-
-
-@dataclass
 class CleanerManager:
     """Selects, cleans and retains compacted logs the way a broker's cleaner threads do."""
 
@@ -87,6 +80,8 @@ class CleanerManager:
     and batch's fate); a pass :meth:`clean_log` runs is recorded as an iteration of its own, without retention."""
     offset_maps: dict[str, OffsetMapSpec] = field(default_factory=dict)
     """Per-partition offset maps (by partition name) in place of the broker's, for what-if runs (not Kafka's)."""
+    stopped_threads: int = 0
+    """Cleaner threads an exception ended (Kafka 2.0, before partitions could be marked uncleanable)."""
     _storages: dict[str, SegmentStorage] = field(default_factory=dict, repr=False)
     _last_expiry_check_ms: int = -1
 
@@ -163,7 +158,7 @@ class CleanerManager:
         that throws marks its log uncleanable and ends the iteration before retention (``None``). With
         :attr:`decisions` set, the iteration is recorded there (``thread`` names its cleaner thread).
         """
-        if not self.broker.log_cleaner_enable:
+        if not self.broker.log_cleaner_enable or self.stopped_threads >= self.broker.log_cleaner_threads:
             return None
         iteration = Iteration(now_ms, thread)
         iteration.expired_producers = self._expire_producers(logs, now_ms)
@@ -175,7 +170,7 @@ class CleanerManager:
             failed = len(self.failures)
             result = self._clean_or_mark_uncleanable(log, best, considered, now_ms)
             if len(self.failures) > failed:  # the exception leaves cleanFilthiestLog before its retention step
-                iteration.failure = self.failures[-1].error
+                iteration.failure = self.failures[-1]
                 self._note(iteration)
                 return None
         iteration.result = result
@@ -306,6 +301,7 @@ class CleanerManager:
     def _clean_or_mark_uncleanable(
         self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int
     ) -> PassResult | None:
+        before = list(log.segments)
         try:
             strategy, storage = self.strategy_of(log), self._storages.get(log.name)
             spec = self.offset_maps.get(log.name)
@@ -322,10 +318,13 @@ class CleanerManager:
                 decisions=None if self.decisions is None else PassDecisions(),
             )
         except KcompactError as error:
-            # cleanLog's doneCleaning checkpoints the pass's start; groups swapped in before the failure stay
-            log.cleaner_checkpoint = best.first_dirty_offset
-            self.uncleanable.add(log.name)
-            self.failures.append(CleanerFailure(log.name, now_ms, str(error)))
+            failure = record_failure(log, error, at_ms=now_ms, first_dirty_offset=best.first_dirty_offset,
+                                     before=before, version=self.broker.version)  # fmt: skip
+            self.failures.append(failure)
+            if failure.thread_stopped:
+                self.stopped_threads += 1
+            else:
+                self.uncleanable.add(log.name)
             return None
         delayed = [ltc for ltc in considered if ltc.compaction_delay_ms > 0]
         if not delayed:

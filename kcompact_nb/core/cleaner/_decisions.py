@@ -16,6 +16,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from kcompact_nb.core.cleaner._failure import CleanerFailure
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean
 
 if TYPE_CHECKING:
@@ -168,7 +169,8 @@ class Iteration:
     thread: int = 0
     partitions: tuple[PartitionSelection, ...] = ()
     result: PassResult | None = None
-    failure: str | None = None
+    failure: CleanerFailure | None = None
+    """The pass that threw, and what it left (the partition is then marked uncleanable)."""
     retention: tuple[RetentionDeletion, ...] = ()
     expired_producers: tuple[tuple[str, int], ...] = ()
     idle_until_ms: int | None = None

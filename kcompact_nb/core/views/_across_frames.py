@@ -10,9 +10,10 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from kcompact_nb.core.cleaner import FAR_FUTURE_MS, log_to_clean
-from kcompact_nb.core.model import PartitionLog, Record, RecordBatch
+from kcompact_nb.core.model import PartitionLog
 from kcompact_nb.core.simulation import Frame, overdue_at_ms
 from kcompact_nb.core.views._next_pass import superseded_count
+from kcompact_nb.record import Record, RecordBatch
 
 
 @dataclass(frozen=True)

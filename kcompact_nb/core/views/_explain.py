@@ -15,20 +15,12 @@ from kcompact_nb.core.cleaner import (
     Selection,
     log_to_clean,
 )
-from kcompact_nb.core.model import (
-    PartitionLog,
-    RecordBatch,
-    format_bytes,
-    format_duration_ms,
-    format_instant_ms,
-    record_keys,
-    record_offsets,
-    record_values,
-)
+from kcompact_nb.core.model import PartitionLog, format_bytes, format_duration_ms, format_instant_ms
 from kcompact_nb.core.simulation import Simulation, next_eligible_ms
 from kcompact_nb.core.views._eligibility import eligibility
 from kcompact_nb.core.views._next_pass import NextPass, RecordOutcome, next_pass
 from kcompact_nb.core.views._uncleanable import UnreadableBatch, uncleanable_reason, unreadable_batch_outcome
+from kcompact_nb.record import RecordBatch, record_keys, record_offsets, record_values
 
 
 @dataclass(frozen=True)
@@ -243,12 +235,20 @@ def explain(
 
 
 def _failure(upcoming: NextPass, name: str) -> str | None:
+    """What the pass that throws does, in Kafka's words, when it comes before any pass that succeeds."""
     failed = None if upcoming.future is None else upcoming.future.failure(name)
-    if failed is None or (upcoming.at_ms is not None and upcoming.at_ms < failed.at_ms):
+    if failed is None or failed.failure is None or (upcoming.at_ms is not None and upcoming.at_ms < failed.at_ms):
         return None
+    failure = failed.failure
+    left = f"; left on disk: {', '.join(failure.left_cleaned)}" if failure.left_cleaned else ""
+    kept = (
+        f"; the groups swapped in before it stay: {', '.join(map(str, failure.swapped_in))}"
+        if failure.swapped_in
+        else ""
+    )
     return (
-        f"at {format_instant_ms(failed.at_ms)} the pass throws ({failed.failure}): Kafka logs the exception and marks "
-        "the partition uncleanable (uncleanable-partitions-count) until the broker restarts"
+        f'at {format_instant_ms(failed.at_ms)} the pass throws {failure.error}; Kafka logs "{failure.kafka_log_line}", '
+        f"the checkpoint stays at {failure.checkpoint}{kept}{left}"
     )
 
 

@@ -33,19 +33,11 @@ from kcompact_nb.core.cleaner import (
     rank_offset,
     strategy_for,
 )
-from kcompact_nb.core.model import (
-    ControlRecordType,
-    PartitionLog,
-    Record,
-    RecordBatch,
-    control_record_type,
-    format_bytes,
-    format_duration_ms,
-    format_instant_ms,
-)
+from kcompact_nb.core.model import PartitionLog, format_bytes, format_duration_ms, format_instant_ms
 from kcompact_nb.core.simulation import Future, RecordFate, Simulation, next_eligible_ms, run_forward
 from kcompact_nb.core.views._eligibility import eligibility
 from kcompact_nb.core.views._uncleanable import uncleanable_reason
+from kcompact_nb.record import ControlRecordType, Record, RecordBatch, control_record_type
 
 
 class RecordKind(enum.StrEnum):
@@ -513,8 +505,9 @@ def _never_reason(log: PartitionLog, future: Future) -> str:
     """Why no pass runs on ``log`` from now on while nothing is appended, from the engine: the pass that fails, or the
     log as the cleaner would see it at a far future instant."""
     failed = future.failure(log.name)
-    if failed is not None:
-        return f"its pass at {format_instant_ms(failed.at_ms)} fails ({failed.failure}) and Kafka marks it uncleanable"
+    if failed is not None and failed.failure is not None:
+        when = format_instant_ms(failed.at_ms)
+        return f"its pass at {when} throws ({failed.failure.error}) and Kafka marks the partition uncleanable"
     never = log_to_clean(log, now_ms=FAR_FUTURE_MS)
     if never.cleanable_bytes == 0:
         fu = never.first_uncleanable_offset

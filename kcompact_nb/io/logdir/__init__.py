@@ -16,6 +16,7 @@ from kcompact_nb.io.logdir._log_reader import (
     read_partition_dir,
     scan_partition_dir,
     segment_files,
+    skipped_entries,
 )
 from kcompact_nb.io.logdir._log_writer import (
     batch_attributes_and_crc,
@@ -67,6 +68,7 @@ __all__ = [
     "scan_partition_dir",
     "segment_base_offset",
     "segment_files",
+    "skipped_entries",
     "staged_dir",
     "staging_folder",
     "stream_partition_pass",

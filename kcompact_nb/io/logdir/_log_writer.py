@@ -13,8 +13,6 @@ from pathlib import Path
 
 from kcompact_nb.core import PartitionLog, RecordBatch, Segment, cyclic_gc_paused, segment_file_name
 from kcompact_nb.io._errors import LogWriteError
-from kcompact_nb.io.codec import batch_header as L
-from kcompact_nb.io.codec import encode_batch, raw_matches
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -24,6 +22,8 @@ from kcompact_nb.io.files import (
     write_checkpoint,
 )
 from kcompact_nb.io.logdir._staged_output import staged_dir
+from kcompact_nb.record import batch_header as L
+from kcompact_nb.record import encode_batch, raw_matches
 
 
 def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int = 0) -> bytes:
@@ -96,7 +96,7 @@ def write_partition_dir(log: PartitionLog, log_dir: str | os.PathLike[str], *, o
         raise LogWriteError(f"{target}: exists and is not a directory")
     if _is_non_empty_dir(target) and not overwrite:
         raise LogWriteError(f"{target}: directory exists and is not empty; pass overwrite=True to replace it")
-    with staged_dir(target) as staging:
+    with staged_dir(target, replace=overwrite) as staging:
         for segment in log.segments:
             write_segment_file(segment, staging / segment_file_name(segment.base_offset))
     return target
