@@ -19,19 +19,17 @@ from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
 from kcompact_nb.core.cleaner._decisions import (
     BatchDecision,
     BatchFate,
-    Iteration,
-    PartitionSelection,
     PassDecisions,
     PassStop,
     RecordDecision,
     RecordRule,
     RetentionDeletion,
     RetentionReason,
-    Selection,
 )
 from kcompact_nb.core.cleaner._failure import CleanerFailure, CleanerThrew, cleaned_file_names
 from kcompact_nb.core.cleaner._first_true import FAR_FUTURE_MS, first_true
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
+from kcompact_nb.core.cleaner._iteration import Iteration, PartitionSelection, Selection
 from kcompact_nb.core.cleaner._log_pool import log_pool_order, topic_creation_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, UncleanableBound, log_to_clean, non_active_segments_from
 from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES

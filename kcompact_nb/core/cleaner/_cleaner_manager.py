@@ -10,15 +10,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
-from kcompact_nb.core.cleaner._decisions import (
-    Iteration,
-    PartitionSelection,
-    PassDecisions,
-    RetentionDeletion,
-    Selection,
-)
+from kcompact_nb.core.cleaner._decisions import PassDecisions, RetentionDeletion
 from kcompact_nb.core.cleaner._failure import CleanerFailure, record_failure
 from kcompact_nb.core.cleaner._first_true import first_true
+from kcompact_nb.core.cleaner._iteration import Iteration, PartitionSelection, Selection
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
