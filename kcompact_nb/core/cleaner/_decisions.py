@@ -17,30 +17,28 @@ from typing import NamedTuple
 
 
 class RecordRule(enum.Enum):
-    """Why a pass kept or removed one record it read (``shouldRetainRecord``, ``checkBatchRetention``; spec 7.3-7.4)."""
+    """Why a pass kept or removed one record it read (``shouldRetainRecord``, ``checkBatchRetention``; spec 7.3-7.4):
+    ``kept`` says which, ``text`` why, in a few words."""
 
-    SUPERSEDED = "removed: its key's entry in the offset map outranks it"
-    TOMBSTONE_PAST_HORIZON = "removed: a tombstone whose delete horizon has passed"
-    LEGACY_TOMBSTONE_EXPIRED = "removed: a tombstone in a segment older than the legacy delete horizon"
-    KEYLESS = "removed: a record without a key"
-    ABORTED = "removed: data of an aborted transaction"
-    MARKER_DISCARDED = "removed: a transaction marker with no data left whose delete horizon has passed"
-    LATEST = "kept: its key's entry in the offset map"
-    NOT_MAPPED = "kept: its key has no entry in the offset map"
-    UNREAD_BY_MAP = "kept: above the offset map's latest offset"
-    OUTRANKS_ENTRY = "kept: it outranks its key's entry in the offset map (KIP-280)"
-    LOG_END = "kept: the record at the log end offset - 1 (KIP-280)"
-    TOMBSTONE_UNSTAMPED = "kept: a tombstone whose batch has no delete horizon yet"
-    TOMBSTONE_BEFORE_HORIZON = "kept: a tombstone before its delete horizon"
-    LEGACY_TOMBSTONE_RETAINED = "kept: a tombstone in a segment newer than the legacy delete horizon"
-    MARKER = "kept: a transaction marker"
+    SUPERSEDED = ("its key's entry in the offset map outranks it", False)
+    TOMBSTONE_PAST_HORIZON = ("a tombstone whose delete horizon has passed", False)
+    LEGACY_TOMBSTONE_EXPIRED = ("a tombstone in a segment older than the legacy delete horizon", False)
+    KEYLESS = ("a record without a key", False)
+    ABORTED = ("data of an aborted transaction", False)
+    MARKER_DISCARDED = ("a transaction marker with no data left whose delete horizon has passed", False)
+    LATEST = ("its key's entry in the offset map", True)
+    NOT_MAPPED = ("its key has no entry in the offset map", True)
+    UNREAD_BY_MAP = ("above the offset map's latest offset", True)
+    OUTRANKS_ENTRY = ("it outranks its key's entry in the offset map (KIP-280)", True)
+    LOG_END = ("the record at the log end offset - 1 (KIP-280)", True)
+    TOMBSTONE_UNSTAMPED = ("a tombstone whose batch has no delete horizon yet", True)
+    TOMBSTONE_BEFORE_HORIZON = ("a tombstone before its delete horizon", True)
+    LEGACY_TOMBSTONE_RETAINED = ("a tombstone in a segment newer than the legacy delete horizon", True)
+    MARKER = ("a transaction marker", True)
 
-    @property
-    def kept(self) -> bool:
-        return self in _KEPT
-
-
-_KEPT = frozenset(rule for rule in RecordRule if rule.value.startswith("kept"))
+    def __init__(self, text: str, kept: bool) -> None:
+        self.text = text
+        self.kept = kept
 
 
 class RecordDecision(NamedTuple):

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from kcompact_nb.core.cleaner import (
     FAR_FUTURE_MS,
+    BatchFate,
     CleanerManager,
     Iteration,
     OffsetMapSpec,
@@ -39,6 +40,13 @@ class RecordFate(NamedTuple):
     iteration: Iteration | None = None
     decision: RecordDecision | None = None
     deletion: RetentionDeletion | None = None
+
+    @property
+    def removed_at_ms(self) -> int:
+        """``at_ms`` of a record that goes (``ValueError`` for one that stays)."""
+        if self.at_ms is None:
+            raise ValueError(f"offset {self.offset} stays: it has no time")
+        return self.at_ms
 
 
 @dataclass(frozen=True)
@@ -67,10 +75,24 @@ class Future:
 
     def fate(self, name: str, offset: int) -> RecordFate:
         """When the record at ``offset`` of partition ``name`` leaves the log, and what removes it."""
+        return self.fates(name).get(offset) or RecordFate(offset, None)
+
+    def fates(self, name: str) -> dict[int, RecordFate]:
+        """Offset -> fate of every record of partition ``name`` that leaves the log (those absent stay)."""
         fates = self._fates.get(name)
         if fates is None:
             fates = self._fates[name] = self._fates_of(name)
-        return fates.get(offset) or RecordFate(offset, None)
+        return fates
+
+    def batch_deleted_at(self, name: str, base_offset: int) -> int | None:
+        """The first instant a pass over partition ``name`` deletes the batch at ``base_offset`` (``None``: never), as
+        the passes recorded it; retention's deletions of whole segments are the records' fates."""
+        for iteration in self.passes(name):
+            decisions = None if iteration.result is None else iteration.result.decisions
+            decision = None if decisions is None else decisions.batches.get(base_offset)
+            if decision is not None and decision.fate is BatchFate.DELETED:
+                return iteration.at_ms
+        return None
 
     def _fates_of(self, name: str) -> dict[int, RecordFate]:
         fates: dict[int, RecordFate] = {}

@@ -322,7 +322,7 @@ class _Context:
 
     def outcome(self, batch: RecordBatch, record: Record, aborted: bool) -> RecordOutcome:
         kind = _kind(batch, record, aborted)
-        fate = self.future.fate(self.log.name, record.offset)
+        fate = self.fates.get(record.offset) or RecordFate(record.offset, None)
         superseded_by = None
         if fate.deletion is not None and self._before_next_pass(fate):
             outcome, reason = Outcome.DELETED, _deleted_because(fate.deletion, self.log)
@@ -345,8 +345,27 @@ class _Context:
             superseded_by,
             marker,
             fate.at_ms,
-            _goes(fate, self.log),
+            self._goes(fate),
         )
+
+    @cached_property
+    def fates(self) -> dict[int, RecordFate]:
+        return self.future.fates(self.log.name)
+
+    def _goes(self, fate: RecordFate) -> str:
+        """When and how the record leaves the log if nothing more is appended, in a few words (worded once for each
+        pass or deletion: most records share one)."""
+        if fate.at_ms is None:
+            return "stays while nothing is appended"
+        cause = fate.deletion or (None if fate.decision is None else fate.decision.rule)
+        said = self._said.get((fate.at_ms, cause))
+        if said is None:
+            said = self._said[(fate.at_ms, cause)] = _goes(fate, self.log)
+        return said
+
+    @cached_property
+    def _said(self) -> dict[tuple[int, Any], str]:
+        return {}
 
     def _before_next_pass(self, fate: RecordFate) -> bool:
         return fate.iteration is not None and self.future.iterations.index(fate.iteration) <= self.upcoming_index
@@ -534,13 +553,11 @@ def _deleted_because(deletion: RetentionDeletion, log: PartitionLog) -> str:
 
 
 def _goes(fate: RecordFate, log: PartitionLog) -> str:
-    """When and how the record leaves the log if nothing more is appended, in a few words."""
-    if fate.at_ms is None:
-        return "stays while nothing is appended"
+    """When and how the record leaves the log, in a few words (a fate with a time)."""
     if fate.deletion is not None:
         return _deleted_because(fate.deletion, log)
-    rule = "" if fate.decision is None else fate.decision.rule.value.removeprefix("removed: ")
-    return f"removed by the pass at {format_instant_ms(fate.at_ms)}: {rule}"
+    rule = "" if fate.decision is None else fate.decision.rule.text
+    return f"removed by the pass at {format_instant_ms(fate.removed_at_ms)}: {rule}"
 
 
 def _kind(batch: RecordBatch, record: Record, aborted: bool) -> RecordKind:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from kcompact_nb.core.cleaner import LogToClean, OffsetMapSpec, Strategy
-from kcompact_nb.core.model import PartitionLog
+from kcompact_nb.core.cleaner import BatchFate, LogToClean, OffsetMapSpec, Strategy
+from kcompact_nb.core.model import PartitionLog, format_instant_ms
 from kcompact_nb.core.simulation import Simulation
 from kcompact_nb.core.views._next_pass import NextPass, RecordOutcome, next_pass, transaction_states
 from kcompact_nb.core.views._segment_regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, log_regions
@@ -44,6 +44,8 @@ class BatchSpan(NamedTuple):
 
     ``None`` outside transactions.
     """
+    kept_because: str = ""
+    """For an empty batch: why it is kept, and until when, as the next pass decides it (spec 7.3 rules A and B)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,9 @@ def layout_view(
         pass_end_offset=upcoming.end_offset,
         segments=tuple(segments),
         batches=tuple(
-            _span(b, states.get(b.base_offset)) for b in log.batches() if b.last_offset >= log.log_start_offset
+            _span(b, states.get(b.base_offset), upcoming)
+            for b in log.batches()
+            if b.last_offset >= log.log_start_offset
         ),
         records=upcoming.records,
         gaps=tuple(offset_gaps(offsets, log.log_start_offset, log.log_end_offset)),
@@ -154,7 +158,7 @@ def offset_gaps(offsets: Sequence[int], start: int, end: int) -> list[tuple[int,
     return gaps
 
 
-def _span(batch: RecordBatch, transaction: str | None) -> BatchSpan:
+def _span(batch: RecordBatch, transaction: str | None, upcoming: NextPass) -> BatchSpan:
     return BatchSpan(
         batch.base_offset,
         batch.last_offset,
@@ -164,7 +168,32 @@ def _span(batch: RecordBatch, transaction: str | None) -> BatchSpan:
         batch.is_transactional,
         batch.is_control,
         transaction,
+        "" if batch.records else empty_batch_kept_because(batch.base_offset, upcoming),
     )
+
+
+def empty_batch_kept_because(base_offset: int, upcoming: NextPass) -> str:
+    """Why an empty batch stays, and until when, as the next pass and the passes after it decide (spec 7.3)."""
+    result = upcoming.result
+    decision = None if result is None or result.decisions is None else result.decisions.batches.get(base_offset)
+    future = upcoming.future
+    deleted_at = None if future is None or result is None else future.batch_deleted_at(result.name, base_offset)
+    if decision is None:
+        why = "no pass reads it while nothing is appended" if result is None else "the next pass does not read it"
+    elif decision.fate is BatchFate.DELETED:
+        why = "the next pass drops it: it is no longer a live producer's last batch nor the end of its cleaning round"
+    elif decision.last_batch_of_producer is not None:
+        why = (
+            f"the last batch of producer {decision.last_batch_of_producer} (rule A): Kafka keeps it, empty, so the "
+            "producer's sequence and epoch survive, until producer.id.expiration.ms expires the producer"
+        )
+    else:
+        why = "it ends the pass's cleaning round (rule B): its last offset stays"
+    if deleted_at is None:
+        return f"{why}; it stays while nothing is appended"
+    if decision is not None and decision.fate is BatchFate.DELETED:
+        return why
+    return f"{why}; the pass at {format_instant_ms(deleted_at)} drops it"
 
 
 class LayoutScale(NamedTuple):
