@@ -22,7 +22,7 @@ from kcompact_nb.cli._dump_table import SegmentStats, Table
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import existing, existing_file, named_like_partition
 from kcompact_nb.cli._text import plural
-from kcompact_nb.core import KcompactError, segment_file_name
+from kcompact_nb.core import KcompactError, partition_row, segment_file_name
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     INDEX_FILE_SUFFIXES,
@@ -40,7 +40,6 @@ from kcompact_nb.io import (
     segment_files,
     skipped_entries,
 )
-from kcompact_nb.scenario import partition_state
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -182,7 +181,7 @@ def dump_json(path: Path, out: TextIO, *, now_ms: int) -> int:
     The cleaner checkpoint and log start offset come from the parent folder's checkpoint files
     when present; ``now_ms`` is the time the dirtiness is computed at.
     """
-    json.dump(partition_state(_loaded(path).log, now_ms=now_ms), out, indent=2)
+    json.dump(partition_row(_loaded(path).log, now_ms=now_ms), out, indent=2)
     out.write("\n")
     return ExitCode.OK
 

@@ -14,7 +14,7 @@ from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import log_dir_argument
 from kcompact_nb.cli._text import iso_time, plural
 from kcompact_nb.cli._topic_configs import config_settings, overrides
-from kcompact_nb.core import Explanation, KcompactError, UnreadableBatch, explain
+from kcompact_nb.core import Explanation, KcompactError, UnreadableBatch, explain, log_to_clean_row
 from kcompact_nb.io import (
     CheckpointFormatError,
     ConfigSettings,
@@ -182,15 +182,9 @@ def _unreadable_document(error: LogReadError) -> dict[str, Any]:
 def _explanation_document(explanation: Explanation) -> dict[str, Any]:
     ltc = explanation.log_to_clean
     return {
-        "first_dirty_offset": ltc.first_dirty_offset,
-        "first_uncleanable_offset": ltc.first_uncleanable_offset,
-        "clean_bytes": ltc.clean_bytes,
-        "cleanable_bytes": ltc.cleanable_bytes,
-        "cleanable_ratio": ltc.cleanable_ratio,
+        **log_to_clean_row(ltc),
         "min_cleanable_dirty_ratio": ltc.min_cleanable_dirty_ratio,
-        "eligible": ltc.eligible,
         "eligible_at_ms": explanation.eligible_at_ms,
-        "compaction_delay_ms": ltc.compaction_delay_ms,
         "uncleanable_reason": explanation.uncleanable_reason,
         "unreadable_batch": explanation.unreadable_batch,
         "checkpoint_reset": ltc.checkpoint_reset,

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb.core import ConfigError, KafkaVersion, RuleB
+from kcompact_nb.core import ConfigError, KafkaVersion
+from kcompact_nb.core.model import RuleB
 from kcompact_nb.fidelity import (
     HOLD,
     DifferentialResult,

@@ -42,21 +42,23 @@ from kcompact_nb.fidelity import (
 )
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
-    OFFSET_INDEX_ENTRY_BYTES,
-    TIME_INDEX_ENTRY_BYTES,
     OffsetIndexFile,
-    ProducerSnapshotEntry,
     ProducerSnapshotFile,
     SegmentFileReader,
     TimeIndexFile,
     TransactionIndexFile,
-    appended_indexes,
     clean_log_dir,
+    read_index_file,
+    segment_files,
+)
+from kcompact_nb.io.files import (
+    OFFSET_INDEX_ENTRY_BYTES,
+    TIME_INDEX_ENTRY_BYTES,
+    ProducerSnapshotEntry,
+    appended_indexes,
     encode_index_file,
     java_hash_map_order,
     preallocated_bytes,
-    read_index_file,
-    segment_files,
     segment_indexes,
 )
 from tests.io.kafka_bytes import kafka_batch, rec

@@ -18,7 +18,8 @@ from kcompact_nb.fidelity import (
     save_reproductions,
     topic_settings,
 )
-from kcompact_nb.io import TimeIndexFile, TimestampOffset, encode_index_file, read_index_file
+from kcompact_nb.io import TimeIndexFile, read_index_file
+from kcompact_nb.io.files import TimestampOffset, encode_index_file
 from kcompact_nb.scenario import run_scenario
 from kcompact_nb.scenario._views import retained_offsets
 

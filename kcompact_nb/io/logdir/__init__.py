@@ -19,7 +19,6 @@ from kcompact_nb.io.logdir._log_reader import (
     skipped_entries,
 )
 from kcompact_nb.io.logdir._log_writer import (
-    batch_attributes_and_crc,
     batch_bytes,
     checkpoint_entries,
     write_log_dir,
@@ -48,7 +47,6 @@ __all__ = [
     "STAGING_MARK",
     "SegmentFileReader",
     "SegmentFiles",
-    "batch_attributes_and_crc",
     "batch_bytes",
     "changes_since",
     "checkpoint_entries",

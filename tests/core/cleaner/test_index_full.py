@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from kcompact_nb import Simulation
-from kcompact_nb.core import CleanerFailure, CleanerThrew, IndexFullError, KafkaVersion, Segment
+from kcompact_nb.core import CleanerFailure, IndexFullError, KafkaVersion, Segment
+from kcompact_nb.core.cleaner import CleanerThrew
 from kcompact_nb.core.cleaner._failure import index_full
 
 START_MS = 1_000_000

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from kcompact_nb.core import BrokerConfig, ConfigError, KafkaVersion, RuleB, TopicConfig
+from kcompact_nb.core import BrokerConfig, ConfigError, KafkaVersion, TopicConfig
+from kcompact_nb.core.model import RuleB
 
 
 def test_topic_defaults_are_kafkas():

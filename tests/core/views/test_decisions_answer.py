@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from kcompact_nb.core import (
-    BatchFate,
     OffsetMapSpec,
     Outcome,
-    RecordRule,
-    Selection,
     Simulation,
     explain,
     layout_view,
@@ -18,6 +15,7 @@ from kcompact_nb.core import (
     pass_diff,
     pass_frames,
 )
+from kcompact_nb.core.cleaner import BatchFate, RecordRule, Selection
 from tests.conftest import compacted_log, rec
 
 SMALL = {"internal.segment.bytes": 1000}

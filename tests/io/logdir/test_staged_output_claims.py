@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb.io import STAGING_MARK, LogWriteError, staged_dir
+from kcompact_nb.io import LogWriteError
+from kcompact_nb.io.logdir import STAGING_MARK, staged_dir
 from kcompact_nb.io.logdir._sparse_copy import copy_file
 
 
