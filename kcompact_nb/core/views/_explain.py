@@ -18,9 +18,12 @@ from kcompact_nb.core.cleaner import (
 from kcompact_nb.core.model import PartitionLog, format_bytes, format_duration_ms, format_instant_ms
 from kcompact_nb.core.simulation import Simulation, next_eligible_ms
 from kcompact_nb.core.views._eligibility import eligibility
-from kcompact_nb.core.views._next_pass import NextPass, RecordOutcome, next_pass
+from kcompact_nb.core.views._next_pass import NextPass, Outcome, RecordOutcome, next_pass
 from kcompact_nb.core.views._uncleanable import UnreadableBatch, uncleanable_reason, unreadable_batch_outcome
 from kcompact_nb.record import RecordBatch, record_keys, record_offsets, record_values
+
+_GONE = (Outcome.REMOVED, Outcome.DELETED)
+"""Outcomes whose reason already says when the record goes."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,8 @@ class TombstoneFate:
         head = f"tombstone {self.key.decode('utf-8', 'replace')!r} at offset {self.offset}"
         if self.fate is not None and now_ms == self.judged_ms:
             outcome = self.fate.outcome.value.removeprefix("tombstone ")
-            return f"{head}: {outcome}: {self.fate.reason}; {self.fate.goes}"
+            goes = "" if self.fate.outcome in _GONE else f"; {self.fate.goes}"
+            return f"{head}: {outcome}: {self.fate.reason}{goes}"
         if self.horizon_ms is None:
             return (
                 f"{head}: not stamped yet; the first pass that reaches and keeps it stamps its delete horizon "

@@ -284,9 +284,8 @@ def check_views_agree(sim: Simulation, view) -> None:
     for tombstone in explain(log, now_ms=sim.now_ms, simulation=sim).tombstones:
         fate = fates[tombstone.offset]
         outcome = fate.outcome.value.removeprefix("tombstone ")
-        assert tombstone.describe(sim.now_ms).endswith(
-            f"at offset {tombstone.offset}: {outcome}: {fate.reason}; {fate.goes}"
-        )
+        goes = "" if fate.outcome in (Outcome.REMOVED, Outcome.DELETED) else f"; {fate.goes}"
+        assert tombstone.describe(sim.now_ms).endswith(f"at offset {tombstone.offset}: {outcome}: {fate.reason}{goes}")
 
 
 def check_offset_map_and_deadline(sim: Simulation) -> None:
