@@ -198,8 +198,9 @@ def test_transactional_sample_draws_markers_aborted_data_and_the_empty_batch():
     assert (list(empty.x), list(empty.hovertext)) == (
         [3.5],
         [
-            "empty batch at offsets 3-4: its records are gone, its 61 B header stays "
-            "(the last batch of producer 3 keeps its state)"
+            "empty batch at offsets 3-4: its records are gone, its 61 B header stays: the last batch of producer 3 "
+            "(rule A): Kafka keeps it, empty, so the producer's sequence and epoch survive, until "
+            "producer.id.expiration.ms expires the producer; it stays while nothing is appended: no pass reads it"
         ],
     )
     stages = [a.text for a in both.layout.annotations if a.name in ("before the pass", "after the pass")]
