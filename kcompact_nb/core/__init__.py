@@ -1,4 +1,4 @@
-"""The Kafka model and Kafka's log cleaner, in four parts, each importing only the parts above it here.
+"""The Kafka model and Kafka's log cleaner, in five parts, each importing only the parts above it here.
 
 - :mod:`~kcompact_nb.core.model`: what a broker stores: records and v2 batches with their byte sizes,
   segments, the partition log, producer state, configs, Kafka versions, log loading (``LogLoader``) and
@@ -8,6 +8,8 @@
 - :mod:`~kcompact_nb.core.simulation`: a simulated broker and clock, and frames of a partition over time.
 - :mod:`~kcompact_nb.core.views`: read-only explanations: what the next pass does to each record and why,
   tables, layouts, histories, offset-map views, dedupe-buffer sizing.
+- :mod:`~kcompact_nb.core.forecasting`: a produce model and a broker's cleaner run forward under it for days or
+  weeks (not Kafka's: a forecast made with the engine).
 
 This face re-exports what the other packages use. Core needs the standard library and numpy only; it never
 imports pyspark, plotly, ipywidgets or pandas. Time is always a parameter (``now_ms``). See
@@ -31,6 +33,18 @@ from kcompact_nb.core.cleaner import (
     log_pool_order,
     log_to_clean,
     strategy_for,
+)
+from kcompact_nb.core.forecasting import (
+    Burst,
+    DailyCycle,
+    ProduceModel,
+    ProduceModelError,
+    ProducerModel,
+    TopicLoad,
+    Transactions,
+    ValueSizes,
+    forecast,
+    play_model,
 )
 from kcompact_nb.core.model import (
     CLEANED_FILE_SUFFIX,
@@ -146,6 +160,7 @@ __all__ = [
     "BatchSpan",
     "BrokerConfig",
     "build_partition_log",
+    "Burst",
     "clean_pass",
     "cleaned_file_names",
     "CLEANED_FILE_SUFFIX",
@@ -159,6 +174,7 @@ __all__ = [
     "ControlRecordType",
     "copy_log",
     "cyclic_gc_paused",
+    "DailyCycle",
     "dedupe_buffer_sizing",
     "DEFAULT_KAFKA_VERSION",
     "DELETED_FILE_SUFFIX",
@@ -168,6 +184,7 @@ __all__ = [
     "Explanation",
     "filename_prefix_from_offset",
     "filthiest",
+    "forecast",
     "format_bytes",
     "format_duration_ms",
     "format_instant_ms",
@@ -223,8 +240,12 @@ __all__ = [
     "pass_result_row",
     "PassDiff",
     "PassResult",
+    "play_model",
+    "ProduceModel",
+    "ProduceModelError",
     "PRODUCER_SNAPSHOT_FILE_NAME",
     "PRODUCER_SNAPSHOT_FILE_SUFFIX",
+    "ProducerModel",
     "rebuild_producer_state",
     "Record",
     "RECORD_BATCH_OVERHEAD",
@@ -256,8 +277,11 @@ __all__ = [
     "TimestampType",
     "topic_partition_of_dir",
     "TopicConfig",
+    "TopicLoad",
+    "Transactions",
     "TXN_INDEX_FILE_SUFFIX",
     "UnitError",
     "UnreadableBatch",
+    "ValueSizes",
     "WALL_CLOCK_FROM_MS",
 ]

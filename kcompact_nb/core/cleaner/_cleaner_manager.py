@@ -6,13 +6,15 @@ in the broker's log pool iteration order wins, as in Kafka (:mod:`kcompact_nb.co
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
+from kcompact_nb.core.cleaner._cleaner_loop import CleanerLoop
+from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed
 from kcompact_nb.core.cleaner._decisions import PassDecisions, RetentionDeletion
 from kcompact_nb.core.cleaner._failure import CleanerFailure, record_failure
-from kcompact_nb.core.cleaner._first_true import first_true
+from kcompact_nb.core.cleaner._first_true import FAR_FUTURE_MS, first_true
 from kcompact_nb.core.cleaner._iteration import Iteration, PartitionSelection, Selection
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
@@ -23,8 +25,6 @@ from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentSt
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
 from kcompact_nb.core.model import BrokerConfig, PartitionLog
 from kcompact_nb.record import KafkaModelError, KcompactError
-
-MAX_LOOP_ITERATIONS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,15 @@ class CleanerManager:
     """Per-partition offset maps (by partition name) in place of the broker's, for what-if runs (not Kafka's)."""
     stopped_threads: int = 0
     """Cleaner threads an exception ended (Kafka 2.0, before partitions could be marked uncleanable)."""
+    speed: CleanerSpeed | None = None
+    """How fast this machine's cleaner works (not Kafka's: a pass then takes time unthrottled too, spec 11)."""
+    map_spec: OffsetMapSpec | None = None
+    """The offset map of every pass, instead of a thread's share of ``log.cleaner.dedupe.buffer.size`` (a
+    forecast that samples keys scales it)."""
+    dirtiest_ratio: float = 0.0
+    """The highest cleanable ratio the last selection considered (Kafka's ``max-dirty-percent`` is 100 times it)."""
+    max_compaction_delay_ms: int = 0
+    """The largest compaction delay the last selection that chose a log considered (``PreCleanStats``)."""
     _storages: dict[str, SegmentStorage] = field(default_factory=dict, repr=False)
     _last_expiry_check_ms: int = -1
 
@@ -133,7 +142,9 @@ class CleanerManager:
             selections.append(PartitionSelection(log.name, _selection(ltc), ltc))
         eligible = [ltc for ltc in considered if ltc.eligible]
         best = max(eligible, key=lambda ltc: ltc.cleanable_ratio, default=None)
+        self.dirtiest_ratio = max((ltc.cleanable_ratio for ltc in considered), default=0.0)
         if best is not None:
+            self.max_compaction_delay_ms = max((ltc.compaction_delay_ms for ltc in considered), default=0)
             selections = [_chosen_or_not(s, best.name) for s in selections]
         return best, considered, selections
 
@@ -145,17 +156,17 @@ class CleanerManager:
         return Selection.IN_PROGRESS if log.name in in_progress else None
 
     def clean_once(
-        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = (), thread: int = 0
+        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = (), thread_id: int = 0
     ) -> PassResult | None:
         """One cleaner-thread iteration: clean the filthiest eligible log, then compacted-log retention.
 
         ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained. A pass
         that throws marks its log uncleanable and ends the iteration before retention (``None``). With
-        :attr:`decisions` set, the iteration is recorded there (``thread`` names its cleaner thread).
+        :attr:`decisions` set, the iteration is recorded there.
         """
         if not self.broker.log_cleaner_enable or self.stopped_threads >= self.broker.log_cleaner_threads:
             return None
-        iteration = Iteration(now_ms, thread)
+        iteration = Iteration(now_ms, thread_id)
         iteration.expired_producers = self._expire_producers(logs, now_ms)
         best, considered, selections = self._select(logs, now_ms, in_progress)
         iteration.partitions = tuple(selections)
@@ -163,7 +174,7 @@ class CleanerManager:
         if best is not None:
             log = next(lg for lg in logs if lg.name == best.name)
             failed = len(self.failures)
-            result = self._clean_or_mark_uncleanable(log, best, considered, now_ms)
+            result = self._clean_or_mark_uncleanable(log, best, considered, now_ms, thread_id)
             if len(self.failures) > failed:  # the exception leaves cleanFilthiestLog before its retention step
                 iteration.failure = self.failures[-1]
                 self._note(iteration)
@@ -222,11 +233,12 @@ class CleanerManager:
             first_uncleanable_offset=ltc.first_uncleanable_offset
             if first_uncleanable_offset is None
             else first_uncleanable_offset,
-            offset_map=None if offset_map is None else _built(offset_map, strategy, storage),
+            offset_map=self._offset_map(offset_map, strategy, storage),
             strategy=strategy,
             cleanable_ratio=ltc.cleanable_ratio,
             broker=self.broker,
             storage=storage,
+            speed=self.speed,
             decisions=None if self.decisions is None else PassDecisions(),
         )
         self._note(Iteration(now_ms, partitions=(PartitionSelection(log.name, Selection.CHOSEN, ltc),), result=result))
@@ -237,50 +249,32 @@ class CleanerManager:
     ) -> list[PassResult]:
         """The background loop from ``from_ms`` until ``until_ms``: passes back to back, else back off.
 
-        Each of ``log.cleaner.threads`` threads loops on its own; a pass occupies its thread for its
-        simulated duration (throttled I/O, spec 11) and is applied at its start time. With ``skip_idle``, a thread
-        that finds nothing to do skips the back-off periods in which nothing can change (:meth:`would_work`), with the
-        same results, passes and decisions as without (only the idle iterations are not recorded one by one).
+        Each of ``log.cleaner.threads`` threads loops on its own, starting at ``from_ms``; a pass occupies its
+        thread for its simulated duration (throttled I/O, spec 11) and is applied at its start time. A
+        :class:`CleanerLoop` runs the same loop resumably. With ``skip_idle`` (nothing is appended meanwhile), an
+        idle thread sleeps through the back-off wakes before the engine could find anything to do
+        (:meth:`quiet_until`): the same passes and decisions, only the idle iterations are not recorded one by one.
         """
-        if not self.broker.log_cleaner_enable:
-            return []
-        threads = [from_ms] * self.broker.log_cleaner_threads
-        busy_until: dict[str, int] = {}
-        results: list[PassResult] = []
-        for _ in range(MAX_LOOP_ITERATIONS):
-            thread = min(range(len(threads)), key=lambda t: threads[t])
-            now = threads[thread]
-            if now >= until_ms:
-                return results
-            busy = {name for name, until in busy_until.items() if until > now}
-            result = self.clean_once(logs, now_ms=now, in_progress=busy, thread=thread)
-            if result is None:
-                threads[thread] = self._next_look_ms(logs, now, until_ms, busy_until, skip_idle=skip_idle)
-                continue
-            results.append(result)
-            busy_until[result.name] = result.end_ms
-            threads[thread] = max(result.end_ms, now)
-        raise KafkaModelError(f"the cleaner loop did not reach {until_ms} ms within {MAX_LOOP_ITERATIONS} iterations")
+        loop = CleanerLoop(self, from_ms, quiet_until=self.quiet_until(logs) if skip_idle else None)
+        loop.on_idle = self._note_idle
+        return loop.run_until(logs, until_ms)
 
-    def _next_look_ms(
-        self, logs: Sequence[PartitionLog], now_ms: int, until_ms: int, busy_until: dict[str, int], *, skip_idle: bool
-    ) -> int:
-        """When an idle thread looks again: ``log.cleaner.backoff.ms`` later; with ``skip_idle``, the first back-off
-        step at which an iteration would do something, before ``until_ms`` and before another thread's pass ends."""
-        backoff = self.broker.log_cleaner_backoff_ms
-        next_ms = now_ms + backoff
-        if skip_idle and backoff > 0:
-            ends = [until for until in busy_until.values() if until > now_ms]
-            limit = min([until_ms, *ends])
-            busy = {name for name, until in busy_until.items() if until > now_ms}
-            steps = -(-(limit - now_ms) // backoff)  # the first step at or after the limit
-            work = first_true(
-                lambda k: self.would_work(logs, now_ms=now_ms + k * backoff, in_progress=busy), start=1, end=steps
-            )
-            next_ms = now_ms + (steps if work is None else work) * backoff
-        if self.decisions:
-            self.decisions[-1].idle_until_ms = next_ms
-        return next_ms
+    def quiet_until(self, logs: Sequence[PartitionLog]) -> Callable[[int], int]:
+        """For a time ``t``, the first instant at or after it at which an iteration would clean or delete something
+        if nothing is appended (:meth:`would_work`, asked at chosen instants; far in the future when never)."""
+
+        def first_work_ms(t: int) -> int:
+            found = first_true(lambda at: self.would_work(logs, now_ms=at), start=t)
+            return FAR_FUTURE_MS if found is None else found
+
+        return first_work_ms
+
+    def _note_idle(self, thread_id: int, next_ms: int) -> None:
+        """Record when an idle thread looks again, on its last iteration."""
+        for iteration in reversed(self.decisions or []):
+            if iteration.thread == thread_id:
+                iteration.idle_until_ms = next_ms
+                return
 
     def strategy_of(self, log: PartitionLog) -> Strategy:
         """The topic's user-defined strategy, else the one its ``compaction.strategy`` names."""
@@ -293,23 +287,30 @@ class CleanerManager:
     def _compacted(self, logs: Sequence[PartitionLog]) -> list[PartitionLog]:
         return [lg for lg in logs if lg.config.compact and lg.name not in self.uncleanable]
 
+    def _offset_map(
+        self, spec: OffsetMapSpec | None, strategy: Strategy, storage: SegmentStorage | None
+    ) -> OffsetMap | None:
+        spec = spec or self.map_spec
+        return None if spec is None else _built(spec, strategy, storage)
+
     def _clean_or_mark_uncleanable(
-        self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int
+        self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int, thread_id: int
     ) -> PassResult | None:
         before = list(log.segments)
         try:
             strategy, storage = self.strategy_of(log), self._storages.get(log.name)
-            spec = self.offset_maps.get(log.name)
             result = clean_pass(
                 log,
                 now_ms=now_ms,
                 first_dirty_offset=best.first_dirty_offset,
                 first_uncleanable_offset=best.first_uncleanable_offset,
-                offset_map=None if spec is None else _built(spec, strategy, storage),
+                offset_map=self._offset_map(self.offset_maps.get(log.name), strategy, storage),
                 strategy=strategy,
                 cleanable_ratio=best.cleanable_ratio,
                 broker=self.broker,
+                thread_id=thread_id,
                 storage=storage,
+                speed=self.speed,
                 decisions=None if self.decisions is None else PassDecisions(),
             )
         except KcompactError as error:
