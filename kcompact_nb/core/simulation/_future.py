@@ -59,6 +59,8 @@ class Future:
     iterations: tuple[Iteration, ...]
     logs: Mapping[str, PartitionLog]
     settled: bool
+    uncleanable: frozenset[str] = frozenset()
+    """The partitions marked uncleanable at the end (a pass of theirs threw, now or before)."""
     _fates: dict[str, dict[int, RecordFate]] = field(default_factory=dict, repr=False, compare=False)
 
     def passes(self, name: str) -> list[Iteration]:
@@ -133,7 +135,7 @@ def run_forward(
     decisions = manager.decisions or []
     busy = tuple(it for it in decisions if it.result is not None or it.retention or it.failure is not None)
     settled = not manager.would_work(copies, now_ms=FAR_FUTURE_MS) or until_ms >= FAR_FUTURE_MS
-    return Future(now_ms, busy, {log.name: log for log in copies}, settled)
+    return Future(now_ms, busy, {log.name: log for log in copies}, settled, frozenset(manager.uncleanable))
 
 
 def _manager_for(

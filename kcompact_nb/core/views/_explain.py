@@ -90,6 +90,8 @@ class Explanation:
     pass_failure: str | None = None
     """Why the next pass fails (the partition is then marked uncleanable), when it does."""
     retention: tuple[RetentionDeletion, ...] = ()
+    failed: str | None = None
+    """What a pass that already threw left, when the partition is marked uncleanable (a simulation's)."""
     cleaned_first: tuple[tuple[int, PartitionSelection, PartitionSelection], ...] = ()
     """(time, the partition chosen, this one) for each iteration before the next pass that found this partition
     eligible but chose a filthier one."""
@@ -122,6 +124,8 @@ class Explanation:
             "  " + self.dirty_ratio,
             "  " + self.eligibility,
         ]
+        if self.failed is not None:
+            lines.append(f"  {self.failed}")
         lines += ["  " + line for line in self._future_lines()]
         if self.unreadable_batch:
             lines.append(f"  {self.unreadable_batch}")
@@ -224,6 +228,8 @@ def explain(
         unreadable_batch=None if unreadable_batch is None else unreadable_batch_outcome(ltc, unreadable_batch),
         never=log_to_clean(log, now_ms=FAR_FUTURE_MS) if eligible_at is None else None,
     )
+    if simulation is not None:
+        explanation = replace(explanation, failed=_past_failure(simulation, log.name))
     if batches is not None:
         return explanation
     upcoming = next_pass(log, now_ms=now_ms, simulation=simulation)
@@ -238,21 +244,35 @@ def explain(
     )
 
 
+def _past_failure(simulation: Simulation, name: str) -> str | None:
+    """The pass of ``name`` that threw, if the broker marked it uncleanable, in Kafka's words."""
+    if name not in simulation.cleaner.uncleanable:
+        return None
+    failure = next((f for f in reversed(simulation.cleaner.failures) if f.name == name), None)
+    if failure is None:
+        return "marked uncleanable: Kafka's cleaner skips it until the broker restarts"
+    left = f"; left on disk: {', '.join(failure.left_cleaned)}" if failure.left_cleaned else ""
+    return (
+        f'marked uncleanable at {format_instant_ms(failure.at_ms)}: Kafka logged "{failure.kafka_log_line}"; its '
+        f"checkpoint stays at {failure.checkpoint} and the cleaner skips it until the broker restarts{left}"
+    )
+
+
 def _failure(upcoming: NextPass, name: str) -> str | None:
     """What the pass that throws does, in Kafka's words, when it comes before any pass that succeeds."""
     failed = None if upcoming.future is None else upcoming.future.failure(name)
     if failed is None or failed.failure is None or (upcoming.at_ms is not None and upcoming.at_ms < failed.at_ms):
         return None
     failure = failed.failure
-    left = f"; left on disk: {', '.join(failure.left_cleaned)}" if failure.left_cleaned else ""
     kept = (
-        f"; the groups swapped in before it stay: {', '.join(map(str, failure.swapped_in))}"
+        f", the groups swapped in before it stay ({', '.join(map(str, failure.swapped_in))})"
         if failure.swapped_in
         else ""
     )
+    left = f", left on disk: {', '.join(failure.left_cleaned)}" if failure.left_cleaned else ""
     return (
-        f'at {format_instant_ms(failed.at_ms)} the pass throws {failure.error}; Kafka logs "{failure.kafka_log_line}", '
-        f"the checkpoint stays at {failure.checkpoint}{kept}{left}"
+        f'at {format_instant_ms(failed.at_ms)} the pass throws. Kafka logs "{failure.kafka_log_line}"; the '
+        f"checkpoint stays at {failure.checkpoint}{kept}{left}"
     )
 
 

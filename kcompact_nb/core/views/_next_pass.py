@@ -527,6 +527,8 @@ def _never_reason(log: PartitionLog, future: Future) -> str:
     if failed is not None and failed.failure is not None:
         when = format_instant_ms(failed.at_ms)
         return f"its pass at {when} throws ({failed.failure.error}) and Kafka marks the partition uncleanable"
+    if log.name in future.uncleanable:
+        return "the partition is marked uncleanable: Kafka's cleaner skips it until the broker restarts"
     never = log_to_clean(log, now_ms=FAR_FUTURE_MS)
     if never.cleanable_bytes == 0:
         fu = never.first_uncleanable_offset

@@ -193,3 +193,30 @@ def test_a_rewritten_batch_that_grows_says_why():
     assert why.startswith("the pass stamped its delete horizon")
     rules = {d.offset: d.rule for d in after.passes[0].decisions.records.values()}
     assert rules == {0: RecordRule.TOMBSTONE_UNSTAMPED, 1: RecordRule.LATEST}
+
+
+def test_a_pass_that_will_throw_and_one_that_threw_are_said_in_kafkas_words():
+    """Spec 3 and 8.4: on 4.4.0 this partition's next pass throws on a full time index; explain says so before it
+    runs, and after it ran, that the partition is marked uncleanable with what its pass left."""
+    from tests.core.cleaner.test_index_full import START_MS, failing_simulation
+
+    sim = failing_simulation("4.4.0")
+    now = START_MS + 200_000
+    before = explain(sim.log("t"), now_ms=now, simulation=sim)
+    assert before.pass_failure == (
+        'at t = 20 min the pass throws. Kafka logs "Unexpected exception thrown when cleaning log t-0. Marking its '
+        "partition (t-0) as uncleanable: java.lang.IllegalArgumentException: Attempt to append to a full time index "
+        '(size = 4)."; the checkpoint stays at 0, the groups swapped in before it stay (0, 6), left on disk: '
+        "00000000000000000012.log.cleaned, 00000000000000000012.index.cleaned, 00000000000000000012.timeindex.cleaned"
+    )
+    sim.clean()
+    after = explain(sim.log("t"), now_ms=now, simulation=sim)
+    assert after.failed is not None and after.failed.startswith("marked uncleanable at t = 20 min: Kafka logged")
+    assert after.next_pass_ms is None
+    sim.append("t", [("k10", "newer", now)])
+    blocked = [r for r in next_pass(sim.log("t"), now_ms=now, simulation=sim).records if r.outcome is Outcome.BEYOND]
+    assert [r.offset for r in blocked] == [10]
+    for record in blocked:
+        assert (
+            record.reason == "the partition is marked uncleanable: Kafka's cleaner skips it until the broker restarts"
+        )
