@@ -77,7 +77,9 @@ def measure_stream(folder: Path) -> dict[str, Any]:
     broker = broker_settings("4.4.0", BENCH_BROKER_OVERRIDES)
     with tempfile.TemporaryDirectory(prefix="kcompact-bench-streamed-") as out:
         start = time.perf_counter()
-        scanned = scan_partition_dir(folder, config=topic_settings(BENCH_TOPIC_OVERRIDES, broker=broker), broker=broker, progress=False)
+        scanned = scan_partition_dir(
+            folder, config=topic_settings(BENCH_TOPIC_OVERRIDES, broker=broker), broker=broker, progress=False
+        )
         loaded = time.perf_counter()
         result = stream_partition_pass(scanned, now_ms=PASS_NOW_MS, out=Path(out)).result
         done = time.perf_counter()

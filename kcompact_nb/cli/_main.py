@@ -86,10 +86,10 @@ def run_command(command: Command, args: argparse.Namespace) -> int:
         print(f"kcompact {command.name}: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     except Exception as error:
-        status = _reported(command, error)
-        if status is None:
+        reported = _reported(command, error)
+        if reported is None:
             raise
-        return status
+        return reported
 
 
 def _reported(command: Command, error: Exception) -> ExitCode | None:
