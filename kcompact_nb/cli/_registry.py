@@ -36,9 +36,13 @@ COMMANDS: tuple[RegisteredCommand, ...] = (
         "_dump",
     ),
     RegisteredCommand(
-        "inspect", "explain every partition of a Kafka log dir: sizes, clean/dirty split, eligibility, tombstones", "_inspect"
+        "inspect",
+        "explain every partition of a Kafka log dir: sizes, clean/dirty split, eligibility, tombstones",
+        "_inspect",
     ),
-    RegisteredCommand("clean", "write what the broker's next cleaner iteration would leave of a Kafka log dir", "_clean"),
+    RegisteredCommand(
+        "clean", "write what the broker's next cleaner iteration would leave of a Kafka log dir", "_clean"
+    ),
     RegisteredCommand(
         "kcat", "read a file of kcat consumer output: records per partition and when compaction last ran", "_kcat"
     ),
