@@ -271,6 +271,25 @@ def index_full_workload(
     return Workload(name, "index-full", seed, tuple(made), kept=kept, broker=broker)
 
 
+def aborted_over_rounds_workload(seed: int, *, keys: int = 6, rounds: int = 3) -> Workload:
+    """An aborted transaction among plain records, then rounds of plain records: its data is removed in the first
+    pass and its marker's segment cleaned again in the next, whose ``.txnindex`` keeps the entry as stored (its
+    first offset among the batches then in the log), not as the batches left would rebuild it (spec 8.4).
+
+    Stamped by the wall clock (``clock="wall"``): the abort marker carries the broker's clock, so records and
+    triggers of later rounds stamped on a fixed day would fall before it and never roll a segment.
+    """
+    rng = random.Random(seed)
+    first = (
+        _keyed_step(rng, keys=keys, count=4, batch_records=2),
+        _keyed_step(rng, keys=keys, count=3, producer="abort", start_ms=200),
+        _keyed_step(rng, keys=keys, count=4, batch_records=2, start_ms=400),
+    )
+    later = [Round((_keyed_step(rng, keys=keys, count=6, batch_records=2),)) for _ in range(rounds - 1)]
+    return Workload(f"seed{seed}-aborted-over-{rounds}-rounds-{keys}keys", "transactions", seed,
+                    (Round(first), *later), clock="wall")  # fmt: skip
+
+
 def capped_roll_workload(seed: int, *, keys: int = 8, records: int = 24, spacing_ms: int = 20_000) -> Workload:
     """Records ahead of the wall clock (``clock="ahead"``) 20 s apart under ``segment.ms`` of a day and
     ``max.compaction.lag.ms`` of a minute: KIP-354 caps time rolls by the lag (2.3 on), so segments roll every
@@ -331,7 +350,8 @@ CATEGORIES: dict[str, Callable[[int], Iterable[Workload]]] = {
     "tombstones": _tombstones_category,
     "multi-pass": _multi_pass_category,
     "transactions": lambda o: (
-        transactions_workload(o + 600 + i, transactions=3 + i, rounds=1 + i % 2) for i in range(6)
+        *(transactions_workload(o + 600 + i, transactions=3 + i, rounds=1 + i % 2) for i in range(6)),
+        aborted_over_rounds_workload(o + 606),
     ),
     "keyless": lambda o: (keyless_workload(o + 700 + i, records=30 + 10 * i) for i in range(3)),
     "min-lag": lambda o: (min_lag_workload(o + 800 + i, keys=4 + 4 * i) for i in range(3)),

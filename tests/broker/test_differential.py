@@ -16,6 +16,7 @@ import pytest
 
 from kcompact_nb.core import ConfigError, KafkaVersion
 from kcompact_nb.core.model import RuleB
+from kcompact_nb.io.files import decode_txn_index
 from kcompact_nb.fidelity import (
     HOLD,
     DifferentialResult,
@@ -105,6 +106,8 @@ def assert_category_happened(result: DifferentialResult) -> None:
         assert first.kafka_passes >= 2  # the first pass stopped on a full offset map
     elif category == "transactions":
         assert any(b.is_control for b in before.batches())
+        if "aborted-over" in result.workload.name:
+            assert_aborted_entry_kept_as_stored(result)
     elif category == "rule-b":
         # the emptied batch ending the cleaned range stays on 3.9.2-4.3 only (high watermark from 4.4)
         ending = [b for b in after.batches() if b.last_offset == trigger_offset - 1]
@@ -132,6 +135,17 @@ def assert_category_happened(result: DifferentialResult) -> None:
         assert any(rewritten_compressed_batches(result, round_) for round_ in result.rounds)
     else:
         assert after.cleaner_checkpoint == trigger_offset
+
+
+def assert_aborted_entry_kept_as_stored(result: DifferentialResult) -> None:
+    """Re-cleaned in the last round, the ``.txnindex`` entry still starts at the aborted transaction's first offset,
+    whose batch the first pass removed (spec 8.4): Kafka appends the entry as stored, never rebuilt from what is left."""
+    folder = result.rounds[-1].folder / "after"
+    after = load_round(result.rounds[-1].folder, result.workload, version=result.version, stage="after")
+    (path,) = [p for p in folder.glob("*/*.txnindex") if p.stat().st_size]
+    (entry,) = decode_txn_index(path.read_bytes(), int(path.stem)).entries
+    assert entry.first_offset not in {b.base_offset for b in after.batches()}
+    assert any(b.base_offset > entry.first_offset and b.producer_id == entry.producer_id for b in after.batches())
 
 
 def rewritten_compressed_batches(result: DifferentialResult, round_: RoundResult) -> int:
