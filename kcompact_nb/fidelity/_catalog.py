@@ -290,6 +290,33 @@ def aborted_over_rounds_workload(seed: int, *, keys: int = 6, rounds: int = 3) -
                     (Round(first), *later), clock="wall")  # fmt: skip
 
 
+def decompressed_bound_workload(seed: int, *, keys: int = 8, records: int = 24, clean_first: bool = False) -> Workload:
+    """gzip batches of four records, one of them a 300-byte value under a key of its own, then the cleaner released
+    with ``max.decompressed.message.bytes`` of 100 (Kafka 4.2.2-4.2.x and 4.4.0 on, apache/kafka#23429): reading
+    that record throws ``InvalidRecordException``, the partition is marked uncleanable (spec 8.4). With
+    ``clean_first`` a round is cleaned under no bound first, so the record is read from the clean section by
+    ``filterTo`` (the group's ``.log.cleaned`` left behind), not from the dirty one by ``buildOffsetMapForSegment``.
+    """
+    rng = random.Random(seed)
+
+    def step(big: bool) -> Produce:
+        order = _keys(rng, keys, records, "uniform")
+        values: list[bytes | None] = [b"v%d" % rng.randint(0, 99) for _ in order]
+        made = keyed_records(order, values)
+        if big:  # a record no later one supersedes, in the middle of the round
+            middle = made[records // 2]
+            made = (*made[: records // 2], NewRecord(b"big", b"x" * 300, timestamp=middle.timestamp),
+                    *made[records // 2 + 1 :])  # fmt: skip
+        return Produce(made, "plain", 4, "gzip")
+
+    bound = Phase({"max.decompressed.message.bytes": "100"})
+    rounds = (
+        (Round((step(True),)), Round((step(False),), (bound,))) if clean_first else (Round((step(True),), (bound,)),)
+    )
+    where = "clean" if clean_first else "dirty"
+    return Workload(f"seed{seed}-decompressed-bound-{where}-{keys}keys", "decompressed-bound", seed, rounds)
+
+
 def capped_roll_workload(seed: int, *, keys: int = 8, records: int = 24, spacing_ms: int = 20_000) -> Workload:
     """Records ahead of the wall clock (``clock="ahead"``) 20 s apart under ``segment.ms`` of a day and
     ``max.compaction.lag.ms`` of a minute: KIP-354 caps time rolls by the lag (2.3 on), so segments roll every
@@ -364,6 +391,10 @@ CATEGORIES: dict[str, Callable[[int], Iterable[Workload]]] = {
         index_full_workload(o + 1500, index_bytes=64, keys=60),
         index_full_workload(o + 1501, index_bytes=40, batch_records=2, producer="idempotent", records=40),
         index_full_workload(o + 1502, index_bytes=40, io_buffer_bytes=1024, records=40),
+    ),
+    "decompressed-bound": lambda o: (
+        decompressed_bound_workload(o + 1700),
+        decompressed_bound_workload(o + 1701, clean_first=True),
     ),
     "rolls": lambda o: (
         capped_roll_workload(o + 1600),
