@@ -60,7 +60,7 @@ def dollar_digits(markdown: str) -> list[str]:
 
 def test_there_are_notebooks():
     assert len(NOTEBOOKS) >= 7
-    assert [p.name[:2] for p in WIDGET_NOTEBOOKS] == ["02", "03", "04"]
+    assert [p.name[:2] for p in WIDGET_NOTEBOOKS] == ["01", "02", "04"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -1,8 +1,9 @@
 """ipywidgets for compaction: a stepper, a config panel with Kafka's property names, a what-if explorer.
 
 Glue only: stepping calls :mod:`kcompact_nb.core` (and scenarios), drawing calls :mod:`kcompact_nb.viz`.
-Figures are plotly ``FigureWidget`` objects (plotly 7 builds them on anywidget) updated in place, kept as
-wide as their output area by an invisible ``FigureFitter`` shown with them.
+Figures are plotly ``FigureWidget`` objects (plotly 7 builds them on anywidget) updated in place, kept drawn
+and as wide as their output area by an invisible ``FigureGuard`` shown with them, which shows a static copy of
+a figure whose live view lags.
 """
 
 from __future__ import annotations

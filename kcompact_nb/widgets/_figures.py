@@ -9,6 +9,7 @@ never by taking them out of a box's ``children``.
 
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any
 
 import ipywidgets
@@ -47,6 +48,7 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
             widget.add_traces(list(figure.data))
             widget.update_layout(relayout, overwrite=True)
         _fit_container(widget)
+        _hold_whole(widget)
         return
     restyle, changed = _restyle(widget, [trace.to_plotly_json() for trace in figure.data])
     with widget.batch_update():  # the properties plotly_update cannot set, validated and sent after it
@@ -54,6 +56,14 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
             widget.layout[name] = relayout.pop(name)
         widget.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=changed)
     _fit_container(widget)
+    _hold_whole(widget)
+
+
+def _hold_whole(widget: go.FigureWidget) -> None:
+    """Send the whole figure as the widget's state too: the browser's copy is otherwise kept only by replaying the
+    update messages, and those that reach it before plotly's module has loaded are lost (see ``_guard``)."""
+    widget._widget_layout = deepcopy(widget._layout_obj._props)
+    widget._widget_data = deepcopy(widget._data)
 
 
 def _not_updatable(widget: go.FigureWidget, held: Any, name: str, value: Any) -> bool:

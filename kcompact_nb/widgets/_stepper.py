@@ -20,7 +20,7 @@ from kcompact_nb.core import (
 from kcompact_nb.viz import layout_figure, offset_map_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
 from kcompact_nb.widgets._figures import figure_widget, show_only, sync_figure
-from kcompact_nb.widgets._fit import FigureFitter
+from kcompact_nb.widgets._guard import FigureGuard
 from kcompact_nb.widgets._sources import Source, frame_source
 from kcompact_nb.widgets._status import checks_html, end_html, header_html, placeholder_html, stats_html
 from kcompact_nb.widgets._steps import Shown, Steps
@@ -83,9 +83,11 @@ class CompactionStepper:
         self.offset_map_figure = figure_widget()
         self.stats = ipywidgets.HTML(layout=ipywidgets.Layout(width="100%"))
         self.placeholder = ipywidgets.HTML()
-        self.latest_pass = ipywidgets.VBox([self.offset_map_figure, self.stats], layout=ipywidgets.Layout(width="100%"))
+        self.guard = FigureGuard([self.layout_figure, self.offset_map_figure])
+        self.latest_pass = ipywidgets.VBox(
+            [self.guard.box(self.offset_map_figure), self.stats], layout=ipywidgets.Layout(width="100%")
+        )
         self.pass_area = ipywidgets.VBox([self.placeholder, self.latest_pass], layout=ipywidgets.Layout(width="100%"))
-        self.fitter = FigureFitter([self.layout_figure, self.offset_map_figure])
         self.steps = self._steps()
         self._drawn_pass: PassResult | None = None
         self._scaled: tuple[int, LayoutScale | None] = (0, None)
@@ -164,9 +166,10 @@ class CompactionStepper:
             self.placeholder.value = placeholder_html(self.source, self.steps)
             show_only(self.pass_area, self.placeholder)
             self._draw_first_pass()
-            return
-        show_only(self.pass_area, self.latest_pass)
-        self._draw_pass(*latest)
+        else:
+            show_only(self.pass_area, self.latest_pass)
+            self._draw_pass(*latest)
+        self.guard.redrawn()
 
     def _next_pass_frame(self, position: int) -> Frame | None:
         """The next position's frame when its step is the pass the layout of ``position`` shows coming (a log's
@@ -209,10 +212,20 @@ class CompactionStepper:
         buttons = ipywidgets.HBox(
             [self.prev_button, self.next_button, self.play, self.slider], layout=ipywidgets.Layout(width="100%")
         )
-        return ipywidgets.VBox(
-            [buttons, self.status, self.checks, self.layout_figure, self.pass_area, self.config.widget, self.fitter],
+        widget = ipywidgets.VBox(
+            [
+                buttons,
+                self.status,
+                self.checks,
+                self.guard.box(self.layout_figure),
+                self.pass_area,
+                self.config.widget,
+                self.guard,
+            ],
             layout=ipywidgets.Layout(width="100%", max_width="100%", overflow="hidden"),
         )
+        widget.add_class("kcompact-widget")
+        return widget
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

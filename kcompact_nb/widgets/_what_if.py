@@ -11,7 +11,7 @@ from kcompact_nb.core import BrokerConfig, DirtinessPoint, KcompactError, Offset
 from kcompact_nb.viz import what_if_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
 from kcompact_nb.widgets._figures import figure_widget, sync_figure
-from kcompact_nb.widgets._fit import FigureFitter
+from kcompact_nb.widgets._guard import FigureGuard
 from kcompact_nb.widgets._sources import FrameSource, Source, frame_source
 
 
@@ -50,6 +50,7 @@ class WhatIfExplorer:
         self._given = labels
         self._points: list[list[DirtinessPoint]] = [[], []]
         self.figure = figure_widget()
+        self.guard = FigureGuard([self.figure])
         for side, panel in enumerate(self._panels):
             try:
                 self._run(side)
@@ -62,10 +63,10 @@ class WhatIfExplorer:
         panels = ipywidgets.HBox(
             [self.left.widget, self.right.widget], layout=ipywidgets.Layout(width="100%", grid_gap="16px")
         )
-        self.fitter = FigureFitter([self.figure])
         self.widget = ipywidgets.VBox(
-            [panels, self.figure, self.fitter], layout=ipywidgets.Layout(width="100%", overflow="hidden")
+            [panels, self.guard.box(self.figure), self.guard], layout=ipywidgets.Layout(width="100%", overflow="hidden")
         )
+        self.widget.add_class("kcompact-widget")
 
     @property
     def labels(self) -> tuple[str, str]:
@@ -110,6 +111,7 @@ class WhatIfExplorer:
         for panel, title in zip(self._panels, self.labels, strict=True):
             panel.retitle(title)
         sync_figure(self.figure, what_if_figure(self.series, by=self.source.by))
+        self.guard.redrawn()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

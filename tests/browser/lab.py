@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
@@ -39,15 +38,17 @@ START_TIMEOUT_S = 120.0
 RUN_ALL_TIMEOUT_MS = 600_000
 UI_TIMEOUT_MS = 90_000
 
-#: User settings for the server: every cell attached to the DOM (off-screen widgets render too), no news.
-LAB_SETTINGS = {
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false",
-        "checkForUpdates": False,
-        "doNotDisturbMode": True,
-    },
-}
+
+def make_lab_flags(makefile: Path = ROOT / "Makefile") -> list[str]:
+    """The Lab flags ``make lab`` passes (its ``LAB_FLAGS``, the project's Lab settings), ``$(CURDIR)`` resolved."""
+    lines = makefile.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("LAB_FLAGS :="))
+    text = lines[start].split(":=", 1)[1]
+    for line in lines[start + 1 :]:
+        if not text.endswith("\\"):
+            break
+        text = text[:-1] + " " + line
+    return text.replace("$(CURDIR)", str(ROOT)).split()
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def _lab_command(root_dir: Path, port: int, token: str) -> list[str]:
         f"--ServerApp.root_dir={root_dir}",
         # window.jupyterapp lets the test run Lab's own commands and read the kernel's status.
         "--LabApp.expose_app_in_browser=True",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        *make_lab_flags(),
     ]
     if os.getuid() == 0:
         command.append("--allow-root")
@@ -110,7 +111,8 @@ def _lab_command(root_dir: Path, port: int, token: str) -> list[str]:
 
 
 def _lab_env(work_dir: Path) -> dict[str, str]:
-    """The environment of a user's JupyterLab, isolated from this machine's Jupyter config and state.
+    """The environment of a user's JupyterLab, isolated from this machine's Jupyter config and state (a user
+    without settings of their own: Lab's defaults and the project's overrides, as ``make lab`` gives them).
 
     JUPYTER_PATH (set by the root conftest) keeps the project's kernel spec first. PYTHONPATH makes kernels
     import this checkout's package. PYTEST_CURRENT_TEST is dropped: under it ipykernel stops capturing file
@@ -126,15 +128,7 @@ def _lab_env(work_dir: Path) -> dict[str, str]:
         ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
     ]:
         env[variable] = str(work_dir / name)
-    _write_settings(work_dir / "settings")
     return env
-
-
-def _write_settings(settings_dir: Path) -> None:
-    for name, values in LAB_SETTINGS.items():
-        path = settings_dir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values))
 
 
 def _wait_until_up(server: LabServer, process: subprocess.Popen[bytes], log: Path) -> None:

@@ -4,7 +4,7 @@ The notebooks run a few at a time in separate tabs (each with its own kernel). F
 stderr output, no "Error displaying widget", no plotly axis whose fixed range hides data, nothing
 reaching past an output's right edge; every figure and widget output is saved as a PNG under
 ``test-artifacts/browser/notebooks/<notebook>/`` for people to look at, with the run times in
-``timings.txt``. In notebook 02 the stepper is then used as a reader would: "Next ▶" must redraw its
+``timings.txt``. In notebook 01 the stepper is then used as a reader would: "Next ▶" must redraw its
 figure, and an invalid config value must show Kafka's message without widening the stepper.
 """
 
@@ -42,9 +42,9 @@ SHOTS = ARTIFACTS / "notebooks"
 VIEWPORT = {"width": 1280, "height": 900}
 PARALLEL_TABS = 3
 """Notebooks run at once: each tab has its own kernel (three Spark or broker JVMs at most)."""
-SLOW_FIRST = ("07-real-data", "08-at-scale", "01-tour")
+SLOW_FIRST = ("05-real-data", "07-at-scale", "06-spark-and-dataframes")
 """Started first so the long runs overlap the short ones."""
-STEPPER_NOTEBOOK = "02-how-compaction-works"
+STEPPER_NOTEBOOK = "01-how-compaction-works"
 FIRST_PASS_STATUS = "step 7 of steps 0–16"
 """The stepper's header at fruit-prices.json's first cleaner pass."""
 FIRST_PASS_CLICKS = 8
@@ -52,7 +52,7 @@ FIRST_PASS_CLICKS = 8
 
 @dataclass
 class StepperUse:
-    """What happened when the stepper of notebook 02 was used in the page."""
+    """What happened when the stepper of notebook 01 was used in the page."""
 
     before: FigureState | None = None
     after: FigureState | None = None
@@ -168,11 +168,11 @@ def test_notebook_runs_clean_in_jupyterlab(lab_runs: LabRuns, notebook: str) -> 
 def test_every_figure_and_widget_output_has_a_screenshot(lab_runs: LabRuns) -> None:
     shots = {name: len(report.screenshots) for name, report in lab_runs.reports.items()}
     assert all((SHOTS / name).is_dir() for name in shots)
-    # the notebooks that draw: 01 (two layouts), 02 (stepper), 03 (figure, explorer), 04, 05, 06, 08
+    # the notebooks that draw: 01 (stepper), 02 (figure, explorer), 03, 04, 06 (two layouts), 07, A1
     assert [name for name, count in sorted(shots.items()) if count] == [
-        "00-partition-model", "01-tour", "02-how-compaction-works", "03-why-is-my-partition-not-clean",
-        "04-offset-map-and-cleaner-memory", "05-tombstones-transactions-producers", "06-kip-280-strategies",
-        "08-at-scale",
+        "00-partition-model", "01-how-compaction-works", "02-why-is-my-partition-not-clean",
+        "03-tombstones-transactions-producers", "04-offset-map-and-cleaner-memory", "06-spark-and-dataframes",
+        "07-at-scale", "A1-kip-280-strategies",
     ]  # fmt: skip
 
 
@@ -190,6 +190,6 @@ def test_an_invalid_config_value_shows_kafkas_message_without_widening_the_stepp
     use = lab_runs.stepper
     assert use.message.startswith(
         "Not applied (segment.bytes stays 1 GiB): "
-        "Invalid value 10 for configuration segment.bytes (field segment_bytes): Value must be in [14, 2147483647]"
+        "Invalid value 10 for configuration segment.bytes: Value must be in [14, 2147483647]"
     )
     assert use.clipped == []

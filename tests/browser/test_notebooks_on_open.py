@@ -27,7 +27,7 @@ from .outputs import screenshot, wait_until_rendered
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
-WIDGET_NOTEBOOKS = ("02-how-compaction-works", "03-why-is-my-partition-not-clean", "04-offset-map-and-cleaner-memory")
+WIDGET_NOTEBOOKS = ("01-how-compaction-works", "02-why-is-my-partition-not-clean", "04-offset-map-and-cleaner-memory")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 SHOTS = ARTIFACTS / "on-open"
 VIEWPORT = {"width": 1280, "height": 900}

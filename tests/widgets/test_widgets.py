@@ -12,6 +12,7 @@ from kcompact_nb.core import CleanerManager
 from kcompact_nb.scenario import load_scenario
 from kcompact_nb.viz import COLORS, LABELS
 from kcompact_nb.widgets import NEXT_LABEL, CompactionStepper, ConfigPanel, WhatIfExplorer
+from kcompact_nb.widgets._figures import same_value
 from tests.conftest import compacted_log, rec
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
@@ -101,7 +102,7 @@ def test_a_plain_text_placeholder_stands_for_the_pass_figures_before_the_first_p
     assert "No cleaner pass yet" in stepper.placeholder.value and "from step 7 on" in stepper.placeholder.value
     stepper.slider.value = FRUIT_POSITIONS.index(7)
     assert shown_in_pass_area(stepper) == [stepper.latest_pass]
-    assert stepper.latest_pass.children == (stepper.offset_map_figure, stepper.stats)
+    assert stepper.latest_pass.children == (stepper.guard.box(stepper.offset_map_figure), stepper.stats)
     assert xs(stepper.offset_map_figure, IN_MAP) == [2, 3]
     stepper.prev_button.click()
     assert shown_in_pass_area(stepper) == [stepper.placeholder]
@@ -178,9 +179,24 @@ def test_a_bad_config_shows_kafkas_message_and_keeps_the_steps():
     stepper.config.header.value = "version"
     assert stepper.config.message.value == "" and stepper.frame.log.config.compaction_strategy == "header"
     stepper.config.controls["segment.bytes"].value = "10"  # below the 14 bytes every release requires
-    assert "segment.bytes (field segment_bytes): Value must be in [14, 2147483647]" in stepper.config.message.value
+    assert "configuration segment.bytes: Value must be in [14, 2147483647]" in stepper.config.message.value
     assert "overflow-wrap:anywhere" in stepper.config.message.value  # a long message wraps inside the panel
     assert stepper.frame.log.config.segment_bytes == 1_073_741_824
+
+
+def test_every_refused_field_shows_its_own_reason_in_kafkas_property_names():
+    stepper = CompactionStepper(FRUIT)
+    stepper.config.controls["segment.bytes"].value = "10"
+    stepper.config.controls["min.cleanable.dirty.ratio"].value = 1.5
+    message = stepper.config.message.value
+    assert stepper.config.refused == ["min.cleanable.dirty.ratio", "segment.bytes"]
+    assert "Not applied (min.cleanable.dirty.ratio stays 0.5; segment.bytes stays 1 GiB): " in message
+    reasons = message.split("): ", 1)[1].removesuffix("</div>").split("<br>")
+    assert [reason.split(":")[0] for reason in reasons] == [
+        "Invalid value 1.5 for configuration min.cleanable.dirty.ratio",
+        "Invalid value 10 for configuration segment.bytes",
+    ]
+    assert "(field " not in message
 
 
 def test_a_config_typed_in_human_units_reruns_the_scenario():
@@ -379,15 +395,51 @@ def test_every_step_is_drawn_on_one_scale():
     assert ranges[0] == ranges[1] == ranges[2]
 
 
-def test_figure_widgets_are_fitted_to_their_output_area_once_on_the_page():
-    """plotly draws a FigureWidget before JupyterLab attaches it (700 px wide, title misplaced); the fitter,
-    shown with the figures, relayouts them once attached (checked in the browser test)."""
+def test_figure_widgets_are_guarded_and_fitted_once_on_the_page():
+    """plotly draws a FigureWidget before JupyterLab attaches it (700 px wide, title misplaced); the guard, shown
+    with the figures, relayouts them once attached and watches that they draw (checked in the browser test)."""
     stepper = CompactionStepper(FRUIT)
-    assert stepper.fitter.figures == [stepper.layout_figure, stepper.offset_map_figure]
-    assert stepper.fitter in stepper.widget.children and stepper.fitter.layout.display == "none"
-    assert stepper.fitter.get_state()["figures"] == [f"IPY_MODEL_{f.model_id}" for f in stepper.fitter.figures]
+    guard = stepper.guard
+    assert guard.figures == [stepper.layout_figure, stepper.offset_map_figure]
+    assert guard in stepper.widget.children and guard.layout.display == "none"
+    assert guard.get_state()["figures"] == [f"IPY_MODEL_{f.model_id}" for f in guard.figures]
+    assert guard.box(stepper.layout_figure) in stepper.widget.children
+    assert guard.box(stepper.offset_map_figure) in stepper.latest_pass.children
+    assert [box.children for box in guard.boxes] == [(f, b) for f, b in zip(guard.figures, guard.fallbacks)]
+    assert [b.layout.display for b in guard.fallbacks] == ["none", "none"] and guard.blank == []
+    assert "kcompact-widget" in stepper.widget._dom_classes
     explorer = WhatIfExplorer(FRUIT)
-    assert explorer.fitter.figures == [explorer.figure] and explorer.fitter in explorer.widget.children
+    assert explorer.guard.figures == [explorer.figure] and explorer.guard in explorer.widget.children
+    assert explorer.guard.box(explorer.figure) in explorer.widget.children
+
+
+def _static_title(fallback) -> str:
+    note, figure = fallback.outputs
+    assert note["text"].startswith("The live figure has not drawn this step")
+    return figure["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"]
+
+
+def test_a_figure_the_page_shows_blank_is_shown_statically_at_every_step_until_it_draws():
+    stepper = CompactionStepper(FRUIT)
+    guard = stepper.guard
+    guard.blank = [0]  # as the browser reports a live layout figure that lags
+    assert [b.layout.display for b in guard.fallbacks] == [None, "none"] and guard.fallbacks[1].outputs == ()
+    assert _static_title(guard.fallbacks[0]) == stepper.layout_figure.layout.title.text
+    for _ in range(8):
+        stepper.next_button.click()
+        assert _static_title(guard.fallbacks[0]) == stepper.layout_figure.layout.title.text
+    guard.blank = []
+    assert [b.layout.display for b in guard.fallbacks] == ["none", "none"] and guard.fallbacks[0].outputs == ()
+
+
+def test_every_redraw_sends_the_whole_figure_as_the_widgets_state():
+    """A view created after update messages were lost draws from the state: it must be the figure shown."""
+    stepper = CompactionStepper(FRUIT)
+    for _ in range(9):
+        stepper.next_button.click()
+        for figure in stepper.guard.figures:
+            assert same_value(figure._widget_data, figure._data)
+            assert same_value(figure._widget_layout, figure._layout_obj._props)
 
 
 def test_internal_segment_bytes_is_shown_when_the_topic_sets_it():
@@ -454,3 +506,11 @@ def test_what_if_titles_name_the_configs_in_force_after_edits():
     explorer.left.controls["segment.ms"].value = "7d"  # back to the scenario's own value
     explorer.right.controls["segment.ms"].value = "1000"  # plain ms
     assert explorer.labels == ("the source's configs", "segment.ms 1 s")
+
+
+def test_the_config_panel_names_the_kafka_version_whose_rules_check_the_fields():
+    """fruit-prices.json runs under kafka.version 4.0.0: segment.bytes 1000 is accepted there (KIP-1030's 1 MiB
+    minimum came in 4.1), so the stepper must say which release checks its fields."""
+    stepper = CompactionStepper(FRUIT)
+    assert "checked as <b>kafka.version 4.0.0</b> checks them" in stepper.config.intro.value
+    assert "checked as <b>kafka.version 4.4.0</b> checks them" in ConfigPanel(TopicConfig(), BrokerConfig()).intro.value
