@@ -35,6 +35,8 @@ class RunAll:
     load_before: float
     load_after: float
     error: str = ""
+    slowest: tuple[tuple[int, float], ...] = ()
+    """The three slowest cells: (cell index, seconds)."""
 
 
 def run_all(path: Path, *, timeout_s: float = 1800.0) -> RunAll:
@@ -53,22 +55,28 @@ def run_all(path: Path, *, timeout_s: float = 1800.0) -> RunAll:
     error = ""
     with client.setup_kernel():
         ready = time.perf_counter()
+        cells: list[tuple[int, float]] = []
         try:
             for index, cell in enumerate(notebook.cells):
+                before = time.perf_counter()
                 client.execute_cell(cell, index)
+                cells.append((index, time.perf_counter() - before))
         except CellExecutionError as failed:
             error = f"cell {index}: {failed.ename}: {failed.evalue}"
     done = time.perf_counter()
-    return RunAll(path.stem, ready - started, done - ready, load_before, os.getloadavg()[0], error)
+    slowest = tuple(sorted(cells, key=lambda cell: -cell[1])[:3])
+    return RunAll(path.stem, ready - started, done - ready, load_before, os.getloadavg()[0], error, slowest)
 
 
 def format_runs(runs: list[RunAll]) -> str:
     """A table of the runs: seconds of cells against the goal, kernel start apart, load average around each."""
-    rows = [("notebook", "Run All s", "kernel start s", "load before-after", f"within {GOAL_S:.0f} s")]
+    heads = ("notebook", "Run All s", "kernel start s", "load before-after", "slowest cells (s)")
+    rows = [(*heads, f"within {GOAL_S:.0f} s")]
     for run in runs:
         within = f"failed ({run.error})" if run.error else "yes" if run.cells_s <= GOAL_S else "no"
         load = f"{run.load_before:.1f}-{run.load_after:.1f}"
-        rows.append((run.notebook, f"{run.cells_s:.1f}", f"{run.start_s:.1f}", load, within))
+        slowest = ", ".join(f"{index}: {seconds:.1f}" for index, seconds in run.slowest)
+        rows.append((run.notebook, f"{run.cells_s:.1f}", f"{run.start_s:.1f}", load, slowest, within))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [" | ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in rows]
     lines.insert(1, "-|-".join("-" * width for width in widths))

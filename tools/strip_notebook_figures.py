@@ -6,6 +6,8 @@ Usage: ``python tools/strip_notebook_figures.py [--execute] NOTEBOOK...``
 - Code cells marked ``# NBVAL_IGNORE_OUTPUT`` / ``# NBVAL_SKIP`` (or tagged ``nbval-ignore-output`` /
   ``nbval-skip``) lose their outputs (figures, whose payloads are large and never compared), except widget
   views whose models are in the notebook's saved widget state.
+- A code cell tagged ``kcompact-stored-figure`` keeps its plotly figures (as plain plotly outputs, nothing else of
+  them), so that the notebook opens with them drawn before it runs (the first notebook a reader opens).
 - The notebook-level ``widgets`` metadata keeps only the models those views reach; a widget view whose
   models are not all saved is dropped: JupyterLab would show "Error displaying widget: model not found".
 - Per-cell ``execution`` timestamps are removed, so re-running a notebook changes only what changed.
@@ -34,6 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 IGNORE_MARKERS = ("NBVAL_IGNORE_OUTPUT", "NBVAL_SKIP")
 IGNORE_TAGS = ("nbval-ignore-output", "nbval-skip")
+STORED_FIGURE_TAG = "kcompact-stored-figure"
+PLOTLY = "application/vnd.plotly.v1+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MODEL_REFERENCE = "IPY_MODEL_"
@@ -151,6 +155,20 @@ def _kept_output(output: dict[str, Any], models: dict[str, Any]) -> bool:
     return view is not None and not reachable_models(view["model_id"], models)[1]
 
 
+def stores_figures(cell: dict[str, Any]) -> bool:
+    """True when the cell is tagged to keep its plotly figures."""
+    return STORED_FIGURE_TAG in cell.get("metadata", {}).get("tags", [])
+
+
+def _stored_figure(output: dict[str, Any]) -> dict[str, Any] | None:
+    """A plotly output reduced to its plotly data (and text), or None for any other output."""
+    data = output.get("data", {})
+    if PLOTLY not in data:
+        return None
+    kept = {mime: value for mime, value in data.items() if mime in (PLOTLY, "text/plain")}
+    return {**output, "data": kept}
+
+
 def strip(notebook: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``notebook`` without figure outputs, unsaved widget views, unused widget state and timestamps."""
     stripped = json.loads(json.dumps(notebook))
@@ -160,7 +178,8 @@ def strip(notebook: dict[str, Any]) -> dict[str, Any]:
         if cell["cell_type"] != "code":
             continue
         ignored = output_ignored(cell)
-        cell["outputs"] = [
+        figures = [f for f in map(_stored_figure, cell["outputs"]) if f is not None] if stores_figures(cell) else []
+        cell["outputs"] = figures or [
             o
             for o in cell["outputs"]
             if _kept_output(o, models) or (not ignored and WIDGET_VIEW not in o.get("data", {}))

@@ -405,7 +405,7 @@ def test_figure_widgets_are_guarded_and_fitted_once_on_the_page():
     assert guard.get_state()["figures"] == [f"IPY_MODEL_{f.model_id}" for f in guard.figures]
     assert guard.box(stepper.layout_figure) in stepper.widget.children
     assert guard.box(stepper.offset_map_figure) in stepper.latest_pass.children
-    assert [box.children for box in guard.boxes] == [(f, b) for f, b in zip(guard.figures, guard.fallbacks)]
+    assert [box.children for box in guard.boxes] == list(zip(guard.figures, guard.fallbacks, strict=True))
     assert [b.layout.display for b in guard.fallbacks] == ["none", "none"] and guard.blank == []
     assert "kcompact-widget" in stepper.widget._dom_classes
     explorer = WhatIfExplorer(FRUIT)
