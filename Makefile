@@ -6,8 +6,8 @@ STAMP := $(VENV)/.kcompact-installed
 
 .PHONY: setup codecs lab lint test bench bench-side-by-side fuzz matrix clean
 
-# setup.py and the C source too: the editable install builds the C kernels in place (kcompact_nb/io/codec/_native.c).
-$(STAMP): pyproject.toml setup.py kcompact_nb/io/codec/_native.c
+# setup.py and the C sources too: the editable install builds the C kernels in place (kcompact_nb/record/c/).
+$(STAMP): pyproject.toml setup.py $(wildcard kcompact_nb/record/c/*.c kcompact_nb/record/c/*.h)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

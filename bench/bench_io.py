@@ -97,7 +97,7 @@ def compressible_batches() -> tuple[RecordBatch, ...]:
 
 def _encode(codec: str, kernels: str = "C") -> Measurement:
     """Encode the batches with ``codec``; ``kernels="python"`` without the C kernels (snappy's Python compressor)."""
-    from kcompact_nb.io.codec import native_kernels
+    from kcompact_nb.record import native_kernels
 
     encoder, version = KafkaBatchEncoder(), KafkaVersion.parse(DEFAULT_KAFKA_VERSION)
     batches = [replace(b, compression=codec) for b in compressible_batches()]
@@ -138,7 +138,7 @@ def workload_segment() -> Path:
 
 def _decode(decoder: str) -> Measurement:
     """Read every batch of the workload's segment (CRC checked, keys numbered, values left in the bytes)."""
-    from kcompact_nb.io.codec import native_kernels
+    from kcompact_nb.record import native_kernels
 
     path, native = workload_segment(), native_kernels.NATIVE
     if decoder == "C" and native is None:

@@ -1,15 +1,12 @@
 """kcompact_nb: see, predict and test Apache Kafka log compaction.
 
-Importing the package loads the core (standard library and numpy) and io's codecs; Spark, plotly and
-ipywidgets are imported by their own subpackages when used. This face lists what users call from notebooks
-and scripts: building and simulating logs, the explanations, units for people. Everything else of the core,
-plumbing included, is on :mod:`kcompact_nb.core`'s face; each layer has its own (``kcompact_nb.io``,
-``kcompact_nb.viz``, ...).
+Importing the package loads the core and the record format beneath it (the standard library, numpy and the
+codecs' bindings); Spark, plotly and ipywidgets are imported by their own subpackages when used. This face lists
+what users call from notebooks and scripts: building and simulating logs, the explanations, units for people.
+Everything else of the core, plumbing included, is on :mod:`kcompact_nb.core`'s face; each layer has its own
+(``kcompact_nb.record``, ``kcompact_nb.io``, ``kcompact_nb.viz``, ...).
 
-This is also where the layers are wired together, once, whatever is imported first: every import of a
-``kcompact_nb`` module runs this file before it, so core's logs size compressed batches with io's Kafka
-encoder (Kafka's own bytes) from the start, never with core's estimate in one import order and Kafka's
-bytes in another.
+Nothing is wired at import: importing any module of the package, in any order, changes no results.
 """
 
 from __future__ import annotations
@@ -47,10 +44,6 @@ from kcompact_nb.core import (
     segment_regions,
     strategy_for,
 )
-from kcompact_nb.core import set_default_encoder as _set_default_encoder
-from kcompact_nb.io import KafkaBatchEncoder as _KafkaBatchEncoder
-
-_set_default_encoder(_KafkaBatchEncoder())
 
 __version__ = "0.1.0"
 __all__ = [

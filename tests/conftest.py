@@ -8,6 +8,7 @@ import pytest
 
 from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager
+from kcompact_nb.record import native_kernels
 
 
 def compacted_log(topic: str = "t", **properties: Any) -> PartitionLog:
@@ -89,3 +90,14 @@ def cleaned_mixed_log(
     log.append([NewRecord(b"z", b"1", at)], now_ms=at, compression=codec)
     assert CleanerManager(log.broker).clean_once([log], now_ms=at + 1000) is not None
     return log
+
+
+@pytest.fixture(params=["C", "numpy"])
+def kernels(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test on the C kernels (:mod:`kcompact_nb.record._native`) and again on their numpy and Python twins:
+    :data:`NATIVE` None switches every kernel of the table (:mod:`kcompact_nb.record._kernels`) to its twin."""
+    if request.param == "C" and native_kernels.NATIVE is None:
+        pytest.skip("the C kernels were not built (no C compiler at install): tests/record/test_native.py says why")
+    if request.param == "numpy":
+        monkeypatch.setattr(native_kernels, "NATIVE", None)
+    return str(request.param)

@@ -3,7 +3,8 @@ inside functions, under ``TYPE_CHECKING``).
 
 - Layers: a package imports only the packages below it (``ALLOWED``; ``import kcompact_nb`` counts as core,
   whose user-facing names the root re-exports); core's and io's parts likewise (``CORE_PARTS``, ``IO_PARTS``; io's parts
-  share io's errors, ``kcompact_nb.io._errors``), and core itself nothing outside the standard library but numpy.
+  share io's errors, ``kcompact_nb.io._errors``); core nothing outside the standard library but numpy, and the
+  record format beneath it the codecs' bindings besides.
 - Faces: a package is imported through its ``__init__`` only: never another package's ``_private`` module,
   never a subpackage of another package; a part of core or io imports another part through that part's face.
 - No import cycle between modules.
@@ -27,8 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "kcompact_nb"
 
 ALLOWED: dict[str, frozenset[str]] = {
-    "core": frozenset(),
-    "io": frozenset({"core"}),
+    "record": frozenset(),
+    "core": frozenset({"record"}),
+    "io": frozenset({"core", "record"}),
     "viz": frozenset({"core"}),
     "scenario": frozenset({"io", "core"}),
     "maven": frozenset({"core"}),
@@ -36,8 +38,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     "broker": frozenset({"maven", "io", "core"}),
     "widgets": frozenset({"viz", "scenario", "core"}),
     "fidelity": frozenset({"broker", "scenario", "io", "core"}),
-    "cli": frozenset({"fidelity", "widgets", "broker", "spark", "maven", "scenario", "viz", "io", "core", PACKAGE}),
-    PACKAGE: frozenset({"core", "io", "cli"}),
+    "cli": frozenset(
+        {"fidelity", "widgets", "broker", "spark", "maven", "scenario", "viz", "io", "core", "record", PACKAGE}
+    ),
+    PACKAGE: frozenset({"core", "cli"}),
 }
 """Package -> the packages it may import (``kcompact_nb`` itself: its ``__init__`` and ``__main__``)."""
 CORE_PARTS: dict[str, frozenset[str]] = {
@@ -48,14 +52,17 @@ CORE_PARTS: dict[str, frozenset[str]] = {
 }
 """Core's parts -> the parts each may import (through their faces)."""
 IO_PARTS: dict[str, frozenset[str]] = {
-    "codec": frozenset(),
     "files": frozenset(),
     "text": frozenset(),
-    "logdir": frozenset({"codec", "files"}),
+    "logdir": frozenset({"files"}),
 }
 """io's parts -> the parts each may import (through their faces)."""
 PARTS = {"core": CORE_PARTS, "io": IO_PARTS}
 CORE_THIRD_PARTY = frozenset({"numpy"})
+RECORD_THIRD_PARTY = CORE_THIRD_PARTY | {"kafka", "crc32c", "lz4", "snappy", "zstandard", "pyzstd"}
+"""The record format also reads and writes with the codecs' bindings: kafka-python's record module and codecs,
+crc32c, lz4, python-snappy, zstandard and pyzstd."""
+THIRD_PARTY = {"core": CORE_THIRD_PARTY, "record": RECORD_THIRD_PARTY}
 
 
 @dataclass(frozen=True)
@@ -122,8 +129,11 @@ def layer_violations(root: Path) -> list[str]:
         where = f"{imp.module}:{imp.line} imports {imp.target}"
         if imp.target.split(".")[0] != PACKAGE:
             top = imp.target.split(".")[0]
-            if package_of(imp.module) == "core" and top not in sys.stdlib_module_names and top not in CORE_THIRD_PARTY:
-                found.append(f"{where}: core uses the standard library and numpy only")
+            source = package_of(imp.module)
+            if source in THIRD_PARTY and top not in sys.stdlib_module_names and top not in THIRD_PARTY[source]:
+                found.append(
+                    f"{where}: {source} uses the standard library and {', '.join(sorted(THIRD_PARTY[source]))} only"
+                )
             continue
         source, target = package_of(imp.module), package_of(imp.target)
         if imp.target == PACKAGE:
@@ -288,6 +298,12 @@ PLANTED = {
         "from bench._runner import timed\n"  # bench's own private module: not kcompact_nb's
     ),
     "tools/make.py": "from kcompact_nb.io import _reader\n",
+    "kcompact_nb/record/__init__.py": "__all__ = []\n",
+    "kcompact_nb/record/_batch.py": (
+        "import kafka\n"  # a codec binding: the record format's to use
+        "import pandas\n"
+        "from kcompact_nb.core import Thing\n"  # the floor imports nothing above it
+    ),
 }
 
 
@@ -298,9 +314,12 @@ def test_the_checker_finds_planted_violations(tmp_path):
     layers = layer_violations(tmp_path)
     assert layers == [
         "kcompact_nb.core.model._thing:1 imports plotly: core uses the standard library and numpy only",
-        "kcompact_nb.core.model._thing:3 imports kcompact_nb.viz: core may import no other package",
-        "kcompact_nb.io._writer:2 imports kcompact_nb.scenario: io may import core",
+        "kcompact_nb.core.model._thing:3 imports kcompact_nb.viz: core may import record",
+        "kcompact_nb.io._writer:2 imports kcompact_nb.scenario: io may import core, record",
         "kcompact_nb.io.text._kcat:1 imports kcompact_nb.io.logdir: io's text may import no other part",
+        "kcompact_nb.record._batch:2 imports pandas: "
+        "record uses the standard library and crc32c, kafka, lz4, numpy, pyzstd, snappy, zstandard only",
+        "kcompact_nb.record._batch:3 imports kcompact_nb.core: record may import no other package",
     ]
     assert face_violations(tmp_path) == [
         "kcompact_nb.core.cleaner._pass:1 imports kcompact_nb.core.model._thing: "
@@ -358,7 +377,7 @@ def test_the_documented_parts_are_the_enforced_ones(package):
 
 def test_io_holds_its_parts_and_what_they_share_only():
     io = ROOT / PACKAGE / "io"
-    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py", "_cache_dir.py"}
+    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py"}
     assert {p.name for p in io.iterdir() if (p / "__init__.py").exists()} == set(IO_PARTS)
 
 

@@ -58,7 +58,7 @@ def test_the_package_face_is_what_users_call():
     spoken = set(re.findall(r"\w+", "\n".join(texts)))
     assert sorted(face - spoken) == []
     assert face <= set(kcompact_nb.core.__all__)
-    assert {"cyclic_gc_paused", "set_default_encoder", "clean_pass"} <= set(kcompact_nb.core.__all__) - face
+    assert {"cyclic_gc_paused", "clean_pass"} <= set(kcompact_nb.core.__all__) - face
 
 
 def _requirement(spec: str) -> tuple[str, str]:

@@ -78,7 +78,7 @@ def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess
 
 def test_the_installed_package_comes_from_the_wheel_with_its_data(wheel_env, tmp_path):
     code = (
-        "import kcompact_nb, kcompact_launcher, kcompact_nb.io.codec._native as c; "
+        "import kcompact_nb, kcompact_launcher, kcompact_nb.record._native as c; "
         "from kcompact_nb.maven import recipe; "
         "print(kcompact_nb.__file__, kcompact_launcher.__file__, c.__file__, recipe('kafka-broker'), "
         "recipe('spark-kafka'))"

@@ -2,8 +2,8 @@
 
 Each is compiled once from its sources into the cache folder (``$KCOMPACT_CACHE_DIR``, else
 ``~/.cache/kcompact_nb``); those already built are kept: the libzstd releases of Kafka 2.1-3.7.0 (PyPI's ``zstd``
-source distributions; ``kcompact_nb.io.codec._libzstd``) and lz4 1.10.0, whose HC levels 1 and 2 Kafka 3.9.2, 4.0.2,
-4.1.2 and 4.2 on write (Debian's copy of upstream's tarball; ``kcompact_nb.io.codec._liblz4``). And the whole libzstd
+source distributions; ``kcompact_nb.record._libzstd``) and lz4 1.10.0, whose HC levels 1 and 2 Kafka 3.9.2, 4.0.2,
+4.1.2 and 4.2 on write (Debian's copy of upstream's tarball; ``kcompact_nb.record._liblz4``). And the whole libzstd
 the ``zstandard`` binding bundles, with which the C kernel decompresses zstd batches (its own source distribution).
 """
 

@@ -11,7 +11,6 @@ kcat output. Readers never modify their input. Every error raised on bad input d
 
 from __future__ import annotations
 
-from kcompact_nb.io._cache_dir import cache_dir
 from kcompact_nb.io._errors import (
     CheckpointFormatError,
     CodecUnavailableError,
@@ -28,23 +27,6 @@ from kcompact_nb.io._errors import (
     NotASegmentError,
     OffsetOrderError,
     TruncatedBatchError,
-)
-from kcompact_nb.io.codec import (
-    LIBLZ4_RELEASE,
-    LIBZSTD_SOURCE_PACKAGES,
-    KafkaBatchEncoder,
-    NotPlain,
-    RecordColumns,
-    build_full_libzstd,
-    build_liblz4,
-    build_libzstd,
-    built_releases,
-    encode_batch,
-    full_libzstd,
-    liblz4_built,
-    liblz4_dir,
-    libzstd_dir,
-    parse_records,
 )
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -140,6 +122,24 @@ from kcompact_nb.io.text import (
     read_dump_log,
     read_kcat,
     resolve_configs,
+)
+from kcompact_nb.record import (
+    LIBLZ4_RELEASE,
+    LIBZSTD_SOURCE_PACKAGES,
+    KafkaBatchEncoder,
+    NotPlain,
+    RecordColumns,
+    build_full_libzstd,
+    build_liblz4,
+    build_libzstd,
+    built_releases,
+    cache_dir,
+    encode_batch,
+    full_libzstd,
+    liblz4_built,
+    liblz4_dir,
+    libzstd_dir,
+    parse_records,
 )
 
 __all__ = [

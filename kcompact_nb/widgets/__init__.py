@@ -3,7 +3,9 @@
 Glue only: stepping calls :mod:`kcompact_nb.core` (and scenarios), drawing calls :mod:`kcompact_nb.viz`.
 Figures are plotly ``FigureWidget`` objects (plotly 7 builds them on anywidget) updated in place, kept drawn
 and as wide as their output area by an invisible ``FigureGuard`` shown with them, which shows a static copy of
-a figure whose live view lags.
+a figure whose live view lags. Importing them changes nothing of the interpreter's garbage collector;
+:func:`freeze_loaded_objects` is the opt-in that keeps the ~200,000 objects their libraries load out of its full
+passes.
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ from kcompact_nb.widgets._long_lived import freeze_loaded_objects
 from kcompact_nb.widgets._stepper import NEXT_LABEL, PREVIOUS_LABEL, CompactionStepper
 from kcompact_nb.widgets._what_if import WhatIfExplorer
 
-freeze_loaded_objects()  # last: everything the widgets loaded
-
 __all__ = [
     "BROKER_PROPERTIES",
     "NEXT_LABEL",
@@ -23,4 +23,5 @@ __all__ = [
     "CompactionStepper",
     "ConfigPanel",
     "WhatIfExplorer",
+    "freeze_loaded_objects",
 ]

@@ -6,7 +6,7 @@
 (``MemoryRecords.buildRetainedRecordsInto``: the batch's fields, its records, its last offset) with a codec
 and level; the project's encoder must give the same bytes wherever it claims exactness, and never claim it
 where it cannot (zstd hangs on the libzstd release, snappy on the snappy release: see
-``kcompact_nb.io.codec._codec_releases``; lz4's HC levels 1-2 hang on the lz4 release too, and both lz4 1.9 and 1.10
+``kcompact_nb.record._codec_releases``; lz4's HC levels 1-2 hang on the lz4 release too, and both lz4 1.9 and 1.10
 are reproduced once ``make codecs`` built lz4 1.10). ``kafka_oracle/BatchOracleBefore38.java`` is the same
 rebuild with the API of kafka-clients before 3.8 (a ``CompressionType``, no levels).
 """
@@ -26,10 +26,10 @@ from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, MATRIX_RELEASES
 from kcompact_nb.core import KafkaVersion, Record, RecordBatch
 from kcompact_nb.core.cleaner._filter_to import rebuild_batch
 from kcompact_nb.io import LIBLZ4_RELEASE, encode_batch, iter_segment_batches, liblz4_built
-from kcompact_nb.io.codec import _native_kernels
-from kcompact_nb.io.codec._batch_encoder import KafkaBatchEncoder
-from kcompact_nb.io.codec._codec_releases import lz4_release, snappy_release, zstd_release
-from kcompact_nb.io.codec._compression import _zstd_bindings
+from kcompact_nb.record import _native_kernels
+from kcompact_nb.record._batch_encoder import KafkaBatchEncoder
+from kcompact_nb.record._codec_releases import lz4_release, snappy_release, zstd_release
+from kcompact_nb.record._compression import _zstd_bindings
 from tests.broker.conftest import require_java_and_maven
 
 ORACLE_SOURCE = Path(__file__).parent / "kafka_oracle" / "BatchOracle.java"

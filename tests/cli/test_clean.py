@@ -131,7 +131,7 @@ def test_configs_go_to_every_topic_one_topic_or_the_broker(tmp_path):
 
 
 def test_clean_marks_sizes_it_could_only_estimate(tmp_path):
-    # Kafka 3.6's zstd-jni holds libzstd 1.5.5, which no installed binding has (kcompact_nb.io.codec._codec_releases)
+    # Kafka 3.6's zstd-jni holds libzstd 1.5.5, which no installed binding has (kcompact_nb.record._codec_releases)
     # and which, in an empty cache folder, make codecs did not build: the rewritten zstd batches are valid but their
     # size is an estimate, and the command says so (312 bytes is what the first installed binding, libzstd 1.5.7,
     # gives: exactly Kafka 4.4.0's after segment). With libzstd 1.5.5 built, the same size is exact.

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from kcompact_nb.core.model import AbortedTxn, ControlRecordType, RecordBatch, control_record_type
+from kcompact_nb.core.model import AbortedTxn
+from kcompact_nb.record import ControlRecordType, RecordBatch, control_record_type
+
+
+@dataclass(slots=True)
+class AbortedTransactionMetadata:
+    """An aborted transaction the pass is inside (``AbortedTransactionMetadata``): its index entry, and the last
+    offset of a batch of it read this pass (None: none yet). One offset, however many batches the transaction has."""
+
+    aborted_txn: AbortedTxn
+    last_observed_batch_offset: int | None = None
 
 
 class CleanedTransactionMetadata:
@@ -17,7 +28,7 @@ class CleanedTransactionMetadata:
 
     def __init__(self) -> None:
         self._pending: list[tuple[int, int, AbortedTxn]] = []
-        self._ongoing_aborted: dict[int, tuple[AbortedTxn, list[int]]] = {}
+        self._ongoing_aborted: dict[int, AbortedTransactionMetadata] = {}
         self._ongoing_committed: set[int] = set()
         self._sequence = 0
         self.cleaned_index: list[AbortedTxn] | None = None
@@ -35,9 +46,9 @@ class CleanedTransactionMetadata:
         kind = control_record_type(batch.records[0])
         if kind is ControlRecordType.ABORT:
             ongoing = self._ongoing_aborted.pop(batch.producer_id, None)
-            if ongoing is not None and ongoing[1]:
+            if ongoing is not None and ongoing.last_observed_batch_offset is not None:
                 if self.cleaned_index is not None:
-                    self.cleaned_index.append(ongoing[0])
+                    self.cleaned_index.append(ongoing.aborted_txn)
                 return False
             return True
         if kind is ControlRecordType.COMMIT:
@@ -53,7 +64,7 @@ class CleanedTransactionMetadata:
             return False
         ongoing = self._ongoing_aborted.get(batch.producer_id)
         if ongoing is not None:
-            ongoing[1].append(batch.last_offset)
+            ongoing.last_observed_batch_offset = batch.last_offset
             return True
         self._ongoing_committed.add(batch.producer_id)
         return False
@@ -61,4 +72,4 @@ class CleanedTransactionMetadata:
     def _consume_aborted_up_to(self, offset: int) -> None:
         while self._pending and self._pending[0][0] <= offset:
             entry = heapq.heappop(self._pending)[2]
-            self._ongoing_aborted.setdefault(entry.producer_id, (entry, []))
+            self._ongoing_aborted.setdefault(entry.producer_id, AbortedTransactionMetadata(entry))

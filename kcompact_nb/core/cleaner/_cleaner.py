@@ -26,7 +26,8 @@ from kcompact_nb.core.cleaner._log_to_clean import segments_overlapping
 from kcompact_nb.core.cleaner._offset_map import OffsetMap
 from kcompact_nb.core.cleaner._segment_storage import SegmentStorage
 from kcompact_nb.core.cleaner._strategies import Strategy
-from kcompact_nb.core.model import NO_SEQUENCE, AbortedTxn, BrokerConfig, PartitionLog, RecordBatch, RuleB, Segment
+from kcompact_nb.core.model import AbortedTxn, BrokerConfig, PartitionLog, RuleB, Segment
+from kcompact_nb.record import NO_SEQUENCE, RecordBatch
 
 
 class RecordLoops(Protocol):

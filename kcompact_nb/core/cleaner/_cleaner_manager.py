@@ -17,7 +17,8 @@ from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_old_segments
 from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
-from kcompact_nb.core.model import BrokerConfig, KafkaModelError, KcompactError, PartitionLog
+from kcompact_nb.core.model import BrokerConfig, PartitionLog
+from kcompact_nb.record import KafkaModelError, KcompactError
 
 MAX_LOOP_ITERATIONS = 1_000_000
 

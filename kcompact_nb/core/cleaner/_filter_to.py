@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
-from kcompact_nb.core.model import (
+from kcompact_nb.core.model import KafkaVersion
+from kcompact_nb.record import (
     NO_TIMESTAMP,
     RECORD_BATCH_OVERHEAD,
     BatchEncoder,
-    KafkaVersion,
     PackedRecords,
     RecordBatch,
     TimestampType,

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import numpy
 
-from kcompact_nb.core.model import KeyRegistry, PackedRecords
+from kcompact_nb.record import KeyRegistry, PackedRecords
 
 FLUSH_CHUNK_BATCHES = 256
 """Collected batches whose key ids and offsets are joined into one numpy array at a time when they are folded."""

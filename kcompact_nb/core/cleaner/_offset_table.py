@@ -15,7 +15,7 @@ from typing import Any, Protocol, cast
 
 import numpy
 
-from kcompact_nb.core.model import PackedRecords
+from kcompact_nb.record import PackedRecords
 
 
 class OffsetTable(Protocol):

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kcompact_nb.core.model import KafkaModelError, PartitionLog, Segment
+from kcompact_nb.core.model import PartitionLog, Segment
+from kcompact_nb.record import KafkaModelError
 
 ShouldDelete = Callable[[Segment, "Segment | None"], bool]
 

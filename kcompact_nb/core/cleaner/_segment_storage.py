@@ -14,7 +14,8 @@ from typing import Protocol
 
 from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._strategies import Strategy
-from kcompact_nb.core.model import PartitionLog, RecordBatch, Segment
+from kcompact_nb.core.model import PartitionLog, Segment
+from kcompact_nb.record import RecordBatch
 
 
 class SegmentStorage(Protocol):

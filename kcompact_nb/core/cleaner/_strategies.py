@@ -12,7 +12,8 @@ import struct
 from typing import Any, Protocol
 
 from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES, VERSIONED_ENTRY_BYTES
-from kcompact_nb.core.model import Record, RecordBatch, TopicConfig
+from kcompact_nb.core.model import TopicConfig
+from kcompact_nb.record import Record, RecordBatch
 
 
 class Strategy(Protocol):

@@ -22,7 +22,7 @@ from kcompact_nb.core.cleaner._cleaner import RECORD_BY_RECORD, CleanerFilter, C
 from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._strategies import Strategy
-from kcompact_nb.core.model import PackedRecords, RecordBatch, record_keys, record_offsets, record_values
+from kcompact_nb.record import PackedRecords, RecordBatch, record_keys, record_offsets, record_values
 
 
 def record_loops_for(offset_map: OffsetMap, strategy: Strategy) -> RecordLoops:

@@ -1,14 +1,8 @@
-"""Error types of the core model; every error the package raises on bad input derives from these."""
+"""Error types of the core model; the base classes are the record format's (:mod:`kcompact_nb.record`)."""
 
 from __future__ import annotations
 
-
-class KcompactError(Exception):
-    """Base class of every error kcompact_nb raises deliberately."""
-
-
-class KafkaModelError(KcompactError, ValueError):
-    """An operation the Kafka model cannot perform (bad offsets, invalid batch)."""
+from kcompact_nb.record import KafkaModelError, KcompactError
 
 
 class InvalidRecordError(KafkaModelError):

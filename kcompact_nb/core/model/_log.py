@@ -7,30 +7,29 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from kcompact_nb.core.model._compression import (
-    BatchEncoder,
-    check_codec,
-    compressed,
-    default_encoder,
-    stored_compression,
-)
+from kcompact_nb.core.model._compression import stored_compression
 from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
 from kcompact_nb.core.model._config_keys import INT_MAX
-from kcompact_nb.core.model._errors import InvalidRecordError, KafkaModelError
+from kcompact_nb.core.model._errors import InvalidRecordError
 from kcompact_nb.core.model._producer_state import ProducerStateManager
-from kcompact_nb.core.model._record import Record
-from kcompact_nb.core.model._record_sizes import Header
-from kcompact_nb.core.model._records import (
+from kcompact_nb.core.model._segment import AbortedTxn, Segment
+from kcompact_nb.record import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
     NO_SEQUENCE,
+    BatchEncoder,
     ControlRecordType,
+    Header,
+    KafkaBatchEncoder,
+    KafkaModelError,
+    Record,
     RecordBatch,
     TimestampType,
+    check_codec,
+    compressed,
     control_record_key,
     end_txn_marker_value,
 )
-from kcompact_nb.core.model._segment import AbortedTxn, Segment
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,7 @@ class PartitionLog:
     Every time-dependent method takes ``now_ms`` (the broker's wall clock); record timestamps
     are separate. ``cleaner_checkpoint`` mirrors the partition's entry in the log dir's
     ``cleaner-offset-checkpoint`` file (``None`` when absent). ``encoder`` sizes compressed batches
-    (appends and cleaner passes); the default is :func:`default_encoder`'s at construction.
+    (appends and cleaner passes); by default Kafka's own bytes (:class:`~kcompact_nb.record.KafkaBatchEncoder`).
     """
 
     topic: str
@@ -79,7 +78,7 @@ class PartitionLog:
     held_high_watermark: int | None = None
     key_pool: dict[bytes, bytes] = field(default_factory=dict, repr=False, compare=False)
     """One shared bytes object per distinct key: saves memory and speeds up the cleaner's map lookups."""
-    encoder: BatchEncoder = field(default_factory=default_encoder, repr=False, compare=False)
+    encoder: BatchEncoder = field(default_factory=KafkaBatchEncoder, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.segments:

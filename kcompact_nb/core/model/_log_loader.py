@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
 from kcompact_nb.core.model._log import PartitionLog
 from kcompact_nb.core.model._producer_state import ProducerStateManager
-from kcompact_nb.core.model._records import RecordBatch, control_record_type
 from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment
+from kcompact_nb.record import RecordBatch, control_record_type
 
 
 def compacted_topic_config() -> TopicConfig:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kcompact_nb.core.model._errors import KafkaModelError
-from kcompact_nb.core.model._records import ControlRecordType, RecordBatch, control_record_type
+from kcompact_nb.record import ControlRecordType, KafkaModelError, RecordBatch, control_record_type
 
 
 @dataclass

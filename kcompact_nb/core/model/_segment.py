@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kcompact_nb.core.model._records import NO_TIMESTAMP, RecordBatch
+from kcompact_nb.record import NO_TIMESTAMP, RecordBatch
 
 OFFSET_INDEX_ENTRY_BYTES = 8
 TIME_INDEX_ENTRY_BYTES = 12

@@ -19,7 +19,7 @@ from decimal import Decimal, InvalidOperation
 
 from kcompact_nb.core.model._config_keys import LONG_MAX
 from kcompact_nb.core.model._errors import UnitError
-from kcompact_nb.core.model._records import NO_TIMESTAMP
+from kcompact_nb.record import NO_TIMESTAMP
 
 _DURATION_UNITS: tuple[tuple[str, int], ...] = (
     ("d", 86_400_000),

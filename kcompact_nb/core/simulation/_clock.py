@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kcompact_nb.core.model import KafkaModelError
+from kcompact_nb.record import KafkaModelError
 
 
 class SimulatedClock:

@@ -18,21 +18,9 @@ from kcompact_nb.core.cleaner import (
     log_to_clean,
     topic_creation_order,
 )
-from kcompact_nb.core.model import (
-    NO_PRODUCER_EPOCH,
-    NO_PRODUCER_ID,
-    NO_SEQUENCE,
-    AppendInfo,
-    BrokerConfig,
-    KafkaModelError,
-    NewRecord,
-    PartitionLog,
-    Segment,
-    TimestampType,
-    TopicConfig,
-    copy_log,
-)
+from kcompact_nb.core.model import AppendInfo, BrokerConfig, NewRecord, PartitionLog, Segment, TopicConfig, copy_log
 from kcompact_nb.core.simulation._clock import SimulatedClock
+from kcompact_nb.record import NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, KafkaModelError, TimestampType
 
 RecordLike = NewRecord | tuple[Any, ...]
 """A record to append: a :class:`NewRecord` or ``(key, value[, timestamp_ms[, headers]])``."""

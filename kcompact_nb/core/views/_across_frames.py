@@ -10,9 +10,10 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from kcompact_nb.core.cleaner import log_to_clean, strategy_for
-from kcompact_nb.core.model import LONG_MAX, PartitionLog, Record, RecordBatch
+from kcompact_nb.core.model import LONG_MAX, PartitionLog
 from kcompact_nb.core.simulation import Frame
 from kcompact_nb.core.views._next_pass import aborted_batches, superseded_count
+from kcompact_nb.record import Record, RecordBatch
 
 
 @dataclass(frozen=True)

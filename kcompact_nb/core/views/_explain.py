@@ -7,19 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from kcompact_nb.core.cleaner import LogToClean, log_to_clean
-from kcompact_nb.core.model import (
-    PartitionLog,
-    RecordBatch,
-    format_bytes,
-    format_duration_ms,
-    format_instant_ms,
-    record_keys,
-    record_offsets,
-    record_values,
-)
+from kcompact_nb.core.model import PartitionLog, format_bytes, format_duration_ms, format_instant_ms
 from kcompact_nb.core.views._eligibility import eligibility, next_eligible_ms
 from kcompact_nb.core.views._next_pass import RecordOutcome, next_pass
 from kcompact_nb.core.views._uncleanable import UnreadableBatch, uncleanable_reason, unreadable_batch_outcome
+from kcompact_nb.record import RecordBatch, record_keys, record_offsets, record_values
 
 
 @dataclass(frozen=True)

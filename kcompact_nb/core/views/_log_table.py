@@ -5,8 +5,9 @@ Plain text, not HTML, so notebook cells that print it can be compared by nbval.
 
 from __future__ import annotations
 
-from kcompact_nb.core.model import PartitionLog, Record, RecordBatch, control_record_type, format_instant_ms
+from kcompact_nb.core.model import PartitionLog, format_instant_ms
 from kcompact_nb.core.views._next_pass import next_pass
+from kcompact_nb.record import Record, RecordBatch, control_record_type
 
 COLUMNS = ("segment", "offset", "key", "value", "batch", "next pass")
 

@@ -25,19 +25,11 @@ from kcompact_nb.core.cleaner import (
     log_to_clean,
     strategy_for,
 )
-from kcompact_nb.core.model import (
-    ControlRecordType,
-    PartitionLog,
-    Record,
-    RecordBatch,
-    control_record_type,
-    copy_log,
-    format_duration_ms,
-    format_instant_ms,
-)
+from kcompact_nb.core.model import PartitionLog, copy_log, format_duration_ms, format_instant_ms
 from kcompact_nb.core.simulation import Frame
 from kcompact_nb.core.views._eligibility import eligibility, next_eligible_ms
 from kcompact_nb.core.views._uncleanable import uncleanable_reason
+from kcompact_nb.record import ControlRecordType, Record, RecordBatch, control_record_type
 
 
 class RecordKind(enum.StrEnum):

@@ -26,11 +26,11 @@ from typing import Any, NamedTuple, Protocol, cast
 
 import numpy
 
-from kcompact_nb.core.model import (
+from kcompact_nb.core.model import PartitionLog
+from kcompact_nb.record import (
     RECORD_BATCH_OVERHEAD,
     KafkaModelError,
     PackedRecords,
-    PartitionLog,
     Record,
     RecordBatch,
     record_keys,

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from kcompact_nb.core.cleaner import LogToClean, OffsetMapSpec, Strategy
-from kcompact_nb.core.model import KafkaModelError, PartitionLog, RecordBatch
+from kcompact_nb.core.model import PartitionLog
 from kcompact_nb.core.simulation import Frame
 from kcompact_nb.core.views._next_pass import NextPass, RecordOutcome, next_pass, transaction_states
 from kcompact_nb.core.views._segment_regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, log_regions
+from kcompact_nb.record import KafkaModelError, RecordBatch
 
 
 class LogPart(NamedTuple):

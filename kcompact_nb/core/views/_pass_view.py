@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from kcompact_nb.core.cleaner import LogToClean, PassResult
-from kcompact_nb.core.model import PartitionLog, RecordBatch
+from kcompact_nb.core.model import PartitionLog
+from kcompact_nb.record import RecordBatch
 
 
 class OffsetMapEntry(NamedTuple):

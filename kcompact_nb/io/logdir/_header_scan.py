@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kcompact_nb.core import RecordBatch, TimestampType
-from kcompact_nb.io.codec import batch_header as L
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
+from kcompact_nb.record import batch_header as L
 
 
 def mtime_ms(path: Path) -> int:

@@ -36,7 +36,6 @@ from kcompact_nb.core import (
     topic_partition_of_dir,
 )
 from kcompact_nb.io._errors import CorruptBatchError, NotASegmentError, OffsetOrderError
-from kcompact_nb.io.codec import release_key_table
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -50,6 +49,7 @@ from kcompact_nb.io.logdir._progress import ByteProgress
 from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
+from kcompact_nb.record import release_key_table
 
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")

@@ -13,8 +13,6 @@ from pathlib import Path
 
 from kcompact_nb.core import PartitionLog, RecordBatch, Segment, cyclic_gc_paused, segment_file_name
 from kcompact_nb.io._errors import LogWriteError
-from kcompact_nb.io.codec import batch_header as L
-from kcompact_nb.io.codec import encode_batch, raw_matches
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -24,6 +22,8 @@ from kcompact_nb.io.files import (
     write_checkpoint,
 )
 from kcompact_nb.io.logdir._staged_output import staged_dir
+from kcompact_nb.record import batch_header as L
+from kcompact_nb.record import encode_batch, raw_matches
 
 
 def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int = 0) -> bytes:

@@ -30,11 +30,11 @@ from kcompact_nb.core import (
     segment_file_name,
 )
 from kcompact_nb.io._errors import CorruptBatchError
-from kcompact_nb.io.codec import latest_entries, native_offset_table
 from kcompact_nb.io.logdir._log_reader import LoadedPartition
 from kcompact_nb.io.logdir._log_writer import batch_bytes, set_mtime_ms
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 from kcompact_nb.io.logdir._streamed_buckets import tally_segment
+from kcompact_nb.record import latest_entries, native_offset_table
 
 REGISTRY_KEYS = 1 << 20
 """Keys a reader's registry numbers (those of batches read record by record: compressed, with headers, ...) before a

@@ -4,7 +4,7 @@ The file is read a block of about :data:`BLOCK_BYTES` at a time and cut into who
 each batch's header checked for what log loading needs of it (offsets in order and within the segment, a records
 count). Checks follow what ``LogSegment.recover`` does on an unclean shutdown: the first batch that fails ends the
 valid prefix of the file, and with ``recover`` the rest of the file is dropped there instead of raising. What the
-batches hold is decoded elsewhere (:class:`kcompact_nb.io.codec.FramedBatchDecoder`).
+batches hold is decoded elsewhere (:class:`kcompact_nb.record.FramedBatchDecoder`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
-from kcompact_nb.io.codec import FramedBlock
-from kcompact_nb.io.codec import batch_header as L
+from kcompact_nb.record import FramedBlock
+from kcompact_nb.record import batch_header as L
 
 BLOCK_BYTES = 8 << 20
 """Bytes read, framed and decoded together: bounds the reader's memory (about three times this) whatever the file's

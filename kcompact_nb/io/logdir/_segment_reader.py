@@ -3,7 +3,7 @@
 The reader composes two parts: the file's framing (:class:`~kcompact_nb.io.logdir._segment_framing.SegmentFraming`:
 read a block at a time, batches' bounds, lengths, magic, CRC-32C and offsets checked, a torn tail recovered as
 ``LogSegment.recover`` does) and the decoding of the framed batches
-(:class:`~kcompact_nb.io.codec.FramedBatchDecoder`: decompression, record parsing, key numbering).
+(:class:`~kcompact_nb.record.FramedBatchDecoder`: decompression, record parsing, key numbering).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 
 from kcompact_nb.core import KeyRegistry, RecordBatch
 from kcompact_nb.io._errors import CorruptBatchError
-from kcompact_nb.io.codec import FramedBatchDecoder, FramedBlock
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes, FramingOptions, SegmentFraming
+from kcompact_nb.record import FramedBatchDecoder, FramedBlock
 
 T = TypeVar("T")
 
@@ -94,7 +94,7 @@ class SegmentFileReader:
 
     def __iter__(self) -> Iterator[RecordBatch]:
         """The batches in file order: a block framed at a time (:meth:`SegmentFraming.blocks`), its plain batches
-        decoded together (:mod:`kcompact_nb.io.codec._block_batches`), the others one by one (:meth:`decode_batch`)."""
+        decoded together (:mod:`kcompact_nb.record._block_batches`), the others one by one (:meth:`decode_batch`)."""
         framing, decoder = self.framing, self.decoder
         next_offset = framing.restart()
         try:

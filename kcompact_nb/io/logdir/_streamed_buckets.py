@@ -22,7 +22,8 @@ from kcompact_nb.core import (
     OffsetBucketTally,
     record_sizes_of_lengths,
 )
-from kcompact_nb.io.codec import (
+from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
+from kcompact_nb.record import (
     COPY,
     FramedBlock,
     SpanEntries,
@@ -30,8 +31,7 @@ from kcompact_nb.io.codec import (
     decode_plain_batches,
     uncompressed_view,
 )
-from kcompact_nb.io.codec import batch_header as L
-from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
+from kcompact_nb.record import batch_header as L
 
 
 def tally_segment(tally: OffsetBucketTally, latest: SpanEntries, reader: SegmentFileReader) -> None:

@@ -26,8 +26,8 @@ from kcompact_nb.core import (
 )
 from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
-from kcompact_nb.core.model._packed_records import record_keys, record_offsets, record_values
 from kcompact_nb.io import batch_bytes, read_partition_dir, write_partition_dir
+from kcompact_nb.record._packed_records import record_keys, record_offsets, record_values
 from tests.core.cleaner.test_cleaner_properties import build, logs, pass_over, state
 from tests.io.kafka_bytes import kafka_batch, rec, write_segments
 

@@ -20,8 +20,8 @@ from kcompact_nb.core import (
     varint_len,
     varlong_len,
 )
-from kcompact_nb.core.model._record_sizes import record_size_of_lengths
-from kcompact_nb.core.model._records import control_record_key, end_txn_marker_value
+from kcompact_nb.record import control_record_key, end_txn_marker_value
+from kcompact_nb.record._record_sizes import record_size_of_lengths
 
 
 def encoded_batch_bytes(records: list[Record]) -> int:

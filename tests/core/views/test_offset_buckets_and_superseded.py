@@ -17,9 +17,9 @@ from kcompact_nb.core import (
     offset_buckets,
     strategy_for,
 )
-from kcompact_nb.core.model._record_sizes import record_size_bytes
 from kcompact_nb.core.views import _offset_buckets
 from kcompact_nb.core.views._next_pass import superseded_count
+from kcompact_nb.record._record_sizes import record_size_bytes
 from tests.conftest import compacted_log, rec
 
 

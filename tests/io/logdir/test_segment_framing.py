@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb.io import CrcMismatchError
-from kcompact_nb.io.codec import batch_header as L
 from kcompact_nb.io.logdir import _segment_framing
 from kcompact_nb.io.logdir._segment_framing import FramingOptions, SegmentFraming
+from kcompact_nb.record import batch_header as L
 from tests.io.kafka_bytes import every_batch_kind
 
 BATCHES = every_batch_kind()

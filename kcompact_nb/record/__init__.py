@@ -1,0 +1,178 @@
+"""Kafka's v2 record format, the floor every other layer stands on: records and batches to bytes and back.
+
+Records and v2 batches with their exact byte sizes (``DefaultRecord``, ``DefaultRecordBatch``), control records,
+records held by column with their keys numbered (``PackedRecords``, ``KeyRegistry``: not Kafka's, the reader's), the
+batch header's layout (``batch_header``), framed batches decoded into batches (``FramedBatchDecoder``: the records
+parser, the block decoder, key numbering), the batch encoders (Kafka's bytes, or an estimate), each codec's
+compressor and Kafka's decompression, and the C kernels (``c/``) in one table (``KERNELS``), each kernel under one
+name with its C function and its numpy or Python twin, which gives the same results; ``native_kernels.NATIVE`` (the
+built extension or None) is the one switch between them. Imports the standard library, numpy and the codecs'
+bindings only; nothing is wired at import.
+"""
+
+from __future__ import annotations
+
+from kcompact_nb.record import _batch_header as batch_header
+from kcompact_nb.record import _native_kernels as native_kernels
+from kcompact_nb.record._batch_encoder import KafkaBatchEncoder, encode_batch, raw_matches
+from kcompact_nb.record._batch_header import INT_MAX, LONG_MAX
+from kcompact_nb.record._block_batches import PACKED_MIN_RECORDS, BlockBatches, FramedBlock, record_batch
+from kcompact_nb.record._block_inflation import COPY, batch_codes
+from kcompact_nb.record._cache_dir import cache_dir
+from kcompact_nb.record._codec_releases import KafkaRelease
+from kcompact_nb.record._control_records import (
+    ControlRecordType,
+    control_record_key,
+    control_record_type,
+    end_txn_marker_value,
+)
+from kcompact_nb.record._decompression import decompress_records
+from kcompact_nb.record._encoders import (
+    DEFAULT_LEVELS,
+    BatchEncoder,
+    EncodedBatch,
+    EstimatingEncoder,
+    check_codec,
+    compressed,
+)
+from kcompact_nb.record._errors import (
+    CodecUnavailableError,
+    CorruptBatchError,
+    CrcMismatchError,
+    InvalidMagicError,
+    KafkaModelError,
+    KcompactError,
+    LogReadError,
+    MissingCodecError,
+    NativeLibraryError,
+    OffsetOrderError,
+    TruncatedBatchError,
+)
+from kcompact_nb.record._framed_batch_decoder import FramedBatchDecoder
+from kcompact_nb.record._kernels import (
+    KERNELS,
+    decode_plain_batches,
+    key_numbering,
+    latest_entries,
+    native_offset_table,
+    uncompressed_view,
+)
+from kcompact_nb.record._key_numbering import KeyNumbering, release_key_table
+from kcompact_nb.record._key_registry import KeyRegistry
+from kcompact_nb.record._latest_entries import SpanEntries
+from kcompact_nb.record._liblz4 import LIBLZ4_RELEASE, build_liblz4, liblz4_built, liblz4_dir
+from kcompact_nb.record._libzstd import SOURCE_PACKAGES as LIBZSTD_SOURCE_PACKAGES
+from kcompact_nb.record._libzstd import (
+    build_full_libzstd,
+    build_libzstd,
+    built_releases,
+    full_libzstd,
+    libzstd_dir,
+)
+from kcompact_nb.record._packed_records import PackedRecords, record_keys, record_offsets, record_values
+from kcompact_nb.record._record import Record, record_from_tuple
+from kcompact_nb.record._record_batch import (
+    COMPRESSION_CODECS,
+    NO_PRODUCER_EPOCH,
+    NO_PRODUCER_ID,
+    NO_SEQUENCE,
+    NO_TIMESTAMP,
+    RecordBatch,
+    TimestampType,
+    uncompressed_batch_size,
+)
+from kcompact_nb.record._record_parser import NotPlain, RecordColumns, parse_records
+from kcompact_nb.record._record_sizes import (
+    LOG_OVERHEAD,
+    RECORD_BATCH_OVERHEAD,
+    Header,
+    record_size_bytes,
+    record_sizes_of_lengths,
+    varint_len,
+    varlong_len,
+)
+
+__all__ = [
+    "batch_codes",
+    "batch_header",
+    "BatchEncoder",
+    "BlockBatches",
+    "build_full_libzstd",
+    "build_liblz4",
+    "build_libzstd",
+    "built_releases",
+    "cache_dir",
+    "check_codec",
+    "CodecUnavailableError",
+    "compressed",
+    "COMPRESSION_CODECS",
+    "control_record_key",
+    "control_record_type",
+    "ControlRecordType",
+    "COPY",
+    "CorruptBatchError",
+    "CrcMismatchError",
+    "decode_plain_batches",
+    "decompress_records",
+    "DEFAULT_LEVELS",
+    "encode_batch",
+    "EncodedBatch",
+    "end_txn_marker_value",
+    "EstimatingEncoder",
+    "FramedBatchDecoder",
+    "FramedBlock",
+    "full_libzstd",
+    "Header",
+    "INT_MAX",
+    "InvalidMagicError",
+    "KafkaBatchEncoder",
+    "KafkaModelError",
+    "KafkaRelease",
+    "KcompactError",
+    "KERNELS",
+    "key_numbering",
+    "KeyNumbering",
+    "KeyRegistry",
+    "latest_entries",
+    "LIBLZ4_RELEASE",
+    "liblz4_built",
+    "liblz4_dir",
+    "LIBZSTD_SOURCE_PACKAGES",
+    "libzstd_dir",
+    "LOG_OVERHEAD",
+    "LogReadError",
+    "LONG_MAX",
+    "MissingCodecError",
+    "native_kernels",
+    "native_offset_table",
+    "NativeLibraryError",
+    "NO_PRODUCER_EPOCH",
+    "NO_PRODUCER_ID",
+    "NO_SEQUENCE",
+    "NO_TIMESTAMP",
+    "NotPlain",
+    "OffsetOrderError",
+    "PACKED_MIN_RECORDS",
+    "PackedRecords",
+    "parse_records",
+    "raw_matches",
+    "Record",
+    "record_batch",
+    "RECORD_BATCH_OVERHEAD",
+    "record_from_tuple",
+    "record_keys",
+    "record_offsets",
+    "record_size_bytes",
+    "record_sizes_of_lengths",
+    "record_values",
+    "RecordBatch",
+    "RecordColumns",
+    "release_key_table",
+    "SpanEntries",
+    "TimestampType",
+    "TruncatedBatchError",
+    "uncompressed_batch_size",
+    "uncompressed_view",
+    "varint_len",
+    "varlong_len",
+]

@@ -1,0 +1,148 @@
+"""Encode a core :class:`RecordBatch` into v2 bytes, byte-for-byte as a broker stores it.
+
+Records are encoded by kafka-python's ``DefaultRecordBatchBuilder`` and compressed as Kafka's
+``MemoryRecordsBuilder`` does (:mod:`kcompact_nb.record._compression`); the header is then written from
+the batch's own fields (base offset, leader epoch, attributes including the control and
+delete-horizon bits, lastOffsetDelta, timestamps) and the CRC-32C recomputed. Record timestamp
+deltas are relative to ``baseTimestamp``, which is the delete horizon when one is set (spec 2.5),
+so stamped batches come out exactly as the cleaner writes them.
+"""
+
+from __future__ import annotations
+
+from kafka.record.default_records import DefaultRecordBatchBuilder
+from kafka.record.util import calc_crc32c
+
+from kcompact_nb.record import _batch_header as L
+from kcompact_nb.record._codec_releases import NEWEST_RELEASE, KafkaRelease
+from kcompact_nb.record._compression import check_codec_available, compress_records
+from kcompact_nb.record._encoders import EncodedBatch
+from kcompact_nb.record._kernels import records_section
+from kcompact_nb.record._packed_records import PackedRecords
+from kcompact_nb.record._record_batch import RecordBatch, TimestampType
+
+_NO_LIMIT = 1 << 62
+
+
+class _BaseTimestampBuilder(DefaultRecordBatchBuilder):
+    """kafka-python's builder with the batch's base timestamp fixed before the first record.
+
+    The stock builder takes the first record's timestamp as the base; a batch with a delete
+    horizon needs every delta relative to the horizon instead.
+    """
+
+    def start_at(self, base_timestamp: int) -> None:
+        self._first_timestamp = base_timestamp
+        self._max_timestamp = base_timestamp
+
+
+def attributes_of(batch: RecordBatch, *, compressed: bool) -> int:
+    """The attributes field for ``batch`` (codec bits only when the body is compressed)."""
+    attributes = L.COMPRESSION_CODECS.index(batch.compression) if compressed else 0
+    if batch.timestamp_type is TimestampType.LOG_APPEND_TIME:
+        attributes |= L.LOG_APPEND_TIME_BIT
+    if batch.is_transactional:
+        attributes |= L.TRANSACTIONAL_BIT
+    if batch.is_control:
+        attributes |= L.CONTROL_BIT
+    if batch.delete_horizon_ms is not None:
+        attributes |= L.DELETE_HORIZON_BIT
+    return attributes
+
+
+def base_timestamp_of(batch: RecordBatch) -> int:
+    """``baseTimestamp`` as stored: the delete horizon when set, else the batch's base timestamp."""
+    return batch.base_timestamp if batch.delete_horizon_ms is None else batch.delete_horizon_ms
+
+
+def encode_records(batch: RecordBatch) -> bytes:
+    """The uncompressed records section of ``batch`` (deltas against its stored base timestamp)."""
+    records = batch.records
+    if records.headers is None if isinstance(records, PackedRecords) else not any(r.headers for r in records):
+        return records_section(batch.records, batch.base_offset, base_timestamp_of(batch))
+    builder = _BaseTimestampBuilder(
+        magic=2,
+        compression_type=0,
+        is_transactional=batch.is_transactional,
+        producer_id=batch.producer_id,
+        producer_epoch=batch.producer_epoch,
+        base_sequence=batch.base_sequence,
+        batch_size=_NO_LIMIT,
+    )
+    builder.start_at(base_timestamp_of(batch))
+    for record in batch.records:
+        builder.append(
+            record.offset - batch.base_offset, record.timestamp, record.key, record.value, list(record.headers)
+        )
+    return bytes(builder.build()[L.RECORD_BATCH_OVERHEAD :])
+
+
+def encode_batch(batch: RecordBatch, *, level: int | None = None, kafka_version: KafkaRelease | None = None) -> bytes:
+    """The bytes of ``batch`` as a broker writes them (its codec at ``level``, default the codec's default).
+
+    An empty batch (no records) is written uncompressed whatever its codec, as
+    ``DefaultRecordBatch.writeEmptyHeader`` does (61 bytes).
+    """
+    return _encoded(batch, level, kafka_version or NEWEST_RELEASE)[0]
+
+
+def _encoded(batch: RecordBatch, level: int | None, version: KafkaRelease) -> tuple[bytes, bool]:
+    """The batch's bytes and whether they are exactly Kafka's."""
+    body, exact = encode_records(batch), True
+    compressed = batch.compression != "none" and bool(batch.records)
+    if compressed:
+        packed = compress_records(batch.compression, body, level=level, version=version)
+        body, exact = packed.data, packed.exact
+    length = L.RECORD_BATCH_OVERHEAD - L.LOG_OVERHEAD + len(body)
+    data = bytearray(L.HEADER.pack(*header_fields(batch, length=length, crc=0, compressed=compressed))) + body
+    L.CRC.pack_into(data, L.CRC_POSITION, calc_crc32c(memoryview(data)[L.ATTRIBUTES_POSITION :]))
+    return bytes(data), exact
+
+
+class KafkaBatchEncoder:
+    """A :class:`~kcompact_nb.record.BatchEncoder` with Kafka's codecs (``MemoryRecordsBuilder``).
+
+    Exact for every codec at every level, except where the bytes hang on a native library release
+    that no installed package has (see :mod:`kcompact_nb.record._compression`): those batches are marked
+    estimated.
+    """
+
+    def encode(self, batch: RecordBatch, *, level: int | None, kafka_version: KafkaRelease) -> EncodedBatch:
+        data, exact = _encoded(batch, level, kafka_version)
+        return EncodedBatch(len(data), data, not exact)
+
+    def check_available(self, codec: str) -> None:
+        """Raise :class:`~kcompact_nb.record.CodecUnavailableError` when ``codec`` cannot be written here."""
+        check_codec_available(codec)
+
+
+def header_fields(batch: RecordBatch, *, length: int, crc: int, compressed: bool) -> tuple[int, ...]:
+    """The 61-byte header's fields in ``L.HEADER`` order (magic 2)."""
+    return (
+        batch.base_offset,
+        length,
+        batch.partition_leader_epoch,
+        2,
+        crc,
+        attributes_of(batch, compressed=compressed),
+        batch.last_offset - batch.base_offset,
+        base_timestamp_of(batch),
+        batch.max_timestamp,
+        batch.producer_id,
+        batch.producer_epoch,
+        batch.base_sequence,
+        len(batch.records),
+    )
+
+
+def raw_matches(batch: RecordBatch) -> bool:
+    """Whether ``batch.raw`` still describes ``batch`` (a model edit that kept stale bytes does not)."""
+    raw = batch.raw
+    if raw is None or len(raw) != batch.size_bytes or len(raw) < L.RECORD_BATCH_OVERHEAD:
+        return False
+    fields = L.HEADER.unpack_from(raw)
+    compressed = fields[5] & L.CODEC_MASK != 0
+    expected = header_fields(batch, length=batch.size_bytes - L.LOG_OVERHEAD, crc=fields[4], compressed=compressed)
+    return fields == expected and (
+        not compressed or L.COMPRESSION_CODECS[fields[5] & L.CODEC_MASK] == batch.compression
+    )

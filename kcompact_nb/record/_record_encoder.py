@@ -1,0 +1,89 @@
+"""The uncompressed records section of a v2 batch whose records have no headers, written without a builder.
+
+Byte for byte what kafka-python's ``DefaultRecordBatchBuilder.append`` (and Kafka's ``DefaultRecord.writeTo``)
+write, a record at a time: length varint, attributes 0, timestampDelta varlong, offsetDelta varint, key and
+value each as a length varint (-1: null) and its bytes, headersCount 0. The C kernel
+(:mod:`kcompact_nb.record._native`) writes them when it was built (:func:`records_section_in_c`); in its twin
+(:func:`records_section_in_python`) zigzag varints of small values come from a
+table, so a record costs a few list operations.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from kcompact_nb.record._native_kernels import c_kernels
+from kcompact_nb.record._packed_records import PackedRecords
+
+_TABLE_LIMIT = 1 << 14
+
+
+def _zigzag_varint(value: int) -> bytes:
+    """A zigzag varint (``ByteUtils.writeVarint``/``writeVarlong``)."""
+    unsigned = (value << 1) ^ (value >> 63)
+    out = bytearray()
+    while unsigned >= 0x80:
+        out.append((unsigned & 0x7F) | 0x80)
+        unsigned >>= 7
+    out.append(unsigned)
+    return bytes(out)
+
+
+_SMALL = [_zigzag_varint(v) for v in range(-_TABLE_LIMIT, _TABLE_LIMIT)]
+_NULL = _SMALL[_TABLE_LIMIT - 1]
+_large_varint = lru_cache(maxsize=1024)(_zigzag_varint)
+"""Larger values repeat too: a rebuilt batch's records share one timestamp delta from its delete horizon."""
+
+
+def records_section_in_c(records: Iterable[Any], base_offset: int, base_timestamp: int) -> bytes:
+    """The records (``Record``-like: offset, timestamp, key, value; no headers) as stored after the batch header,
+    written by the C kernel's ``records_section``.
+
+    Packed records are read by column, without building a record object each.
+    """
+    columns: tuple[array[int], array[int], Sequence[bytes | None], Sequence[bytes | None]]
+    if isinstance(records, PackedRecords):
+        columns = (records.offsets, records.timestamps, records.keys, records.values)
+    else:
+        rows = list(records)
+        offsets, timestamps = array("q", [r.offset for r in rows]), array("q", [r.timestamp for r in rows])
+        columns = (offsets, timestamps, [r.key for r in rows], [r.value for r in rows])
+    section: bytes = c_kernels().records_section(*columns, base_offset, base_timestamp)
+    return section
+
+
+def records_section_in_python(records: Iterable[Any], base_offset: int, base_timestamp: int) -> bytes:
+    """:func:`records_section_in_c`'s twin, a record at a time."""
+    rows: Iterable[tuple[int, int, bytes | None, bytes | None]] = (
+        zip(records.offsets, records.timestamps, records.keys, records.values, strict=True)
+        if isinstance(records, PackedRecords)
+        else ((r.offset, r.timestamp, r.key, r.value) for r in records)
+    )
+    parts: list[bytes] = []
+    append, small, limit = parts.append, _SMALL, _TABLE_LIMIT
+    for record_offset, timestamp, key, value in rows:
+        delta = timestamp - base_timestamp
+        offset = record_offset - base_offset
+        body = b"".join(
+            (
+                b"\x00",
+                small[delta + limit] if -limit <= delta < limit else _large_varint(delta),
+                small[offset + limit] if offset < limit else _large_varint(offset),
+                _NULL if key is None else small[len(key) + limit] if len(key) < limit else _large_varint(len(key)),
+                b"" if key is None else key,
+                _NULL
+                if value is None
+                else small[len(value) + limit]
+                if len(value) < limit
+                else _large_varint(len(value)),
+                b"" if value is None else value,
+                b"\x00",
+            )
+        )
+        size = len(body)
+        append(small[size + limit] if size < limit else _large_varint(size))
+        append(body)
+    return b"".join(parts)

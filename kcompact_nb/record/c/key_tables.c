@@ -1,0 +1,660 @@
+/* Tables of distinct keys: KeyTable (keys -> ids) and OffsetTable (keys -> offsets), hash tables of key bytes. */
+#include "kernels.h"
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+enum { READY, PENDING, BROKEN };
+#define MIN_SLOTS 1024
+#define PREFETCH_ROWS 8
+
+#define INLINE_KEY_BYTES 16
+
+/* One slot of an open-addressing table (linear probing, at most three quarters full). Hash, value and the key's
+ * bytes (or, for keys longer than INLINE_KEY_BYTES, where they are in the arena) sit together, so finding a short
+ * key costs one memory read of the table, a long one a read of the arena too. */
+typedef struct {
+    uint64_t hash;
+    int64_t value; /* KeyTable: the id; OffsetTable: the offset (or rank) */
+    int64_t at; /* the key's first byte in the arena, or a byte of it kept for a short key (the insertion order) */
+    int64_t stored; /* 0: an empty slot; else the key's length + 2 (1: the None key) */
+    uint8_t short_key[INLINE_KEY_BYTES]; /* a key of at most INLINE_KEY_BYTES bytes */
+} Slot;
+
+/* Both table types share this layout; only KeyTable stages keys (number() then commit()). */
+typedef struct {
+    PyObject_HEAD
+    Slot *slots;
+    Py_ssize_t slot_count; /* a power of two */
+    Py_ssize_t count; /* keys held */
+    char *arena;
+    Py_ssize_t arena_used, arena_capacity;
+    Py_ssize_t *staged; /* KeyTable: the slots of the keys new in the last number() call, in order */
+    Py_ssize_t staged_count, staged_capacity;
+    int state; /* READY, PENDING (number() staged keys, commit() not called yet) or BROKEN (an error mid-call) */
+} Table;
+
+/* A key as given: its bytes and length, -1 for None (any negative length). */
+typedef struct {
+    const uint8_t *bytes;
+    int64_t length;
+} Key;
+
+/* The bytes of the key held in a slot. */
+static const uint8_t *
+slot_key(const Table *table, const Slot *slot)
+{
+    return slot->stored - 2 <= INLINE_KEY_BYTES ? slot->short_key : (const uint8_t *)table->arena + slot->at;
+}
+
+static uint64_t
+hash_key(Key key)
+{
+    int64_t length = key.length > 0 ? key.length : 0;
+    uint64_t hash = 0x9E3779B97F4A7C15ULL ^ (uint64_t)length ^ (key.length < 0 ? 0x5555ULL : 0);
+    int64_t i = 0;
+    for (; i + 8 <= length; i += 8) {
+        uint64_t word;
+        memcpy(&word, key.bytes + i, 8);
+        hash = (hash ^ word) * 0xBF58476D1CE4E5B9ULL;
+        hash ^= hash >> 31;
+    }
+    if (i < length) {
+        uint64_t word = 0;
+        memcpy(&word, key.bytes + i, (size_t)(length - i));
+        hash = (hash ^ word) * 0x94D049BB133111EBULL;
+        hash ^= hash >> 29;
+    }
+    hash *= 0xBF58476D1CE4E5B9ULL;
+    return hash ^ (hash >> 32);
+}
+
+static int
+grow(void **memory, Py_ssize_t *capacity, Py_ssize_t needed, size_t item)
+{
+    if (needed <= *capacity)
+        return 1;
+    Py_ssize_t size = *capacity ? *capacity : 1024;
+    while (size < needed)
+        size *= 2;
+    void *moved = PyMem_Realloc(*memory, (size_t)size * item);
+    if (moved == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    *memory = moved;
+    *capacity = size;
+    return 1;
+}
+
+/* Zeroed slots. On Linux a big table is mapped on its own and asked for huge pages: its random reads would
+ * otherwise miss the TLB on almost every lookup. */
+static Slot *
+new_slots(Py_ssize_t count)
+{
+#ifdef __linux__
+    size_t bytes = (size_t)count * sizeof(Slot);
+    if (bytes >= (2u << 20)) {
+        void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (memory == MAP_FAILED)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(memory, bytes, MADV_HUGEPAGE);
+#endif
+        return memory;
+    }
+#endif
+    return PyMem_Calloc((size_t)count, sizeof(Slot));
+}
+
+static void
+free_slots(Slot *slots, Py_ssize_t count)
+{
+#ifdef __linux__
+    if ((size_t)count * sizeof(Slot) >= (2u << 20)) {
+        munmap(slots, (size_t)count * sizeof(Slot));
+        return;
+    }
+#endif
+    PyMem_Free(slots);
+}
+
+static Py_ssize_t
+home_slot(const Table *table, uint64_t hash)
+{
+    return (Py_ssize_t)(hash & (uint64_t)(table->slot_count - 1));
+}
+
+/* Room for `more` keys with the table at most three quarters full: rehashes into a bigger table when needed. */
+static int
+reserve(Table *table, Py_ssize_t more)
+{
+    if (!grow((void **)&table->staged, &table->staged_capacity, more, sizeof(Py_ssize_t)))
+        return 0;
+    Py_ssize_t needed = (table->count + more) + (table->count + more) / 3 + 1;
+    if (needed <= table->slot_count)
+        return 1;
+    Py_ssize_t size = table->slot_count ? table->slot_count : MIN_SLOTS;
+    while (size < needed)
+        size *= 2;
+    Slot *slots = new_slots(size), *old = table->slots;
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    Py_ssize_t old_count = table->slot_count;
+    table->slots = slots;
+    table->slot_count = size;
+    for (Py_ssize_t i = 0; i < old_count; i++) {
+        if (!old[i].stored)
+            continue;
+        Py_ssize_t slot = home_slot(table, old[i].hash);
+        while (slots[slot].stored)
+            slot = (slot + 1) & (size - 1);
+        slots[slot] = old[i];
+    }
+    if (old != NULL)
+        free_slots(old, old_count);
+    return 1;
+}
+
+/* Whether a and b hold the same `length` bytes. Keys of 8 to 16 bytes (most keys) are compared as two words, the
+ * first and last eight bytes, without a call to memcmp. */
+static inline int
+same_bytes(const uint8_t *a, const uint8_t *b, int64_t length)
+{
+    if (length < 8 || length > 16)
+        return length <= 0 || memcmp(a, b, (size_t)length) == 0;
+    uint64_t a_head, b_head, a_tail, b_tail;
+    memcpy(&a_head, a, 8);
+    memcpy(&b_head, b, 8);
+    memcpy(&a_tail, a + length - 8, 8);
+    memcpy(&b_tail, b + length - 8, 8);
+    return a_head == b_head && a_tail == b_tail;
+}
+
+/* The slot holding the key, or the empty slot where it belongs. */
+static Slot *
+find_slot(const Table *table, uint64_t hash, Key key)
+{
+    int64_t stored = (key.length < 0 ? -1 : key.length) + 2;
+    Py_ssize_t mask = table->slot_count - 1;
+    for (Py_ssize_t slot = home_slot(table, hash);; slot = (slot + 1) & mask) {
+        Slot *candidate = &table->slots[slot];
+        if (!candidate->stored)
+            return candidate;
+        if (candidate->hash == hash && candidate->stored == stored
+            && same_bytes(slot_key(table, candidate), key.bytes, stored - 2))
+            return candidate;
+    }
+}
+
+/* Put the key into the empty slot found for it; its bytes are copied into the slot (short keys) or the arena (a
+ * byte of the arena at least, so the arena positions keep the order of insertion). 0 with MemoryError when the
+ * arena cannot grow. */
+static int
+insert(Table *table, Slot *slot, uint64_t hash, Key key, int64_t value)
+{
+    int64_t length = key.length < 0 ? -1 : key.length;
+    Py_ssize_t bytes = length > INLINE_KEY_BYTES ? length : 1;
+    if (!grow((void **)&table->arena, &table->arena_capacity, table->arena_used + bytes, 1))
+        return 0;
+    slot->hash = hash;
+    slot->stored = length + 2;
+    slot->at = table->arena_used;
+    slot->value = value;
+    if (length > INLINE_KEY_BYTES)
+        memcpy(table->arena + table->arena_used, key.bytes, (size_t)length);
+    else if (length > 0)
+        memcpy(slot->short_key, key.bytes, (size_t)length);
+    table->arena_used += bytes;
+    table->count++;
+    return 1;
+}
+
+/* Put the key at `offset`, keeping the higher offset of a key already held. 0 (the table broken) with MemoryError
+ * when its bytes cannot be copied. */
+static int
+put_max(Table *table, uint64_t hash, Key key, int64_t offset)
+{
+    Slot *slot = find_slot(table, hash, key);
+    if (!slot->stored) {
+        if (!insert(table, slot, hash, key, offset)) {
+            table->state = BROKEN;
+            return 0;
+        }
+    }
+    else if (offset > slot->value)
+        slot->value = offset;
+    return 1;
+}
+
+/* Prefetch the home slot of a key PREFETCH_ROWS rows ahead, and the arena bytes of the key in the home slot of
+ * one half as far ahead: the table and arena are far bigger than the caches, and a lookup would otherwise wait
+ * on two memory reads in a row. Always inlined: GCC finds a function that only prefetches free of side effects
+ * and deletes its calls (at -O1 and above no prefetch was left in the loops). */
+static inline __attribute__((always_inline)) void
+prefetch(const Table *table, const uint64_t *hashes, Py_ssize_t row, Py_ssize_t rows)
+{
+    if (row + PREFETCH_ROWS < rows)
+        __builtin_prefetch(&table->slots[home_slot(table, hashes[row + PREFETCH_ROWS])]);
+    if (row + PREFETCH_ROWS / 2 < rows) {
+        const Slot *home = &table->slots[home_slot(table, hashes[row + PREFETCH_ROWS / 2])];
+        if (home->stored - 2 > INLINE_KEY_BYTES)
+            __builtin_prefetch(table->arena + home->at);
+    }
+}
+
+/* Keys given as spans of a block: the buffers of number(), put_spans() and get_spans(), checked. */
+typedef struct {
+    Py_buffer block, starts, lengths;
+    Py_ssize_t rows;
+    uint64_t *hashes;
+} Spans;
+
+static void
+release_spans(Spans *spans)
+{
+    PyMem_Free(spans->hashes);
+    PyBuffer_Release(&spans->block);
+    PyBuffer_Release(&spans->starts);
+    PyBuffer_Release(&spans->lengths);
+}
+
+static Key
+span_key(const Spans *spans, Py_ssize_t i)
+{
+    const int64_t *starts = spans->starts.buf, *lengths = spans->lengths.buf;
+    Key key = {(const uint8_t *)spans->block.buf, lengths[i] < 0 ? -1 : lengths[i]};
+    if (key.length > 0)
+        key.bytes += starts[i];
+    return key;
+}
+
+/* Checks every span lies in the block and hashes every key; 0 with an exception otherwise. */
+static int
+hash_spans(Spans *spans)
+{
+    spans->rows = spans->starts.len / 8;
+    if (!check_buffer(&spans->starts, spans->rows, 8, "starts")
+        || !check_buffer(&spans->lengths, spans->rows, 8, "lengths"))
+        return 0;
+    spans->hashes = PyMem_Malloc((size_t)(spans->rows ? spans->rows : 1) * sizeof(uint64_t));
+    if (spans->hashes == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    const int64_t *starts = spans->starts.buf, *lengths = spans->lengths.buf;
+    for (Py_ssize_t i = 0; i < spans->rows; i++) {
+        if (lengths[i] > 0 && (starts[i] < 0 || starts[i] > spans->block.len - lengths[i])) {
+            PyErr_Format(PyExc_ValueError, "key %zd lies outside the block", i);
+            return 0;
+        }
+        spans->hashes[i] = hash_key(span_key(spans, i));
+    }
+    return 1;
+}
+
+static int
+refuse_unless_ready(const Table *self)
+{
+    if (self->state == READY)
+        return 1;
+    PyErr_SetString(PyExc_RuntimeError, self->state == PENDING
+                                            ? "the keys of the last number() call were not committed"
+                                            : "this table failed in an earlier call: start a new one");
+    return 0;
+}
+
+PyDoc_STRVAR(number_doc,
+"number(block, starts, lengths, ids, new_rows) -> int\n"
+"--\n\n"
+"The id of each key block[starts[i]:starts[i] + lengths[i]] (a negative length: None) into ids, all int64\n"
+"arrays. Keys met before get their committed id; the k-th key new to the table gets -2 - k, and its first row\n"
+"goes to new_rows[k]. Returns how many keys were new; commit() must give them their ids before the next call.");
+
+static PyObject *
+KeyTable_number(Table *self, PyObject *args)
+{
+    Spans spans = {0};
+    Py_buffer ids_view = {0}, new_view = {0};
+    PyObject *result = NULL;
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*:number", &spans.block, &spans.starts, &spans.lengths, &ids_view,
+                          &new_view))
+        return NULL;
+    if (!hash_spans(&spans) || !check_buffer(&ids_view, spans.rows, 8, "ids")
+        || !check_buffer(&new_view, spans.rows, 8, "new_rows") || !reserve(self, spans.rows))
+        goto done;
+    int64_t *ids = ids_view.buf, *new_rows = new_view.buf;
+    self->staged_count = 0;
+    for (Py_ssize_t i = 0; i < spans.rows; i++) {
+        prefetch(self, spans.hashes, i, spans.rows);
+        Key key = span_key(&spans, i);
+        Slot *slot = find_slot(self, spans.hashes[i], key);
+        if (!slot->stored) {
+            if (!insert(self, slot, spans.hashes[i], key, -2 - (int64_t)self->staged_count)) {
+                self->state = BROKEN; /* keys staged so far have no ids: the table cannot be used again */
+                goto done;
+            }
+            new_rows[self->staged_count] = i;
+            self->staged[self->staged_count++] = slot - self->slots;
+        }
+        ids[i] = slot->value;
+    }
+    self->state = self->staged_count ? PENDING : READY;
+    result = PyLong_FromSsize_t(self->staged_count);
+done:
+    release_spans(&spans);
+    PyBuffer_Release(&ids_view);
+    PyBuffer_Release(&new_view);
+    return result;
+}
+
+PyDoc_STRVAR(commit_doc,
+"commit(ids)\n"
+"--\n\n"
+"Give the keys new in the last number() call their ids (int64, in the order of new_rows).");
+
+static PyObject *
+KeyTable_commit(Table *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (self->state != PENDING) {
+        PyErr_SetString(PyExc_RuntimeError, "no keys await their ids: call number() first");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (!check_buffer(&view, self->staged_count, 8, "ids")) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const int64_t *ids = view.buf;
+    for (Py_ssize_t k = 0; k < self->staged_count; k++)
+        self->slots[self->staged[k]].value = ids[k];
+    self->staged_count = 0;
+    self->state = READY;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(put_spans_doc,
+"put_spans(block, starts, lengths, offsets)\n"
+"--\n\n"
+"Put each key block[starts[i]:starts[i] + lengths[i]] (a negative length: None) at offsets[i] (int64 arrays),\n"
+"keeping the higher offset of a key already held.");
+
+static PyObject *
+OffsetTable_put_spans(Table *self, PyObject *args)
+{
+    Spans spans = {0};
+    Py_buffer offsets_view = {0};
+    PyObject *result = NULL;
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*:put_spans", &spans.block, &spans.starts, &spans.lengths, &offsets_view))
+        return NULL;
+    if (!hash_spans(&spans) || !check_buffer(&offsets_view, spans.rows, 8, "offsets") || !reserve(self, spans.rows))
+        goto done;
+    const int64_t *offsets = offsets_view.buf;
+    for (Py_ssize_t i = 0; i < spans.rows; i++) {
+        prefetch(self, spans.hashes, i, spans.rows);
+        if (!put_max(self, spans.hashes[i], span_key(&spans, i), offsets[i]))
+            goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    release_spans(&spans);
+    PyBuffer_Release(&offsets_view);
+    return result;
+}
+
+PyDoc_STRVAR(get_spans_doc,
+"get_spans(block, starts, lengths, entries)\n"
+"--\n\n"
+"The offset held for each key block[starts[i]:starts[i] + lengths[i]] into entries (int64), -1 where none is.");
+
+static PyObject *
+OffsetTable_get_spans(Table *self, PyObject *args)
+{
+    Spans spans = {0};
+    Py_buffer entries_view = {0};
+    PyObject *result = NULL;
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*:get_spans", &spans.block, &spans.starts, &spans.lengths, &entries_view))
+        return NULL;
+    if (!hash_spans(&spans) || !check_buffer(&entries_view, spans.rows, 8, "entries"))
+        goto done;
+    int64_t *entries = entries_view.buf;
+    for (Py_ssize_t i = 0; i < spans.rows; i++) {
+        prefetch(self, spans.hashes, i, spans.rows);
+        Slot *slot = find_slot(self, spans.hashes[i], span_key(&spans, i));
+        entries[i] = slot->stored ? slot->value : -1;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    release_spans(&spans);
+    PyBuffer_Release(&entries_view);
+    return result;
+}
+
+/* The key of a Python object: bytes, or None. 0 with TypeError otherwise. */
+static int
+object_key(PyObject *item, Key *key)
+{
+    const char *data;
+    Py_ssize_t length;
+    if (!bytes_of(item, &data, &length))
+        return 0;
+    key->bytes = (const uint8_t *)data;
+    key->length = length;
+    return 1;
+}
+
+PyDoc_STRVAR(put_doc,
+"put(keys, offsets)\n"
+"--\n\n"
+"Put each key of the sequence keys (bytes or None) at offsets[i] (an int64 buffer), keeping the higher offset\n"
+"of a key already held.");
+
+static PyObject *
+OffsetTable_put(Table *self, PyObject *args)
+{
+    PyObject *keys_arg, *keys = NULL, *result = NULL;
+    Py_buffer offsets_view = {0};
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "Oy*:put", &keys_arg, &offsets_view))
+        return NULL;
+    keys = PySequence_Fast(keys_arg, "keys must be a sequence");
+    if (keys == NULL || !check_buffer(&offsets_view, PySequence_Fast_GET_SIZE(keys), 8, "offsets")
+        || !reserve(self, PySequence_Fast_GET_SIZE(keys)))
+        goto done;
+    const int64_t *offsets = offsets_view.buf;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(keys); i++) {
+        Key key;
+        if (!object_key(PySequence_Fast_GET_ITEM(keys, i), &key) || !put_max(self, hash_key(key), key, offsets[i]))
+            goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(keys);
+    PyBuffer_Release(&offsets_view);
+    return result;
+}
+
+PyDoc_STRVAR(get_doc,
+"get(keys, entries)\n"
+"--\n\n"
+"The offset held for each key of the sequence keys (bytes or None) into entries (int64), -1 where none is.");
+
+static PyObject *
+OffsetTable_get(Table *self, PyObject *args)
+{
+    PyObject *keys_arg, *keys = NULL, *result = NULL;
+    Py_buffer entries_view = {0};
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "Ow*:get", &keys_arg, &entries_view))
+        return NULL;
+    keys = PySequence_Fast(keys_arg, "keys must be a sequence");
+    if (keys == NULL || !check_buffer(&entries_view, PySequence_Fast_GET_SIZE(keys), 8, "entries"))
+        goto done;
+    int64_t *entries = entries_view.buf;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(keys); i++) {
+        Key key;
+        if (!object_key(PySequence_Fast_GET_ITEM(keys, i), &key))
+            goto done;
+        Slot *slot = find_slot(self, hash_key(key), key);
+        entries[i] = slot->stored ? slot->value : -1;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(keys);
+    PyBuffer_Release(&entries_view);
+    return result;
+}
+
+static int
+by_arena_position(const void *left, const void *right)
+{
+    int64_t a = (*(Slot *const *)left)->at, b = (*(Slot *const *)right)->at;
+    return (a > b) - (a < b);
+}
+
+PyDoc_STRVAR(items_doc,
+"items() -> list\n"
+"--\n\n"
+"(key, offset) of every key held, in the order the keys were first put.");
+
+static PyObject *
+OffsetTable_items(Table *self, PyObject *Py_UNUSED(ignored))
+{
+    Slot **held = PyMem_Malloc((size_t)(self->count ? self->count : 1) * sizeof(Slot *));
+    if (held == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < self->slot_count; i++)
+        if (self->slots[i].stored)
+            held[n++] = &self->slots[i];
+    qsort(held, (size_t)n, sizeof(Slot *), by_arena_position);
+    PyObject *items = PyList_New(n);
+    for (Py_ssize_t i = 0; items != NULL && i < n; i++) {
+        int64_t length = held[i]->stored - 2;
+        PyObject *key = length < 0 ? Py_NewRef(Py_None)
+                                   : PyBytes_FromStringAndSize((const char *)slot_key(self, held[i]), (Py_ssize_t)length);
+        PyObject *item = key ? Py_BuildValue("(NL)", key, (long long)held[i]->value) : NULL;
+        if (item == NULL) {
+            Py_CLEAR(items);
+            break;
+        }
+        PyList_SET_ITEM(items, i, item);
+    }
+    PyMem_Free(held);
+    return items;
+}
+
+PyDoc_STRVAR(values_doc,
+"values(out)\n"
+"--\n\n"
+"The offset (or entry) held for every key into out (int64, len() items), in no particular order.");
+
+static PyObject *
+OffsetTable_values(Table *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (!refuse_unless_ready(self))
+        return NULL;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (!check_buffer(&view, self->count, 8, "out")) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    int64_t *out = view.buf;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < self->slot_count; i++)
+        if (self->slots[i].stored)
+            out[n++] = self->slots[i].value;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t
+Table_len(Table *self)
+{
+    return self->count;
+}
+
+static void
+Table_dealloc(Table *self)
+{
+    if (self->slots != NULL)
+        free_slots(self->slots, self->slot_count);
+    PyMem_Free(self->arena);
+    PyMem_Free(self->staged);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+Table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    if (!PyArg_ParseTuple(args, "") || (kwargs && PyDict_Size(kwargs))) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "%s() takes no arguments", type->tp_name);
+        return NULL;
+    }
+    Table *self = (Table *)type->tp_alloc(type, 0);
+    if (self != NULL && !reserve(self, MIN_SLOTS / 2)) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static PySequenceMethods Table_as_sequence = {.sq_length = (lenfunc)Table_len};
+
+static PyMethodDef KeyTable_methods[] = {
+    {"number", (PyCFunction)KeyTable_number, METH_VARARGS, number_doc},
+    {"commit", (PyCFunction)KeyTable_commit, METH_O, commit_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+PyTypeObject KeyTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kcompact_nb.record._native.KeyTable",
+    .tp_doc = PyDoc_STR("Distinct keys by content (copied into an arena), each with an id; len() counts them."),
+    .tp_basicsize = sizeof(Table),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Table_new,
+    .tp_dealloc = (destructor)Table_dealloc,
+    .tp_methods = KeyTable_methods,
+    .tp_as_sequence = &Table_as_sequence,
+};
+
+static PyMethodDef OffsetTable_methods[] = {
+    {"put_spans", (PyCFunction)OffsetTable_put_spans, METH_VARARGS, put_spans_doc},
+    {"get_spans", (PyCFunction)OffsetTable_get_spans, METH_VARARGS, get_spans_doc},
+    {"put", (PyCFunction)OffsetTable_put, METH_VARARGS, put_doc},
+    {"get", (PyCFunction)OffsetTable_get, METH_VARARGS, get_doc},
+    {"items", (PyCFunction)OffsetTable_items, METH_NOARGS, items_doc},
+    {"values", (PyCFunction)OffsetTable_values, METH_O, values_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+PyTypeObject OffsetTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kcompact_nb.record._native.OffsetTable",
+    .tp_doc = PyDoc_STR("Distinct keys by content (copied into an arena), each with its highest offset put: the "
+                        "cleaner's offset map as a hash table of key bytes; len() counts the keys."),
+    .tp_basicsize = sizeof(Table),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Table_new,
+    .tp_dealloc = (destructor)Table_dealloc,
+    .tp_methods = OffsetTable_methods,
+    .tp_as_sequence = &Table_as_sequence,
+};
+

@@ -1,0 +1,116 @@
+/* records_section: the records of a v2 batch without headers, as DefaultRecord.writeTo writes them. */
+#include "kernels.h"
+
+static int
+varint_size(uint64_t unsigned_value)
+{
+    int size = 1;
+    while (unsigned_value >= 0x80) {
+        unsigned_value >>= 7;
+        size++;
+    }
+    return size;
+}
+
+static uint64_t
+zigzag(int64_t value)
+{
+    return ((uint64_t)value << 1) ^ (uint64_t)(value >> 63);
+}
+
+static char *
+write_varint(char *out, uint64_t unsigned_value)
+{
+    while (unsigned_value >= 0x80) {
+        *out++ = (char)((unsigned_value & 0x7F) | 0x80);
+        unsigned_value >>= 7;
+    }
+    *out++ = (char)unsigned_value;
+    return out;
+}
+
+/* The record's bytes after its length varint: attributes, the deltas, key and value, headersCount 0. */
+static Py_ssize_t
+body_size(uint64_t ts_delta, uint64_t offset_delta, Py_ssize_t key_length, Py_ssize_t value_length)
+{
+    return 1 + varint_size(ts_delta) + varint_size(offset_delta) + varint_size(zigzag(key_length))
+           + (key_length > 0 ? key_length : 0) + varint_size(zigzag(value_length))
+           + (value_length > 0 ? value_length : 0) + 1;
+}
+
+const char records_section_doc[] = PyDoc_STR(
+"records_section(offsets, timestamps, keys, values, base_offset, base_timestamp) -> bytes\n"
+"--\n\n"
+"The records (offsets and timestamps int64 buffers, keys and values sequences of bytes or None; no headers)\n"
+"as stored after a v2 batch header (DefaultRecord.writeTo): deltas against base_offset and base_timestamp in\n"
+"Java's 64-bit arithmetic, zigzag varints, headersCount 0.");
+
+PyObject *
+records_section(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer offsets_view, timestamps_view;
+    PyObject *keys_arg, *values_arg, *keys = NULL, *values = NULL, *result = NULL;
+    long long base_offset, base_timestamp;
+    if (!PyArg_ParseTuple(args, "y*y*OOLL:records_section", &offsets_view, &timestamps_view, &keys_arg, &values_arg,
+                          &base_offset, &base_timestamp))
+        return NULL;
+    Py_ssize_t count = offsets_view.len / 8;
+    if (!check_buffer(&offsets_view, count, 8, "offsets") || !check_buffer(&timestamps_view, count, 8, "timestamps"))
+        goto done;
+    keys = PySequence_Fast(keys_arg, "keys must be a sequence");
+    values = keys ? PySequence_Fast(values_arg, "values must be a sequence") : NULL;
+    if (values == NULL)
+        goto done;
+    if (PySequence_Fast_GET_SIZE(keys) != count || PySequence_Fast_GET_SIZE(values) != count) {
+        PyErr_Format(PyExc_ValueError, "%zd offsets but %zd keys and %zd values", count,
+                     PySequence_Fast_GET_SIZE(keys), PySequence_Fast_GET_SIZE(values));
+        goto done;
+    }
+    const int64_t *offsets = offsets_view.buf, *timestamps = timestamps_view.buf;
+    PyObject **key_items = PySequence_Fast_ITEMS(keys), **value_items = PySequence_Fast_ITEMS(values);
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const char *key, *value;
+        Py_ssize_t key_length, value_length;
+        if (!bytes_of(key_items[i], &key, &key_length) || !bytes_of(value_items[i], &value, &value_length))
+            goto done;
+        uint64_t ts_delta = zigzag((int64_t)((uint64_t)timestamps[i] - (uint64_t)base_timestamp));
+        uint64_t offset_delta = zigzag((int64_t)((uint64_t)offsets[i] - (uint64_t)base_offset));
+        Py_ssize_t body = body_size(ts_delta, offset_delta, key_length, value_length);
+        total += varint_size(zigzag(body)) + body;
+    }
+    result = PyBytes_FromStringAndSize(NULL, total);
+    if (result == NULL)
+        goto done;
+    char *out = PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const char *key = NULL, *value = NULL;
+        Py_ssize_t key_length = -1, value_length = -1; /* both checked above: bytes_of sets them */
+        bytes_of(key_items[i], &key, &key_length);
+        bytes_of(value_items[i], &value, &value_length);
+        uint64_t ts_delta = zigzag((int64_t)((uint64_t)timestamps[i] - (uint64_t)base_timestamp));
+        uint64_t offset_delta = zigzag((int64_t)((uint64_t)offsets[i] - (uint64_t)base_offset));
+        out = write_varint(out, zigzag(body_size(ts_delta, offset_delta, key_length, value_length)));
+        *out++ = 0; /* attributes */
+        out = write_varint(out, ts_delta);
+        out = write_varint(out, offset_delta);
+        out = write_varint(out, zigzag(key_length));
+        if (key_length > 0) {
+            memcpy(out, key, (size_t)key_length);
+            out += key_length;
+        }
+        out = write_varint(out, zigzag(value_length));
+        if (value_length > 0) {
+            memcpy(out, value, (size_t)value_length);
+            out += value_length;
+        }
+        *out++ = 0; /* headersCount */
+    }
+done:
+    Py_XDECREF(keys);
+    Py_XDECREF(values);
+    PyBuffer_Release(&offsets_view);
+    PyBuffer_Release(&timestamps_view);
+    return result;
+}
+
