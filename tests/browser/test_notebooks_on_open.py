@@ -41,6 +41,9 @@ SHOWN_WIDGETS_JS = """
     views: views.length,
     plots: views.reduce((n, v) => n + v.querySelectorAll('.js-plotly-plot .main-svg').length, 0),
     text: views.map((v) => v.innerText).join('\\n'),
+    // ipywidgets marks a view without a kernel with a red icon (its ::before); the project's widgets hide it
+    disconnected_icons: views.flatMap((v) => Array.from(v.querySelectorAll('.jupyter-widgets-disconnected')))
+      .filter((node) => !['none', 'normal', ''].includes(getComputedStyle(node, '::before').content)).length,
   };
 })
 """
@@ -105,4 +108,5 @@ def test_widgets_show_from_their_saved_state_before_the_notebook_runs(opened: di
     shown = {i: cell["views"] for i, cell in enumerate(result.shown) if cell["views"]}
     assert shown == result.stored_views
     assert all(result.shown[i]["plots"] for i in result.stored_views), "every widget output draws its figures"
+    assert [cell["disconnected_icons"] for cell in result.shown if cell["views"]] == [0] * len(result.stored_views)
     assert [line for line in result.console_errors if "widget" in line.lower() or "model" in line.lower()] == []
