@@ -87,6 +87,8 @@ def house_layout(*, title: str, subtitle: str | None, height: int, top: int, bot
         "autosize": True,
         "margin": {"l": 70, "r": 30, "t": top, "b": bottom},
         "hoverlabel": {"font": {"family": FONT, "size": FONT_SIZE}},
+        # plotly's toolbar down the right edge, in the margin: across the top it covered the end of a long title
+        "modebar": {"orientation": "v"},
     }
 
 

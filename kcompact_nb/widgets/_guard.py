@@ -42,6 +42,7 @@ FALLBACK_NOTE = "The live figure has not drawn this step in this browser yet; th
 GUARD_JS = """
 const FITTING_PX = 2;
 const GRACE_MS = GRACE_MS_VALUE;
+const FIT_EVERY_MS = 1000;
 
 const titleText = (title) => (typeof title === 'string' ? title : title?.text) ?? '';
 
@@ -77,6 +78,7 @@ export default {
       model.get('figures').map((ref) => model.widget_manager.get_model(ref.slice('IPY_MODEL_'.length)))
     );
     const lagging = new Map();  // figure index -> since when its live view has not shown it
+    const fittedAt = new Map();  // figure index -> when it was last asked to fit its output area
     const area = () => el.closest('.jp-OutputArea-output') ?? el.parentElement;
     const livePlots = (box) => Array.from(box.querySelectorAll('.js-plotly-plot'))
       .filter((plot) => !plot.closest('.kcompact-fallback'));
@@ -87,7 +89,11 @@ export default {
       figures.forEach((figure, index) => {
         const want = wanted(figure), box = root.querySelector('.kcompact-figure-' + index);
         const plots = box ? livePlots(box) : [];
-        if (want && !figure.get('_widget_layout')?.width) plots.filter(misfit).forEach(() => relayout(figure));
+        const fitted = fittedAt.get(index) ?? -Infinity;
+        if (want && !figure.get('_widget_layout')?.width && plots.some(misfit) && now - fitted > FIT_EVERY_MS) {
+          fittedAt.set(index, now);  // at most once a second: plotly may take a while to draw the new width
+          relayout(figure);
+        }
         if (!want || !box || box.getClientRects().length === 0 || plots.some((plot) => shows(plot, want))) {
           lagging.delete(index);
           box?.classList.remove('kcompact-figure-stale');

@@ -417,6 +417,18 @@ def test_what_if_rows_autorange_and_share_one_time_scale(fruit):
     assert layout.yaxis.autorangeoptions.include == (0, 1)
     assert [a.text for a in layout.annotations] == ["0.5", "0.9"]
     assert [t.showlegend for t in fig.data if t.name == "cleaner pass"] == [True, False]
+    assert fig.layout.title.text == "What if: 0.5 vs 0.9"
+
+
+def test_a_long_title_stays_clear_of_plotlys_toolbar(fruit):
+    """Issue #39: the toolbar drawn across the top covered the end of a title naming four configs; it runs down the
+    right margin, and a what-if figure of more than two configs is titled by their count (columns name them)."""
+    series = dirtiness_series(fruit)
+    labels = ["defaults", "segment.ms 12 h", "segment.ms 12 h, ratio 0.1", "max.compaction.lag.ms 24 h"]
+    fig = what_if_figure(dict.fromkeys(labels, series))
+    assert fig.layout.title.text == "What if: 4 configs side by side"
+    assert [a.text.replace("<br>", " ") for a in fig.layout.annotations[:4]] == labels
+    assert fig.layout.modebar.orientation == "v" and layout_figure(fruit[6].log).layout.modebar.orientation == "v"
 
 
 def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
