@@ -23,7 +23,7 @@ setup: $(STAMP)
 # levels 1-2, are then exact, not estimated. And the whole libzstd zstandard bundles, with which the C kernel
 # decompresses zstd batches as the Python decoder does.
 codecs: setup
-	$(BIN)/python tools/build_codecs.py
+	$(BIN)/python -m tools.build_codecs
 
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)

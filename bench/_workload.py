@@ -15,7 +15,7 @@ from pathlib import Path
 from kafka.record.default_records import DefaultRecordBatchBuilder  # type: ignore[import-untyped]
 
 from kcompact_nb.core import Record, RecordBatch
-from kcompact_nb.io import encode_batch
+from kcompact_nb.record import encode_batch
 
 BASE_TS_MS = 1_767_225_600_000
 """Every workload record's timestamp (2026-01-01T00:00:00Z): no time-based roll inside the workload."""

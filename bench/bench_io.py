@@ -12,7 +12,8 @@ from kafka.record.default_records import DefaultRecordBatchBuilder  # type: igno
 
 from bench._runner import Measurement, benchmark, scratch_dir, timed
 from kcompact_nb.core import DEFAULT_KAFKA_VERSION, KafkaVersion, Record, RecordBatch
-from kcompact_nb.io import KafkaBatchEncoder, SegmentFileReader, read_partition_dir
+from kcompact_nb.io import SegmentFileReader, read_partition_dir
+from kcompact_nb.record import KafkaBatchEncoder
 
 RECORDS = 100_000
 VALUE = b"v" * 100

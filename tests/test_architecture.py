@@ -16,10 +16,13 @@ The checker runs on a planted tree too, to show that it fails when a rule is bro
 from __future__ import annotations
 
 import ast
+import importlib
+import json
 import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -377,7 +380,7 @@ def test_the_documented_parts_are_the_enforced_ones(package):
 
 def test_io_holds_its_parts_and_what_they_share_only():
     io = ROOT / PACKAGE / "io"
-    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py"}
+    assert {p.name for p in io.iterdir() if p.suffix == ".py"} == {"__init__.py", "_errors.py", "_input_files.py"}
     assert {p.name for p in io.iterdir() if (p / "__init__.py").exists()} == set(IO_PARTS)
 
 
@@ -390,3 +393,42 @@ def test_paths_and_kafka_links_in_the_architecture_document_hold():
     defined = dict(re.findall(r"^\[(\w+)\]: (\S+)$", doc, re.MULTILINE))
     assert used <= set(defined)
     assert [url for url in defined.values() if "/blob/4.4.0/" not in url] == []
+
+
+FACES_OF_USE = ("record", "core", "io")
+"""The faces held to their users: every name on them is called from outside the package (issue #38)."""
+
+
+def names_used_outside(root: Path, package: str) -> set[str]:
+    """The names of ``kcompact_nb.<package>``'s face imported by another package, ``bench/``, ``tools/`` or a notebook
+    (``import kcompact_nb`` counts as core's, whose user-facing names the root re-exports)."""
+    faces = {f"{PACKAGE}.{package}"} | ({PACKAGE} if package == "core" else set())
+    return {name for user, face, name in _face_imports(root) if face in faces and user != package}
+
+
+@cache
+def _face_imports(root: Path) -> tuple[tuple[str, str, str], ...]:
+    """(the package, folder or ``notebooks`` importing, the module imported from, the name) of every ``from
+    kcompact_nb... import name`` in the package, ``bench/``, ``tools/`` and the notebooks' code cells."""
+    texts = [(package_of(module_name(p, root)), p.read_text(encoding="utf-8")) for p in (root / PACKAGE).rglob("*.py")]
+    texts += [
+        (folder, p.read_text(encoding="utf-8")) for folder in SCRIPT_FOLDERS for p in (root / folder).rglob("*.py")
+    ]
+    for notebook in sorted((root / "notebooks").glob("*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        texts += [("notebooks", "".join(c["source"])) for c in cells if c["cell_type"] == "code"]
+    found = []
+    for user, text in texts:
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith(PACKAGE):
+                found += [(user, node.module or "", alias.name) for alias in node.names]
+    return tuple(found)
+
+
+@pytest.mark.parametrize("package", FACES_OF_USE)
+def test_a_face_lists_what_its_users_call(package):
+    """What only the tests use is kept off the face (on the face of the part that holds it); error classes stay,
+    for users catch them."""
+    face = importlib.import_module(f"{PACKAGE}.{package}").__all__
+    unused = [n for n in face if n not in names_used_outside(ROOT, package) and not n.endswith("Error")]
+    assert unused == []

@@ -1,10 +1,12 @@
-"""Build the codec libraries Kafka releases bundle that no installed binding has, for exact rewrites: ``make codecs``.
+"""Build the codec libraries Kafka releases bundle that no installed binding has, for exact rewrites: ``make codecs``
+(``python -m tools.build_codecs`` from the repository's root).
 
 Each is compiled once from its sources into the cache folder (``$KCOMPACT_CACHE_DIR``, else
-``~/.cache/kcompact_nb``); those already built are kept: the libzstd releases of Kafka 2.1-3.7.0 (PyPI's ``zstd``
-source distributions; ``kcompact_nb.record._libzstd``) and lz4 1.10.0, whose HC levels 1 and 2 Kafka 3.9.2, 4.0.2,
-4.1.2 and 4.2 on write (Debian's copy of upstream's tarball; ``kcompact_nb.record._liblz4``). And the whole libzstd
-the ``zstandard`` binding bundles, with which the C kernel decompresses zstd batches (its own source distribution).
+``~/.cache/kcompact_nb``) where kcompact_nb opens it; those already built are kept: the libzstd releases of Kafka
+2.1-3.7.0 (PyPI's ``zstd`` source distributions; :mod:`tools.libzstd_build`) and lz4 1.10.0, whose HC levels 1 and 2
+Kafka 3.9.2, 4.0.2, 4.1.2 and 4.2 on write (Debian's copy of upstream's tarball; :mod:`tools.liblz4_build`). And the
+whole libzstd the ``zstandard`` binding bundles, with which the C kernel decompresses zstd batches (its own source
+distribution).
 """
 
 from __future__ import annotations
@@ -12,16 +14,9 @@ from __future__ import annotations
 import sys
 import time
 
-from kcompact_nb.io import (
-    LIBLZ4_RELEASE,
-    LIBZSTD_SOURCE_PACKAGES,
-    NativeLibraryError,
-    build_full_libzstd,
-    build_liblz4,
-    build_libzstd,
-    liblz4_dir,
-    libzstd_dir,
-)
+from kcompact_nb.record import LIBLZ4_RELEASE, NativeLibraryError, liblz4_dir, libzstd_dir
+from tools.liblz4_build import build_liblz4
+from tools.libzstd_build import SOURCE_PACKAGES, build_full_libzstd, build_libzstd
 
 
 def main() -> int:
@@ -44,7 +39,7 @@ def main() -> int:
     except NativeLibraryError as error:
         print(f"make codecs: {error}", file=sys.stderr)
         return 1
-    kept = len(LIBZSTD_SOURCE_PACKAGES) - len(built)
+    kept = len(SOURCE_PACKAGES) - len(built)
     print(f"libzstd: {len(built)} built, {kept} already there; lz4 {lz4}: {'built' if lz4_built else 'already there'}")
     print(f"zstandard's whole libzstd: {'built' if full_built else 'already there'}")
     print(f"make codecs: {time.monotonic() - started:.0f} s")

@@ -26,6 +26,7 @@ from kcompact_nb.broker._cleaner import (
     dump_log_segments,
     log_creation_order,
     partition_dir,
+    uncleanable_partitions,
     wait_for_cleaner,
 )
 from kcompact_nb.broker._consume import SPARK_KAFKA_COLUMNS, consume_rows, rows_to_jsonl
@@ -61,6 +62,7 @@ __all__ = [
     "alter_topic_configs",
     "classpath_dir",
     "cleaned_log_order",
+    "uncleanable_partitions",
     "cleaned_sections",
     "cleaner_checkpoint",
     "consume_rows",

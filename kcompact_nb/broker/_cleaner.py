@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from kcompact_nb.core import LEFTOVER_FILE_SUFFIXES
+from kcompact_nb.core import CLEANED_FILE_SUFFIX, LEFTOVER_FILE_SUFFIXES
 
 from ._broker import KafkaBroker
 from ._classpath import KAFKA_3_VERSION, kafka_major, resolve_classpath
@@ -17,6 +17,7 @@ from ._errors import BrokerError
 _INDEX_PROBLEMS = ("Mismatches in :", "Found timestamp mismatch in :", "Found out of order timestamp in :")
 """How ``DumpLogSegments`` starts its reports of index entries that do not match the log."""
 _CREATED_LINE = re.compile(r"Created log for partition (\S+) in ")
+_UNCLEANABLE_LINE = re.compile(r"Marking its partition \((?P<tp>\S+)\) as uncleanable")
 _CLEANED_LINE = re.compile(r"Log cleaner thread \d+ cleaned log (?P<tp>\S+) \(dirty section = \[(\d+), (\d+)\]\)")
 
 
@@ -44,6 +45,11 @@ def cleaned_sections(cleaner_log: str, topic: str, partition: int = 0) -> list[t
     return [(int(m.group(2)), int(m.group(3))) for m in _CLEANED_LINE.finditer(cleaner_log) if m["tp"] == wanted]
 
 
+def uncleanable_partitions(cleaner_log: str) -> set[str]:
+    """``topic-partition`` of every partition the cleaner marked uncleanable (a pass threw; from Kafka 2.1)."""
+    return {m["tp"] for m in _UNCLEANABLE_LINE.finditer(cleaner_log)}
+
+
 def cleaned_log_order(cleaner_log: str) -> list[tuple[str, int]]:
     """``(topic, partition)`` of every "cleaned log" INFO line, in the order the passes ran."""
     return [_topic_partition(m["tp"]) for m in _CLEANED_LINE.finditer(cleaner_log)]
@@ -65,34 +71,47 @@ def _topic_partition(name: str) -> tuple[str, int]:
 def wait_for_cleaner(
     broker: KafkaBroker, topic: str, offset: int, *, partition: int = 0, timeout_s: float = 60.0
 ) -> int:
-    """Wait until the cleaner checkpoint of ``topic-partition`` reaches ``offset`` and its swap is done.
+    """Wait until the cleaner checkpoint of ``topic-partition`` reaches ``offset`` and its swap is done, or until the
+    cleaner marked the partition uncleanable (a pass threw: it is never cleaned again while the broker runs) and
+    the segments its pass replaced are deleted.
 
     Returns the checkpointed offset. The cleaner never passes the active segment's base offset, so
     ``offset`` should be the offset of a record that rolled a new segment (docs/real-broker.md, section 4).
     """
     deadline = time.monotonic() + timeout_s
+    name = f"{topic}-{partition}"
     while time.monotonic() < deadline:
         reached = cleaner_checkpoint(broker.log_dir).get((topic, partition), -1)
-        if reached >= offset and not _swap_in_flight(partition_dir(broker, topic, partition)):
+        folder = partition_dir(broker, topic, partition)
+        if name in uncleanable_partitions(broker.cleaner_log()):
+            if not _swap_in_flight(folder, CLEANED_FILE_SUFFIX):
+                return reached
+        elif reached >= offset and not _swap_in_flight(folder):
             return reached
         time.sleep(0.1)
     message = f"{topic}-{partition} not cleaned up to offset {offset} within {timeout_s} s"
     raise BrokerError(f"{message}; cleaner log:\n{broker.cleaner_log()[-3000:]}")
 
 
-def _swap_in_flight(folder: Path) -> bool:
-    return any(path.name.endswith(LEFTOVER_FILE_SUFFIXES) for path in folder.iterdir())
+def _swap_in_flight(folder: Path, left: str = "") -> bool:
+    """Files of a swap or a deletion still under way (``left``: a suffix a failed pass leaves for good)."""
+    in_flight = tuple(suffix for suffix in LEFTOVER_FILE_SUFFIXES if suffix != left)
+    return any(path.name.endswith(in_flight) for path in folder.iterdir())
 
 
 def copy_partition(broker: KafkaBroker, topic: str, destination: Path, *, partition: int = 0) -> Path:
     """Copy ``<topic>-<partition>/`` and a ``cleaner-offset-checkpoint`` limited to it into ``destination``.
 
-    ``destination`` becomes a one-partition log dir; returns the copied partition folder.
+    ``destination`` becomes a one-partition log dir; returns the copied partition folder. Files of a swap or
+    deletion under way are not copied, but the ``.cleaned`` files a pass that threw left are (the cleaner marked
+    the partition uncleanable and never touches them again).
     """
     source = partition_dir(broker, topic, partition)
     target = Path(destination) / source.name
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in LEFTOVER_FILE_SUFFIXES)))
+    failed = source.name in uncleanable_partitions(broker.cleaner_log())
+    skipped = [s for s in LEFTOVER_FILE_SUFFIXES if not (failed and s == CLEANED_FILE_SUFFIX)]
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in skipped)))
     offset = cleaner_checkpoint(broker.log_dir).get((topic, partition))
     entries = [] if offset is None else [f"{topic} {partition} {offset}"]
     (Path(destination) / "cleaner-offset-checkpoint").write_text("\n".join(["0", str(len(entries)), *entries]) + "\n")

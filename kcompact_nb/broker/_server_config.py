@@ -22,6 +22,7 @@ FAST_CLEANER_SETTINGS: dict[str, str] = {
     "log.cleaner.threads": "1",
     "log.cleaner.backoff.ms": "100",
     "log.cleaner.dedupe.buffer.size": "8388608",
+    "log.cleaner.io.buffer.size": "524288",
     "log.segment.delete.delay.ms": "100",
 }
 

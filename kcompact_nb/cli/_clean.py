@@ -12,7 +12,7 @@ from kcompact_nb.cli._arguments import add_config_options, add_stream_from, inst
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._defaults import progress_setting, wall_clock_ms
 from kcompact_nb.cli._exit import ExitCode
-from kcompact_nb.cli._paths import log_dir_argument, output_folder
+from kcompact_nb.cli._paths import log_dir_argument, not_an_input, output_folder
 from kcompact_nb.cli._text import iso_time, plural
 from kcompact_nb.cli._topic_configs import config_settings
 from kcompact_nb.core import KcompactError, PassResult, Simulation
@@ -41,6 +41,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     """Read the log dir, run one cleaner iteration at ``--at``, write the result to ``--out``."""
     source = log_dir_argument(args.log_dir, "clean")
     _check_output(args.out, overwrite=args.overwrite)
+    not_an_input(args.out, [source, *([args.config_file] if args.config_file else [])], "--out")
     at_ms = wall_clock_ms() if args.at is None else args.at
     settings = config_settings(args.config, args.config_file, args.kafka_version)
     configs = resolve_configs(settings)
@@ -72,10 +73,7 @@ def _report(out: TextIO, sim: Simulation, result: PassResult | None, starts: Map
     logs = sim.partitions()
     out.write(f"{plural(len(logs), 'partition')}; the cleaner's next iteration at {iso_time(at_ms)} ({at_ms} ms):\n")
     for failure in sim.cleaner.failures:
-        out.write(
-            f"  {failure.name} is uncleanable: its pass throws (Kafka logs the exception, marks the partition "
-            f"uncleanable, counts it in uncleanable-partitions-count and cleans the others): {failure.error}\n"
-        )
+        out.write(f"  {failure.describe()}\n  Kafka logs: {failure.kafka_log_line}\n")
     if result is None:
         off = sim.broker.cleaner_off_reason
         out.write(f"  no pass: {off}\n" if off else "  no partition is eligible for cleaning\n")

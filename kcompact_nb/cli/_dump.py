@@ -20,9 +20,9 @@ from kcompact_nb.cli._defaults import wall_clock_ms
 from kcompact_nb.cli._dump_index import dump_index_file
 from kcompact_nb.cli._dump_table import SegmentStats, Table
 from kcompact_nb.cli._exit import ExitCode
-from kcompact_nb.cli._paths import existing, named_like_partition
+from kcompact_nb.cli._paths import existing, existing_file, named_like_partition
 from kcompact_nb.cli._text import plural
-from kcompact_nb.core import KcompactError, segment_file_name
+from kcompact_nb.core import KcompactError, partition_row, segment_file_name
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     INDEX_FILE_SUFFIXES,
@@ -38,8 +38,8 @@ from kcompact_nb.io import (
     read_checkpoint,
     read_partition_dir,
     segment_files,
+    skipped_entries,
 )
-from kcompact_nb.scenario import partition_state
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +69,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     """Print the dump of ``args.path``; 1 when a segment holds invalid data or an index does not match."""
     path = existing(args.path, "partition directory or file")
+    if not path.is_dir() or path.suffix in (*INDEX_FILE_SUFFIXES, ".log"):
+        existing_file(path, "file")  # a FIFO would wait for a writer, a device never end
     if path.suffix in INDEX_FILE_SUFFIXES:
         return dump_index_file(path, out, as_json=args.json)
     if args.json:
@@ -153,6 +155,7 @@ def _partition_heading(path: Path, out: TextIO) -> list[Path]:
     leftovers = sorted(p.name for p in path.iterdir() if p.name.endswith((".cleaned", ".swap", ".deleted")))
     if leftovers:
         out.write(f"Leftover files (not read): {', '.join(leftovers)}\n")
+    out.writelines(f"Note: {note}\n" for note in skipped_entries(path))
     return files
 
 
@@ -178,7 +181,7 @@ def dump_json(path: Path, out: TextIO, *, now_ms: int) -> int:
     The cleaner checkpoint and log start offset come from the parent folder's checkpoint files
     when present; ``now_ms`` is the time the dirtiness is computed at.
     """
-    json.dump(partition_state(_loaded(path).log, now_ms=now_ms), out, indent=2)
+    json.dump(partition_row(_loaded(path).log, now_ms=now_ms), out, indent=2)
     out.write("\n")
     return ExitCode.OK
 

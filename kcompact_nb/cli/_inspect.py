@@ -14,8 +14,9 @@ from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import log_dir_argument
 from kcompact_nb.cli._text import iso_time, plural
 from kcompact_nb.cli._topic_configs import config_settings, overrides
-from kcompact_nb.core import Explanation, KcompactError, UnreadableBatch, explain
+from kcompact_nb.core import Explanation, KcompactError, UnreadableBatch, explain, log_to_clean_row
 from kcompact_nb.io import (
+    CheckpointFormatError,
     ConfigSettings,
     LoadedLogDir,
     LoadedPartition,
@@ -54,16 +55,24 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             recover=args.recover, progress=progress_setting(),
             scan_from_bytes=None if args.recover else args.stream_from, keep_corrupt=not args.recover,
         )  # fmt: skip
-    except LogReadError as error:
-        hint = "" if args.recover else "; --recover shows what Kafka's log recovery would keep"
+    except LogReadError as error:  # --recover keeps a segment's valid prefix; it reads checkpoint files the same way
+        recoverable = not args.recover and not isinstance(error, CheckpointFormatError)
+        hint = "; --recover shows what Kafka's log recovery would keep" if recoverable else ""
         raise KcompactError(f"{error}{hint}") from None
     if args.json:
         json.dump(inspect_document(loaded, configs, settings, now_ms), out, indent=2)
         out.write("\n")
     else:
         write_inspection(loaded, out, configs=configs, now_ms=now_ms, ignored=settings.ignored)
-    broken = any(p.dropped or p.corrupt for p in loaded.partitions.values())
+    broken = any(p.dropped or _read_by_a_pass(p) for p in loaded.partitions.values())
     return ExitCode.FAILED if broken else ExitCode.OK
+
+
+def _read_by_a_pass(partition: LoadedPartition) -> bool:
+    """The partition holds a batch the cleaner cannot read outside its active segment, which no pass reads (a
+    preallocated active segment's zero tail, ``log.preallocate``, is there until the broker trims it)."""
+    corrupt = partition.corrupt
+    return corrupt is not None and int(Path(corrupt.file).name[:20]) != partition.log.active_segment.base_offset
 
 
 def write_inspection(
@@ -173,15 +182,9 @@ def _unreadable_document(error: LogReadError) -> dict[str, Any]:
 def _explanation_document(explanation: Explanation) -> dict[str, Any]:
     ltc = explanation.log_to_clean
     return {
-        "first_dirty_offset": ltc.first_dirty_offset,
-        "first_uncleanable_offset": ltc.first_uncleanable_offset,
-        "clean_bytes": ltc.clean_bytes,
-        "cleanable_bytes": ltc.cleanable_bytes,
-        "cleanable_ratio": ltc.cleanable_ratio,
+        **log_to_clean_row(ltc),
         "min_cleanable_dirty_ratio": ltc.min_cleanable_dirty_ratio,
-        "eligible": ltc.eligible,
         "eligible_at_ms": explanation.eligible_at_ms,
-        "compaction_delay_ms": ltc.compaction_delay_ms,
         "uncleanable_reason": explanation.uncleanable_reason,
         "unreadable_batch": explanation.unreadable_batch,
         "checkpoint_reset": ltc.checkpoint_reset,

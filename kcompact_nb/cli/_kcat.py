@@ -21,9 +21,8 @@ from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import existing_file
 from kcompact_nb.cli._text import aligned, iso_time, plural, show_bytes
-from kcompact_nb.core import Record
+from kcompact_nb.core import Record, record_row
 from kcompact_nb.io import CompactionGap, KcatParse, format_gap_report, last_compaction_gap, read_kcat
-from kcompact_nb.scenario import record_state
 
 RECORD_COLUMNS = ("offset", "timestamp", "key", "value", "headers")  # also the parser's field names
 _MISSING_WORDS = {"timestamp_type": "timestamp type"}
@@ -152,7 +151,7 @@ def _partition_document(parsed: KcatParse, topic: str | None, partition: int | N
     return {
         "topic": topic,
         "partition": partition,
-        "records": [record_state(r) for r in rows],
+        "records": [record_row(r) for r in rows],
         "gap": None if partition is None else _gap_document(last_compaction_gap(rows)),
     }
 

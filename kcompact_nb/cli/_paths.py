@@ -9,24 +9,34 @@ from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
     RECOVERY_POINT_CHECKPOINT,
+    checked_input,
+    file_kind,
     parse_partition_dir_name,
+    read_input,
 )
 
+MAX_TEXT_BYTES = 64 * 1024**2
+"""The largest config file read (64 MiB)."""
+BYTE_ORDER_MARK = "\ufeff"
+"""What some editors write before UTF-8 text; not part of the first line."""
 CHECKPOINT_FILES = (CLEANER_OFFSET_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT)
 
 
 def existing(path: Path, what: str) -> Path:
-    """``path`` when it exists; otherwise an error saying that the ``what`` does not exist."""
-    if not path.exists():
+    """``path`` when it exists; otherwise an error saying that the ``what`` does not exist, or loops."""
+    kind = file_kind(path)
+    if kind == "missing":
         raise KcompactError(f"{what} {path} does not exist")
+    if kind is not None and kind.startswith("a symbolic link"):
+        raise KcompactError(f"{what} {path} is {kind}")
+    if kind is not None and not kind.startswith("a "):  # stat itself failed: Permission denied...
+        raise KcompactError(f"{what} {path}: {kind}")
     return path
 
 
 def existing_file(path: Path, what: str) -> Path:
-    """``path`` when it is an existing file (not a folder)."""
-    if existing(path, what).is_dir():
-        raise KcompactError(f"{what} {path} is a folder, not a file")
-    return path
+    """``path`` when it is a regular file (or a shell's pipe, ``<(command)``): not a folder, FIFO or device."""
+    return checked_input(path, what)
 
 
 def existing_dir(path: Path, what: str) -> Path:
@@ -37,9 +47,10 @@ def existing_dir(path: Path, what: str) -> Path:
 
 
 def read_text_file(path: Path, what: str) -> str:
-    """The UTF-8 text of ``path``; a file in another encoding is named with the first byte that is not UTF-8."""
+    """The UTF-8 text of ``path`` (a UTF-8 byte order mark before it is dropped); a file in another encoding is
+    named with the first byte that is not UTF-8."""
     try:
-        return existing_file(path, what).read_text(encoding="utf-8")
+        return read_input(path, what, limit=MAX_TEXT_BYTES).decode("utf-8").removeprefix(BYTE_ORDER_MARK)
     except UnicodeDecodeError as error:
         where = f"byte 0x{error.object[error.start]:02x} at position {error.start}"
         raise KcompactError(f"{what} {path} is not UTF-8 text ({where}); save it as UTF-8") from None
@@ -62,6 +73,19 @@ def output_file(path: Path, option: str) -> Path:
     if path.is_dir():
         raise KcompactError(f"{option} {path} is a folder; give a file name")
     return path
+
+
+def not_an_input(output: Path, inputs: list[Path], option: str) -> None:
+    """Refuse an output path that is one of the inputs, holds one or lies inside one (after symbolic links)."""
+    out = output.resolve()
+    for given in inputs:
+        source = given.resolve()
+        same_file = output.exists() and given.exists() and output.samefile(given)  # a hard link too
+        if same_file or out == source or out in source.parents or source in out.parents:
+            raise KcompactError(
+                f"{option} {output} is, holds or lies inside the input {given}; writing there would replace what "
+                "is read: give another path"
+            )
 
 
 def log_dir_argument(path: Path, command: str) -> Path:

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._exit import ExitCode
-from kcompact_nb.cli._paths import existing_file, output_file
+from kcompact_nb.cli._paths import existing_file, not_an_input, output_file
 from kcompact_nb.core import KcompactError
 from kcompact_nb.scenario import ScenarioError, run_scenario
 
@@ -27,6 +27,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     existing_file(args.file, "scenario file")
     if args.output is not None:
         output_file(args.output, "--output")
+        not_an_input(args.output, [args.file], "--output")
     try:
         result = run_scenario(args.file)
     except ScenarioError as error:

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from kcompact_nb.core import NewRecord
 from kcompact_nb.fidelity._workload import HOLD, STEP_MS, Phase, Produce, Round, Workload, keyed_records
@@ -247,6 +247,50 @@ def _compression_category(offset: int) -> Iterator[Workload]:
                                rounds=1)  # fmt: skip
 
 
+def index_full_workload(
+    seed: int, *, index_bytes: int = 64, keys: int = 20, records: int = 30, batch_records: int = 1,
+    spacing_ms: int = 50, producer: str = "plain", rounds: int = 2, io_buffer_bytes: int | None = None,
+) -> Workload:  # fmt: skip
+    """``segment.index.bytes`` of ``index_bytes`` and ``index.interval.bytes=1``: every batch after a segment's first
+    gets an index entry, ``segment.ms`` (100) rolls every 2-3 batches, and ``groupSegmentsBySize`` merges segments
+    by their index sizes on disk. From KAFKA-806 (3.9.1, 4.0.1) a cleaned group gets an entry per batch it keeps,
+    more than its sources had: its time index fills, the pass throws and the partition is marked uncleanable (spec
+    8.4), never cleaned in the rounds after. Before, a cleaned segment gets an entry per read buffer
+    (``io_buffer_bytes``, ``log.cleaner.io.buffer.size``), and the next round's groups follow those smaller indexes.
+    """
+    rng = random.Random(seed)
+    made = []
+    for _ in range(rounds):
+        order = _keys(rng, keys, records, "uniform")
+        step = Produce(keyed_records(order, _values(rng, records, 0.1), step_ms=spacing_ms), producer, batch_records)
+        made.append(Round((step,), (Phase(), Phase())))  # the second release shows a marked partition stays so
+    broker = {} if io_buffer_bytes is None else {"log.cleaner.io.buffer.size": str(io_buffer_bytes)}
+    kept = {"segment.index.bytes": str(index_bytes), "index.interval.bytes": "1"}
+    name = f"seed{seed}-index-{index_bytes}-bytes-{records}records-batches{batch_records}-{producer}-x{rounds}"
+    name += f"-io-buffer-{io_buffer_bytes}" if io_buffer_bytes else ""
+    return Workload(name, "index-full", seed, tuple(made), kept=kept, broker=broker)
+
+
+def capped_roll_workload(seed: int, *, keys: int = 8, records: int = 24, spacing_ms: int = 20_000) -> Workload:
+    """Records ahead of the wall clock (``clock="ahead"``) 20 s apart under ``segment.ms`` of a day and
+    ``max.compaction.lag.ms`` of a minute: KIP-354 caps time rolls by the lag (2.3 on), so segments roll every
+    3-4 records; then a pass, whose log line counts the partitions the lag delays (none: the records are young)."""
+    rng = random.Random(seed)
+    step = Produce(keyed_records(_keys(rng, keys, records, "uniform"), _values(rng, records, 0.1), step_ms=spacing_ms))
+    kept = {"segment.ms": str(24 * HOUR_MS), "max.compaction.lag.ms": "60000"}
+    return Workload(f"seed{seed}-capped-rolls-{keys}keys", "rolls", seed, (Round((step,)),), kept=kept, clock="ahead")
+
+
+def index_roll_workload(seed: int, *, index_bytes: int, keys: int = 10, records: int = 14) -> Workload:
+    """Segments rolled because an index is full (``segment.index.bytes`` of ``index_bytes``, an entry per batch):
+    the time index is full one entry early, its last slot kept for the roll's entry (``TimeIndex.isFull``)."""
+    rng = random.Random(seed)
+    order = _keys(rng, keys, records, "uniform")
+    step = Produce(keyed_records(order, _values(rng, records, 0.1), step_ms=1))
+    kept = {"segment.index.bytes": str(index_bytes), "index.interval.bytes": "0", "segment.ms": str(24 * HOUR_MS)}
+    return Workload(f"seed{seed}-index-rolls-{index_bytes}-bytes", "rolls", seed, (Round((step,)),), kept=kept)
+
+
 def _keys_category(offset: int) -> Iterator[Workload]:
     shapes = [(1, 20), (2, 30), (5, 40), (10, 60), (30, 60), (100, 150), (1_000, 1_500), (10_000, 12_000)]
     for i, (keys, records) in enumerate(shapes):
@@ -280,7 +324,7 @@ def _multi_pass_category(offset: int) -> Iterator[Workload]:
                                 rounds=rounds, idempotent=i % 2 == 1)  # fmt: skip
 
 
-CATEGORIES: dict[str, Callable[[int], Iterator[Workload]]] = {
+CATEGORIES: dict[str, Callable[[int], Iterable[Workload]]] = {
     "keys": _keys_category,
     "batches": _batches_category,
     "idempotent": _idempotent_category,
@@ -296,6 +340,16 @@ CATEGORIES: dict[str, Callable[[int], Iterator[Workload]]] = {
     "partial": lambda o: (partial_pass_workload(o + 1100 + i) for i in range(2)),
     "compression": _compression_category,
     "rule-b": lambda o: (rule_b_workload(o + 1300 + i, keys=4 + 4 * i, keyless=1 + 2 * i) for i in range(2)),
+    "index-full": lambda o: (
+        index_full_workload(o + 1500, index_bytes=64, keys=60),
+        index_full_workload(o + 1501, index_bytes=40, batch_records=2, producer="idempotent", records=40),
+        index_full_workload(o + 1502, index_bytes=40, io_buffer_bytes=1024, records=40),
+    ),
+    "rolls": lambda o: (
+        capped_roll_workload(o + 1600),
+        index_roll_workload(o + 1601, index_bytes=24),
+        index_roll_workload(o + 1602, index_bytes=64, records=15),  # the trigger starts a segment
+    ),
     "segment-bytes": lambda o: (
         segment_bytes_workload(o + 1400 + i, config=config)
         for i, config in enumerate(("segment.bytes", "internal.segment.bytes"))

@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from kcompact_nb.broker import COMPACTED_TOPIC_CONFIGS, FAST_CLEANER_SETTINGS
 from kcompact_nb.core import (
+    CLEANED_FILE_SUFFIX,
     INDEX_FILE_SUFFIX,
+    LOG_FILE_SUFFIX,
+    SEGMENT_FILE_OF_ANY_KIND,
     TIME_INDEX_FILE_SUFFIX,
+    TXN_INDEX_FILE_SUFFIX,
     BrokerConfig,
+    CleanerFailure,
     CleanerManager,
     PartitionLog,
     RecordBatch,
     TopicConfig,
     compressed,
+    rebuild_producer_state,
     stored_compression,
 )
 from kcompact_nb.fidelity._workload import HOLD, Workload
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
+    SegmentFileReader,
     batch_bytes,
-    decode_txn_index,
     read_checkpoint,
     read_index_file,
     read_partition_dir,
@@ -34,6 +41,8 @@ LOG_FILE_MISMATCH = "segment file "
 """How a mismatch between the simulator's and Kafka's ``.log`` files starts."""
 INDEX_FILE_MISMATCH = "index file "
 """How a mismatch between the simulator's and Kafka's ``.index`` or ``.timeindex`` files starts."""
+OTHER_FILE_MISMATCH = "partition file "
+"""How a mismatch between the simulator's and Kafka's other files of a partition folder starts."""
 MAX_PASSES_PER_PHASE = 100
 """A safety bound: a phase that keeps finding work beyond this is reported, not looped on."""
 
@@ -58,23 +67,7 @@ def load_stage(stage: Path, *, topic: TopicConfig, broker: BrokerConfig) -> Part
     """A one-partition log dir copied from a broker (partition folder + ``cleaner-offset-checkpoint``)."""
     (partition_dir,) = [p for p in stage.iterdir() if p.is_dir()]
     checkpoint = next(iter(read_checkpoint(stage / CLEANER_OFFSET_CHECKPOINT).values()), None)
-    log = read_partition_dir(partition_dir, config=topic, broker=broker, cleaner_checkpoint=checkpoint).log
-    if not broker.version.carries_transactions_across_segments:
-        use_transaction_indexes(log, partition_dir)
-    return log
-
-
-def use_transaction_indexes(log: PartitionLog, partition_dir: Path) -> None:
-    """Give each segment the aborted transactions of its ``.txnindex`` file (none without one).
-
-    The reader rebuilds them from the ABORT markers, which is what the broker's indexes hold from 2.2.2 on;
-    before (KAFKA-8351) a pass dropped the entry of a kept marker whose data sat in an earlier source segment,
-    and the broker's next passes go by its files.
-    """
-    for segment in log.segments:
-        path = partition_dir / f"{segment.base_offset:020d}.txnindex"
-        entries = decode_txn_index(path.read_bytes(), segment.base_offset, path).entries if path.exists() else ()
-        segment.aborted_transactions[:] = entries
+    return read_partition_dir(partition_dir, config=topic, broker=broker, cleaner_checkpoint=checkpoint).log
 
 
 def layout(log: PartitionLog) -> list[Any]:
@@ -199,30 +192,45 @@ def simulate_phases(
     round_index: int,
     phase_ms: Sequence[int],
     pass_ms: Mapping[int, int] | None = None,
+    uncleanable: bool = False,
 ) -> list[str]:
     """Run the simulated cleaner thread through the round's phases; returns the passes' log lines.
 
     Each phase sets the topic's configs at its release time and loops one cleaner iteration after
     another (passes back to back, each a millisecond after the previous) until nothing is eligible.
-    ``pass_ms`` gives some passes (by their index in the round) a later time: Kafka's, when known.
+    ``pass_ms`` gives some passes (by their index in the round) a later time: Kafka's, when known. ``uncleanable``:
+    an earlier round's pass threw, and the broker never cleans the partition again.
     """
-    return [line for line, _ in _run_phases(log, workload, round_index, phase_ms, pass_ms or {})]
+    return [
+        line for line, _ in _run_phases(log, workload, round_index, phase_ms, pass_ms or {}, uncleanable=uncleanable)
+    ]
 
 
 def _run_phases(
-    log: PartitionLog, workload: Workload, round_index: int, phase_ms: Sequence[int], pass_ms: Mapping[int, int]
+    log: PartitionLog,
+    workload: Workload,
+    round_index: int,
+    phase_ms: Sequence[int],
+    pass_ms: Mapping[int, int],
+    *,
+    uncleanable: bool = False,
 ) -> list[tuple[str, bool]]:
-    """Each pass's log line and whether it stamped a delete horizon on a batch."""
+    """Each pass's log line (a pass that threw: its uncleanable message) and whether it stamped a delete horizon."""
     manager = CleanerManager(log.broker, started_ms=phase_ms[0])
+    if uncleanable:
+        manager.uncleanable.add(log.name)
     passes: list[tuple[str, bool]] = []
     for phase, released in zip(workload.rounds[round_index].phases, phase_ms, strict=True):
         log.config = topic_settings({**phase.configs, **workload.kept}, broker=log.broker)
         now = released
         for _ in range(MAX_PASSES_PER_PHASE):
             now = max(now, pass_ms.get(len(passes), now))
-            stamped = _stamped_batches(log)
+            stamped, failed = _stamped_batches(log), len(manager.failures)
             result = manager.clean_once([log], now_ms=now)
             if result is None:
+                # the groups a failed pass swapped in stamped their horizons at its time
+                changed = bool(_stamped_batches(log) - stamped)
+                passes += [(uncleanable_message(failure), changed) for failure in manager.failures[failed:]]
                 break
             passes.append((result.log_line, bool(_stamped_batches(log) - stamped)))
             now = max(now, result.end_ms) + 1
@@ -230,11 +238,19 @@ def _run_phases(
 
 
 def _stamped_batches(log: PartitionLog) -> set[int]:
-    return {b.base_offset for b in log.batches() if b.delete_horizon_ms is not None}
+    """Batches with a delete horizon, in the log and in the segment a pass that threw was filling."""
+    left = (b for segment in log.left_cleaned for b in segment.batches)
+    return {b.base_offset for b in (*log.batches(), *left) if b.delete_horizon_ms is not None}
 
 
 def kafka_pass_times(
-    folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int]
+    folder: Path,
+    workload: Workload,
+    *,
+    round_index: int,
+    version: str,
+    phase_ms: Sequence[int],
+    uncleanable: bool = False,
 ) -> dict[int, int]:
     """Kafka's time for each simulated pass that stamps delete horizons, read from the horizons in Kafka's
     "after" copy (horizon - ``delete.retention.ms``): empty when the counts of such passes differ.
@@ -246,10 +262,20 @@ def kafka_pass_times(
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
     earlier = _stamped_batches(before)
+    left = [  # a pass that threw stamped the batches of the segment it was filling too
+        batch
+        for path in sorted((folder / "after" / after.name).glob(f"*{LOG_FILE_SUFFIX}{CLEANED_FILE_SUFFIX}"))
+        for batch in SegmentFileReader(path, base_offset=int(path.name[:20]))
+    ]
     horizons = sorted(
-        {h for b in after.batches() if (h := b.delete_horizon_ms) is not None and b.base_offset not in earlier}
+        {
+            h
+            for b in (*after.batches(), *left)
+            if (h := b.delete_horizon_ms) is not None and b.base_offset not in earlier
+        }
     )
-    stamping = [i for i, (_, stamped) in enumerate(_run_phases(before, workload, round_index, phase_ms, {})) if stamped]
+    passes = _run_phases(before, workload, round_index, phase_ms, {}, uncleanable=uncleanable)
+    stamping = [i for i, (_, stamped) in enumerate(passes) if stamped]
     if len(stamping) != len(horizons):
         return {}
     return {
@@ -257,81 +283,157 @@ def kafka_pass_times(
     }
 
 
+def append_differences(folder: Path, workload: Workload, *, version: str) -> list[str]:
+    """The segments the model's appends make of the batches Kafka appended in a round produced from an empty log
+    (rolls by size, time, full indexes and ``max.compaction.lag.ms``), against Kafka's "before" copy: every
+    segment's ``.log``, ``.index``, ``.timeindex`` and ``.txnindex`` file byte for byte (the active segment's
+    indexes aside), written to ``folder/appended``."""
+    kafka = load_round(folder, workload, version=version, stage="before")
+    model = PartitionLog(kafka.topic, kafka.partition, config=kafka.config, broker=kafka.broker)
+    for batch in kafka.batches():
+        model.append_batch(batch, now_ms=batch.max_timestamp)
+    rebuild_producer_state(model)  # the transaction indexes of the markers appended
+    appended = write_broker_log_dir([model], folder / "appended", overwrite=True) / model.name
+    for path in appended.iterdir():
+        if not SEGMENT_FILE_OF_ANY_KIND.match(path.name):
+            path.unlink()  # the producer snapshot of a clean shutdown, not of a running broker
+    theirs = folder / "appended-kafka"
+    shutil.rmtree(theirs, ignore_errors=True)
+    shutil.copytree(folder / "before" / model.name, theirs,
+                    ignore=lambda _, names: [n for n in names if not SEGMENT_FILE_OF_ANY_KIND.match(n)])  # fmt: skip
+    return [f"appended {line}" for line in partition_file_differences(appended, theirs)]
+
+
 def compare_round(
     folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int],
-    kafka_messages: Sequence[str],
+    kafka_messages: Sequence[str], uncleanable: bool = False,
 ) -> list[str]:  # fmt: skip
-    """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines.
+    """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines;
+    ``uncleanable``: the partition was marked uncleanable in an earlier round.
 
-    The simulator's result is also written as the broker would leave it (``folder/predicted``) and its
-    ``.log``, ``.index`` and ``.timeindex`` files compared with Kafka's byte for byte.
+    The simulator's result is also written as the broker would leave it (``folder/predicted``) and every file of
+    its partition folder compared with Kafka's byte for byte (:func:`partition_file_differences`).
     """
-    times = kafka_pass_times(folder, workload, round_index=round_index, version=version, phase_ms=phase_ms)
+    times = kafka_pass_times(folder, workload, round_index=round_index, version=version, phase_ms=phase_ms,
+                             uncleanable=uncleanable)  # fmt: skip
     before = load_round(folder, workload, version=version, stage="before")
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
     found = recompression_differences(before) if workload.recompressed_on_append else []
-    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, pass_ms=times)
+    if round_index == 0 and not workload.recompressed_on_append:
+        found += append_differences(folder, workload, version=version)
+    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, pass_ms=times,
+                            uncleanable=uncleanable)  # fmt: skip
     found += differences(before, after)
     predicted = write_broker_log_dir([before], folder / "predicted", source=folder / "before", overwrite=True)
-    found += log_file_differences(predicted / before.name, folder / "after" / before.name)
-    found += index_file_differences(predicted / before.name, folder / "after" / before.name)
+    found += partition_file_differences(predicted / before.name, folder / "after" / before.name)
     ours, theirs = [log_line_facts(line) for line in lines], [log_line_facts(m) for m in kafka_messages]
-    if any(len(facts) != len(_LOG_LINE_KEYS) for facts in theirs):
+    if any(len(_required(facts)) != len(_LOG_LINE_KEYS) for facts in theirs):
         found.append(f"Kafka's cleaner log has an incomplete pass message: {theirs}")
     elif ours != theirs:
         found.append(f"log lines ({len(ours)} passes vs {len(theirs)}):\n  simulator {ours}\n  Kafka     {theirs}")
     return found
 
 
-def log_file_differences(ours: Path, kafka: Path) -> list[str]:
-    """The ``.log`` files of two partition folders compared byte for byte: missing, extra or different files."""
-    mine = {p.name: p for p in ours.glob("*.log")}
-    theirs = {p.name: p for p in kafka.glob("*.log")}
+def partition_file_differences(ours: Path, kafka: Path) -> list[str]:
+    """Every file of two partition folders compared byte for byte: segments, indexes, ``.txnindex``, producer
+    snapshots, ``leader-epoch-checkpoint``, ``partition.metadata`` and a failed pass's ``.cleaned`` files; missing,
+    extra or different files. Kafka's active segment's ``.index`` and ``.timeindex`` are left out: a running broker
+    keeps them preallocated and growing."""
+    mine = {p.name: p for p in ours.iterdir() if p.is_file()}
+    theirs = {p.name: p for p in kafka.iterdir() if p.is_file()}
+    logs = sorted(name for name in theirs if name.endswith(LOG_FILE_SUFFIX))
+    growing = {f"{logs[-1][:20]}{suffix}" for suffix in (INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX)} if logs else set()
     found = []
-    for name in sorted(set(mine) | set(theirs)):
+    for name in sorted((set(mine) | set(theirs)) - growing):
         if name not in mine or name not in theirs:
-            found.append(f"{LOG_FILE_MISMATCH}{name}: only {'Kafka' if name in theirs else 'the simulator'} has it")
+            side = "Kafka" if name in theirs else "the simulator"
+            found.append(f"{_mismatch_prefix(name)}{name}: only {side} has it")
             continue
         a, b = mine[name].read_bytes(), theirs[name].read_bytes()
         if a != b:
-            sizes = f"simulator {len(a)} bytes, Kafka {len(b)} bytes"
-            found.append(f"{LOG_FILE_MISMATCH}{name}: {sizes}, first difference at byte {first_difference(a, b)}")
+            found.append(f"{_mismatch_prefix(name)}{name}: {_file_sizes(mine[name], theirs[name], a, b)}, "
+                         f"first difference at byte {first_difference(a, b)}")  # fmt: skip
     return found
 
 
-def index_file_differences(ours: Path, kafka: Path) -> list[str]:
-    """The ``.index`` and ``.timeindex`` files of two partition folders compared byte for byte, for the segments
-    both have except Kafka's newest (the active segment: its indexes are preallocated and still growing)."""
-    logs = sorted(p.name[:20] for p in kafka.glob("*.log"))
-    found = []
-    for stem in logs[:-1]:
-        for suffix in (INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX):
-            mine, theirs = ours / f"{stem}{suffix}", kafka / f"{stem}{suffix}"
-            if not (mine.is_file() and theirs.is_file()):
-                continue  # the .log comparison names a segment only one side has
-            a, b = mine.read_bytes(), theirs.read_bytes()
-            if a != b:
-                counts = [len(read_index_file(path).entries) for path in (mine, theirs)]
-                found.append(
-                    f"{INDEX_FILE_MISMATCH}{mine.name}: simulator {counts[0]} entries, Kafka {counts[1]}, "
-                    f"first difference at byte {first_difference(a, b)}"
-                )
-    return found
+def _mismatch_prefix(name: str) -> str:
+    if name.endswith(LOG_FILE_SUFFIX):
+        return LOG_FILE_MISMATCH
+    if name.endswith((INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX)):
+        return INDEX_FILE_MISMATCH
+    return OTHER_FILE_MISMATCH
+
+
+def _file_sizes(mine: Path, theirs: Path, a: bytes, b: bytes) -> str:
+    """Sizes, and entry counts of index files."""
+    sizes = f"simulator {len(a)} bytes, Kafka {len(b)} bytes"
+    if mine.suffix in (INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX):
+        counts = [len(read_index_file(path).entries) for path in (mine, theirs)]
+        sizes += f" ({counts[0]} entries vs {counts[1]})"
+    return sizes
 
 
 def cleaner_messages(cleaner_log: str, name: str) -> list[str]:
-    """Every "cleaned log <name>" INFO message of a broker's cleaner log, oldest first (9 lines each)."""
+    """Every "cleaned log <name>" INFO message of a broker's cleaner log (9 lines each) and every "Marking its
+    partition (<name>) as uncleanable" WARN with its stack trace, oldest first."""
     lines = cleaner_log.splitlines()
-    starts = [i for i, line in enumerate(lines) if f"cleaned log {name} (dirty section" in line]
-    return ["\n".join(lines[i : i + 9]) for i in starts]
+    messages = []
+    for i, line in enumerate(lines):
+        if f"cleaned log {name} (dirty section" in line:
+            # KIP-354's line follows as a log record of its own
+            delayed = next((j for j in range(i + 8, min(i + 11, len(lines))) if _DELAYED in lines[j]), i + 8)
+            messages.append("\n".join(lines[i : delayed + 1]))
+        elif _UNCLEANABLE.format(name) in line:
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("[")), len(lines))
+            messages.append("\n".join(lines[i:end]))
+    return messages
+
+
+_UNCLEANABLE = "Marking its partition ({}) as uncleanable"
+
+
+def marks_uncleanable(message: str) -> bool:
+    """The message is the broker's (or the simulator's) "Marking its partition ... as uncleanable" WARN."""
+    return "as uncleanable" in message.splitlines()[0]
+
+
+def uncleanable_message(failure: CleanerFailure) -> str:
+    """The simulator's failure as the broker logs it: the WARN line, then the exception that caused it."""
+    return f"Unexpected exception thrown when cleaning log {failure.name}. {_UNCLEANABLE.format(failure.name)}\n" + (
+        f"Caused by: {failure.error}"
+    )
+
+
+def _uncleanable_facts(message: str) -> list[str]:
+    """The partition marked uncleanable and the exception at the root of the WARN's stack trace."""
+    lines = message.splitlines()
+    name = lines[0][lines[0].index("Marking its partition (") + 23 : lines[0].index(") as uncleanable")]
+    causes = [line.removeprefix("Caused by: ") for line in lines[1:] if line.startswith("Caused by: ")]
+    cause = causes[-1] if causes else (lines[1] if len(lines) > 1 else "")
+    return [f"{name} marked uncleanable", cause.strip()]
+
+
+def _required(facts: list[str]) -> list[str]:
+    """The facts every pass's message has (none for a pass that threw, nor KIP-354's optional line)."""
+    if facts and facts[0].endswith("marked uncleanable"):
+        return [""] * len(_LOG_LINE_KEYS)
+    return [fact for fact in facts if not fact.startswith(_DELAYED)]
 
 
 def log_line_facts(message: str) -> list[str]:
-    """The lines of a pass's log message that do not depend on elapsed time, whitespace trimmed."""
+    """The lines of a pass's log message that do not depend on elapsed time, whitespace trimmed; for a pass that
+    threw, the partition marked uncleanable and the exception."""
+    if marks_uncleanable(message):
+        return _uncleanable_facts(message)
     facts = []
     for line in message.splitlines():
         for key in _LOG_LINE_KEYS:
             if key in line:
                 facts.append(line[line.index("Log cleaner") :] if key == "dirty section" else line.strip())
+        if _DELAYED in line:  # KIP-354's line; its max delay counts the milliseconds the pass started late
+            facts.append(line[line.index(_DELAYED) :].split(", max delay")[0])
     return facts
+
+
+_DELAYED = "Cleanable partitions:"

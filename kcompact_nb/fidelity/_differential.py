@@ -21,7 +21,7 @@ from kcompact_nb.broker import (
     wait_for_offsets,
 )
 from kcompact_nb.core import NewRecord
-from kcompact_nb.fidelity._compare import LOG_FILE_MISMATCH, cleaner_messages, compare_round
+from kcompact_nb.fidelity._compare import LOG_FILE_MISMATCH, cleaner_messages, compare_round, marks_uncleanable
 from kcompact_nb.fidelity._workload import HOLD, Phase, Produce, Workload
 
 
@@ -34,6 +34,8 @@ class RoundResult:
     phase_ms: list[int]
     kafka_passes: int
     mismatches: list[str] = field(default_factory=list)
+    uncleanable: bool = False
+    """Kafka marked the partition uncleanable in this round or an earlier one: it is never cleaned again."""
 
 
 @dataclass
@@ -97,9 +99,10 @@ def _run_round(broker: KafkaBroker, workload: Workload, index: int, result: Diff
     copy_partition(broker, topic, folder / "after")
     alter_topic_configs(broker, topic, {**COMPACTED_TOPIC_CONFIGS, **HOLD, **workload.kept})
     kafka = cleaner_messages(broker.cleaner_log(), f"{topic}-0")[seen:]
-    done = RoundResult(index, folder, phase_ms, len(kafka))
+    earlier = any(r.uncleanable for r in result.rounds)
+    done = RoundResult(index, folder, phase_ms, len(kafka), uncleanable=earlier or any(map(marks_uncleanable, kafka)))
     done.mismatches = compare_round(folder, workload, round_index=index, version=broker.version, phase_ms=phase_ms,
-                                    kafka_messages=kafka)  # fmt: skip
+                                    kafka_messages=kafka, uncleanable=earlier)  # fmt: skip
     return done
 
 

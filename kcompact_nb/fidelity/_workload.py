@@ -8,7 +8,8 @@ offset to move), before the partition is copied again ("after").
 Record timestamps are relative: ``clock="fixed"`` places round ``k`` at :data:`BASE_TS_MS` plus ``k``
 days, so segment rolls (``segment.ms``) are repeatable; ``clock="wall"`` ends the round's records just
 before the wall clock at produce time, for rules that compare record times with the broker's "now"
-(``min.compaction.lag.ms``, ``max.compaction.lag.ms``, ``retention.ms``).
+(``min.compaction.lag.ms``, ``max.compaction.lag.ms``, ``retention.ms``); ``clock="ahead"`` starts them
+:data:`AHEAD_MS` after the wall clock, for rolls capped by ``max.compaction.lag.ms`` (the log is not due yet).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ BASE_TS_MS = 1_767_225_600_000
 STEP_MS = 20
 """Default spacing of record timestamps; with ``segment.ms=100`` a segment holds 6 one-record batches."""
 DAY_MS = 86_400_000
+AHEAD_MS = 600_000
+"""How far ahead of the wall clock ``clock="ahead"`` starts a round: its records are too young for
+``max.compaction.lag.ms`` to make the log due while it is produced (brokers take timestamps up to an hour ahead)."""
 TRIGGER_GAP_MS = 200_000
 """How far after the last record the trigger is stamped: far beyond ``segment.ms``, so it rolls."""
 
@@ -141,6 +145,8 @@ class Workload:
         """Absolute time of relative timestamp 0 in round ``round_index``."""
         if self.clock == "wall":
             return wall_now_ms - self.rounds[round_index].last_timestamp - 1_000
+        if self.clock == "ahead":
+            return wall_now_ms + AHEAD_MS
         return BASE_TS_MS + round_index * DAY_MS
 
     def trigger(self, round_index: int, *, wall_now_ms: int) -> NewRecord:

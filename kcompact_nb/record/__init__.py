@@ -14,27 +14,18 @@ from __future__ import annotations
 
 from kcompact_nb.record import _batch_header as batch_header
 from kcompact_nb.record import _native_kernels as native_kernels
-from kcompact_nb.record._batch_encoder import KafkaBatchEncoder, encode_batch, raw_matches
-from kcompact_nb.record._batch_header import INT_MAX, LONG_MAX
-from kcompact_nb.record._block_batches import PACKED_MIN_RECORDS, BlockBatches, FramedBlock, record_batch
+from kcompact_nb.record._batch_encoder import KafkaBatchEncoder, batch_attributes_and_crc, encode_batch, stored_bytes
+from kcompact_nb.record._batch_header import java_long
+from kcompact_nb.record._block_batches import FramedBlock
 from kcompact_nb.record._block_inflation import COPY, batch_codes
 from kcompact_nb.record._cache_dir import cache_dir
-from kcompact_nb.record._codec_releases import KafkaRelease
 from kcompact_nb.record._control_records import (
     ControlRecordType,
     control_record_key,
     control_record_type,
     end_txn_marker_value,
 )
-from kcompact_nb.record._decompression import decompress_records
-from kcompact_nb.record._encoders import (
-    DEFAULT_LEVELS,
-    BatchEncoder,
-    EncodedBatch,
-    EstimatingEncoder,
-    check_codec,
-    compressed,
-)
+from kcompact_nb.record._encoders import BatchEncoder, check_codec, compressed
 from kcompact_nb.record._errors import (
     CodecUnavailableError,
     CorruptBatchError,
@@ -49,28 +40,14 @@ from kcompact_nb.record._errors import (
     TruncatedBatchError,
 )
 from kcompact_nb.record._framed_batch_decoder import FramedBatchDecoder
-from kcompact_nb.record._kernels import (
-    KERNELS,
-    decode_plain_batches,
-    key_numbering,
-    latest_entries,
-    native_offset_table,
-    uncompressed_view,
-)
-from kcompact_nb.record._key_numbering import KeyNumbering, release_key_table
+from kcompact_nb.record._kernels import decode_plain_batches, latest_entries, native_offset_table, uncompressed_view
+from kcompact_nb.record._key_numbering import release_key_table
 from kcompact_nb.record._key_registry import KeyRegistry
 from kcompact_nb.record._latest_entries import SpanEntries
-from kcompact_nb.record._liblz4 import LIBLZ4_RELEASE, build_liblz4, liblz4_built, liblz4_dir
-from kcompact_nb.record._libzstd import SOURCE_PACKAGES as LIBZSTD_SOURCE_PACKAGES
-from kcompact_nb.record._libzstd import (
-    build_full_libzstd,
-    build_libzstd,
-    built_releases,
-    full_libzstd,
-    libzstd_dir,
-)
+from kcompact_nb.record._liblz4 import LIBLZ4_RELEASE, liblz4_built, liblz4_dir, liblz4_library
+from kcompact_nb.record._libzstd import bundled_libzstd_release, full_libzstd, libzstd_dir, libzstd_library
 from kcompact_nb.record._packed_records import PackedRecords, record_keys, record_offsets, record_values
-from kcompact_nb.record._record import Record, record_from_tuple
+from kcompact_nb.record._record import Record
 from kcompact_nb.record._record_batch import (
     COMPRESSION_CODECS,
     NO_PRODUCER_EPOCH,
@@ -79,28 +56,16 @@ from kcompact_nb.record._record_batch import (
     NO_TIMESTAMP,
     RecordBatch,
     TimestampType,
-    uncompressed_batch_size,
 )
 from kcompact_nb.record._record_parser import NotPlain, RecordColumns, parse_records
-from kcompact_nb.record._record_sizes import (
-    LOG_OVERHEAD,
-    RECORD_BATCH_OVERHEAD,
-    Header,
-    record_size_bytes,
-    record_sizes_of_lengths,
-    varint_len,
-    varlong_len,
-)
+from kcompact_nb.record._record_sizes import RECORD_BATCH_OVERHEAD, Header, record_size_bytes, record_sizes_of_lengths
 
 __all__ = [
+    "batch_attributes_and_crc",
     "batch_codes",
     "batch_header",
     "BatchEncoder",
-    "BlockBatches",
-    "build_full_libzstd",
-    "build_liblz4",
-    "build_libzstd",
-    "built_releases",
+    "bundled_libzstd_release",
     "cache_dir",
     "check_codec",
     "CodecUnavailableError",
@@ -113,35 +78,26 @@ __all__ = [
     "CorruptBatchError",
     "CrcMismatchError",
     "decode_plain_batches",
-    "decompress_records",
-    "DEFAULT_LEVELS",
     "encode_batch",
-    "EncodedBatch",
     "end_txn_marker_value",
-    "EstimatingEncoder",
     "FramedBatchDecoder",
     "FramedBlock",
     "full_libzstd",
     "Header",
-    "INT_MAX",
     "InvalidMagicError",
+    "java_long",
     "KafkaBatchEncoder",
     "KafkaModelError",
-    "KafkaRelease",
     "KcompactError",
-    "KERNELS",
-    "key_numbering",
-    "KeyNumbering",
     "KeyRegistry",
     "latest_entries",
     "LIBLZ4_RELEASE",
     "liblz4_built",
     "liblz4_dir",
-    "LIBZSTD_SOURCE_PACKAGES",
+    "liblz4_library",
     "libzstd_dir",
-    "LOG_OVERHEAD",
+    "libzstd_library",
     "LogReadError",
-    "LONG_MAX",
     "MissingCodecError",
     "native_kernels",
     "native_offset_table",
@@ -152,14 +108,10 @@ __all__ = [
     "NO_TIMESTAMP",
     "NotPlain",
     "OffsetOrderError",
-    "PACKED_MIN_RECORDS",
     "PackedRecords",
     "parse_records",
-    "raw_matches",
     "Record",
-    "record_batch",
     "RECORD_BATCH_OVERHEAD",
-    "record_from_tuple",
     "record_keys",
     "record_offsets",
     "record_size_bytes",
@@ -169,10 +121,8 @@ __all__ = [
     "RecordColumns",
     "release_key_table",
     "SpanEntries",
+    "stored_bytes",
     "TimestampType",
     "TruncatedBatchError",
-    "uncompressed_batch_size",
     "uncompressed_view",
-    "varint_len",
-    "varlong_len",
 ]

@@ -146,3 +146,15 @@ def raw_matches(batch: RecordBatch) -> bool:
     return fields == expected and (
         not compressed or L.COMPRESSION_CODECS[fields[5] & L.CODEC_MASK] == batch.compression
     )
+
+
+def stored_bytes(batch: RecordBatch) -> bytes:
+    """The bytes ``batch`` is stored as: its ``raw`` bytes while they still describe it, else Kafka's encoding."""
+    raw = batch.raw
+    return raw if raw is not None and raw_matches(batch) else encode_batch(batch)
+
+
+def batch_attributes_and_crc(batch: RecordBatch) -> tuple[int, int]:
+    """The ``attributes`` and ``crc`` header fields of ``batch`` as stored (:func:`stored_bytes`)."""
+    header = L.HEADER.unpack_from(stored_bytes(batch))
+    return header[5], header[4]

@@ -34,5 +34,12 @@ TRANSACTIONAL_BIT = 0x10
 CONTROL_BIT = 0x20
 DELETE_HORIZON_BIT = 0x40
 
+
+def java_long(value: int) -> int:
+    """``value`` as Java's ``long`` arithmetic leaves it: wrapped into [-2^63, 2^63 - 1] (a sum past
+    ``Long.MAX_VALUE`` is negative, as ``currentTime + deleteRetentionMs`` is in ``MemoryRecords.filterTo``)."""
+    return (value + 2**63) % 2**64 - 2**63
+
+
 CODEC_PACKAGES = {"gzip": "gzip", "snappy": "python-snappy", "lz4": "lz4", "zstd": "zstandard"}
 """The pip package kafka-python needs for each codec (gzip is in the standard library)."""

@@ -15,7 +15,7 @@ every other batch, as the Python twin below does when decompression fails. Both 
 block (tests/record/test_block_inflation.py). A codec whose library in C is another release than the one the
 Python twin decodes with (``lz4``'s and ``zstandard``'s bundled ones) stays with the twin: releases differ in the
 corrupt frames they refuse (libzstd 1.5.4, Debian 12's, reads some that 1.5.7, Kafka 4.4's, refuses). For zstd the
-kernel is given the twin's own release where ``make codecs`` built it (:func:`~._libzstd.build_full_libzstd`).
+kernel is given the twin's own release where ``make codecs`` built it (``tools/libzstd_build.py``).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from typing import Any
 import numpy
 
 from kcompact_nb.record import _batch_header as L
+from kcompact_nb.record._codec_releases import version_number
 from kcompact_nb.record._decompression import decompress_records
 from kcompact_nb.record._libzstd import full_libzstd
-from kcompact_nb.record._native_build import version_number
 from kcompact_nb.record._native_kernels import c_kernels
 
 COPY = 0

@@ -128,3 +128,9 @@ def snappy_release(version: KafkaRelease) -> tuple[int, int, int]:
     """The snappy release inside the snappy-java of Kafka ``version`` (snappy-java ``1.1.10.5`` holds 1.1.10)."""
     major, minor, patch, _ = clients_codecs(version).snappy_java.split(".")
     return int(major), int(minor), int(patch)
+
+
+def version_number(release: tuple[int, int, int]) -> int:
+    """A library ``release`` as its own version function tells it (``ZSTD_versionNumber``, ``LZ4_versionNumber``):
+    major * 10000 + minor * 100 + patch."""
+    return release[0] * 10000 + release[1] * 100 + release[2]

@@ -4,30 +4,25 @@ lz4-java's HC compressor (``LZ4HCJNICompressor``) compresses each block with lz4
 ``compression.lz4.level``. lz4 1.10 gave the HC levels 1 and 2 a new algorithm, so their bytes depend on the lz4
 release: Kafka 3.9.2, 4.0.2, 4.1.2 and 4.2 on bundle lz4 1.10 (``_codec_releases``), the ``lz4`` binding installed
 with the package bundles lz4 1.9.4. lz4 1.10.0's sources (Debian's copy of upstream's release tarball, its SHA-256
-pinned and checked) are compiled once, ``lib/lz4.c`` and ``lib/lz4hc.c`` only, into
-``<cache>/liblz4/1.10.0/liblz4.so`` and called through ``ctypes``, as lz4-java's JNI calls them.
-
-:func:`build_liblz4` builds it (``make codecs``: a C compiler and the network are needed once); without it those
-batches are written by the binding's lz4 and marked estimated, as before.
+pinned and checked) are compiled once by ``make codecs`` (``tools/liblz4_build.py``: a C compiler and the network
+are needed once), ``lib/lz4.c`` and ``lib/lz4hc.c`` only, into ``<cache>/liblz4/1.10.0/liblz4.so``
+(:func:`liblz4_library`), and called here through ``ctypes``, as lz4-java's JNI calls them. Without it those batches
+are written by the binding's lz4 and marked estimated.
 """
 
 from __future__ import annotations
 
 import ctypes
-import tempfile
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 from kcompact_nb.record._cache_dir import cache_dir
+from kcompact_nb.record._codec_releases import version_number
 from kcompact_nb.record._errors import NativeLibraryError
-from kcompact_nb.record._native_build import compile_library, download_verified, unpack, version_number
 
 LIBLZ4_RELEASE = (1, 10, 0)
 """The lz4 release lz4-java 1.10.1 to 1.11.2 bundle (Kafka 3.9.2 to 4.4.0)."""
-SOURCE_URL = "http://deb.debian.org/debian/pool/main/l/lz4/lz4_1.10.0.orig.tar.gz"
-"""Debian's copy of upstream's ``lz4-1.10.0.tar.gz`` (github.com/lz4/lz4 releases), byte for byte."""
-SOURCE_SHA256 = "537512904744b35e232912055ccf8ec66d768639ff3abe5788d90d792ec5f48b"
 
 _LIBRARY = "liblz4.so"
 _RELEASE_TEXT = ".".join(map(str, LIBLZ4_RELEASE))
@@ -40,28 +35,7 @@ def liblz4_dir() -> Path:
 
 def liblz4_built() -> bool:
     """Whether ``make codecs`` built lz4 1.10.0 into :func:`liblz4_dir`."""
-    return _library().is_file()
-
-
-def build_liblz4(*, on_build: Callable[[], None] | None = None) -> bool:
-    """Build lz4 1.10.0 unless it is built already; returns whether it was built now.
-
-    Needs a C compiler (``$CC``, else ``cc``) and :data:`SOURCE_URL`. ``on_build`` is told before the build starts.
-    Sources whose SHA-256 is not :data:`SOURCE_SHA256`, or a failed build, leave nothing behind and raise
-    :class:`NativeLibraryError`.
-    """
-    if liblz4_built():
-        return False
-    if on_build is not None:
-        on_build()
-    with tempfile.TemporaryDirectory(prefix=f"kcompact-liblz4-{_RELEASE_TEXT}-") as scratch:
-        work = Path(scratch)
-        archive = work / SOURCE_URL.rsplit("/", 1)[-1]
-        download_verified(SOURCE_URL, SOURCE_SHA256, archive)
-        unpack(archive, work)
-        lib = work / f"lz4-{_RELEASE_TEXT}" / "lib"
-        compile_library([lib / "lz4.c", lib / "lz4hc.c"], [lib], _library(), f"lz4 {_RELEASE_TEXT}")
-    return True
+    return liblz4_library().is_file()
 
 
 def liblz4_compress_hc() -> Callable[[bytes, int], bytes]:
@@ -83,13 +57,14 @@ def liblz4_compress_hc() -> Callable[[bytes, int], bytes]:
     return compress
 
 
-def _library() -> Path:
+def liblz4_library() -> Path:
+    """Where ``make codecs`` puts lz4 1.10.0: ``<cache>/liblz4/1.10.0/liblz4.so``."""
     return liblz4_dir() / _RELEASE_TEXT / _LIBRARY
 
 
 @cache
 def _load() -> ctypes.CDLL:
-    library = ctypes.CDLL(str(_library()))
+    library = ctypes.CDLL(str(liblz4_library()))
     integer, text = ctypes.c_int, ctypes.c_char_p
     signatures = {
         "LZ4_compress_HC": ([text, ctypes.c_char_p, integer, integer, integer], integer),
@@ -101,5 +76,5 @@ def _load() -> ctypes.CDLL:
         function.argtypes, function.restype = arguments, result
     number = library.LZ4_versionNumber()
     if number != version_number(LIBLZ4_RELEASE):
-        raise NativeLibraryError(f"{_library()}: reports lz4 {number}, not {_RELEASE_TEXT}: run make codecs")
+        raise NativeLibraryError(f"{liblz4_library()}: reports lz4 {number}, not {_RELEASE_TEXT}: run make codecs")
     return library

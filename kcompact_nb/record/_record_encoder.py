@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from kcompact_nb.record._batch_header import java_long
 from kcompact_nb.record._native_kernels import c_kernels
 from kcompact_nb.record._packed_records import PackedRecords
 
@@ -65,7 +66,7 @@ def records_section_in_python(records: Iterable[Any], base_offset: int, base_tim
     parts: list[bytes] = []
     append, small, limit = parts.append, _SMALL, _TABLE_LIMIT
     for record_offset, timestamp, key, value in rows:
-        delta = timestamp - base_timestamp
+        delta = java_long(timestamp - base_timestamp)  # wraps as the C kernel's and Java's do
         offset = record_offset - base_offset
         body = b"".join(
             (

@@ -7,14 +7,12 @@ for its JSON Schema.
 
 from __future__ import annotations
 
-from kcompact_nb.scenario._bytes import decode_bytes, encode_bytes
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._frames import scenario_frames
 from kcompact_nb.scenario._model import FORMAT, RESULT_FORMAT, Scenario, Step, TopicSpec
 from kcompact_nb.scenario._parse import load_scenario, parse_scenario
 from kcompact_nb.scenario._runner import ScenarioRunner, run_scenario, simulation_for
 from kcompact_nb.scenario._schema import schema, schema_path
-from kcompact_nb.scenario._state import partition_state, record_state
 from kcompact_nb.scenario._views import live_state, retained_keys, retained_offsets
 
 __all__ = [
@@ -25,13 +23,9 @@ __all__ = [
     "ScenarioRunner",
     "Step",
     "TopicSpec",
-    "decode_bytes",
-    "encode_bytes",
     "live_state",
     "load_scenario",
     "parse_scenario",
-    "partition_state",
-    "record_state",
     "retained_keys",
     "retained_offsets",
     "run_scenario",

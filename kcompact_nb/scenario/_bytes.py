@@ -1,8 +1,8 @@
-"""The JSON encoding of keys, values and header values in scenarios and results.
+"""The JSON encoding of keys, values and header values in scenarios, read.
 
 A byte string is written as a JSON string (its UTF-8 text), ``null``, ``{"base64": "..."}``
 for arbitrary bytes, or, for header values only, ``{"long": n}``: the 8-byte big-endian signed
-long that KIP-280's header strategy reads.
+long that KIP-280's header strategy reads. Results write bytes with core's ``json_bytes``, the same encoding.
 """
 
 from __future__ import annotations
@@ -31,16 +31,6 @@ def decode_bytes(value: Any, path: str, *, allow_long: bool = False) -> bytes | 
             return _encode_long(value["long"], f"{path}.long")
     forms = 'a string, null, {"base64": "..."}' + (' or {"long": n}' if allow_long else "")
     raise ScenarioError(path, f"expected {forms}, got {value!r}")
-
-
-def encode_bytes(data: bytes | None) -> str | dict[str, str] | None:
-    """The JSON form of ``data``: its text when it is valid UTF-8, else ``{"base64": ...}``."""
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"base64": base64.b64encode(data).decode("ascii")}
 
 
 def _decode_base64(text: Any, path: str) -> bytes:

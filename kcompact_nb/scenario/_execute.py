@@ -1,7 +1,7 @@
 """What each scenario op does to a :class:`Simulation`, and the result it reports.
 
-One function per op, named after it (tabled in :mod:`kcompact_nb.scenario._ops`), and the result document's
-parts they share: a pass's result, the partitions' states.
+One function per op, named after it (tabled in :mod:`kcompact_nb.scenario._ops`); the result document's parts they
+share, a pass's result and the partitions' states, are core's rows (``pass_result_row``, ``partition_row``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core import AppendInfo, CleanerStats, OffsetMapSpec, PassResult, Simulation
+from kcompact_nb.core import AppendInfo, OffsetMapSpec, Simulation, partition_row, pass_result_row
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -20,39 +20,6 @@ from kcompact_nb.io import (
     write_broker_log_dir,
 )
 from kcompact_nb.scenario._expect import check_assertions
-from kcompact_nb.scenario._state import partition_state
-
-STATS_FIELDS = (
-    "bytes_read",
-    "bytes_written",
-    "messages_read",
-    "messages_written",
-    "map_bytes_read",
-    "map_messages_read",
-    "invalid_messages_read",
-    "buffer_utilization",
-)
-"""The keys of a pass's ``stats`` object in the result document, in order."""
-
-
-def pass_result(result: PassResult | None) -> dict[str, Any]:
-    """A cleaner pass as the result document shows it (``selected`` is null when nothing ran)."""
-    if result is None:
-        return {"selected": None}
-    return {
-        "selected": {"topic": result.topic, "partition": result.partition},
-        "first_dirty_offset": result.first_dirty_offset,
-        "first_uncleanable_offset": result.first_uncleanable_offset,
-        "end_offset": result.end_offset,
-        "cleanable_ratio": result.cleanable_ratio,
-        "stats": _stats(result.stats),
-        "log_line": result.log_line.strip(),  # Kafka's message without its leading line break
-    }
-
-
-def _stats(stats: CleanerStats) -> dict[str, float | int]:
-    """The ``stats`` object: the counters Kafka's log line reports (docs/scenario-format.md, result document)."""
-    return {name: getattr(stats, name) for name in STATS_FIELDS}
 
 
 def _where(args: Mapping[str, Any]) -> dict[str, Any]:
@@ -136,7 +103,7 @@ def write_log_dir(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
 
 def clean(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     if not args["targeted"]:
-        return pass_result(sim.clean())
+        return pass_result_row(sim.clean())
     spec = None
     if args["offset_map"] is not None:
         spec = OffsetMapSpec(**args["offset_map"])
@@ -149,12 +116,12 @@ def clean(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
         now_ms=args["now_ms"],
         force=args["force"],
     )
-    return pass_result(result)
+    return pass_result_row(result)
 
 
 def run_cleaner(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
     passes = sim.run_cleaner(args["until_ms"])
-    return {"passes": [pass_result(p) for p in passes], "now_ms": sim.now_ms}
+    return {"passes": [pass_result_row(p) for p in passes], "now_ms": sim.now_ms}
 
 
 def set_config(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -209,4 +176,4 @@ def snapshot(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
 
 def states(sim: Simulation) -> dict[str, Any]:
     """``{"topic-partition": partition state}`` of every partition at the current time."""
-    return {log.name: partition_state(log, now_ms=sim.now_ms) for log in sim.partitions()}
+    return {log.name: partition_row(log, now_ms=sim.now_ms) for log in sim.partitions()}

@@ -6,8 +6,8 @@ import base64
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kcompact_nb.core import PartitionLog, log_to_clean
-from kcompact_nb.scenario._bytes import decode_bytes, encode_bytes
+from kcompact_nb.core import PartitionLog, json_bytes, log_to_clean
+from kcompact_nb.scenario._bytes import decode_bytes
 from kcompact_nb.scenario._configs import key_path
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._fields import check_int, check_list, check_number, check_optional_int, join
@@ -104,15 +104,15 @@ _ACTUAL: dict[str, Callable[[PartitionLog, int], Any]] = {
 def _encode(name: str, value: Any) -> Any:
     """An assertion value in its JSON form (bytes as in scenario files)."""
     if name == "retained_keys":
-        return [encode_bytes(k) for k in value]
+        return [json_bytes(k) for k in value]
     if name == "live_state":
-        return {encode_state_key(k): encode_bytes(v) for k, v in value.items()}
+        return {encode_state_key(k): json_bytes(v) for k, v in value.items()}
     return value
 
 
 def encode_state_key(key: bytes) -> str:
     """A ``live_state`` object key: the key's UTF-8 text, or ``base64:<data>`` for other bytes."""
-    encoded = encode_bytes(key)
+    encoded = json_bytes(key)
     if isinstance(encoded, str):
         return encoded
     return "base64:" + base64.b64encode(key).decode("ascii")

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from kcompact_nb.core import KcompactError
+from kcompact_nb.io import read_input
 from kcompact_nb.scenario._configs import broker_config, key_path, topic_config
 from kcompact_nb.scenario._context import ParseContext
 from kcompact_nb.scenario._errors import ScenarioError
@@ -20,20 +23,44 @@ from kcompact_nb.scenario._fields import check_int, check_list, check_object, ch
 from kcompact_nb.scenario._model import FORMAT, Scenario, TopicSpec
 from kcompact_nb.scenario._ops import parse_step
 
+MAX_SCENARIO_BYTES = 256 * 1024**2
+"""The largest scenario file read (256 MiB)."""
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate a scenario file; relative paths in it resolve against its folder."""
+    """Read and validate a scenario file; relative paths in it resolve against its folder.
+
+    The file is UTF-8 JSON (a byte order mark before it is dropped) of at most :data:`MAX_SCENARIO_BYTES`; ``NaN``
+    and ``Infinity``, which Python's reader would take, are not JSON and are refused, as is nesting deeper than
+    Python's reader goes.
+    """
     file = Path(path)
     try:
-        document = json.loads(file.read_text(encoding="utf-8"))
+        data = read_input(file, "scenario file", limit=MAX_SCENARIO_BYTES)
+    except KcompactError as error:
+        raise ScenarioError("", str(error)) from None
+    try:
+        document = json.loads(data.decode("utf-8").removeprefix("\ufeff"), parse_constant=_not_json_constant)
     except json.JSONDecodeError as exc:
         raise ScenarioError("", f"{file}: not valid JSON ({exc})") from None
+    except _NotJsonConstant as exc:
+        raise ScenarioError("", f"{file}: not valid JSON ({exc} is not a JSON value; give a number)") from None
     except UnicodeDecodeError as exc:
         where = f"byte 0x{exc.object[exc.start]:02x} at position {exc.start}"
         raise ScenarioError("", f"{file}: not UTF-8 text ({where}); a scenario file is JSON in UTF-8") from None
+    except RecursionError:
+        message = f"{file}: arrays and objects nested too deeply (a scenario nests a few levels; Python's reader stops"
+        raise ScenarioError("", f"{message} at about {sys.getrecursionlimit():,})") from None
     return parse_scenario(document, base_dir=file.resolve().parent)
+
+
+class _NotJsonConstant(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity``: Python's reader takes them, JSON has no such values."""
+
+
+def _not_json_constant(name: str) -> Any:
+    raise _NotJsonConstant(name)
 
 
 def parse_scenario(document: Any, *, base_dir: str | Path | None = None) -> Scenario:

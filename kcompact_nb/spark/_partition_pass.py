@@ -21,6 +21,7 @@ from kcompact_nb.core import (
     TopicConfig,
     dedupe_buffer_sizing,
     log_to_clean,
+    log_to_clean_row,
 )
 from kcompact_nb.io import read_partition_dir
 
@@ -113,22 +114,16 @@ def partition_pass(log: PartitionLog, task: PartitionTask, *, now_ms: int) -> Pa
     first = _next_pass(manager, log, ltc, now_ms) if log.config.compact else None
     retained_records, size_after = (records, size_bytes) if first is None else (_records(log), _size_bytes(log))
     passes = 0 if first is None else 1 + _later_passes(manager, log, ltc, first.end_offset, now_ms)
+    cleanable = log_to_clean_row(ltc) | {"eligible": ltc.eligible and log.config.compact and not task.uncleanable}
     return PartitionPass(
         topic=log.topic,
         partition=log.partition,
         log_pool_position=task.log_pool_position,
         size_bytes=size_bytes,
         records=records,
-        first_dirty_offset=ltc.first_dirty_offset,
-        first_uncleanable_offset=ltc.first_uncleanable_offset,
-        clean_bytes=ltc.clean_bytes,
-        cleanable_bytes=ltc.cleanable_bytes,
-        total_bytes=ltc.total_bytes,
-        cleanable_ratio=ltc.cleanable_ratio,
-        compaction_delay_ms=ltc.compaction_delay_ms,
+        **cleanable,
         compacted=log.config.compact,
         uncleanable=task.uncleanable,
-        eligible=ltc.eligible and log.config.compact and not task.uncleanable,
         end_offset=None if first is None else first.end_offset,
         map_full=first is not None and first.map_full,
         retained_records=retained_records,

@@ -3,16 +3,19 @@
 Every workload of :func:`kcompact_nb.fidelity.catalog` (all categories: key distributions, multi-record
 batches, idempotent and transactional producers, keyless records, tombstones over several passes,
 min/max compaction lag, ``compact,delete`` retention, partial passes on a full offset map, compressed
-batches of every codec, rule B's emptied last batch, segments rolled by size) runs on both Kafka lines. Each
-round is produced with the cleaner held, copied, cleaned by the broker and compared with the simulator:
-segments, batches, records, checkpoint, every batch's bytes, and every pass's log line.
+batches of every codec, rule B's emptied last batch, segments rolled by size, a cleaned index that fills up,
+rolls by full indexes and by ``max.compaction.lag.ms``) runs on both Kafka lines. Each round is produced with the
+cleaner held, copied, cleaned by the broker and compared with the simulator: segments, batches, records,
+checkpoint, every batch's bytes, every file of the partition folder (a failed pass's ``.cleaned`` files
+included), the segments the model's appends roll, and every pass's log line or uncleanable WARN.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from kcompact_nb.core import ConfigError, KafkaVersion, RuleB
+from kcompact_nb.core import ConfigError, KafkaVersion
+from kcompact_nb.core.model import RuleB
 from kcompact_nb.fidelity import (
     HOLD,
     DifferentialResult,
@@ -115,6 +118,14 @@ def assert_category_happened(result: DifferentialResult) -> None:
             for stage in ("before", "after")
         )
         assert len(after_last.segments) < len(before_last.segments)  # the later pass grouped cleaned segments
+    elif category == "index-full":
+        # a cleaned group's index fills up from KAFKA-806 on: the pass throws, its .cleaned files stay (section 8.4)
+        fails = KafkaVersion.parse(result.version).indexes_each_batch
+        assert result.rounds[-1].uncleanable is fails
+        left = [p for r in result.rounds for p in (r.folder / "after").glob("*/*.log.cleaned")]
+        assert bool(left) is fails
+    elif category == "rolls":
+        assert len(before.segments) >= 4 and after.cleaner_checkpoint == trigger_offset  # rolled, then cleaned
     elif category == "compression":
         assert after.cleaner_checkpoint == trigger_offset
         # in some round Kafka re-encoded compressed batches (filterTo), which the simulator matched byte for byte
@@ -135,7 +146,7 @@ def test_catalog_covers_every_category_with_at_least_50_workloads():
     categories = {w.category for w in WORKLOADS}
     assert categories == {
         "keys", "batches", "idempotent", "tombstones", "multi-pass", "transactions", "keyless", "min-lag",
-        "max-lag", "compact-delete", "partial", "compression", "rule-b", "segment-bytes",
+        "max-lag", "compact-delete", "partial", "compression", "rule-b", "segment-bytes", "index-full", "rolls",
     }  # fmt: skip
     assert len(WORKLOADS) >= 50
     assert len({w.name for w in WORKLOADS}) == len(WORKLOADS)
@@ -158,3 +169,28 @@ def test_log_line_facts_keep_only_time_independent_lines():
         "End size: 0.0 MB (3 messages)",
         "57.1% size reduction (57.1% fewer messages)",
     ]
+
+
+def test_an_uncleanable_warning_and_kip_354s_line_are_compared_by_their_time_independent_facts():
+    """The WARN a 4.4.0 broker logged when a cleaned index filled up, its stack trace's root cause, and KIP-354's
+    count of delayed partitions (its max delay is milliseconds of wall clock)."""
+    from kcompact_nb.core import CleanerFailure
+    from kcompact_nb.fidelity import cleaner_messages, log_line_facts, uncleanable_message
+
+    broker_log = (
+        "[2026-11-29 01:57:12,943] WARN [kafka-log-cleaner-thread-0]: Unexpected exception thrown when cleaning log "
+        "Log(dir=/tmp/data/t-0, topic=t, partition=0, highWatermark=31). Marking its partition (t-0) as uncleanable "
+        "(org.apache.kafka.storage.internals.log.LogCleaner$CleanerThread)\n"
+        "org.apache.kafka.storage.internals.log.LogCleaningException: Attempt to append to a full time index "
+        "(size = 4).\n"
+        "\tat org.apache.kafka.storage.internals.log.LogCleaner$CleanerThread.cleanFilthiestLog(LogCleaner.java:569)\n"
+        "Caused by: java.lang.IllegalArgumentException: Attempt to append to a full time index (size = 4).\n"
+        "\t... 3 more\n"
+        "[2026-11-29 01:57:13,000] INFO Cleaner 0: Beginning cleaning of log u-0 (org.apache.kafka)\n"
+    )
+    (theirs,) = cleaner_messages(broker_log, "t-0")
+    error = "java.lang.IllegalArgumentException: Attempt to append to a full time index (size = 4)."
+    ours = uncleanable_message(CleanerFailure("t-0", 0, error, checkpoint=0))
+    assert log_line_facts(theirs) == log_line_facts(ours) == ["t-0 marked uncleanable", error]
+    delayed = "[2026-11-29 01:57:13,000] INFO \tCleanable partitions: 1, Delayed partitions: 1, max delay: 1234 (x)"
+    assert log_line_facts(delayed) == ["Cleanable partitions: 1, Delayed partitions: 1"]

@@ -13,15 +13,8 @@ import re
 import pytest
 
 from kcompact_nb.broker import BrokerError, dump_log_segments
-from kcompact_nb.io import (
-    OffsetIndexFile,
-    OffsetPosition,
-    parse_dump_log,
-    read_index_file,
-    write_broker_log_dir,
-    write_index_file,
-    write_partition_dir,
-)
+from kcompact_nb.io import OffsetIndexFile, parse_dump_log, read_index_file, write_broker_log_dir, write_partition_dir
+from kcompact_nb.io.files import OffsetPosition, write_index_file
 from tests.conftest import cleaned_mixed_log
 from tests.io.test_samples_against_dump_log import batch_fields
 

@@ -36,28 +36,29 @@ from kcompact_nb.core import (
 from kcompact_nb.fidelity import (
     broker_settings,
     generate_workload,
-    index_file_differences,
-    log_file_differences,
+    partition_file_differences,
     run_differential,
     topic_settings,
 )
 from kcompact_nb.io import (
     INDEX_FILE_SUFFIXES,
-    OFFSET_INDEX_ENTRY_BYTES,
-    TIME_INDEX_ENTRY_BYTES,
     OffsetIndexFile,
-    ProducerSnapshotEntry,
     ProducerSnapshotFile,
     SegmentFileReader,
     TimeIndexFile,
     TransactionIndexFile,
-    appended_indexes,
     clean_log_dir,
+    read_index_file,
+    segment_files,
+)
+from kcompact_nb.io.files import (
+    OFFSET_INDEX_ENTRY_BYTES,
+    TIME_INDEX_ENTRY_BYTES,
+    ProducerSnapshotEntry,
+    appended_indexes,
     encode_index_file,
     java_hash_map_order,
     preallocated_bytes,
-    read_index_file,
-    segment_files,
     segment_indexes,
 )
 from tests.io.kafka_bytes import kafka_batch, rec
@@ -280,5 +281,4 @@ def check_indexed_pass(broker: KafkaBroker, tmp_path: Path) -> None:
     clean_log_dir(folder / "before", tmp_path / "clean", now_ms=now_ms, broker=versioned, config=config,
                   scan_from_bytes=0)  # fmt: skip
     ours = tmp_path / "clean" / "indexed-0"
-    assert log_file_differences(ours, kafka) == []
-    assert index_file_differences(ours, kafka) == []
+    assert partition_file_differences(ours, kafka) == []

@@ -25,8 +25,8 @@ import pytest
 from kcompact_nb.broker import DEFAULT_VERSION, KAFKA_3_VERSION, MATRIX_RELEASES, resolve_classpath
 from kcompact_nb.core import KafkaVersion, Record, RecordBatch
 from kcompact_nb.core.cleaner._filter_to import rebuild_batch
-from kcompact_nb.io import LIBLZ4_RELEASE, encode_batch, iter_segment_batches, liblz4_built
-from kcompact_nb.record import _native_kernels
+from kcompact_nb.io import iter_segment_batches
+from kcompact_nb.record import LIBLZ4_RELEASE, _native_kernels, encode_batch, liblz4_built
 from kcompact_nb.record._batch_encoder import KafkaBatchEncoder
 from kcompact_nb.record._codec_releases import lz4_release, snappy_release, zstd_release
 from kcompact_nb.record._compression import _zstd_bindings

@@ -35,14 +35,8 @@ from kcompact_nb.broker import (
     wait_for_offsets,
 )
 from kcompact_nb.core import Record, RecordBatch
-from kcompact_nb.io import (
-    DumpParseError,
-    KcatParse,
-    compile_kcat_format,
-    encode_batch,
-    parse_kcat_format,
-    parse_kcat_json,
-)
+from kcompact_nb.io import DumpParseError, KcatParse, compile_kcat_format, parse_kcat_format, parse_kcat_json
+from kcompact_nb.record import encode_batch
 
 from .conftest import BASE_TS_MS
 from .test_kcat_real import KEPT, consumer_view, kcat_path

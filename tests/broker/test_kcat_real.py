@@ -30,13 +30,13 @@ from kcompact_nb.core import ControlRecordType, Record, RecordBatch, control_rec
 from kcompact_nb.io import (
     DumpParseError,
     KcatParse,
-    encode_batch,
     format_gap_report,
     last_compaction_gap,
     parse_kcat_format,
     parse_kcat_json,
     read_partition_dir,
 )
+from kcompact_nb.record import encode_batch
 
 from .conftest import BASE_TS_MS
 

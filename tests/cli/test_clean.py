@@ -11,7 +11,7 @@ import pytest
 from kcompact_nb.cli._arguments import LAST_ISO_MS, instant_ms
 from kcompact_nb.cli._topic_configs import config_settings
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
-from kcompact_nb.io import built_releases
+from kcompact_nb.record._libzstd import built_releases
 from tests.cli.conftest import kcompact
 from tests.io.kafka_bytes import tree_digest
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from kcompact_nb import NewRecord, PartitionLog, TopicConfig
-from kcompact_nb.io import STAGING_MARK, write_log_dir
+from kcompact_nb.io.logdir import STAGING_MARK, write_log_dir
 from tests.cli.conftest import KCOMPACT, kcompact
 from tests.io.kafka_bytes import tree_digest
 

@@ -6,15 +6,8 @@ import json
 from pathlib import Path
 
 from kcompact_nb.core import segment_file_name
-from kcompact_nb.io import (
-    OffsetIndexFile,
-    OffsetPosition,
-    SegmentFileReader,
-    TimeIndexFile,
-    TimestampOffset,
-    segment_indexes,
-    write_index_file,
-)
+from kcompact_nb.io import OffsetIndexFile, SegmentFileReader, TimeIndexFile
+from kcompact_nb.io.files import OffsetPosition, TimestampOffset, segment_indexes, write_index_file
 from tests.cli.conftest import kcompact
 from tests.io.kafka_bytes import kafka_batch, rec, tree_digest
 

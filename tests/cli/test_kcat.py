@@ -40,9 +40,9 @@ def test_format_output_as_tables_with_gap_reports(tmp_path):
     assert lines[:6] == [
         f"kcat output {path} (-f '{Z_FORMAT}' -Z): 5 records, 2 partitions",
         "Not in this output: headers, timestamp type, topic",
-        "Caveat: status lines: 1 of kcat's own lines stood where its stdout blocks end and were skipped, the one "
-        "reading of the output that fits its format; a key, value or header holding such a line at exactly that "
-        "place together with another one would lose it. To read such data exactly, keep kcat's stderr out of the "
+        "Caveat: status lines: 1 of kcat's own lines stood where its stdout blocks or records end and were skipped, "
+        "the one reading of the output that fits its format; a key, value or header holding such a line at exactly "
+        "that place together with another one would lose it. To read such data exactly, keep kcat's stderr out of the "
         "file (2>/dev/null or 2>kcat.err instead of 2>&1, or kcat -q).",
         "kcat's own status lines (its stderr) in the output, skipped: 1",
         "  % Reached end of topic aw [1] at offset 1",

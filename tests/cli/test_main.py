@@ -122,7 +122,6 @@ OUTSIDE_THE_CLI = {
     "kcompact_nb/fidelity/_differential.py": "the wall clock, which a real broker's cleaner and producers read",
     "kcompact_nb/maven/_resolve.py": "$KCOMPACT_MAVEN_DIR and $XDG_CACHE_HOME: where downloaded jars go",
     "kcompact_nb/record/_cache_dir.py": "$KCOMPACT_CACHE_DIR and $XDG_CACHE_HOME: where built libraries and jars go",
-    "kcompact_nb/record/_native_build.py": "$CC: the C compiler make codecs builds codec libraries with",
     "kcompact_nb/spark/_segment_source.py": "$JAVA_HOME: building the JVM source",
     "kcompact_nb/spark/_session.py": "$SPARK_REMOTE and $MASTER, where a deployment says Spark runs (and the "
     "worker Python and local IP an embedded session sets)",

@@ -12,14 +12,14 @@ from kcompact_nb.fidelity import (
     RoundResult,
     broker_settings,
     catalog,
-    index_file_differences,
     load_stage,
-    log_file_differences,
+    partition_file_differences,
     pass_time_ms,
     save_reproductions,
     topic_settings,
 )
-from kcompact_nb.io import TimeIndexFile, TimestampOffset, encode_index_file, read_index_file
+from kcompact_nb.io import TimeIndexFile, read_index_file
+from kcompact_nb.io.files import TimestampOffset, encode_index_file
 from kcompact_nb.scenario import run_scenario
 from kcompact_nb.scenario._views import retained_offsets
 
@@ -85,33 +85,39 @@ def test_log_files_are_compared_byte_for_byte_and_counted(tmp_path):
     ours, kafka = tmp_path / "ours", tmp_path / "kafka"
     shutil.copytree(SAMPLE / "after" / "basic-0", kafka)
     shutil.copytree(kafka, ours)
-    assert log_file_differences(ours, kafka) == []
+    assert partition_file_differences(ours, kafka) == []
     data = bytearray((ours / "00000000000000000000.log").read_bytes())
     data[100] ^= 1
     (ours / "00000000000000000000.log").write_bytes(bytes(data))
     (ours / "00000000000000000031.log").rename(ours / "00000000000000000030.log")
-    assert log_file_differences(ours, kafka) == [
+    assert partition_file_differences(ours, kafka) == [
         "segment file 00000000000000000000.log: simulator 440 bytes, Kafka 440 bytes, first difference at byte 100",
         "segment file 00000000000000000030.log: only the simulator has it",
         "segment file 00000000000000000031.log: only Kafka has it",
     ]
-    differing = sample_round(tmp_path / "b", log_file_differences(ours, kafka))
+    differing = sample_round(tmp_path / "b", partition_file_differences(ours, kafka))
     report = ConformanceReport((sample_round(tmp_path / "a", []), differing))
     assert report.log_files_identical("4.4.0") == 1 and not differing.log_files_identical
 
 
-def test_index_files_are_compared_byte_for_byte_except_the_active_segments(tmp_path):
-    """The simulator's ``.index``/``.timeindex`` against Kafka's: a changed entry is named with both entry counts; the
-    active segment's (preallocated, still growing) and files only one side has are left to the ``.log`` check."""
+def test_every_file_of_the_partition_is_compared_except_the_active_segments_indexes(tmp_path):
+    """Indexes (named with both entry counts), snapshots, the leader-epoch checkpoint and a failed pass's ``.cleaned``
+    files against Kafka's; the active segment's indexes (preallocated, still growing) are left out."""
     ours, kafka = tmp_path / "ours", tmp_path / "kafka"
     shutil.copytree(SAMPLE / "after" / "basic-0", kafka)
     shutil.copytree(kafka, ours)
-    assert index_file_differences(ours, kafka) == []
+    assert partition_file_differences(ours, kafka) == []
     timeindex = ours / "00000000000000000000.timeindex"
     (entry,) = read_index_file(timeindex).entries
     timeindex.write_bytes(encode_index_file(TimeIndexFile(0, (TimestampOffset(entry.timestamp - 1, 0), entry))))
     (ours / "00000000000000000031.index").write_bytes(b"")
     (ours / "00000000000000000000.index").unlink()
-    assert index_file_differences(ours, kafka) == [
-        "index file 00000000000000000000.timeindex: simulator 2 entries, Kafka 1, first difference at byte 7"
+    (ours / "leader-epoch-checkpoint").write_text("0\n1\n0 40\n")
+    (kafka / "00000000000000000000.log.cleaned").write_bytes(b"")
+    assert partition_file_differences(ours, kafka) == [
+        "index file 00000000000000000000.index: only Kafka has it",
+        "partition file 00000000000000000000.log.cleaned: only Kafka has it",
+        "index file 00000000000000000000.timeindex: simulator 24 bytes, Kafka 12 bytes (2 entries vs 1), "
+        "first difference at byte 7",
+        "partition file leader-epoch-checkpoint: simulator 9 bytes, Kafka 8 bytes, first difference at byte 6",
     ]

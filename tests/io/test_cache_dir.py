@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kcompact_nb.io import libzstd_dir
+from kcompact_nb.record import libzstd_dir
 
 
 def test_the_cache_folder_follows_the_environment_from_call_to_call(tmp_path, monkeypatch):

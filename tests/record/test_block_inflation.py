@@ -27,12 +27,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kafka.record.util import calc_crc32c
 
-from kcompact_nb.io import CorruptBatchError, SegmentFileReader, full_libzstd, libzstd_dir
-from kcompact_nb.record import _block_inflation, _native_kernels
+from kcompact_nb.io import CorruptBatchError, SegmentFileReader
+from kcompact_nb.record import _block_inflation, _native_kernels, full_libzstd, libzstd_dir
 from kcompact_nb.record._block_inflation import COPY, HEADER_ONLY, batch_codes
+from kcompact_nb.record._codec_releases import version_number
 from kcompact_nb.record._decompression import decompress_records
 from kcompact_nb.record._kernels import uncompressed_view
-from kcompact_nb.record._native_build import version_number
 from tests.io.kafka_bytes import CODECS, kafka_batch, rec
 
 NATIVE = _native_kernels.NATIVE

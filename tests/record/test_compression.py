@@ -22,10 +22,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb.core import KafkaVersion
-from kcompact_nb.io import CodecUnavailableError, built_releases
+from kcompact_nb.io import CodecUnavailableError
 from kcompact_nb.record import _codec_releases as codec_releases
 from kcompact_nb.record import _compression as compression
 from kcompact_nb.record import _native_kernels
+from kcompact_nb.record._libzstd import built_releases
 from kcompact_nb.record._snappy import raw_compress
 
 V44, V39 = KafkaVersion(4, 4, 0), KafkaVersion(3, 9, 2)

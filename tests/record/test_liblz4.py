@@ -2,14 +2,10 @@
 
 That it writes Kafka's bytes is checked against kafka-clients 4.4.0 and 3.9.2 (tests/broker/test_kafka_compression.py);
 here: what is built and loaded, that it is what Kafka's lz4 1.10 releases are written with, and what happens when it
-is not built or its sources are not the pinned ones.
+is not built (building: tests/test_build_codecs.py).
 """
 
 from __future__ import annotations
-
-import hashlib
-import io
-import tarfile
 
 import lz4.frame
 import pytest
@@ -17,10 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb.core import KafkaVersion
-from kcompact_nb.io import LIBLZ4_RELEASE, NativeLibraryError, build_liblz4, liblz4_built, liblz4_dir
+from kcompact_nb.record import LIBLZ4_RELEASE, NativeLibraryError, _liblz4, liblz4_built, liblz4_dir, liblz4_library
 from kcompact_nb.record import _compression as compression
-from kcompact_nb.record import _liblz4
-from kcompact_nb.record._native_build import compile_library, download_verified
+from tools.codec_build import compile_library
 
 V44, V40 = KafkaVersion(4, 4, 0), KafkaVersion(4, 0, 0)  # lz4-java 1.11.2 (lz4 1.10) and 1.8.0 (lz4 1.9)
 BODY = b" ".join(b'{"id": %d, "name": "user-%d", "active": true}' % (i, i % 97) for i in range(4000))
@@ -79,31 +74,6 @@ def test_without_the_built_library_kafkas_lz4_1_10_is_written_by_the_binding_and
         assert not written.exact and lz4.frame.decompress(written.data) == BODY
 
 
-def test_sources_that_are_not_the_pinned_ones_are_refused_and_nothing_is_built(tmp_path, monkeypatch):
-    tampered = tmp_path / "lz4_1.10.0.orig.tar.gz"
-    with tarfile.open(tampered, "w:gz") as tar:
-        source = b"int LZ4_versionNumber(void) { return 11000; }\n"
-        member = tarfile.TarInfo("lz4-1.10.0/lib/lz4.c")
-        member.size = len(source)
-        tar.addfile(member, io.BytesIO(source))
-    monkeypatch.setattr(_liblz4, "SOURCE_URL", tampered.as_uri())
-    monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path / "cache"))
-    with pytest.raises(NativeLibraryError, match=rf"SHA-256 is [0-9a-f]{{64}}, not the pinned {_liblz4.SOURCE_SHA256}"):
-        build_liblz4()
-    assert not liblz4_built() and not (tmp_path / "cache").exists()
-
-
-def test_a_download_whose_sha256_matches_is_kept_whole(tmp_path):
-    payload = bytes(range(256)) * 5000
-    (tmp_path / "sources.tar.gz").write_bytes(payload)
-    target = tmp_path / "downloaded"
-    download_verified((tmp_path / "sources.tar.gz").as_uri(), hashlib.sha256(payload).hexdigest(), target)
-    assert target.read_bytes() == payload
-    with pytest.raises(NativeLibraryError, match=r"downloading file:///.*missing failed: "):
-        download_verified((tmp_path / "missing").as_uri(), hashlib.sha256(payload).hexdigest(), tmp_path / "other")
-    assert not (tmp_path / "other").exists()
-
-
 def test_a_library_that_is_not_lz4_1_10_0_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path))
     impostor = tmp_path / "impostor.c"  # lz4 1.9.4's version number behind the same functions
@@ -112,7 +82,7 @@ def test_a_library_that_is_not_lz4_1_10_0_is_refused(tmp_path, monkeypatch):
         "int LZ4_compressBound(int size) { return size + size / 255 + 16; }\n"
         "int LZ4_compress_HC(const char* s, char* d, int n, int c, int l) { return 0; }\n"
     )
-    compile_library([impostor], [], tmp_path / "liblz4" / "1.10.0" / "liblz4.so", "an impostor")
+    compile_library([impostor], [], liblz4_library(), "an impostor")
     _liblz4._load.cache_clear()
     try:
         with pytest.raises(NativeLibraryError, match=r"liblz4\.so: reports lz4 10904, not 1\.10\.0: run make codecs"):

@@ -1,17 +1,16 @@
-"""Older libzstd releases built from their sources (``kcompact_nb.record._libzstd``, issue #30), and the whole
-libzstd ``zstandard`` bundles, with which the C kernel decompresses (issue #29).
+"""Older libzstd releases built from their sources by ``make codecs`` (``kcompact_nb.record._libzstd``, issue #30),
+and the whole libzstd ``zstandard`` bundles, with which the C kernel decompresses (issue #29).
 
 That each built release writes Kafka's bytes is checked against kafka-clients of the releases that bundle them
-(tests/broker/test_kafka_compression.py); here: what is built, where, and what happens when it is not.
+(tests/broker/test_kafka_compression.py); here: what is opened, from where, and what happens when it is not built
+(building them: tests/test_build_codecs.py).
 """
 
 from __future__ import annotations
 
 import ctypes
-import re
 import shutil
 import sys
-from pathlib import Path
 
 import pytest
 import zstandard
@@ -19,32 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb.core import KafkaVersion
-from kcompact_nb.io import (
-    LIBZSTD_SOURCE_PACKAGES,
-    NativeLibraryError,
-    build_full_libzstd,
-    build_libzstd,
-    built_releases,
-    full_libzstd,
-    libzstd_dir,
-)
+from kcompact_nb.record import NativeLibraryError, _libzstd, full_libzstd, libzstd_dir, libzstd_library
 from kcompact_nb.record import _compression as compression
-from kcompact_nb.record import _libzstd
-from kcompact_nb.record._codec_releases import KAFKA_CLIENTS_CODECS, zstd_release
-from kcompact_nb.record._native_build import version_number
+from kcompact_nb.record._codec_releases import version_number
+from kcompact_nb.record._libzstd import built_releases
 
 BODY = b" ".join(b'{"id": %d, "name": "user-%d", "active": true}' % (i, i % 97) for i in range(4000))
-
-
-def test_every_libzstd_release_kafka_shipped_is_buildable_or_installed():
-    shipped = {zstd_release(version) for version, _ in KAFKA_CLIENTS_CODECS} - {None}
-    installed = {release for release, _ in compression._zstd_bindings()} - set(built_releases())
-    assert shipped - set(LIBZSTD_SOURCE_PACKAGES) - installed == set()
-    python_zstd = {
-        r: req.removeprefix("zstd==") for r, req in LIBZSTD_SOURCE_PACKAGES.items() if req.startswith("zstd==")
-    }
-    assert all(version.startswith(".".join(map(str, r)) + ".") for r, version in python_zstd.items())  # 1.5.5.1: 1.5.5
-    assert set(LIBZSTD_SOURCE_PACKAGES) - set(python_zstd) == {(1, 3, 7)}  # which python-zstd skipped
 
 
 def test_built_releases_compress_a_frame_that_decodes_to_the_body():
@@ -85,7 +64,7 @@ def test_a_library_that_is_not_the_release_it_is_filed_under_is_refused(tmp_path
         pytest.fail("no libzstd release built: run make codecs")
     source = libzstd_dir() / ".".join(map(str, newest)) / "libzstd.so"
     monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path))
-    other = min(r for r in LIBZSTD_SOURCE_PACKAGES if r != newest)
+    other = (1, 3, 5) if newest != (1, 3, 5) else (1, 5, 5)
     (tmp_path / "libzstd" / ".".join(map(str, other))).mkdir(parents=True)
     shutil.copy(source, tmp_path / "libzstd" / ".".join(map(str, other)) / "libzstd.so")
     _libzstd._load.cache_clear()
@@ -94,51 +73,11 @@ def test_a_library_that_is_not_the_release_it_is_filed_under_is_refused(tmp_path
     _libzstd._load.cache_clear()
 
 
-def test_a_release_with_no_sources_is_refused_by_name():
-    with pytest.raises(
-        NativeLibraryError, match=r"libzstd 1\.3\.6: not buildable here \(these are: 1\.3\.5, 1\.3\.7, "
-    ):
-        build_libzstd([(1, 3, 6)])
-
-
-def test_a_failed_build_says_why_and_leaves_no_library(tmp_path, monkeypatch):
-    monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path))
-    broken = tmp_path / "sources" / "lib"
-    for folder in ("common", "compress"):
-        (broken / folder).mkdir(parents=True)
-    (broken / "compress" / "zstd_compress.c").write_text("this is not C\n")
-    monkeypatch.setattr(_libzstd, "_sources", lambda version, work: broken)
-    with pytest.raises(NativeLibraryError, match=r"compiling libzstd 1\.5\.5 with .* failed: "):
-        build_libzstd([(1, 5, 5)])
-    assert built_releases() == [] and not (tmp_path / "libzstd").exists()
-
-
 def test_zstandards_whole_libzstd_is_built_under_its_release_and_reports_it():
     assert full_libzstd().is_file(), "zstandard's libzstd is not built: run make codecs"
     release = ".".join(map(str, zstandard.ZSTD_VERSION))
     assert full_libzstd() == libzstd_dir() / release / "libzstd-full.so"
     assert ctypes.CDLL(str(full_libzstd())).ZSTD_versionNumber() == version_number(zstandard.ZSTD_VERSION)
-    assert build_full_libzstd() is False  # built once, then kept
-
-
-def test_sources_of_another_release_than_zstandards_are_refused_and_leave_no_library(tmp_path, monkeypatch):
-    """A ``zstandard`` linked to another libzstd than its sources hold (a distribution's build) gets nothing."""
-    monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path / "cache"))
-
-    def sources_of_1_5_4(requirement: str, work: Path) -> None:
-        (work / "zstandard-0" / "zstd").mkdir(parents=True)
-        defines = "#define ZSTD_VERSION_MAJOR    1\n#define ZSTD_VERSION_MINOR    5\n#define ZSTD_VERSION_RELEASE  4\n"
-        (work / "zstandard-0" / "zstd" / "zstd.c").write_text(defines)
-
-    monkeypatch.setattr(_libzstd, "_unpacked", sources_of_1_5_4)
-    announced = []
-    release = ".".join(map(str, zstandard.ZSTD_VERSION))
-    with pytest.raises(
-        NativeLibraryError, match=rf"'s sources hold libzstd 1\.5\.4, but zstandard decodes with {re.escape(release)} "
-    ):
-        build_full_libzstd(on_build=announced.append)
-    assert announced == [tuple(zstandard.ZSTD_VERSION)]
-    assert not full_libzstd().exists() and not full_libzstd().parent.exists()
 
 
 def test_without_zstandard_no_libzstd_is_built_for_its_decoding_and_none_is_opened(monkeypatch):
@@ -147,22 +86,18 @@ def test_without_zstandard_no_libzstd_is_built_for_its_decoding_and_none_is_open
     from kcompact_nb.record import _block_inflation
 
     monkeypatch.setitem(sys.modules, "zstandard", None)  # ``import zstandard`` raises ImportError
-    assert _libzstd.bundled_release() is None and full_libzstd() is None
-    with pytest.raises(NativeLibraryError, match="^zstandard is not installed"):
-        build_full_libzstd()
+    assert _libzstd.bundled_libzstd_release() is None and full_libzstd() is None
     assert _block_inflation._open_full_libzstd(object()) is None
 
 
-def test_a_release_built_after_the_releases_were_looked_up_is_found(tmp_path, monkeypatch):
-    """``built_releases`` is looked up once per folder, and again after ``build_libzstd`` built one."""
+def test_the_releases_built_are_those_filed_in_the_cache_folder_newest_first(tmp_path, monkeypatch):
     monkeypatch.setenv("KCOMPACT_CACHE_DIR", str(tmp_path))
-    assert built_releases() == []
-
-    def build(release: tuple[int, int, int]) -> None:
-        library = _libzstd._library(release)
-        library.parent.mkdir(parents=True)
-        library.write_bytes(b"a library")
-
-    monkeypatch.setattr(_libzstd, "_build", build)
-    assert build_libzstd([(1, 5, 5)]) == [(1, 5, 5)]
-    assert built_releases() == [(1, 5, 5)]
+    for release in ((1, 3, 5), (1, 5, 5), (1, 4, 10)):
+        libzstd_library(release).parent.mkdir(parents=True)
+        libzstd_library(release).write_bytes(b"a library")
+    (libzstd_dir() / "1.5.7").mkdir()  # zstandard's whole libzstd lives beside them, as libzstd-full.so
+    (libzstd_dir() / "1.5.7" / "libzstd-full.so").write_bytes(b"a library")
+    (libzstd_dir() / "notes").mkdir()
+    (libzstd_dir() / "notes" / "libzstd.so").write_bytes(b"not filed under a release")
+    assert libzstd_library((1, 5, 5)) == tmp_path / "libzstd" / "1.5.5" / "libzstd.so"
+    assert built_releases() == [(1, 5, 5), (1, 4, 10), (1, 3, 5)]

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb.core import KeyRegistry, PackedRecords
+from kcompact_nb.core import KeyRegistry
 from kcompact_nb.core.cleaner._offset_table import DictOffsetTable
-from kcompact_nb.record import _key_numbering, _native_kernels
+from kcompact_nb.record import PackedRecords, _key_numbering, _native_kernels
 from kcompact_nb.record._kernels import KERNELS, decode_plain_batches, key_numbering
 from kcompact_nb.record._offset_table import NativeOffsetTable
 from tests.io.kafka_bytes import kafka_batch, rec

@@ -7,7 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from kcompact_nb.core import RECORD_BATCH_OVERHEAD, PackedRecords, Record
+from kcompact_nb.core import RECORD_BATCH_OVERHEAD, Record
+from kcompact_nb.record import PackedRecords
 from kcompact_nb.record._kernels import records_section
 
 payload = st.one_of(st.none(), st.binary(max_size=20), st.binary(min_size=8000, max_size=9000))

@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kafka.record.util import calc_crc32c
 
-from kcompact_nb.core import PackedRecords, uncompressed_batch_size
 from kcompact_nb.io import CorruptBatchError, SegmentFileReader
+from kcompact_nb.record import PackedRecords
+from kcompact_nb.record._record_batch import uncompressed_batch_size
 from tests.io.kafka_bytes import kafka_batch, rec
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -7,8 +7,9 @@ import json
 from crc32c import crc32c
 
 from kcompact_nb.cli import main
+from kcompact_nb.core import partition_row
 from kcompact_nb.io import read_partition_dir, write_partition_dir
-from kcompact_nb.scenario import ScenarioRunner, parse_scenario, partition_state, run_scenario
+from kcompact_nb.scenario import ScenarioRunner, parse_scenario, run_scenario
 from tests.scenario.conftest import ROOT, SAMPLES, scenario
 
 
@@ -79,4 +80,4 @@ def test_dump_json_takes_attributes_and_crc_from_the_kafka_bytes(tmp_path, capsy
     dumped = [b for s in state["segments"] for b in s["batches"]]
     assert [(b["attributes"].to_bytes(2, "big"), b["crc"].to_bytes(4, "big")) for b in dumped] == expected
     assert all(b["compression"] == "none" and b["partition_leader_epoch"] == 0 for b in dumped)
-    assert partition_state(loaded.log, now_ms=0)["segments"] == state["segments"]
+    assert partition_row(loaded.log, now_ms=0)["segments"] == state["segments"]

@@ -6,7 +6,9 @@ import struct
 
 import pytest
 
-from kcompact_nb.scenario import ScenarioError, decode_bytes, encode_bytes, parse_scenario
+from kcompact_nb.core import json_bytes
+from kcompact_nb.scenario import ScenarioError, parse_scenario
+from kcompact_nb.scenario._bytes import decode_bytes
 from tests.scenario.conftest import scenario
 
 APPEND = {"op": "append", "records": [{"key": "k", "value": "v"}]}
@@ -185,6 +187,6 @@ def test_bytes_encodings_round_trip():
     assert decode_bytes(None, "p") is None
     assert decode_bytes({"base64": "/wA="}, "p") == b"\xff\x00"
     assert decode_bytes({"long": -2}, "p", allow_long=True) == struct.pack(">q", -2)
-    assert encode_bytes(b"\xff\x00") == {"base64": "/wA="}
-    assert encode_bytes("prix €".encode()) == "prix €"
-    assert encode_bytes(None) is None
+    assert json_bytes(b"\xff\x00") == {"base64": "/wA="}
+    assert json_bytes("prix €".encode()) == "prix €"
+    assert json_bytes(None) is None

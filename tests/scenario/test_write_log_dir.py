@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kcompact_nb.io import TimestampOffset, read_checkpoint, read_index_file, read_log_dir
+from kcompact_nb.io import read_checkpoint, read_index_file, read_log_dir
+from kcompact_nb.io.files import TimestampOffset
 from kcompact_nb.scenario import ScenarioError, parse_scenario, run_scenario
 from tests.scenario.conftest import scenario
 

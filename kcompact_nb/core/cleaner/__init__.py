@@ -5,7 +5,8 @@ map (``OffsetMap``/``SkimpyOffsetMap``), compaction strategies (Kafka's offset r
 released, labelled so), segment grouping, the pass itself (``Cleaner.doClean``, with its whole-batch loops
 beside it; :func:`clean_pass` runs it as a cleaner thread's ``cleanLog``), its statistics
 (``CleanerStats``), filthiest-log selection, back-off and checkpoints (``LogCleanerManager``), the log
-pool's iteration order, and ``compact,delete`` retention. Imports :mod:`kcompact_nb.core.model` only.
+pool's iteration order, ``compact,delete`` retention, and what a pass that throws leaves. Imports
+:mod:`kcompact_nb.core.model` only.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager, OffsetMapSpec
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
+from kcompact_nb.core.cleaner._failure import CleanerFailure, CleanerThrew, cleaned_file_names
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
 from kcompact_nb.core.cleaner._log_pool import log_pool_order, topic_creation_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean, non_active_segments_from
@@ -30,9 +32,12 @@ from kcompact_nb.core.cleaner._strategies import (
 )
 
 __all__ = [
+    "cleaned_file_names",
     "CleanedTransactionMetadata",
+    "CleanerFailure",
     "CleanerManager",
     "CleanerStats",
+    "CleanerThrew",
     "clean_pass",
     "cyclic_gc_paused",
     "delete_records",

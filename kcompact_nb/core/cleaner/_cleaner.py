@@ -20,13 +20,14 @@ from typing import Any, NamedTuple, Protocol
 
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
+from kcompact_nb.core.cleaner._failure import index_full
 from kcompact_nb.core.cleaner._filter_to import BatchRetention, BatchRetentionResult, filter_to
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 from kcompact_nb.core.cleaner._log_to_clean import segments_overlapping
 from kcompact_nb.core.cleaner._offset_map import OffsetMap
 from kcompact_nb.core.cleaner._segment_storage import SegmentStorage
 from kcompact_nb.core.cleaner._strategies import Strategy
-from kcompact_nb.core.model import AbortedTxn, BrokerConfig, PartitionLog, RuleB, Segment
+from kcompact_nb.core.model import AbortedTxn, BrokerConfig, IndexFullError, PartitionLog, RuleB, Segment
 from kcompact_nb.record import NO_SEQUENCE, RecordBatch
 
 
@@ -253,6 +254,7 @@ def clean_segments(cleaning: Cleaning, group: list[Segment], transactions: Clean
         indexes_each_batch=log.broker.version.indexes_each_batch,
     )
     cleaned.rewritten_by_cleaner = True
+    cleaned.max_index_bytes = log.config.segment_index_bytes  # its indexes are preallocated (spec 8.4)
     transactions.cleaned_index = cleaned.aborted_transactions
     producers = _last_records_of_active_producers(log)
     for i, source in enumerate(group):
@@ -319,7 +321,10 @@ def clean_into(cleaning: Cleaning, source: Segment, cleaned: Segment, record_fil
         stats.bytes_read += result.bytes_read
         stats.messages_written += result.messages_retained
         stats.bytes_written += result.bytes_retained
-        cleaned.append(result.batches, cleaning.now_ms, largest_offset=result.max_offset)
+        try:
+            cleaned.append(result.batches, cleaning.now_ms, largest_offset=result.max_offset)
+        except IndexFullError as error:  # LogSegment.append writes the batches, then its index entry throws
+            raise index_full(error, cleaner.broker.version, cleaned) from error
 
 
 class CleanerFilter:

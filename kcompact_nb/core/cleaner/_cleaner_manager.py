@@ -10,6 +10,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
+from kcompact_nb.core.cleaner._failure import CleanerFailure, record_failure
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
@@ -56,15 +57,6 @@ def _built(spec: OffsetMapSpec, strategy: Strategy, storage: SegmentStorage | No
 
 
 @dataclass
-class CleanerFailure:
-    """A pass that raised: Kafka marks the partition uncleanable (spec 3), e.g. on a batch it cannot read."""
-
-    name: str
-    at_ms: int
-    error: str
-
-
-@dataclass
 class CleanerManager:
     """Selects, cleans and retains compacted logs the way a broker's cleaner threads do."""
 
@@ -76,6 +68,8 @@ class CleanerManager:
     started_ms: int = 0
     """When the broker started: producer expiry checks run every interval after it."""
     recorded: list[PassResult] | None = None
+    stopped_threads: int = 0
+    """Cleaner threads an exception ended (Kafka 2.0, before partitions could be marked uncleanable)."""
     """When a list, every pass this manager runs is appended to it (frames collect a step's passes)."""
     _storages: dict[str, SegmentStorage] = field(default_factory=dict, repr=False)
     _last_expiry_check_ms: int = -1
@@ -117,7 +111,7 @@ class CleanerManager:
         ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained. A pass
         that throws marks its log uncleanable and ends the iteration before retention (``None``).
         """
-        if not self.broker.log_cleaner_enable:
+        if not self.broker.log_cleaner_enable or self.stopped_threads >= self.broker.log_cleaner_threads:
             return None
         self._expire_producers(logs, now_ms)
         best, considered = self.grab_filthiest_log(logs, now_ms=now_ms, in_progress=in_progress)
@@ -211,6 +205,7 @@ class CleanerManager:
     def _clean_or_mark_uncleanable(
         self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int
     ) -> PassResult | None:
+        before = list(log.segments)
         try:
             result = clean_pass(
                 log,
@@ -223,10 +218,13 @@ class CleanerManager:
                 storage=self._storages.get(log.name),
             )
         except KcompactError as error:
-            # cleanLog's doneCleaning checkpoints the pass's start; groups swapped in before the failure stay
-            log.cleaner_checkpoint = best.first_dirty_offset
-            self.uncleanable.add(log.name)
-            self.failures.append(CleanerFailure(log.name, now_ms, str(error)))
+            failure = record_failure(log, error, at_ms=now_ms, first_dirty_offset=best.first_dirty_offset,
+                                     before=before, version=self.broker.version)  # fmt: skip
+            self.failures.append(failure)
+            if failure.thread_stopped:
+                self.stopped_threads += 1
+            else:
+                self.uncleanable.add(log.name)
             return None
         delayed = [ltc for ltc in considered if ltc.compaction_delay_ms > 0]
         if not delayed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 
 from kcompact_nb.core.model import DOUBLE_MAX, MIB, BrokerConfig
 
@@ -53,13 +53,17 @@ def throttled_elapsed(stats: CleanerStats, broker: BrokerConfig) -> None:
     stats.elapsed_secs = (stats.map_bytes_read + stats.bytes_read + stats.bytes_written) / rate
 
 
+_ALL_DIGITS = Context(prec=400)
+
+
 def java_fixed(value: float, *, grouping: bool = False) -> str:
     """Java's ``%.1f`` / ``%,.1f``: HALF_UP rounding of the exact double, ``Infinity``/``NaN`` spelled out."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
-    rounded = Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    # every digit of the double (up to 309 before the point, as Java prints 1e300 in full)
+    rounded = Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP, context=_ALL_DIGITS)
     return f"{rounded:,.1f}" if grouping else f"{rounded:.1f}"
 
 

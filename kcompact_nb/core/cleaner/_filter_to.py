@@ -23,6 +23,7 @@ from kcompact_nb.record import (
     RecordBatch,
     TimestampType,
     compressed,
+    java_long,
     record_offsets,
 )
 
@@ -132,7 +133,8 @@ def _rebuilt(
     kafka_version: KafkaVersion,
 ) -> RecordBatch:
     """The batch with only ``retained`` (``buildRetainedRecordsInto``), stamped ``now + delete.retention.ms``."""
-    horizon = record_filter.now_ms + record_filter.delete_retention_ms if stamp else batch.delete_horizon_ms
+    # Java's long sum: delete.retention.ms near Long.MAX_VALUE wraps it negative, so a later pass removes the tombstone
+    horizon = java_long(record_filter.now_ms + record_filter.delete_retention_ms) if stamp else batch.delete_horizon_ms
     return compressed(
         rebuild_batch(batch, retained, delete_horizon_ms=horizon), encoder, level=None, kafka_version=kafka_version
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from kcompact_nb.core.model._compression import stored_compression
 from kcompact_nb.core.model._config import COMPACTION_STRATEGIES, BrokerConfig, TopicConfig
 from kcompact_nb.core.model._config_keys import DOUBLE_MAX, INT_MAX, LONG_MAX, MIB
-from kcompact_nb.core.model._errors import ConfigError, InvalidRecordError, UnitError
+from kcompact_nb.core.model._errors import ConfigError, IndexFullError, InvalidRecordError, UnitError
 from kcompact_nb.core.model._log import AppendInfo, NewRecord, PartitionLog, copy_log
 from kcompact_nb.core.model._log_dir_names import (
     CLEANED_FILE_SUFFIX,
@@ -81,6 +81,7 @@ __all__ = [
     "INDEX_FILE_SUFFIX",
     "INT_MAX",
     "InvalidRecordError",
+    "IndexFullError",
     "KafkaVersion",
     "IN_FLIGHT_FILE_SUFFIXES",
     "LEFTOVER_FILE_SUFFIXES",

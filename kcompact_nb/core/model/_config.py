@@ -10,12 +10,14 @@ from typing import Any
 
 from kcompact_nb.core.model._config_keys import (
     DOUBLE_MAX,
+    INT,
     INT_MAX,
     LONG_MAX,
     MIB,
     Check,
     at_least,
     between,
+    coerce_as,
     config_keys,
     fields_from_properties,
     kafka_key,
@@ -70,7 +72,7 @@ class TopicConfig:
         "max.compaction.lag.ms", LONG_MAX, int, at_least(1), (("log.cleaner.max.compaction.lag.ms", 1),)
     )
     segment_bytes: int = kafka_key(
-        "segment.bytes", 1_073_741_824, int, between(14, INT_MAX), (("log.segment.bytes", 1),)
+        "segment.bytes", 1_073_741_824, INT, between(14, INT_MAX), (("log.segment.bytes", 1),)
     )
     segment_ms: int = kafka_key(
         "segment.ms", 604_800_000, int, at_least(1), (("log.roll.ms", 1), ("log.roll.hours", HOUR_MS))
@@ -79,13 +81,13 @@ class TopicConfig:
         "segment.jitter.ms", 0, int, at_least(0), (("log.roll.jitter.ms", 1), ("log.roll.jitter.hours", HOUR_MS))
     )
     segment_index_bytes: int = kafka_key(
-        "segment.index.bytes", 10_485_760, int, between(4, INT_MAX), (("log.index.size.max.bytes", 1),)
+        "segment.index.bytes", 10_485_760, INT, between(4, INT_MAX), (("log.index.size.max.bytes", 1),)
     )
     index_interval_bytes: int = kafka_key(
-        "index.interval.bytes", 4096, int, between(0, INT_MAX), (("log.index.interval.bytes", 1),)
+        "index.interval.bytes", 4096, INT, between(0, INT_MAX), (("log.index.interval.bytes", 1),)
     )
     max_message_bytes: int = kafka_key(
-        "max.message.bytes", 1_048_588, int, between(0, INT_MAX), (("message.max.bytes", 1),)
+        "max.message.bytes", 1_048_588, INT, between(0, INT_MAX), (("message.max.bytes", 1),)
     )
     retention_ms: int = kafka_key(
         "retention.ms",
@@ -116,15 +118,15 @@ class TopicConfig:
     compression_gzip_level: int = kafka_key(
         "compression.gzip.level",
         -1,
-        int,
+        INT,
         Check(lambda v: v == -1 or 1 <= v <= 9, "Value must be -1 or in [1, 9]"),
         (("compression.gzip.level", 1),),
     )
     compression_lz4_level: int = kafka_key(
-        "compression.lz4.level", 9, int, between(1, 17), (("compression.lz4.level", 1),)
+        "compression.lz4.level", 9, INT, between(1, 17), (("compression.lz4.level", 1),)
     )
     compression_zstd_level: int = kafka_key(
-        "compression.zstd.level", 3, int, between(-131072, 22), (("compression.zstd.level", 1),)
+        "compression.zstd.level", 3, INT, between(-131072, 22), (("compression.zstd.level", 1),)
     )
     preallocate: bool = kafka_key("preallocate", False, bool, None, (("log.preallocate", 1),))
     compaction_strategy: str = kafka_key(
@@ -140,7 +142,7 @@ class TopicConfig:
     internal_segment_bytes: int = kafka_key(
         "internal.segment.bytes",
         -1,
-        int,
+        INT,
         Check(lambda v: v == -1 or 14 <= v <= INT_MAX, "Value must be -1 (unset) or in [14, 2147483647]"),
     )
     """Kafka 4.x's internal override of ``segment.bytes`` (no 1 MiB minimum); -1 when unset."""
@@ -241,19 +243,19 @@ class BrokerConfig:
     """
 
     log_cleaner_enable: bool = kafka_key("log.cleaner.enable", True, bool)
-    log_cleaner_threads: int = kafka_key("log.cleaner.threads", 1, int, at_least(0))
+    log_cleaner_threads: int = kafka_key("log.cleaner.threads", 1, INT, at_least(0))
     log_cleaner_dedupe_buffer_size: int = kafka_key("log.cleaner.dedupe.buffer.size", 134_217_728, int, at_least(0))
     log_cleaner_io_buffer_load_factor: float = kafka_key(
         "log.cleaner.io.buffer.load.factor", 0.9, float, Check(lambda v: 0 < v <= 1, "Value must be in (0, 1]")
     )
-    log_cleaner_io_buffer_size: int = kafka_key("log.cleaner.io.buffer.size", 524_288, int, at_least(0))
+    log_cleaner_io_buffer_size: int = kafka_key("log.cleaner.io.buffer.size", 524_288, INT, at_least(0))
     log_cleaner_io_max_bytes_per_second: float = kafka_key(
         "log.cleaner.io.max.bytes.per.second", DOUBLE_MAX, float, Check(lambda v: v > 0, "Value must be above 0")
     )
     log_cleaner_backoff_ms: int = kafka_key("log.cleaner.backoff.ms", 15_000, int, at_least(0))
-    producer_id_expiration_ms: int = kafka_key("producer.id.expiration.ms", 86_400_000, int, at_least(1))
+    producer_id_expiration_ms: int = kafka_key("producer.id.expiration.ms", 86_400_000, INT, at_least(1))
     producer_id_expiration_check_interval_ms: int = kafka_key(
-        "producer.id.expiration.check.interval.ms", 600_000, int, at_least(1)
+        "producer.id.expiration.check.interval.ms", 600_000, INT, at_least(1)
     )
     kafka_version: str = kafka_key("kafka.version", DEFAULT_KAFKA_VERSION, str)
     topic_defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -342,10 +344,12 @@ def _parsed_version(text: str) -> KafkaVersion:
 def _topic_defaults(properties: Mapping[str, Any]) -> dict[str, Any]:
     """TopicConfig field values from broker synonyms; the first synonym listed for a key wins."""
     defaults: dict[str, Any] = {}
+    keys = config_keys(TopicConfig)
     for broker_name, (topic_name, field_name, factor) in reversed(list(_BROKER_SYNONYMS.items())):
         if broker_name in properties:
-            value = fields_from_properties(TopicConfig, {topic_name: properties[broker_name]}, extra_ok=frozenset())
-            converted = value[field_name]
+            # a synonym in hours or minutes is an INT in Kafka (log.roll.hours), the others have the topic key's type
+            kafka_type = INT if factor != 1 else keys[topic_name][1].kafka_type
+            converted = coerce_as(broker_name, kafka_type, properties[broker_name])
             if factor != 1 and converted != -1:
                 converted *= factor
             defaults[field_name] = converted

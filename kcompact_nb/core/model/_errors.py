@@ -9,6 +9,19 @@ class InvalidRecordError(KafkaModelError):
     """A produce that Kafka rejects with ``INVALID_RECORD`` (``LogValidator``)."""
 
 
+class IndexFullError(KafkaModelError):
+    """An entry appended to a full offset or time index (``OffsetIndex.append``, ``TimeIndex.maybeAppend``).
+
+    ``index`` is ``"offset"`` or ``"time"``, ``entries`` the entries the index held; the message is Kafka's.
+    """
+
+    def __init__(self, index: str, entries: int) -> None:
+        self.index = index
+        self.entries = entries
+        kind = "time index" if index == "time" else "index"
+        super().__init__(f"Attempt to append to a full {kind} (size = {entries}).")
+
+
 class ConfigError(KcompactError, ValueError):
     """A config value outside what Kafka's ``ConfigDef`` accepts."""
 

@@ -79,6 +79,9 @@ class PartitionLog:
     key_pool: dict[bytes, bytes] = field(default_factory=dict, repr=False, compare=False)
     """One shared bytes object per distinct key: saves memory and speeds up the cleaner's map lookups."""
     encoder: BatchEncoder = field(default_factory=KafkaBatchEncoder, repr=False, compare=False)
+    left_cleaned: list[Segment] = field(default_factory=list, repr=False, compare=False)
+    """The segment a cleaner pass was filling when it threw: Kafka leaves its ``.cleaned`` files in the partition
+    folder until the broker next loads the log (``LogLoader`` deletes them); it is not part of the log."""
 
     def __post_init__(self) -> None:
         if not self.segments:
@@ -354,6 +357,7 @@ def copy_log(
     clone = copy.copy(log)
     clone.config, clone.broker = config or log.config, broker or log.broker
     clone.segments = [_copy_segment(s) for s in log.segments]
+    clone.left_cleaned = [_copy_segment(s) for s in log.left_cleaned]
     clone.producer_state = copy.deepcopy(log.producer_state)
     return clone
 

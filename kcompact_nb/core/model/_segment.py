@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from kcompact_nb.core.model._errors import IndexFullError
 from kcompact_nb.record import NO_TIMESTAMP, RecordBatch
 
 OFFSET_INDEX_ENTRY_BYTES = 8
@@ -34,7 +35,9 @@ class Segment:
     file position where it starts); ``time_index`` the time index as (largest timestamp so far, last
     offset of the first batch that holds it). ``rewritten_by_cleaner`` marks a segment a cleaner pass wrote
     (Kafka's ``.cleaned`` file swapped in): all its files are new, even when its batches' bytes are the
-    source's.
+    source's. ``max_index_bytes`` (``segment.index.bytes``), when set, is the size of the segment's preallocated
+    indexes: an entry that does not fit raises :class:`IndexFullError`, as Kafka's cleaner's ``.cleaned`` segment
+    does (:meth:`is_index_full`); the segments of a log's appends roll before that (``LogSegment.shouldRoll``).
     """
 
     base_offset: int
@@ -52,6 +55,7 @@ class Segment:
     time_index: list[tuple[int, int]] = field(default_factory=list)
     aborted_transactions: list[AbortedTxn] = field(default_factory=list)
     rewritten_by_cleaner: bool = False
+    max_index_bytes: int | None = field(default=None, compare=False)
     _bytes_since_last_index_entry: int = 0
 
     def __post_init__(self) -> None:
@@ -115,16 +119,23 @@ class Segment:
         if self.size_bytes == 0 and self.rolling_based_timestamp is None:
             first = batches[:1] if self.indexes_each_batch else batches
             self.rolling_based_timestamp = max(b.max_timestamp for b in first)
-        if self.indexes_each_batch:
-            for batch in batches:
-                self._append_records(batch.size_bytes, batch, batch.last_offset)
-        else:
-            largest = batches[-1].last_offset if largest_offset is None else largest_offset
-            # the append's shallowOffsetOfMaxTimestamp: the first batch holding its largest timestamp
-            holder = max(batches, key=lambda b: b.max_timestamp)
-            self._append_records(sum(b.size_bytes for b in batches), holder, largest)
-        self.batches.extend(batches)
-        self.last_modified_ms = now_ms
+        start_bytes = self.size_bytes
+        try:
+            if self.indexes_each_batch:
+                for batch in batches:
+                    self._append_records(batch.size_bytes, batch, batch.last_offset)
+            else:
+                largest = batches[-1].last_offset if largest_offset is None else largest_offset
+                # the append's shallowOffsetOfMaxTimestamp: the first batch holding its largest timestamp
+                holder = max(batches, key=lambda b: b.max_timestamp)
+                self._append_records(sum(b.size_bytes for b in batches), holder, largest)
+        except IndexFullError:
+            # Kafka writes the records to the file before it indexes them: the whole append is in the file
+            self.size_bytes = start_bytes + sum(b.size_bytes for b in batches)
+            raise
+        finally:
+            self.batches.extend(batches)
+            self.last_modified_ms = now_ms
 
     def _append_records(self, size: int, holder: RecordBatch, largest_offset: int) -> None:
         """The index and timestamp bookkeeping of ``size`` bytes appended at the end of the segment, whose largest
@@ -133,7 +144,11 @@ class Segment:
             self.max_timestamp_so_far = holder.max_timestamp
             self.offset_of_max_timestamp_so_far = holder.last_offset
         if self._bytes_since_last_index_entry > self.index_interval_bytes:
+            if self.max_index_bytes is not None and self._offset_index_full(self.max_index_bytes):
+                raise IndexFullError("offset", self.offset_index_entries)
             self.offset_index.append((largest_offset, self.size_bytes))
+            if self.max_index_bytes is not None and self._time_index_full(self.max_index_bytes):
+                raise IndexFullError("time", self.time_index_entries)
             self._maybe_append_time_index()
             self._bytes_since_last_index_entry = 0
         self._bytes_since_last_index_entry += size
@@ -149,11 +164,17 @@ class Segment:
         return position
 
     def is_index_full(self, segment_index_bytes: int) -> bool:
-        """The offset or time index has no room left (``AbstractIndex.isFull``)."""
-        return (
-            self.offset_index_entries >= segment_index_bytes // OFFSET_INDEX_ENTRY_BYTES
-            or self.time_index_entries >= segment_index_bytes // TIME_INDEX_ENTRY_BYTES
-        )
+        """The offset or time index has no room left (``OffsetIndex.isFull``, ``TimeIndex.isFull``)."""
+        return self._offset_index_full(segment_index_bytes) or self._time_index_full(segment_index_bytes)
+
+    def _offset_index_full(self, segment_index_bytes: int) -> bool:
+        """Every entry of the preallocated offset index is taken (``AbstractIndex.isFull``)."""
+        return self.offset_index_entries >= segment_index_bytes // OFFSET_INDEX_ENTRY_BYTES
+
+    def _time_index_full(self, segment_index_bytes: int) -> bool:
+        """All but one entry of the time index are taken: ``TimeIndex.isFull`` keeps the last slot for the entry
+        a segment gets when it stops being active (``onBecomeInactiveSegment`` skips the check)."""
+        return self.time_index_entries >= segment_index_bytes // TIME_INDEX_ENTRY_BYTES - 1
 
     def on_become_inactive(self) -> None:
         """Final time-index entry when the segment stops being active (``onBecomeInactiveSegment``)."""
@@ -193,12 +214,13 @@ class StoredSegment(Segment):
         return self.estimated
 
     def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
-        super().append(batches, now_ms, largest_offset)
-        if not batches:
-            return
-        self.stored_last_offset = batches[-1].last_offset
-        self.batch_count += len(batches)
-        for batch in batches:
-            self.stored_codecs.add(batch.compression)
-            self.estimated = self.estimated or batch.size_estimated
-        self.batches.clear()
+        try:
+            super().append(batches, now_ms, largest_offset)
+        finally:  # an index that throws still leaves the batches in the file
+            if batches:
+                self.stored_last_offset = batches[-1].last_offset
+                self.batch_count += len(batches)
+                for batch in batches:
+                    self.stored_codecs.add(batch.compression)
+                    self.estimated = self.estimated or batch.size_estimated
+                self.batches.clear()

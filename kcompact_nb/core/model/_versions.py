@@ -15,6 +15,7 @@ rule B, high watermark      KAFKA-20452 (#22089, merged April 2026)             
 log.segment.bytes >= 1 MiB  KIP-1030 / KAFKA-16368 (#18140)                       4.0.0 and later
 segment.bytes >= 1 MiB      KIP-1030 / KAFKA-19080 (#19371)                        4.1.0 and later
 index entries per batch     KAFKA-806 (#18012; backports #18842, #18843)           3.9.1-3.9.x, 4.0.1 and later
+uncleanable partitions      KIP-346 / KAFKA-7215 (before: the thread stops)        2.1.0 and later
 ==========================  =====================================================  ==========================
 
 Properties and values a release does not know (``compression.*.level`` before 3.8...) are in
@@ -110,6 +111,11 @@ class KafkaVersion:
     def indexes_each_batch(self) -> bool:
         """KAFKA-806: ``LogSegment.append`` checks ``index.interval.bytes`` per batch, not once per append."""
         return KafkaVersion(3, 9, 1) <= self < KafkaVersion(4, 0) or self >= KafkaVersion(4, 0, 1)
+
+    @property
+    def marks_uncleanable(self) -> bool:
+        """KIP-346: a pass that throws marks its partition uncleanable; before 2.1 the exception ended the thread."""
+        return self >= KafkaVersion(2, 1)
 
     @property
     def rule_b(self) -> RuleB:

@@ -1,4 +1,5 @@
-"""Views that explain a log: what the next pass does to each record and why, tables, layouts, histories.
+"""Views that explain a log: what the next pass does to each record and why, tables, layouts, histories, and
+core values as rows for documents (partition, record, ``LogToClean``, ``PassResult``).
 
 Read-only: nothing here changes a log (a pass that a view needs runs on a copy). Imports the other
 parts of core.
@@ -43,6 +44,13 @@ from kcompact_nb.core.views._pass_view import (
     offset_map_view,
     pass_diff,
 )
+from kcompact_nb.core.views._rows import (
+    json_bytes,
+    log_to_clean_row,
+    partition_row,
+    pass_result_row,
+    record_row,
+)
 from kcompact_nb.core.views._segment_regions import SegmentRegion, regions_of, segment_regions
 from kcompact_nb.core.views._uncleanable import UnreadableBatch, unreadable_batch_outcome
 
@@ -54,6 +62,8 @@ __all__ = [
     "dirtiness_series",
     "DirtinessPoint",
     "explain",
+    "json_bytes",
+    "log_to_clean_row",
     "unreadable_batch_outcome",
     "UnreadableBatch",
     "Explanation",
@@ -77,9 +87,12 @@ __all__ = [
     "OffsetMapEntry",
     "OffsetMapView",
     "Outcome",
+    "partition_row",
     "pass_diff",
+    "pass_result_row",
     "PassDiff",
     "record_lifetimes",
+    "record_row",
     "RecordKind",
     "RecordLifetime",
     "RecordOutcome",

@@ -39,8 +39,18 @@ from kcompact_nb.io.files._index_files import (
     segment_indexes,
     write_index_file,
 )
+from kcompact_nb.io.files._leader_epoch import (
+    LEADER_EPOCH_CHECKPOINT,
+    format_leader_epochs,
+    parse_leader_epochs,
+    truncate_from_start,
+)
 
 __all__ = [
+    "format_leader_epochs",
+    "LEADER_EPOCH_CHECKPOINT",
+    "parse_leader_epochs",
+    "truncate_from_start",
     "CLEANER_OFFSET_CHECKPOINT",
     "INDEX_FILE_SUFFIXES",
     "IndexFile",

@@ -16,9 +16,9 @@ from kcompact_nb.io.logdir._log_reader import (
     read_partition_dir,
     scan_partition_dir,
     segment_files,
+    skipped_entries,
 )
 from kcompact_nb.io.logdir._log_writer import (
-    batch_attributes_and_crc,
     batch_bytes,
     checkpoint_entries,
     write_log_dir,
@@ -47,7 +47,6 @@ __all__ = [
     "STAGING_MARK",
     "SegmentFileReader",
     "SegmentFiles",
-    "batch_attributes_and_crc",
     "batch_bytes",
     "changes_since",
     "checkpoint_entries",
@@ -67,6 +66,7 @@ __all__ = [
     "scan_partition_dir",
     "segment_base_offset",
     "segment_files",
+    "skipped_entries",
     "staged_dir",
     "staging_folder",
     "stream_partition_pass",

@@ -16,7 +16,10 @@ same bytes) gets new files; the files of a segment that is gone (merged into a g
 producer snapshot (``UnifiedLog.deleteProducerSnapshots``) are not written. The two checkpoint files
 the cleaner and retention change are updated, the others copied. What is written is the state once
 Kafka's delayed deletions ran (``file.delete.delay.ms``): no ``.deleted``, ``.cleaned`` or ``.swap``
-files are copied, nor a running broker's ``.tmp`` and ``.lock`` files. ``source`` itself is never modified.
+files are copied, nor a running broker's ``.tmp`` and ``.lock`` files; a pass that threw leaves the ``.cleaned``
+files of the segment it was filling, as Kafka does (:func:`write_left_cleaned`), and those an earlier such pass
+left in ``source`` are copied (a running broker never cleans that partition again). ``source`` itself is never
+modified.
 
 Without ``source`` every file comes from the model, as after a clean shutdown: the producer state
 goes into a snapshot at the log end offset (``ProducerStateManager.takeSnapshot`` on close); the
@@ -31,33 +34,50 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kcompact_nb.core import (
+    CLEANED_FILE_SUFFIX,
     IN_FLIGHT_FILE_SUFFIXES,
+    INDEX_FILE_SUFFIX,
     LEFTOVER_FILE_SUFFIXES,
     LOG_FILE_SUFFIX,
     METADATA_LOG_TOPIC,
     PRODUCER_SNAPSHOT_FILE_NAME,
     SEGMENT_FILE_OF_ANY_KIND,
     SEGMENT_FILE_SUFFIXES,
+    TIME_INDEX_FILE_SUFFIX,
+    TXN_INDEX_FILE_SUFFIX,
     PartitionLog,
     Segment,
     StoredSegment,
+    cleaned_file_names,
+    filename_prefix_from_offset,
     segment_file_name,
     topic_partition_of_dir,
 )
 from kcompact_nb.io._errors import LogWriteError
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
+    LEADER_EPOCH_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
+    OFFSET_INDEX_ENTRY_BYTES,
     RECOVERY_POINT_CHECKPOINT,
+    TIME_INDEX_ENTRY_BYTES,
+    IndexFile,
     OffsetIndexFile,
+    OffsetPosition,
     ProducerSnapshotEntry,
     ProducerSnapshotFile,
     TimeIndexFile,
+    TimestampOffset,
     TopicPartition,
     TransactionIndexFile,
+    encode_index_file,
+    format_leader_epochs,
     java_hash_map_order,
     model_indexes,
+    parse_leader_epochs,
+    preallocated_bytes,
     read_checkpoint,
+    truncate_from_start,
     write_checkpoint,
     write_index_file,
 )
@@ -67,7 +87,8 @@ from kcompact_nb.io.logdir._log_writer import (
     set_mtime_ms,
     write_segment_file,
 )
-from kcompact_nb.io.logdir._staged_output import staged_dir
+from kcompact_nb.io.logdir._sparse_copy import copy_file
+from kcompact_nb.io.logdir._staged_output import STAGING_MARK, staged_dir
 
 _NOT_COPIED = (*LEFTOVER_FILE_SUFFIXES, *IN_FLIGHT_FILE_SUFFIXES)
 """What a cleaning or a deletion left half-way, and a running broker's temporary and lock files."""
@@ -80,6 +101,7 @@ def write_broker_log_dir(
     source: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
     written: Mapping[str, Mapping[int, Path]] | None = None,
+    left: Mapping[str, Mapping[int, Path]] | None = None,
 ) -> Path:
     """Write ``logs`` under ``log_dir`` in Kafka's layout (see the module docstring); returns ``log_dir``.
 
@@ -100,6 +122,9 @@ def write_broker_log_dir(
         For logs cleaned by streaming their segment files (:class:`~kcompact_nb.io.SegmentFiles`), by name: the
         ``.log`` files of their cleaned segments (base offset -> file), moved into place with their indexes.
         Their other segments, whose batches stay on disk, are copied from ``source``.
+    left:
+        Likewise, the ``.log.cleaned`` file a streamed pass that threw was filling (its log's
+        :attr:`~kcompact_nb.core.PartitionLog.left_cleaned`), moved into place as Kafka leaves it.
     """
     logs = list(logs)
     root = Path(log_dir)
@@ -110,7 +135,7 @@ def write_broker_log_dir(
         if origin is not None:
             _copy_other_entries(origin, staging, skip=names)
         for log in logs:
-            moved = (written or {}).get(log.name, {})
+            moved = (written or {}).get(log.name, {}), (left or {}).get(log.name, {})
             _write_partition(log, staging, None if origin is None else origin / log.name, moved)
         _write_checkpoints(staging, logs, origin)
     return root
@@ -125,7 +150,7 @@ def _check_target(root: Path, origin: Path | None, *, overwrite: bool) -> None:
         out, into = root.resolve(), origin.resolve()
         if out == into or into in out.parents or out in into.parents:
             raise LogWriteError(f"{root}: the output must not be, contain or lie inside the source log dir {origin}")
-    if root.is_dir() and any(root.iterdir()) and not overwrite:
+    if root.is_dir() and any(STAGING_MARK not in entry.name for entry in root.iterdir()) and not overwrite:
         reason = "directory exists and is not empty; choose an empty or new one, or allow overwriting"
         raise LogWriteError(f"{root}: {reason}")
 
@@ -139,13 +164,19 @@ def _copy_other_entries(origin: Path, root: Path, *, skip: set[str]) -> None:
         if entry.is_dir():
             if target.exists():
                 shutil.rmtree(target)
-            shutil.copytree(entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in _NOT_COPIED)))
+            shutil.copytree(
+                entry, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in _NOT_COPIED)), copy_function=copy_file
+            )
         else:
-            shutil.copy2(entry, target)
+            copy_file(entry, target)
 
 
-def _write_partition(log: PartitionLog, root: Path, origin: Path | None, written: Mapping[int, Path]) -> None:
-    """The partition's folder under ``root`` (a staging folder: replacing what an overwritten one held)."""
+def _write_partition(
+    log: PartitionLog, root: Path, origin: Path | None, moved: tuple[Mapping[int, Path], Mapping[int, Path]]
+) -> None:
+    """The partition's folder under ``root`` (a staging folder: replacing what an overwritten one held);
+    ``moved`` are the files streamed passes wrote: cleaned segments', and a failed pass's ``.log.cleaned``."""
+    written, left = moved
     target = root / log.name
     if target.exists():
         shutil.rmtree(target)
@@ -159,6 +190,44 @@ def _write_partition(log: PartitionLog, root: Path, origin: Path | None, written
             _move_written_segment(segment, written[segment.base_offset], target)
         elif origin is None or not _copy_unchanged_segment(segment, origin, target):
             write_segment_files(segment, target)
+    for segment in log.left_cleaned:
+        write_left_cleaned(segment, target, left=left.get(segment.base_offset))
+
+
+def write_left_cleaned(segment: Segment, folder: Path, *, left: Path | None = None) -> None:
+    """The ``.cleaned`` files of the segment a pass that threw was filling, as Kafka leaves them (spec 8.4).
+
+    The ``.log.cleaned`` file holds every batch appended (``left``: the file a streamed pass wrote); the indexes it
+    had opened (:func:`~kcompact_nb.core.cleaner.cleaned_file_names`) keep their preallocated size
+    (``segment.index.bytes`` in whole entries: never trimmed) with the entries appended before the exception;
+    a ``.txnindex.cleaned`` holds the aborted transactions indexed so far.
+    """
+    names = cleaned_file_names(segment)
+    if left is not None:
+        shutil.move(left, folder / names[0])
+    else:
+        write_segment_file(segment, folder / names[0])
+    size = segment.max_index_bytes or 0
+    stem = filename_prefix_from_offset(segment.base_offset)
+    indexes: list[tuple[str, IndexFile]] = []
+    if len(names) > 2:
+        offsets = tuple(OffsetPosition(offset, position) for offset, position in segment.offset_index)
+        times = tuple(TimestampOffset(timestamp, offset) for timestamp, offset in segment.time_index)
+        indexes += [
+            (
+                INDEX_FILE_SUFFIX,
+                OffsetIndexFile(segment.base_offset, offsets, preallocated_bytes(size, OFFSET_INDEX_ENTRY_BYTES)),
+            ),
+            (
+                TIME_INDEX_FILE_SUFFIX,
+                TimeIndexFile(segment.base_offset, times, preallocated_bytes(size, TIME_INDEX_ENTRY_BYTES)),
+            ),
+        ]
+    if segment.aborted_transactions:
+        txns = TransactionIndexFile(segment.base_offset, tuple(segment.aborted_transactions))
+        indexes.append((TXN_INDEX_FILE_SUFFIX, txns))
+    for suffix, index in indexes:
+        (folder / f"{stem}{suffix}{CLEANED_FILE_SUFFIX}").write_bytes(encode_index_file(index))
 
 
 def _move_written_segment(segment: Segment, file: Path, folder: Path) -> None:
@@ -207,7 +276,7 @@ def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bo
     stem = source_log.name[:-4]
     for suffix in SEGMENT_FILE_SUFFIXES:
         if (origin / f"{stem}{suffix}").is_file():
-            shutil.copy2(origin / f"{stem}{suffix}", staging / f"{stem}{suffix}")
+            copy_file(origin / f"{stem}{suffix}", staging / f"{stem}{suffix}")
     return True
 
 
@@ -225,12 +294,39 @@ def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> Non
         if (m := SEGMENT_FILE_OF_ANY_KIND.match(p.name)) and m["suffix"] == LOG_FILE_SUFFIX
     }
     removed = source_bases - bases
+    refilled = {s.base_offset for s in log.segments if s.rewritten_by_cleaner} | {
+        s.base_offset for s in log.left_cleaned
+    }
     for entry in sorted(origin.iterdir()):
+        if _left_by_failed_pass(entry.name, refilled):
+            copy_file(entry, staging / entry.name)
+            continue
         if not entry.is_file() or SEGMENT_FILE_OF_ANY_KIND.match(entry.name) or entry.name.endswith(_NOT_COPIED):
             continue
         snapshot = PRODUCER_SNAPSHOT_FILE_NAME.match(entry.name)
-        if snapshot is None or int(snapshot[1]) not in removed:
-            shutil.copy2(entry, staging / entry.name)
+        if entry.name == LEADER_EPOCH_CHECKPOINT:
+            _truncate_leader_epochs(entry, staging / entry.name, log.log_start_offset)
+        elif snapshot is None or int(snapshot[1]) not in removed:
+            copy_file(entry, staging / entry.name)
+
+
+def _left_by_failed_pass(name: str, refilled: set[int]) -> bool:
+    """A ``.cleaned`` file an earlier pass that threw left, which stays while the broker runs (it never cleans that
+    partition again), unless a pass of the model filled a cleaned segment of that base offset
+    (``createNewCleanedSegment`` deletes the old files first)."""
+    match = SEGMENT_FILE_OF_ANY_KIND.match(name.removesuffix(CLEANED_FILE_SUFFIX))
+    return name.endswith(CLEANED_FILE_SUFFIX) and match is not None and int(match["offset"]) not in refilled
+
+
+def _truncate_leader_epochs(source: Path, target: Path, log_start_offset: int) -> None:
+    """The source's ``leader-epoch-checkpoint`` as the broker keeps it for the log start offset: retention that moved
+    it truncated the cache from the start and rewrote the file (``UnifiedLog.maybeIncrementLogStartOffset``)."""
+    entries = parse_leader_epochs(source.read_text(encoding="utf-8"), source)
+    truncated = truncate_from_start(entries, log_start_offset)
+    if truncated == entries:
+        copy_file(source, target)
+    else:
+        target.write_text(format_leader_epochs(truncated), encoding="utf-8")
 
 
 def _write_snapshot(log: PartitionLog, folder: Path) -> None:

@@ -1,9 +1,10 @@
 """Read Kafka partition directories and whole log directories into core :class:`PartitionLog` values.
 
 A log dir holds one ``<topic>-<partition>/`` directory per partition plus checkpoint files.
-Only ``.log`` segment files are read; ``.index``/``.timeindex``/``.txnindex``/``.snapshot``
-contents are ignored: index entry counts, producer state and aborted transactions are rebuilt
-from the batches themselves (what ``LogLoader`` does when those files are missing).
+Batches come from the ``.log`` segment files; producer state is rebuilt from them (what ``LogLoader`` does
+when the ``.snapshot`` files are missing). Index entries and aborted transactions are what the broker's
+``.index``, ``.timeindex`` and ``.txnindex`` files hold, where it wrote them
+(:mod:`~kcompact_nb.io.logdir._stored_indexes`), and rebuilt from the batches otherwise.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from kcompact_nb.core import (
     topic_partition_of_dir,
 )
 from kcompact_nb.io._errors import CorruptBatchError, NotASegmentError, OffsetOrderError
+from kcompact_nb.io._input_files import file_kind
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -49,6 +51,7 @@ from kcompact_nb.io.logdir._progress import ByteProgress
 from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
+from kcompact_nb.io.logdir._stored_indexes import take_stored_indexes
 from kcompact_nb.record import release_key_table
 
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
@@ -121,8 +124,18 @@ def _require_dir(path: Path, what: str) -> None:
 
 
 def segment_files(path: Path) -> list[Path]:
-    """The partition directory's segment files in base-offset order."""
+    """The partition directory's segment files in base-offset order (regular files, as ``File.isFile`` keeps)."""
     return sorted((p for p in path.iterdir() if SEGMENT_FILE_NAME.match(p.name) and p.is_file()), key=lambda p: p.name)
+
+
+def skipped_entries(path: Path) -> list[str]:
+    """Notes for what a partition directory holds under a Kafka file name that is no regular file (a FIFO, a
+    device, a folder, a symbolic link that loops): Kafka's log loading skips it (``File.isFile``), and so do we."""
+    return [
+        f"ignored {entry}: {kind}, not a regular file; Kafka's log loading skips it (File.isFile)"
+        for entry in sorted(path.iterdir(), key=lambda p: p.name)
+        if entry.name.endswith(_KNOWN_SUFFIXES) and (kind := file_kind(entry)) is not None
+    ]
 
 
 def read_partition_dir(
@@ -135,7 +148,7 @@ def read_partition_dir(
     keep_raw: bool = True,
     **options: Unpack[ReadOptions],
 ) -> LoadedPartition:
-    """Read one ``<topic>-<partition>/`` directory (``LogLoader.load`` without index files).
+    """Read one ``<topic>-<partition>/`` directory (``LogLoader.load``).
 
     Parameters
     ----------
@@ -234,6 +247,7 @@ def _load_partition(
     else:
         segments = ((s.base_offset, s.last_modified_ms, s.batches) for s in _read_segments(files, loaded, bar, options))
     _load_log(loaded, segments, options, (log_start_offset, cleaner_checkpoint), stored=options.scan)
+    take_stored_indexes(loaded.log, path, loaded.notes)
     return loaded
 
 
@@ -294,6 +308,7 @@ def _read_segments(
 
 
 def _scan_other_files(path: Path, loaded: LoadedPartition) -> None:
+    loaded.notes.extend(skipped_entries(path))
     for entry in sorted(path.iterdir(), key=lambda p: p.name):
         name = entry.name
         if name.endswith(IN_FLIGHT_FILE_SUFFIXES):

@@ -22,8 +22,7 @@ from kcompact_nb.io.files import (
     write_checkpoint,
 )
 from kcompact_nb.io.logdir._staged_output import staged_dir
-from kcompact_nb.record import batch_header as L
-from kcompact_nb.record import encode_batch, raw_matches
+from kcompact_nb.record import stored_bytes
 
 
 def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int = 0) -> bytes:
@@ -33,10 +32,9 @@ def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int 
     means the model's size is wrong and raises :class:`LogWriteError` rather than writing a
     different log. A codec whose package is missing raises :class:`CodecUnavailableError`.
     """
-    raw = batch.raw
-    if raw is not None and raw_matches(batch):
-        return raw
-    data = encode_batch(batch)
+    data = stored_bytes(batch)
+    if data is batch.raw:
+        return data
     if not batch.size_estimated and len(data) != batch.size_bytes:
         reason = (
             f"{file}: batch [{batch.base_offset}, {batch.last_offset}] at byte position {position} encodes to "
@@ -44,12 +42,6 @@ def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int 
         )
         raise LogWriteError(reason)
     return data
-
-
-def batch_attributes_and_crc(batch: RecordBatch) -> tuple[int, int]:
-    """The ``attributes`` and ``crc`` header fields of ``batch`` as stored (from its bytes, see :func:`batch_bytes`)."""
-    header = L.HEADER.unpack_from(batch_bytes(batch))
-    return header[5], header[4]
 
 
 def segment_bytes(segment: Segment, path: Path | str = "<segment>") -> Iterator[bytes]:
@@ -96,7 +88,7 @@ def write_partition_dir(log: PartitionLog, log_dir: str | os.PathLike[str], *, o
         raise LogWriteError(f"{target}: exists and is not a directory")
     if _is_non_empty_dir(target) and not overwrite:
         raise LogWriteError(f"{target}: directory exists and is not empty; pass overwrite=True to replace it")
-    with staged_dir(target) as staging:
+    with staged_dir(target, replace=overwrite) as staging:
         for segment in log.segments:
             write_segment_file(segment, staging / segment_file_name(segment.base_offset))
     return target

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Unpack
@@ -31,6 +30,7 @@ from kcompact_nb.io._errors import LogWriteError
 from kcompact_nb.io.logdir._log_reader import LoadedPartition, scan_partition_dir
 from kcompact_nb.io.logdir._partition_stream import SegmentFiles
 from kcompact_nb.io.logdir._read_options import ReadOptions
+from kcompact_nb.io.logdir._sparse_copy import copy_file
 from kcompact_nb.io.logdir._staged_output import staged_dir
 
 
@@ -96,7 +96,7 @@ def predict_partition_dir(
         raise LogWriteError(f"{target}: exists and is not a directory")
     if target.is_dir() and any(target.iterdir()) and not overwrite:
         raise LogWriteError(f"{target}: directory exists and is not empty; pass overwrite=True to replace it")
-    with staged_dir(target) as staging:
+    with staged_dir(target, replace=overwrite) as staging:
         prediction = stream_partition_pass(
             scanned, now_ms=now_ms, offset_map=offset_map, strategy=strategy, out=staging
         )
@@ -147,4 +147,4 @@ def _copy_untouched(prediction: PartitionPrediction, files: dict[int, Path], out
     cleaned = {group[0] for group in prediction.result.groups} if prediction.result is not None else set()
     for segment in prediction.log.segments:
         if segment.base_offset not in cleaned:
-            shutil.copy2(files[segment.base_offset], out / segment_file_name(segment.base_offset))
+            copy_file(files[segment.base_offset], out / segment_file_name(segment.base_offset))

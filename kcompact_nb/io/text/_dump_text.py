@@ -26,7 +26,8 @@ out) and named in :attr:`DumpLogParse.missing`:
 
 Keys and values are printed through a decoder (UTF-8 strings by default) and are turned back
 into UTF-8 bytes; binary data does not survive that (see :attr:`DumpLogParse.inexact`). A
-payload that contains a newline continues on the next lines and is joined back. Lines from the
+payload that contains a newline continues on the next lines and is joined back. A key holding ``payload: ``
+is split where ``keySize`` (and ``valueSize``) say; a line that no size tells how to split is refused. Lines from the
 tool's stderr (``Non-consecutive offsets ...``) and dumps of index files are skipped.
 """
 
@@ -222,11 +223,22 @@ class _DumpParser:
             marker_key = struct.pack(">hh", 0, 0 if marker.group("kind") == "ABORT" else 1)
             marker_value = struct.pack(">hi", 0, int(marker.group("epoch")))
             return Record(int(meta.group("offset")), int(meta.group("ts")), marker_key, marker_value, headers), False
-        key_text, value_text = _split_data(rest)
+        key_text, value_text = self.split_data(rest, meta)
         key = self.data(key_text, int(meta.group("ksize")), "key", meta.group("offset"))
         value = self.data(value_text, int(meta.group("vsize")), "value", meta.group("offset"))
         printed = key_text is not None or value_text is not None
         return Record(int(meta.group("offset")), int(meta.group("ts")), key, value, headers), printed
+
+    def split_data(self, rest: str, meta: re.Match[str]) -> tuple[str | None, str | None]:
+        """The key and payload text of a record line: split where ``keySize`` says, or refused when two splits fit."""
+        splits = _split_data(rest, int(meta.group("ksize")), int(meta.group("vsize")))
+        if len(splits) > 1:
+            raise self.error(
+                f"record at offset {meta.group('offset')}: its key and payload cannot be told apart "
+                f"(' payload: ' stands {len(splits)} times in the line and keySize {meta.group('ksize')} matches "
+                "none of the splits: the key is not UTF-8); read the segment file itself with `kcompact dump FILE.log`"
+            )
+        return splits[0]
 
     def data(self, text: str | None, size: int, what: str, offset: str) -> bytes | None:
         if size < 0:
@@ -361,14 +373,38 @@ def _check_batch_offsets(parser: _DumpParser, base: int, last: int, records: tup
         )
 
 
-def _split_data(rest: str) -> tuple[str | None, str | None]:
-    """``(key text, payload text)`` of a record line's tail; ``None`` for a part that is not printed."""
-    if rest.startswith(" key: "):
-        head, separator, tail = rest[len(" key: ") :].partition(" payload: ")
-        return head, (tail if separator else None)
+def _split_data(rest: str, key_size: int, value_size: int) -> list[tuple[str | None, str | None]]:
+    """The ways ``(key text, payload text)`` of a record line's tail can be read (``None``: not printed).
+
+    A key holding `` payload: `` gives several places to split; ``keySize`` (the key's bytes) and ``valueSize``
+    keep the splits whose UTF-8 lengths match them; when none matches (a key that is not UTF-8 prints other
+    characters), every split is kept.
+    """
     if rest.startswith(" payload: "):
-        return None, rest[len(" payload: ") :]
-    return None, None
+        return [(None, rest[len(" payload: ") :])]
+    if not rest.startswith(" key: "):
+        return [(None, None)]
+    text = rest[len(" key: ") :]
+    splits: list[tuple[str | None, str | None]] = [
+        (text[:at], text[at + len(" payload: ") :]) for at in _positions(text, " payload: ")
+    ]
+    if not splits:
+        return [(text, None)]
+    by_key = [split for split in splits if _utf8_length(split[0]) == key_size]
+    by_both = [split for split in by_key if _utf8_length(split[1]) == value_size]
+    return by_both or by_key or splits
+
+
+def _utf8_length(text: str | None) -> int:
+    return -1 if text is None else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _positions(text: str, part: str) -> list[int]:
+    found, at = [], text.find(part)
+    while at >= 0:
+        found.append(at)
+        at = text.find(part, at + 1)
+    return found
 
 
 def parse_dump_log(lines: str | Iterable[str], *, source: str = "<kafka-dump-log output>") -> DumpLogParse:

@@ -37,6 +37,8 @@ class FormatToken:
     literal: bytes = b""
     field: str = ""
     sized_by: str = ""
+    checked_by: str = ""
+    """The length formatter printed after this key/value (``%k ... %K``): its end is the one the length confirms."""
 
 
 @dataclass(frozen=True)
@@ -162,10 +164,12 @@ def _sized(tokens: list[FormatToken]) -> tuple[FormatToken, ...]:
     """Mark each key/value that follows its own length formatter: it is read by length, exactly."""
     seen: set[str] = set()
     out = []
-    for token in tokens:
+    for index, token in enumerate(tokens):
         lengths = _LENGTHS.get(token.field, "")
         size = next((length for length in lengths if length in seen), "")
-        out.append(FormatToken(field=token.field, sized_by=size) if size else token)
+        later = {t.field for t in tokens[index + 1 :]}
+        check = "" if size else next((length for length in lengths if length in later), "")
+        out.append(FormatToken(field=token.field, sized_by=size, checked_by=check) if size or check else token)
         seen.add(token.field)
     return tuple(out)
 
@@ -198,8 +202,8 @@ def _caveats(tokens: tuple[FormatToken, ...], print_nulls: bool) -> tuple[str, .
     notes = []
     end = tokens[-1].literal
     for letter, name in (("k", "key"), ("s", "value")):
-        unsized = [t for t in tokens if t.field == letter and not t.sized_by]
-        if unsized and not any(t.field == letter and t.sized_by for t in tokens):
+        unsized = [t for t in tokens if t.field == letter and not t.sized_by and not t.checked_by]
+        if unsized and not any(t.field == letter and (t.sized_by or t.checked_by) for t in tokens):
             printed = f'both print NULL under -Z, like the {name} "NULL"' if print_nulls else "both print nothing"
             notes.append(
                 f"{name}s: without %{_LENGTHS[letter][0]} before %{letter} an empty and a null {name} {printed}, "

@@ -121,6 +121,17 @@ class OffsetOrder:
 
     def __init__(self) -> None:
         self._last: dict[tuple[str | None, int | None], int] = {}
+        self._undo: tuple[tuple[str | None, int | None], int | None] | None = None
+
+    def forget_last(self) -> None:
+        """Take back the last message given to :meth:`disorder` (it is read again)."""
+        if self._undo is not None:
+            where, previous = self._undo
+            if previous is None:
+                self._last.pop(where, None)
+            else:
+                self._last[where] = previous
+            self._undo = None
 
     def disorder(self, message: ConsumedRecord) -> str | None:
         """Why ``message`` cannot follow the messages before it (``None`` when it can); then it is the last one seen."""
@@ -129,7 +140,7 @@ class OffsetOrder:
         where = (message.topic, message.partition)
         offset = message.record.offset
         previous = self._last.get(where)
-        self._last[where] = offset
+        self._last[where], self._undo = offset, (where, previous)
         if previous is not None and offset <= previous:
             return f"offset {offset} after offset {previous}: {_advice(message)}"
         return None

@@ -1,20 +1,21 @@
 """kcat's own status lines, found where ``kcat ... 2>&1`` mixes them into the records.
 
 kcat writes its status to stderr as ``% <message>\\n`` (``KC_INFO``/``KC_ERROR`` in kcat.c).
-stderr is unbuffered but stdout, sent to a file or a pipe, is written by stdio in whole blocks
-(4 KiB: glibc's buffer is the file's ``st_blksize``, 4096 for pipes and common filesystems), so
-a status line can only land where kcat's stdout had written a multiple of 4 KiB: between
-records, or inside one. Only there is a known status line taken for stderr, and only when that
-is the one consistent reading of the output: the file is read with and without them, and with
-each one kept as data; when more than one reading succeeds and they differ, the output is
-refused (:func:`only_reading`). Output with no status line at a block boundary is read as it is.
+stderr is unbuffered; stdout, sent to a file or a pipe, is written by stdio in whole blocks
+(4 KiB: glibc's buffer is the file's ``st_blksize``, 4096 for pipes and common filesystems), or
+record by record with ``kcat -u`` (unbuffered). So a status line lands where kcat's stdout had
+written a multiple of 4 KiB, or, under ``-u``, where a record ended: at a line start. Only there
+is a known status line taken for stderr, and only when that is the one consistent reading of the
+output: the file is read with and without them, and with each one kept as data; when more than
+one reading succeeds and they differ, the output is refused (:func:`only_reading`). Output with
+no status line at a block boundary or a line start is read as it is.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kcompact_nb.io._errors import DumpParseError
 from kcompact_nb.io.text._kcat_records import KcatParse
@@ -31,6 +32,13 @@ _ANY = (
 STATUS_LINE = re.compile(rb"% (?:" + _ANY + rb")[^\n]*\n")
 #: stdio's block size for kcat's stdout written to a file or a pipe.
 STDOUT_BLOCK = 4096
+
+EMPTY_OUTPUT = (
+    "output: it is empty, so no record was read; a topic or partition with no record leaves it empty, and so does "
+    "a kcat that was stopped (killed, or without -e) before it wrote its first 4 KiB block: it may be cut"
+)
+_KEPT_READINGS = 16
+"""Up to this many status lines, each is also tried as data; past it only with all and none of them."""
 
 #: What to do instead, for error messages.
 STDERR_ADVICE = "keep kcat's stderr out of the file (2>/dev/null or 2>kcat.err instead of 2>&1, or kcat -q)"
@@ -65,10 +73,27 @@ def mixed_stderr_caveats(reading: StdoutReading) -> tuple[str, ...]:
     if not reading.status_lines:
         return ()
     return (
-        f"status lines: {len(reading.status_lines)} of kcat's own lines stood where its stdout blocks end and were "
+        f"status lines: {len(reading.status_lines)} of kcat's own lines stood where its stdout blocks or records end "
+        "and were "
         "skipped, the one reading of the output that fits its format; a key, value or header holding such a line "
         f"at exactly that place together with another one would lose it. To read such data exactly, {STDERR_ADVICE}.",
     )
+
+
+def terminal_line_ends(data: bytes) -> bool:
+    """Every line of ``data`` ends in ``\\r\\n``: a pseudo-terminal's output (its ``onlcr`` turns each ``\\n``
+    a program writes into ``\\r\\n``), as ``docker exec -t``, ``kubectl exec -t``, ``ssh -t`` and ``script``
+    capture it."""
+    lines = data.count(b"\n")
+    return lines > 0 and data.count(b"\r\n") == lines
+
+
+TERMINAL_ADVICE = (
+    "every line ends in \\r\\n where kcat wrote \\n: the output went through a pseudo-terminal (docker exec -t, "
+    "kubectl exec -t, ssh -t, script), which adds a \\r before each line end, so every record would read with a "
+    "trailing \\r; take the output without a terminal (docker exec / kubectl exec without -t, or kcat ... > FILE "
+    "where kcat runs), or read it with -J, whose JSON lines are exact either way"
+)
 
 
 def as_printed(original: bytes) -> StdoutReading:
@@ -77,19 +102,22 @@ def as_printed(original: bytes) -> StdoutReading:
 
 
 def without_stderr(original: bytes, keep: frozenset[int] = frozenset()) -> StdoutReading:
-    """The output with every status line at a stdout block boundary removed, except those starting at ``keep``."""
+    """The output with every status line at a stdout block boundary or a line start removed, except those starting
+    at ``keep``."""
     pieces: list[bytes] = []
     statuses: list[bytes] = []
     removed: list[tuple[int, int]] = []
     position = written = total = 0
     while position < len(original):
-        if written % STDOUT_BLOCK == 0:
+        if written % STDOUT_BLOCK == 0 or original[position - 1 : position] in (b"", b"\n"):
             while position not in keep and (match := STATUS_LINE.match(original, position)):
                 statuses.append(match.group())
                 total += match.end() - position
                 removed.append((written, total))
                 position = match.end()
-        piece = original[position : position + STDOUT_BLOCK - written % STDOUT_BLOCK]
+        block_end = position + STDOUT_BLOCK - written % STDOUT_BLOCK
+        line_end = original.find(b"\n", position, block_end)
+        piece = original[position : block_end if line_end < 0 else line_end + 1]
         pieces.append(piece)
         position += len(piece)
         written += len(piece)
@@ -108,10 +136,15 @@ def only_reading(original: bytes, parse: Callable[[StdoutReading], KcatParse], s
     without them, as it is, and with each of them kept as data: exactly one reading may succeed
     (or several giving the same records).
     """
+    if not original.strip():
+        parsed = parse(as_printed(original))
+        return replace(parsed, caveats=(*parsed.caveats, EMPTY_OUTPUT))
     mixed = without_stderr(original)
     if not mixed.status_lines:
         return parse(mixed)
-    readings = [mixed, as_printed(original)] + [without_stderr(original, frozenset([s])) for s in status_starts(mixed)]
+    readings = [mixed, as_printed(original)]
+    if len(mixed.status_lines) <= _KEPT_READINGS:  # each kept as data too: a value may hold such a line
+        readings += [without_stderr(original, frozenset([start])) for start in status_starts(mixed)]
     found: list[tuple[StdoutReading, KcatParse]] = []
     first_error: DumpParseError | None = None
     for reading in readings:
@@ -137,7 +170,8 @@ def _ambiguous(source: str, one: StdoutReading, other: StdoutReading) -> DumpPar
     return DumpParseError(
         source,
         one.original.count(b"\n", 0, position) + 1,
-        f"the output can be read in more than one way: {shown!r} stands where kcat's stdout ends a 4 KiB block, "
+        f"the output can be read in more than one way: {shown!r} stands where kcat's stdout ends a 4 KiB block or "
+        "a record (kcat -u), "
         "so it may be kcat's status line (its stderr mixed in) or part of a record's key, value or headers; "
         + STDERR_ADVICE,
     )

@@ -18,15 +18,17 @@ from functools import partial
 
 from kcompact_nb.core import Record
 from kcompact_nb.io._errors import DumpParseError
-from kcompact_nb.io.text._kcat_format import NUMBERS, KcatFormat, compile_kcat_format
+from kcompact_nb.io.text._kcat_format import NUMBERS, FormatToken, KcatFormat, compile_kcat_format
 from kcompact_nb.io.text._kcat_json import as_bytes
 from kcompact_nb.io.text._kcat_records import UNKNOWN_PARTITION, ConsumedRecord, KcatParse, OffsetOrder, in_partition
 from kcompact_nb.io.text._kcat_status import (
     STATUS_LINE,
     STDERR_ADVICE,
+    TERMINAL_ADVICE,
     StdoutReading,
     mixed_stderr_caveats,
     only_reading,
+    terminal_line_ends,
 )
 
 _NUMBER = re.compile(rb"-?[0-9]+")
@@ -40,11 +42,13 @@ class _Mismatch(Exception):
 
 @dataclass
 class _RecordReader:
-    """Every reading (at most two) of the record that starts at ``start``."""
+    """Every reading (at most two) of the record that starts at ``start``; with ``past`` set, only readings that
+    end after ``past``, a key or value whose length follows it (``%k ... %K``) holding the record end."""
 
     fmt: KcatFormat
     data: bytes
     start: int
+    past: int = -1
     found: list[tuple[ConsumedRecord, int]] = field(default_factory=list)
     furthest: tuple[int, str] = (-1, "")
 
@@ -78,7 +82,7 @@ class _RecordReader:
         elif token.sized_by:
             self._sized(token.field, captured[token.sized_by], at, captured, step)
         else:
-            self._unsized(token.field, tokens[index + 1].literal, at, captured, step)
+            self._unsized(token, tokens[index + 1].literal, at, captured, step)
 
     def _number(self, letter: str, at: int, captured: Captured, step: Callable[[int, Captured], None]) -> None:
         if letter == "R":
@@ -130,18 +134,26 @@ class _RecordReader:
         self._capture(letter, None if length < 0 else b"", end, captured, step)
 
     def _unsized(
-        self, letter: str, follow: bytes, at: int, captured: Captured, step: Callable[[int, Captured], None]
+        self, token: FormatToken, follow: bytes, at: int, captured: Captured, step: Callable[[int, Captured], None]
     ) -> None:
+        """Every end of the field up to the record's end; a field whose length follows it (``%k ... %K``) may hold
+        the record end too: past it, the first end its length confirms is taken."""
+        letter = token.field
         window = self.data.find(self.fmt.terminator, at)
         window = len(self.data) if window < 0 else window
+        if token.checked_by and self.past >= 0:
+            window = len(self.data)  # read again past the record end: the first end its length confirms
         end = self.data.find(follow, at)
         if end < 0 or end > window:
             self._fail(at, f"expected %{letter} followed by {follow!r}")
-        while 0 <= end <= window and len(self.found) < 2:
+        while 0 <= end <= window and len(self.found) < (1 if self.past >= 0 else 2):
             self._capture(letter, self.data[at:end], end, captured, step)
             end = self.data.find(follow, end + 1)
 
     def _finish(self, captured: Captured, end: int) -> None:
+        if end <= self.past:
+            self._fail(end, "the record ends where its first reading ended")
+            return
         try:
             message = _message(self.fmt, captured)
         except _Mismatch as reason:
@@ -253,15 +265,24 @@ def parse_kcat_format(
         readable in two ways.
     """
     compiled = fmt if isinstance(fmt, KcatFormat) else compile_kcat_format(fmt, print_nulls=print_nulls)
-    return only_reading(as_bytes(output), partial(_parse, compiled, partition, source), source)
+    data = as_bytes(output)
+    if compiled.terminator.endswith(b"\n") and not compiled.terminator.endswith(b"\r\n") and terminal_line_ends(data):
+        raise DumpParseError(source, 1, TERMINAL_ADVICE)
+    return only_reading(data, partial(_parse, compiled, partition, source), source)
 
 
 def _parse(fmt: KcatFormat, partition: int | None, source: str, reading: StdoutReading) -> KcatParse:
     data, order = reading.data, OffsetOrder()
     messages: list[ConsumedRecord] = []
-    position = 0
+    position, previous = 0, (-1, -1)
     while position < len(data):
         found = (reader := _RecordReader(fmt, data, position)).read()
+        if not found and _holds_checked_field(fmt):  # a key or value whose length follows it may hold the record end
+            found = _RecordReader(fmt, data, position, past=position).read()
+            if not found and previous[0] >= 0 and (longer := _RecordReader(fmt, data, *previous).read()):
+                messages.pop()  # the record before holds it: read again, it ends later
+                order.forget_last()
+                position, found = previous[0], longer
         message, end = _one_reading(reader, found, fmt, source, partial(reading.line_of, position))
         placed = in_partition(message, partition)
         problem = placed if isinstance(placed, str) else order.disorder(placed)
@@ -269,10 +290,15 @@ def _parse(fmt: KcatFormat, partition: int | None, source: str, reading: StdoutR
             raise DumpParseError(source, reading.line_of(position), problem)
         assert not isinstance(placed, str)
         messages.append(placed)
-        position = end
+        previous, position = (position, end), end
     missing = fmt.missing - {"partition"} if partition is not None else fmt.missing
     caveats = fmt.caveats + _partition_caveat(fmt, partition) + mixed_stderr_caveats(reading)
     return KcatParse(tuple(messages), missing, caveats, reading.status_texts)
+
+
+def _holds_checked_field(fmt: KcatFormat) -> bool:
+    """A key or value is followed by its length (``%k ... %K``): it may hold the record end."""
+    return any(token.checked_by for token in fmt.tokens)
 
 
 def _partition_caveat(fmt: KcatFormat, partition: int | None) -> tuple[str, ...]:

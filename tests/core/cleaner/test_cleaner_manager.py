@@ -6,9 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from kcompact_nb.core import BrokerConfig, EstimatingEncoder, KafkaModelError, KcompactError, PartitionLog, TopicConfig
+from kcompact_nb.core import BrokerConfig, KafkaModelError, KcompactError, PartitionLog, TopicConfig
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager, OffsetMapSpec
 from kcompact_nb.core.cleaner._retention import delete_records
+from kcompact_nb.record._encoders import EstimatingEncoder
 from tests.conftest import compacted_log, offsets_in_log, rec
 
 

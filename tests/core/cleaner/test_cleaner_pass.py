@@ -7,7 +7,7 @@ import pytest
 from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig
 from kcompact_nb.core import clean_pass, log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
-from kcompact_nb.io import segment_indexes
+from kcompact_nb.io.files import segment_indexes
 from tests.conftest import compacted_log, keys_in_log, offsets_in_log, rec, segment_layout
 
 

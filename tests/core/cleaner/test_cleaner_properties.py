@@ -5,17 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb.core import (
-    BrokerConfig,
-    NewRecord,
-    PartitionLog,
-    TopicConfig,
-    clean_pass,
-    log_to_clean,
-    uncompressed_batch_size,
-)
+from kcompact_nb.core import BrokerConfig, NewRecord, PartitionLog, TopicConfig, clean_pass, log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
 from kcompact_nb.core.cleaner._strategies import OffsetStrategy, strategy_for
+from kcompact_nb.record._record_batch import uncompressed_batch_size
 
 KEYS = [b"a", b"b", b"c", b"d", b"e", b"f"]
 records = st.lists(

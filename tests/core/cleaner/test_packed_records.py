@@ -15,19 +15,13 @@ import numpy
 import pytest
 from hypothesis import given, settings
 
-from kcompact_nb.core import (
-    KafkaModelError,
-    KeyRegistry,
-    PackedRecords,
-    Record,
-    RecordBatch,
-    record_size_bytes,
-    uncompressed_batch_size,
-)
+from kcompact_nb.core import KafkaModelError, KeyRegistry, Record, RecordBatch, record_size_bytes
 from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
 from kcompact_nb.io import batch_bytes, read_partition_dir, write_partition_dir
+from kcompact_nb.record import PackedRecords
 from kcompact_nb.record._packed_records import record_keys, record_offsets, record_values
+from kcompact_nb.record._record_batch import uncompressed_batch_size
 from tests.core.cleaner.test_cleaner_properties import build, logs, pass_over, state
 from tests.io.kafka_bytes import kafka_batch, rec, write_segments
 

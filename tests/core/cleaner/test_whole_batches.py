@@ -7,12 +7,13 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb.core import KeyRegistry, PackedRecords, PartitionLog, log_to_clean
+from kcompact_nb.core import KeyRegistry, PartitionLog, log_to_clean
 from kcompact_nb.core.cleaner._cleaner import RECORD_BY_RECORD, Cleaner, do_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
 from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage
 from kcompact_nb.core.cleaner._strategies import HeaderStrategy, OffsetStrategy, TimestampStrategy
 from kcompact_nb.core.cleaner._whole_batches import WholeBatches, record_loops_for
+from kcompact_nb.record import PackedRecords
 from tests.core.cleaner.test_cleaner_properties import appended, keyless_logs
 
 

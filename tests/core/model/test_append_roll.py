@@ -113,14 +113,18 @@ def test_segment_jitter_is_deterministic_and_bounded():
 @pytest.mark.parametrize(
     ("segment_index_bytes", "timestamps", "expected_bases", "offset_entries", "time_entries"),
     [
-        # 24 bytes: 3 offset entries (8 B) and 2 time entries (12 B); equal timestamps add one time entry only
-        (24, [0] * 7, [0, 4], [3, 2], [1, 1]),
-        # 16 bytes: the time index is full after 1 entry when timestamps grow
-        (16, list(range(7)), [0, 2, 4, 6], [1, 1, 1, 0], [1, 1, 1, 0]),
+        # 24 bytes: 3 offset entries (8 B) and 2 time entries (12 B), the time index full at 1 (its last slot is
+        # kept for the roll's entry); equal timestamps add one time entry only, and that fills it
+        (24, [0] * 7, [0, 2, 4, 6], [1, 1, 1, 0], [1, 1, 1, 0]),
+        # 16 bytes: one time entry, full from the start: every append rolls
+        (16, list(range(7)), [0, 1, 2, 3, 4, 5, 6], [0] * 7, [1, 1, 1, 1, 1, 1, 0]),
+        # 64 bytes: 8 offset entries, 5 time entries: the time index is full at 4
+        (64, list(range(12)), [0, 5, 10], [4, 4, 1], [4, 4, 1]),
     ],
 )
 def test_roll_when_an_index_is_full(segment_index_bytes, timestamps, expected_bases, offset_entries, time_entries):
-    """index.interval.bytes 0: every append but a segment's first adds an index entry (spec 2.2, 2.3 rule 3)."""
+    """index.interval.bytes 0: every append but a segment's first adds an index entry (spec 2.2, 2.3 rule 3); a
+    time index is full one entry early (``TimeIndex.isFull``). The segments are Kafka 4.4.0's for the same appends."""
     log = compacted_log(segment_index_bytes=segment_index_bytes, index_interval_bytes=0)
     for i, ts in enumerate(timestamps):
         log.append([rec(f"k{i}", timestamp=ts)], now_ms=0)

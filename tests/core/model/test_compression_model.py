@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 import pytest
 
 from kcompact_nb.core import (
-    EncodedBatch,
-    EstimatingEncoder,
     KafkaModelError,
     KafkaVersion,
     PartitionLog,
@@ -26,6 +24,7 @@ from kcompact_nb.core import (
     segment_regions,
 )
 from kcompact_nb.core.model._compression import stored_compression
+from kcompact_nb.record._encoders import EncodedBatch, EstimatingEncoder
 from tests.conftest import compacted_log, offsets_in_log, rec
 from tests.core.cleaner.test_cleaner_pass import one_pass
 

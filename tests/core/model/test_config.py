@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from kcompact_nb.core import BrokerConfig, ConfigError, KafkaVersion, RuleB, TopicConfig
+from kcompact_nb.core import BrokerConfig, ConfigError, KafkaVersion, TopicConfig
+from kcompact_nb.core.model import RuleB
 
 
 def test_topic_defaults_are_kafkas():
@@ -75,8 +76,8 @@ def test_properties_from_strings_like_a_properties_file():
         ({"cleanup.policy": "compact,forever"}, r"cleanup\.policy .*one of: compact, delete"),
         ({"cleanup.policy": ""}, r"cleanup\.policy"),
         ({"compaction.strategy": "newest"}, r"compaction\.strategy .*one of: offset, timestamp, header"),
-        ({"segment.bytes": 10.5}, r"segment\.bytes: expected int"),
-        ({"segment.bytes": "big"}, r"segment\.bytes: expected int"),
+        ({"segment.bytes": 10.5}, r"segment\.bytes: Not a number of type INT"),
+        ({"segment.bytes": "big"}, r"segment\.bytes: Not a number of type INT"),
         (
             {"min.compaction.lag.ms": 10, "max.compaction.lag.ms": 5},
             r"min\.compaction\.lag\.ms: it must not exceed max\.compaction\.lag\.ms \(5\)",

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kcompact_nb.core import NewRecord, PartitionLog, TopicConfig, uncompressed_batch_size
+from kcompact_nb.core import NewRecord, PartitionLog, TopicConfig
+from kcompact_nb.record._record_batch import uncompressed_batch_size
 
 record = st.builds(
     NewRecord,

@@ -17,11 +17,9 @@ from kcompact_nb.core import (
     RecordBatch,
     record_size_bytes,
     record_sizes_of_lengths,
-    varint_len,
-    varlong_len,
 )
 from kcompact_nb.record import control_record_key, end_txn_marker_value
-from kcompact_nb.record._record_sizes import record_size_of_lengths
+from kcompact_nb.record._record_sizes import record_size_of_lengths, varint_len, varlong_len
 
 
 def encoded_batch_bytes(records: list[Record]) -> int:

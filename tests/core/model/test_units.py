@@ -6,15 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kcompact_nb.core import (
-    UnitError,
-    format_bytes,
-    format_duration_ms,
-    format_time_ms,
-    parse_bytes,
-    parse_duration_ms,
-    parse_time_ms,
-)
+from kcompact_nb.core import UnitError, format_bytes, format_duration_ms, format_time_ms, parse_bytes, parse_duration_ms
+from kcompact_nb.core.model import parse_time_ms
 
 LONG_MAX = 2**63 - 1
 

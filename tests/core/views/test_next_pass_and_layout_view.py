@@ -22,11 +22,10 @@ from kcompact_nb.core import (
     layout_view,
     log_parts,
     next_pass,
-    offset_gaps,
     pass_frames,
     regions_of,
-    transaction_states,
 )
+from kcompact_nb.core.views import offset_gaps, transaction_states
 from kcompact_nb.io import read_log_dir
 from kcompact_nb.scenario import scenario_frames
 from tests.conftest import compacted_log, offsets_in_log, rec

@@ -14,16 +14,8 @@ from pathlib import Path
 import pytest
 
 from kcompact_nb.core import AbortedTxn
-from kcompact_nb.io import (
-    LogWriteError,
-    OffsetPosition,
-    ProducerSnapshotEntry,
-    TimestampOffset,
-    read_checkpoint,
-    read_index_file,
-    read_log_dir,
-    write_broker_log_dir,
-)
+from kcompact_nb.io import LogWriteError, read_checkpoint, read_index_file, read_log_dir, write_broker_log_dir
+from kcompact_nb.io.files import OffsetPosition, ProducerSnapshotEntry, TimestampOffset
 from tests.conftest import cleaned_mixed_log
 from tests.io.kafka_bytes import tree_digest
 

@@ -11,14 +11,8 @@ import pytest
 from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig
 from kcompact_nb.core import KafkaVersion
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
-from kcompact_nb.io import (
-    OffsetPosition,
-    SegmentFileReader,
-    clean_log_dir,
-    read_index_file,
-    segment_indexes,
-    write_broker_log_dir,
-)
+from kcompact_nb.io import SegmentFileReader, clean_log_dir, read_index_file, write_broker_log_dir
+from kcompact_nb.io.files import OffsetPosition, segment_indexes
 from tests.io.kafka_bytes import tree_digest
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples" / "kafka"
@@ -53,8 +47,8 @@ def test_clean_log_dir_leaves_the_files_kafka_left(sample, scan_from_bytes, tmp_
 @pytest.mark.parametrize("clean", [True, False], ids=["clean_log_dir", "read_log_dir"])
 def test_a_dir_that_keeps_changing_is_read_five_times_then_named(clean, tmp_path, monkeypatch):
     """Retries are not nested: clean_log_dir retries its whole job and reads the dir once per try."""
-    from kcompact_nb.io import READ_ATTEMPTS, LogDirChangedError, LogReadError, read_log_dir
-    from kcompact_nb.io.logdir import _log_reader
+    from kcompact_nb.io import LogDirChangedError, LogReadError, read_log_dir
+    from kcompact_nb.io.logdir import READ_ATTEMPTS, _log_reader
 
     source = tmp_path / "before"
     shutil.copytree(SAMPLES / "compaction-basic" / "before", source)

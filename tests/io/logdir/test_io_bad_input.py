@@ -13,7 +13,6 @@ from kcompact_nb import KcompactError
 from kcompact_nb.io import (
     CorruptBatchError,
     CrcMismatchError,
-    DroppedBytes,
     InvalidMagicError,
     NotASegmentError,
     OffsetOrderError,
@@ -22,6 +21,7 @@ from kcompact_nb.io import (
     read_log_dir,
     read_partition_dir,
 )
+from kcompact_nb.io.logdir import DroppedBytes
 from tests.io.kafka_bytes import kafka_batch, rec, simple_batches, tree_digest, write_segments
 
 GOOD = simple_batches(range(3))  # three 80-byte batches, offsets 0-2

@@ -11,12 +11,12 @@ from kcompact_nb.core import AbortedTxn, TopicConfig
 from kcompact_nb.io import (
     CheckpointFormatError,
     NotASegmentError,
-    format_checkpoint,
     parse_checkpoint,
     read_log_dir,
     read_partition_dir,
     write_partition_dir,
 )
+from kcompact_nb.io.files import format_checkpoint
 from tests.conftest import compacted_log, segment_layout
 from tests.conftest import rec as new_rec
 from tests.io.kafka_bytes import kafka_batch, marker_batch, rec, simple_batches, tree_digest, write_segments

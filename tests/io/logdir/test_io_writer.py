@@ -10,13 +10,13 @@ from kcompact_nb.core import Record, RecordBatch, TimestampType
 from kcompact_nb.io import (
     LogWriteError,
     batch_bytes,
-    encode_batch,
     read_checkpoint,
     read_log_dir,
     read_partition_dir,
-    write_log_dir,
     write_partition_dir,
 )
+from kcompact_nb.io.logdir import write_log_dir
+from kcompact_nb.record import encode_batch
 from tests.conftest import compacted_log
 from tests.conftest import rec as new_rec
 from tests.io.kafka_bytes import file_bytes, kafka_batch, marker_batch, rec, simple_batches, write_segments

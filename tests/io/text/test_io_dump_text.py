@@ -156,3 +156,30 @@ def test_index_dumps_are_skipped_and_files_can_be_read(tmp_path):
     with pytest.raises(DumpParseError, match=str(path)):
         path.write_text("garbage\n")
         read_dump_log(path)
+
+
+def _one_record_batch(key: bytes, value: bytes) -> RecordBatch:
+    record = Record(0, 1_700_000_000_000, key, value)
+    return RecordBatch(0, 0, (record,), 80, 1_700_000_000_000, 1_700_000_000_000)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        (b"x | payload: y", b"v"),  # issue #40: split wrongly before keySize decided
+        (b"a", b"b payload: c"),
+        (b"k payload: ", b" payload: z"),
+        (b"payload: ", b""),
+    ],
+)
+def test_a_key_or_value_holding_payload_is_split_where_key_size_says(key, value):
+    parsed = parse_dump_log(dump_text({"/d/t-0/00000000000000000000.log": [_one_record_batch(key, value)]}))
+    assert [(r.key, r.value) for r in parsed.batches()[0].records] == [(key, value)]
+    assert parsed.inexact == ()
+
+
+def test_a_split_no_size_tells_is_refused_with_advice():
+    text = dump_text({"/d/t-0/00000000000000000000.log": [_one_record_batch(b"a payload: b", b"c")]})
+    text = text.replace("keySize: 12", "keySize: 99")
+    with pytest.raises(DumpParseError, match=r"cannot be told apart .*read the segment file itself"):
+        parse_dump_log(text)

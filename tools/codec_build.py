@@ -1,10 +1,10 @@
 """The steps ``make codecs`` shares between the codec libraries it builds: fetch sources, check them, compile.
 
-:mod:`~kcompact_nb.record._libzstd` and :mod:`~kcompact_nb.record._liblz4` build a codec library release Kafka
-bundles into ``<cache>/<library>/<release>/<library>.so``: its sources fetched (by pip, or from a URL whose pinned
-SHA-256 is checked before anything is unpacked), unpacked, and compiled with ``$CC`` (else ``cc``) into a shared
-library, installed whole or not at all. Every failure is a :class:`NativeLibraryError` saying which step failed and
-why.
+:mod:`tools.libzstd_build` and :mod:`tools.liblz4_build` build a codec library release Kafka bundles into the folder
+where kcompact_nb opens it (``kcompact_nb.record.libzstd_library``, ``liblz4_library``): its sources fetched (by pip,
+or from a URL whose pinned SHA-256 is checked before anything is unpacked), unpacked, and compiled with ``$CC`` (else
+``cc``) into a shared library, installed whole or not at all. Every failure is a :class:`NativeLibraryError` saying
+which step failed and why.
 """
 
 from __future__ import annotations
@@ -19,24 +19,18 @@ import urllib.request
 from collections.abc import Iterable
 from pathlib import Path
 
-from kcompact_nb.record._errors import NativeLibraryError
+from kcompact_nb.record import NativeLibraryError
 
-_DOWNLOAD_TIMEOUT_S = 60
-_CHUNK_BYTES = 1 << 20
-
-
-def version_number(release: tuple[int, int, int]) -> int:
-    """``release`` as the libraries' own version functions tell it (``ZSTD_versionNumber``, ``LZ4_versionNumber``):
-    major * 10000 + minor * 100 + patch."""
-    return release[0] * 10000 + release[1] * 100 + release[2]
+DOWNLOAD_TIMEOUT_S = 60
+CHUNK_BYTES = 1 << 20
 
 
 def download_verified(url: str, sha256: str, target: Path) -> None:
     """``url``'s bytes into ``target``, refused (and deleted) unless their SHA-256 is ``sha256`` (hex)."""
     digest = hashlib.sha256()
     try:
-        with urllib.request.urlopen(url, timeout=_DOWNLOAD_TIMEOUT_S) as response, target.open("wb") as out:
-            while chunk := response.read(_CHUNK_BYTES):
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as response, target.open("wb") as out:
+            while chunk := response.read(CHUNK_BYTES):
                 digest.update(chunk)
                 out.write(chunk)
     except OSError as error:  # URLError, HTTPError and timeouts among them
