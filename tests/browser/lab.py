@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -254,15 +254,19 @@ def figure_state(figure: Locator) -> FigureState:
 
 
 def click_and_wait_for_redraw(page: Page, button_text: str, figure: Locator) -> tuple[FigureState, FigureState]:
-    """Click the button labelled ``button_text``; return the figure's state before and after it redrew."""
+    """Click the button labelled ``button_text``; return the figure's state before and after it redrew (a widget's
+    figure is drawn anew at each step: ``figure`` is looked up again until it shows something else)."""
+    from playwright.sync_api import Error as PlaywrightError  # imported here: without Playwright the test skips
+
     before = figure_state(figure)
     page.get_by_role("button", name=button_text, exact=True).click()
-    page.wait_for_function(
-        f"""([plot, before]) => {{
-              const now = ({FIGURE_STATE_JS})(plot);
-              return now.data !== before.data && now.drawn !== before.drawn;
-            }}""",
-        arg=[figure.element_handle(), asdict(before)],
-        timeout=UI_TIMEOUT_MS,
-    )
-    return before, figure_state(figure)
+    deadline = time.monotonic() + UI_TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+        try:
+            after = figure_state(figure)
+        except PlaywrightError:  # between the old plot's removal and the new one's drawing
+            continue
+        if after.data != before.data and after.drawn != before.drawn and after.drawn:
+            return before, after
+    raise TimeoutError(f"the figure did not redraw within {UI_TIMEOUT_MS // 1000} s of clicking {button_text!r}")

@@ -73,10 +73,11 @@ class Opened:
     """The widgets' texts (headers, panels, stats) as saved, and once Run All has run the notebook's code again."""
 
 
-# The texts of the notebook's widget HTML (the stepper's header and stats, the panels' headings and messages).
+# The texts of the notebook's widget HTML (the stepper's header and stats, the panels' headings and messages), as
+# the DOM holds them: Lab's windowing skips rendering cells out of view, whose innerText then reads empty.
 WIDGET_TEXTS_JS = """
-() => Array.from(document.querySelectorAll('.jp-Notebook .jp-OutputArea-output .widget-html-content'))
-  .filter((node) => node.offsetParent !== null).map((node) => node.innerText.trim())
+() => Array.from(document.querySelectorAll('.jp-Notebook .jp-OutputArea-output .widget-html-content'),
+                 (node) => node.textContent.trim())
 """
 
 

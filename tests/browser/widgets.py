@@ -1,8 +1,8 @@
 """What a stepper or a what-if explorer shows in the page, and what its Python object says it should show.
 
 The page side reads the visible texts (the stepper's header, the offset map's title and the stats heading;
-the explorer's panel headings, column titles and figure title) and counts live figures not drawn and static
-copies shown in their place (a figure the guard found blank); both must be 0. The Python side runs in the notebook's
+the explorer's panel headings, column titles and figure title) and counts the figures shown but not drawn
+(a blank figure); there must be none. The Python side runs in the notebook's
 kernel: it finds the notebook's widget object and prints the same texts from its state.
 """
 
@@ -42,7 +42,7 @@ def _plain(markup):
 
 def _widget_state():
     widget = [o for o in _gc.get_objects() if isinstance(o, (_Stepper, _Explorer))][-1]
-    drawn = {"static_copies": 0, "undrawn": 0}  # every live figure drawn, none replaced by its static copy
+    drawn = {"undrawn": 0}  # every figure shown is drawn
     if isinstance(widget, _Explorer):
         return {
             "headings": [panel.title for panel in (widget.left, widget.right)],
@@ -68,9 +68,8 @@ PAGE_STATE_JS = """
 (output) => {
   const visible = (node) => node != null && node.offsetParent !== null;
   const titleOf = (plot) => plot?.querySelector('.gtitle')?.textContent ?? null;
-  const plots = Array.from(output.querySelectorAll('.js-plotly-plot')).filter((p) => !p.closest('.kcompact-fallback'));
+  const plots = Array.from(output.querySelectorAll('.js-plotly-plot'));
   const drawn = {
-    static_copies: Array.from(output.querySelectorAll('.kcompact-fallback')).filter(visible).length,
     undrawn: plots.filter(visible).filter((p) => !p.querySelector('.main-svg') || !p.querySelector('.trace')).length,
   };
   const htmls = Array.from(output.querySelectorAll('.widget-html-content')).filter(visible);

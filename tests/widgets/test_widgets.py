@@ -12,7 +12,6 @@ from kcompact_nb.core import CleanerManager
 from kcompact_nb.scenario import load_scenario
 from kcompact_nb.viz import COLORS, LABELS
 from kcompact_nb.widgets import NEXT_LABEL, CompactionStepper, ConfigPanel, WhatIfExplorer
-from kcompact_nb.widgets._figures import same_value
 from tests.conftest import compacted_log, rec
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
@@ -102,7 +101,7 @@ def test_a_plain_text_placeholder_stands_for_the_pass_figures_before_the_first_p
     assert "No cleaner pass yet" in stepper.placeholder.value and "from step 7 on" in stepper.placeholder.value
     stepper.slider.value = FRUIT_POSITIONS.index(7)
     assert shown_in_pass_area(stepper) == [stepper.latest_pass]
-    assert stepper.latest_pass.children == (stepper.guard.box(stepper.offset_map_figure), stepper.stats)
+    assert stepper.latest_pass.children == (stepper.offset_map_view.widget, stepper.stats)
     assert xs(stepper.offset_map_figure, IN_MAP) == [2, 3]
     stepper.prev_button.click()
     assert shown_in_pass_area(stepper) == [stepper.placeholder]
@@ -358,7 +357,7 @@ def test_config_panel_errors_name_the_field_and_keep_the_last_valid_configs():
 
 def test_what_if_explorer_compares_two_ratios_and_reruns_one_side():
     explorer = WhatIfExplorer(FRUIT, right={"min.cleanable.dirty.ratio": 0.9}, labels=("0.5", "0.9"))
-    assert isinstance(explorer.figure, go.FigureWidget) and explorer.figure.layout.autosize is True
+    assert isinstance(explorer.figure, go.Figure) and explorer.figure.layout.autosize is True
     duplicates = [t for t in explorer.figure.data if t.name == LABELS["duplicates"]]
     assert [list(t.y)[-1] for t in duplicates] == [1, 3]
     passes = [t for t in explorer.figure.data if t.name == LABELS["pass"]]
@@ -395,51 +394,31 @@ def test_every_step_is_drawn_on_one_scale():
     assert ranges[0] == ranges[1] == ranges[2]
 
 
-def test_figure_widgets_are_guarded_and_fitted_once_on_the_page():
-    """plotly draws a FigureWidget before JupyterLab attaches it (700 px wide, title misplaced); the guard, shown
-    with the figures, relayouts them once attached and watches that they draw (checked in the browser test)."""
+def _shown_title(view) -> str:
+    (output,) = view.widget.outputs
+    return output["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"]
+
+
+def test_figures_are_shown_as_plain_plotly_outputs_that_follow_every_step():
+    """Issue #39: plotly's FigureWidget (an anywidget, given 2 s to load its 5 MB module) stayed blank for good on a
+    busy machine; the figures are plain plotly outputs in ipywidgets Outputs, sent again when they change."""
     stepper = CompactionStepper(FRUIT)
-    guard = stepper.guard
-    assert guard.figures == [stepper.layout_figure, stepper.offset_map_figure]
-    assert guard in stepper.widget.children and guard.layout.display == "none"
-    assert guard.get_state()["figures"] == [f"IPY_MODEL_{f.model_id}" for f in guard.figures]
-    assert guard.box(stepper.layout_figure) in stepper.widget.children
-    assert guard.box(stepper.offset_map_figure) in stepper.latest_pass.children
-    assert [box.children for box in guard.boxes] == list(zip(guard.figures, guard.fallbacks, strict=True))
-    assert [b.layout.display for b in guard.fallbacks] == ["none", "none"] and guard.blank == []
-    assert "kcompact-widget" in stepper.widget._dom_classes
-    explorer = WhatIfExplorer(FRUIT)
-    assert explorer.guard.figures == [explorer.figure] and explorer.guard in explorer.widget.children
-    assert explorer.guard.box(explorer.figure) in explorer.widget.children
-
-
-def _static_title(fallback) -> str:
-    note, figure = fallback.outputs
-    assert note["text"].startswith("The live figure has not drawn this step")
-    return figure["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"]
-
-
-def test_a_figure_the_page_shows_blank_is_shown_statically_at_every_step_until_it_draws():
-    stepper = CompactionStepper(FRUIT)
-    guard = stepper.guard
-    guard.blank = [0]  # as the browser reports a live layout figure that lags
-    assert [b.layout.display for b in guard.fallbacks] == [None, "none"] and guard.fallbacks[1].outputs == ()
-    assert _static_title(guard.fallbacks[0]) == stepper.layout_figure.layout.title.text
+    assert stepper.layout_view.widget in stepper.widget.children
+    assert stepper.offset_map_view.widget in stepper.latest_pass.children
+    assert not [w for w in stepper.widget.children if isinstance(w, go.FigureWidget)]
+    assert stepper.offset_map_view.widget.outputs == ()  # drawn only once shown: plotly measures its width then
     for _ in range(8):
         stepper.next_button.click()
-        assert _static_title(guard.fallbacks[0]) == stepper.layout_figure.layout.title.text
-    guard.blank = []
-    assert [b.layout.display for b in guard.fallbacks] == ["none", "none"] and guard.fallbacks[0].outputs == ()
-
-
-def test_every_redraw_sends_the_whole_figure_as_the_widgets_state():
-    """A view created after update messages were lost draws from the state: it must be the figure shown."""
-    stepper = CompactionStepper(FRUIT)
-    for _ in range(9):
-        stepper.next_button.click()
-        for figure in stepper.guard.figures:
-            assert same_value(figure._widget_data, figure._data)
-            assert same_value(figure._widget_layout, figure._layout_obj._props)
+        assert _shown_title(stepper.layout_view) == stepper.layout_figure.layout.title.text
+    assert _shown_title(stepper.offset_map_view) == stepper.offset_map_figure.layout.title.text
+    sent = stepper.layout_view.widget.outputs
+    stepper.layout_view.refresh()
+    assert stepper.layout_view.widget.outputs is sent  # an unchanged figure is not sent again
+    assert "kcompact-widget" in stepper.widget._dom_classes
+    assert "jupyter-widgets-disconnected::after" in stepper.widget.children[-1].value
+    explorer = WhatIfExplorer(FRUIT)
+    assert explorer.figure_view.widget in explorer.widget.children
+    assert _shown_title(explorer.figure_view) == explorer.figure.layout.title.text
 
 
 def test_internal_segment_bytes_is_shown_when_the_topic_sets_it():
