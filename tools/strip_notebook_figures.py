@@ -13,12 +13,11 @@ Usage: ``python tools/strip_notebook_figures.py [--execute] NOTEBOOK...``
 - Per-cell ``execution`` timestamps are removed, so re-running a notebook changes only what changed.
 
 ``--execute`` first runs each notebook in place (kernel ``python3``, the repository root on ``PYTHONPATH``)
-and saves the widget state as JupyterLab's "Save Widget State Automatically" does, with one change: a
-plotly ``FigureWidget`` is saved as an ipywidgets ``Output`` showing the figure as a plain plotly output
-(its own state would carry plotly's 5 MB widget bundle and none of its traces, which it sends as
-messages). Opened before it runs, a notebook shows its widgets as they were at the end of the run: controls
-and figures drawn, answering clicks once the notebook runs. Model ids are numbered in the order the views
-reach them, so running a notebook again changes only what its widgets show.
+and saves the widget state as JupyterLab's "Save Widget State Automatically" does (the widgets' figures are
+plain plotly outputs in ipywidgets ``Output``s, saved with them). Opened before it runs, a notebook shows its
+widgets as they were at the end of the run: controls and figures drawn, answering clicks once the notebook
+runs. Model ids are numbered in the order the views reach them, so running a notebook again changes only what
+its widgets show.
 """
 
 from __future__ import annotations
@@ -44,35 +43,12 @@ MODEL_REFERENCE = "IPY_MODEL_"
 WIDGET_ID_NAMESPACE = uuid.UUID("6f1d3c2a-5b7e-4c1d-9a8f-2e4b6d8c0a1f")
 """Numbered widget model ids are uuid5 names in this namespace (they look like the kernel's ids)."""
 
-# Run in the kernel after the notebook's last cell: prints the state of every live widget, figures as Outputs.
+# Run in the kernel after the notebook's last cell: prints the state of every live widget.
 SAVE_STATE_CODE = """
 import json as _json
 import ipywidgets as _widgets
-import plotly.graph_objects as _go
-import plotly.io as _pio
 
-
-def _saved_state():
-    state = _widgets.Widget.get_manager_state()
-    for model_id in list(state["state"]):
-        figure = _widgets.widget_serialization["from_json"]("IPY_MODEL_" + model_id, None)
-        if not isinstance(figure, _go.FigureWidget):
-            continue
-        shown = _widgets.Output()
-        shown.outputs = ({
-            "output_type": "display_data",
-            "metadata": {},
-            "data": {"application/vnd.plotly.v1+json": _json.loads(_pio.to_json(figure, validate=False)),
-                     "text/plain": ["FigureWidget"]},
-        },)
-        saved = _widgets.Widget.get_manager_state(widgets=[shown, shown.layout])["state"]
-        state["state"][model_id] = saved.pop(shown.model_id)
-        state["state"].update(saved)
-        shown.close()
-    return state
-
-
-print(_json.dumps(_saved_state()))
+print(_json.dumps(_widgets.Widget.get_manager_state()))
 """
 
 
