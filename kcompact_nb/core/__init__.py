@@ -1,4 +1,4 @@
-"""The Kafka model and Kafka's log cleaner, in four parts, each importing only the parts above it here.
+"""The Kafka model and Kafka's log cleaner, in five parts, each importing only the parts above it here.
 
 - :mod:`~kcompact_nb.core.model`: what a broker stores: records and v2 batches with their byte sizes,
   segments, the partition log, producer state, configs, Kafka versions, log loading (``LogLoader``) and
@@ -8,6 +8,8 @@
 - :mod:`~kcompact_nb.core.simulation`: a simulated broker and clock, and frames of a partition over time.
 - :mod:`~kcompact_nb.core.views`: read-only explanations: what the next pass does to each record and why,
   tables, layouts, histories, offset-map views, dedupe-buffer sizing.
+- :mod:`~kcompact_nb.core.forecasting`: a produce model and a broker's cleaner run forward under it for days or
+  weeks (not Kafka's: a forecast made with the engine).
 
 This face re-exports what the other packages use. Core needs the standard library and numpy only; it never
 imports pyspark, plotly, ipywidgets or pandas. Time is always a parameter (``now_ms``). See
@@ -30,6 +32,18 @@ from kcompact_nb.core.cleaner import (
     log_pool_order,
     log_to_clean,
     strategy_for,
+)
+from kcompact_nb.core.forecasting import (
+    Burst,
+    DailyCycle,
+    ProduceModel,
+    ProduceModelError,
+    ProducerModel,
+    TopicLoad,
+    Transactions,
+    ValueSizes,
+    forecast,
+    play_model,
 )
 from kcompact_nb.core.model import (
     CLEANED_FILE_SUFFIX,
@@ -141,6 +155,16 @@ from kcompact_nb.record import (
 )
 
 __all__ = [
+    "Burst",
+    "DailyCycle",
+    "forecast",
+    "play_model",
+    "ProduceModel",
+    "ProduceModelError",
+    "ProducerModel",
+    "TopicLoad",
+    "Transactions",
+    "ValueSizes",
     "filename_prefix_from_offset",
     "rebuild_producer_state",
     "CleanerFailure",

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
+from kcompact_nb.core.cleaner._cleaner_loop import CleanerLoop
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager, OffsetMapSpec
-from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
+from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed, CleanerStats
 from kcompact_nb.core.cleaner._failure import CleanerFailure, CleanerThrew, cleaned_file_names
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
 from kcompact_nb.core.cleaner._log_pool import log_pool_order, topic_creation_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean, non_active_segments_from
-from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES
+from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES, thread_map_memory_bytes
 from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_records, increment_log_start_offset
 from kcompact_nb.core.cleaner._segment_storage import SegmentStorage
@@ -35,7 +36,9 @@ __all__ = [
     "cleaned_file_names",
     "CleanedTransactionMetadata",
     "CleanerFailure",
+    "CleanerLoop",
     "CleanerManager",
+    "CleanerSpeed",
     "CleanerStats",
     "CleanerThrew",
     "clean_pass",
@@ -55,6 +58,7 @@ __all__ = [
     "SegmentStorage",
     "Strategy",
     "strategy_for",
+    "thread_map_memory_bytes",
     "TimestampStrategy",
     "topic_creation_order",
 ]

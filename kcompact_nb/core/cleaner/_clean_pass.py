@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kcompact_nb.core.cleaner._cleaner import Cleaner, do_clean
-from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats, log_line, throttled_elapsed
+from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed, CleanerStats, log_line, throttled_elapsed
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
 from kcompact_nb.core.cleaner._log_to_clean import segment_aligned_uncleanable_offset
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, OffsetMap
@@ -56,6 +56,7 @@ def clean_pass(
     broker: BrokerConfig | None = None,
     thread_id: int = 0,
     storage: SegmentStorage | None = None,
+    speed: CleanerSpeed | None = None,
 ) -> PassResult:
     """Clean ``[first_dirty_offset, first_uncleanable_offset)`` of ``log`` at ``now_ms`` and move its checkpoint.
 
@@ -64,7 +65,8 @@ def clean_pass(
     ``strategy`` defaults to the topic's ``compaction.strategy``. ``first_uncleanable_offset`` is rounded down to its
     segment's base offset, as ``LogToClean`` does. Called on an empty range, the pass ends at offset 0, as Kafka's
     would. ``storage`` says where the batches are read and the cleaned segments kept (default: in ``log``).
-    ``thread_id`` names the cleaner thread in the log line.
+    ``thread_id`` names the cleaner thread in the log line; ``speed``, the machine's pace, makes the pass take time
+    unthrottled too (:func:`throttled_elapsed`).
     """
     first_uncleanable_offset = segment_aligned_uncleanable_offset(log, first_uncleanable_offset)
     broker = broker or log.broker
@@ -87,7 +89,7 @@ def clean_pass(
         )
     log.cleaner_checkpoint = end_offset = cleaned.end_offset
     stats = cleaned.stats
-    throttled_elapsed(stats, broker)
+    throttled_elapsed(stats, broker, speed)
     line = log_line(
         stats,
         thread_id=thread_id,

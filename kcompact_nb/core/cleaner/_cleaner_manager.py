@@ -10,6 +10,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
+from kcompact_nb.core.cleaner._cleaner_loop import CleanerLoop
+from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed
 from kcompact_nb.core.cleaner._failure import CleanerFailure, record_failure
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
@@ -20,8 +22,6 @@ from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentSt
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
 from kcompact_nb.core.model import BrokerConfig, PartitionLog
 from kcompact_nb.record import KafkaModelError, KcompactError
-
-MAX_LOOP_ITERATIONS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,15 @@ class CleanerManager:
     stopped_threads: int = 0
     """Cleaner threads an exception ended (Kafka 2.0, before partitions could be marked uncleanable)."""
     """When a list, every pass this manager runs is appended to it (frames collect a step's passes)."""
+    speed: CleanerSpeed | None = None
+    """How fast this machine's cleaner works (not Kafka's: a pass then takes time unthrottled too, spec 11)."""
+    map_spec: OffsetMapSpec | None = None
+    """The offset map of every pass, instead of a thread's share of ``log.cleaner.dedupe.buffer.size`` (a
+    forecast that samples keys scales it)."""
+    dirtiest_ratio: float = 0.0
+    """The highest cleanable ratio the last selection considered (Kafka's ``max-dirty-percent`` is 100 times it)."""
+    max_compaction_delay_ms: int = 0
+    """The largest compaction delay the last selection that chose a log considered (``PreCleanStats``)."""
     _storages: dict[str, SegmentStorage] = field(default_factory=dict, repr=False)
     _last_expiry_check_ms: int = -1
 
@@ -101,12 +110,16 @@ class CleanerManager:
                 considered.append(ltc)
         eligible = [ltc for ltc in considered if ltc.eligible]
         best = max(eligible, key=lambda ltc: ltc.cleanable_ratio, default=None)
+        self.dirtiest_ratio = max((ltc.cleanable_ratio for ltc in considered), default=0.0)
+        if best is not None:
+            self.max_compaction_delay_ms = max((ltc.compaction_delay_ms for ltc in considered), default=0)
         return best, considered
 
     def clean_once(
-        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
+        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = (), thread_id: int = 0
     ) -> PassResult | None:
-        """One cleaner-thread iteration: clean the filthiest eligible log, then compacted-log retention.
+        """One iteration of cleaner thread ``thread_id``: clean the filthiest eligible log, then compacted-log
+        retention.
 
         ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained. A pass
         that throws marks its log uncleanable and ends the iteration before retention (``None``).
@@ -119,7 +132,7 @@ class CleanerManager:
         if best is not None:
             log = next(lg for lg in logs if lg.name == best.name)
             failed = len(self.failures)
-            result = self._clean_or_mark_uncleanable(log, best, considered, now_ms)
+            result = self._clean_or_mark_uncleanable(log, best, considered, now_ms, thread_id)
             if len(self.failures) > failed:  # the exception leaves cleanFilthiestLog before its retention step
                 return None
         for log in self._compacted(logs):
@@ -156,39 +169,23 @@ class CleanerManager:
             first_uncleanable_offset=ltc.first_uncleanable_offset
             if first_uncleanable_offset is None
             else first_uncleanable_offset,
-            offset_map=None if offset_map is None else _built(offset_map, strategy, storage),
+            offset_map=self._offset_map(offset_map, strategy, storage),
             strategy=strategy,
             cleanable_ratio=ltc.cleanable_ratio,
             broker=self.broker,
             storage=storage,
+            speed=self.speed,
         )
         return self._record(result)
 
     def run(self, logs: Sequence[PartitionLog], *, from_ms: int, until_ms: int) -> list[PassResult]:
         """The background loop from ``from_ms`` until ``until_ms``: passes back to back, else back off.
 
-        Each of ``log.cleaner.threads`` threads loops on its own; a pass occupies its thread for its
-        simulated duration (throttled I/O, spec 11) and is applied at its start time.
+        Each of ``log.cleaner.threads`` threads loops on its own, starting at ``from_ms``; a pass occupies its
+        thread for its simulated duration (throttled I/O, spec 11) and is applied at its start time. A
+        :class:`CleanerLoop` runs the same loop resumably.
         """
-        if not self.broker.log_cleaner_enable:
-            return []
-        threads = [from_ms] * self.broker.log_cleaner_threads
-        busy_until: dict[str, int] = {}
-        results: list[PassResult] = []
-        for _ in range(MAX_LOOP_ITERATIONS):
-            thread = min(range(len(threads)), key=lambda t: threads[t])
-            now = threads[thread]
-            if now >= until_ms:
-                return results
-            busy = {name for name, until in busy_until.items() if until > now}
-            result = self.clean_once(logs, now_ms=now, in_progress=busy)
-            if result is None:
-                threads[thread] = now + self.broker.log_cleaner_backoff_ms
-                continue
-            results.append(result)
-            busy_until[result.name] = result.end_ms
-            threads[thread] = max(result.end_ms, now)
-        raise KafkaModelError(f"the cleaner loop did not reach {until_ms} ms within {MAX_LOOP_ITERATIONS} iterations")
+        return CleanerLoop(self, from_ms).run_until(logs, until_ms)
 
     def strategy_of(self, log: PartitionLog) -> Strategy:
         """The topic's user-defined strategy, else the one its ``compaction.strategy`` names."""
@@ -202,9 +199,16 @@ class CleanerManager:
     def _compacted(self, logs: Sequence[PartitionLog]) -> list[PartitionLog]:
         return [lg for lg in logs if lg.config.compact and lg.name not in self.uncleanable]
 
+    def _offset_map(
+        self, spec: OffsetMapSpec | None, strategy: Strategy, storage: SegmentStorage | None
+    ) -> OffsetMap | None:
+        spec = spec or self.map_spec
+        return None if spec is None else _built(spec, strategy, storage)
+
     def _clean_or_mark_uncleanable(
-        self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int
+        self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int, thread_id: int
     ) -> PassResult | None:
+        strategy, storage = self.strategy_of(log), self._storages.get(log.name)
         before = list(log.segments)
         try:
             result = clean_pass(
@@ -212,10 +216,13 @@ class CleanerManager:
                 now_ms=now_ms,
                 first_dirty_offset=best.first_dirty_offset,
                 first_uncleanable_offset=best.first_uncleanable_offset,
-                strategy=self.strategy_of(log),
+                offset_map=self._offset_map(None, strategy, storage),
+                strategy=strategy,
                 cleanable_ratio=best.cleanable_ratio,
                 broker=self.broker,
-                storage=self._storages.get(log.name),
+                thread_id=thread_id,
+                storage=storage,
+                speed=self.speed,
             )
         except KcompactError as error:
             failure = record_failure(log, error, at_ms=now_ms, first_dirty_offset=best.first_dirty_offset,
