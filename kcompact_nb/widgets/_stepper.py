@@ -158,7 +158,6 @@ class CompactionStepper:
             scale=self._scale(),
             offset_map=self.source.offset_map,
             strategy=self.source.strategy,
-            next_frame=self._next_pass_frame(shown.position),
         )
         sync_figure(self.layout_figure, figure)
         self.layout_view.refresh()
@@ -171,11 +170,6 @@ class CompactionStepper:
             show_only(self.pass_area, self.latest_pass)  # shown before it is drawn: plotly measures its width
             self._draw_pass(*latest)
             self.offset_map_view.refresh()
-
-    def _next_pass_frame(self, position: int) -> Frame | None:
-        """The next position's frame when its step is the pass the layout of ``position`` shows coming (a log's
-        passes), computed already: the layout figure draws that pass instead of running it again."""
-        return self.steps.known(position + 1) if self.source.unit == "pass" else None
 
     def _draw_pass(self, result: PassResult, after: Frame) -> None:
         """The offset map and stats of ``result``, the pass that made frame ``after`` (drawn once per pass)."""

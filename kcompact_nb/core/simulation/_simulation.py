@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -300,6 +301,19 @@ class Simulation:
     def dirtiness(self, topic: str | None = None, *, partition: int = 0) -> LogToClean:
         """The cleanable range and dirty ratio the broker would compute now (``LogCleanerManager``, spec 4-5)."""
         return log_to_clean(self.log(topic, partition), now_ms=self.now_ms)
+
+    def copy(self) -> Simulation:
+        """A copy of this broker (logs, clock, configs, cleaner state) whose later steps change only itself: for
+        what-ifs and for checking a claim about the future against the simulation run on. Streamed storages of
+        scanned logs are not copied."""
+        clone = copy.copy(self)
+        clone.clock = SimulatedClock(self.now_ms)
+        clone.topic_overrides = {name: dict(overrides) for name, overrides in self.topic_overrides.items()}
+        clone.topics = dict(self.topics)
+        clone.logs = {key: copy_log(log) for key, log in self.logs.items()}
+        clone.snapshots = dict(self.snapshots)
+        clone.cleaner = self.cleaner.copy()
+        return clone
 
     def snapshot(self, label: str) -> Snapshot:
         """Keep copies of every partition log under ``label`` (later steps do not change them)."""
