@@ -20,6 +20,7 @@ from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed, CleanerStats
 from kcompact_nb.core.cleaner._decisions import (
     BatchDecision,
     BatchFate,
+    LogStartMove,
     PassDecisions,
     PassStop,
     RecordDecision,
@@ -49,6 +50,7 @@ from kcompact_nb.core.cleaner._strategies import (
 __all__ = [
     "BatchDecision",
     "BatchFate",
+    "clean_pass",
     "cleaned_file_names",
     "CleanedTransactionMetadata",
     "CleanerFailure",
@@ -57,7 +59,6 @@ __all__ = [
     "CleanerSpeed",
     "CleanerStats",
     "CleanerThrew",
-    "clean_pass",
     "cyclic_gc_paused",
     "delete_records",
     "FAR_FUTURE_MS",
@@ -67,6 +68,7 @@ __all__ = [
     "Iteration",
     "log_pool_order",
     "log_to_clean",
+    "LogStartMove",
     "LogToClean",
     "non_active_segments_from",
     "OFFSET_ENTRY_BYTES",

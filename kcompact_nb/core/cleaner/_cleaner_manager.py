@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
 from kcompact_nb.core.cleaner._cleaner_loop import CleanerLoop
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed
-from kcompact_nb.core.cleaner._decisions import PassDecisions, RetentionDeletion
+from kcompact_nb.core.cleaner._decisions import LogStartMove, PassDecisions, RetentionDeletion
 from kcompact_nb.core.cleaner._failure import CleanerFailure, record_failure
 from kcompact_nb.core.cleaner._first_true import FAR_FUTURE_MS, first_true
 from kcompact_nb.core.cleaner._iteration import Iteration, PartitionSelection, Selection
@@ -82,6 +82,8 @@ class CleanerManager:
     map_spec: OffsetMapSpec | None = None
     """The offset map of every pass, instead of a thread's share of ``log.cleaner.dedupe.buffer.size`` (a
     forecast that samples keys scales it)."""
+    log_start_moves: list[LogStartMove] = field(default_factory=list)
+    """Every move of a log start offset this broker made (retention here; DeleteRecords by the simulation)."""
     dirtiest_ratio: float = 0.0
     """The highest cleanable ratio the last selection considered (Kafka's ``max-dirty-percent`` is 100 times it)."""
     max_compaction_delay_ms: int = 0
@@ -101,6 +103,7 @@ class CleanerManager:
             strategies=dict(self.strategies),
             decisions=decisions,
             offset_maps=dict(self.offset_maps),
+            log_start_moves=list(self.log_start_moves),
             _storages={},
         )
 
@@ -183,7 +186,12 @@ class CleanerManager:
         deleted: list[RetentionDeletion] = []
         for log in self._compacted(logs):
             if log.name not in in_progress:
-                deleted += delete_old_segments(log, now_ms=now_ms if result is None else result.end_ms)
+                start = log.log_start_offset
+                gone = delete_old_segments(log, now_ms=now_ms if result is None else result.end_ms)
+                if gone and log.log_start_offset > start:
+                    at, cause = gone[-1].at_ms, gone[-1].reason.value
+                    self.log_start_moves.append(LogStartMove(log.name, at, start, log.log_start_offset, cause))
+                deleted += gone
         iteration.retention = tuple(deleted)
         self._note(iteration)
         return result

@@ -124,3 +124,14 @@ class RetentionDeletion(NamedTuple):
     reason: RetentionReason
     at_ms: int
     largest_timestamp: int
+
+
+class LogStartMove(NamedTuple):
+    """The log start offset of partition ``name`` moved from ``before`` to ``after`` at ``at_ms``: ``cause`` is
+    ``"retention.ms"``, ``"retention.bytes"``, ``"DeleteRecords"`` or ``"log start offset set"``."""
+
+    name: str
+    at_ms: int
+    before: int
+    after: int
+    cause: str

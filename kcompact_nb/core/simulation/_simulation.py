@@ -9,6 +9,7 @@ from typing import Any
 
 from kcompact_nb.core.cleaner import (
     CleanerManager,
+    LogStartMove,
     LogToClean,
     OffsetMapSpec,
     PassResult,
@@ -229,7 +230,9 @@ class Simulation:
         deleted later by retention (spec 9). Returns the new log start offset.
         """
         log = self.log(topic, partition)
+        before = log.log_start_offset
         increment_log_start_offset(log, offset)
+        self._moved(log, before, "log start offset set")
         return log.log_start_offset
 
     def delete_records(self, topic: str | None, offset: int, *, partition: int = 0) -> int:
@@ -238,7 +241,9 @@ class Simulation:
         Returns the new log start offset.
         """
         log = self.log(topic, partition)
+        before = log.log_start_offset
         delete_records(log, offset)
+        self._moved(log, before, "DeleteRecords")
         return log.log_start_offset
 
     def mark_uncleanable(self, topic: str | None = None, *, partition: int = 0) -> None:
@@ -322,6 +327,12 @@ class Simulation:
         return self.snapshots[label]
 
     # -- helpers ---------------------------------------------------------------------------
+
+    def _moved(self, log: PartitionLog, before: int, cause: str) -> None:
+        if log.log_start_offset > before:
+            self.cleaner.log_start_moves.append(
+                LogStartMove(log.name, self.now_ms, before, log.log_start_offset, cause)
+            )
 
     def _topic_name(self, topic: str | None) -> str:
         if topic is None:

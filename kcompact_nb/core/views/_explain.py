@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from kcompact_nb.core.cleaner import (
     FAR_FUTURE_MS,
+    LogStartMove,
     LogToClean,
     PartitionSelection,
     RetentionDeletion,
@@ -92,6 +93,8 @@ class Explanation:
     retention: tuple[RetentionDeletion, ...] = ()
     failed: str | None = None
     """What a pass that already threw left, when the partition is marked uncleanable (a simulation's)."""
+    log_start_moves: tuple[LogStartMove, ...] = ()
+    """How the log start offset came where it is (a simulation's retention and DeleteRecords)."""
     cleaned_first: tuple[tuple[int, PartitionSelection, PartitionSelection], ...] = ()
     """(time, the partition chosen, this one) for each iteration before the next pass that found this partition
     eligible but chose a filthier one."""
@@ -126,6 +129,11 @@ class Explanation:
         ]
         if self.failed is not None:
             lines.append(f"  {self.failed}")
+        for move in self.log_start_moves:
+            lines.append(
+                f"  the log start offset moved from {move.before:,} to {move.after:,} at "
+                f"{format_instant_ms(move.at_ms)}: {move.cause}"
+            )
         lines += ["  " + line for line in self._future_lines()]
         if self.unreadable_batch:
             lines.append(f"  {self.unreadable_batch}")
@@ -229,7 +237,8 @@ def explain(
         never=log_to_clean(log, now_ms=FAR_FUTURE_MS) if eligible_at is None else None,
     )
     if simulation is not None:
-        explanation = replace(explanation, failed=_past_failure(simulation, log.name))
+        moves = tuple(m for m in simulation.cleaner.log_start_moves if m.name == log.name)
+        explanation = replace(explanation, failed=_past_failure(simulation, log.name), log_start_moves=moves)
     if batches is not None:
         return explanation
     upcoming = next_pass(log, now_ms=now_ms, simulation=simulation)

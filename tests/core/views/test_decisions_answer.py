@@ -220,3 +220,22 @@ def test_a_pass_that_will_throw_and_one_that_threw_are_said_in_kafkas_words():
         assert (
             record.reason == "the partition is marked uncleanable: Kafka's cleaner skips it until the broker restarts"
         )
+
+
+def test_explain_says_why_the_log_start_offset_moved():
+    """Spec 9: DeleteRecords moves the log start offset at once; retention.ms moves it when it deletes segments."""
+    sim = Simulation(topics={"t": {**SMALL, "cleanup.policy": "compact,delete", "retention.ms": 1000}})
+    sim.append("t", [("a", "1", 0), ("b", "1", 0)])
+    sim.roll("t")
+    sim.set_time(500)
+    sim.append("t", [("c", "1", 500)])
+    sim.roll("t")
+    sim.append("t", [("d", "1", 500)])
+    sim.delete_records("t", 1)
+    sim.set_time(1200)
+    sim.clean()  # cleans [1, 3): segments 0 and 2 become one, whose newest record is at 500
+    sim.set_time(1600)
+    sim.clean()
+    lines = explain(sim.log("t"), now_ms=1600, simulation=sim).lines()
+    assert "  the log start offset moved from 0 to 1 at t = 500 ms: DeleteRecords" in lines
+    assert "  the log start offset moved from 1 to 4 at t = 1 s 600 ms: retention.ms" in lines
