@@ -59,7 +59,6 @@ class Workload:
             records = [(k, None if rng.random() < self.tombstone_ratio else self._value(rng, value)) for k in keys]
             yield encode(records, BASE_TS_MS) if self.codec == "none" else compressed(records, self.codec)
 
-
     def _value(self, rng: random.Random, repeated: bytes) -> bytes:
         if self.values == "text":
             return json_value(rng)
