@@ -25,6 +25,7 @@ from kcompact_nb.core import (
     SEGMENT_FILE_NAME,
     SEGMENT_FILE_SUFFIXES,
     SWAP_FILE_SUFFIX,
+    CleanerFailure,
     KeyRegistry,
     PartitionLog,
     RecordBatch,
@@ -33,7 +34,7 @@ from kcompact_nb.core import (
     load_log,
     topic_partition_of_dir,
 )
-from kcompact_nb.io._errors import CorruptBatchError, NotASegmentError, OffsetOrderError
+from kcompact_nb.io._errors import CorruptBatchError, LogReadError, NotASegmentError, OffsetOrderError
 from kcompact_nb.io._input_files import file_kind
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -42,8 +43,14 @@ from kcompact_nb.io.files import (
     TopicPartition,
     read_checkpoint,
 )
+from kcompact_nb.io.logdir._failed_pass import failed_pass
 from kcompact_nb.io.logdir._header_scan import header_segments, mtime_ms
-from kcompact_nb.io.logdir._live_reads import changes_since, directory_state, read_consistently
+from kcompact_nb.io.logdir._live_reads import (
+    FileState,
+    changes_since,
+    directory_state,
+    read_consistently,
+)
 from kcompact_nb.io.logdir._progress import ByteProgress
 from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_files import SegmentFiles
@@ -74,6 +81,8 @@ class LoadedPartition:
     Kafka's cleaner cannot read, in a partition read ``as_cleaner_reads``: reading it raises, and a pass that
     reaches it fails there. A partition read on disk (``on_disk_from_bytes``, or as the cleaner reads a corrupt one)
     keeps its batches in its files: its log's storage is :class:`SegmentFiles`.
+    ``failed_pass`` is the pass that threw and left ``NNN.log.cleaned`` (:func:`failed_pass`), read with the
+    partition: a ``.cleaned`` file that a running broker's pass changed during the read makes the read start again.
     """
 
     log: PartitionLog
@@ -82,6 +91,7 @@ class LoadedPartition:
     leftovers: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     corrupt: CorruptBatchError | None = None
+    failed_pass: CleanerFailure | None = None
 
     @property
     def on_disk(self) -> bool:
@@ -171,9 +181,12 @@ def read_partition_dir(
     offsets = (log_start_offset, cleaner_checkpoint)
 
     def read() -> LoadedPartition:  # again from a fresh listing when a running broker changed it meanwhile
+        begun = directory_state(path)
         total = sum(f.stat().st_size for f in segment_files(path))
         with ByteProgress(total, path.name, options.progress) as bar:
-            return _read_or_keep_corrupt(path, own, bar, offsets)
+            loaded = _read_or_keep_corrupt(path, own, bar, offsets)
+        _require_settled_passes(path, begun, [loaded])
+        return loaded
 
     return read_consistently(read, path, attempts=options.read_attempts)
 
@@ -228,6 +241,7 @@ def _load_log(
         notes=loaded.notes,
         stored=stored,
     )
+    loaded.failed_pass = failed_pass(loaded.log, loaded.path)
 
 
 def _read_segments(
@@ -293,6 +307,7 @@ def read_log_dir(path: str | os.PathLike[str], options: ReadOptions | None = Non
     _require_dir(path, "log directory")
 
     def read() -> LoadedLogDir:  # again from a fresh listing when a running broker changed the dir meanwhile
+        begun = directory_state(path)
         cleaner = read_checkpoint(path / CLEANER_OFFSET_CHECKPOINT)
         starts = read_checkpoint(path / LOG_START_OFFSET_CHECKPOINT)
         recovery = read_checkpoint(path / RECOVERY_POINT_CHECKPOINT)
@@ -307,9 +322,21 @@ def read_log_dir(path: str | os.PathLike[str], options: ReadOptions | None = Non
                 result.partitions[directory.name] = _read_or_keep_corrupt(
                     directory, own, bar, (starts.get(key), cleaner.get(key))
                 )
+        _require_settled_passes(path, begun, result.partitions.values())
         return result
 
     return read_consistently(read, path, attempts=options.read_attempts)
+
+
+def _require_settled_passes(root: Path, begun: dict[str, FileState], read: Iterable[LoadedPartition]) -> None:
+    """Raise when a ``.cleaned`` file under ``root`` appeared, went or changed since ``begun`` (the directory's
+    state when the read began): a running broker's pass was filling it, so the partitions ``read`` cannot say
+    whether a pass threw (a failed pass's files stay as it left them). The caller reads again (spec 8.4)."""
+    if not any(CLEANED_FILE_SUFFIX in name for name in begun) and all(p.failed_pass is None for p in read):
+        return
+    moved = [change[1:] for change in changes_since(begun, root) if CLEANED_FILE_SUFFIX in change]
+    if moved:
+        raise LogReadError(root / moved[0], None, "a cleaner pass was writing this file while the directory was read")
 
 
 def _read_or_keep_corrupt(path: Path, options: ReadOptions, bar: ByteProgress, offsets: Offsets) -> LoadedPartition:
