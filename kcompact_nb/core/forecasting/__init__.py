@@ -34,6 +34,15 @@ from kcompact_nb.core.forecasting._results import (
     PartitionTimeline,
     RecordLifetimes,
 )
+from kcompact_nb.core.forecasting._summary import (
+    forecast_summary,
+    lifetimes_table,
+    metrics_table,
+    partition_table,
+    passes_table,
+    thread_table,
+    what_if_table,
+)
 
 __all__ = [
     "Burst",
@@ -42,6 +51,13 @@ __all__ = [
     "exact_events",
     "Forecast",
     "forecast",
+    "forecast_summary",
+    "lifetimes_table",
+    "metrics_table",
+    "partition_table",
+    "passes_table",
+    "thread_table",
+    "what_if_table",
     "ForecastPass",
     "KeepingUp",
     "key_bytes",
