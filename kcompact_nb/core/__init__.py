@@ -36,6 +36,8 @@ from kcompact_nb.core.cleaner import (
 from kcompact_nb.core.forecasting import (
     Burst,
     DailyCycle,
+    Forecast,
+    ForecastPass,
     ProduceModel,
     ProduceModelError,
     ProducerModel,
@@ -155,6 +157,8 @@ from kcompact_nb.record import (
 )
 
 __all__ = [
+    "Forecast",
+    "ForecastPass",
     "Burst",
     "DailyCycle",
     "forecast",
