@@ -9,6 +9,7 @@ from kcompact_nb.cli._clean import CLEAN
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._conformance import CONFORMANCE
 from kcompact_nb.cli._dump import DUMP
+from kcompact_nb.cli._forecast import FORECAST
 from kcompact_nb.cli._inspect import INSPECT
 from kcompact_nb.cli._kcat import KCAT
 from kcompact_nb.cli._scenario import SCENARIO
@@ -18,6 +19,7 @@ COMMANDS: tuple[Command, ...] = (
     DUMP,
     INSPECT,
     CLEAN,
+    FORECAST,
     KCAT,
     CONFORMANCE,
 )

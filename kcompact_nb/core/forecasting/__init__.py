@@ -40,6 +40,7 @@ from kcompact_nb.core.forecasting._summary import (
     metrics_table,
     partition_table,
     passes_table,
+    table_text,
     thread_table,
     what_if_table,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "metrics_table",
     "partition_table",
     "passes_table",
+    "table_text",
     "thread_table",
     "what_if_table",
     "ForecastPass",

@@ -167,7 +167,7 @@ def _notes(model: ProduceModel, stride: int, ratios: Mapping[str, float]) -> lis
     ]
     if stride > 1:
         notes.append(
-            f"sampled: every {stride:,}th key is followed and the broker scaled by 1/{stride:,} (segment bytes, "
+            f"sampled: one key in {stride:,} is followed and the broker scaled by 1/{stride:,} (segment bytes, "
             "retention bytes, dedupe buffer, throttle, speed); sizes and key counts are scaled back; keys with "
             "several records per segment are folded at their expected rate"
         )

@@ -140,5 +140,19 @@ def forecast_summary(fc: Forecast) -> list[tuple[str, str]]:
 
 
 def what_if_table(forecasts: Mapping[str, Forecast]) -> list[dict[str, Any]]:
-    """Two (or more) forecasts side by side: one row per forecast of the summary's values."""
-    return [{"forecast": label, **dict(forecast_summary(fc))} for label, fc in forecasts.items()]
+    """Two (or more) forecasts side by side: a row per line of the summary, a column per forecast."""
+    summaries = {label: dict(forecast_summary(fc)) for label, fc in forecasts.items()}
+    first = next(iter(summaries.values()), {})
+    return [{"": what, **{label: summary[what] for label, summary in summaries.items()}} for what in first]
+
+
+def table_text(rows: list[dict[str, Any]], *, indent: str = "  ") -> str:
+    """Rows as an aligned text table: upper-case headings, two spaces between columns."""
+    if not rows:
+        return indent + "(none)"
+    columns = list(rows[0])
+    cells = [[c.upper() for c in columns]] + [[str(row[c]) for c in columns] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    return "\n".join(
+        indent + "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in cells
+    )
