@@ -43,8 +43,8 @@ from kcompact_nb.core.forecasting import ProducedBatch, exact_events, play_model
 from kcompact_nb.io import read_log_dir
 from kcompact_nb.record import encode_batch
 
-_BEGIN = re.compile(r"^\[(?P<at>[^\]]+)\] INFO Beginning cleaning of log (?P<name>\S+?)\.?\s")
-_CLEANED = re.compile(r"^\[(?P<at>[^\]]+)\] INFO\s*$")
+_BEGIN = re.compile(r"^\[(?P<at>[^\]]+)\] INFO (?:Cleaner \d+: )?Beginning cleaning of log (?P<name>\S+)")
+_STAMP = re.compile(r"^\[(?P<at>[^\]]+)\] ")
 _SECTION = re.compile(r"cleaned log (?P<name>\S+) \(dirty section = \[(?P<first>\d+), (?P<end>\d+)\]\)")
 START_LEAD_S = 3.0
 """How long before its first batch the live run starts its clock (the producer connects meanwhile)."""
@@ -205,21 +205,21 @@ def observed_passes(cleaner_log: str) -> list[ObservedPass]:
     for i, line in enumerate(lines):
         if (match := _BEGIN.match(line)) is not None:
             begun[match["name"]] = _epoch_ms(match["at"])
-        elif (match := _CLEANED.match(line)) is not None and i + 1 < len(lines):
-            section = _SECTION.search(lines[i + 1])
-            if section is None or section["name"] not in begun:
-                continue
-            message = "\n".join(lines[i + 1 : i + 9])
-            passes.append(
-                ObservedPass(
-                    section["name"],
-                    begun.pop(section["name"]),
-                    _epoch_ms(match["at"]),
-                    int(section["first"]),
-                    int(section["end"]),
-                    message,
-                )
+            continue
+        section = _SECTION.search(line)
+        stamp = _STAMP.match(lines[i - 1]) if i else None
+        if section is None or stamp is None or section["name"] not in begun:
+            continue
+        passes.append(
+            ObservedPass(
+                section["name"],
+                begun.pop(section["name"]),
+                _epoch_ms(stamp["at"]),
+                int(section["first"]),
+                int(section["end"]),
+                "\n".join(lines[i : i + 8]),
             )
+        )
     return passes
 
 
