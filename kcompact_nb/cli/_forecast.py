@@ -186,9 +186,8 @@ def _forecast_document(fc: Forecast) -> dict[str, Any]:
     }
 
 
-FORECAST = Command(
+COMMAND = Command(
     name="forecast",
-    help="run a broker's cleaner forward under a produce model (will the cleaner keep up?)",
     description="Run a broker's cleaner forward over days or weeks under a scenario file's produce model, and "
     "print sizes, passes, threads, Kafka's cleaner metrics and record lifetimes (docs/forecast.md).",
     add_arguments=_add_arguments,

@@ -59,6 +59,8 @@ class CleanerLoop:
     quiet_until: Callable[[int], int] | None = None
     on_pass: Callable[[PassResult, int], None] | None = None
     """Called after each pass (and its iteration's retention) with the pass and its thread, before any other."""
+    on_idle: Callable[[int, int], None] | None = None
+    """Called when an iteration found nothing to do, with its thread and when that thread looks again."""
     threads: list[CleanerThreadClock] = field(init=False)
     busy_until: dict[str, int] = field(default_factory=dict, init=False)
     passes: list[PassResult] = field(default_factory=list, init=False)
@@ -114,6 +116,8 @@ class CleanerLoop:
             quiet = self.quiet_until(thread.next_ms)
             if quiet > thread.next_ms:
                 thread.next_ms = _first_wake(thread.idle_since_ms, backoff, quiet)
+        if self.on_idle is not None:
+            self.on_idle(thread.thread_id, thread.next_ms)
 
 
 def _first_wake(since_ms: int, backoff_ms: int, at_ms: int) -> int:

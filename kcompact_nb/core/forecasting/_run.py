@@ -5,8 +5,8 @@ The broker is a :class:`Simulation` (its topics, configs and :class:`CleanerMana
 does: every selection, pass, back-off and retention is the engine's. The run records each pass, samples every
 partition on a time grid and around each pass, reads Kafka's cleaner gauges after each pass, and follows the live
 data and traced records' lifetimes. Idle back-off wakes before the next moment anything can change are skipped
-(``CleanerLoop.quiet_until``): the next append that rolls a segment or ends a transaction, a segment ageing into
-eligibility (``next_eligible_ms``), or ``compact,delete`` retention coming due.
+(``CleanerLoop.quiet_until``): the next append that rolls a segment or ends a transaction, or the first instant the
+engine would clean or delete something without appends (``CleanerManager.would_work``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy
 
-from kcompact_nb.core.cleaner import CleanerLoop, CleanerSpeed, PassResult, log_to_clean
+from kcompact_nb.core.cleaner import CleanerLoop, CleanerSpeed, PassResult, first_true, log_to_clean
 from kcompact_nb.core.forecasting._appender import Appender
 from kcompact_nb.core.forecasting._events import Event, ProducedBatch, TxnMarker
 from kcompact_nb.core.forecasting._exact_stream import topic_rng
@@ -32,7 +32,6 @@ from kcompact_nb.core.forecasting._results import (
 from kcompact_nb.core.forecasting._tracking import TRACED_TARGET, Lifetimes, LiveData
 from kcompact_nb.core.model import BrokerConfig, PartitionLog
 from kcompact_nb.core.simulation import Simulation
-from kcompact_nb.core.views import next_eligible_ms
 
 LIFETIME_STREAM = 1
 VALUE_STREAM = 2
@@ -143,17 +142,11 @@ class ForecastRun:
         self._lifetimes[event.topic].record(event, first, shift)
 
     def _quiet_until(self, now_ms: int) -> int:
-        """The earliest time at or after ``now_ms`` an iteration could find something to do without appends."""
-        quiet = self.start_ms + self.horizon_ms + 1
-        for log in self._logs:
-            if not log.config.compact or log.name in self.sim.uncleanable:
-                continue
-            eligible = next_eligible_ms(log, now_ms=now_ms)
-            if eligible is not None:
-                quiet = min(quiet, eligible)
-            if log.config.delete and log.config.retention_ms >= 0 and log.segments[0].size_bytes:
-                quiet = min(quiet, max(now_ms, log.segments[0].largest_timestamp + log.config.retention_ms + 1))
-        return max(quiet, now_ms)
+        """The earliest time at or after ``now_ms`` an iteration could find something to do without appends, as the
+        engine finds it (:meth:`CleanerManager.would_work`), or just after the horizon."""
+        horizon = self.start_ms + self.horizon_ms + 1
+        found = first_true(lambda at: self.sim.cleaner.would_work(self._logs, now_ms=at), start=now_ms, end=horizon)
+        return horizon if found is None else found
 
     def _on_pass(self, result: PassResult, thread: int) -> None:
         log = self.sim.log(result.topic, result.partition)

@@ -57,7 +57,8 @@ from kcompact_nb.record import release_key_table
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")
 _LEFTOVER_MEANING = {
-    CLEANED_FILE_SUFFIX: "an unfinished cleaner output; Kafka deletes it at startup",
+    CLEANED_FILE_SUFFIX: "a cleaner pass's unfinished output: a pass that threw left it (its broker marked the "
+    "partition uncleanable) or one was under way; Kafka deletes it at startup",
     SWAP_FILE_SUFFIX: "a cleaned segment not yet swapped in; Kafka completes the swap at startup",
     DELETED_FILE_SUFFIX: "a replaced segment awaiting deletion; Kafka deletes it at startup",
 }

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kcompact_nb.core import BrokerConfig, CleanerManager, PartitionLog, TopicConfig, copy_log
 from kcompact_nb.core.cleaner import CleanerLoop, CleanerSpeed
-from kcompact_nb.core.views import next_eligible_ms
+from kcompact_nb.core.simulation import next_eligible_ms
 from tests.conftest import rec
 
 

@@ -259,3 +259,16 @@ def test_core_transactions_survive_the_round_trip(tmp_path):
     assert segment_layout(read) == segment_layout(log)
     assert [s.aborted_transactions for s in read.segments] == [s.aborted_transactions for s in log.segments]
     assert read.last_stable_offset == log.last_stable_offset == 3
+
+
+def test_a_cleaned_file_without_full_indexes_names_no_exception(tmp_path):
+    """Only a full cleaned index tells the exception (section 8.4); any other is in the broker's log alone."""
+    from kcompact_nb.io import failed_pass
+    from kcompact_nb.io.logdir._failed_pass import UNNAMED_EXCEPTION
+
+    root = make_log_dir(tmp_path / "logs")
+    loaded = read_log_dir(root).partitions
+    failure = failed_pass(loaded["orders-0"].log, loaded["orders-0"].path)
+    assert failure is not None and failure.error == UNNAMED_EXCEPTION and failure.checkpoint == 4
+    assert failure.left_cleaned == ("00000000000000000000.log.cleaned",) and failure.name == "orders-0"
+    assert failed_pass(loaded["orders-1"].log, loaded["orders-1"].path) is None
