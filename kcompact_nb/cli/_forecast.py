@@ -16,8 +16,12 @@ from typing import Any, TextIO
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import existing_file
-from kcompact_nb.core import BrokerConfig, Forecast, KcompactError, TopicConfig, forecast
-from kcompact_nb.core.forecasting import (
+from kcompact_nb.core import (
+    BrokerConfig,
+    Forecast,
+    KcompactError,
+    TopicConfig,
+    forecast,
     forecast_summary,
     lifetimes_table,
     metrics_table,
@@ -63,11 +67,9 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     if not 0 < days <= 366:
         raise KcompactError(f"--days {days:g}: expected more than 0 and at most 366")
     setup = _setup(scenario)
+    changed = _what_if(scenario, setup, args.what_if) if args.what_if else None  # refused before any forecast runs
     base = _forecast(scenario, setup, days, args.mode)
-    other = None
-    if args.what_if:
-        changed = _what_if(scenario, setup, args.what_if)
-        other = _forecast(scenario, changed, days, args.mode)
+    other = None if changed is None else _forecast(scenario, changed, days, args.mode)
     if args.json:
         out.write(json.dumps(_document(base, other, args.what_if), indent=2) + "\n")
     else:

@@ -37,11 +37,20 @@ from kcompact_nb.broker import (
     create_topic,
     produce_timed_batches,
 )
-from kcompact_nb.core import Forecast, PartitionLog, PassResult, ProduceModel, Simulation, forecast, log_to_clean
-from kcompact_nb.core.cleaner import CleanerSpeed
-from kcompact_nb.core.forecasting import ProducedBatch, exact_events, play_model
-from kcompact_nb.io import read_log_dir
-from kcompact_nb.record import encode_batch
+from kcompact_nb.core import (
+    CleanerSpeed,
+    Forecast,
+    PartitionLog,
+    PassResult,
+    ProducedBatch,
+    ProduceModel,
+    Simulation,
+    exact_events,
+    forecast,
+    log_to_clean,
+    play_model,
+)
+from kcompact_nb.io import batch_bytes, read_log_dir
 
 _BEGIN = re.compile(r"^\[(?P<at>[^\]]+)\] INFO (?:Cleaner \d+: )?Beginning cleaning of log (?P<name>\S+)")
 _STAMP = re.compile(r"^\[(?P<at>[^\]]+)\] ")
@@ -191,7 +200,7 @@ def _encoded(
         cursor[name] += 1
         # a producer's batch starts at offset 0 (the broker assigns offsets, and refuses another base offset);
         # the CRC covers the attributes onwards, not the base offset
-        data = bytes(8) + encode_batch(batch)[8:]
+        data = bytes(8) + batch_bytes(batch)[8:]
         out.append((event.topic, (start_ms + event.append_ms) / 1000, event.partition, data))
     return out
 
