@@ -139,7 +139,7 @@ def run_forecast_proof(
     create_topic(broker, name, configs=config, partitions=int(spec.get("partitions", 1)))
     start_ms = (int(time.time() * 1000) // 1000 + int(START_LEAD_S)) * 1000
     batches = [(at_s, partition, data) for _, at_s, partition, data in _encoded(model, topics, start_ms, horizon_ms)]
-    produce_timed_batches(broker, name, batches)
+    produce_timed_batches(broker, name, batches, clock=time.time)
     time.sleep(max(0.0, start_ms / 1000 + horizon_ms / 1000 + DRAIN_S - time.time()))
     observed = observed_passes(broker.cleaner_log())
     gauges = cleaner_gauges(broker)
