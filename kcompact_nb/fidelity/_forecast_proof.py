@@ -57,8 +57,10 @@ _STAMP = re.compile(r"^\[(?P<at>[^\]]+)\] ")
 _SECTION = re.compile(r"cleaned log (?P<name>\S+) \(dirty section = \[(?P<first>\d+), (?P<end>\d+)\]\)")
 START_LEAD_S = 3.0
 """How long before its first batch the live run starts its clock (the producer connects meanwhile)."""
-DRAIN_S = 6.0
-"""How long after the last batch the live run waits for the cleaner's last passes."""
+SETTLE_S = 1.0
+"""How long after the horizon the live run waits before it reads the broker (its log lines flushed, its gauges set).
+The model should end quiet (a ``Burst`` of factor 0) for longer than a back-off and a pass, so that the broker's last
+passes, like the forecast's, fall within the horizon."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,9 @@ class ForecastProof:
     gauges: dict[str, float]
     replay_gauges: dict[str, int]
     speed: CleanerSpeed
+    sends: list[tuple[str, int, int]]
+    """Each batch sent: its partition's name, when it was due (epoch ms) and how late it went out (ms): a loaded
+    machine's producer is late now and then, and the broker's rolls with it."""
     notes: list[str] = field(default_factory=list)
 
     def matched(self) -> list[tuple[ObservedPass, Any]]:
@@ -106,10 +111,33 @@ class ForecastProof:
         return [f.start_ms + self.start_ms - o.start_ms for o, f in self.matched() if f is not None]
 
     def slack_ms(self, observed: ObservedPass) -> int:
-        """The cleaner's own scheduling slack for a pass: one back-off, plus the thread's busy time just before."""
-        before = [o for o in self.observed if o.end_ms <= observed.start_ms]
-        busy = before[-1].duration_ms if before else 0
-        return self.backoff_ms + busy
+        """The cleaner's own scheduling slack for a pass: one back-off (an idle thread wakes once a back-off, at a phase
+        of its own), plus the time the thread spent on its pass before (the broker's or the forecast's, the longer: a
+        log that becomes cleanable meanwhile waits for it), plus the producer's lateness."""
+        before = [o.duration_ms for o in self.observed if o.end_ms <= observed.start_ms][-1:]
+        predicted = {(o.name, o.end_offset): f for o, f in self.matched()}.get((observed.name, observed.end_offset))
+        if predicted is not None:
+            before += [f.duration_ms for f in self.forecast.passes if f.end_ms <= predicted.start_ms][-1:]
+        return self.backoff_ms + max(before, default=0) + self.lateness_ms(observed)
+
+    def lateness_ms(self, observed: ObservedPass) -> int:
+        """How late the producer sent the batches of the pass's partition due since its pass before (the largest)."""
+        since = max((o.start_ms for o in self.observed if o.name == observed.name and o.end_ms <= observed.start_ms),
+                    default=0)  # fmt: skip
+        late = [ms for name, due, ms in self.sends if name == observed.name and since < due <= observed.start_ms]
+        return max(late, default=0)
+
+    def size_errors(self) -> dict[str, float]:
+        """Each partition's size on disk at the horizon, the forecast's over the broker's, minus 1."""
+        return {
+            t.name: float(t.size_bytes[-1]) / max(sum(size for _, size in self.broker_segments[t.name]), 1) - 1
+            for t in self.forecast.timelines
+        }
+
+    def busy_error(self) -> float:
+        """The time the forecast's thread spent cleaning over the broker's, minus 1."""
+        broker = sum(o.duration_ms for o in self.observed)
+        return sum(p.duration_ms for p in self.forecast.passes) / max(broker, 1) - 1
 
     def duration_errors(self) -> list[float]:
         """For each matched pass: the forecast's duration over the broker's, minus 1."""
@@ -139,8 +167,12 @@ def run_forecast_proof(
     create_topic(broker, name, configs=config, partitions=int(spec.get("partitions", 1)))
     start_ms = (int(time.time() * 1000) // 1000 + int(START_LEAD_S)) * 1000
     batches = [(at_s, partition, data) for _, at_s, partition, data in _encoded(model, topics, start_ms, horizon_ms)]
-    produce_timed_batches(broker, name, batches, clock=time.time)
-    time.sleep(max(0.0, start_ms / 1000 + horizon_ms / 1000 + DRAIN_S - time.time()))
+    sent = produce_timed_batches(broker, name, batches, clock=time.time)
+    sends = [
+        (f"{name}-{partition}", round(due * 1000), max(0, round((at - due) * 1000)))
+        for at, (due, partition, _) in zip(sent, batches, strict=True)
+    ]
+    time.sleep(max(0.0, start_ms / 1000 + horizon_ms / 1000 + SETTLE_S - time.time()))
     observed = observed_passes(broker.cleaner_log())
     gauges = cleaner_gauges(broker)
     copies = {name: _copy(broker, name, spec, work_dir) for name, spec in topics.items()}
@@ -169,6 +201,7 @@ def run_forecast_proof(
         gauges=gauges,
         replay_gauges=replay_gauges(sim, replay, at_ms=start_ms + horizon_ms),
         speed=speed,
+        sends=sends,
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from kcompact_nb.broker import DEFAULT_VERSION, KafkaBroker
-from kcompact_nb.core.forecasting import ProduceModel, ProducerModel, TopicLoad, ValueSizes
+from kcompact_nb.core.forecasting import Burst, ProduceModel, ProducerModel, TopicLoad, ValueSizes
 from kcompact_nb.fidelity import log_line_facts, run_forecast_proof
 from tests.broker.conftest import require_java_and_maven
 
@@ -36,10 +36,15 @@ TOPICS = {
         },
     }
 }
+HORIZON_MS = 40_000
+QUIET_MS = 5_000
+"""The model ends quiet, so that the broker's last passes (a back-off and a pass after the last roll) fall within the
+horizon, as the forecast's do."""
 MODEL = ProduceModel(
     {
         "orders": TopicLoad(
             records_per_second=150,
+            bursts=(Burst(HORIZON_MS - QUIET_MS, QUIET_MS, 0.0),),
             keys=1_500,
             tombstone_share=0.05,
             value_bytes=ValueSizes(50, 150),
@@ -48,7 +53,6 @@ MODEL = ProduceModel(
     },
     seed=42,
 )
-HORIZON_MS = 60_000
 
 
 @pytest.fixture(scope="module")
@@ -83,13 +87,26 @@ def test_where_the_cleaners_inputs_are_the_same_it_leaves_the_same_bytes(proof):
         assert log_line_facts(observed.log_line) == log_line_facts(replayed.log_line)
 
 
+def test_the_forecasts_sizes_are_the_brokers_but_for_tombstones_near_their_horizon(proof, record_property):
+    """The forecast's passes clean the broker's dirty sections, a few hundred ms off the broker's times: a tombstone
+    whose delete horizon falls in between may go one pass earlier or later (docs/forecast.md, "Proven on a live
+    broker": 1% at most)."""
+    errors = proof.size_errors()
+    record_property("size_errors", errors)
+    assert set(errors) == {"orders-0", "orders-1"}
+    assert all(abs(error) <= 0.01 for error in errors.values()), errors
+
+
 def test_kafkas_cleaner_gauges_read_as_the_replay_leaves_them(proof):
     for name, value in proof.replay_gauges.items():
         assert proof.gauges[name] == value, name
 
 
 def test_pass_durations_are_the_machines_fitted_from_the_brokers_passes(proof, record_property):
+    """A pass's wall-clock time is the machine's: the speed is fitted to the broker's own passes, so the thread's time
+    cleaning is the broker's within 10% (docs/forecast.md); one pass's duration scatters far more, and is reported."""
     errors = proof.duration_errors()
     record_property("calibrated_speed", repr(proof.speed))
-    record_property("duration_error_median", sorted(errors)[len(errors) // 2])
-    assert proof.speed.clean_bytes_per_second > 0 and len(errors) == len(proof.observed)
+    record_property("duration_error_median", sorted(abs(e) for e in errors)[len(errors) // 2])
+    assert len(errors) == len(proof.observed)
+    assert abs(proof.busy_error()) <= 0.10, (proof.busy_error(), proof.speed)
