@@ -32,7 +32,6 @@ from kcompact_nb.io import (
     LoadedPartition,
     LogReadError,
     ResolvedConfigs,
-    failed_pass,
     partition_batches,
     read_log_dir,
     resolve_configs,
@@ -76,9 +75,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         out.write("\n")
     else:
         write_inspection(loaded, out, configs=configs, now_ms=now_ms, ignored=settings.ignored)
-    broken = any(
-        p.dropped or _read_by_a_pass(p) or failed_pass(p.log, p.path) is not None for p in loaded.partitions.values()
-    )
+    broken = any(p.dropped or _read_by_a_pass(p) or p.failed_pass is not None for p in loaded.partitions.values())
     return ExitCode.FAILED if broken else ExitCode.OK
 
 
@@ -146,7 +143,7 @@ def _explanation(partition: LoadedPartition, now_ms: int) -> Explanation:
         if corrupt is None
         else UnreadableBatch(int(Path(corrupt.file).name[:20]), corrupt.position or 0, corrupt.reason)
     )
-    failure = failed_pass(partition.log, partition.path)
+    failure = partition.failed_pass
     log, simulation = partition.log, None
     if failure is not None:
         log, simulation = _marked_uncleanable(partition.log, failure)
@@ -201,7 +198,7 @@ def _partition_document(partition: LoadedPartition, now_ms: int) -> dict[str, An
             {"file": d.file, "position": d.position, "bytes": d.bytes, "reason": d.reason} for d in partition.dropped
         ],
         "leftovers": [{"file": file, "meaning": what} for file, what in partition.leftovers],
-        "failed_pass": _failure_document(failed_pass(log, partition.path)),
+        "failed_pass": _failure_document(partition.failed_pass),
         "notes": list(partition.notes),
     }
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from kcompact_nb.io.logdir._broker_log_dir import producer_snapshot, write_broker_log_dir, write_segment_files
 from kcompact_nb.io.logdir._clean_log_dir import LogDirCleaning, clean_log_dir
-from kcompact_nb.io.logdir._failed_pass import failed_pass
 from kcompact_nb.io.logdir._index_check import index_mismatches
 from kcompact_nb.io.logdir._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
 from kcompact_nb.io.logdir._log_reader import (
@@ -53,7 +52,6 @@ __all__ = [
     "checkpoint_entries",
     "clean_log_dir",
     "directory_state",
-    "failed_pass",
     "index_mismatches",
     "iter_segment_batches",
     "parse_partition_dir_name",

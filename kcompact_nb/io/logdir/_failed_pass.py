@@ -3,9 +3,10 @@
 Kafka's ``cleanSegments`` deletes the segment it was filling only when the pass is aborted: an exception leaves
 ``NNN.log.cleaned`` (with the indexes it opened, ``NNN.index.cleaned`` and ``NNN.timeindex.cleaned``, and its
 ``NNN.txnindex.cleaned``) until the broker restarts, whose log loading deletes them, and the cleaner thread marks the
-partition uncleanable. A folder holding them is one whose running broker marked the partition, or a copy taken while
-a pass was filling the file. When the cleaned indexes are full, the exception is Kafka's index-full one; otherwise
-only the broker's log names it.
+partition uncleanable. A folder holding them is one whose broker marked the partition, or one where a pass is
+filling the file. When the cleaned indexes are full, the exception is Kafka's index-full one; otherwise only the
+broker's log names it, and in a log dir a running broker holds (:func:`held_by_a_running_broker`) the files alone
+cannot tell a pass that threw from one under way: only a full index is read as a failure there.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from kcompact_nb.io.files import (
     decode_offset_index,
     decode_time_index,
 )
+from kcompact_nb.io.logdir._broker_lock import held_by_a_running_broker
 from kcompact_nb.io.logdir._header_scan import mtime_ms
 
 UNNAMED_EXCEPTION = "the exception the broker's log names after this line"
@@ -39,7 +41,8 @@ UNNAMED_EXCEPTION = "the exception the broker's log names after this line"
 def failed_pass(log: PartitionLog, folder: Path) -> CleanerFailure | None:
     """The pass that left ``NNN.log.cleaned`` in ``folder`` (``log``'s partition folder), as Kafka's thread recorded
     it: the files it left, when the ``.log.cleaned`` file was last written, the checkpoint as it stands, and the
-    exception when the files tell it; None when the folder holds no ``.log.cleaned`` file."""
+    exception when the files tell it; None when the folder holds no ``.log.cleaned`` file, or when its broker is
+    running and the files do not tell a failure (a pass may be filling them)."""
     left = sorted(folder.glob(f"*{LOG_FILE_SUFFIX}{CLEANED_FILE_SUFFIX}"))
     if not left:
         return None
@@ -49,26 +52,35 @@ def failed_pass(log: PartitionLog, folder: Path) -> CleanerFailure | None:
     names = tuple(f"{stem}{s}{CLEANED_FILE_SUFFIX}" for s in suffixes)
     names = tuple(name for name in names if (folder / name).is_file())
     version = log.broker.version
+    error = _full_index_error(folder, stem, version, log.config.segment_index_bytes)
+    if error is None and held_by_a_running_broker(folder.parent):
+        return None
     checkpoint = log.log_start_offset if log.cleaner_checkpoint is None else log.cleaner_checkpoint
     return CleanerFailure(
         log.name,
         mtime_ms(log_file),
-        _full_index_error(folder, stem, version) or UNNAMED_EXCEPTION,
+        error or UNNAMED_EXCEPTION,
         checkpoint,
         left_cleaned=names,
         thread_stopped=not version.marks_uncleanable,
     )
 
 
-def _full_index_error(folder: Path, stem: str, version: KafkaVersion) -> str | None:
+def _full_index_error(folder: Path, stem: str, version: KafkaVersion, index_bytes: int) -> str | None:
     """Kafka's exception when the left indexes are full: the offset index at its last slot, or the time index one
-    entry short of it (``TimeIndex.isFull`` keeps the last slot for the roll's entry)."""
+    entry short of it (``TimeIndex.isFull`` keeps the last slot for the roll's entry). Only indexes at the size
+    Kafka gives them when it opens them (``segment.index.bytes`` in whole entries) are read: one still being
+    created is not full."""
     offsets_path = folder / f"{stem}{INDEX_FILE_SUFFIX}{CLEANED_FILE_SUFFIX}"
     times_path = folder / f"{stem}{TIME_INDEX_FILE_SUFFIX}{CLEANED_FILE_SUFFIX}"
     if not (offsets_path.is_file() and times_path.is_file()):
         return None
     base = int(stem)
     offsets, times = offsets_path.read_bytes(), times_path.read_bytes()
+    opened = (index_bytes // OFFSET_INDEX_ENTRY_BYTES * OFFSET_INDEX_ENTRY_BYTES,
+              index_bytes // TIME_INDEX_ENTRY_BYTES * TIME_INDEX_ENTRY_BYTES)  # fmt: skip
+    if (len(offsets), len(times)) != opened:
+        return None
     offset_entries = len(decode_offset_index(offsets, base, offsets_path).entries)
     time_entries = len(decode_time_index(times, base, times_path).entries)
     if offset_entries >= len(offsets) // OFFSET_INDEX_ENTRY_BYTES:
