@@ -130,21 +130,30 @@ class RecordLifetimes:
 
 @dataclass(frozen=True)
 class KeepingUp:
-    """Whether the cleaner keeps up with one partition: its passes' dirty sections over time."""
+    """Whether the cleaner keeps up with one partition: how dirty the log is when its passes start, over time.
+
+    A cleaner that keeps up picks a log soon after it becomes eligible, at about the same dirty ratio pass after
+    pass; one that falls behind reaches it later and later, dirtier each time (its backlog grows).
+    """
 
     name: str
     passes: int
     mean_interval_ms: float
     """Mean time between the partition's passes (its dirty ratio's sawtooth period)."""
-    first_dirty_bytes: float
-    """Mean dirty bytes a pass cleaned in the horizon's first half (after the first pass)."""
-    last_dirty_bytes: float
+    first_ratio: float
+    """Mean dirty ratio at the start of the passes in the horizon's first half (the first pass aside)."""
+    last_ratio: float
     """The same in the second half."""
+    last_dirty_bytes: float
+    """Mean dirty bytes a pass cleaned in the second half."""
 
     @property
-    def backlog_growth(self) -> float:
-        """``last_dirty_bytes / first_dirty_bytes``: above about 1.2 the backlog grows pass over pass."""
-        return self.last_dirty_bytes / self.first_dirty_bytes if self.first_dirty_bytes else 1.0
+    def falling_behind(self) -> bool:
+        """The dirty ratio at which passes start rose by more than 5 points from the first half to the second."""
+        return self.last_ratio - self.first_ratio > FALLING_BEHIND_RATIO
+
+
+FALLING_BEHIND_RATIO = 0.05
 
 
 @dataclass(frozen=True)
@@ -199,22 +208,25 @@ class Forecast:
         return fraction[:, 0] if period_ms is None else fraction
 
     def keeping_up(self) -> list[KeepingUp]:
-        """For each partition: how often it is cleaned and whether its dirty sections grow."""
+        """For each partition: how often it is cleaned and how dirty it is when passes start (its first pass, over
+        a log never cleaned, aside)."""
         out = []
         half = self.horizon_ms / 2
         for timeline in self.timelines:
-            mine = [p for p in self.passes if (p.topic, p.partition) == (timeline.topic, timeline.partition)][1:]
+            mine = self._passes_of(timeline)
             starts = numpy.array([p.start_ms for p in mine], dtype=float)
-            dirty = numpy.array([p.dirty_bytes for p in mine], dtype=float)
-            interval = float(numpy.diff(starts).mean()) if len(starts) > 1 else float("nan")
-            first, last = dirty[starts < half], dirty[starts >= half]
+            later = starts[1:]
+            ratios = numpy.array([p.cleanable_ratio for p in mine], dtype=float)[1:]
+            dirty = numpy.array([p.dirty_bytes for p in mine], dtype=float)[1:]
+            first, last = later < half, later >= half
             out.append(
                 KeepingUp(
                     timeline.name,
-                    len(mine) + (1 if mine or self._passes_of(timeline) else 0),
-                    interval,
-                    float(first.mean()) if len(first) else 0.0,
-                    float(last.mean()) if len(last) else 0.0,
+                    len(mine),
+                    float(numpy.diff(starts).mean()) if len(starts) > 1 else float("nan"),
+                    float(ratios[first].mean()) if first.any() else 0.0,
+                    float(ratios[last].mean()) if last.any() else 0.0,
+                    float(dirty[last].mean()) if last.any() else 0.0,
                 )
             )
         return out

@@ -221,9 +221,9 @@ class ForecastRun:
         samples.segments.append(segments)
 
     def timelines(self) -> list[PartitionTimeline]:
-        """Each partition's samples, in creation order of the partitions."""
+        """Each partition's samples, by topic then partition."""
         out = []
-        for (topic, partition), s in self._samples.items():
+        for (topic, partition), s in sorted(self._samples.items()):
             out.append(
                 PartitionTimeline(
                     topic,

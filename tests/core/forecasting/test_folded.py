@@ -65,7 +65,7 @@ def test_a_sampled_run_scales_its_bytes_back():
     topics = {"orders": {"config": {"segment.bytes": 134_217_728}}}
     run = forecast(model, horizon_ms=4 * 3_600_000, topics=topics, budget=100_000)
     assert run.mode == "folded" and run.key_fraction < 1
-    assert any("sampled: every" in note for note in run.notes)
+    assert any("sampled: one key in" in note for note in run.notes)
     live = run.timeline("orders").live_bytes[-1]
     # 2 million keys, 1 - e^-7.2 of them written in 4 h, each 16 + 100 + 7 bytes
     assert live == pytest.approx(2_000_000 * (1 - numpy.exp(-7.2)) * 123, rel=0.03)
