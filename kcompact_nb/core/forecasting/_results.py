@@ -193,7 +193,7 @@ class Forecast:
 
     def busy_fraction(self, period_ms: int | None = None) -> numpy.ndarray:
         """Each thread's share of time spent in passes: over the horizon (shape ``(threads,)``), or per period
-        of ``period_ms`` (shape ``(threads, periods)``)."""
+        of ``period_ms`` (shape ``(threads, periods)``; the last one's share of its time up to the horizon)."""
         periods = 1 if period_ms is None else -(-self.horizon_ms // period_ms)
         length = self.horizon_ms if period_ms is None else period_ms
         busy = numpy.zeros((self.threads, periods))
@@ -204,7 +204,9 @@ class Forecast:
                 stop = min(end, (index + 1) * length)
                 busy[p.thread, min(index, periods - 1)] += stop - start
                 start = stop
-        fraction = busy / length
+        # the last period may end at the horizon, short of a whole period
+        lengths = numpy.minimum(length, self.horizon_ms - numpy.arange(periods) * length)
+        fraction = busy / lengths
         return fraction[:, 0] if period_ms is None else fraction
 
     def keeping_up(self) -> list[KeepingUp]:

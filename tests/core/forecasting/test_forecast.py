@@ -133,6 +133,12 @@ def test_busy_fraction_is_the_passes_time(exact):
         spent = sum(p.duration_ms for p in exact.passes if p.thread == thread)
         assert busy[thread] == pytest.approx(spent / HORIZON_MS)
     assert exact.busy_fraction(10_000).sum(axis=1) * 10_000 == pytest.approx(busy * HORIZON_MS)
+    # 30 s, then the 10 s left to the horizon: each period's share of its own time
+    for thread in (0, 1):
+        late = sum(
+            max(0, min(p.end_ms, HORIZON_MS) - max(p.start_ms, 30_000)) for p in exact.passes if p.thread == thread
+        )
+        assert exact.busy_fraction(30_000)[thread, 1] == pytest.approx(late / 10_000)
 
 
 def test_live_data_is_each_keys_latest_record(exact):
