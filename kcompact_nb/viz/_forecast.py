@@ -196,8 +196,7 @@ def forecast_metrics_figure(fc: Forecast, *, title: str | None = None) -> go.Fig
             row + 1,
             col + 1,
         )
-    load_factor = fc.broker.log_cleaner_io_buffer_load_factor
-    needed = [p.map_entries * 24 / load_factor for p in fc.passes]
+    needed = [fc.buffer_needed_bytes(p) for p in fc.passes]
     share = fc.broker.log_cleaner_dedupe_buffer_size / max(fc.threads, 1)
     unit = size_unit(int(max([*needed, share])))
     px = _x(fc, axis, numpy.array([p.start_ms for p in fc.passes], dtype=numpy.int64))

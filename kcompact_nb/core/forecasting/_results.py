@@ -6,6 +6,7 @@ bytes of the modelled broker (a forecast that samples keys has already scaled it
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,9 @@ class ForecastPass:
     start_ms: int
     end_ms: int
     first_dirty_offset: int
+    first_uncleanable_offset: int
+    """Where the dirty section the cleaner chose ends; ``end_offset`` is where the pass stopped (earlier when its
+    map filled)."""
     end_offset: int
     cleanable_ratio: float
     """The dirty ratio that made the cleaner choose the log (``LogToClean.cleanableRatio``)."""
@@ -38,7 +42,10 @@ class ForecastPass:
     bytes_read: int
     bytes_written: int
     map_entries: int
-    """Keys the pass's offset map held: its dedupe buffer needs 24 bytes each (``SkimpyOffsetMap``)."""
+    """Keys the pass's offset map held (``SkimpyOffsetMap``, 24 bytes each)."""
+    dirty_keys: int
+    """Distinct keys of the dirty section the cleaner chose: the map's entries, unless the map filled and the pass
+    stopped early (``map_full``), when the section held more."""
     buffer_utilization: float
     map_full: bool
     elapsed_secs: float
@@ -233,11 +240,14 @@ class Forecast:
             )
         return out
 
+    def buffer_needed_bytes(self, p: ForecastPass) -> int:
+        """The ``log.cleaner.dedupe.buffer.size`` per thread whose offset map holds ``p``'s dirty keys in one pass (24
+        bytes a key, the map filled to ``log.cleaner.io.buffer.load.factor``)."""
+        return math.ceil(p.dirty_keys * OFFSET_ENTRY_BYTES / self.broker.log_cleaner_io_buffer_load_factor)
+
     def dedupe_buffer_needed_bytes(self) -> int:
-        """The ``log.cleaner.dedupe.buffer.size`` per thread that would hold the largest pass's keys in one pass
-        (24 bytes per key, at ``log.cleaner.io.buffer.load.factor``)."""
-        entries = max((p.map_entries for p in self.passes), default=0)
-        return int(numpy.ceil(entries * OFFSET_ENTRY_BYTES / self.broker.log_cleaner_io_buffer_load_factor))
+        """The ``log.cleaner.dedupe.buffer.size`` per thread that would clean every pass's dirty section in one pass."""
+        return max((self.buffer_needed_bytes(p) for p in self.passes), default=0)
 
     def metrics_summary(self) -> dict[str, tuple[int, int]]:
         """Each gauge by Kafka's name: (its reading at the end, its largest reading over the horizon)."""
