@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
 from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig
+from kcompact_nb.core import InMemoryStorage, RecordBatch, Segment
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager
 from kcompact_nb.record import native_kernels
 
@@ -25,6 +28,21 @@ def rec(key: str | None, value: str | None = "0123456789", timestamp: int | None
         timestamp=timestamp,
         **kw,
     )
+
+
+class CountingStorage(InMemoryStorage):
+    """A log's batches in its segments, counting how often each segment's are read (a copy the engine runs forward
+    on reads plain ones: its passes are the engine's, not the caller's)."""
+
+    def __init__(self) -> None:
+        self.reads: Counter[int] = Counter()
+
+    def batches(self, segment: Segment, position: int) -> Iterable[RecordBatch]:
+        self.reads[segment.base_offset] += 1
+        return super().batches(segment, position)
+
+    def detached(self) -> InMemoryStorage:
+        return InMemoryStorage()
 
 
 def segment_layout(log: PartitionLog) -> list[tuple[int, int, list[int]]]:

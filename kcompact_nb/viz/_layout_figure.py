@@ -135,11 +135,12 @@ def _span(first: int, end: int, scale: LayoutScale | None) -> tuple[int, int]:
 
 
 def _at_most(log: PartitionLog, records: int) -> bool:
-    """Whether the log holds at most ``records`` records: its offsets say so without a walk when they span no more
-    (every record stored lies in ``[first segment's base offset, log end offset)``)."""
+    """Whether a log in memory holds at most ``records`` records: its offsets say so when they span no more (every
+    record stored lies in ``[first segment's base offset, log end offset)``), else the batches its segments hold are
+    counted (not read again from its storage: the figure reads them once)."""
     if log.log_end_offset - log.segments[0].base_offset <= records:
         return True
-    return sum(len(batch.records) for batch in log.batches()) <= records
+    return sum(len(batch.records) for segment in log.segments for batch in segment.batches) <= records
 
 
 def _record_figure(

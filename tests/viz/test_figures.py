@@ -41,7 +41,7 @@ from kcompact_nb.viz import (
     transaction_figure,
     what_if_figure,
 )
-from tests.conftest import compacted_log, rec
+from tests.conftest import CountingStorage, compacted_log, rec
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
 SCENARIOS = SAMPLES / "scenarios"
@@ -493,3 +493,23 @@ def test_long_hover_lines_are_wrapped_and_markers_are_named_by_their_type():
 
 
 MARKER_HOVERS = ("COMMIT marker (transaction control record)", "ABORT marker (transaction control record)")
+
+
+@pytest.mark.parametrize(
+    ("name", "stage", "figure"),
+    [
+        ("compaction-basic", "before", lambda log: layout_figure(log, now_ms=NOW_MS)),
+        ("compaction-basic", "before", lambda log: layout_figure(log, now_ms=NOW_MS, max_records=5)),
+        ("compaction-basic", "after", lambda log: layout_figure(log, now_ms=NOW_MS, max_records=10)),
+        ("transactional", "before", lambda log: transaction_figure(log, now_ms=NOW_MS)),
+    ],
+    ids=["records", "buckets", "records-counted", "transactions"],
+)
+def test_a_figure_walks_the_log_once(name, stage, figure):
+    """Issue #38: a figure reads each segment's batches from the log's storage once, whether it draws records (the
+    next pass's outcomes, transaction states, batches) or offset buckets (32 records over offsets [0, 32) above
+    max_records 5), or first counts them (7 records left over [0, 32), at most max_records 10: drawn one by one)."""
+    (log,) = read_log_dir(SAMPLES / "kafka" / name / stage).logs.values()
+    log.storage = storage = CountingStorage()
+    figure(log)
+    assert storage.reads == {segment.base_offset: 1 for segment in log.segments}

@@ -18,7 +18,7 @@ from kcompact_nb.core.cleaner import (
 from kcompact_nb.core.model import PartitionLog, format_bytes, format_duration_ms, format_instant_ms
 from kcompact_nb.core.simulation import Simulation, next_eligible_ms
 from kcompact_nb.core.views._eligibility import eligibility
-from kcompact_nb.core.views._next_pass import NextPass, Outcome, RecordOutcome, next_pass
+from kcompact_nb.core.views._next_pass import LogBatches, NextPass, Outcome, RecordOutcome, next_pass_over
 from kcompact_nb.core.views._uncleanable import (
     UnreadableBatch,
     readable_batches,
@@ -217,7 +217,8 @@ def explain(
     tombstones: list[TombstoneFate] = []
     codecs: Counter[str] = Counter()
     estimated = 0
-    for batch in readable_batches(log, unreadable_batch):
+    read = LogBatches.read(log) if (not log.storage.streams if run_pass is None else run_pass) else None
+    for batch in readable_batches(log, unreadable_batch) if read is None else read.batches:
         if batch.compression != "none":
             codecs[batch.compression] += 1
         estimated += batch.size_estimated
@@ -243,9 +244,9 @@ def explain(
     if simulation is not None:
         moves = tuple(m for m in simulation.cleaner.log_start_moves if m.name == log.name)
         explanation = replace(explanation, failed=_past_failure(simulation, log.name), log_start_moves=moves)
-    if not (not log.storage.streams if run_pass is None else run_pass):
+    if read is None:
         return explanation
-    upcoming = next_pass(log, now_ms=now_ms, simulation=simulation)
+    upcoming = next_pass_over(read, now_ms=now_ms, simulation=simulation)
     fates = {r.offset: r for r in upcoming.records}
     return replace(
         explanation,

@@ -11,6 +11,7 @@ first instant any later iteration removes it. A record the pass does not read is
 from __future__ import annotations
 
 import enum
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -174,6 +175,48 @@ def next_pass(
     maps) then runs forward over all its logs, so another partition may be cleaned first. ``future`` is a run already
     made with them.
     """
+    return next_pass_over(
+        LogBatches.read(log),
+        now_ms=now_ms,
+        offset_map=offset_map,
+        strategy=strategy,
+        simulation=simulation,
+        future=future,
+    )
+
+
+@dataclass(frozen=True)
+class LogBatches:
+    """A log's batches read once, in offset order, with the base offsets of its aborted data batches: what the views
+    of every record walk instead of reading the log again (a log in its files is read from them once)."""
+
+    log: PartitionLog
+    batches: tuple[RecordBatch, ...]
+    aborted: frozenset[int]
+
+    @classmethod
+    def read(cls, log: PartitionLog) -> LogBatches:
+        batches = tuple(log.batches())
+        return cls(log, batches, frozenset(_aborted_in(log, batches)))
+
+    def records(self) -> Iterator[tuple[RecordBatch, Record]]:
+        """Every (batch, record) pair in offset order, control records included (``PartitionLog.records``)."""
+        for batch in self.batches:
+            for record in batch.records:
+                yield batch, record
+
+
+def next_pass_over(
+    read: LogBatches,
+    *,
+    now_ms: int,
+    offset_map: OffsetMapSpec | None = None,
+    strategy: Strategy | None = None,
+    simulation: Simulation | None = None,
+    future: Future | None = None,
+) -> NextPass:
+    """:func:`next_pass` of ``read.log``, whose batches ``read`` holds (they are not read again)."""
+    log = read.log
     cleaner = None if simulation is None else simulation.cleaner
     chosen = strategy or (cleaner.strategy_of(log) if cleaner is not None else strategy_for(log.config))
     if future is None:
@@ -186,30 +229,27 @@ def next_pass(
         )
     ltc = log_to_clean(log, now_ms=now_ms)
     upcoming = future.next_pass(log.name)
-    aborted = aborted_batches(log)
+    aborted = read.aborted
     context = _Context(
         log,
         ltc,
         now_ms,
         future,
         upcoming,
-        winning_ranks(log, chosen, aborted=aborted),
+        winning_ranks(read.batches, chosen, aborted),
         chosen,
         next_eligible_ms(log, now_ms=now_ms),
     )
-    outcomes = [context.outcome(batch, record, batch.base_offset in aborted) for batch, record in log.records()]
+    outcomes = [context.outcome(batch, record, batch.base_offset in aborted) for batch, record in read.records()]
     return NextPass(ltc, upcoming, tuple(outcomes), future)
 
 
-def winning_ranks(log: PartitionLog, strategy: Strategy, *, aborted: set[int] | None = None) -> dict[bytes, Any]:
-    """Key -> highest rank of its data records under ``strategy`` (for offsets: the latest offset).
-
-    ``aborted`` are base offsets of aborted batches (default: read from the log), whose records never win.
-    """
-    aborted = aborted_batches(log) if aborted is None else aborted
+def winning_ranks(batches: Iterable[RecordBatch], strategy: Strategy, aborted: Collection[int]) -> dict[bytes, Any]:
+    """Key -> highest rank of its data records in ``batches`` under ``strategy`` (for offsets: the latest offset);
+    records of aborted batches (``aborted``: their base offsets) never win."""
     winners: dict[bytes, Any] = {}
     by_offset = strategy.ranks_by_offset
-    for batch in log.batches():
+    for batch in batches:
         if batch.is_control or batch.base_offset in aborted:
             continue
         for record in batch.records:
@@ -229,12 +269,13 @@ def superseded_count(log: PartitionLog, *, strategy: Strategy | None = None) -> 
     ``strategy`` defaults to the topic's ``compaction.strategy``; the count ignores the cleanable range.
     """
     chosen = strategy or strategy_for(log.config)
-    aborted = aborted_batches(log)
-    winners = winning_ranks(log, chosen, aborted=aborted)
+    read = LogBatches.read(log)
+    aborted = read.aborted
+    winners = winning_ranks(read.batches, chosen, aborted)
     rank = _offset_rank if chosen.ranks_by_offset else chosen.rank
     return sum(
         1
-        for batch, record in log.records()
+        for batch, record in read.records()
         if not batch.is_control
         and batch.base_offset not in aborted
         and record.key is not None
@@ -250,10 +291,15 @@ def transaction_states(log: PartitionLog) -> dict[int, str]:
     """Base offset -> ``"committed"``, ``"aborted"`` or ``"open"`` for transactional data batches, and
     ``"COMMIT"``/``"ABORT"`` for markers: aborted as the cleaner reads the transaction index (spec 7.3),
     committed when a later COMMIT marker of the same producer follows, open otherwise."""
-    aborted = aborted_batches(log)
+    return transaction_states_in(LogBatches.read(log))
+
+
+def transaction_states_in(read: LogBatches) -> dict[int, str]:
+    """:func:`transaction_states` of ``read.log``, whose batches ``read`` holds."""
+    aborted = read.aborted
     states: dict[int, str] = {}
     waiting: dict[int, list[int]] = {}
-    for batch in log.batches():
+    for batch in read.batches:
         if batch.is_control:
             marker = _marker_name(batch.records[0]) if batch.records else "control"
             states[batch.base_offset] = marker
@@ -265,12 +311,13 @@ def transaction_states(log: PartitionLog) -> dict[int, str]:
     return states
 
 
-def aborted_batches(log: PartitionLog) -> set[int]:
-    """Base offsets of data batches in aborted transactions, read as the cleaner reads them (spec 7.3)."""
+def _aborted_in(log: PartitionLog, batches: Iterable[RecordBatch]) -> set[int]:
+    """Base offsets of ``log``'s data batches (``batches``) in aborted transactions, read as the cleaner reads them
+    (spec 7.3)."""
     txn = CleanedTransactionMetadata()
     txn.add_aborted_transactions(entry for segment in log.segments for entry in segment.aborted_transactions)
     aborted = set()
-    for batch in log.batches():
+    for batch in batches:
         if batch.is_control:
             txn.on_control_batch_read(batch)
         elif txn.on_batch_read(batch):

@@ -15,7 +15,13 @@ from typing import NamedTuple
 from kcompact_nb.core.cleaner import BatchDecision, BatchFate, CleanerManager, LogToClean, OffsetMapSpec, Strategy
 from kcompact_nb.core.model import PartitionLog, copy_log, format_instant_ms
 from kcompact_nb.core.simulation import Simulation
-from kcompact_nb.core.views._next_pass import NextPass, RecordOutcome, next_pass, transaction_states
+from kcompact_nb.core.views._next_pass import (
+    LogBatches,
+    NextPass,
+    RecordOutcome,
+    next_pass_over,
+    transaction_states_in,
+)
 from kcompact_nb.core.views._segment_regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, log_regions
 from kcompact_nb.record import KafkaModelError, RecordBatch
 
@@ -96,13 +102,15 @@ def layout_view(
 ) -> LayoutView:
     """The layout of ``log`` at ``now_ms``, each record with what the next pass does to it (:func:`next_pass`).
 
-    ``offset_map`` and ``strategy`` are those of that pass, ``simulation`` the broker the log belongs to.
+    ``offset_map`` and ``strategy`` are those of that pass, ``simulation`` the broker the log belongs to. The log's
+    batches are read once, wherever they live.
     """
-    upcoming: NextPass = next_pass(log, now_ms=now_ms, offset_map=offset_map, strategy=strategy, simulation=simulation)
+    read = LogBatches.read(log)
+    upcoming = next_pass_over(read, now_ms=now_ms, offset_map=offset_map, strategy=strategy, simulation=simulation)
     ltc = upcoming.log_to_clean
     segments = log_regions(log, ltc)
     offsets = [r.offset for r in upcoming.records]
-    states = transaction_states(log)
+    states = transaction_states_in(read)
     return LayoutView(
         name=log.name,
         now_ms=now_ms,
@@ -114,7 +122,7 @@ def layout_view(
         segments=tuple(segments),
         batches=tuple(
             _span(b, states.get(b.base_offset), upcoming, log)
-            for b in log.batches()
+            for b in read.batches
             if b.last_offset >= log.log_start_offset
         ),
         records=upcoming.records,

@@ -18,6 +18,7 @@ from kcompact_nb.core import (
     RecordKind,
     Timeline,
     TopicConfig,
+    explain,
     layout_scale,
     layout_view,
     log_parts,
@@ -28,7 +29,7 @@ from kcompact_nb.core import (
 from kcompact_nb.core.views import offset_gaps, transaction_states
 from kcompact_nb.io import ReadOptions, read_log_dir
 from kcompact_nb.scenario import scenario_frames
-from tests.conftest import compacted_log, offsets_in_log, rec
+from tests.conftest import CountingStorage, compacted_log, offsets_in_log, rec
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
 NOW_MS = 1_767_225_660_000
@@ -242,3 +243,22 @@ def test_superseded_by_names_the_offset_map_entry_not_the_newest_record_in_the_l
         "its newer record, offset 27, is not in the pass's offset map: "
         "in the active segment, never cleaned (it rolls only when records are appended)"
     )
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda log: next_pass(log, now_ms=NOW_MS),
+        lambda log: layout_view(log, now_ms=NOW_MS),
+        lambda log: explain(log, now_ms=NOW_MS),
+        lambda log: transaction_states(log),
+    ],
+    ids=["next_pass", "layout_view", "explain", "transaction_states"],
+)
+def test_a_view_reads_the_log_once(view):
+    """Issue #38: a view of every record reads each segment's batches from the log's storage once (outcomes, winning
+    ranks, aborted batches and transaction states from the same read), on the transactional sample."""
+    (log,) = read_log_dir(SAMPLES / "kafka" / "transactional" / "before").logs.values()
+    log.storage = storage = CountingStorage()
+    view(log)
+    assert storage.reads == {segment.base_offset: 1 for segment in log.segments}
