@@ -7,11 +7,17 @@ recomputed, as docs/real-broker.md, section 6, describes.
 
 from __future__ import annotations
 
+import builtins
 import gzip
 import hashlib
+import io
+import os
 import struct
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.util import calc_crc32c
@@ -140,6 +146,26 @@ def tree_digest(root: Path) -> dict[str, str]:
                 f"{hashlib.sha256(path.read_bytes()).hexdigest()}@{path.stat().st_mtime_ns}"
             )
     return digest
+
+
+@contextmanager
+def reads_of(root: Path, suffix: str = ".log") -> Iterator[Counter[str]]:
+    """Count, while the block runs, how often each file under ``root`` whose name ends with ``suffix`` is opened for
+    reading (its path relative to ``root``): how many times a reader, a pass or a copy went through it."""
+    opened: Counter[str] = Counter()
+    real = builtins.open
+
+    def counting(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        path = Path(os.fsdecode(file)) if isinstance(file, (str, bytes, os.PathLike)) else None
+        if path is not None and "r" in mode and path.name.endswith(suffix) and path.is_relative_to(root):
+            opened[str(path.relative_to(root))] += 1
+        return real(file, mode, *args, **kwargs)
+
+    builtins.open = io.open = counting
+    try:
+        yield opened
+    finally:
+        builtins.open = io.open = real
 
 
 def file_bytes(root: Path) -> dict[str, bytes]:

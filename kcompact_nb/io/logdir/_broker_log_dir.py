@@ -271,18 +271,33 @@ def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bo
     if isinstance(segment, StoredSegment):  # its batches are that file's: only a cleaned segment replaces them
         if not same_size:
             raise LogWriteError(f"{source_log}: segment {segment.base_offset}'s batches are no longer in this file")
-    elif segment.rewritten_by_cleaner or not same_size or not _same_bytes(segment, source_log):
+        copy_file(source_log, staging / source_log.name)
+    elif segment.rewritten_by_cleaner or not same_size or not _copied_if_same(segment, source_log, staging):
         return False
-    stem = source_log.name[:-4]
+    stem = source_log.name[: -len(LOG_FILE_SUFFIX)]
     for suffix in SEGMENT_FILE_SUFFIXES:
-        if (origin / f"{stem}{suffix}").is_file():
+        if suffix != LOG_FILE_SUFFIX and (origin / f"{stem}{suffix}").is_file():
             copy_file(origin / f"{stem}{suffix}", staging / f"{stem}{suffix}")
     return True
 
 
-def _same_bytes(segment: Segment, path: Path) -> bool:
-    with open(path, "rb") as handle:
-        return all(handle.read(len(data)) == data for data in segment_bytes(segment, path)) and handle.read(1) == b""
+def _copied_if_same(segment: Segment, source: Path, folder: Path) -> bool:
+    """Copy ``source`` into ``folder`` (its times kept) when it holds exactly ``segment``'s bytes: compared as it is
+    copied, so the file is read once; nothing is left in ``folder`` when it differs."""
+    target = folder / source.name
+    with open(source, "rb") as reader, open(target, "wb") as writer:
+        same = True
+        for data in segment_bytes(segment, source):
+            same = reader.read(len(data)) == data
+            if not same:
+                break
+            writer.write(data)
+        same = same and reader.read(1) == b""
+    if not same:
+        target.unlink()
+        return False
+    shutil.copystat(source, target)
+    return True
 
 
 def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> None:

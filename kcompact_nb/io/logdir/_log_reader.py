@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 
 from kcompact_nb.core import (
@@ -46,7 +47,7 @@ from kcompact_nb.io.files import (
     read_checkpoint,
 )
 from kcompact_nb.io.logdir._failed_pass import failed_pass
-from kcompact_nb.io.logdir._header_scan import header_segments, mtime_ms
+from kcompact_nb.io.logdir._header_scan import FirstUnreadable, header_segments, mtime_ms
 from kcompact_nb.io.logdir._live_reads import (
     FileState,
     changes_since,
@@ -195,7 +196,11 @@ def read_partition_dir(
 
 
 @cyclic_gc_paused()  # a load allocates batches by the ten thousand and no reference cycles
-def _load_partition(path: Path, options: ReadOptions, bar: ByteProgress, offsets: Offsets) -> LoadedPartition:
+def _load_partition(
+    path: Path, options: ReadOptions, bar: ByteProgress, offsets: Offsets, *, read: list[SegmentData] | None = None
+) -> LoadedPartition:
+    """The partition at ``path``, in memory or on disk as ``options`` say. ``read`` receives the segments read in
+    memory, one per file: when the read raises, those of the files before the one it failed in."""
     topic, partition = parse_partition_dir_name(path)
     loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
     _scan_other_files(path, loaded)
@@ -207,7 +212,9 @@ def _load_partition(path: Path, options: ReadOptions, bar: ByteProgress, offsets
         _load_log(loaded, segments, options, offsets, stored=True)
         loaded.log.storage = _segment_files(files, options, loaded.log, verify_crc=options.verify_crc)
     else:
-        segments = ((s.base_offset, s.last_modified_ms, s.batches) for s in _read_segments(files, loaded, bar, options))
+        read = [] if read is None else read
+        _read_segments(files, loaded, bar, options, read)
+        segments = ((s.base_offset, s.last_modified_ms, s.batches) for s in read)
         _load_log(loaded, segments, options, offsets, stored=False)
     take_stored_indexes(loaded.log, path, loaded.notes)
     return loaded
@@ -263,9 +270,9 @@ def _snapshots(loaded: LoadedPartition, log_start_offset: int | None) -> list[Pr
 
 
 def _read_segments(
-    files: list[Path], loaded: LoadedPartition, bar: ByteProgress, options: ReadOptions
-) -> list[SegmentData]:
-    segments: list[SegmentData] = []
+    files: list[Path], loaded: LoadedPartition, bar: ByteProgress, options: ReadOptions, segments: list[SegmentData]
+) -> None:
+    """Read ``files`` in memory into ``segments``, one each (a read that raises leaves those before its file)."""
     next_offset: int | None = None
     keys = KeyRegistry()
     for index, file in enumerate(files):
@@ -292,7 +299,6 @@ def _read_segments(
             next_offset = batches[-1].last_offset + 1
         segments.append(SegmentData(int(file.name[:20]), batches, mtime_ms(file)))
     release_key_table(keys)  # the partition is read: its keys' hash table is not needed again
-    return segments
 
 
 def _scan_other_files(path: Path, loaded: LoadedPartition) -> None:
@@ -362,60 +368,56 @@ def _read_or_keep_corrupt(path: Path, options: ReadOptions, bar: ByteProgress, o
     batch. ``offsets``: its log start offset and cleaner checkpoint."""
     keep_corrupt = options.as_cleaner_reads and not options.recover
     state = directory_state(path) if keep_corrupt else {}
+    read: list[SegmentData] = []
     try:
-        return _load_partition(path, options, bar, offsets)
+        return _load_partition(path, options, bar, offsets, read=read)
     except CorruptBatchError as error:
         # offsets out of order are the log's, not a batch's; and a running broker changing the partition
         # meanwhile is not corruption: the log dir is read again
         if not keep_corrupt or isinstance(error, OffsetOrderError) or changes_since(state, path):
             raise
-        return _load_corrupt_partition(path, options, error, offsets)
+        return _load_corrupt_partition(path, options, error, offsets, read)
 
 
 def _load_corrupt_partition(
-    path: Path, options: ReadOptions, error: CorruptBatchError, offsets: Offsets
+    path: Path, options: ReadOptions, error: CorruptBatchError, offsets: Offsets, read: list[SegmentData]
 ) -> LoadedPartition:
     """A partition whose read met ``error``, read as Kafka's cleaner reads it: on disk, batch headers without CRC
-    checks.
+    checks. ``read`` are the segments the failed read held in memory: those before the file it failed in, which are
+    not read again (a read on disk holds none: the files before are scanned again, their headers only).
 
     A batch that cannot be framed ends its segment's batches, and the segment keeps its file's size (the broker
     loaded it before it broke); then the first batch whose header or records cannot be read, if any, is the
-    partition's ``corrupt`` batch. A CRC mismatch alone stops nothing: the cleaner never checks CRCs.
+    partition's ``corrupt`` batch, found in the same read from the failing file on. A CRC mismatch alone stops
+    nothing: the cleaner never checks CRCs.
     """
     topic, partition = parse_partition_dir_name(path)
     loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
     _scan_other_files(path, loaded)
     files = segment_files(path)
     cuts: list[DroppedBytes] = []
-    segments = header_segments(files, verify_crc=False, on_bytes=None, on_cut=cuts.append)
-    _load_log(loaded, segments, options, offsets, stored=True)
+    unreadable = FirstUnreadable(Path(error.file).name)
+    before = {segment.base_offset for segment in read}
+    scanned = header_segments(
+        [f for f in files if int(f.name[:20]) not in before], verify_crc=False, on_bytes=None, on_cut=cuts.append,
+        unreadable=unreadable, next_offset=_next_offset(read),
+    )  # fmt: skip
+    _load_log(loaded, chain(((s.base_offset, s.last_modified_ms, s.batches) for s in read), scanned), options,
+              offsets, stored=True)  # fmt: skip
     loaded.log.storage = _segment_files(files, options, loaded.log, verify_crc=False)
     sizes = {segment.base_offset: segment for segment in loaded.log.segments}
     for cut in cuts:
         sizes[int(Path(cut.file).name[:20])].size_bytes += cut.bytes
-    loaded.corrupt = _first_unreadable_batch(_from_file(files, Path(error.file).name))
+    loaded.corrupt = unreadable.error
     if loaded.corrupt is None:
         loaded.notes.append(f"{error}; Kafka's cleaner does not check CRCs: it cleans this partition as any other")
     return loaded
 
 
-def _from_file(files: list[Path], name: str) -> list[Path]:
-    """``files`` from the one named ``name`` on (all of them when none is): the files before the one a read failed
-    in were read whole, CRCs checked, so their batches are readable."""
-    names = [f.name for f in files]
-    return files[names.index(name) :] if name in names else files
-
-
-def _first_unreadable_batch(files: list[Path]) -> CorruptBatchError | None:
-    """The first batch of these segment files whose header or records cannot be read (CRCs not checked), if any:
-    where Kafka's cleaner throws (``InvalidRecordException``, ``CorruptRecordException``)."""
-    for file in files:
-        try:
-            for _ in SegmentFileReader(file, verify_crc=False, keep_raw=False, number_keys=False):
-                pass
-        except CorruptBatchError as error:
-            return error
-    return None
+def _next_offset(segments: list[SegmentData]) -> int | None:
+    """The offset after the last batch of ``segments`` (None: they hold none)."""
+    last = [segment.batches[-1].last_offset for segment in segments if segment.batches]
+    return last[-1] + 1 if last else None
 
 
 def _partition_dirs(path: Path, topics: Collection[str] | None, skipped: list[tuple[str, str]]) -> list[Path]:

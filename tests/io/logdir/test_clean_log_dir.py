@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig
-from kcompact_nb.core import KafkaVersion
+from kcompact_nb.core import KafkaVersion, segment_file_name
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
 from kcompact_nb.io import ReadOptions, SegmentFileReader, clean_log_dir, read_index_file, write_broker_log_dir
 from kcompact_nb.io.files import OffsetPosition, segment_indexes
-from tests.io.kafka_bytes import tree_digest
+from tests.io.kafka_bytes import reads_of, tree_digest
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples" / "kafka"
 AT = 1_767_225_600_000
@@ -162,3 +162,21 @@ def test_a_pass_that_throws_leaves_its_cleaned_files_read_whole_or_streamed(on_d
     read_back = SegmentFileReader(tmp_path / "out" / "t-0" / "00000000000000000012.log.cleaned")
     assert [b.base_offset for b in read_back] == [b.base_offset for b in segment.batches] == list(range(12, 18))
     assert len(written) == segment.size_bytes
+
+
+def test_clean_reads_each_segment_file_once_and_copies_those_it_keeps(tmp_path):
+    """Issue #38: ``kcompact clean`` reads each partition once. basic-0 is cleaned: the files of its cleaned groups are
+    read once, by the read; every other file (basic-0's active segment, all of basic-1) is read once more, when it
+    is copied unchanged (compared with the segment's bytes as it is copied: one read, not a check then a copy)."""
+    from tests.io.logdir.test_unreadable_batch import CONFIG, kafka_pass_ms, two_partitions
+
+    source = two_partitions(tmp_path / "logs")
+    with reads_of(source) as reads:
+        cleaning = clean_log_dir(source, tmp_path / "out", now_ms=kafka_pass_ms(), config=CONFIG)
+    assert cleaning.result is not None and cleaning.result.name == "basic-0"
+    cleaned = {f"basic-0/{segment_file_name(base)}" for group in cleaning.result.groups for base in group}
+    assert len(cleaned) == 11  # every segment but the active one
+    files = sorted(str(p.relative_to(source)) for p in source.glob("*/*.log"))
+    assert reads == {name: 1 if name in cleaned else 2 for name in files}
+    for name in set(files) - cleaned:
+        assert (tmp_path / "out" / name).read_bytes() == (source / name).read_bytes()

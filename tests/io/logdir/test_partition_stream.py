@@ -39,6 +39,7 @@ from kcompact_nb.io import (
     read_partition_dir,
     write_partition_dir,
 )
+from tests.io.kafka_bytes import reads_of
 
 SAMPLES = Path(__file__).parents[3] / "data" / "samples" / "kafka"
 pytestmark = pytest.mark.usefixtures("kernels")
@@ -435,7 +436,9 @@ def test_the_layout_figure_of_a_partition_on_disk_is_drawn_from_its_buckets() ->
     folder = SAMPLES / "compaction-basic" / "before" / "basic-0"
     log = read_partition_dir(folder, ReadOptions(on_disk_from_bytes=0)).log
     now = 1_767_225_600_000
-    streamed = layout_figure(log, now_ms=now, bucket_count=10)
+    with reads_of(folder) as reads:
+        streamed = layout_figure(log, now_ms=now, bucket_count=10)
+    assert reads == {file.name: 1 for file in folder.glob("*.log")}
     loaded = read_partition_dir(folder).log
     whole = layout_figure(loaded, now_ms=now, max_records=0, bucket_count=10)
     assert streamed.to_plotly_json() == whole.to_plotly_json()

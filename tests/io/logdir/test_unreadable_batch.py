@@ -16,9 +16,9 @@ import pytest
 
 from kcompact_nb import BrokerConfig, TopicConfig
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
-from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, clean_log_dir, read_checkpoint
+from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, ReadOptions, clean_log_dir, read_checkpoint, read_log_dir
 from tests.cli.conftest import kcompact
-from tests.io.kafka_bytes import file_bytes, tree_digest
+from tests.io.kafka_bytes import file_bytes, reads_of, tree_digest
 
 SAMPLE = Path(__file__).resolve().parents[3] / "data" / "samples" / "kafka" / "compaction-basic"
 TOPIC = {"cleanup.policy": "compact", "segment.ms": 100, "min.cleanable.dirty.ratio": 0.01,
@@ -178,3 +178,34 @@ def test_groups_swapped_in_before_the_failure_stay(tmp_path):
     later = {name for name in source if name[:20] >= "00000000000000000006"}
     assert {name: ours[name] for name in later} == {name: source[name] for name in later}
     assert read_checkpoint(tmp_path / "out" / CLEANER_OFFSET_CHECKPOINT) == {("basic", 0): 15}
+
+
+@pytest.mark.parametrize(("on_disk_from_bytes", "scanned_again"), [(None, 0), (0, 1)], ids=["in-memory", "on-disk"])
+def test_a_corrupt_partition_is_read_once_and_its_failing_file_twice(on_disk_from_bytes, scanned_again, tmp_path):
+    """Issue #38: a partition whose read fails on segment 12 is read as Kafka's cleaner reads it without reading it
+    all again. Read in memory, the segments before 12 are kept from the read that failed, and the first batch the
+    cleaner cannot read is found while 12 and the later files are scanned: every file is opened once, 12 twice. Read
+    on disk, the files before 12 gave their headers only to the read that failed and are scanned once more. Either
+    way the log is the one their headers give, read without CRC checks."""
+    source = tmp_path / "logs"
+    shutil.copytree(SAMPLE / "before", source)
+    failing = "00000000000000000012.log"
+    flip(source / "basic-0" / failing, 61)  # the record length of segment 12's first batch
+    options = ReadOptions(config=CONFIG, as_cleaner_reads=True, on_disk_from_bytes=on_disk_from_bytes)
+    with reads_of(source / "basic-0") as reads:
+        loaded = read_log_dir(source, options).partitions["basic-0"]
+    files = sorted(p.name for p in (source / "basic-0").glob("*.log"))
+    assert reads == {name: 1 + (name == failing) + (scanned_again if name < failing else 0) for name in files}
+    corrupt = loaded.corrupt
+    assert corrupt is not None and (Path(corrupt.file).name, corrupt.position) == (failing, 0)
+    assert "Invalid record size" in corrupt.reason and loaded.on_disk
+    headers = read_log_dir(source, ReadOptions(config=CONFIG, on_disk_from_bytes=0, verify_crc=False)).logs["basic-0"]
+    assert [stored_segment(s) for s in loaded.log.segments] == [stored_segment(s) for s in headers.segments]
+    assert loaded.log.producer_state.producers == headers.producer_state.producers
+
+
+def stored_segment(segment) -> tuple:
+    """What a segment read on disk holds: its offsets, bytes, times and index entries."""
+    times = (segment.max_timestamp_so_far, segment.last_modified_ms)
+    indexes = (segment.offset_index, segment.time_index, segment.aborted_transactions)
+    return (segment.base_offset, segment.last_offset, segment.size_bytes, *times, *indexes)
