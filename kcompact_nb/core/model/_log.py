@@ -12,7 +12,7 @@ from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
 from kcompact_nb.core.model._config_keys import INT_MAX
 from kcompact_nb.core.model._errors import InvalidRecordError
 from kcompact_nb.core.model._producer_state import ProducerStateManager
-from kcompact_nb.core.model._segment import AbortedTxn, Segment
+from kcompact_nb.core.model._segment import AbortedTxn, Segment, appended_offset_of_max_timestamp
 from kcompact_nb.record import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
@@ -226,7 +226,8 @@ class PartitionLog:
             )
             raise KafkaModelError(message)
         rolled = self._maybe_roll(batch, now_ms)
-        self.active_segment.append([batch], now_ms)
+        held_at = appended_offset_of_max_timestamp(batch, self.broker.version)
+        self.active_segment.append([batch], now_ms, offset_of_max_timestamp=held_at)
         self.log_end_offset = batch.last_offset + 1
         return AppendInfo(
             self.topic, self.partition, batch.base_offset, batch.last_offset, rolled, self.active_segment.base_offset
