@@ -17,8 +17,8 @@ def appended_offset_of_max_timestamp(batch: RecordBatch, version: KafkaVersion) 
     """The offset ``LogValidator`` reports with a produced batch's largest timestamp (``shallowOffsetOfMaxTimestamp``),
     which ``LogSegment.append`` indexes it at (spec 2.2).
 
-    Before 3.8 (KAFKA-16341), for an uncompressed CreateTime batch, the offset of its first record holding that
-    timestamp (``assignOffsetsNonCompressed``); otherwise, and from 3.8, the batch's last offset. A batch read
+    Before 3.7 (apache/kafka#14697), for an uncompressed CreateTime batch, the offset of its first record holding
+    that timestamp (``assignOffsetsNonCompressed``); otherwise, and from 3.7, the batch's last offset. A batch read
     without its records gives its last offset.
     """
     if version.time_indexes_batch_last_offset or batch.compression != "none" or not batch.records:

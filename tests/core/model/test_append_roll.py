@@ -340,8 +340,9 @@ RISING = [(0, 360), (1, 380), (2, 400)]
     ("kafka_version", "timestamps", "compression", "append_time", "held_at"),
     [
         ("2.0.1", TIES, "none", False, 20),
-        ("3.7.2", TIES, "none", False, 20),
-        ("3.8.0", TIES, "none", False, 22),
+        ("3.6.2", TIES, "none", False, 20),
+        ("3.7.0", TIES, "none", False, 22),
+        ("4.4.0", TIES, "none", False, 22),
         ("2.8.2", [(0, 360), (1, 400), (2, 400)], "none", False, 21),
         ("2.8.2", RISING, "none", False, 22),
         ("2.8.2", TIES, "gzip", False, 22),
@@ -352,11 +353,11 @@ def test_a_produced_batch_is_time_indexed_at_the_offset_logvalidator_reports(
     kafka_version, timestamps, compression, append_time, held_at
 ):
     """Spec 2.2: ``LogSegment.append`` indexes an append's largest timestamp at the ``shallowOffsetOfMaxTimestamp``
-    ``LogValidator`` reports. Before 3.8 (KAFKA-16341; its 3.6.x and 3.7.x backports reverted),
-    ``assignOffsetsNonCompressed`` reported the first record holding the batch's largest timestamp (a record is
-    taken when its timestamp is strictly above the largest so far); compressed batches, ``LogAppendTime`` and 3.8 on
-    report the batch's last offset. Kafka 2.0.1-2.8.2 wrote (400 ms, 20) for three keyless records at 20-22 that
-    share one timestamp (workload ``rule-b-8keys-3keyless-last``); the model wrote 22."""
+    ``LogValidator`` reports. Before 3.7 (apache/kafka#14697), ``assignOffsetsNonCompressed`` reported the first
+    record holding the batch's largest timestamp (a record is taken when its timestamp is strictly above the largest
+    so far); compressed batches, ``LogAppendTime`` and 3.7 on report the batch's last offset. Kafka 2.0.1-2.8.2 wrote
+    (400 ms, 20) for three keyless records at 20-22 that share one timestamp (workload
+    ``rule-b-8keys-3keyless-last``), 3.7.2 (400 ms, 22); the model wrote 22 for all."""
     broker = BrokerConfig.from_properties({"kafka.version": kafka_version})
     log = PartitionLog("t", broker=broker, config=TopicConfig.from_properties({"index.interval.bytes": 1}))
     log.append([rec("a", offset=19, timestamp=100)], now_ms=0)
