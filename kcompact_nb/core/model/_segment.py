@@ -148,8 +148,8 @@ class Segment:
         start_bytes = self.size_bytes
         try:
             if self.indexes_each_batch:
+                held = offset_of_max_timestamp if len(batches) == 1 else None
                 for batch in batches:
-                    held = offset_of_max_timestamp if len(batches) == 1 else None
                     self._append_records(batch.size_bytes, batch, batch.last_offset, held)
             else:
                 largest = batches[-1].last_offset if largest_offset is None else largest_offset
