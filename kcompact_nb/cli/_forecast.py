@@ -174,6 +174,7 @@ def _forecast_document(fc: Forecast) -> dict[str, Any]:
                 "start_ms": p.start_ms,
                 "end_ms": p.end_ms,
                 "first_dirty_offset": p.first_dirty_offset,
+                "first_uncleanable_offset": p.first_uncleanable_offset,
                 "end_offset": p.end_offset,
                 "cleanable_ratio": p.cleanable_ratio,
                 "size_before_bytes": p.size_before_bytes,
@@ -181,6 +182,9 @@ def _forecast_document(fc: Forecast) -> dict[str, Any]:
                 "bytes_read": p.bytes_read,
                 "bytes_written": p.bytes_written,
                 "map_entries": p.map_entries,
+                "map_full": p.map_full,
+                "dirty_keys": p.dirty_keys,
+                "dedupe_buffer_needed_bytes": fc.buffer_needed_bytes(p),
             }
             for p in fc.passes
         ],

@@ -21,6 +21,8 @@ from kcompact_nb.viz._palette import COLORS, DIRTY_RATIO, LABELS, MIN_RATIO, PAS
 LIVE_DATA = "live data: each live key's latest record"
 SIZE_ON_DISK = "size on disk"
 HOUR_MS, DAY_MS = 3_600_000, 86_400_000
+BUSY_PERIODS = {10_000: "10 s", 60_000: "minute", 600_000: "10 min", HOUR_MS: "hour", DAY_MS: "day"}
+"""The periods a thread's busy share is read over, the longest that cuts the horizon into a dozen or more."""
 METRICS = (
     "max-dirty-percent",
     "max-clean-time-secs",
@@ -108,16 +110,16 @@ def forecast_cleaner_figure(fc: Forecast, *, title: str | None = None) -> go.Fig
             3,
             1,
         )
-    period = DAY_MS if fc.horizon_ms >= 3 * DAY_MS else HOUR_MS
+    period = busy_period_ms(fc.horizon_ms)
     busy = fc.busy_fraction(period)
     for thread in range(fc.threads):
-        starts = numpy.arange(busy.shape[1]) * period
-        x = _x(fc, axis, starts)
+        # each period's share drawn across it, the last one up to the horizon
+        edges = numpy.append(numpy.arange(busy.shape[1]) * period, fc.horizon_ms)
         fig.add_trace(
             go.Scatter(
                 name=f"thread {thread}: busy",
-                x=x,
-                y=busy[thread],
+                x=_x(fc, axis, edges),
+                y=numpy.append(busy[thread], busy[thread, -1]),
                 mode="lines",
                 line={"shape": "hv", "color": COLORS[PASS], "dash": ["solid", "dash", "dot", "dashdot"][thread % 4]},
                 hovertemplate="%{y:.1%} busy<extra>thread " + str(thread) + "</extra>",
@@ -126,14 +128,17 @@ def forecast_cleaner_figure(fc: Forecast, *, title: str | None = None) -> go.Fig
             1,
         )
     fig.update_yaxes(title_text="passes", row=1, col=1)
-    fig.update_yaxes(
-        title_text=f"busy ({'day' if period == DAY_MS else 'hour'})", tickformat=".0%", rangemode="tozero", row=2, col=1
-    )
+    fig.update_yaxes(title_text=f"busy (per {BUSY_PERIODS[period]})", tickformat="~%", rangemode="tozero", row=2, col=1)
     fig.update_yaxes(title_text="dirty ratio at pass start", tickformat=".0%", row=3, col=1)
     fig.update_xaxes(**axis.layout(), row=3, col=1)
     fig.update_layout(legend={"orientation": "h", "y": -0.16, "x": 0}, barmode="overlay")
     subtitle = "a bar per pass on its thread; a thread that falls behind reaches each log later and dirtier"
     return finish(fig, title=title or "Cleaner passes and threads", subtitle=subtitle, height=680, bottom=130)
+
+
+def busy_period_ms(horizon_ms: int) -> int:
+    """The longest of :data:`BUSY_PERIODS` that cuts ``horizon_ms`` into 12 periods or more (the shortest else)."""
+    return max((p for p in BUSY_PERIODS if horizon_ms >= 12 * p), default=min(BUSY_PERIODS))
 
 
 def forecast_lifetimes_figure(fc: Forecast, *, title: str | None = None) -> go.Figure:
@@ -191,8 +196,7 @@ def forecast_metrics_figure(fc: Forecast, *, title: str | None = None) -> go.Fig
             row + 1,
             col + 1,
         )
-    load_factor = fc.broker.log_cleaner_io_buffer_load_factor
-    needed = [p.map_entries * 24 / load_factor for p in fc.passes]
+    needed = [fc.buffer_needed_bytes(p) for p in fc.passes]
     share = fc.broker.log_cleaner_dedupe_buffer_size / max(fc.threads, 1)
     unit = size_unit(int(max([*needed, share])))
     px = _x(fc, axis, numpy.array([p.start_ms for p in fc.passes], dtype=numpy.int64))

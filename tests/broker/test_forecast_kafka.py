@@ -97,9 +97,14 @@ def test_the_forecasts_sizes_are_the_brokers_but_for_tombstones_near_their_horiz
     assert all(abs(error) <= 0.01 for error in errors.values()), errors
 
 
-def test_kafkas_cleaner_gauges_read_as_the_replay_leaves_them(proof):
+def test_kafkas_cleaner_gauges_read_as_the_replay_leaves_them_and_as_the_forecast_says(proof):
     for name, value in proof.replay_gauges.items():
         assert proof.gauges[name] == value, name
+    # the forecast's reading after its last pass: what that pass's map held, nothing marked uncleanable, no log
+    # past its max.compaction.lag.ms (the topic sets none)
+    forecast = proof.forecast.metrics[-1].as_dict()
+    for name in ("max-buffer-utilization-percent", "uncleanable-partitions-count", "max-compaction-delay-secs"):
+        assert forecast[name] == proof.gauges[name], name
 
 
 def test_pass_durations_are_the_machines_fitted_from_the_brokers_passes(proof, record_property):

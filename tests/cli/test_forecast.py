@@ -51,9 +51,12 @@ def test_the_json_forecast_is_the_forecast(tmp_path):
     }
     expected = forecast(scenario.produce, days=0.25 / 24, broker=scenario.broker, topics=topics)
     assert document["format"] == "kcompact-forecast/1" and document["mode"] == "exact"
-    assert [(p["partition"], p["start_ms"], p["end_offset"]) for p in document["passes"]] == [
-        (p.name, p.start_ms, p.end_offset) for p in expected.passes
+    assert [(p["partition"], p["start_ms"], p["end_offset"], p["dirty_keys"]) for p in document["passes"]] == [
+        (p.name, p.start_ms, p.end_offset, p.dirty_keys) for p in expected.passes
     ]
+    assert [p["dedupe_buffer_needed_bytes"] for p in document["passes"]] == list(
+        map(expected.buffer_needed_bytes, expected.passes)
+    )
     assert document["metrics"]["max-dirty-percent"] == dict(
         zip(("end", "largest"), expected.metrics_summary()["max-dirty-percent"], strict=True)
     )

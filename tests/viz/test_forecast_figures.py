@@ -75,7 +75,11 @@ def test_the_cleaner_figure_draws_each_pass_on_its_thread_and_the_busy_time(fc, 
         assert list(bars.base) == [p.start_ms / 1000 for p in mine]
         assert list(bars.x) == pytest.approx([p.duration_ms / 1000 for p in mine])
         assert list(_trace(fig, f"{name}: dirty ratio at pass start").y) == [p.cleanable_ratio for p in mine]
-    assert list(_trace(fig, "thread 0: busy").y) == pytest.approx(fc.busy_fraction(3_600_000)[0])
+    # 240 s: the busy share of every 10 s (a dozen periods or more)
+    busy = _trace(fig, "thread 0: busy")
+    assert list(busy.y[:-1]) == pytest.approx(fc.busy_fraction(10_000)[0]) and busy.y[-1] == busy.y[-2]
+    assert list(busy.x) == [10 * i for i in range(25)]  # 24 periods, the last drawn up to the horizon
+    assert fig.layout.yaxis2.title.text == "busy (per 10 s)"
 
 
 def test_the_lifetimes_figure_is_the_traced_records_cumulative_share(fc, figures):

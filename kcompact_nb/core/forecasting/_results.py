@@ -6,6 +6,7 @@ bytes of the modelled broker (a forecast that samples keys has already scaled it
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,9 @@ class ForecastPass:
     start_ms: int
     end_ms: int
     first_dirty_offset: int
+    first_uncleanable_offset: int
+    """Where the dirty section the cleaner chose ends; ``end_offset`` is where the pass stopped (earlier when its
+    map filled)."""
     end_offset: int
     cleanable_ratio: float
     """The dirty ratio that made the cleaner choose the log (``LogToClean.cleanableRatio``)."""
@@ -38,7 +42,10 @@ class ForecastPass:
     bytes_read: int
     bytes_written: int
     map_entries: int
-    """Keys the pass's offset map held: its dedupe buffer needs 24 bytes each (``SkimpyOffsetMap``)."""
+    """Keys the pass's offset map held (``SkimpyOffsetMap``, 24 bytes each)."""
+    dirty_keys: int
+    """Distinct keys of the dirty section the cleaner chose: the map's entries, unless the map filled and the pass
+    stopped early (``map_full``), when the section held more."""
     buffer_utilization: float
     map_full: bool
     elapsed_secs: float
@@ -193,7 +200,7 @@ class Forecast:
 
     def busy_fraction(self, period_ms: int | None = None) -> numpy.ndarray:
         """Each thread's share of time spent in passes: over the horizon (shape ``(threads,)``), or per period
-        of ``period_ms`` (shape ``(threads, periods)``)."""
+        of ``period_ms`` (shape ``(threads, periods)``; the last one's share of its time up to the horizon)."""
         periods = 1 if period_ms is None else -(-self.horizon_ms // period_ms)
         length = self.horizon_ms if period_ms is None else period_ms
         busy = numpy.zeros((self.threads, periods))
@@ -204,7 +211,9 @@ class Forecast:
                 stop = min(end, (index + 1) * length)
                 busy[p.thread, min(index, periods - 1)] += stop - start
                 start = stop
-        fraction = busy / length
+        # the last period may end at the horizon, short of a whole period
+        lengths = numpy.minimum(length, self.horizon_ms - numpy.arange(periods) * length)
+        fraction = busy / lengths
         return fraction[:, 0] if period_ms is None else fraction
 
     def keeping_up(self) -> list[KeepingUp]:
@@ -231,11 +240,14 @@ class Forecast:
             )
         return out
 
+    def buffer_needed_bytes(self, p: ForecastPass) -> int:
+        """The ``log.cleaner.dedupe.buffer.size`` per thread whose offset map holds ``p``'s dirty keys in one pass (24
+        bytes a key, the map filled to ``log.cleaner.io.buffer.load.factor``)."""
+        return math.ceil(p.dirty_keys * OFFSET_ENTRY_BYTES / self.broker.log_cleaner_io_buffer_load_factor)
+
     def dedupe_buffer_needed_bytes(self) -> int:
-        """The ``log.cleaner.dedupe.buffer.size`` per thread that would hold the largest pass's keys in one pass
-        (24 bytes per key, at ``log.cleaner.io.buffer.load.factor``)."""
-        entries = max((p.map_entries for p in self.passes), default=0)
-        return int(numpy.ceil(entries * OFFSET_ENTRY_BYTES / self.broker.log_cleaner_io_buffer_load_factor))
+        """The ``log.cleaner.dedupe.buffer.size`` per thread that would clean every pass's dirty section in one pass."""
+        return max((self.buffer_needed_bytes(p) for p in self.passes), default=0)
 
     def metrics_summary(self) -> dict[str, tuple[int, int]]:
         """Each gauge by Kafka's name: (its reading at the end, its largest reading over the horizon)."""

@@ -110,7 +110,7 @@ def passes_table(fc: Forecast, *, limit: int = 10) -> list[dict[str, Any]]:
                 "dirty section": f"[{p.first_dirty_offset:,}, {p.end_offset:,})",
                 "before": _size(p.size_before_bytes),
                 "after": _size(p.size_after_bytes),
-                "dedupe buffer needed": _size(p.map_entries * 24 / fc.broker.log_cleaner_io_buffer_load_factor),
+                "dedupe buffer needed": _size(fc.buffer_needed_bytes(p)),
             }
         )
     return rows
