@@ -8,6 +8,7 @@ rule                        change                                              
 rule A by last data offset  KAFKA-8335 (#6715; before: by last sequence)          2.2.1 and later
 txn state across segments   KAFKA-8351 (#6722; before: per source segment)         2.2.2 and later
 max.compaction.lag.ms       KIP-354 (apache/kafka#6009)                            2.3.0 and later
+producers below log start   KAFKA-7190 (#7388; before: dropped on loading)         2.4.0 and later
 log line's dirty section    apache/kafka#8435 (before: ``[first, first]``)         2.6.0 and later
 delete horizon in header    KIP-534 / KAFKA-8522 (#10914)                          3.1.0 and later
 rule B, first uncleanable   KAFKA-17076 (#17193; 3.9 backport #20535, Nov 2025)    4.0.0-4.3.x, 3.9.2 and later
@@ -102,6 +103,12 @@ class KafkaVersion:
         return self >= KafkaVersion(2, 2, 2)
 
     @property
+    def retains_producers_below_log_start(self) -> bool:
+        """Loading a snapshot keeps a producer whose last data offset is below the log start offset (KAFKA-7190,
+        2.4); before, ``loadFromSnapshot`` dropped it (``isProducerRetained``)."""
+        return self >= KafkaVersion(2, 4)
+
+    @property
     def logs_dirty_section_end(self) -> bool:
         """The pass's log line ends its dirty section at the pass's end offset; before 2.6 ``recordStats`` was
         given the end offset before the pass updated it, so the line read ``[first dirty, first dirty]``."""
@@ -111,6 +118,12 @@ class KafkaVersion:
     def indexes_each_batch(self) -> bool:
         """KAFKA-806: ``LogSegment.append`` checks ``index.interval.bytes`` per batch, not once per append."""
         return KafkaVersion(3, 9, 1) <= self < KafkaVersion(4, 0) or self >= KafkaVersion(4, 0, 1)
+
+    @property
+    def deletes_snapshots_with_segments(self) -> bool:
+        """KAFKA-9393 (2.8): deleting a segment (replaced by a cleaned one, or by retention) deletes its producer
+        snapshot; before, the snapshot stays until the log start offset passes it."""
+        return self >= KafkaVersion(2, 8)
 
     @property
     def marks_uncleanable(self) -> bool:

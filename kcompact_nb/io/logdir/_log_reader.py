@@ -1,10 +1,11 @@
 """Read Kafka partition directories and whole log directories into core :class:`PartitionLog` values.
 
 A log dir holds one ``<topic>-<partition>/`` directory per partition plus checkpoint files.
-Batches come from the ``.log`` segment files; producer state is rebuilt from them (what ``LogLoader`` does
-when the ``.snapshot`` files are missing). Index entries and aborted transactions are what the broker's
-``.index``, ``.timeindex`` and ``.txnindex`` files hold, where it wrote them
-(:mod:`~kcompact_nb.io.logdir._stored_indexes`), and rebuilt from the batches otherwise.
+Batches come from the ``.log`` segment files; producer state is the latest usable ``.snapshot`` file's and the
+batches' after it, as ``LogLoader`` loads it (:mod:`~kcompact_nb.io.logdir._stored_producer_state`; rebuilt from
+the batches without snapshots). Index entries and aborted transactions are what the broker's ``.index``,
+``.timeindex`` and ``.txnindex`` files hold, where it wrote them (:mod:`~kcompact_nb.io.logdir._stored_indexes`),
+and rebuilt from the batches otherwise.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from kcompact_nb.core import (
     SEGMENT_FILE_SUFFIXES,
     SWAP_FILE_SUFFIX,
     BrokerConfig,
+    CleanerFailure,
     KeyRegistry,
     PartitionLog,
+    ProducerSnapshot,
     RecordBatch,
     SegmentData,
     TopicConfig,
@@ -36,7 +39,7 @@ from kcompact_nb.core import (
     load_log,
     topic_partition_of_dir,
 )
-from kcompact_nb.io._errors import CorruptBatchError, NotASegmentError, OffsetOrderError
+from kcompact_nb.io._errors import CorruptBatchError, LogReadError, NotASegmentError, OffsetOrderError
 from kcompact_nb.io._input_files import file_kind
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -45,19 +48,28 @@ from kcompact_nb.io.files import (
     TopicPartition,
     read_checkpoint,
 )
+from kcompact_nb.io.logdir._failed_pass import failed_pass
 from kcompact_nb.io.logdir._header_scan import header_segments, mtime_ms
-from kcompact_nb.io.logdir._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
+from kcompact_nb.io.logdir._live_reads import (
+    READ_ATTEMPTS,
+    FileState,
+    changes_since,
+    directory_state,
+    read_consistently,
+)
 from kcompact_nb.io.logdir._progress import ByteProgress
 from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 from kcompact_nb.io.logdir._stored_indexes import take_stored_indexes
+from kcompact_nb.io.logdir._stored_producer_state import producer_snapshots
 from kcompact_nb.record import release_key_table
 
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")
 _LEFTOVER_MEANING = {
-    CLEANED_FILE_SUFFIX: "an unfinished cleaner output; Kafka deletes it at startup",
+    CLEANED_FILE_SUFFIX: "a cleaner pass's unfinished output: a pass that threw left it (its broker marked the "
+    "partition uncleanable) or one was under way; Kafka deletes it at startup",
     SWAP_FILE_SUFFIX: "a cleaned segment not yet swapped in; Kafka completes the swap at startup",
     DELETED_FILE_SUFFIX: "a replaced segment awaiting deletion; Kafka deletes it at startup",
 }
@@ -74,6 +86,8 @@ class LoadedPartition:
     -> ``.log`` file). ``corrupt`` is the first batch Kafka's cleaner cannot read, in a partition read with
     ``keep_corrupt``: a pass that reaches it fails there (``verify_crc`` is then False: the cleaner never
     checks CRCs). ``verify_crc`` is also how a pass streaming ``files`` reads them: as the partition was read.
+    ``failed_pass`` is the pass that threw and left ``NNN.log.cleaned`` (:func:`failed_pass`), read with the
+    partition: a ``.cleaned`` file that a running broker's pass changed during the read makes the read start again.
     """
 
     log: PartitionLog
@@ -84,6 +98,7 @@ class LoadedPartition:
     files: dict[int, Path] | None = None
     corrupt: CorruptBatchError | None = None
     verify_crc: bool = True
+    failed_pass: CleanerFailure | None = None
 
     @property
     def scanned(self) -> bool:
@@ -202,9 +217,14 @@ def _load_one(
     parse_partition_dir_name(path)
 
     def read() -> LoadedPartition:
+        begun = directory_state(path)
         total = sum(f.stat().st_size for f in segment_files(path))
         with ByteProgress(total, f"{path.name} (headers)" if options.scan else path.name, progress) as bar:
-            return _load_partition(path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=checkpoint)
+            loaded = _load_partition(
+                path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=checkpoint
+            )
+        _require_settled_passes(path, begun, [loaded])
+        return loaded
 
     return read_consistently(read, path)
 
@@ -259,7 +279,10 @@ def _load_log(
     *,
     stored: bool,
 ) -> None:
-    """``loaded.log`` from its segments' batches (``LogLoader``); ``offsets``: log start offset, cleaner checkpoint."""
+    """``loaded.log`` from its segments' batches (``LogLoader``); ``offsets``: log start offset, cleaner checkpoint.
+
+    Its producer state is the latest usable producer snapshot's and the batches' after it.
+    """
     loaded.log = load_log(
         loaded.log.topic,
         loaded.log.partition,
@@ -271,7 +294,20 @@ def _load_log(
         now_ms=options.now_ms,
         notes=loaded.notes,
         stored=stored,
+        producer_snapshots=_snapshots(loaded, offsets[0]),
     )
+    loaded.failed_pass = failed_pass(loaded.log, loaded.path)
+
+
+def _snapshots(loaded: LoadedPartition, log_start_offset: int | None) -> list[ProducerSnapshot]:
+    """The producer snapshots the partition's loading may take; after a recovery dropped bytes the log end offset
+    may be below the last segment file's base offset, and every snapshot is a candidate."""
+    bases = [int(f.name[:20]) for f in segment_files(loaded.path)]
+    if not bases:
+        return []
+    start = max(log_start_offset or 0, bases[0])
+    last = start if loaded.dropped else bases[-1]
+    return producer_snapshots(loaded.path, start, last, loaded.notes)
 
 
 def _read_segments(
@@ -354,6 +390,7 @@ def read_log_dir(
     _require_dir(path, "log directory")
 
     def read() -> LoadedLogDir:  # again from a fresh listing when a running broker changed the dir meanwhile
+        begun = directory_state(path)
         cleaner = read_checkpoint(path / CLEANER_OFFSET_CHECKPOINT)
         starts = read_checkpoint(path / LOG_START_OFFSET_CHECKPOINT)
         recovery = read_checkpoint(path / RECOVERY_POINT_CHECKPOINT)
@@ -373,9 +410,21 @@ def read_log_dir(
                 result.partitions[directory.name] = _load_or_keep_corrupt(
                     directory, read_options, bar, (starts.get(key), cleaner.get(key)), keep_corrupt=keep_corrupt
                 )
+        _require_settled_passes(path, begun, result.partitions.values())
         return result
 
     return read_consistently(read, path, attempts=read_attempts)
+
+
+def _require_settled_passes(root: Path, begun: dict[str, FileState], read: Iterable[LoadedPartition]) -> None:
+    """Raise when a ``.cleaned`` file under ``root`` appeared, went or changed since ``begun`` (the directory's
+    state when the read began): a running broker's pass was filling it, so the partitions ``read`` cannot say
+    whether a pass threw (a failed pass's files stay as it left them). The caller reads again (spec 8.4)."""
+    if not any(CLEANED_FILE_SUFFIX in name for name in begun) and all(p.failed_pass is None for p in read):
+        return
+    moved = [change[1:] for change in changes_since(begun, root) if CLEANED_FILE_SUFFIX in change]
+    if moved:
+        raise LogReadError(root / moved[0], None, "a cleaner pass was writing this file while the directory was read")
 
 
 def _load_or_keep_corrupt(
