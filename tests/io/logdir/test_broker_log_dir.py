@@ -152,8 +152,10 @@ def test_before_2_8_the_recovery_point_checkpoint_deletes_the_snapshots_below_th
     is the active segment's base offset, 31); from 2.8 (KAFKA-9393) the checkpoint deletes none. Seen on 2.0.1, 2.1.1
     and 2.5.1: a round whose checkpoint ran before its pass left the snapshots from the last two segments only."""
     from kcompact_nb.core import BrokerConfig
+    from kcompact_nb.io import ReadOptions
 
-    log = read_log_dir(SAMPLE, broker=BrokerConfig.from_properties({"kafka.version": version})).logs["basic-0"]
+    broker = BrokerConfig.from_properties({"kafka.version": version})
+    log = read_log_dir(SAMPLE, ReadOptions(broker=broker)).logs["basic-0"]
     assert [s.base_offset for s in log.segments[-2:]] == [30, 31]
     log.delete_snapshots_after_recovery_point_checkpoint()
     out = write_broker_log_dir([log], tmp_path / "out", source=SAMPLE) / "basic-0"
