@@ -15,7 +15,7 @@ import numpy
 
 from kcompact_nb.core.cleaner import OFFSET_ENTRY_BYTES, CleanerSpeed
 from kcompact_nb.core.forecasting._produce_model import ProduceModel, ProduceModelError
-from kcompact_nb.core.model import BrokerConfig
+from kcompact_nb.core.model import BrokerConfig, TopicConfig
 
 
 @dataclass(frozen=True)
@@ -185,11 +185,18 @@ class Forecast:
     metrics: list[MetricReading]
     lifetimes: Mapping[str, RecordLifetimes]
     expected_records: Mapping[str, float]
+    produced_bytes: Mapping[str, int]
+    """Bytes producers wrote to each topic over the horizon (every batch and marker as stored, before cleaning)."""
     notes: list[str] = field(default_factory=list)
 
     @property
     def threads(self) -> int:
         return self.broker.log_cleaner_threads
+
+    def topic_config(self, topic: str) -> TopicConfig:
+        """A topic's config as the forecast's broker resolves it (``cleanup.policy=compact`` unless it says)."""
+        properties = {"cleanup.policy": "compact", **self.topics.get(topic, {}).get("config", {})}
+        return TopicConfig.from_properties(properties, broker=self.broker)
 
     def timeline(self, topic: str, partition: int = 0) -> PartitionTimeline:
         """One partition's samples."""

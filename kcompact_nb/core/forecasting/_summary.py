@@ -129,6 +129,7 @@ def forecast_summary(fc: Forecast) -> list[tuple[str, str]]:
         ("records produced (expected)", f"{sum(fc.expected_records.values()):,.0f}"),
         ("cleaner passes", f"{len(fc.passes):,}"),
         ("size on disk at the end", f"{_size(total_size)} (live data {_size(total_live)})"),
+        (_saved_label(fc), _saved(sum(fc.produced_bytes.values()), total_size)),
         ("cleaner threads busy", ", ".join(f"{b:.1%}" for b in busy)),
         ("keeps up", "no: falls behind on " + ", ".join(growing) if growing else "yes"),
         (
@@ -139,11 +140,28 @@ def forecast_summary(fc: Forecast) -> list[tuple[str, str]]:
     return rows
 
 
+def _saved_label(fc: Forecast) -> str:
+    """What saves the disk: compaction, and retention too where a topic's ``cleanup.policy`` deletes."""
+    deletes = any(fc.topic_config(name).delete for name in fc.model.topics)
+    return "disk compaction and retention save" if deletes else "disk compaction saves"
+
+
+def _saved(produced: float, size: float) -> str:
+    saved = max(produced - size, 0.0)
+    return (
+        f"{_size(saved)} ({saved / produced:.0%} of the {_size(produced)} produced)" if produced else "nothing produced"
+    )
+
+
 def what_if_table(forecasts: Mapping[str, Forecast]) -> list[dict[str, Any]]:
     """Two (or more) forecasts side by side: a row per line of the summary, a column per forecast."""
-    summaries = {label: dict(forecast_summary(fc)) for label, fc in forecasts.items()}
-    first = next(iter(summaries.values()), {})
-    return [{"": what, **{label: summary[what] for label, summary in summaries.items()}} for what in first]
+    summaries = {label: forecast_summary(fc) for label, fc in forecasts.items()}
+    first = next(iter(summaries.values()), [])
+    # the same lines in the same order (one may name what saves the disk otherwise)
+    return [
+        {"": what, **{label: summary[i][1] for label, summary in summaries.items()}}
+        for i, (what, _) in enumerate(first)
+    ]
 
 
 def table_text(rows: list[dict[str, Any]], *, indent: str = "  ") -> str:
