@@ -222,7 +222,8 @@ def forecast_metrics_figure(fc: Forecast, *, title: str | None = None) -> go.Fig
     fig.update_yaxes(rangemode="tozero")
     fig.update_yaxes(title_text=unit.name, row=4, col=1)
     for col in (1, 2):
-        fig.update_xaxes(**axis.layout(), row=4 if col == 1 else 3, col=col)
+        # the right column ends a row higher: its last panel shows the time ticks the shared axis would hide
+        fig.update_xaxes(**axis.layout(), showticklabels=True, row=4 if col == 1 else 3, col=col)
     fig.update_layout(showlegend=False)
     return finish(fig, title=title or "Kafka's cleaner metrics, as they would read", height=760)
 
