@@ -52,6 +52,7 @@ CORE_PARTS: dict[str, frozenset[str]] = {
     "cleaner": frozenset({"model"}),
     "simulation": frozenset({"model", "cleaner"}),
     "views": frozenset({"model", "cleaner", "simulation"}),
+    "forecasting": frozenset({"model", "cleaner", "simulation", "views"}),
 }
 """Core's parts -> the parts each may import (through their faces)."""
 IO_PARTS: dict[str, frozenset[str]] = {

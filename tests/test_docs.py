@@ -160,9 +160,9 @@ def test_a_planted_citation_of_a_missing_section_fails():
     doc = rules_doc()
     assert unresolved(f"as the cleaner does ({SPEC} 7.4)", doc) == []
     assert unresolved(f"as the cleaner does ({SPEC} 7.9)", doc) == [f"'{SPEC} 7.9': no section 7.9"]
-    chapter = f"{SPEC.capitalize()} 16"
-    assert unresolved(f'"""{chapter}: not a chapter."""', doc) == [f"'{chapter}': no section 16"]
-    assert unresolved(f"({SPEC} 4-5, 9, 17)", doc) == [f"'{SPEC} 4-5, 9, 17': no section 17"]
+    chapter = f"{SPEC.capitalize()} 17"
+    assert unresolved(f'"""{chapter}: not a chapter."""', doc) == [f"'{chapter}': no section 17"]
+    assert unresolved(f"({SPEC} 4-5, 9, 18)", doc) == [f"'{SPEC} 4-5, 9, 18': no section 18"]
 
 
 def test_a_planted_citation_of_a_missing_rule_fails():
@@ -229,7 +229,7 @@ def test_every_chapter_names_the_kafka_source_it_follows():
     for number, body in sections(doc).items():
         chapter = number.partition(".")[0]
         chapters[chapter] = chapters.get(chapter, "") + body
-    assert list(chapters) == [str(n) for n in range(16)]
+    assert list(chapters) == [str(n) for n in range(17)]
     assert [number for number, body in chapters.items() if "Kafka source:" not in body] == []
 
 

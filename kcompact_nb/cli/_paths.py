@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from kcompact_nb.core import KcompactError
@@ -76,11 +77,12 @@ def output_file(path: Path, option: str) -> Path:
 
 
 def not_an_input(output: Path, inputs: list[Path], option: str) -> None:
-    """Refuse an output path that is one of the inputs, holds one or lies inside one (after symbolic links)."""
-    out = output.resolve()
+    """Refuse an output path that is one of the inputs, holds one or lies inside one (after symbolic links; a hard
+    link to an input too)."""
+    out = Path(os.path.realpath(output))
     for given in inputs:
-        source = given.resolve()
-        same_file = output.exists() and given.exists() and output.samefile(given)  # a hard link too
+        source = Path(os.path.realpath(given))
+        same_file = file_kind(output) is None and file_kind(given) is None and output.samefile(given)
         if same_file or out == source or out in source.parents or source in out.parents:
             raise KcompactError(
                 f"{option} {output} is, holds or lies inside the input {given}; writing there would replace what "

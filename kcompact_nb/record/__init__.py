@@ -58,7 +58,13 @@ from kcompact_nb.record._record_batch import (
     TimestampType,
 )
 from kcompact_nb.record._record_parser import NotPlain, RecordColumns, parse_records
-from kcompact_nb.record._record_sizes import RECORD_BATCH_OVERHEAD, Header, record_size_bytes, record_sizes_of_lengths
+from kcompact_nb.record._record_sizes import (
+    RECORD_BATCH_OVERHEAD,
+    Header,
+    record_size_bytes,
+    record_size_of_lengths,
+    record_sizes_of_lengths,
+)
 
 __all__ = [
     "batch_attributes_and_crc",
@@ -115,6 +121,7 @@ __all__ = [
     "record_keys",
     "record_offsets",
     "record_size_bytes",
+    "record_size_of_lengths",
     "record_sizes_of_lengths",
     "record_values",
     "RecordBatch",

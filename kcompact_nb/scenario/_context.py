@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core import BrokerConfig, TopicConfig
+from kcompact_nb.core import BrokerConfig, ProduceModel, TopicConfig
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._fields import check_int, check_str, join
 
@@ -24,6 +24,8 @@ class ParseContext:
     now_ms: int
     base_dir: Path | None
     labels: set[str] = field(default_factory=set)
+    produce: ProduceModel | None = None
+    """The scenario's produce model, which ``produce`` steps play."""
 
     def target(self, raw: Mapping[str, Any], path: str) -> tuple[str, int]:
         """The step's (topic, partition): ``topic`` may be omitted when there is exactly one."""

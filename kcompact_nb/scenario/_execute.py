@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core import AppendInfo, OffsetMapSpec, Simulation, partition_row, pass_result_row
+from kcompact_nb.core import AppendInfo, OffsetMapSpec, Simulation, partition_row, pass_result_row, play_model
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -117,6 +117,24 @@ def clean(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
         force=args["force"],
     )
     return pass_result_row(result)
+
+
+def produce(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:
+    played = play_model(
+        sim,
+        args["model"],
+        start_ms=args["start_ms"],
+        from_ms=args["from_ms"],
+        until_ms=args["until_ms"],
+        horizon_ms=args["horizon_ms"],
+    )
+    return {
+        "batches": played.batches,
+        "records": played.records,
+        "markers": played.markers,
+        "passes": [pass_result_row(p) for p in played.passes],
+        "now_ms": sim.now_ms,
+    }
 
 
 def run_cleaner(sim: Simulation, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kcompact_nb.core import Frame, PassResult, copy_log, format_instant_ms
+from kcompact_nb.core import Frame, Iteration, copy_log, format_instant_ms
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._model import Scenario, TopicSpec
 from kcompact_nb.scenario._parse import load_scenario
@@ -31,15 +31,16 @@ def scenario_frames(
     parsed = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     name = _topic_name(parsed, topic)
     runner = ScenarioRunner(with_overrides(parsed, name, topic_config or {}, broker_config or {}))
-    recorded: list[PassResult] = []
-    runner.sim.cleaner.recorded = recorded
+    decisions: list[Iteration] = []
+    runner.sim.cleaner.decisions = decisions
+    log_name = runner.sim.log(name, partition).name
     yield Frame(0, "start", runner.sim.now_ms, copy_log(runner.sim.log(name, partition)))
     while not runner.done:
-        recorded.clear()
+        decisions.clear()
         entry = runner.step()
-        passes = tuple(p for p in recorded if (p.topic, p.partition) == (name, partition))
+        passes = tuple(it.result for it in decisions if it.result is not None and it.result.name == log_name)
         log = copy_log(runner.sim.log(name, partition))
-        yield Frame(entry["index"] + 1, step_label(entry), runner.sim.now_ms, log, passes)
+        yield Frame(entry["index"] + 1, step_label(entry), runner.sim.now_ms, log, passes, tuple(decisions))
 
 
 def with_overrides(

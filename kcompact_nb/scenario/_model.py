@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kcompact_nb.core import ProduceModel
+
 FORMAT = "kcompact-scenario/1"
 RESULT_FORMAT = "kcompact-scenario-result/1"
 
@@ -43,3 +45,5 @@ class Scenario:
     topics: Mapping[str, TopicSpec]
     steps: tuple[Step, ...]
     base_dir: Path | None = field(default=None, compare=False)
+    produce: ProduceModel | None = None
+    """The produce model ``produce`` steps play and ``kcompact forecast`` runs forward (docs/forecast.md)."""

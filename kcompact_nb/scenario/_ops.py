@@ -71,6 +71,7 @@ OPS: dict[str, Op] = {
         _execute.clean,
     ),
     "run_cleaner": Op(("until_ms",), (), _steps.run_cleaner, _execute.run_cleaner),
+    "produce": Op(("for_ms",), (), _steps.produce, _execute.produce),
     "set_config": Op(("config",), ("topic",), _steps.set_config, _execute.set_config),
     "set_checkpoint": Op(("offset",), TARGET, _steps.offset_step(), _execute.set_checkpoint),
     "set_high_watermark": Op(("offset",), TARGET, _steps.offset_step(nullable=True), _execute.set_high_watermark),

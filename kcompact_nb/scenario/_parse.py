@@ -20,8 +20,9 @@ from kcompact_nb.scenario._configs import broker_config, key_path, topic_config
 from kcompact_nb.scenario._context import ParseContext
 from kcompact_nb.scenario._errors import ScenarioError
 from kcompact_nb.scenario._fields import check_int, check_list, check_object, check_str, join
-from kcompact_nb.scenario._model import FORMAT, Scenario, TopicSpec
+from kcompact_nb.scenario._model import FORMAT, Scenario, Step, TopicSpec
 from kcompact_nb.scenario._ops import parse_step
+from kcompact_nb.scenario._produce import parse_produce
 
 MAX_SCENARIO_BYTES = 256 * 1024**2
 """The largest scenario file read (256 MiB)."""
@@ -66,7 +67,10 @@ def _not_json_constant(name: str) -> Any:
 def parse_scenario(document: Any, *, base_dir: str | Path | None = None) -> Scenario:
     """Validate a scenario document (already decoded from JSON) into a :class:`Scenario`."""
     doc = check_object(
-        document, "", required=("format", "topics", "steps"), optional=("name", "description", "start_ms", "broker")
+        document,
+        "",
+        required=("format", "topics"),
+        optional=("name", "description", "start_ms", "broker", "produce", "steps"),
     )
     if doc["format"] != FORMAT:
         raise ScenarioError("format", f"expected {FORMAT!r}, got {doc['format']!r}")
@@ -76,11 +80,23 @@ def parse_scenario(document: Any, *, base_dir: str | Path | None = None) -> Scen
         raise ScenarioError("description", "expected a string")
     start_ms = check_int(doc.get("start_ms", 0), "start_ms", minimum=0)
     context = _context(doc, start_ms, None if base_dir is None else Path(base_dir))
-    raw_steps = check_list(doc["steps"], "steps")
+    if "produce" in doc:
+        context.produce = parse_produce(doc["produce"], context)
+    raw_steps = check_list(doc.get("steps", []), "steps")
     steps = tuple(parse_step(raw, index, context) for index, raw in enumerate(raw_steps))
     topics = {t: TopicSpec(context.partitions[t], dict(doc["topics"][t].get("config", {}))) for t in context.topics}
     broker = dict(doc.get("broker", {}))
-    return Scenario(name, description, start_ms, broker, topics, steps, context.base_dir)
+    steps = _with_produce_horizon(steps, start_ms, context)
+    return Scenario(name, description, start_ms, broker, topics, steps, context.base_dir, context.produce)
+
+
+def _with_produce_horizon(steps: tuple[Step, ...], start_ms: int, context: ParseContext) -> tuple[Step, ...]:
+    """``produce`` steps with the model and how far every step together draws it (one stream for all)."""
+    ends = [step.args["until_ms"] for step in steps if step.op == "produce"]
+    if not ends:
+        return steps
+    shared = {"model": context.produce, "start_ms": start_ms, "horizon_ms": max(ends) - start_ms}
+    return tuple(Step(s.index, s.op, {**s.args, **shared}) if s.op == "produce" else s for s in steps)
 
 
 def _context(doc: Mapping[str, Any], start_ms: int, base_dir: Path | None) -> ParseContext:

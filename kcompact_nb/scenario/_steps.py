@@ -213,6 +213,15 @@ def _offset_map(raw: Any, path: str) -> dict[str, Any]:
     return args
 
 
+def produce(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
+    if context.produce is None:
+        raise ScenarioError(join(path, "op"), "a produce step plays the scenario's produce model: declare produce")
+    for_ms = check_int(raw["for_ms"], join(path, "for_ms"), minimum=1)
+    start = context.now_ms
+    context.now_ms = start + for_ms
+    return {"from_ms": start, "until_ms": context.now_ms}
+
+
 def run_cleaner(raw: dict[str, Any], path: str, context: ParseContext) -> dict[str, Any]:
     until_ms = check_int(raw["until_ms"], join(path, "until_ms"), minimum=context.now_ms)
     context.now_ms = until_ms

@@ -292,8 +292,8 @@ def _empty_text(batch: BatchSpan) -> str:
         else f"offsets {batch.base_offset:,}-{batch.last_offset:,}"
     )
     return (
-        f"empty batch at {where}: its records are gone, its {format_bytes(batch.size_bytes)} header stays "
-        f"(the last batch of producer {batch.producer_id} keeps its state)"
+        f"empty batch at {where}: its records are gone, its {format_bytes(batch.size_bytes)} header stays: "
+        f"{batch.kept_because}"
     )
 
 

@@ -9,13 +9,13 @@ from typing import Any
 import plotly.graph_objects as go
 
 from kcompact_nb.core import (
-    Frame,
     LayoutScale,
     LayoutView,
     LogPart,
     OffsetMapSpec,
     PartitionLog,
     SegmentRegion,
+    Simulation,
     StoredSegment,
     Strategy,
     format_instant_ms,
@@ -62,7 +62,7 @@ def layout_figure(
     segments: BucketRows | None = None,
     ranges: Any = None,
     buckets: BucketRows | None = None,
-    next_frame: Frame | None = None,
+    simulation: Simulation | None = None,
 ) -> go.Figure:
     """Brackets naming the log tail and log head (cleanable, uncleanable, active segment) over the segments
     (bars over the offsets they cover, as tall as their bytes) and the records at their offsets.
@@ -75,7 +75,7 @@ def layout_figure(
         The broker time for the cleaner's ranges and tombstone horizons (default: the log's last
         segment modification time).
     color_by
-        ``"fate"``: what a pass at ``now_ms`` does to each record (see :func:`kcompact_nb.core.next_pass`);
+        ``"fate"``: what the next pass does to each record (see :func:`kcompact_nb.core.next_pass`);
         ``"key"``: one color per key.
     max_records
         Above this many stored records a log is drawn from ``bucket_count`` offset buckets.
@@ -84,9 +84,9 @@ def layout_figure(
         to fit the data: before and after a pass, or every step of a stepper, alike.
     offset_map, strategy
         The next pass's offset map (default: the broker's dedupe buffer) and strategy (default: the topic's).
-    next_frame
-        The frame the next pass made when it already ran (a stepper's next step over a log's passes): its pass
-        is drawn, not run again (see :func:`kcompact_nb.core.next_pass`).
+    simulation
+        The broker the log belongs to: its cleaner runs forward over all its logs (see
+        :func:`kcompact_nb.core.next_pass`).
     show_batches
         A row of batches (bytes each) under the segments; default: when some batch holds several offsets.
     segments, ranges
@@ -106,7 +106,7 @@ def layout_figure(
                 "layout_figure(log, buckets=kcompact_nb.io.partition_offset_buckets(scanned, bucket_count=200))"
             )
         if buckets is None and sum(len(b.records) for b in source.batches()) <= max_records:
-            view = layout_view(source, now_ms=now, offset_map=offset_map, strategy=strategy, next_frame=next_frame)
+            view = layout_view(source, now_ms=now, offset_map=offset_map, strategy=strategy, simulation=simulation)
             return _record_figure(view, title=title, scale=scale, color_by=color_by, show_batches=show_batches)
         ltc, regions = segment_regions(source, now_ms=now)
         rows = offset_buckets(source, bucket_count=bucket_count) if buckets is None else buckets

@@ -26,6 +26,7 @@ UNCLEANABLE = "uncleanable"
 ACTIVE = "active"
 # What the next pass does (record fills).
 REMOVED = Outcome.REMOVED.value
+DELETED = Outcome.DELETED.value
 KEPT = Outcome.KEPT.value
 NEWER_BEYOND = Outcome.NEWER_BEYOND.value
 BEYOND = Outcome.BEYOND.value
@@ -65,6 +66,7 @@ COLORS: dict[str, str] = {
     UNCLEANABLE: "#dde2e8",
     ACTIVE: "#cfe0f3",
     REMOVED: "#d64545",
+    DELETED: "#7a1f1f",
     KEPT: "#2e7d4f",
     NEWER_BEYOND: "#f08c2e",
     BEYOND: "#f5c94c",
@@ -109,6 +111,7 @@ LABELS: dict[str, str] = {
     UNCLEANABLE: "log head: uncleanable",
     ACTIVE: "active segment (never cleaned)",
     REMOVED: "removed by the next pass",
+    DELETED: "deleted by retention (with its segment)",
     KEPT: "kept: latest of its key",
     NEWER_BEYOND: "superseded, kept: its newer record is not in the pass's offset map",
     BEYOND: "superseded or aborted, kept: no pass reaches it now",
@@ -144,7 +147,7 @@ PART_NAMES: dict[str, str] = {
 """Short names of the parts, as the brackets over a layout show them."""
 
 REGIONS = (CLEAN, CLEANABLE, UNCLEANABLE, ACTIVE)
-OUTCOMES = (REMOVED, NEWER_BEYOND, BEYOND, DUE, WAITING, KEPT)
+OUTCOMES = (REMOVED, DELETED, NEWER_BEYOND, BEYOND, DUE, WAITING, KEPT)
 
 FONT = "Arial, Helvetica, sans-serif"
 

@@ -156,7 +156,6 @@ class CompactionStepper:
             scale=self._scale(),
             offset_map=self.source.offset_map,
             strategy=self.source.strategy,
-            next_frame=self._next_pass_frame(shown.position),
         )
         sync_figure(self.layout_figure, figure)
         latest = self._latest_pass(shown.position)
@@ -167,11 +166,6 @@ class CompactionStepper:
             return
         show_only(self.pass_area, self.latest_pass)
         self._draw_pass(*latest)
-
-    def _next_pass_frame(self, position: int) -> Frame | None:
-        """The next position's frame when its step is the pass the layout of ``position`` shows coming (a log's
-        passes), computed already: the layout figure draws that pass instead of running it again."""
-        return self.steps.known(position + 1) if self.source.unit == "pass" else None
 
     def _draw_pass(self, result: PassResult, after: Frame) -> None:
         """The offset map and stats of ``result``, the pass that made frame ``after`` (drawn once per pass)."""

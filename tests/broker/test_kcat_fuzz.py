@@ -5,7 +5,9 @@ separators, line ends, NULs, ``NULL``, empty and null; values over a 4 KiB stdou
 partitions; committed and aborted transactions), produces them to a fresh topic of the real
 broker, and has the real kcat consume it in generated forms: ``-J``, ``-f`` with and without
 lengths, ``%p``, ``%t``, ``%T`` and ``%h``, ``-Z``, ``-p N`` (stated to the parser or not),
-``-J -D`` and ``-K``/``-D`` (both refused), with kcat's stderr mixed in (``2>&1``) or not. Each
+``-J -D`` and ``-K``/``-D`` (both refused), with kcat's stderr mixed in (``2>&1``) or not, buffered or
+unbuffered (``-u``: status lines at record ends), ended by ``-e`` or stopped by a signal once it has read
+everything (no ``-e``), or taken through a pseudo-terminal (``script``, as ``docker exec -t`` would). Each
 parse must equal what a ``read_committed`` consumer reads from the broker's segment files, with
 exactly the losses the form declares (fields it does not print; kcat's own cuts), or be refused.
 Data the parse declares it cannot read (a separator inside a field printed without its length)
@@ -16,9 +18,14 @@ may read differently only with that caveat. ``make fuzz`` runs many more example
 from __future__ import annotations
 
 import os
+import shlex
+import signal
 import subprocess
+import tempfile
+import time
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -107,6 +114,9 @@ class Form:
     stated: bool  # the parser is told the partition (partition=N)
     stderr_mixed: bool
     must_refuse: bool = False
+    unbuffered: bool = False  # kcat -u
+    until_eof: bool = True  # kcat -e; without it kcat is stopped by SIGTERM once every partition reached its end
+    terminal: bool = False  # run under a pseudo-terminal (script): every \n kcat writes arrives as \r\n
 
 
 SEPARATORS = [" ", r"\t", "|", r"\x01"]
@@ -117,14 +127,16 @@ TERMINATORS = [r"\n", r"\x1e", r"\r\n"]
 def forms(draw: st.DrawFn, partitions: int) -> Form:
     kcat_partition = draw(st.none() | st.integers(0, partitions - 1))
     stated = kcat_partition is not None and draw(st.booleans())
-    mixed = draw(st.booleans())
+    terminal = draw(st.sampled_from([False, False, False, True]))
+    mixed = terminal or draw(st.booleans())  # a terminal takes stdout and stderr alike
+    run = {"unbuffered": draw(st.booleans()), "until_eof": terminal or draw(st.booleans()), "terminal": terminal}
     kind = draw(st.sampled_from(["json", "format", "format", "format", "json -D", "-K -D"]))
     if kind == "json":
-        return Form(("-J",), None, False, kcat_partition, stated, mixed)
+        return Form(("-J",), None, False, kcat_partition, stated, mixed, **run)
     if kind == "json -D":
-        return Form(("-J", "-D", "|"), None, False, kcat_partition, stated, mixed, must_refuse=True)
+        return Form(("-J", "-D", "|"), None, False, kcat_partition, stated, mixed, must_refuse=True, **run)
     if kind == "-K -D":
-        return Form(("-K", ":", "-D", "|"), None, False, kcat_partition, stated, mixed, must_refuse=True)
+        return Form(("-K", ":", "-D", "|"), None, False, kcat_partition, stated, mixed, must_refuse=True, **run)
     sep = draw(st.sampled_from(SEPARATORS))
     parts = [f for f in ("%t", "%p", "%T", "%h") if draw(st.booleans())] + ["%o"]
     key = draw(st.sampled_from(["", "%k", "%K{s}%k", "%k{s}%K"]))
@@ -132,7 +144,8 @@ def forms(draw: st.DrawFn, partitions: int) -> Form:
     parts += [p.format(s=sep) for p in (key, value) if p]
     fmt = sep.join(draw(st.permutations(parts))) + draw(st.sampled_from(TERMINATORS))
     nulls = draw(st.booleans())
-    return Form(("-f", fmt, *(["-Z"] if nulls else [])), fmt, nulls, kcat_partition, stated, mixed)
+    must_refuse = terminal and "\\n" in fmt  # every line end arrives as \r\n: refused with that cause
+    return Form(("-f", fmt, *(["-Z"] if nulls else [])), fmt, nulls, kcat_partition, stated, mixed, must_refuse, **run)
 
 
 def produce(broker: KafkaBroker, workload: Workload) -> str:
@@ -156,13 +169,38 @@ def produce(broker: KafkaBroker, workload: Workload) -> str:
     return topic
 
 
-def run_kcat(broker: KafkaBroker, topic: str, form: Form) -> bytes:
+def run_kcat(broker: KafkaBroker, topic: str, form: Form, partitions: int) -> bytes:
     where = ["-p", str(form.kcat_partition)] if form.kcat_partition is not None else []
-    command = [kcat_path(), "-C", "-b", broker.bootstrap_servers, "-t", topic, "-e", *where, *form.args]
+    options = [*(["-e"] if form.until_eof else []), *(["-u"] if form.unbuffered else [])]
+    command = [kcat_path(), "-C", "-b", broker.bootstrap_servers, "-t", topic, *options, *where, *form.args]
+    if form.terminal:
+        done = subprocess.run(["script", "-qefc", shlex.join(command), "/dev/null"], capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+    if not form.until_eof:
+        return _stopped_by_a_signal(command, form, topic, 1 if form.kcat_partition is not None else partitions)
     stderr = subprocess.STDOUT if form.stderr_mixed else subprocess.PIPE
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=stderr, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def _stopped_by_a_signal(command: list[str], form: Form, topic: str, partitions: int) -> bytes:
+    """kcat without ``-e``: it waits for more records until SIGTERM, sent once its stderr says that every partition
+    it reads reached its end (``% Reached end of topic``), as an operator stops it with Ctrl-C."""
+    with tempfile.TemporaryDirectory() as folder:
+        out, err = Path(folder) / "out", Path(folder) / "err"
+        with open(out, "wb") as stdout, open(err, "wb") as stderr:
+            process = subprocess.Popen(command, stdout=stdout, stderr=stdout if form.stderr_mixed else stderr)
+            watched = out if form.stderr_mixed else err
+            deadline = time.monotonic() + 60
+            reached = f"% Reached end of topic {topic} [".encode()  # the generated data never names this topic
+            while watched.read_bytes().count(reached) < partitions:
+                assert time.monotonic() < deadline and process.poll() is None, watched.read_bytes()[-2000:]
+                time.sleep(0.05)
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+        return out.read_bytes()
 
 
 def parse(output: bytes, form: Form) -> KcatParse:
@@ -232,7 +270,9 @@ class Printed:
 
 
 def check(broker: KafkaBroker, topic: str, workload: Workload, form: Form) -> None:
-    output = run_kcat(broker, topic, form)
+    output = run_kcat(broker, topic, form, workload.partitions)
+    run = ["-u" if form.unbuffered else "", "" if form.until_eof else "no -e", "terminal" if form.terminal else ""]
+    event(f"kcat run: {' '.join(r for r in run if r) or 'buffered, -e'}")
     try:
         parsed = parse(output, form)
     except DumpParseError as refused:

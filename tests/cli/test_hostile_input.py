@@ -8,6 +8,7 @@ modified (hashed before and after).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -215,6 +216,7 @@ def test_a_named_input_that_is_not_a_file_is_refused_without_waiting(log_dir, tm
     refused(run("kcat", odd, timeout=60), what)
     refused(run("scenario", "run", odd, timeout=60), what)
     refused(run("inspect", log_dir, "--config-file", odd, timeout=60), what)
+    refused(run("clean", log_dir, "--out", tmp_path / "out", "--config-file", odd, timeout=60), what)
 
 
 def test_a_symlink_loop_is_not_called_missing(tmp_path):
@@ -231,3 +233,35 @@ def test_process_substitution_is_read(log_dir):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert '"segment.ms": 100' in done.stdout
+
+
+def test_a_sparse_four_gib_index_is_dumped_without_reading_it_whole(log_dir):
+    index = sorted((log_dir / "basic-0").glob("*.index"))[0]
+    with open(index, "r+b") as handle:
+        handle.truncate(4 * 1024**3)  # preallocated, a hole on disk
+    done = run("dump", index)
+    assert done.returncode == 0, done.stderr
+    assert "4,294,967,296 bytes (preallocated" in done.stdout
+
+
+def test_a_scenario_config_past_its_kafka_type_names_its_path(tmp_path):
+    text = SCENARIO.read_text()
+    document = json.loads(text)
+    topic = next(iter(document["topics"]))
+    document["topics"][topic].setdefault("config", {})["segment.ms"] = 2**70
+    (tmp_path / "s.json").write_text(json.dumps(document))
+    refused(run("scenario", "run", tmp_path / "s.json"), '["segment.ms"]', "Not a number of type LONG")
+
+
+# --- kcat output ------------------------------------------------------------------------------------------------
+
+
+def test_an_empty_kcat_output_says_it_may_be_cut(tmp_path):
+    (tmp_path / "empty.txt").write_bytes(b"")
+    done = run("kcat", tmp_path / "empty.txt", "-f", r"%o\t%s\n", "-p", "0")
+    assert done.returncode == 0 and "it may be cut" in done.stdout, done.stdout + done.stderr
+
+
+def test_kcat_output_taken_through_a_terminal_is_refused_with_its_cause(tmp_path):
+    (tmp_path / "tty.txt").write_bytes(b"0\tv\r\n1\tw\r\n")
+    refused(run("kcat", tmp_path / "tty.txt", "-f", r"%o\t%s\n", "-p", "0"), "pseudo-terminal")

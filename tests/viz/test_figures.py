@@ -198,8 +198,9 @@ def test_transactional_sample_draws_markers_aborted_data_and_the_empty_batch():
     assert (list(empty.x), list(empty.hovertext)) == (
         [3.5],
         [
-            "empty batch at offsets 3-4: its records are gone, its 61 B header stays "
-            "(the last batch of producer 3 keeps its state)"
+            "empty batch at offsets 3-4: its records are gone, its 61 B header stays: the last batch of producer 3 "
+            "(rule A): Kafka keeps it, empty, so the producer's sequence and epoch survive, until "
+            "producer.id.expiration.ms expires the producer; it stays while nothing is appended: no pass reads it"
         ],
     )
     stages = [a.text for a in both.layout.annotations if a.name in ("before the pass", "after the pass")]
@@ -309,11 +310,13 @@ def test_dirty_ratio_over_time_in_days_with_passes_rolls_and_deadlines(fruit):
     assert list(rolls.x) == list(passes.x) and list(rolls.y) == [0.0, 0.0]
     assert trace(fig, "dirty ratio").line.color == COLORS["dirty ratio"]
     log = compacted_log(max_compaction_lag_ms=1000)
-    log.append([rec("a", timestamp=0)], now_ms=0)
+    log.append([rec("a", timestamp=1)], now_ms=1)
+    log.roll(now_ms=1)
+    log.append([rec("b", timestamp=1)], now_ms=1)
     deadline = dirty_ratio_timeline_figure(dirtiness_series(list(pass_frames(log, now_ms=5000))))
     assert (deadline.layout.xaxis.title.text, list(trace(deadline, LABELS["deadline"]).x)) == (
         "time (s since t = 0)",
-        [1.0, 1.0, None],
+        [1.002, 1.002, None],  # overdue at 1 + 1000 + 1 ms, when the engine finds it so (timestamps 0 never count)
     )
 
 

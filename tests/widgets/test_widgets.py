@@ -152,8 +152,8 @@ def test_the_end_of_a_scenario_says_what_the_cleaner_would_do_next():
     stepper.slider.value = 13
     assert stepper.checks.value.endswith(
         "<div style='line-height:1.4'><b>End of the scenario. The cleaner now:</b> "
-        "not eligible: nothing is cleanable, and without new appends the active segment never rolls, "
-        "so never (dirty ratio 0.0000 vs min.cleanable.dirty.ratio 0.5).</div>"
+        "not eligible: nothing is cleanable, and while nothing is appended nothing becomes cleanable "
+        "(dirty ratio 0.0000 vs min.cleanable.dirty.ratio 0.5).</div>"
     )
 
 
@@ -218,8 +218,8 @@ def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_
     assert stepper.status.value.startswith("<b>pass 4 of passes 1–4</b>")
     assert stepper.checks.value == (
         "<div style='line-height:1.4'><b>No further pass:</b> not eligible: nothing is cleanable, "
-        "and without new appends the active segment never rolls, "
-        "so never (dirty ratio 0.0000 vs min.cleanable.dirty.ratio 0.1).</div>"
+        "and while nothing is appended nothing becomes cleanable "
+        "(dirty ratio 0.0000 vs min.cleanable.dirty.ratio 0.1).</div>"
     )
     assert fate(stepper.layout_figure, KEPT) == list(range(6, 12))
     assert len(log.segments[0].batches) == 12  # the stepper works on copies

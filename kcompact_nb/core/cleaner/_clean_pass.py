@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kcompact_nb.core.cleaner._cleaner import Cleaner, do_clean
-from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats, log_line, throttled_elapsed
+from kcompact_nb.core.cleaner._cleaner import Cleaner, RecordedLoops, do_clean
+from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed, CleanerStats, log_line, throttled_elapsed
+from kcompact_nb.core.cleaner._decisions import PassDecisions
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
 from kcompact_nb.core.cleaner._log_to_clean import segment_aligned_uncleanable_offset
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, OffsetMap
@@ -38,6 +39,8 @@ class PassResult:
     groups: tuple[tuple[int, ...], ...]
     offset_map: OffsetMap = field(repr=False)
     map_full: bool = False
+    decisions: PassDecisions | None = field(default=None, repr=False)
+    """What the pass decided for each record and batch it read, when it was asked to record (``decisions``)."""
 
     @property
     def name(self) -> str:
@@ -56,6 +59,8 @@ def clean_pass(
     broker: BrokerConfig | None = None,
     thread_id: int = 0,
     storage: SegmentStorage | None = None,
+    speed: CleanerSpeed | None = None,
+    decisions: PassDecisions | None = None,
 ) -> PassResult:
     """Clean ``[first_dirty_offset, first_uncleanable_offset)`` of ``log`` at ``now_ms`` and move its checkpoint.
 
@@ -64,7 +69,9 @@ def clean_pass(
     ``strategy`` defaults to the topic's ``compaction.strategy``. ``first_uncleanable_offset`` is rounded down to its
     segment's base offset, as ``LogToClean`` does. Called on an empty range, the pass ends at offset 0, as Kafka's
     would. ``storage`` says where the batches are read and the cleaned segments kept (default: in ``log``).
-    ``thread_id`` names the cleaner thread in the log line.
+    ``thread_id`` names the cleaner thread in the log line; ``speed``, the machine's pace, makes the pass take time
+    unthrottled too (:func:`throttled_elapsed`). ``decisions``, when given, receives what the pass decided for each
+    record and batch it read (the records are then filtered one by one, as Kafka does).
     """
     first_uncleanable_offset = segment_aligned_uncleanable_offset(log, first_uncleanable_offset)
     broker = broker or log.broker
@@ -76,7 +83,10 @@ def clean_pass(
         streaming=storage.streams,
         table=offset_table_for(storage, strategy),
     )
-    cleaner = Cleaner(offset_map, strategy, broker, storage, loops=record_loops_for(offset_map, strategy))
+    loops = record_loops_for(offset_map, strategy)
+    if decisions is not None:
+        loops = RecordedLoops(loops, decisions)
+    cleaner = Cleaner(offset_map, strategy, broker, storage, loops=loops, decisions=decisions)
     with cyclic_gc_paused():
         cleaned = do_clean(
             cleaner,
@@ -87,7 +97,7 @@ def clean_pass(
         )
     log.cleaner_checkpoint = end_offset = cleaned.end_offset
     stats = cleaned.stats
-    throttled_elapsed(stats, broker)
+    throttled_elapsed(stats, broker, speed)
     line = log_line(
         stats,
         thread_id=thread_id,
@@ -109,4 +119,5 @@ def clean_pass(
         groups=cleaned.groups,
         offset_map=offset_map,
         map_full=cleaned.map_full,
+        decisions=decisions,
     )

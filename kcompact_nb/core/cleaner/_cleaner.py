@@ -16,17 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
+from kcompact_nb.core.cleaner._decisions import PassDecisions, PassStop, RecordDecision, RecordRule
 from kcompact_nb.core.cleaner._failure import index_full
 from kcompact_nb.core.cleaner._filter_to import BatchRetention, BatchRetentionResult, filter_to
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 from kcompact_nb.core.cleaner._log_to_clean import segments_overlapping
-from kcompact_nb.core.cleaner._offset_map import OffsetMap
-from kcompact_nb.core.cleaner._segment_storage import SegmentStorage
-from kcompact_nb.core.cleaner._strategies import Strategy
+from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
+from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage
+from kcompact_nb.core.cleaner._strategies import Strategy, rank_offset
 from kcompact_nb.core.model import AbortedTxn, BrokerConfig, IndexFullError, PartitionLog, RuleB, Segment
 from kcompact_nb.record import NO_SEQUENCE, RecordBatch
 
@@ -53,6 +54,8 @@ class Cleaner:
     broker: BrokerConfig
     storage: SegmentStorage
     loops: RecordLoops
+    decisions: PassDecisions | None = None
+    """Where the pass records what it decided (``None``: nothing is recorded)."""
 
 
 @dataclass
@@ -95,6 +98,8 @@ def do_clean(
     )
     offset_map = cleaner.offset_map
     full = build_offset_map(cleaning, first_dirty_offset, first_uncleanable_offset)
+    if full and cleaner.decisions is not None:
+        cleaner.decisions.stop = PassStop.MAP_FULL
     end_offset = offset_map.latest_offset + 1
     segments = segments_overlapping(log, -1, end_offset)
     _check_codecs(log, cleaner.storage.codecs(segments))
@@ -183,6 +188,15 @@ def build_offset_map(cleaning: Cleaning, start: int, end: int) -> bool:
     return False
 
 
+def offset_map_keys(log: PartitionLog, *, start: int, end: int, strategy: Strategy, now_ms: int) -> set[bytes]:
+    """The keys ``buildOffsetMap`` puts into a map large enough for ``[start, end)`` of ``log`` (markers and aborted
+    data are never mapped); the log is not modified."""
+    offset_map = ExactOffsetMap()
+    cleaner = Cleaner(offset_map, strategy, log.broker, InMemoryStorage(), loops=RECORD_BY_RECORD)
+    build_offset_map(Cleaning(cleaner, log, now_ms, None, 0), start, end)
+    return set(offset_map.entries())
+
+
 def _build_offset_map_for_segment(
     cleaning: Cleaning, segment: Segment, transactions: CleanedTransactionMetadata, start: int
 ) -> bool:
@@ -239,6 +253,31 @@ class RecordByRecord:
 
 
 RECORD_BY_RECORD = RecordByRecord()
+
+
+class RecordedLoops:
+    """Record loops that record each record's rule into ``decisions``: the map is built by ``inner``'s loops, records
+    are filtered one by one through ``shouldRetainRecord`` (:meth:`CleanerFilter.record_rule`), as Kafka does."""
+
+    def __init__(self, inner: RecordLoops, decisions: PassDecisions) -> None:
+        self.inner = inner
+        self.decisions = decisions
+
+    def map_records(self, cleaning: Cleaning, batch: RecordBatch, start: int) -> bool:
+        return self.inner.map_records(cleaning, batch, start)
+
+    def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
+        kept = []
+        offset_map, record = record_filter.offset_map, self.decisions.record
+        for r in batch.records:
+            rule = record_filter.record_rule(batch, r)
+            if rule is RecordRule.SUPERSEDED:  # only a keyed record is superseded
+                record(RecordDecision(r.offset, rule, rank_offset(offset_map.get(cast("bytes", r.key)))))
+            else:
+                record(RecordDecision(r.offset, rule))
+            if rule.kept:
+                kept.append(r)
+        return kept
 
 
 # -- cleanSegments, cleanInto ---------------------------------------------------------------------
@@ -316,7 +355,9 @@ def clean_into(cleaning: Cleaning, source: Segment, cleaned: Segment, record_fil
         capacity=_read_buffer_bytes(cleaner.broker),
         limit=log.config.max_message_bytes,
     ):
-        result = filter_to(chunk, record_filter, encoder=log.encoder, kafka_version=cleaner.broker.version)
+        result = filter_to(
+            chunk, record_filter, encoder=log.encoder, kafka_version=cleaner.broker.version, decisions=cleaner.decisions
+        )
         stats.messages_read += result.messages_read
         stats.bytes_read += result.bytes_read
         stats.messages_written += result.messages_retained
@@ -370,7 +411,12 @@ class CleanerFilter:
             retention = BatchRetention.DELETE
         else:
             retention = BatchRetention.DELETE_EMPTY
-        return BatchRetentionResult(retention, can_discard and batch.is_control)
+        return BatchRetentionResult(
+            retention,
+            can_discard and batch.is_control,
+            last_batch_of_producer=batch.producer_id if keeps_producer_state else None,
+            ends_round=ends_round,
+        )
 
     def _is_batch_last_record_of_producer(self, batch: RecordBatch) -> bool:
         last = self.producers.get(batch.producer_id)
@@ -389,31 +435,50 @@ class CleanerFilter:
 
     def should_retain_record(self, batch: RecordBatch, record: Any) -> bool:
         """Spec 7.4 (``shouldRetainRecord``), with the strategy's rank in place of the offset."""
+        return self.record_rule(batch, record).kept
+
+    def record_rule(self, batch: RecordBatch, record: Any) -> RecordRule:
+        """The branch of ``shouldRetainRecord`` that decides ``record`` (:meth:`should_retain_record` keeps it when
+        the rule is a keeping one)."""
         if self.discard_batch_records:
-            return False
+            return RecordRule.MARKER_DISCARDED if batch.is_control else RecordRule.ABORTED
         if batch.is_control:
-            return True
+            return RecordRule.MARKER
         cleaning, offset_map, strategy = self.cleaning, self.offset_map, self.strategy
         if record.offset > offset_map.latest_offset:
-            return True
+            return RecordRule.UNREAD_BY_MAP
         if strategy.retains_log_end_record and record.offset == cleaning.log.log_end_offset - 1:
-            return True
+            return RecordRule.LOG_END
         if record.key is None:
             cleaning.stats.invalid_messages_read += 1
-            return False
+            return RecordRule.KEYLESS
         rank = record.offset if strategy.ranks_by_offset else strategy.rank(batch, record)
         found = offset_map.get(record.key)
         if found is not None and rank < found:
-            return False
-        if found is not None and rank > found:
+            return RecordRule.SUPERSEDED
+        outranks = found is not None and rank > found
+        if outranks:
             offset_map.put(record.key, rank, offset_map.latest_offset)  # KIP-280: a clean record beats the dirty winner
-        return record.value is not None or self.retains_deletes(batch)
+        if record.value is None:
+            return self.tombstone_rule(batch)
+        if outranks:
+            return RecordRule.OUTRANKS_ENTRY
+        return RecordRule.NOT_MAPPED if found is None else RecordRule.LATEST
 
     def retains_deletes(self, batch: RecordBatch) -> bool:
         """Whether tombstones stay.
 
         Before Kafka 3.1 while the segment is newer than the legacy horizon, from 3.1 on until the batch's horizon.
         """
+        return self.tombstone_rule(batch).kept
+
+    def tombstone_rule(self, batch: RecordBatch) -> RecordRule:
+        """Whether a tombstone of ``batch`` stays, as the rule that decides it (:meth:`retains_deletes`)."""
         if not self.cleaning.cleaner.broker.version.has_batch_delete_horizon:
-            return self.retain_legacy_deletes
-        return batch.delete_horizon_ms is None or self.now_ms < batch.delete_horizon_ms
+            if self.retain_legacy_deletes:
+                return RecordRule.LEGACY_TOMBSTONE_RETAINED
+            return RecordRule.LEGACY_TOMBSTONE_EXPIRED
+        horizon = batch.delete_horizon_ms
+        if horizon is None:
+            return RecordRule.TOMBSTONE_UNSTAMPED
+        return RecordRule.TOMBSTONE_BEFORE_HORIZON if self.now_ms < horizon else RecordRule.TOMBSTONE_PAST_HORIZON

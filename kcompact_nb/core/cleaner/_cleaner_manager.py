@@ -6,22 +6,25 @@ in the broker's log pool iteration order wins, as in Kafka (:mod:`kcompact_nb.co
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from kcompact_nb.core.cleaner._clean_pass import PassResult, clean_pass
+from kcompact_nb.core.cleaner._cleaner_loop import CleanerLoop
+from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed
+from kcompact_nb.core.cleaner._decisions import LogStartMove, PassDecisions, RetentionDeletion
 from kcompact_nb.core.cleaner._failure import CleanerFailure, record_failure
+from kcompact_nb.core.cleaner._first_true import FAR_FUTURE_MS, first_true
+from kcompact_nb.core.cleaner._iteration import Iteration, PartitionSelection, Selection
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
 from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._offset_table import OffsetTable
-from kcompact_nb.core.cleaner._retention import delete_old_segments
+from kcompact_nb.core.cleaner._retention import delete_old_segments, retention_deletions
 from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
 from kcompact_nb.core.model import BrokerConfig, PartitionLog
 from kcompact_nb.record import KafkaModelError, KcompactError
-
-MAX_LOOP_ITERATIONS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -67,12 +70,42 @@ class CleanerManager:
     """Per-topic user-defined strategies; other topics use their ``compaction.strategy``."""
     started_ms: int = 0
     """When the broker started: producer expiry checks run every interval after it."""
-    recorded: list[PassResult] | None = None
+    decisions: list[Iteration] | None = None
+    """When a list, every iteration records what it decided into it (:class:`Iteration`; passes record each record's
+    and batch's fate); a pass :meth:`clean_log` runs is recorded as an iteration of its own, without retention."""
+    offset_maps: dict[str, OffsetMapSpec] = field(default_factory=dict)
+    """Per-partition offset maps (by partition name) in place of the broker's, for what-if runs (not Kafka's)."""
     stopped_threads: int = 0
     """Cleaner threads an exception ended (Kafka 2.0, before partitions could be marked uncleanable)."""
-    """When a list, every pass this manager runs is appended to it (frames collect a step's passes)."""
+    speed: CleanerSpeed | None = None
+    """How fast this machine's cleaner works (not Kafka's: a pass then takes time unthrottled too, spec 11)."""
+    map_spec: OffsetMapSpec | None = None
+    """The offset map of every pass, instead of a thread's share of ``log.cleaner.dedupe.buffer.size`` (a
+    forecast that samples keys scales it)."""
+    log_start_moves: list[LogStartMove] = field(default_factory=list)
+    """Every move of a log start offset this broker made (retention here; DeleteRecords by the simulation)."""
+    dirtiest_ratio: float = 0.0
+    """The highest cleanable ratio the last selection considered (Kafka's ``max-dirty-percent`` is 100 times it)."""
+    max_compaction_delay_ms: int = 0
+    """The largest compaction delay the last selection that chose a log considered (``PreCleanStats``)."""
     _storages: dict[str, SegmentStorage] = field(default_factory=dict, repr=False)
     _last_expiry_check_ms: int = -1
+
+    def copy(self, *, recording: bool = False) -> CleanerManager:
+        """A manager in this one's state (broker, uncleanable partitions, failures, strategies, offset maps,
+        producer-expiry schedule) whose later changes are its own; ``recording`` starts an empty decision record
+        (for running the cleaner forward on copies of the logs). Streamed storages are not copied."""
+        decisions = [] if recording else None if self.decisions is None else list(self.decisions)
+        return replace(
+            self,
+            uncleanable=set(self.uncleanable),
+            failures=list(self.failures),
+            strategies=dict(self.strategies),
+            decisions=decisions,
+            offset_maps=dict(self.offset_maps),
+            log_start_moves=list(self.log_start_moves),
+            _storages={},
+        )
 
     def stream_from(self, log: PartitionLog, storage: SegmentStorage) -> None:
         """Clean ``log`` from ``storage``: a log scanned from its segment files holds only their metadata, and its
@@ -89,43 +122,94 @@ class CleanerManager:
         Logs in ``in_progress`` (being cleaned by another thread) are skipped. Invalid checkpoints
         of considered logs are rewritten to the log start offset (spec 4.1).
         """
+        best, considered, _ = self._select(logs, now_ms, in_progress)
+        return best, considered
+
+    def _select(
+        self, logs: Sequence[PartitionLog], now_ms: int, in_progress: Collection[str]
+    ) -> tuple[LogToClean | None, list[LogToClean], list[PartitionSelection]]:
+        """:meth:`grab_filthiest_log`, with how it treated each log of ``logs`` (in the log pool's order)."""
         considered = []
+        selections: list[PartitionSelection] = []
         pool = [logs[i] for i in log_pool_order([(lg.topic, lg.partition) for lg in logs])]
-        for log in self._compacted(pool):
-            if log.name in in_progress:
+        for log in pool:
+            skipped = self._skipped(log, in_progress)
+            if skipped is not None:
+                selections.append(PartitionSelection(log.name, skipped))
                 continue
             ltc = log_to_clean(log, now_ms=now_ms)
             if ltc.checkpoint_reset is not None:
                 log.cleaner_checkpoint = ltc.first_dirty_offset
             if ltc.total_bytes > 0:
                 considered.append(ltc)
+            selections.append(PartitionSelection(log.name, _selection(ltc), ltc))
         eligible = [ltc for ltc in considered if ltc.eligible]
         best = max(eligible, key=lambda ltc: ltc.cleanable_ratio, default=None)
-        return best, considered
+        self.dirtiest_ratio = max((ltc.cleanable_ratio for ltc in considered), default=0.0)
+        if best is not None:
+            self.max_compaction_delay_ms = max((ltc.compaction_delay_ms for ltc in considered), default=0)
+            selections = [_chosen_or_not(s, best.name) for s in selections]
+        return best, considered, selections
+
+    def _skipped(self, log: PartitionLog, in_progress: Collection[str]) -> Selection | None:
+        if not log.config.compact:
+            return Selection.NOT_COMPACTED
+        if log.name in self.uncleanable:
+            return Selection.UNCLEANABLE
+        return Selection.IN_PROGRESS if log.name in in_progress else None
 
     def clean_once(
-        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()
+        self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = (), thread_id: int = 0
     ) -> PassResult | None:
         """One cleaner-thread iteration: clean the filthiest eligible log, then compacted-log retention.
 
         ``logs`` as for :meth:`grab_filthiest_log`; logs in ``in_progress`` are neither cleaned nor retained. A pass
-        that throws marks its log uncleanable and ends the iteration before retention (``None``).
+        that throws marks its log uncleanable and ends the iteration before retention (``None``). With
+        :attr:`decisions` set, the iteration is recorded there.
         """
         if not self.broker.log_cleaner_enable or self.stopped_threads >= self.broker.log_cleaner_threads:
             return None
-        self._expire_producers(logs, now_ms)
-        best, considered = self.grab_filthiest_log(logs, now_ms=now_ms, in_progress=in_progress)
+        iteration = Iteration(now_ms, thread_id)
+        iteration.expired_producers = self._expire_producers(logs, now_ms)
+        best, considered, selections = self._select(logs, now_ms, in_progress)
+        iteration.partitions = tuple(selections)
         result = None
         if best is not None:
             log = next(lg for lg in logs if lg.name == best.name)
             failed = len(self.failures)
-            result = self._clean_or_mark_uncleanable(log, best, considered, now_ms)
+            result = self._clean_or_mark_uncleanable(log, best, considered, now_ms, thread_id)
             if len(self.failures) > failed:  # the exception leaves cleanFilthiestLog before its retention step
+                iteration.failure = self.failures[-1]
+                self._note(iteration)
                 return None
+        iteration.result = result
+        deleted: list[RetentionDeletion] = []
         for log in self._compacted(logs):
             if log.name not in in_progress:
-                delete_old_segments(log, now_ms=now_ms if result is None else result.end_ms)
-        return self._record(result)
+                start = log.log_start_offset
+                gone = delete_old_segments(log, now_ms=now_ms if result is None else result.end_ms)
+                if gone and log.log_start_offset > start:
+                    at, cause = gone[-1].at_ms, gone[-1].reason.value
+                    self.log_start_moves.append(LogStartMove(log.name, at, start, log.log_start_offset, cause))
+                deleted += gone
+        iteration.retention = tuple(deleted)
+        self._note(iteration)
+        return result
+
+    def would_work(self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()) -> bool:
+        """Whether an iteration at ``now_ms`` would clean a log or delete a segment; no log is modified.
+
+        Without appends this only turns from False to True as time passes (logs age into eligibility and
+        retention), which lets :meth:`run` skip the iterations in between (:func:`first_true`).
+        """
+        if not self.broker.log_cleaner_enable:
+            return False
+        for log in self._compacted(logs):
+            if log.name in in_progress:
+                continue
+            if log_to_clean(log, now_ms=now_ms).eligible or retention_deletions(log, now_ms=now_ms):
+                return True
+        return False
 
     def clean_log(
         self,
@@ -149,6 +233,7 @@ class CleanerManager:
             return None
         strategy = self.strategy_of(log)
         storage = storage or self._storages.get(log.name)
+        offset_map = offset_map or self.offset_maps.get(log.name)
         result = clean_pass(
             log,
             now_ms=now_ms,
@@ -156,66 +241,85 @@ class CleanerManager:
             first_uncleanable_offset=ltc.first_uncleanable_offset
             if first_uncleanable_offset is None
             else first_uncleanable_offset,
-            offset_map=None if offset_map is None else _built(offset_map, strategy, storage),
+            offset_map=self._offset_map(offset_map, strategy, storage),
             strategy=strategy,
             cleanable_ratio=ltc.cleanable_ratio,
             broker=self.broker,
             storage=storage,
+            speed=self.speed,
+            decisions=None if self.decisions is None else PassDecisions(),
         )
-        return self._record(result)
+        self._note(Iteration(now_ms, partitions=(PartitionSelection(log.name, Selection.CHOSEN, ltc),), result=result))
+        return result
 
-    def run(self, logs: Sequence[PartitionLog], *, from_ms: int, until_ms: int) -> list[PassResult]:
+    def run(
+        self, logs: Sequence[PartitionLog], *, from_ms: int, until_ms: int, skip_idle: bool = False
+    ) -> list[PassResult]:
         """The background loop from ``from_ms`` until ``until_ms``: passes back to back, else back off.
 
-        Each of ``log.cleaner.threads`` threads loops on its own; a pass occupies its thread for its
-        simulated duration (throttled I/O, spec 11) and is applied at its start time.
+        Each of ``log.cleaner.threads`` threads loops on its own, starting at ``from_ms``; a pass occupies its
+        thread for its simulated duration (throttled I/O, spec 11) and is applied at its start time. A
+        :class:`CleanerLoop` runs the same loop resumably. With ``skip_idle`` (nothing is appended meanwhile), an
+        idle thread sleeps through the back-off wakes before the engine could find anything to do
+        (:meth:`quiet_until`): the same passes and decisions, only the idle iterations are not recorded one by one.
         """
-        if not self.broker.log_cleaner_enable:
-            return []
-        threads = [from_ms] * self.broker.log_cleaner_threads
-        busy_until: dict[str, int] = {}
-        results: list[PassResult] = []
-        for _ in range(MAX_LOOP_ITERATIONS):
-            thread = min(range(len(threads)), key=lambda t: threads[t])
-            now = threads[thread]
-            if now >= until_ms:
-                return results
-            busy = {name for name, until in busy_until.items() if until > now}
-            result = self.clean_once(logs, now_ms=now, in_progress=busy)
-            if result is None:
-                threads[thread] = now + self.broker.log_cleaner_backoff_ms
-                continue
-            results.append(result)
-            busy_until[result.name] = result.end_ms
-            threads[thread] = max(result.end_ms, now)
-        raise KafkaModelError(f"the cleaner loop did not reach {until_ms} ms within {MAX_LOOP_ITERATIONS} iterations")
+        loop = CleanerLoop(self, from_ms, quiet_until=self.quiet_until(logs) if skip_idle else None)
+        loop.on_idle = self._note_idle
+        return loop.run_until(logs, until_ms)
+
+    def quiet_until(self, logs: Sequence[PartitionLog]) -> Callable[[int], int]:
+        """For a time ``t``, the first instant at or after it at which an iteration would clean or delete something
+        if nothing is appended (:meth:`would_work`, asked at chosen instants; far in the future when never)."""
+
+        def first_work_ms(t: int) -> int:
+            found = first_true(lambda at: self.would_work(logs, now_ms=at), start=t)
+            return FAR_FUTURE_MS if found is None else found
+
+        return first_work_ms
+
+    def _note_idle(self, thread_id: int, next_ms: int) -> None:
+        """Record when an idle thread looks again, on its last iteration."""
+        for iteration in reversed(self.decisions or []):
+            if iteration.thread == thread_id:
+                iteration.idle_until_ms = next_ms
+                return
 
     def strategy_of(self, log: PartitionLog) -> Strategy:
         """The topic's user-defined strategy, else the one its ``compaction.strategy`` names."""
         return self.strategies.get(log.topic) or strategy_for(log.config)
 
-    def _record(self, result: PassResult | None) -> PassResult | None:
-        if result is not None and self.recorded is not None:
-            self.recorded.append(result)
-        return result
+    def _note(self, iteration: Iteration) -> None:
+        if self.decisions is not None:
+            self.decisions.append(iteration)
 
     def _compacted(self, logs: Sequence[PartitionLog]) -> list[PartitionLog]:
         return [lg for lg in logs if lg.config.compact and lg.name not in self.uncleanable]
 
+    def _offset_map(
+        self, spec: OffsetMapSpec | None, strategy: Strategy, storage: SegmentStorage | None
+    ) -> OffsetMap | None:
+        spec = spec or self.map_spec
+        return None if spec is None else _built(spec, strategy, storage)
+
     def _clean_or_mark_uncleanable(
-        self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int
+        self, log: PartitionLog, best: LogToClean, considered: list[LogToClean], now_ms: int, thread_id: int
     ) -> PassResult | None:
         before = list(log.segments)
         try:
+            strategy, storage = self.strategy_of(log), self._storages.get(log.name)
             result = clean_pass(
                 log,
                 now_ms=now_ms,
                 first_dirty_offset=best.first_dirty_offset,
                 first_uncleanable_offset=best.first_uncleanable_offset,
-                strategy=self.strategy_of(log),
+                offset_map=self._offset_map(self.offset_maps.get(log.name), strategy, storage),
+                strategy=strategy,
                 cleanable_ratio=best.cleanable_ratio,
                 broker=self.broker,
-                storage=self._storages.get(log.name),
+                thread_id=thread_id,
+                storage=storage,
+                speed=self.speed,
+                decisions=None if self.decisions is None else PassDecisions(),
             )
         except KcompactError as error:
             failure = record_failure(log, error, at_ms=now_ms, first_dirty_offset=best.first_dirty_offset,
@@ -236,19 +340,37 @@ class CleanerManager:
         )
         return _with_log_line(result, result.log_line + extra)
 
-    def _expire_producers(self, logs: Sequence[PartitionLog], now_ms: int) -> None:
+    def _expire_producers(self, logs: Sequence[PartitionLog], now_ms: int) -> tuple[tuple[str, int], ...]:
         """Producer expiry, checked every ``producer.id.expiration.check.interval.ms`` after the broker started
         (``PeriodicProducerExpirationCheck``: first run one interval after start); applied at the latest
         check time not later than ``now_ms``."""
         interval = self.broker.producer_id_expiration_check_interval_ms
         if now_ms < self.started_ms + interval:
-            return
+            return ()
         check_ms = self.started_ms + (now_ms - self.started_ms) // interval * interval
         if check_ms <= self._last_expiry_check_ms:
-            return
-        for log in logs:
-            log.producer_state.remove_expired_producers(check_ms, self.broker.producer_id_expiration_ms)
+            return ()
+        expired = [
+            (log.name, pid)
+            for log in logs
+            for pid in log.producer_state.remove_expired_producers(check_ms, self.broker.producer_id_expiration_ms)
+        ]
         self._last_expiry_check_ms = check_ms
+        return tuple(expired)
+
+
+def _selection(ltc: LogToClean) -> Selection:
+    if ltc.total_bytes == 0:
+        return Selection.EMPTY
+    return Selection.LESS_FILTHY if ltc.eligible else Selection.NOT_ELIGIBLE
+
+
+def _chosen_or_not(selection: PartitionSelection, best: str) -> PartitionSelection:
+    if selection.name == best:
+        return selection._replace(selection=Selection.CHOSEN)
+    if selection.selection is Selection.LESS_FILTHY:
+        return selection._replace(chosen=best)
+    return selection
 
 
 def _with_log_line(result: PassResult, line: str) -> PassResult:

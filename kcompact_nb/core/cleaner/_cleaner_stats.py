@@ -40,17 +40,47 @@ class CleanerStats:
         return data
 
 
-def throttled_elapsed(stats: CleanerStats, broker: BrokerConfig) -> None:
-    """Simulated pass time: only the I/O throttle takes time (``Throttler``, spec 11); unthrottled passes take 0 s.
+@dataclass(frozen=True)
+class CleanerSpeed:
+    """How fast a machine's cleaner thread works when nothing throttles it (not Kafka's: a measured model).
+
+    A pass takes ``pass_ms`` plus its map's bytes at ``index_bytes_per_second`` (the index phase) plus the bytes
+    it reads while cleaning at ``clean_bytes_per_second``. Measured from a broker's passes on one machine
+    (``kcompact_nb.fidelity.calibrate_speed``); another machine's cleaner is faster or slower.
+    """
+
+    pass_ms: float
+    index_bytes_per_second: float
+    clean_bytes_per_second: float
+
+    def index_secs(self, stats: CleanerStats) -> float:
+        """Seconds the index phase of a pass with ``stats`` takes."""
+        return stats.map_bytes_read / self.index_bytes_per_second
+
+    def elapsed_secs(self, stats: CleanerStats) -> float:
+        """Seconds a pass with ``stats`` takes."""
+        return self.pass_ms / 1000 + self.index_secs(stats) + stats.bytes_read / self.clean_bytes_per_second
+
+    def scaled(self, factor: float) -> CleanerSpeed:
+        """The same machine cleaning ``factor`` times as many bytes per pass in the same time (a forecast that
+        samples a fraction of the keys scales the rates by that fraction)."""
+        return CleanerSpeed(self.pass_ms, self.index_bytes_per_second * factor, self.clean_bytes_per_second * factor)
+
+
+def throttled_elapsed(stats: CleanerStats, broker: BrokerConfig, speed: CleanerSpeed | None = None) -> None:
+    """Simulated pass time: the I/O throttle (``Throttler``, spec 11), and with ``speed`` the machine's own pace.
 
     Sets ``elapsed_index_secs`` (the map's bytes) and ``elapsed_secs`` (every byte read and written) at
-    ``log.cleaner.io.max.bytes.per.second``.
+    ``log.cleaner.io.max.bytes.per.second``; the throttle only sleeps, so with a ``speed`` each phase takes the
+    longer of the two. Without either a pass takes 0 s.
     """
     rate = broker.log_cleaner_io_max_bytes_per_second
-    if rate >= DOUBLE_MAX:
-        return
-    stats.elapsed_index_secs = stats.map_bytes_read / rate
-    stats.elapsed_secs = (stats.map_bytes_read + stats.bytes_read + stats.bytes_written) / rate
+    if rate < DOUBLE_MAX:
+        stats.elapsed_index_secs = stats.map_bytes_read / rate
+        stats.elapsed_secs = (stats.map_bytes_read + stats.bytes_read + stats.bytes_written) / rate
+    if speed is not None:
+        stats.elapsed_index_secs = max(stats.elapsed_index_secs, speed.index_secs(stats))
+        stats.elapsed_secs = max(stats.elapsed_secs, speed.elapsed_secs(stats))
 
 
 _ALL_DIGITS = Context(prec=400)

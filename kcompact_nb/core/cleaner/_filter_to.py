@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
+from kcompact_nb.core.cleaner._decisions import BatchDecision, BatchFate, PassDecisions, RecordDecision, RecordRule
 from kcompact_nb.core.model import KafkaVersion
 from kcompact_nb.record import (
     NO_TIMESTAMP,
@@ -40,10 +41,14 @@ class BatchRetention(enum.Enum):
 
 
 class BatchRetentionResult(NamedTuple):
-    """``checkBatchRetention``'s answer: the retention and whether the batch is a marker of an empty transaction."""
+    """``checkBatchRetention``'s answer: the retention and whether the batch is a marker of an empty transaction;
+    with why a batch is kept even when emptied: the producer whose last batch it is (rule A), or the end of the
+    cleaning round (rule B)."""
 
     retention: BatchRetention
     contains_marker_for_empty_txn: bool
+    last_batch_of_producer: int | None = None
+    ends_round: bool = False
 
 
 class RecordFilter(Protocol):
@@ -60,6 +65,10 @@ class RecordFilter(Protocol):
         """The batch's records for which ``shouldRetainRecord`` holds, in order (a list, or packed records)."""
         ...
 
+    def record_rule(self, batch: RecordBatch, record: Any) -> RecordRule:
+        """The rule that decides one record (``shouldRetainRecord``'s branch)."""
+        ...
+
 
 @dataclass
 class FilterResult:
@@ -74,17 +83,29 @@ class FilterResult:
 
 
 def filter_to(
-    batches: Sequence[RecordBatch], record_filter: RecordFilter, *, encoder: BatchEncoder, kafka_version: KafkaVersion
+    batches: Sequence[RecordBatch],
+    record_filter: RecordFilter,
+    *,
+    encoder: BatchEncoder,
+    kafka_version: KafkaVersion,
+    decisions: PassDecisions | None = None,
 ) -> FilterResult:
-    """The batches as they are written to the cleaned segment, and the counts of what was read and kept."""
+    """The batches as they are written to the cleaned segment, and the counts of what was read and kept.
+
+    ``decisions``, when given, receives what became of each batch (and, for a batch deleted whole, of its records).
+    """
     result = FilterResult([])
     for batch in batches:
         result.bytes_read += batch.size_bytes
         decision = record_filter.check_batch_retention(batch)
+        output: RecordBatch | None = None
         if decision.retention is BatchRetention.DELETE:
+            if decisions is not None:
+                _record_deleted(decisions, record_filter, batch, decision)
             continue
         result.messages_read += len(batch.records)
         retained = record_filter.retained_records(batch)
+        stamp = False
         if retained:
             stamp = _needs_delete_horizon(batch, retained, decision.contains_marker_for_empty_txn, kafka_version)
             output = (
@@ -95,8 +116,42 @@ def filter_to(
             last = batch.last_offset if output is batch else record_offsets(retained)[-1]
             _kept(result, output, len(retained), last)
         elif decision.retention is BatchRetention.RETAIN_EMPTY:
-            _kept(result, empty_batch(batch), 0, batch.last_offset)
+            output = empty_batch(batch)
+            _kept(result, output, 0, batch.last_offset)
+        if decisions is not None:
+            decisions.batch(_batch_decision(batch, output, decision, stamp))
     return result
+
+
+def _record_deleted(
+    decisions: PassDecisions, record_filter: RecordFilter, batch: RecordBatch, decision: BatchRetentionResult
+) -> None:
+    for record in batch.records:
+        decisions.record(RecordDecision(record.offset, record_filter.record_rule(batch, record)))
+    decisions.batch(_batch_decision(batch, None, decision, stamp=False))
+
+
+def _batch_decision(
+    batch: RecordBatch, output: RecordBatch | None, decision: BatchRetentionResult, stamp: bool
+) -> BatchDecision:
+    if output is None:
+        fate = BatchFate.DELETED
+    elif output is batch:
+        fate = BatchFate.KEPT_WHOLE
+    else:
+        fate = BatchFate.REWRITTEN if output.records else BatchFate.KEPT_EMPTY
+    return BatchDecision(
+        batch.base_offset,
+        batch.last_offset,
+        fate,
+        batch.size_bytes,
+        0 if output is None else output.size_bytes,
+        last_batch_of_producer=decision.last_batch_of_producer,
+        ends_round=decision.ends_round,
+        stamped_horizon_ms=output.delete_horizon_ms if stamp and output is not None else None,
+        recompressed=fate is BatchFate.REWRITTEN and batch.compression != "none",
+        is_control=batch.is_control,
+    )
 
 
 def _kept(result: FilterResult, batch: RecordBatch, messages: int, max_offset: int) -> None:

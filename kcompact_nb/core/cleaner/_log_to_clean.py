@@ -3,9 +3,18 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from kcompact_nb.core.model import PartitionLog, Segment
+
+
+class UncleanableBound(enum.Enum):
+    """Which of ``cleanableOffsets``' bounds puts the first uncleanable offset where it is (spec 4.2)."""
+
+    ACTIVE_SEGMENT = "the active segment"
+    LAST_STABLE_OFFSET = "an open transaction (the last stable offset)"
+    MIN_COMPACTION_LAG = "min.compaction.lag.ms"
 
 
 @dataclass(frozen=True)
@@ -28,6 +37,15 @@ class LogToClean:
     min_cleanable_dirty_ratio: float
     checkpoint_reset: str | None = None
     checkpoint_warning: str | None = None
+    uncleanable_bound: UncleanableBound = UncleanableBound.ACTIVE_SEGMENT
+    """The bound that decided ``first_uncleanable_offset``."""
+    last_stable_offset: int = 0
+    young_segment: tuple[int, int] | None = None
+    """(base offset, largest timestamp) of the first segment too young to clean, when ``min.compaction.lag.ms``
+    decided the bound."""
+    min_compaction_lag_ms: int = 0
+    now_ms: int = 0
+    """When the cleaner looked."""
 
     @property
     def name(self) -> str:
@@ -59,7 +77,7 @@ class LogToClean:
 def log_to_clean(log: PartitionLog, *, now_ms: int) -> LogToClean:
     """The partition's cleanable range and ratio at ``now_ms``; does not modify the log."""
     first_dirty, reset, warning = first_dirty_offset(log)
-    first_uncleanable = first_uncleanable_offset(log, first_dirty, now_ms=now_ms)
+    first_uncleanable, bound, young = uncleanable_bound(log, first_dirty, now_ms=now_ms)
     return LogToClean(
         topic=log.topic,
         partition=log.partition,
@@ -71,6 +89,11 @@ def log_to_clean(log: PartitionLog, *, now_ms: int) -> LogToClean:
         min_cleanable_dirty_ratio=log.config.min_cleanable_dirty_ratio,
         checkpoint_reset=reset,
         checkpoint_warning=warning,
+        uncleanable_bound=bound,
+        last_stable_offset=log.last_stable_offset,
+        young_segment=None if young is None else (young.base_offset, young.largest_timestamp),
+        min_compaction_lag_ms=log.config.min_compaction_lag_ms,
+        now_ms=now_ms,
     )
 
 
@@ -99,15 +122,30 @@ def first_dirty_offset(log: PartitionLog) -> tuple[int, str | None, str | None]:
 
 def first_uncleanable_offset(log: PartitionLog, first_dirty: int, *, now_ms: int) -> int:
     """``min(LSO, active base, first too-young segment)``, at least ``first_dirty``, segment-aligned (spec 4.2)."""
-    candidates = [log.last_stable_offset, log.active_segment.base_offset]
+    return uncleanable_bound(log, first_dirty, now_ms=now_ms)[0]
+
+
+def uncleanable_bound(
+    log: PartitionLog, first_dirty: int, *, now_ms: int
+) -> tuple[int, UncleanableBound, Segment | None]:
+    """The first uncleanable offset, the bound that decided it and, for ``min.compaction.lag.ms``, the young segment.
+
+    Of equal bounds the transaction is named first, then the young segment, then the active segment.
+    """
+    lso, active = log.last_stable_offset, log.active_segment.base_offset
     lag = log.config.min_compaction_lag_ms
+    young = None
     if lag > 0:
         young = next(
             (s for s in non_active_segments_from(log, first_dirty) if s.largest_timestamp > now_ms - lag), None
         )
-        if young is not None:
-            candidates.append(young.base_offset)
-    return segment_aligned_uncleanable_offset(log, max(first_dirty, min(candidates)))
+    bound = min(lso, active, active if young is None else young.base_offset)
+    offset = segment_aligned_uncleanable_offset(log, max(first_dirty, bound))
+    if lso < active and lso == bound:
+        return offset, UncleanableBound.LAST_STABLE_OFFSET, None
+    if young is not None and young.base_offset == bound:
+        return offset, UncleanableBound.MIN_COMPACTION_LAG, young
+    return offset, UncleanableBound.ACTIVE_SEGMENT, None
 
 
 def segment_aligned_uncleanable_offset(log: PartitionLog, offset: int) -> int:

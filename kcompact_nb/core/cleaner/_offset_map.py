@@ -139,7 +139,7 @@ class BoundedOffsetMap(ExactOffsetMap):
         table: OffsetTable | None = None,
     ) -> BoundedOffsetMap:
         """One cleaner thread's map: ``min(log.cleaner.dedupe.buffer.size / threads, Int.MaxValue)`` bytes."""
-        memory = broker.log_cleaner_dedupe_buffer_size // max(broker.log_cleaner_threads, 1)
+        memory = thread_map_memory_bytes(broker)
         load_factor = broker.log_cleaner_io_buffer_load_factor
         return cls.from_memory(
             memory, load_factor=load_factor, entry_bytes=entry_bytes, streaming=streaming, table=table
@@ -157,3 +157,9 @@ class BoundedOffsetMap(ExactOffsetMap):
     def utilization(self) -> float:
         """``entries / slots`` (Kafka's "Buffer utilization"; a full map reads about 90 %)."""
         return self.size / self.slots
+
+
+def thread_map_memory_bytes(broker: BrokerConfig) -> int:
+    """One cleaner thread's share of ``log.cleaner.dedupe.buffer.size`` (``LogCleaner.CleanerThread``; spec 6.1),
+    before the ``Int.MaxValue`` cap :meth:`BoundedOffsetMap.from_memory` applies."""
+    return broker.log_cleaner_dedupe_buffer_size // max(broker.log_cleaner_threads, 1)

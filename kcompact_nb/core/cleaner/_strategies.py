@@ -37,6 +37,11 @@ class Strategy(Protocol):
         ...
 
 
+def rank_offset(rank: Any) -> int:
+    """The offset a rank names: ranks end with it (a strategy's versioned ranks are tuples)."""
+    return int(rank[-1]) if isinstance(rank, tuple) else int(rank)
+
+
 class OffsetStrategy:
     """Kafka's rule: the latest offset wins, timestamps never decide (spec 12.1)."""
 

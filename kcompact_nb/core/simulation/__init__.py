@@ -8,6 +8,25 @@ from __future__ import annotations
 
 from kcompact_nb.core.simulation._clock import SimulatedClock
 from kcompact_nb.core.simulation._frames import Frame, Timeline, pass_frames
+from kcompact_nb.core.simulation._future import (
+    Future,
+    RecordFate,
+    next_eligible_ms,
+    overdue_at_ms,
+    run_forward,
+)
 from kcompact_nb.core.simulation._simulation import Simulation, Snapshot
 
-__all__ = ["Frame", "pass_frames", "SimulatedClock", "Simulation", "Snapshot", "Timeline"]
+__all__ = [
+    "Frame",
+    "Future",
+    "next_eligible_ms",
+    "overdue_at_ms",
+    "pass_frames",
+    "RecordFate",
+    "run_forward",
+    "SimulatedClock",
+    "Simulation",
+    "Snapshot",
+    "Timeline",
+]

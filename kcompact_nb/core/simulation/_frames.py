@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from kcompact_nb.core.cleaner import CleanerManager, OffsetMapSpec, PassResult, Strategy
+from kcompact_nb.core.cleaner import CleanerManager, Iteration, OffsetMapSpec, PassResult, Strategy
 from kcompact_nb.core.model import PartitionLog, copy_log
 
 
@@ -23,6 +23,8 @@ class Frame:
     now_ms: int
     log: PartitionLog
     passes: tuple[PassResult, ...] = ()
+    iterations: tuple[Iteration, ...] = ()
+    """The cleaner iterations the step ran, with what they decided (its passes' records and batches, retention)."""
 
 
 class Timeline:
@@ -80,13 +82,14 @@ def pass_frames(
     """
     current = copy_log(log)
     yield Frame(0, "start", now_ms, current)
-    manager = CleanerManager(log.broker, strategies={log.topic: strategy} if strategy else {})
+    decisions: list[Iteration] = []
+    manager = CleanerManager(log.broker, strategies={log.topic: strategy} if strategy else {}, decisions=decisions)
     for index in range(1, max_passes + 1):
         nxt = copy_log(current)
         result = manager.clean_log(nxt, now_ms=now_ms, offset_map=offset_map)
         if result is None:
             return
-        yield Frame(index, pass_label(index, result), now_ms, nxt, (result,))
+        yield Frame(index, pass_label(index, result), now_ms, nxt, (result,), (decisions[-1],))
         current = nxt
 
 

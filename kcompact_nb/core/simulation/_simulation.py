@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kcompact_nb.core.cleaner import (
     CleanerManager,
+    LogStartMove,
     LogToClean,
     OffsetMapSpec,
     PassResult,
@@ -228,7 +230,9 @@ class Simulation:
         deleted later by retention (spec 9). Returns the new log start offset.
         """
         log = self.log(topic, partition)
+        before = log.log_start_offset
         increment_log_start_offset(log, offset)
+        self._moved(log, before, "log start offset set")
         return log.log_start_offset
 
     def delete_records(self, topic: str | None, offset: int, *, partition: int = 0) -> int:
@@ -237,7 +241,9 @@ class Simulation:
         Returns the new log start offset.
         """
         log = self.log(topic, partition)
+        before = log.log_start_offset
         delete_records(log, offset)
+        self._moved(log, before, "DeleteRecords")
         return log.log_start_offset
 
     def mark_uncleanable(self, topic: str | None = None, *, partition: int = 0) -> None:
@@ -301,6 +307,19 @@ class Simulation:
         """The cleanable range and dirty ratio the broker would compute now (``LogCleanerManager``, spec 4-5)."""
         return log_to_clean(self.log(topic, partition), now_ms=self.now_ms)
 
+    def copy(self) -> Simulation:
+        """A copy of this broker (logs, clock, configs, cleaner state) whose later steps change only itself: for
+        what-ifs and for checking a claim about the future against the simulation run on. Streamed storages of
+        scanned logs are not copied."""
+        clone = copy.copy(self)
+        clone.clock = SimulatedClock(self.now_ms)
+        clone.topic_overrides = {name: dict(overrides) for name, overrides in self.topic_overrides.items()}
+        clone.topics = dict(self.topics)
+        clone.logs = {key: copy_log(log) for key, log in self.logs.items()}
+        clone.snapshots = dict(self.snapshots)
+        clone.cleaner = self.cleaner.copy()
+        return clone
+
     def snapshot(self, label: str) -> Snapshot:
         """Keep copies of every partition log under ``label`` (later steps do not change them)."""
         logs = {log.name: copy_log(log) for log in self.partitions()}
@@ -308,6 +327,12 @@ class Simulation:
         return self.snapshots[label]
 
     # -- helpers ---------------------------------------------------------------------------
+
+    def _moved(self, log: PartitionLog, before: int, cause: str) -> None:
+        if log.log_start_offset > before:
+            self.cleaner.log_start_moves.append(
+                LogStartMove(log.name, self.now_ms, before, log.log_start_offset, cause)
+            )
 
     def _topic_name(self, topic: str | None) -> str:
         if topic is None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from kcompact_nb.core.views._across_frames import DirtinessPoint, RecordLifetime, dirtiness_series, record_lifetimes
 from kcompact_nb.core.views._dedupe_buffer_sizing import DedupeBufferSizing, dedupe_buffer_sizing
-from kcompact_nb.core.views._eligibility import next_eligible_ms
 from kcompact_nb.core.views._explain import Explanation, TombstoneFate, explain
 from kcompact_nb.core.views._log_table import batch_facts, log_table
 from kcompact_nb.core.views._next_pass import (
@@ -75,7 +74,6 @@ __all__ = [
     "log_parts",
     "log_table",
     "LogPart",
-    "next_eligible_ms",
     "next_pass",
     "NextPass",
     "OFFSET_BUCKET_COLUMNS",

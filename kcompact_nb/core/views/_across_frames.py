@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from kcompact_nb.core.cleaner import log_to_clean, strategy_for
-from kcompact_nb.core.model import LONG_MAX, PartitionLog
-from kcompact_nb.core.simulation import Frame
-from kcompact_nb.core.views._next_pass import aborted_batches, superseded_count
+from kcompact_nb.core.cleaner import FAR_FUTURE_MS, log_to_clean
+from kcompact_nb.core.model import PartitionLog
+from kcompact_nb.core.simulation import Frame, overdue_at_ms
+from kcompact_nb.core.views._next_pass import superseded_count
 from kcompact_nb.record import Record, RecordBatch
 
 
@@ -48,33 +48,25 @@ class RecordLifetime:
 def record_lifetimes(
     frames: Sequence[Frame], *, key: bytes | None = None, tombstones: bool = False
 ) -> list[RecordLifetime]:
-    """Lifetimes of the data records seen in ``frames`` (only ``key``'s, or only tombstones, when asked), by offset."""
+    """Lifetimes of the data records seen in ``frames`` (only ``key``'s, or only tombstones, when asked), by offset.
+
+    A record's removal time is read from what the frame's cleaner iterations recorded: the start of the pass that
+    removed it, or the time retention deleted its segment; else (a step that is not the cleaner's) the frame's time.
+    """
     lives: dict[int, RecordLifetime] = {}
-    seen: dict[int, _Seen] = {}
     for frame in frames:
         present = set()
-        strategy = strategy_for(frame.log.config)
-        aborted = aborted_batches(frame.log)
         for batch, record in _data_records(frame.log):
             if (key is not None and record.key != key) or (tombstones and not record.is_tombstone):
                 continue
             present.add(record.offset)
             life = lives.get(record.offset) or _appeared(frame, record)
             lives[record.offset] = _stamped(life, frame, batch)
-            seen[record.offset] = _Seen(strategy.rank(batch, record), batch.base_offset in aborted)
         gone = [offset for offset, life in lives.items() if life.removed_frame is None and offset not in present]
-        maps = [result.offset_map.entries() for result in frame.passes] if gone else []
         for offset in gone:
-            removed_ms = _removal_ms(frame, maps, lives[offset], seen[offset])
+            removed_ms = _removal_ms(frame, offset)
             lives[offset] = replace(lives[offset], removed_frame=frame.index, removed_ms=removed_ms)
     return [lives[o] for o in sorted(lives)]
-
-
-class _Seen(NamedTuple):
-    """A record as last seen: its rank under the topic's strategy, and whether its transaction was aborted."""
-
-    rank: Any
-    aborted: bool
 
 
 def _data_records(log: PartitionLog) -> list[tuple[RecordBatch, Record]]:
@@ -94,35 +86,27 @@ def _stamped(life: RecordLifetime, frame: Frame, batch: RecordBatch) -> RecordLi
     return replace(life, horizon_ms=horizon, stamped_ms=horizon - frame.log.config.delete_retention_ms)
 
 
-def _removal_ms(frame: Frame, maps: list[dict[bytes, Any]], life: RecordLifetime, seen: _Seen) -> int:
-    """Start of the frame's pass that removed the record, else the frame's time (retention, not a pass).
-
-    ``maps`` are the offset-map entries of the frame's passes, in order. A pass reaching the record (below
-    its end offset; every pass recopies the log from its start) removes it when its offset map's entry for
-    the key outranks it, when it is aborted or keyless data, or when it is a tombstone past its delete
-    horizon; a tombstone not stamped yet is stamped by the first pass that keeps it.
-    """
-    horizon = life.horizon_ms
-    for result, entries in zip(frame.passes, maps, strict=True):
-        if result.end_offset <= life.offset:
-            continue
-        entry = None if life.key is None else entries.get(life.key)
-        if seen.aborted or life.key is None or (entry is not None and seen.rank < entry):
-            return result.start_ms
-        if life.is_tombstone:
-            if horizon is not None and result.start_ms >= horizon:
-                return result.start_ms
-            if horizon is None:
-                horizon = result.start_ms + frame.log.config.delete_retention_ms
+def _removal_ms(frame: Frame, offset: int) -> int:
+    """When the frame's cleaner removed ``offset``, as its iterations recorded it (the frame's time otherwise)."""
+    name = frame.log.name
+    for iteration in frame.iterations:
+        result = iteration.result
+        decisions = None if result is None or result.name != name else result.decisions
+        decision = None if decisions is None else decisions.records.get(offset)
+        if decision is not None and not decision.kept:
+            return iteration.at_ms
+        for deletion in iteration.retention:
+            if deletion.name == name and deletion.base_offset <= offset < deletion.next_offset:
+                return deletion.at_ms
     return frame.now_ms
 
 
 class DirtinessPoint(NamedTuple):
     """The cleaner's view of a partition at one frame (spec 4-5), for plots over simulated time.
 
-    ``deadline_ms`` is when the oldest dirty segment becomes overdue per ``max.compaction.lag.ms``
-    (its first batch timestamp plus the lag; the active segment included, since it rolls by then
-    on the next append); ``None`` when the lag is unset or nothing is dirty.
+    ``deadline_ms`` is the first instant the cleaner finds the log's dirty segments overdue per
+    ``max.compaction.lag.ms`` with nothing more appended (the engine's own test, asked at chosen instants;
+    the active segment counts once it rolls); ``None`` when that never happens.
     """
 
     frame: int
@@ -159,25 +143,8 @@ def dirtiness_series(frames: Sequence[Frame]) -> list[DirtinessPoint]:
                 duplicates,
                 previous_active is not None and active > previous_active,
                 tuple(p.start_ms for p in frame.passes),
-                compaction_deadline_ms(log, ltc.first_dirty_offset),
+                overdue_at_ms(log, now_ms=-FAR_FUTURE_MS),
             )
         )
         previous_active = active
     return points
-
-
-def compaction_deadline_ms(log: PartitionLog, first_dirty_offset: int) -> int | None:
-    """Earliest first-batch timestamp plus ``max.compaction.lag.ms`` (KIP-354).
-
-    The earliest is taken over the segments from ``first_dirty_offset`` on.
-    """
-    lag = log.config.max_compaction_lag_ms
-    if lag >= LONG_MAX:
-        return None
-    stamps = [
-        s.first_batch_timestamp
-        for s in log.segments
-        if s.last_offset is not None and s.last_offset >= first_dirty_offset
-    ]
-    stamps = [t for t in stamps if 0 <= t < LONG_MAX]
-    return min(stamps) + lag if stamps else None

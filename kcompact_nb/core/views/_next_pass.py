@@ -1,11 +1,11 @@
-"""What the next pass at ``now_ms`` does to each stored record, and why: the one vocabulary of record fates.
+"""What the next pass does to each stored record, and why, read from the engine: the one vocabulary of record fates.
 
-This view runs Kafka's pass on a copy of the log (the broker's offset map unless one is given) over the
-cleanable range ``[first dirty, first uncleanable)`` and reads back what it did: a record absent afterwards
-is removed, and the reason names the pass's own offset-map entry that superseded it; a record kept is
-explained from the pass's range (where it stops, and why the log head is uncleanable) and from the delete
-horizons the pass left on its batches. Figures, the stepper, :func:`log_table` and :func:`explain`'s
-tombstone lines all speak of records in its :class:`Outcome` terms. The log itself is never modified.
+This view runs the broker's cleaner forward on a copy of the log (:func:`~kcompact_nb.core.run_forward`, nothing
+appended) and reads back what it decided: the next pass's decision for each record it read (the rule, and the
+offset-map entry that superseded a removed record), the segments retention deleted first, and for every record the
+first instant any later iteration removes it. A record the pass does not read is explained from the pass's range
+(where it stops, and which bound makes the log head uncleanable). Figures, the stepper, :func:`log_table` and
+:func:`explain`'s tombstone lines all speak of records in its :class:`Outcome` terms. The log itself is never modified.
 """
 
 from __future__ import annotations
@@ -16,18 +16,26 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from kcompact_nb.core.cleaner import (
+    FAR_FUTURE_MS,
     CleanedTransactionMetadata,
-    CleanerManager,
+    Iteration,
     LogToClean,
     OffsetMapSpec,
+    PassDecisions,
     PassResult,
+    RecordDecision,
+    RecordRule,
+    RetentionDeletion,
+    RetentionReason,
     Strategy,
+    UncleanableBound,
     log_to_clean,
+    rank_offset,
     strategy_for,
 )
-from kcompact_nb.core.model import PartitionLog, copy_log, format_duration_ms, format_instant_ms
-from kcompact_nb.core.simulation import Frame
-from kcompact_nb.core.views._eligibility import eligibility, next_eligible_ms
+from kcompact_nb.core.model import PartitionLog, format_bytes, format_duration_ms, format_instant_ms
+from kcompact_nb.core.simulation import Future, RecordFate, Simulation, next_eligible_ms, run_forward
+from kcompact_nb.core.views._eligibility import eligibility
 from kcompact_nb.core.views._uncleanable import uncleanable_reason
 from kcompact_nb.record import ControlRecordType, Record, RecordBatch, control_record_type
 
@@ -45,15 +53,18 @@ class RecordKind(enum.StrEnum):
 
 
 class Outcome(enum.StrEnum):
-    """What a pass at ``now_ms`` over the cleanable range does to a record (the value: a line for people).
+    """What the next pass does to a record, or retention before it (the value: a line for people).
 
     Every pass recopies the log from its start up to where it stops (``cleanSegments`` over the segments
     below its end offset), so a record the pass keeps is either the one its key's offset-map entry names,
     or one the pass reaches but does not remove (a newer record outside its map), or one it does not reach
-    (no pass runs now, or the record lies at or past where the pass stops).
+    (no pass runs, or the record lies at or past where the pass stops).
     """
 
     REMOVED = "removed by the next pass"
+    DELETED = "deleted by retention"
+    """Retention (``compact,delete``'s ``retention.ms`` and ``retention.bytes``, or the log start offset) deletes the
+    record's segment before the next pass, or with no pass to come."""
     KEPT = "kept"
     NEWER_BEYOND = "superseded, kept"
     """The pass reads the record but keeps it: its key's newer record is not in the pass's offset map (KIP-280:
@@ -70,13 +81,14 @@ class Outcome(enum.StrEnum):
 
     @property
     def short(self) -> str:
-        """A few words for a table column: ``removed``, ``kept``, ``superseded, kept``, ``not reached``,
+        """A few words for a table column: ``removed``, ``deleted``, ``kept``, ``superseded, kept``, ``not reached``,
         ``awaiting horizon``, ``past horizon``."""
         return _SHORT[self]
 
 
 _SHORT = {
     Outcome.REMOVED: "removed",
+    Outcome.DELETED: "deleted",
     Outcome.KEPT: "kept",
     Outcome.NEWER_BEYOND: "superseded, kept",
     Outcome.BEYOND: "not reached",
@@ -105,15 +117,35 @@ class RecordOutcome(NamedTuple):
     the pass removes it, else its key's newer record that the pass does not map."""
     marker: str | None = None
     """``"COMMIT"`` or ``"ABORT"`` for a transaction marker."""
+    goes_at_ms: int | None = None
+    """The first instant a cleaner iteration removes the record if nothing more is appended (``None``: it stays)."""
+    goes: str = ""
+    """How it goes then (the pass and its rule, or retention), or that it stays."""
 
 
 @dataclass(frozen=True)
 class NextPass:
-    """The pass a figure describes: its range and end offset (``None`` when the range is empty: no pass)."""
+    """The next pass the cleaner runs on a log if nothing more is appended, read from the engine run forward.
+
+    ``iteration`` is the cleaner iteration that runs it (``None``: no pass runs without appends), ``future`` every
+    iteration from now on (:func:`~kcompact_nb.core.run_forward`), and ``records`` each stored record's fate.
+    ``log_to_clean`` is the log as the cleaner sees it now.
+    """
 
     log_to_clean: LogToClean
-    result: PassResult | None
+    iteration: Iteration | None
     records: tuple[RecordOutcome, ...]
+    future: Future | None = None
+
+    @property
+    def result(self) -> PassResult | None:
+        """The pass (``None``: none runs without appends)."""
+        return None if self.iteration is None else self.iteration.result
+
+    @property
+    def at_ms(self) -> int | None:
+        """When the pass runs: the first instant the engine runs it (``None``: never without appends)."""
+        return None if self.iteration is None else self.iteration.at_ms
 
     @property
     def end_offset(self) -> int:
@@ -127,42 +159,46 @@ def next_pass(
     now_ms: int,
     offset_map: OffsetMapSpec | None = None,
     strategy: Strategy | None = None,
-    next_frame: Frame | None = None,
+    simulation: Simulation | None = None,
+    future: Future | None = None,
 ) -> NextPass:
-    """Every stored record of ``log`` with its :class:`Outcome` under a pass at ``now_ms``.
+    """Every stored record of ``log`` with its :class:`Outcome` under the next pass, and when it leaves the log.
 
-    The pass is Kafka's (``Cleaner.doClean`` on a copy), run even when the log is not eligible (the
-    figures show what the pass would do once it runs; then what it removes or stamps says that the pass
-    waits, and until when, as :func:`explain` words it); ``offset_map`` defaults to the broker's
-    dedupe buffer, ``strategy`` to the topic's ``compaction.strategy`` (KIP-280 strategies are not
-    Kafka's). With an empty cleanable range no pass runs and nothing is removed.
-
-    ``next_frame`` is that pass when it already ran: the frame it made from a copy of ``log``, as the next of
-    :func:`~kcompact_nb.core.pass_frames` (a stepper's next step over a log's passes) with the same offset map
-    and strategy. Its pass and log are read instead of running the pass again; a frame of another time or
-    cleanable range is refused (``ValueError``).
+    The cleaner runs forward from ``now_ms`` on a copy with nothing appended (:func:`run_forward`: a cleaner thread
+    that looks at ``now_ms``, backs off ``log.cleaner.backoff.ms`` while nothing is eligible, then runs
+    ``Cleaner.doClean``, then retention); the next pass is the first it runs on ``log``, now or later. A record's
+    outcome is what that pass decided for it (or that retention deleted it first, or that the pass does not reach it),
+    its ``goes_at_ms`` the first instant any later iteration removes it. ``offset_map`` replaces the broker's dedupe
+    buffer, ``strategy`` the topic's ``compaction.strategy`` (KIP-280 strategies are not Kafka's). ``simulation`` is
+    the broker the log belongs to: its cleaner (producer expiry's schedule, uncleanable partitions, what-if offset
+    maps) then runs forward over all its logs, so another partition may be cleaned first. ``future`` is a run already
+    made with them.
     """
+    cleaner = None if simulation is None else simulation.cleaner
+    chosen = strategy or (cleaner.strategy_of(log) if cleaner is not None else strategy_for(log.config))
+    if future is None:
+        future = run_forward(
+            [log] if simulation is None else simulation.partitions_in_creation_order(),
+            now_ms=now_ms,
+            cleaner=cleaner,
+            strategies=None if strategy is None else {log.topic: strategy},
+            offset_maps=None if offset_map is None else {log.name: offset_map},
+        )
     ltc = log_to_clean(log, now_ms=now_ms)
-    chosen = strategy or strategy_for(log.config)
-    if next_frame is None:
-        result, after = _run_pass(log, ltc, now_ms, offset_map, chosen)
-    else:
-        result, after = _pass_of(next_frame, ltc, now_ms)
+    upcoming = future.next_pass(log.name)
     aborted = aborted_batches(log)
     context = _Context(
         log,
         ltc,
         now_ms,
-        result,
-        after,
-        {} if result is None else result.offset_map.entries(),
+        future,
+        upcoming,
         winning_ranks(log, chosen, aborted=aborted),
         chosen,
-        uncleanable_reason(log, ltc, now_ms),
-        "" if result is None or ltc.eligible else eligibility(ltc, next_eligible_ms(log, now_ms=now_ms), now_ms),
+        next_eligible_ms(log, now_ms=now_ms),
     )
     outcomes = [context.outcome(batch, record, batch.base_offset in aborted) for batch, record in log.records()]
-    return NextPass(ltc, result, tuple(outcomes))
+    return NextPass(ltc, upcoming, tuple(outcomes), future)
 
 
 def winning_ranks(log: PartitionLog, strategy: Strategy, *, aborted: set[int] | None = None) -> dict[bytes, Any]:
@@ -210,36 +246,6 @@ def _offset_rank(_batch: RecordBatch, record: Record) -> int:
     return record.offset
 
 
-def _run_pass(
-    log: PartitionLog, ltc: LogToClean, now_ms: int, offset_map: OffsetMapSpec | None, strategy: Strategy
-) -> tuple[PassResult | None, dict[int, RecordBatch]]:
-    """The pass on a copy, and offset -> batch of every record after it; no pass on an empty cleanable range."""
-    if ltc.first_dirty_offset >= ltc.first_uncleanable_offset:
-        return None, {r.offset: b for b, r in log.records()}
-    work = copy_log(log)
-    manager = CleanerManager(log.broker, strategies={log.topic: strategy})
-    result = manager.clean_log(work, now_ms=now_ms, offset_map=offset_map, force=True)
-    return result, {r.offset: b for b, r in work.records()}
-
-
-def _pass_of(frame: Frame, ltc: LogToClean, now_ms: int) -> tuple[PassResult, dict[int, RecordBatch]]:
-    """The pass that made ``frame``, checked to be the next pass over ``ltc`` at ``now_ms``, and offset -> batch of
-    every record after it."""
-    result = frame.passes[0] if len(frame.passes) == 1 else None
-    if (
-        result is None
-        or frame.now_ms != now_ms
-        or (result.first_dirty_offset, result.first_uncleanable_offset)
-        != (ltc.first_dirty_offset, ltc.first_uncleanable_offset)
-    ):
-        message = (
-            f"frame {frame.index} ({frame.label}) is not the next pass at {now_ms} over "
-            f"[{ltc.first_dirty_offset}, {ltc.first_uncleanable_offset})"
-        )
-        raise ValueError(message)
-    return result, {r.offset: b for b, r in frame.log.records()}
-
-
 def transaction_states(log: PartitionLog) -> dict[int, str]:
     """Base offset -> ``"committed"``, ``"aborted"`` or ``"open"`` for transactional data batches, and
     ``"COMMIT"``/``"ABORT"`` for markers: aborted as the cleaner reads the transaction index (spec 7.3),
@@ -274,22 +280,41 @@ def aborted_batches(log: PartitionLog) -> set[int]:
 
 @dataclass(frozen=True)
 class _Context:
-    """What the pass did, read back: its range, its offset map's entries and the log after it."""
+    """The engine run forward, read back for one log: the next pass's decisions and every later fate."""
 
     log: PartitionLog
     ltc: LogToClean
     now_ms: int
-    result: PassResult | None
-    after: dict[int, RecordBatch]
-    """Offset -> the batch holding it after the pass, for every record the pass keeps."""
-    entries: dict[bytes, Any]
-    """The pass's offset map at its end: key -> rank of the entry (for offsets: the offset)."""
+    future: Future
+    upcoming: Iteration | None
     newest: dict[bytes, Any]
     """Key -> rank of its highest-ranked data record in the whole log (aborted data left out)."""
     strategy: Strategy
-    uncleanable: str
-    waits: str
-    """Why the pass does not run now though its range is not empty (the log is not eligible), else empty."""
+    eligible_at_ms: int | None
+
+    @cached_property
+    def result(self) -> PassResult | None:
+        return None if self.upcoming is None else self.upcoming.result
+
+    @cached_property
+    def decisions(self) -> PassDecisions:
+        return PassDecisions() if self.result is None or self.result.decisions is None else self.result.decisions
+
+    @cached_property
+    def entries(self) -> dict[bytes, Any]:
+        """The pass's offset map at its end: key -> rank of the entry (for offsets: the offset)."""
+        return {} if self.result is None else self.result.offset_map.entries()
+
+    @cached_property
+    def pass_ltc(self) -> LogToClean:
+        """The log as the cleaner saw it when it chose it for the pass (the log now when no pass runs)."""
+        chosen = None if self.upcoming is None else self.upcoming.of(self.log.name)
+        return self.ltc if chosen is None or chosen.log_to_clean is None else chosen.log_to_clean
+
+    @cached_property
+    def upcoming_index(self) -> int:
+        iterations = self.future.iterations
+        return len(iterations) if self.upcoming is None else iterations.index(self.upcoming)
 
     @property
     def end_offset(self) -> int:
@@ -297,13 +322,16 @@ class _Context:
 
     def outcome(self, batch: RecordBatch, record: Record, aborted: bool) -> RecordOutcome:
         kind = _kind(batch, record, aborted)
-        if kind is RecordKind.MARKER:
+        fate = self.fates.get(record.offset) or RecordFate(record.offset, None)
+        superseded_by = None
+        if fate.deletion is not None and self._before_next_pass(fate):
+            outcome, reason = Outcome.DELETED, _deleted_because(fate.deletion, self.log)
+        elif kind is RecordKind.MARKER:
             outcome, reason = self._marker(batch, record)
-            superseded_by = None
         else:
             outcome, reason, superseded_by = self._judge(batch, record, kind)
         if outcome is Outcome.REMOVED and self.waits:
-            reason = f"{reason}; the pass waits: {self.waits}"
+            reason = f"{reason}; {self.waits}"
         marker = _marker_name(record) if kind is RecordKind.MARKER else None
         return RecordOutcome(
             record.offset,
@@ -316,55 +344,94 @@ class _Context:
             reason,
             superseded_by,
             marker,
+            fate.at_ms,
+            self._goes(fate),
         )
+
+    @cached_property
+    def fates(self) -> dict[int, RecordFate]:
+        return self.future.fates(self.log.name)
+
+    def _goes(self, fate: RecordFate) -> str:
+        """When and how the record leaves the log if nothing more is appended, in a few words (worded once for each
+        pass or deletion: most records share one)."""
+        if fate.at_ms is None:
+            return "stays while nothing is appended"
+        cause = fate.deletion or (None if fate.decision is None else fate.decision.rule)
+        said = self._said.get((fate.at_ms, cause))
+        if said is None:
+            said = self._said[(fate.at_ms, cause)] = _goes(fate, self.log)
+        return said
+
+    @cached_property
+    def _said(self) -> dict[tuple[int, Any], str]:
+        return {}
+
+    def _before_next_pass(self, fate: RecordFate) -> bool:
+        return fate.iteration is not None and self.future.iterations.index(fate.iteration) <= self.upcoming_index
+
+    @cached_property
+    def waits(self) -> str:
+        """Why the next pass is later than now, else empty."""
+        at = None if self.upcoming is None else self.upcoming.at_ms
+        if at is None or at == self.now_ms:
+            return ""
+        when = f"the pass runs at {format_instant_ms(at)}, {format_duration_ms(at - self.now_ms, max_units=2)} from now"
+        if self.eligible_at_ms is not None and self.eligible_at_ms < at:
+            return (
+                f"{when}: eligible at {format_instant_ms(self.eligible_at_ms)}, the cleaner thread looks again "
+                f"log.cleaner.backoff.ms after it last looked"
+            )
+        return f"{when}: {eligibility(self.ltc, self.eligible_at_ms, self.now_ms)}"
 
     def _rank(self, batch: RecordBatch, record: Record) -> Any:
         return record.offset if self.strategy.ranks_by_offset else self.strategy.rank(batch, record)
 
-    def _reached(self, offset: int) -> bool:
-        """Every pass recopies the log from its start up to its end offset (``cleanSegments`` from segment 0)."""
-        return self.result is not None and offset < self.result.end_offset
-
     def _judge(self, batch: RecordBatch, record: Record, kind: RecordKind) -> tuple[Outcome, str, int | None]:
         key, offset = record.key, record.offset
+        decision = self.decisions.records.get(offset)
+        if decision is not None and not decision.kept:
+            return Outcome.REMOVED, self._removed_because(batch, decision), decision.entry_offset
         rank = self._rank(batch, record)
-        entry = None if key is None else self.entries.get(key)
-        beaten = entry is not None and rank < entry
         newer = None if key is None or key not in self.newest or rank >= self.newest[key] else self.newest[key]
-        if offset not in self.after:
-            removed = self._removed_because(batch, kind, key, entry if beaten else None)
-            return Outcome.REMOVED, removed, _offset_of(entry) if beaten and kind is not RecordKind.ABORTED else None
-        if not self._reached(offset):
+        if decision is None or decision.rule is RecordRule.UNREAD_BY_MAP:
             if kind is RecordKind.TOMBSTONE and newer is None:
                 outcome, reason = self._horizon(batch, offset, "")
                 return outcome, reason, None
             if newer is not None or kind is RecordKind.ABORTED or key is None:
-                return Outcome.BEYOND, self._unreached(offset), None if newer is None else _offset_of(newer)
+                return Outcome.BEYOND, self._unreached(offset), None if newer is None else rank_offset(newer)
             return Outcome.KEPT, "the latest record of its key", None
-        if beaten:
-            return Outcome.NEWER_BEYOND, self._kept_beaten(offset, _offset_of(entry)), _offset_of(entry)
+        entry = None if key is None else self.entries.get(key)
+        if entry is not None and rank < entry:
+            return Outcome.NEWER_BEYOND, self._kept_beaten(offset, rank_offset(entry)), rank_offset(entry)
         if newer is not None:
-            newer_offset = _offset_of(newer)
+            newer_offset = rank_offset(newer)
             return Outcome.NEWER_BEYOND, self._unmapped(newer_offset), newer_offset
         if kind is RecordKind.TOMBSTONE:
             outcome, reason = self._horizon(batch, offset, "")
             return outcome, reason, None
         return Outcome.KEPT, "the latest record of its key", None
 
-    def _removed_because(self, batch: RecordBatch, kind: RecordKind, key: bytes | None, entry: Any) -> str:
-        if kind is RecordKind.ABORTED:
+    def _removed_because(self, batch: RecordBatch, decision: RecordDecision) -> str:
+        rule = decision.rule
+        if rule is RecordRule.ABORTED:
             return "data of an aborted transaction: no consumer may read it, the pass drops it"
-        if key is None:
+        if rule is RecordRule.KEYLESS:
             return "a record without a key: a compacted topic keeps none"
-        if entry is not None:
-            return f"superseded by offset {_offset_of(entry)}, its key's entry in the pass's offset map"
+        if rule is RecordRule.SUPERSEDED:
+            return f"superseded by offset {decision.entry_offset}, its key's entry in the pass's offset map"
+        if rule is RecordRule.LEGACY_TOMBSTONE_EXPIRED:
+            return (
+                "a tombstone whose segment is older than the log tail's last modification minus delete.retention.ms "
+                "(before Kafka 3.1)"
+            )
         horizon = batch.delete_horizon_ms
         when = "" if horizon is None else f" ({format_instant_ms(horizon)})"
         return f"a tombstone whose delete horizon{when} has passed"
 
     def _kept_beaten(self, offset: int, entry_offset: int) -> str:
         """A record the pass reads and keeps though its key's final entry outranks it (KIP-280 strategies only)."""
-        if self.strategy.retains_log_end_record and offset == self.log.log_end_offset - 1:
+        if self.decisions.records[offset].rule is RecordRule.LOG_END:
             return (
                 f"its key's entry in the offset map is offset {entry_offset}, "
                 "but KIP-280 keeps the record at the log end offset - 1"
@@ -376,37 +443,40 @@ class _Context:
 
     def _unmapped(self, newer: int) -> str:
         """Why the pass's offset map does not hold the record that supersedes one it reads."""
-        if self._reached(newer):
-            fd = self.ltc.first_dirty_offset
+        decision = self.decisions.records.get(newer)
+        if decision is not None and decision.rule is not RecordRule.UNREAD_BY_MAP:
+            fd = self.pass_ltc.first_dirty_offset
             where = f"below the cleaner point {fd}, in the log tail: the pass maps only [{fd}, {self.end_offset})"
         else:
             where = self._unreached(newer)
         return f"its newer record, offset {newer}, is not in the pass's offset map: {where}"
 
     def _unreached(self, offset: int) -> str:
-        """Why no pass reaches ``offset`` now: none runs, or it lies at or past where the pass stops."""
+        """Why the next pass does not reach ``offset``: none runs, or it lies at or past where the pass stops."""
         none, active, uncleanable, stopped = self._unreached_reasons
         if self.result is None:
             return none
-        if offset >= self.log.active_segment.base_offset:
-            return active
-        return uncleanable if offset >= self.ltc.first_uncleanable_offset else stopped
+        if offset >= self.pass_ltc.first_uncleanable_offset:
+            return active if self.pass_ltc.uncleanable_bound is UncleanableBound.ACTIVE_SEGMENT else uncleanable
+        return stopped
 
     @cached_property
     def _unreached_reasons(self) -> tuple[str, str, str, str]:
         """:meth:`_unreached`'s four answers, worded once (most records of a big log get one of them)."""
-        fu = self.ltc.first_uncleanable_offset
+        ltc = self.pass_ltc
+        fu = ltc.first_uncleanable_offset
         return (
-            f"nothing is cleanable, so no pass runs: the log head is uncleanable from {fu}: {self.uncleanable}",
+            _never_reason(self.log, self.future),
             "in the active segment, never cleaned (it rolls only when records are appended)",
-            f"at or above the first uncleanable offset {fu}: {self.uncleanable}",
+            f"at or above the first uncleanable offset {fu}: {uncleanable_reason(ltc)}",
             f"at or above offset {self.end_offset}, where the pass stops: its offset map is full",
         )
 
     def _horizon(self, batch: RecordBatch, offset: int, what: str) -> tuple[Outcome, str]:
         """A kept tombstone (``what`` empty) or marker (``what`` names it): its delete horizon, or what blocks it."""
         prefix = f"{what}: " if what else ""
-        reached = self._reached(offset)
+        decision = self.decisions.records.get(offset)
+        reached = decision is not None and decision.rule is not RecordRule.UNREAD_BY_MAP
         if not self.log.broker.version.has_batch_delete_horizon:
             return (
                 Outcome.WAITING,
@@ -414,21 +484,18 @@ class _Context:
                 "minus delete.retention.ms (before Kafka 3.1)",
             )
         horizon = batch.delete_horizon_ms
-        stamped = self.after[offset].delete_horizon_ms
-        if horizon is None and stamped is not None:
+        stamped = self.decisions.batches.get(batch.base_offset)
+        stamped_ms = None if stamped is None else stamped.stamped_horizon_ms
+        if horizon is None and stamped_ms is not None:
             retention = format_duration_ms(self.log.config.delete_retention_ms)
-            if self.waits:
-                return (
-                    Outcome.WAITING,
-                    f"{prefix}the pass stamps its delete horizon: pass time + delete.retention.ms ({retention}); "
-                    f"the pass waits: {self.waits}",
-                )
+            waits = f"; {self.waits}" if self.waits else ""
             return (
                 Outcome.WAITING,
-                f"{prefix}the pass stamps its delete horizon: {format_instant_ms(stamped)} "
-                f"(pass time + delete.retention.ms, {retention})",
+                f"{prefix}the pass stamps its delete horizon: {format_instant_ms(stamped_ms)} "
+                f"(pass time + delete.retention.ms, {retention}){waits}",
             )
-        if horizon is not None and horizon > self.now_ms:
+        pass_ms = self.now_ms if self.upcoming is None else self.upcoming.at_ms
+        if horizon is not None and horizon > pass_ms:
             wait = format_duration_ms(horizon - self.now_ms, max_units=2)
             return Outcome.WAITING, f"{prefix}delete horizon {format_instant_ms(horizon)}, {wait} from now"
         if reached and what:  # a marker the pass reads and neither stamps nor removes
@@ -446,14 +513,53 @@ class _Context:
 
     def _marker(self, batch: RecordBatch, record: Record) -> tuple[Outcome, str]:
         what = f"{_marker_name(record)} marker of producer {batch.producer_id}"
-        if record.offset not in self.after:
-            return Outcome.REMOVED, f"{what}: no data of its transaction is left and its delete horizon has passed"
+        decision = self.decisions.records.get(record.offset)
+        if decision is not None and not decision.kept:
+            reason = f"{what}: no data of its transaction is left and its delete horizon has passed"
+            return Outcome.REMOVED, reason
         return self._horizon(batch, record.offset, what)
 
 
-def _offset_of(rank: Any) -> int:
-    """Ranks end with the offset (see ``Strategy``)."""
-    return int(rank[-1]) if isinstance(rank, tuple) else int(rank)
+def _never_reason(log: PartitionLog, future: Future) -> str:
+    """Why no pass runs on ``log`` from now on while nothing is appended, from the engine: the pass that fails, or the
+    log as the cleaner would see it at a far future instant."""
+    failed = future.failure(log.name)
+    if failed is not None and failed.failure is not None:
+        when = format_instant_ms(failed.at_ms)
+        return f"its pass at {when} throws ({failed.failure.error}) and Kafka marks the partition uncleanable"
+    if log.name in future.uncleanable:
+        return "the partition is marked uncleanable: Kafka's cleaner skips it until the broker restarts"
+    never = log_to_clean(log, now_ms=FAR_FUTURE_MS)
+    if never.cleanable_bytes == 0:
+        fu = never.first_uncleanable_offset
+        return (
+            f"nothing is cleanable, so no pass runs: the log head is uncleanable from {fu}: {uncleanable_reason(never)}"
+        )
+    return (
+        f"no pass runs: the dirty ratio stays at or below min.cleanable.dirty.ratio "
+        f"{never.min_cleanable_dirty_ratio:g} while nothing is appended"
+    )
+
+
+def _deleted_because(deletion: RetentionDeletion, log: PartitionLog) -> str:
+    """Why retention deletes a record's segment, and when."""
+    when = f"deleted by retention at {format_instant_ms(deletion.at_ms)} with its segment {deletion.base_offset}"
+    if deletion.reason is RetentionReason.LOG_START_OFFSET:
+        return f"{when}: the segment lies below the log start offset"
+    if deletion.reason is RetentionReason.RETENTION_BYTES:
+        return f"{when}: the partition is larger than retention.bytes ({format_bytes(log.config.retention_bytes)})"
+    return (
+        f"{when}: its newest record ({format_instant_ms(deletion.largest_timestamp)}) is older than retention.ms "
+        f"({format_duration_ms(log.config.retention_ms, max_units=2)})"
+    )
+
+
+def _goes(fate: RecordFate, log: PartitionLog) -> str:
+    """When and how the record leaves the log, in a few words (a fate with a time)."""
+    if fate.deletion is not None:
+        return _deleted_because(fate.deletion, log)
+    rule = "" if fate.decision is None else fate.decision.rule.text
+    return f"removed by the pass at {format_instant_ms(fate.removed_at_ms)}: {rule}"
 
 
 def _kind(batch: RecordBatch, record: Record, aborted: bool) -> RecordKind:

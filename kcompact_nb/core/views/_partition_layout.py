@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from kcompact_nb.core.cleaner import LogToClean, OffsetMapSpec, Strategy
-from kcompact_nb.core.model import PartitionLog
-from kcompact_nb.core.simulation import Frame
+from kcompact_nb.core.cleaner import BatchDecision, BatchFate, CleanerManager, LogToClean, OffsetMapSpec, Strategy
+from kcompact_nb.core.model import PartitionLog, copy_log, format_instant_ms
+from kcompact_nb.core.simulation import Simulation
 from kcompact_nb.core.views._next_pass import NextPass, RecordOutcome, next_pass, transaction_states
 from kcompact_nb.core.views._segment_regions import ACTIVE, CLEAN, CLEANABLE, UNCLEANABLE, SegmentRegion, log_regions
 from kcompact_nb.record import KafkaModelError, RecordBatch
@@ -44,6 +44,8 @@ class BatchSpan(NamedTuple):
 
     ``None`` outside transactions.
     """
+    kept_because: str = ""
+    """For an empty batch: why it is kept, and until when, as the next pass decides it (spec 7.3 rules A and B)."""
 
 
 @dataclass(frozen=True)
@@ -90,14 +92,13 @@ def layout_view(
     now_ms: int,
     offset_map: OffsetMapSpec | None = None,
     strategy: Strategy | None = None,
-    next_frame: Frame | None = None,
+    simulation: Simulation | None = None,
 ) -> LayoutView:
-    """The layout of ``log`` at ``now_ms``, each record with what a pass at ``now_ms`` would do to it.
+    """The layout of ``log`` at ``now_ms``, each record with what the next pass does to it (:func:`next_pass`).
 
-    ``offset_map`` and ``strategy`` are those of that pass, ``next_frame`` the frame it made when it already ran
-    (see :func:`next_pass`).
+    ``offset_map`` and ``strategy`` are those of that pass, ``simulation`` the broker the log belongs to.
     """
-    upcoming: NextPass = next_pass(log, now_ms=now_ms, offset_map=offset_map, strategy=strategy, next_frame=next_frame)
+    upcoming: NextPass = next_pass(log, now_ms=now_ms, offset_map=offset_map, strategy=strategy, simulation=simulation)
     ltc = upcoming.log_to_clean
     segments = log_regions(log, ltc)
     offsets = [r.offset for r in upcoming.records]
@@ -112,7 +113,9 @@ def layout_view(
         pass_end_offset=upcoming.end_offset,
         segments=tuple(segments),
         batches=tuple(
-            _span(b, states.get(b.base_offset)) for b in log.batches() if b.last_offset >= log.log_start_offset
+            _span(b, states.get(b.base_offset), upcoming, log)
+            for b in log.batches()
+            if b.last_offset >= log.log_start_offset
         ),
         records=upcoming.records,
         gaps=tuple(offset_gaps(offsets, log.log_start_offset, log.log_end_offset)),
@@ -155,7 +158,7 @@ def offset_gaps(offsets: Sequence[int], start: int, end: int) -> list[tuple[int,
     return gaps
 
 
-def _span(batch: RecordBatch, transaction: str | None) -> BatchSpan:
+def _span(batch: RecordBatch, transaction: str | None, upcoming: NextPass, log: PartitionLog) -> BatchSpan:
     return BatchSpan(
         batch.base_offset,
         batch.last_offset,
@@ -165,7 +168,43 @@ def _span(batch: RecordBatch, transaction: str | None) -> BatchSpan:
         batch.is_transactional,
         batch.is_control,
         transaction,
+        "" if batch.records else empty_batch_kept_because(batch.base_offset, upcoming, log),
     )
+
+
+def empty_batch_kept_because(base_offset: int, upcoming: NextPass, log: PartitionLog) -> str:
+    """Why an empty batch stays, and until when, as the next pass and the passes after it decide (spec 7.3). When the
+    next pass does not read it, what a pass reading it now would decide (from the log start, on a copy)."""
+    result = upcoming.result
+    decision = None if result is None or result.decisions is None else result.decisions.batches.get(base_offset)
+    future = upcoming.future
+    deleted_at = None if future is None or result is None else future.batch_deleted_at(result.name, base_offset)
+    if decision is not None and decision.fate is BatchFate.DELETED:
+        return "the next pass drops it: it is no longer a live producer's last batch nor the end of its cleaning round"
+    unread = ""
+    if decision is None:
+        decision = _decision_of_a_pass_now(log, base_offset, upcoming.log_to_clean.now_ms)
+        unread = ": no pass reads it" if result is None else ": the next pass does not read it"
+    if decision is not None and decision.last_batch_of_producer is not None:
+        why = (
+            f"the last batch of producer {decision.last_batch_of_producer} (rule A): Kafka keeps it, empty, so the "
+            "producer's sequence and epoch survive, until producer.id.expiration.ms expires the producer"
+        )
+    elif decision is not None and decision.ends_round:
+        why = "it ends the pass's cleaning round (rule B): its last offset stays"
+    else:
+        why = "an earlier pass kept it (spec 7.3 rules A and B)"
+    if deleted_at is None:
+        return f"{why}; it stays while nothing is appended{unread}"
+    return f"{why}; the pass at {format_instant_ms(deleted_at)} drops it"
+
+
+def _decision_of_a_pass_now(log: PartitionLog, base_offset: int, now_ms: int) -> BatchDecision | None:
+    """What a pass from the log start offset at ``now_ms`` decides for the batch at ``base_offset`` (on a copy)."""
+    copy = copy_log(log)
+    manager = CleanerManager(log.broker, decisions=[])
+    result = manager.clean_log(copy, now_ms=now_ms, first_dirty_offset=log.log_start_offset, force=True)
+    return None if result is None or result.decisions is None else result.decisions.batches.get(base_offset)
 
 
 class LayoutScale(NamedTuple):

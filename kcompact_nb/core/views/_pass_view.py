@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from kcompact_nb.core.cleaner import LogToClean, PassResult
+from kcompact_nb.core.cleaner import BatchDecision, BatchFate, LogToClean, PassResult, offset_map_keys, strategy_for
 from kcompact_nb.core.model import PartitionLog
-from kcompact_nb.record import RecordBatch
 
 
 class OffsetMapEntry(NamedTuple):
@@ -71,23 +70,36 @@ def _entry(key: bytes, rank: Any) -> OffsetMapEntry:
 
 
 def _missed_keys(log: PartitionLog, result: PassResult, mapped: set[bytes]) -> tuple[tuple[bytes, int], ...]:
-    """(key, first offset) of keys first met in ``[end_offset, first_uncleanable_offset)`` and absent from the map."""
+    """(key, first offset) of the keys ``buildOffsetMap`` would map in ``[end_offset, first_uncleanable_offset)``
+    that the full map did not hold (the engine's own map building decides which records count: no markers, no
+    aborted data)."""
+    if result.end_offset >= result.first_uncleanable_offset:
+        return ()
+    left = offset_map_keys(
+        log,
+        start=result.end_offset,
+        end=result.first_uncleanable_offset,
+        strategy=strategy_for(log.config),
+        now_ms=result.start_ms,
+    )
     missed: dict[bytes, int] = {}
-    for batch, record in log.records():
-        inside = result.end_offset <= record.offset < result.first_uncleanable_offset
-        if inside and not batch.is_control and record.key is not None and record.key not in mapped:
-            missed.setdefault(record.key, record.offset)
+    for _batch, record in log.records():
+        key = record.key
+        if result.end_offset <= record.offset < result.first_uncleanable_offset and key in left and key not in mapped:
+            missed.setdefault(key, record.offset)
     return tuple(missed.items())
 
 
 @dataclass(frozen=True)
 class PassDiff:
-    """Before and after one pass: segments as (base offset, bytes), the groups, and the fate of batches.
+    """Before and after one pass: segments as (base offset, bytes), the groups, and the fate of batches, as the pass
+    recorded them.
 
-    ``rewritten_batches`` were rebuilt with fewer records or a new delete horizon;
-    ``emptied_batches`` were kept as 61-byte headers without records (spec 7.3 rules A and B);
-    ``removed_batches`` vanished. Batches are named by base offset. ``estimated_segments`` are the base
-    offsets of segments (before or after) whose size is an estimate (no exact codec here).
+    ``rewritten_batches`` were rebuilt with fewer records or a new delete horizon; ``emptied_batches`` were kept as
+    61-byte headers without records (spec 7.3 rules A and B); ``removed_batches`` vanished; ``grown_batches`` are
+    (base offset, bytes before, bytes after, why) of rewritten batches that grew. Batches are named by base offset.
+    ``estimated_segments`` are the base offsets of segments (before or after) whose size is an estimate (no exact
+    codec here).
     """
 
     segments_before: tuple[tuple[int, int], ...]
@@ -99,35 +111,51 @@ class PassDiff:
     removed_batches: tuple[int, ...]
     log_end_offset: int
     estimated_segments: tuple[int, ...] = ()
+    grown_batches: tuple[tuple[int, int, int, str], ...] = ()
 
 
 def pass_diff(before: PartitionLog, after: PartitionLog, result: PassResult) -> PassDiff:
-    """What ``result`` changed from ``before`` to ``after`` (both logs are only read)."""
-    after_batches = {b.base_offset: b for b in after.batches()}
-    after_offsets = {r.offset for _, r in after.records()}
-    changed = [b for b in before.batches() if after_batches.get(b.base_offset) != b]
+    """What ``result`` changed from ``before`` to ``after``, read from the decisions the pass recorded (a pass run by
+    :func:`~kcompact_nb.core.pass_frames`, a scenario's frames or a :class:`CleanerManager` with ``decisions``)."""
+    if result.decisions is None:
+        raise ValueError(f"the pass over {result.name} at {result.start_ms} ms recorded no decisions to read")
+    decisions = result.decisions
+    batches = sorted(decisions.batches.values())
+
+    def fated(*fates: BatchFate) -> tuple[int, ...]:
+        return tuple(b.base_offset for b in batches if b.fate in fates)
+
     return PassDiff(
         segments_before=_segments(before),
         segments_after=_segments(after),
         groups=result.groups,
-        removed_offsets=tuple(r.offset for _, r in before.records() if r.offset not in after_offsets),
-        rewritten_batches=tuple(b.base_offset for b in changed if _kept_records(after_batches, b)),
-        emptied_batches=tuple(
-            b.base_offset
-            for b in changed
-            if b.base_offset in after_batches and not after_batches[b.base_offset].records
-        ),
-        removed_batches=tuple(b.base_offset for b in changed if b.base_offset not in after_batches),
+        removed_offsets=tuple(sorted(d.offset for d in decisions.records.values() if not d.kept)),
+        rewritten_batches=fated(BatchFate.REWRITTEN),
+        emptied_batches=fated(BatchFate.KEPT_EMPTY),
+        removed_batches=fated(BatchFate.DELETED),
         log_end_offset=after.log_end_offset,
         estimated_segments=tuple(
             sorted({s.base_offset for log in (before, after) for s in log.segments if s.size_estimated})
         ),
+        grown_batches=tuple(
+            (b.base_offset, b.size_before, b.size_after, _grew_because(b))
+            for b in batches
+            if b.fate is BatchFate.REWRITTEN and b.size_after > b.size_before
+        ),
     )
 
 
-def _kept_records(after: dict[int, RecordBatch], batch: RecordBatch) -> bool:
-    found = after.get(batch.base_offset)
-    return found is not None and bool(found.records)
+def _grew_because(batch: BatchDecision) -> str:
+    """Why a rewritten batch is larger than it was (``MemoryRecords.filterTo`` rebuilds it)."""
+    causes = []
+    if batch.stamped_horizon_ms is not None:
+        causes.append(
+            "the pass stamped its delete horizon: the batch's base timestamp became the horizon, so each record's "
+            "timestamp delta is a longer varint"
+        )
+    if batch.recompressed:
+        causes.append("its kept records were compressed again at the codec's default level")
+    return "; ".join(causes) or "its kept records were written again (record by record)"
 
 
 def _segments(log: PartitionLog) -> tuple[tuple[int, int], ...]:

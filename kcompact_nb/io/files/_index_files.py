@@ -39,11 +39,14 @@ and keep the file size, so writing what was read gives the same bytes.
 
 from __future__ import annotations
 
+import dataclasses
+import errno
 import os
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from crc32c import crc32c
 
@@ -423,7 +426,74 @@ def read_index_file(path: str | os.PathLike[str]) -> IndexFile:
         raise IndexFileError(
             path, None, f"not an index or snapshot file: expected a name ending in {', '.join(INDEX_FILE_SUFFIXES)}"
         )
-    return decode(path.read_bytes(), file_offset(path), path)
+    entry = {INDEX_FILE_SUFFIX: _OFFSET_ENTRY, TIME_INDEX_FILE_SUFFIX: _TIME_ENTRY}.get(path.suffix)
+    if entry is None:
+        return decode(path.read_bytes(), file_offset(path), path)
+    data, size = _index_prefix(path, entry)
+    index = decode(data, file_offset(path), path)
+    if len(data) != size and isinstance(index, (OffsetIndexFile, TimeIndexFile)):  # zero-filled: its true size
+        index = dataclasses.replace(index, preallocated_bytes=size)
+    return index
+
+
+_READ_BLOCK = 1024 * 1024
+"""How much of an index file is read at a time."""
+_ZEROS = bytes(_READ_BLOCK)
+
+
+def _index_prefix(path: Path, entry: struct.Struct) -> tuple[bytes, int]:
+    """An offset or time index file's entries up to its zero fill, then two zero entries (so that the decoder sees
+    the zero fill start), and the file's size; the zero fill itself is read a block at a time and checked, never
+    held: a preallocated index (``segment.index.bytes``, up to 2 GiB, sparse) costs one block of memory."""
+    size = path.stat().st_size
+    if size % entry.size:
+        kind = "offset index" if entry is _OFFSET_ENTRY else "time index"
+        reason = f"{size} bytes is not a whole number of {entry.size}-byte {kind} entries (a corrupt index)"
+        raise IndexFileError(path, size - size % entry.size, reason)
+    kept = bytearray()
+    with open(path, "rb") as handle:
+        while block := handle.read(_READ_BLOCK - _READ_BLOCK % entry.size):
+            zero_fill = _zero_fill_start(kept, block, entry)
+            if zero_fill is None:
+                kept += block
+                continue
+            kept += block[:zero_fill]
+            _check_zeros(handle, block[zero_fill:], len(kept), path)
+            return bytes(kept) + bytes(2 * entry.size), size
+    return bytes(kept), size
+
+
+def _zero_fill_start(kept: bytearray, block: bytes, entry: struct.Struct) -> int | None:
+    """Where in ``block`` the zero fill starts (an entry after the first whose relative offset is 0), if it does."""
+    first = len(kept) // entry.size
+    whole = len(block) - len(block) % entry.size
+    for number, fields in enumerate(entry.iter_unpack(block[:whole]), start=first):
+        relative = fields[0] if entry is _OFFSET_ENTRY else fields[1]
+        if number > 0 and relative == 0:
+            return (number - first) * entry.size
+    return None
+
+
+def _check_zeros(handle: BinaryIO, rest: bytes, position: int, path: Path) -> None:
+    """The rest of the file after the zero fill's start is zeros, as a preallocated index's tail is (its holes are
+    skipped: the file system knows they hold zeros)."""
+    while rest:
+        if rest != _ZEROS[: len(rest)]:
+            at = position + next(i for i, byte in enumerate(rest) if byte)
+            raise IndexFileError(path, at, "non-zero bytes after the zero-filled (preallocated) end of the index")
+        position = _next_data(handle, position + len(rest))
+        rest = handle.read(_READ_BLOCK)
+
+
+def _next_data(handle: BinaryIO, position: int) -> int:
+    """Where the next data after ``position`` starts (past a hole), the handle moved there; the end if none."""
+    try:
+        position = os.lseek(handle.fileno(), position, os.SEEK_DATA)
+    except OSError as error:
+        if error.errno == errno.ENXIO:  # only a hole from here to the end
+            position = os.fstat(handle.fileno()).st_size
+    handle.seek(position)
+    return position
 
 
 def encode_index_file(index: IndexFile) -> bytes:

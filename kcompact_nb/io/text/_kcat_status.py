@@ -80,12 +80,15 @@ def mixed_stderr_caveats(reading: StdoutReading) -> tuple[str, ...]:
     )
 
 
-def terminal_line_ends(data: bytes) -> bool:
-    """Every line of ``data`` ends in ``\\r\\n``: a pseudo-terminal's output (its ``onlcr`` turns each ``\\n``
-    a program writes into ``\\r\\n``), as ``docker exec -t``, ``kubectl exec -t``, ``ssh -t`` and ``script``
-    capture it."""
+def terminal_line_ends(data: bytes, terminator: bytes) -> bool:
+    """``data`` is kcat output that went through a pseudo-terminal, for a format whose records end in
+    ``terminator`` (holding ``\\n``): its ``onlcr`` turns each ``\\n`` a program writes into ``\\r\\n``, as
+    ``docker exec -t``, ``kubectl exec -t``, ``ssh -t`` and ``script`` capture it, so every line ends in ``\\r\\n``
+    (``\\r\\r\\n`` where the format itself ends in ``\\r\\n``)."""
     lines = data.count(b"\n")
-    return lines > 0 and data.count(b"\r\n") == lines
+    if b"\n" not in terminator or lines == 0 or data.count(b"\r\n") != lines:
+        return False
+    return not terminator.endswith(b"\r\n") or data.count(b"\r\r\n") == lines
 
 
 TERMINAL_ADVICE = (

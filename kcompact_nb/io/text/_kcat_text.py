@@ -266,7 +266,7 @@ def parse_kcat_format(
     """
     compiled = fmt if isinstance(fmt, KcatFormat) else compile_kcat_format(fmt, print_nulls=print_nulls)
     data = as_bytes(output)
-    if compiled.terminator.endswith(b"\n") and not compiled.terminator.endswith(b"\r\n") and terminal_line_ends(data):
+    if terminal_line_ends(data, compiled.terminator):
         raise DumpParseError(source, 1, TERMINAL_ADVICE)
     return only_reading(data, partial(_parse, compiled, partition, source), source)
 

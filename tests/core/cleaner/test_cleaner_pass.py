@@ -11,7 +11,7 @@ from kcompact_nb.io.files import segment_indexes
 from tests.conftest import compacted_log, keys_in_log, offsets_in_log, rec, segment_layout
 
 
-def one_pass(log: PartitionLog, now_ms: int = 0, offset_map=None):
+def one_pass(log: PartitionLog, now_ms: int = 0, offset_map=None, decisions=None):
     ltc = log_to_clean(log, now_ms=now_ms)
     return clean_pass(
         log,
@@ -20,6 +20,7 @@ def one_pass(log: PartitionLog, now_ms: int = 0, offset_map=None):
         first_uncleanable_offset=ltc.first_uncleanable_offset,
         cleanable_ratio=ltc.cleanable_ratio,
         offset_map=offset_map,
+        decisions=decisions,
     )
 
 

@@ -23,6 +23,7 @@ from kcompact_nb.core import (
     pass_diff,
     segment_regions,
 )
+from kcompact_nb.core.cleaner import PassDecisions
 from kcompact_nb.core.model._compression import stored_compression
 from kcompact_nb.record._encoders import EncodedBatch, EstimatingEncoder
 from tests.conftest import compacted_log, offsets_in_log, rec
@@ -175,7 +176,7 @@ def test_tables_and_regions_mark_estimated_sizes_and_codecs():
 def test_a_pass_diff_lists_segments_with_estimated_sizes():
     log = estimated_log()
     before = copy_log(log)
-    result = one_pass(log)
+    result = one_pass(log, decisions=PassDecisions())
     diff = pass_diff(before, log, result)
     assert diff.estimated_segments == (0,)  # before: the snappy batch; after it is gone, leaving an exact 79 B
     assert diff.segments_after == ((0, 79), (2, 0))

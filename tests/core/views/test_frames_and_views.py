@@ -116,12 +116,20 @@ def test_dirtiness_series_marks_rolls_passes_and_duplicates():
     assert all(p.deadline_ms is None for p in points)  # max.compaction.lag.ms is unset
 
 
-def test_deadline_follows_max_compaction_lag():
-    log = compacted_log(max_compaction_lag_ms=1000)
-    log.append([rec("a", timestamp=50)], now_ms=50)
-    (frame,) = list(pass_frames(log, now_ms=60))
-    (point,) = dirtiness_series([frame])
-    assert point.deadline_ms == 1050
+def test_deadline_is_the_first_instant_the_engine_finds_the_log_overdue():
+    """KIP-354 (docs/cleaner-rules.md 5.3): a dirty segment is overdue once now - max.compaction.lag.ms is past its
+    first batch's timestamp, so at 200 + 1000 + 1, not at 1200 (issue #36); an unrolled active segment never is."""
+    log = compacted_log(max_compaction_lag_ms=1000, min_cleanable_dirty_ratio=0.99)
+    log.append([rec("a", timestamp=100)], now_ms=100)
+    log.roll(now_ms=100)
+    log.cleaner_checkpoint = 1
+    log.append([rec("b", timestamp=200)], now_ms=200)
+    (active_only,) = dirtiness_series(list(pass_frames(log, now_ms=300)))
+    assert active_only.deadline_ms is None
+    log.roll(now_ms=200)
+    (point,) = dirtiness_series(list(pass_frames(log, now_ms=300)))
+    assert point.deadline_ms == 1201
+    assert not log_to_clean(log, now_ms=1200).eligible and log_to_clean(log, now_ms=1201).eligible
 
 
 def test_pass_diff_names_removed_records_and_batches():
