@@ -1,9 +1,10 @@
-"""A whole log dir's next cleaner passes in Spark: the core's exact pass, one Spark task per partition.
+"""A whole log dir's next cleaner passes in Spark: the core's cleaner run forward, one Spark task per partition.
 
 Each task reads one ``<topic>-<partition>/`` directory with the io reader in a Python worker and runs the core's
-cleaner on it (:func:`kcompact_nb.spark._partition_pass.predict_partition`); the result is one row per partition,
-equal to what the core computes on the driver. The driver only lists the log dir, reads its two checkpoint files
-and ranks the rows in the order ``LogCleanerManager.grabFilthiestCompactedLog`` takes them (spec 5).
+cleaner forward on it (:func:`kcompact_nb.spark._partition_pass.predict_partition`); the result is one row per
+partition, read from what the engine did, equal to what the core computes on the driver. The driver only lists the log
+dir, reads its two checkpoint files and ranks the rows in the order ``LogCleanerManager.grabFilthiestCompactedLog``
+takes them (spec 5).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import pandas
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
@@ -25,6 +27,7 @@ from kcompact_nb.core import (
     TopicConfig,
     format_bytes,
     format_duration_ms,
+    format_instant_ms,
     log_pool_order,
     topic_partition_of_dir,
 )
@@ -51,20 +54,23 @@ PASS_ARROW_SCHEMA = pa.schema(
         ("compacted", pa.bool_()),
         ("uncleanable", pa.bool_()),
         ("eligible", pa.bool_()),
+        ("next_pass_ms", pa.int64()),
         ("end_offset", pa.int64()),
         ("map_full", pa.bool_()),
-        ("retained_records", pa.int64()),
+        ("removed_records", pa.int64()),
         ("bytes_freed", pa.int64()),
         ("keys_per_pass", pa.int64()),
-        ("passes_needed", pa.int32()),
+        ("passes_until_settled", pa.int32()),
+        ("settled_records", pa.int64()),
     ]
 )
 """A task's row: :class:`~kcompact_nb.spark._partition_pass.PartitionPass`'s fields in order."""
 _PASS_SCHEMA_DDL = (
     "topic string, partition int, log_pool_position int, size_bytes long, records long, first_dirty_offset long, "
     "first_uncleanable_offset long, clean_bytes long, cleanable_bytes long, total_bytes long, cleanable_ratio double, "
-    "compaction_delay_ms long, compacted boolean, uncleanable boolean, eligible boolean, end_offset long, "
-    "map_full boolean, retained_records long, bytes_freed long, keys_per_pass long, passes_needed int"
+    "compaction_delay_ms long, compacted boolean, uncleanable boolean, eligible boolean, next_pass_ms long, "
+    "end_offset long, map_full boolean, removed_records long, bytes_freed long, keys_per_pass long, "
+    "passes_until_settled int, settled_records long"
 )
 TOPIC_PASS_COLUMNS = (*PASS_ARROW_SCHEMA.names[:2], "cleaning_order", *PASS_ARROW_SCHEMA.names[2:])
 """The columns of :func:`topic_passes`, in order."""
@@ -91,8 +97,9 @@ def topic_passes(
 ) -> DataFrame:
     """Every partition of a broker log dir at ``now_ms``: the cleaner's view and its next passes, one Spark task each.
 
-    Each task runs the core's cleaner (``Cleaner.doClean``, not an approximation) on its partition as
-    ``kcompact clean`` reads it, so every row equals the core's result on the driver.
+    Each task runs the core's cleaner loop forward (:func:`kcompact_nb.core.run_forward`: selection,
+    ``Cleaner.doClean``, retention, back-off; not an approximation) on its partition as ``kcompact clean`` reads it,
+    with nothing appended, and reads what it did; so every row equals the core's result on the driver.
 
     Parameters
     ----------
@@ -117,10 +124,13 @@ def topic_passes(
     ``grabFilthiestCompactedLog`` calls at ``now_ms`` take the eligible partitions (the highest
     ``cleanable_ratio`` first; of equal ratios, the first in the broker's log pool, ``log_pool_position``, for a
     broker that loaded the partitions in the order the directory lists them); null when not eligible.
-    ``end_offset``, ``map_full``, ``retained_records`` and ``bytes_freed`` are the next pass's (run whether or not
-    the partition is eligible now); ``passes_needed`` how many passes with ``keys_per_pass`` keys each clean the
-    range ``[first_dirty_offset, first_uncleanable_offset)``. The rows are computed again by every action: cache
-    the DataFrame to use it more than once. :func:`topic_pass_summary` gives a pandas table for people.
+    ``next_pass_ms`` is when the engine runs the partition's next pass (null: no pass without appends), and
+    ``end_offset``, ``map_full``, ``removed_records`` and ``bytes_freed`` say what that pass does;
+    ``passes_until_settled`` counts the passes the engine runs, ``keys_per_pass`` keys each at most, until nothing
+    more happens without appends, and ``settled_records`` the records then left. Each partition runs forward alone:
+    a cleaner thread busy with another partition (a pass that takes time under ``log.cleaner.io.max.bytes.per.second``)
+    can make a time later. The rows are computed again by every action: cache the DataFrame to use it more than once.
+    :func:`topic_pass_summary` gives a pandas table for people.
 
     Examples
     --------
@@ -129,7 +139,7 @@ def topic_passes(
     >>> spark = spark_session("local[2]")  # or spark://host:7077, with the log dir on every machine
     >>> passes = topic_passes(spark, "/var/lib/kafka/data", now_ms=1_767_225_660_000,
     ...                       broker=BrokerConfig(log_cleaner_dedupe_buffer_size=8 << 20))
-    >>> topic_pass_summary(passes)[["partition", "cleaning_order", "dirty ratio", "frees", "passes_needed"]]
+    >>> topic_pass_summary(passes)[["partition", "cleaning_order", "dirty ratio", "next pass", "frees"]]
     """
     root = _log_dir(path)
     tasks = partition_tasks(
@@ -221,9 +231,10 @@ def partition_tasks(
 
 def topic_pass_summary(passes: DataFrame, *, limit: int = DEFAULT_SUMMARY_LIMIT) -> Any:
     """:func:`topic_passes`' rows as a pandas DataFrame (``toPandas`` of at most ``limit`` rows, else an error),
-    with columns for people after the exact ones: ``dirty ratio`` (a percentage), ``size``, ``cleanable`` and
-    ``frees`` (binary units, :func:`kcompact_nb.format_bytes`), ``overdue by`` (``max.compaction.lag.ms``, as a
-    duration; empty when not overdue)."""
+    with columns for people after the exact ones: ``dirty ratio`` (a percentage), ``size`` and ``cleanable`` (binary
+    units, :func:`kcompact_nb.format_bytes`), ``overdue by`` (``max.compaction.lag.ms``, as a duration; empty when not
+    overdue), ``next pass`` (when the engine runs it, ISO 8601; ``none without appends``), and what that pass does:
+    ``removes`` (records) and ``frees`` (binary units)."""
     frame: Any = passes.limit(limit + 1).toPandas()
     if len(frame) > limit:
         raise BridgeLimitError(
@@ -231,9 +242,15 @@ def topic_pass_summary(passes: DataFrame, *, limit: int = DEFAULT_SUMMARY_LIMIT)
             "(raise it deliberately, or pass topics=...)"
         )
     frame["dirty ratio"] = [f"{ratio:.1%}" for ratio in frame["cleanable_ratio"]]
-    for column, source in (("size", "size_bytes"), ("cleanable", "cleanable_bytes"), ("frees", "bytes_freed")):
+    for column, source in (("size", "size_bytes"), ("cleanable", "cleanable_bytes")):
         frame[column] = [format_bytes(int(n), exact=False) for n in frame[source]]
     frame["overdue by"] = [
         format_duration_ms(int(ms), max_units=2) if ms > 0 else "" for ms in frame["compaction_delay_ms"]
     ]
+    frame["next pass"] = [
+        "none without appends" if pandas.isna(ms) else format_instant_ms(int(ms)) for ms in frame["next_pass_ms"]
+    ]
+    removed = zip(frame["removed_records"], frame["records"], strict=True)
+    frame["removes"] = [f"{int(n):,} of {int(total):,} records" for n, total in removed]
+    frame["frees"] = [format_bytes(int(n), exact=False) for n in frame["bytes_freed"]]
     return frame
