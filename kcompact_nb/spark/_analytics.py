@@ -1,6 +1,8 @@
-"""Per-partition and per-topic analytics: duplicates, tombstones, dirty keys, passes, exact counts.
+"""Per-partition and per-topic analytics: duplicates, tombstones, dirty keys, exact counts.
 
-Every function is DataFrame -> DataFrame over the record schema; control records never count.
+Every function is DataFrame -> DataFrame over the record schema; control records never count. These are counts over
+the records, not the cleaner: what a pass does is the core's (:func:`~kcompact_nb.spark.compact`,
+:func:`~kcompact_nb.spark.topic_passes`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ def with_fates(records: DataFrame) -> DataFrame:
     """Data records with ``superseded`` (a later record of the same key exists in the partition),
     ``live`` (latest of its key, not a tombstone) and ``tombstone_latest`` (latest of its key, a tombstone).
 
-    Keyless records are neither live nor superseded (a compacted topic rejects them).
+    Latest per key, not the cleaner's fates (a pass keeps a superseded record it does not reach, or whose newer
+    record is not in its offset map; :func:`compact` runs the cleaner). Keyless records are neither live nor
+    superseded (a compacted topic rejects them).
     """
     by_key = Window.partitionBy(*PARTITION_COLUMNS, "key")
     latest = F.max("offset").over(by_key)
@@ -41,7 +45,10 @@ def with_fates(records: DataFrame) -> DataFrame:
 
 
 def duplicates(records: DataFrame) -> DataFrame:
-    """Per partition: ``records``, ``superseded`` records (what a full compaction can remove) and their bytes."""
+    """Per partition: ``records``, ``superseded`` records (a later record of their key exists) and their bytes.
+
+    A count over the records, not the cleaner: a pass removes a superseded record only when it reaches it with the
+    newer one in its offset map (:func:`compact` says what a pass removes)."""
     fated = with_fates(records)
     return fated.groupBy(*PARTITION_COLUMNS).agg(
         F.count("*").alias("records"),
@@ -53,7 +60,7 @@ def duplicates(records: DataFrame) -> DataFrame:
 
 
 def tombstones(records: DataFrame, *, now_ms: int) -> DataFrame:
-    """Every tombstone with its delete horizon (``deleteHorizonMs`` of its batch) and fate at ``now_ms``.
+    """Every tombstone with its delete horizon (``deleteHorizonMs`` of its batch), passed or not at ``now_ms``.
 
     ``horizon_passed`` is true once ``now_ms >= deleteHorizonMs``: the first pass that reaches the tombstone
     removes it (Kafka 3.1+, KIP-534; every pass recopies the log from its start up to where it stops); a
@@ -85,11 +92,12 @@ def map_capacity(dedupe_buffer_bytes: int, *, threads: int = 1, load_factor: flo
 def dirty_keys(
     records: DataFrame, cleanable: DataFrame, *, dedupe_buffer_bytes: int = 134_217_728, threads: int = 1
 ) -> DataFrame:
-    """Per partition: distinct keys in ``[first_dirty_offset, first_uncleanable_offset)`` and the passes
-    a dedupe buffer needs to index them (``log.cleaner.dedupe.buffer.size``, ``log.cleaner.threads``).
+    """Per partition: distinct keys in ``[first_dirty_offset, first_uncleanable_offset)`` next to the keys one
+    pass's offset map holds (:func:`map_capacity` of ``log.cleaner.dedupe.buffer.size`` / ``log.cleaner.threads``).
 
-    ``passes_needed = ceil(distinct_dirty_keys / map_capacity)``: a lower bound, exact when each
-    pass's range holds distinct keys (Kafka stops a pass once the map is full, spec 6.3).
+    A count, not the cleaner: a range with more distinct keys than ``map_capacity`` takes more than one pass (Kafka
+    stops a pass once its map is full, spec 6.3); how many passes the cleaner runs, and when, is the engine's
+    (:func:`topic_passes`' ``passes_until_settled``).
     """
     capacity = map_capacity(dedupe_buffer_bytes, threads=threads)
     joined = _data(records).join(F.broadcast(cleanable.select(*CLEANABLE_COLUMNS)), list(PARTITION_COLUMNS))
@@ -97,12 +105,7 @@ def dirty_keys(
         (F.col("offset") >= F.col("first_dirty_offset")) & (F.col("offset") < F.col("first_uncleanable_offset"))
     )
     counted = dirty.groupBy(*PARTITION_COLUMNS).agg(F.count_distinct("key").alias("distinct_dirty_keys"))
-    return counted.withColumns(
-        {
-            "map_capacity": F.lit(capacity),
-            "passes_needed": F.ceil(F.col("distinct_dirty_keys") / F.lit(capacity)).cast("int"),
-        }
-    )
+    return counted.withColumn("map_capacity", F.lit(capacity))
 
 
 def keys_on_many_partitions(records: DataFrame) -> DataFrame:
