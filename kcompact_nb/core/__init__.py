@@ -97,7 +97,7 @@ from kcompact_nb.core.model import (
     stored_compression,
     topic_partition_of_dir,
 )
-from kcompact_nb.core.simulation import Frame, Future, Simulation, Timeline, next_eligible_ms, pass_frames, run_forward
+from kcompact_nb.core.simulation import Frame, Simulation, Timeline, next_eligible_ms, pass_frames, run_forward
 from kcompact_nb.core.views import (
     OFFSET_BUCKET_COLUMNS,
     BatchSpan,
@@ -190,7 +190,6 @@ __all__ = [
     "format_instant_ms",
     "format_time_ms",
     "Frame",
-    "Future",
     "IN_FLIGHT_FILE_SUFFIXES",
     "INDEX_FILE_SUFFIX",
     "IndexFullError",
