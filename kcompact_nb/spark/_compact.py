@@ -125,8 +125,8 @@ def _pass_over(
     offset_map: OffsetMapSpec | None, now_ms: int,
 ) -> PartitionLog:  # fmt: skip
     """One task's work: rebuild the partition from its rows, run the core's pass on it (a compacted topic's only)."""
-    columns = columns_of(table)
-    bound = {name: columns[column][0] for name, column in _BOUNDS.items()}
+    bound = {name: table.column(column)[0].as_py() for name, column in _BOUNDS.items()}
+    columns = columns_of(table.drop_columns(list(_BOUNDS.values())))
     active = max(bound["active_segment_base_offset"] or -1, bound["first_uncleanable_offset"] or -1)
     log = rows_to_log(
         columns, topic=topic, partition=partition, config=config, broker=broker,

@@ -81,7 +81,7 @@ def workload(spark: SparkSession, scratch: Path, hdfs: str | None = None) -> dic
         "kcat": load_kcat(spark, scratch / "k.json", topic="t"),
         "jsonl": load_jsonl(spark, STAGES[0] / "records.jsonl"),
         "dirtiness": ranges,
-        "compact": compact(records, now_ms=NOW_MS, cleanable=ranges),
+        "compact": compact(records, now_ms=NOW_MS, segments=segments, checkpoints=checkpoints),
         "duplicates": duplicates(records),
         "tombstones": tombstones(records, now_ms=NOW_MS),
         "with_transaction_flags": with_transaction_flags(records),
