@@ -31,11 +31,15 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # The project's python3 kernel spec (tools/jupyter) keeps JVM output out of cell outputs; conftest.py does
 # the same for the kernels pytest starts. Lab's root is the repository, opened at notebooks/, so that the
 # notebooks' relative links (../docs/...) resolve as they do in the repository. The notebooks are trusted:
-# Lab draws their stored widget views (saved widget state) only in trusted notebooks.
+# Lab draws their stored widget views (saved widget state) only in trusted notebooks. Lab's defaults come from
+# tools/jupyter/lab/settings/overrides.json (no "Jupyter news?" popup over the figures, no update check; a
+# user's own settings still apply over them); the browser test (tests/browser) serves Lab with the same flags.
+LAB_FLAGS := --LabApp.app_settings_dir=$(CURDIR)/tools/jupyter/lab/settings \
+	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate
 lab: setup
 	$(BIN)/jupyter trust notebooks/*.ipynb
 	JUPYTER_PATH=$(CURDIR)/tools/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH)) \
-		$(BIN)/jupyter lab --LabApp.default_url=/lab/tree/notebooks --ServerApp.ip=127.0.0.1 $(ALLOW_ROOT)
+		$(BIN)/jupyter lab --LabApp.default_url=/lab/tree/notebooks --ServerApp.ip=127.0.0.1 $(LAB_FLAGS) $(ALLOW_ROOT)
 
 # ruff's rules and formatter, as configured in pyproject.toml ([tool.ruff]); `ruff format .` fixes the layout.
 lint: setup

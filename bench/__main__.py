@@ -2,6 +2,8 @@
 
 ``python -m bench stream [--sizes 1M,5M,50M]``: the streamed pass and figure over big partitions (issue #19).
 
+``python -m bench notebooks [SUBSTRING ...]``: every notebook's Run All, timed, with the machine and its load.
+
 ``python -m bench side-by-side [--sizes ...]``: issue #9's comparison with Kafka's own cleaner, written to
 ``bench/RESULTS.md`` (needs Java 17 and Maven for the broker); ``--codecs none,gzip,snappy,lz4,zstd`` adds a
 compressed partition per codec (issue #29), ``--codecs-only`` measures those alone and replaces their section.
@@ -27,6 +29,10 @@ def main(argv: list[str]) -> int:
         from bench.bench_stream import main as stream
 
         return stream(argv[1:])
+    if argv[:1] == ["notebooks"]:
+        from bench.bench_notebooks import main as notebooks
+
+        return notebooks(argv[1:])
     if argv[:1] == ["side-by-side"]:
         from bench.side_by_side import main as side_by_side
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bench._measure import BENCH_BROKER_OVERRIDES
+from bench._measure import BENCH_BROKER_OVERRIDES, BENCH_TOPIC_OVERRIDES
 from bench._results import KafkaPass, parse_kafka_pass
 from bench._workload import Workload, trigger_batch
 from kcompact_nb.broker import (
@@ -25,7 +25,7 @@ from kcompact_nb.broker import (
 )
 from kcompact_nb.fidelity import HOLD, cleaner_messages
 
-TOPIC_CONFIGS = {**COMPACTED_TOPIC_CONFIGS, "segment.index.bytes": "10485760", "compression.type": "producer"}
+TOPIC_CONFIGS = {**COMPACTED_TOPIC_CONFIGS, **BENCH_TOPIC_OVERRIDES, "compression.type": "producer"}
 """Kafka's default index size (the fidelity topics' 4 KiB index would roll a segment every 2 MB); the producer's
 batches kept as they come, compressed or not (Kafka's default ``compression.type``, said here)."""
 BROKER_HEAP_MB = 1536

@@ -30,8 +30,9 @@ class Workload:
     """``records`` keyed records over ``records // 10`` keys, 100-byte values, 5 % tombstones, batches of 100.
 
     ``codec`` compresses each batch as a Java producer does (Kafka's own framing, the codec's default level);
-    ``json_values`` makes the values JSON-like objects of about 100 bytes with random fields (repeated bytes
-    otherwise, which every codec shrinks to almost nothing).
+    ``values`` says what the values hold: ``"repeated"`` bytes (which every codec shrinks to almost nothing),
+    ``"text"``, JSON-like objects of about 100 bytes with random fields (compressible as such text is), or
+    ``"bytes"``, random bytes (no codec shrinks them: encrypted or already compressed payloads).
     """
 
     records: int
@@ -42,7 +43,7 @@ class Workload:
     """About a Java producer's default 16 KiB ``batch.size`` of these records."""
     codec: str = "none"
     """The batches' ``compression.type`` (``none``, ``gzip``, ``snappy``, ``lz4``, ``zstd``)."""
-    json_values: bool = False
+    values: str = "repeated"
 
     @property
     def keys(self) -> int:
@@ -55,11 +56,19 @@ class Workload:
         for start in range(0, self.records, self.batch_records):
             count = min(self.batch_records, self.records - start)
             keys = [b"key-%08d" % rng.randrange(self.keys) for _ in range(count)]
-            records = [
-                (k, None if rng.random() < self.tombstone_ratio else json_value(rng) if self.json_values else value)
-                for k in keys
-            ]
+            records = [(k, None if rng.random() < self.tombstone_ratio else self._value(rng, value)) for k in keys]
             yield encode(records, BASE_TS_MS) if self.codec == "none" else compressed(records, self.codec)
+
+    def _value(self, rng: random.Random, repeated: bytes) -> bytes:
+        if self.values == "text":
+            return json_value(rng)
+        if self.values == "bytes":
+            return rng.randbytes(self.value_bytes)
+        return repeated
+
+
+VALUE_KINDS = ("repeated", "text", "bytes")
+"""What :attr:`Workload.values` may be."""
 
 
 def json_value(rng: random.Random) -> bytes:

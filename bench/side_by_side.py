@@ -86,18 +86,24 @@ def side_by_side(sizes: Sequence[int], repeat: Callable[[int], int], work: Path)
 
 
 def compressed(
-    codecs: Sequence[str], sizes: Sequence[int], repeat: Callable[[int], int], work: Path
+    codecs: Sequence[str],
+    sizes: Sequence[int],
+    repeat: Callable[[int], int],
+    work: Path,
+    values: Sequence[str] = ("text",),
 ) -> list[dict[str, str]]:
-    """(b), (a) and (a') on a compressed partition per codec and size: the codec's table rows, its name first."""
+    """(b), (a) and (a') on a partition per kind of values, size and codec: the table's rows, the codec and the
+    values first (``text``: JSON-like records, ``bytes``: random bytes no codec shrinks)."""
     rows: list[dict[str, str]] = []
     broker = start_broker()
     try:
         for size in sizes:
-            for codec in codecs:
-                workload = Workload(size, codec=codec, json_values=True)
-                folder = work / f"{codec}-{human_count(size)}"
-                measured = _one_size(broker, workload, repeat(size), folder, kinds=("core", "stream"))
-                rows += [{"codec": codec, **row} for row in side_by_side_rows(measured, KAFKA)]
+            for kind in values:
+                for codec in codecs:
+                    workload = Workload(size, codec=codec, values=kind)
+                    folder = work / f"{codec}-{kind}-{human_count(size)}"
+                    measured = _one_size(broker, workload, repeat(size), folder, kinds=("core", "stream"))
+                    rows += [{"codec": codec, "values": kind, **row} for row in side_by_side_rows(measured, KAFKA)]
     finally:
         broker.stop()
     return rows
@@ -159,6 +165,9 @@ def main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--codec-sizes", default="1M", help="compressed partition sizes (records)")
     parser.add_argument(
+        "--values", default="text", help="the compressed partitions' values: text (JSON-like), bytes (random), or both"
+    )
+    parser.add_argument(
         "--codecs-only", action="store_true", help="measure the compressed partitions alone; keep the rest of --output"
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per contender below 5M records (1 from 5M)")
@@ -169,9 +178,10 @@ def main(argv: Sequence[str]) -> int:
     command = "python -m bench side-by-side" + (" " + " ".join(argv) if argv else "")
     runs = lambda n: args.repeat if n < 5_000_000 else 1  # noqa: E731
     codecs = [c for c in args.codecs.split(",") if c]
+    values = [v for v in args.values.split(",") if v]
     if args.codecs_only:
         with tempfile.TemporaryDirectory(prefix="kcompact-side-by-side-") as tmp:
-            rows = compressed(codecs, parse_sizes(args.codec_sizes), runs, Path(tmp))
+            rows = compressed(codecs, parse_sizes(args.codec_sizes), runs, Path(tmp), values)
         note = f"Measured by `{command}`. Machine: {describe()}. Conditions: {load_conditions()}."
         args.output.write_text(replace_section(args.output.read_text(), CODEC_TABLE, [note, "", *markdown_table(rows)]))
         print(args.output.read_text())
@@ -180,7 +190,7 @@ def main(argv: Sequence[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="kcompact-side-by-side-") as tmp:
         report.side_by_side = side_by_side(parse_sizes(args.sizes), runs, Path(tmp))
         if codecs:
-            report.tables[CODEC_TABLE] = compressed(codecs, parse_sizes(args.codec_sizes), runs, Path(tmp))
+            report.tables[CODEC_TABLE] = compressed(codecs, parse_sizes(args.codec_sizes), runs, Path(tmp), values)
         report.scaling = scaling(parse_sizes(args.scaling), Path(tmp))
         stream_sizes = parse_sizes(args.stream_sizes)
         if stream_sizes:

@@ -112,7 +112,7 @@ def test_every_codec_holds_the_same_json_like_records(tmp_path):
     """The compressed workloads differ in their codec only: each batch compressed as Kafka's producer does."""
     read = {}
     for codec in ("none", "gzip", "snappy", "lz4", "zstd"):
-        folder = write_partition_dir(Workload(300, codec=codec, json_values=True), tmp_path / codec)
+        folder = write_partition_dir(Workload(300, codec=codec, values="text"), tmp_path / codec)
         batches = [b for b in read_partition_dir(folder).log.batches()][:-1]  # the trigger batch is uncompressed
         assert {b.compression for b in batches} == {codec}
         read[codec] = [(r.offset, r.key, r.value) for b in batches for r in b.records]
@@ -120,6 +120,20 @@ def test_every_codec_holds_the_same_json_like_records(tmp_path):
     values = [json.loads(v) for _, _, v in read["none"] if v is not None]
     assert len(values) > 250 and 80 <= statistics.mean(len(v) for _, _, v in read["none"] if v) <= 120
     assert len({v["order"] for v in values}) == len(values) and {v["currency"] for v in values} == {"EUR", "USD", "GBP"}
+
+
+def test_random_byte_values_are_the_same_records_under_every_codec_and_no_codec_shrinks_them(tmp_path):
+    """The incompressible workload: random values of ``value_bytes`` each, the same under every codec; only the keys
+    and the records' framing compress, so each codec's partition keeps at least 85 % of the uncompressed size."""
+    read, sizes = {}, {}
+    for codec in ("none", "gzip", "snappy", "lz4", "zstd"):
+        folder = write_partition_dir(Workload(300, codec=codec, values="bytes"), tmp_path / codec)
+        batches = [b for b in read_partition_dir(folder).log.batches()][:-1]
+        read[codec] = [(r.offset, r.key, r.value) for b in batches for r in b.records]
+        sizes[codec] = sum(b.size_bytes for b in batches)
+    assert all(records == read["none"] for records in read.values())
+    assert {len(v) for _, _, v in read["none"] if v is not None} == {100}
+    assert all(size >= 0.85 * sizes["none"] for size in sizes.values()), sizes
 
 
 def test_the_core_and_the_streamed_contenders_keep_the_same_records(tmp_path):

@@ -18,6 +18,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PRIVATE_IMPORT = re.compile(r"kcompact_nb(\.\w+)*\._\w")
 PAYLOAD_MIME = re.compile(r"plotly|widget|javascript|html")
 MAX_PAYLOAD_BYTES = 4096
+MAX_STORED_FIGURE_BYTES = 96 * 1024
 MAX_MODEL_STATE_BYTES = 256 * 1024
 """A saved widget model's state at most: a figure as a plotly output fits, plotly's FigureWidget bundle not."""
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
@@ -60,7 +61,7 @@ def dollar_digits(markdown: str) -> list[str]:
 
 def test_there_are_notebooks():
     assert len(NOTEBOOKS) >= 7
-    assert [p.name[:2] for p in WIDGET_NOTEBOOKS] == ["02", "03", "04"]
+    assert [p.name[:2] for p in WIDGET_NOTEBOOKS] == ["01", "02", "04"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -105,12 +106,25 @@ def test_the_private_import_scan_finds_private_imports():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_figure_payloads_are_committed(path):
+    """Only cells tagged to store their figures (the first notebook's, so that it opens drawn) keep a figure,
+    of at most MAX_STORED_FIGURE_BYTES."""
     notebook = json.loads(path.read_text(encoding="utf-8"))
+    tool = _strip_tool()
     for cell in notebook["cells"]:
+        largest = MAX_STORED_FIGURE_BYTES if tool.stores_figures(cell) else MAX_PAYLOAD_BYTES
         for output in cell.get("outputs", []):
             for mime, data in output.get("data", {}).items():
                 size = len(json.dumps(data))
-                assert not (PAYLOAD_MIME.search(mime) and size > MAX_PAYLOAD_BYTES), f"{mime}: {size} bytes"
+                assert not (PAYLOAD_MIME.search(mime) and size > largest), f"{mime}: {size} bytes"
+
+
+def test_the_first_notebook_opens_with_its_figures_drawn():
+    notebook = json.loads(NOTEBOOKS[0].read_text(encoding="utf-8"))
+    outputs = [o for c in notebook["cells"] for o in c.get("outputs", [])]
+    stored = [o for o in outputs if "application/vnd.plotly.v1+json" in o.get("data", {})]
+    figures = [c for c in notebook["cells"] if "layout_figure(" in "".join(c["source"])]
+    assert NOTEBOOKS[0].name == "00-partition-model.ipynb" and len(stored) == len(figures) == 1
+    assert stored[0]["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"].startswith("fruit-prices-0")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -239,3 +253,22 @@ def test_sanitizer_removes_only_what_varies():
         "0.0 MB of log processed in 0.0 seconds (Infinity MB/sec).\noffset 0x10"
     )
     assert _sanitize(kept) == kept
+
+
+def test_strip_keeps_the_plotly_figures_of_cells_tagged_to_store_them_and_nothing_else_of_them():
+    figure = {
+        "data": {"application/vnd.plotly.v1+json": {"data": []}, "text/html": "<div>plotly.js</div>"},
+        "output_type": "display_data",
+        "metadata": {},
+    }
+    tagged = {"tags": ["kcompact-stored-figure"]}
+    notebook = {
+        "metadata": {"kernelspec": {"name": "python3"}},
+        "cells": [
+            {"cell_type": "code", "source": "# NBVAL_IGNORE_OUTPUT\nfig", "metadata": tagged, "outputs": [figure]},
+            {"cell_type": "code", "source": "# NBVAL_IGNORE_OUTPUT\nfig", "metadata": {}, "outputs": [figure]},
+        ],
+    }
+    stripped = _strip_tool().strip(notebook)
+    kept = {**figure, "data": {"application/vnd.plotly.v1+json": {"data": []}}}
+    assert [c["outputs"] for c in stripped["cells"]] == [[kept], []]

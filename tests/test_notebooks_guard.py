@@ -1,6 +1,6 @@
 """Changing a cleaner rule that alters a stored output must fail the notebook test (issue #8).
 
-A copy of notebook 05 runs through nbval in a subprocess twice: as committed (it must pass) and with
+A copy of notebook 03 runs through nbval in a subprocess twice: as committed (it must pass) and with
 a first cell that changes the tombstone rule in the kernel, so tombstones are never retained
 (``delete.retention.ms`` ignored). Its stored lifecycle (the offsets left after each pass) then differs
 and nbval must fail.
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK = ROOT / "notebooks" / "05-tombstones-transactions-producers.ipynb"
+NOTEBOOK = ROOT / "notebooks" / "03-tombstones-transactions-producers.ipynb"
 BROKEN_RULE = (
     "import kcompact_nb.core.cleaner._cleaner as cleaner\n"
     "cleaner.CleanerFilter.retains_deletes = lambda self, batch: False  # tombstones dropped by their first pass"

@@ -1,9 +1,9 @@
 """Write small Kafka partition directories from a REAL broker into data/samples/kafka/ (re-runnable).
 
 Usage: ``python tools/make_samples.py --out DIR [--version 4.4.0]``. Needs java and mvn. ``--out`` has no default:
-a new run differs from the bundled samples in what the broker's clock decides (below), which notebooks 05 and 07
+a new run differs from the bundled samples in what the broker's clock decides (below), which notebooks 03 and 05
 print, so it writes elsewhere unless told ``--out data/samples/kafka`` (then re-execute those notebooks:
-``python tools/strip_notebook_figures.py --execute notebooks/05-*.ipynb notebooks/07-*.ipynb``).
+``python tools/strip_notebook_figures.py --execute notebooks/03-*.ipynb notebooks/05-*.ipynb``).
 Each sample is ``<out>/<sample>/<stage>/`` = a one-partition log dir (``<topic>-0/`` + ``cleaner-offset-checkpoint``)
 plus ``records.jsonl`` (what Spark's Kafka source would read, see data/samples/README.md) and ``dump.txt``
 (``kafka.tools.DumpLogSegments --print-data-log --deep-iteration`` of every ``.log`` file, Kafka 3.9.2's tool).

@@ -6,17 +6,18 @@ Usage: ``python tools/strip_notebook_figures.py [--execute] NOTEBOOK...``
 - Code cells marked ``# NBVAL_IGNORE_OUTPUT`` / ``# NBVAL_SKIP`` (or tagged ``nbval-ignore-output`` /
   ``nbval-skip``) lose their outputs (figures, whose payloads are large and never compared), except widget
   views whose models are in the notebook's saved widget state.
+- A code cell tagged ``kcompact-stored-figure`` keeps its plotly figures (as plain plotly outputs, nothing else of
+  them), so that the notebook opens with them drawn before it runs (the first notebook a reader opens).
 - The notebook-level ``widgets`` metadata keeps only the models those views reach; a widget view whose
   models are not all saved is dropped: JupyterLab would show "Error displaying widget: model not found".
 - Per-cell ``execution`` timestamps are removed, so re-running a notebook changes only what changed.
 
 ``--execute`` first runs each notebook in place (kernel ``python3``, the repository root on ``PYTHONPATH``)
-and saves the widget state as JupyterLab's "Save Widget State Automatically" does, with one change: a
-plotly ``FigureWidget`` is saved as an ipywidgets ``Output`` showing the figure as a plain plotly output
-(its own state would carry plotly's 5 MB widget bundle and none of its traces, which it sends as
-messages). Opened before it runs, a notebook shows its widgets as they were at the end of the run: controls
-and figures drawn, answering clicks once the notebook runs. Model ids are numbered in the order the views
-reach them, so running a notebook again changes only what its widgets show.
+and saves the widget state as JupyterLab's "Save Widget State Automatically" does (the widgets' figures are
+plain plotly outputs in ipywidgets ``Output``s, saved with them). Opened before it runs, a notebook shows its
+widgets as they were at the end of the run: controls and figures drawn, answering clicks once the notebook
+runs. Model ids are numbered in the order the views reach them, so running a notebook again changes only what
+its widgets show.
 """
 
 from __future__ import annotations
@@ -34,41 +35,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 IGNORE_MARKERS = ("NBVAL_IGNORE_OUTPUT", "NBVAL_SKIP")
 IGNORE_TAGS = ("nbval-ignore-output", "nbval-skip")
+STORED_FIGURE_TAG = "kcompact-stored-figure"
+PLOTLY = "application/vnd.plotly.v1+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MODEL_REFERENCE = "IPY_MODEL_"
 WIDGET_ID_NAMESPACE = uuid.UUID("6f1d3c2a-5b7e-4c1d-9a8f-2e4b6d8c0a1f")
 """Numbered widget model ids are uuid5 names in this namespace (they look like the kernel's ids)."""
 
-# Run in the kernel after the notebook's last cell: prints the state of every live widget, figures as Outputs.
+# Run in the kernel after the notebook's last cell: prints the state of every live widget.
 SAVE_STATE_CODE = """
 import json as _json
 import ipywidgets as _widgets
-import plotly.graph_objects as _go
-import plotly.io as _pio
 
-
-def _saved_state():
-    state = _widgets.Widget.get_manager_state()
-    for model_id in list(state["state"]):
-        figure = _widgets.widget_serialization["from_json"]("IPY_MODEL_" + model_id, None)
-        if not isinstance(figure, _go.FigureWidget):
-            continue
-        shown = _widgets.Output()
-        shown.outputs = ({
-            "output_type": "display_data",
-            "metadata": {},
-            "data": {"application/vnd.plotly.v1+json": _json.loads(_pio.to_json(figure, validate=False)),
-                     "text/plain": ["FigureWidget"]},
-        },)
-        saved = _widgets.Widget.get_manager_state(widgets=[shown, shown.layout])["state"]
-        state["state"][model_id] = saved.pop(shown.model_id)
-        state["state"].update(saved)
-        shown.close()
-    return state
-
-
-print(_json.dumps(_saved_state()))
+print(_json.dumps(_widgets.Widget.get_manager_state()))
 """
 
 
@@ -151,6 +131,20 @@ def _kept_output(output: dict[str, Any], models: dict[str, Any]) -> bool:
     return view is not None and not reachable_models(view["model_id"], models)[1]
 
 
+def stores_figures(cell: dict[str, Any]) -> bool:
+    """True when the cell is tagged to keep its plotly figures."""
+    return STORED_FIGURE_TAG in cell.get("metadata", {}).get("tags", [])
+
+
+def _stored_figure(output: dict[str, Any]) -> dict[str, Any] | None:
+    """A plotly output reduced to its plotly data (and text), or None for any other output."""
+    data = output.get("data", {})
+    if PLOTLY not in data:
+        return None
+    kept = {mime: value for mime, value in data.items() if mime in (PLOTLY, "text/plain")}
+    return {**output, "data": kept}
+
+
 def strip(notebook: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``notebook`` without figure outputs, unsaved widget views, unused widget state and timestamps."""
     stripped = json.loads(json.dumps(notebook))
@@ -160,7 +154,8 @@ def strip(notebook: dict[str, Any]) -> dict[str, Any]:
         if cell["cell_type"] != "code":
             continue
         ignored = output_ignored(cell)
-        cell["outputs"] = [
+        figures = [f for f in map(_stored_figure, cell["outputs"]) if f is not None] if stores_figures(cell) else []
+        cell["outputs"] = figures or [
             o
             for o in cell["outputs"]
             if _kept_output(o, models) or (not ignored and WIDGET_VIEW not in o.get("data", {}))

@@ -139,17 +139,22 @@ def produce_transaction(
     transactional_id: str,
     commit: bool = True,
     compression: str = "none",
+    batch_records: int | None = None,
 ) -> list[int]:
     """Send ``records`` in one transaction of a transactional producer (``compression`` as for
-    :func:`produce_batches`), then commit or abort it."""
+    :func:`produce_batches`), then commit or abort it; with ``batch_records``, each ``batch_records`` records are
+    flushed as a batch of their own (without, the producer batches them as it goes)."""
     producer = KafkaProducer(
         bootstrap_servers=broker.bootstrap_servers, transactional_id=transactional_id, **_compression(compression)
     )
     try:
         producer.init_transactions()
         producer.begin_transaction()
-        futures = [_send(producer, topic, record) for record in records]
-        producer.flush()
+        step = batch_records or len(records) or 1
+        futures = []
+        for start in range(0, len(records), step):
+            futures += [_send(producer, topic, record) for record in records[start : start + step]]
+            producer.flush()
         offsets = [future.get(timeout=30).offset for future in futures]
         if commit:
             producer.commit_transaction()

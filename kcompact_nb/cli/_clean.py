@@ -99,9 +99,8 @@ def _indented(text: str) -> str:
     return "\n    ".join(line.strip() for line in text.splitlines())
 
 
-CLEAN = Command(
+COMMAND = Command(
     name="clean",
-    help="write what the broker's next cleaner iteration would leave of a Kafka log dir",
     description=(
         "Read a broker log dir (never modified), run one iteration of Kafka's log cleaner at --at as the "
         "broker would (the filthiest eligible partition, then compacted-log retention) and write the log "

@@ -1,4 +1,4 @@
-"""What one ``kcompact`` subcommand is: a name, its help, its arguments and what running it does."""
+"""What one ``kcompact`` subcommand is: a name, its description, its arguments and what running it does."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TextIO
 
 @dataclass(frozen=True)
 class Command:
-    """One subcommand of ``kcompact``; :data:`kcompact_nb.cli._registry.COMMANDS` lists them all.
+    """One subcommand of ``kcompact``; :data:`kcompact_nb.cli._registry.COMMANDS` lists them all, with their help.
 
     ``add_arguments`` declares the command's arguments on its parser; ``run`` gets the parsed
     arguments and the stream for normal output and returns an :class:`ExitCode`. Errors raised as
@@ -19,7 +19,6 @@ class Command:
     """
 
     name: str
-    help: str
     description: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, TextIO], int]

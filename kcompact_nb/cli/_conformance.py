@@ -99,9 +99,8 @@ def _split(text: str | None) -> list[str] | None:
     return [part.strip() for part in text.split(",") if part.strip()] if text else None
 
 
-CONFORMANCE = Command(
+COMMAND = Command(
     name="conformance",
-    help="compare the simulator with real Kafka brokers on seeded workloads (needs Java 17 and Maven)",
     description="Runs every differential workload on each Kafka version, prints 'N workloads, M passes, "
     "K mismatches against Apache Kafka <version>' per version, and saves each mismatch as a scenario "
     "file that `kcompact scenario run` reproduces.",

@@ -213,9 +213,8 @@ def _dump_segment(
     return ExitCode.OK, stats.next_offset or min_offset
 
 
-DUMP = Command(
+COMMAND = Command(
     name="dump",
-    help="show a partition directory's segments, batches and records, or one segment, index or snapshot file",
     description="Dump a Kafka partition directory (<topic>-<partition>/), one segment file (NNN.log), or one "
     "offset index, time index, transaction index or producer snapshot file (NNN.index, NNN.timeindex, "
     "NNN.txnindex, NNN.snapshot), as kafka-dump-log.sh does.",

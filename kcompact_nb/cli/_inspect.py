@@ -196,9 +196,8 @@ def _explanation_document(explanation: Explanation) -> dict[str, Any]:
     }
 
 
-INSPECT = Command(
+COMMAND = Command(
     name="inspect",
-    help="explain every partition of a Kafka log dir: sizes, clean/dirty split, eligibility, tombstones",
     description=(
         "Read a broker log dir (its partition folders and checkpoint files, never modified) and explain each "
         "partition as Kafka's cleaner would see it. Log dirs do not store configs: give the ones that matter "

@@ -160,9 +160,8 @@ def _gap_document(gap: CompactionGap) -> dict[str, Any]:
     return {**asdict(gap), "report": format_gap_report(gap).splitlines()}
 
 
-KCAT = Command(
+COMMAND = Command(
     name="kcat",
-    help="read a file of kcat consumer output: records per partition and when compaction last ran",
     description="Read kcat consumer output (-J, or -f with the same format string) exactly as kcat wrote it.",
     add_arguments=_add_arguments,
     run=_run,

@@ -6,22 +6,23 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from kcompact_nb import __version__
 from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._registry import COMMANDS
-from kcompact_nb.core import KcompactError
-from kcompact_nb.io import MissingCodecError
-from kcompact_nb.maven import MavenError, ToolMissingError
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """Signals that stop a command as Ctrl-C does: its unfinished output is removed, the status is 128 + the signal."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``kcompact`` parser with one subparser per registered command."""
+def build_parser(loaded: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``kcompact`` parser with one subparser per registered command.
+
+    ``loaded`` names the commands whose modules are imported for their description and arguments (None: all);
+    the others get their name and help only, enough for ``kcompact --help``.
+    """
     parser = argparse.ArgumentParser(
         prog="kcompact",
         description="See, predict and test Kafka log compaction.",
@@ -31,20 +32,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"kcompact_nb {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in COMMANDS:
-        sub = subparsers.add_parser(command.name, help=command.help, description=command.description)
+    for entry in COMMANDS:
+        if loaded is not None and entry.name not in loaded:
+            subparsers.add_parser(entry.name, help=entry.help)
+            continue
+        command = entry.load()
+        sub = subparsers.add_parser(command.name, help=entry.help, description=command.description)
         command.add_arguments(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line (``argv`` defaults to ``sys.argv[1:]``); returns the exit status."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # kcompact's own options take no values, so the first word that is no option names the command
+    chosen = next((word for word in argv if not word.startswith("-")), None)
+    parser = build_parser(loaded=[] if chosen is None else [chosen])
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return ExitCode.INVALID
-    command = next(c for c in COMMANDS if c.name == args.command)
+    command = next(c for c in COMMANDS if c.name == args.command).load()
     return run_command(command, args)
 
 
@@ -77,15 +85,28 @@ def run_command(command: Command, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"kcompact {command.name}: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    except (MissingCodecError, ToolMissingError, MavenError) as error:
+    except Exception as error:
+        reported = _reported(command, error)
+        if reported is None:
+            raise
+        return reported
+
+
+def _reported(command: Command, error: Exception) -> ExitCode | None:
+    """Print the one line for an error the command line reports and give its status; None for any other error."""
+    # imported here, not at start: `kcompact --version` and `--help` load none of the layers
+    from kcompact_nb.core import KcompactError
+    from kcompact_nb.io import MissingCodecError
+    from kcompact_nb.maven import MavenError, ToolMissingError
+
+    if isinstance(error, MissingCodecError | ToolMissingError | MavenError):
         print(f"kcompact {command.name}: {error}", file=sys.stderr)
         return ExitCode.UNAVAILABLE
-    except KcompactError as error:
-        print(f"kcompact {command.name}: {error}", file=sys.stderr)
+    if isinstance(error, KcompactError | OSError):
+        text = _os_error_text(error) if isinstance(error, OSError) else str(error)
+        print(f"kcompact {command.name}: {text}", file=sys.stderr)
         return ExitCode.INVALID
-    except OSError as error:
-        print(f"kcompact {command.name}: {_os_error_text(error)}", file=sys.stderr)
-        return ExitCode.INVALID
+    return None
 
 
 def _discard_stdout() -> None:

@@ -55,9 +55,8 @@ def _report_failures(result: dict[str, Any]) -> None:
                 )
 
 
-SCENARIO = Command(
+COMMAND = Command(
     name="scenario",
-    help="run scenario files (kcompact-scenario/1)",
     description="Run a kcompact-scenario/1 file on the simulator and print its result document.",
     add_arguments=_add_arguments,
     run=_run,

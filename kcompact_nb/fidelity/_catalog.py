@@ -271,6 +271,52 @@ def index_full_workload(
     return Workload(name, "index-full", seed, tuple(made), kept=kept, broker=broker)
 
 
+def aborted_over_rounds_workload(seed: int, *, keys: int = 6, rounds: int = 3) -> Workload:
+    """An aborted transaction among plain records, then rounds of plain records: its data is removed in the first
+    pass and its marker's segment cleaned again in the next, whose ``.txnindex`` keeps the entry as stored (its
+    first offset among the batches then in the log), not as the batches left would rebuild it (spec 8.4).
+
+    Stamped by the wall clock (``clock="wall"``): the abort marker carries the broker's clock, so records and
+    triggers of later rounds stamped on a fixed day would fall before it and never roll a segment.
+    """
+    rng = random.Random(seed)
+    first = (
+        _keyed_step(rng, keys=keys, count=4, batch_records=2),
+        _keyed_step(rng, keys=keys, count=3, producer="abort", start_ms=200),
+        _keyed_step(rng, keys=keys, count=4, batch_records=2, start_ms=400),
+    )
+    later = [Round((_keyed_step(rng, keys=keys, count=6, batch_records=2),)) for _ in range(rounds - 1)]
+    return Workload(f"seed{seed}-aborted-over-{rounds}-rounds-{keys}keys", "transactions", seed,
+                    (Round(first), *later), clock="wall")  # fmt: skip
+
+
+def decompressed_bound_workload(seed: int, *, keys: int = 8, records: int = 24, clean_first: bool = False) -> Workload:
+    """gzip batches of four records, one of them a 300-byte value under a key of its own, then the cleaner released
+    with ``max.decompressed.message.bytes`` of 100 (Kafka 4.2.2-4.2.x and 4.4.0 on, apache/kafka#23429): reading
+    that record throws ``InvalidRecordException``, the partition is marked uncleanable (spec 8.4). With
+    ``clean_first`` a round is cleaned under no bound first, so the record is read from the clean section by
+    ``filterTo`` (the group's ``.log.cleaned`` left behind), not from the dirty one by ``buildOffsetMapForSegment``.
+    """
+    rng = random.Random(seed)
+
+    def step(big: bool) -> Produce:
+        order = _keys(rng, keys, records, "uniform")
+        values: list[bytes | None] = [b"v%d" % rng.randint(0, 99) for _ in order]
+        made = keyed_records(order, values)
+        if big:  # a record no later one supersedes, in the middle of the round
+            middle = made[records // 2]
+            made = (*made[: records // 2], NewRecord(b"big", b"x" * 300, timestamp=middle.timestamp),
+                    *made[records // 2 + 1 :])  # fmt: skip
+        return Produce(made, "plain", 4, "gzip")
+
+    bound = Phase({"max.decompressed.message.bytes": "100"})
+    rounds = (
+        (Round((step(True),)), Round((step(False),), (bound,))) if clean_first else (Round((step(True),), (bound,)),)
+    )
+    where = "clean" if clean_first else "dirty"
+    return Workload(f"seed{seed}-decompressed-bound-{where}-{keys}keys", "decompressed-bound", seed, rounds)
+
+
 def capped_roll_workload(seed: int, *, keys: int = 8, records: int = 24, spacing_ms: int = 20_000) -> Workload:
     """Records ahead of the wall clock (``clock="ahead"``) 20 s apart under ``segment.ms`` of a day and
     ``max.compaction.lag.ms`` of a minute: KIP-354 caps time rolls by the lag (2.3 on), so segments roll every
@@ -331,7 +377,8 @@ CATEGORIES: dict[str, Callable[[int], Iterable[Workload]]] = {
     "tombstones": _tombstones_category,
     "multi-pass": _multi_pass_category,
     "transactions": lambda o: (
-        transactions_workload(o + 600 + i, transactions=3 + i, rounds=1 + i % 2) for i in range(6)
+        *(transactions_workload(o + 600 + i, transactions=3 + i, rounds=1 + i % 2) for i in range(6)),
+        aborted_over_rounds_workload(o + 606),
     ),
     "keyless": lambda o: (keyless_workload(o + 700 + i, records=30 + 10 * i) for i in range(3)),
     "min-lag": lambda o: (min_lag_workload(o + 800 + i, keys=4 + 4 * i) for i in range(3)),
@@ -344,6 +391,10 @@ CATEGORIES: dict[str, Callable[[int], Iterable[Workload]]] = {
         index_full_workload(o + 1500, index_bytes=64, keys=60),
         index_full_workload(o + 1501, index_bytes=40, batch_records=2, producer="idempotent", records=40),
         index_full_workload(o + 1502, index_bytes=40, io_buffer_bytes=1024, records=40),
+    ),
+    "decompressed-bound": lambda o: (
+        decompressed_bound_workload(o + 1700),
+        decompressed_bound_workload(o + 1701, clean_first=True),
     ),
     "rolls": lambda o: (
         capped_roll_workload(o + 1600),

@@ -136,6 +136,7 @@ def _produce_step(broker: KafkaBroker, topic: str, step: Produce, base_ms: int) 
         transactional_id=f"{topic}-txn",
         commit=step.producer == "commit",
         compression=step.compression,
+        batch_records=step.batch_records,
     )
     wait_for_offsets(broker, topic, end=offsets[-1] + 2)  # the marker follows the last record
     return offsets

@@ -61,6 +61,7 @@ from kcompact_nb.record._record_parser import NotPlain, RecordColumns, parse_rec
 from kcompact_nb.record._record_sizes import (
     RECORD_BATCH_OVERHEAD,
     Header,
+    record_body_bytes,
     record_size_bytes,
     record_size_of_lengths,
     record_sizes_of_lengths,
@@ -120,6 +121,7 @@ __all__ = [
     "RECORD_BATCH_OVERHEAD",
     "record_keys",
     "record_offsets",
+    "record_body_bytes",
     "record_size_bytes",
     "record_size_of_lengths",
     "record_sizes_of_lengths",

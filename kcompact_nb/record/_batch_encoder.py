@@ -10,8 +10,7 @@ so stamped batches come out exactly as the cleaner writes them.
 
 from __future__ import annotations
 
-from kafka.record.default_records import DefaultRecordBatchBuilder
-from kafka.record.util import calc_crc32c
+from crc32c import crc32c as calc_crc32c  # the C implementation kafka-python calls, without its wrapper
 
 from kcompact_nb.record import _batch_header as L
 from kcompact_nb.record._codec_releases import NEWEST_RELEASE, KafkaRelease
@@ -22,18 +21,6 @@ from kcompact_nb.record._packed_records import PackedRecords
 from kcompact_nb.record._record_batch import RecordBatch, TimestampType
 
 _NO_LIMIT = 1 << 62
-
-
-class _BaseTimestampBuilder(DefaultRecordBatchBuilder):
-    """kafka-python's builder with the batch's base timestamp fixed before the first record.
-
-    The stock builder takes the first record's timestamp as the base; a batch with a delete
-    horizon needs every delta relative to the horizon instead.
-    """
-
-    def start_at(self, base_timestamp: int) -> None:
-        self._first_timestamp = base_timestamp
-        self._max_timestamp = base_timestamp
 
 
 def attributes_of(batch: RecordBatch, *, compressed: bool) -> int:
@@ -60,7 +47,17 @@ def encode_records(batch: RecordBatch) -> bytes:
     records = batch.records
     if records.headers is None if isinstance(records, PackedRecords) else not any(r.headers for r in records):
         return records_section(batch.records, batch.base_offset, base_timestamp_of(batch))
-    builder = _BaseTimestampBuilder(
+    return _records_with_headers(batch)
+
+
+def _records_with_headers(batch: RecordBatch) -> bytes:
+    """The records section of a batch whose records carry headers, by kafka-python's builder.
+
+    kafka-python is imported here: loading it takes tenths of a second, which nothing else of a run pays for.
+    """
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    builder = DefaultRecordBatchBuilder(
         magic=2,
         compression_type=0,
         is_transactional=batch.is_transactional,
@@ -69,7 +66,9 @@ def encode_records(batch: RecordBatch) -> bytes:
         base_sequence=batch.base_sequence,
         batch_size=_NO_LIMIT,
     )
-    builder.start_at(base_timestamp_of(batch))
+    # the stock builder takes the first record's timestamp as the base; a batch with a delete horizon needs every
+    # delta relative to the horizon instead, so the base is fixed before the first record
+    builder._first_timestamp = builder._max_timestamp = base_timestamp_of(batch)
     for record in batch.records:
         builder.append(
             record.offset - batch.base_offset, record.timestamp, record.key, record.value, list(record.headers)

@@ -16,8 +16,6 @@ from __future__ import annotations
 import struct
 import zlib
 
-import kafka.codec as kafka_codec
-
 _GZIP_MAGIC = b"\x1f\x8b"
 _DEFLATE = 8
 _FHCRC, _FEXTRA, _FNAME, _FCOMMENT = 0x02, 0x04, 0x08, 0x10
@@ -30,6 +28,8 @@ def decompress_records(codec: str, payload: bytes) -> bytes:
     """
     if codec == "gzip":
         return gunzip_as_java(payload)
+    import kafka.codec as kafka_codec  # kafka-python takes tenths of a second to load: only when a batch needs it
+
     decode = {"snappy": kafka_codec.snappy_decode, "lz4": kafka_codec.lz4_decode, "zstd": kafka_codec.zstd_decode}
     return bytes(decode[codec](payload))
 

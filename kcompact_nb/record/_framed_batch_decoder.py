@@ -14,9 +14,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-import kafka.codec as kafka_codec
-from kafka.record.default_records import DefaultRecordBatch
-
 from kcompact_nb.record import _batch_header as L
 from kcompact_nb.record._block_batches import PACKED_MIN_RECORDS, BlockBatches, FramedBlock, record_batch
 from kcompact_nb.record._decompression import decompress_records
@@ -109,7 +106,7 @@ class FramedBatchDecoder:
         if codec_id >= len(L.COMPRESSION_CODECS):
             self._fail(CorruptBatchError, position, f"unknown compression codec id {codec_id}")
         codec = L.COMPRESSION_CODECS[codec_id]
-        if codec != "none" and not getattr(kafka_codec, f"has_{codec}")():
+        if codec != "none" and not _codec_installed(codec):
             raise MissingCodecError(self.path, position, codec, L.CODEC_PACKAGES[codec])
         return codec
 
@@ -162,6 +159,8 @@ class FramedBatchDecoder:
             patched = bytearray(data)
             patched[L.ATTRIBUTES_POSITION + 1] &= ~L.LOG_APPEND_TIME_BIT
             data = bytes(patched)
+        from kafka.record.default_records import DefaultRecordBatch  # kafka-python loads in tenths of a second
+
         try:
             rows = [
                 (r.offset, r.timestamp, r.key, r.value, tuple(r.headers) if r.headers else ())
@@ -192,3 +191,11 @@ class FramedBatchDecoder:
 
     def _fail(self, kind: type[CorruptBatchError], position: int, reason: str) -> NoReturn:
         raise kind(self.path, position, reason)
+
+
+def _codec_installed(codec: str) -> bool:
+    """Whether kafka-python's decoder of ``codec`` can run here (imported only once a compressed batch is read)."""
+    import kafka.codec as kafka_codec
+
+    has_codec: Callable[[], bool] = getattr(kafka_codec, f"has_{codec}")
+    return has_codec()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from kcompact_nb.record._batch_header import java_long
@@ -33,8 +33,13 @@ def _zigzag_varint(value: int) -> bytes:
     return bytes(out)
 
 
-_SMALL = [_zigzag_varint(v) for v in range(-_TABLE_LIMIT, _TABLE_LIMIT)]
-_NULL = _SMALL[_TABLE_LIMIT - 1]
+@cache
+def _small_varints() -> list[bytes]:
+    """The varints of -16384..16383, made on the twin's first use (a tenth of a second nothing else pays for)."""
+    return [_zigzag_varint(v) for v in range(-_TABLE_LIMIT, _TABLE_LIMIT)]
+
+
+_NULL = _zigzag_varint(-1)
 _large_varint = lru_cache(maxsize=1024)(_zigzag_varint)
 """Larger values repeat too: a rebuilt batch's records share one timestamp delta from its delete horizon."""
 
@@ -64,7 +69,7 @@ def records_section_in_python(records: Iterable[Any], base_offset: int, base_tim
         else ((r.offset, r.timestamp, r.key, r.value) for r in records)
     )
     parts: list[bytes] = []
-    append, small, limit = parts.append, _SMALL, _TABLE_LIMIT
+    append, small, limit = parts.append, _small_varints(), _TABLE_LIMIT
     for record_offset, timestamp, key, value in rows:
         delta = java_long(timestamp - base_timestamp)  # wraps as the C kernel's and Java's do
         offset = record_offset - base_offset

@@ -111,6 +111,12 @@ def record_size_bytes(
     )
 
 
+def record_body_bytes(size_bytes: int) -> int:
+    """The body of a record of ``size_bytes`` (:func:`record_size_bytes`): what its length varint says, the size
+    ``DefaultRecord.readFrom`` reads and checks against ``max.decompressed.message.bytes``."""
+    return next(size_bytes - n for n in range(1, 6) if varint_len(size_bytes - n) == n)
+
+
 def record_size_of_lengths(
     offset_delta: int, timestamp_delta: int, key_length: int, value_length: int, headers_bytes: int = 1
 ) -> int:

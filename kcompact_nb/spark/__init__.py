@@ -46,6 +46,7 @@ from kcompact_nb.spark._schema import (
 from kcompact_nb.spark._segment_source import SegmentSourceError, segment_source_jars
 from kcompact_nb.spark._session import (
     DETERMINISM_SETTINGS,
+    LEAN_SETTINGS,
     LOOPBACK_SETTINGS,
     SessionSettings,
     session_settings,
@@ -70,6 +71,7 @@ __all__ = [
     "DETERMINISM_SETTINGS",
     "PeopleTable",
     "DISPLAY_ORDER",
+    "LEAN_SETTINGS",
     "LOOPBACK_SETTINGS",
     "KAFKA_SOURCE_COLUMNS",
     "RECORD_COLUMNS",

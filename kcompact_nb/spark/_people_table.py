@@ -43,6 +43,8 @@ class PeopleTable(pandas.DataFrame):
             people = _people_form(str(name), shown[name])
             if people is not None:
                 shown[name] = [people(v) for v in shown[name]]
+            elif shown[name].dtype == object:  # a null key or value reads as Kafka's tools print it, not "None"
+                shown[name] = ["null" if v is None else v for v in shown[name]]
         return shown
 
     def __repr__(self) -> str:

@@ -4,10 +4,15 @@ figure is copied or synced, deep-copies) a list item by item, which costs a step
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy
+
+HOVER_CHARS = 80
+"""The longest line of a hover label: plotly draws each line of one whole, so a longer one is cut at the figure's
+edges."""
 
 
 def numbers(values: Iterable[float]) -> Any:
@@ -24,3 +29,29 @@ def lane(count: int) -> dict[str, Any]:
     """``y`` and ``base`` of ``count`` cells filling a lane from 0 to 1 (``base`` as plotly's validation leaves it:
     objects, written to JSON as a list)."""
     return {"y": numpy.ones(count, numpy.int64), "base": numpy.zeros(count, object)}
+
+
+def wrapped_hovers(values: Any) -> Any:
+    """Hover texts (a string, or a sequence or array of them) with every line longer than :data:`HOVER_CHARS`
+    broken at spaces (``<br>``); ``values`` itself when no line is that long."""
+    if isinstance(values, str):
+        return _wrapped(values)
+    if values is None or len(values) == 0:
+        return values
+    texts = numpy.asarray(values, dtype=str)
+    long = numpy.char.str_len(texts) > HOVER_CHARS
+    if not long.any():
+        return values
+    texts = texts.astype(object)
+    texts[long] = [_wrapped(text) for text in texts[long]]
+    return numpy.array(list(texts), dtype=str)
+
+
+def _wrapped(text: str) -> str:
+    if len(text) <= HOVER_CHARS:
+        return text
+    lines = text.split("<br>")
+    return "<br>".join(
+        "<br>".join(textwrap.wrap(line, HOVER_CHARS, break_long_words=False, break_on_hyphens=False)) or line
+        for line in lines
+    )

@@ -68,6 +68,14 @@ class TimeAxis(NamedTuple):
             return {"title": {"text": f"{title} (UTC)"}, "type": "date", "hoverformat": "%Y-%m-%dT%H:%M:%S.%LZ"}
         return {"title": {"text": f"{title} ({self.unit} since t = 0)"}, "type": "linear", "tickformat": ",~r"}
 
+    def whole_ticks(self, times_ms: Sequence[int | float], *, target_ticks: int = 6) -> dict[str, Any]:
+        """Ticks at whole units (``1 s, 2 s``, never ``1.2``) over ``times_ms`` on a simulated clock; plotly's own on
+        a wall clock (dates)."""
+        if self.wall_clock or not times_ms:
+            return {}
+        span = (max(times_ms) - min(times_ms)) / self.ms_per_unit
+        return {"tickmode": "linear", "tick0": 0, "dtick": nice_step(max(span, 1), target_ticks=target_ticks)}
+
     def text(self, ms: int) -> str:
         """Hover text for a time: ISO 8601 for wall-clock times, ``"t = 7 d 1 h"`` otherwise."""
         return format_instant_ms(ms)

@@ -169,17 +169,24 @@ def _cut(text: str, chars: int) -> str:
 
 
 def _hover(record: RecordOutcome) -> str:
-    """``offset 3: key lime, value $1.59<br>kept: latest of its key``: the record and what the next pass does."""
-    where = f"offset {record.offset:,}: key {_key(record)}, value {_value(record)}"
+    """``offset 3: key lime, value $1.59<br>kept: latest of its key``: the record and what the next pass does; a
+    transaction marker by its type (``offset 9: COMMIT marker``), not its key's and value's bytes."""
+    if record.marker is not None:
+        where = f"offset {record.offset:,}: {record.marker} marker (transaction control record)"
+    else:
+        where = f"offset {record.offset:,}: key {_key(record)}, value {_value(record)}"
     return f"{where}<br>{record.outcome}: {record.reason}"  # a StrEnum formats as its value
 
 
 def _key(record: RecordOutcome) -> str:
-    return "(none)" if record.key is None else _text(record.key)
+    return "null" if record.key is None else _text(record.key)
 
 
 def _value(record: RecordOutcome) -> str:
-    return "null" if record.value is None else _text(record.value)
+    """The value as text; a null value is ``null (tombstone)`` (with a key), as ``kcompact dump`` prints it."""
+    if record.value is None:
+        return "null" if record.key is None else "null (tombstone)"
+    return _text(record.value)
 
 
 def _text(data: bytes) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from kcompact_nb.viz._arrays import wrapped_hovers
 from kcompact_nb.viz._palette import COLORS, FONT, INK, MUTED
 
 TITLE_FONT_SIZE = 17
@@ -22,7 +23,13 @@ FONT_SIZE = 12
 def finish(
     fig: go.Figure, *, title: str, subtitle: str | None = None, height: int, top: int = 90, bottom: int = 60
 ) -> go.Figure:
-    """Apply the house style: title (and a subtitle line), white template, fitted axes, fixed height."""
+    """Apply the house style: title (and a subtitle line), white template, fitted axes, fixed height, hover texts
+    wrapped (:func:`~kcompact_nb.viz._arrays.wrapped_hovers`)."""
+    for trace in fig.data:
+        if getattr(trace, "hovertext", None) is not None:
+            wrapped = wrapped_hovers(trace.hovertext)
+            if wrapped is not trace.hovertext:
+                trace.hovertext = wrapped
     _white_template(fig)
     fig.update_layout(house_layout(title=title, subtitle=subtitle, height=height, top=top, bottom=bottom))
     fit_axes(fig)
@@ -43,6 +50,7 @@ def assemble(
     house style, built without plotly's validation: validating a layout figure property by property costs a
     stepper step 50 ms (tests build every figure again validated and compare). The figure validates what is
     set on it afterwards, as any other does."""
+    traces = [{**t, "hovertext": wrapped_hovers(t["hovertext"])} if "hovertext" in t else t for t in traces]
     layout = {**layout, **house_layout(title=title, subtitle=subtitle, height=height, top=top, bottom=bottom)}
     names = {_axis_name(t.get("xaxis"), "x") for t in traces} | {_axis_name(t.get("yaxis"), "y") for t in traces}
     for name, fit in _fitted(names, layout).items():
@@ -79,6 +87,8 @@ def house_layout(*, title: str, subtitle: str | None, height: int, top: int, bot
         "autosize": True,
         "margin": {"l": 70, "r": 30, "t": top, "b": bottom},
         "hoverlabel": {"font": {"family": FONT, "size": FONT_SIZE}},
+        # plotly's toolbar down the right edge, in the margin: across the top it covered the end of a long title
+        "modebar": {"orientation": "v"},
     }
 
 

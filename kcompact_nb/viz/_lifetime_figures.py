@@ -41,6 +41,7 @@ def key_history_figure(histories: Mapping[str, Sequence[RecordLifetime]], *, tit
         if offsets:
             fig.update_xaxes(range=[min(offsets) - 0.6, max(offsets) + 0.6], row=1, col=column)
     fig.update_yaxes(title_text=axis.layout(title="record timestamp")["title"]["text"], row=1, col=1)
+    fig.update_yaxes(**axis.whole_ticks([life.timestamp for life in lives]))
     if axis.wall_clock:
         fig.update_yaxes(type="date")
     fig.update_layout(legend={"orientation": "h", "y": -0.25}, showlegend=True)

@@ -55,7 +55,9 @@ def what_if_figure(
     fig.update_layout(legend={"orientation": "h", "y": -0.16, "x": 0})
     for annotation in fig.layout.annotations:
         annotation.font = {"size": FONT_SIZE + 1}
-    return finish(fig, title=title or "What if: " + " vs ".join(labels), height=620, top=90, bottom=120)
+    # column titles name the configs; a title naming more than two runs past the width of a notebook's figure
+    heading = "What if: " + " vs ".join(labels) if len(labels) <= 2 else f"What if: {len(labels)} configs side by side"
+    return finish(fig, title=title or heading, height=620, top=90, bottom=120)
 
 
 def _fitted(label: str, column_px: float) -> str:

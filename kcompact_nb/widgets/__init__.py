@@ -1,10 +1,10 @@
 """ipywidgets for compaction: a stepper, a config panel with Kafka's property names, a what-if explorer.
 
 Glue only: stepping calls :mod:`kcompact_nb.core` (and scenarios), drawing calls :mod:`kcompact_nb.viz`.
-Figures are plotly ``FigureWidget`` objects (plotly 7 builds them on anywidget) updated in place, kept as
-wide as their output area by an invisible ``FigureFitter`` shown with them. Importing them changes nothing of the
-interpreter's garbage collector; :func:`freeze_loaded_objects` is the opt-in that keeps the ~200,000 objects their
-libraries load out of its full passes.
+Figures are plotly ``Figure`` objects updated in place and shown as plain plotly outputs (``FigureView``), drawn
+by JupyterLab's plotly renderer whatever the machine's load (see ``_figures``). Importing them changes nothing of
+the interpreter's garbage collector; :func:`freeze_loaded_objects` is the opt-in that keeps the ~200,000 objects
+their libraries load out of its full passes.
 """
 
 from __future__ import annotations

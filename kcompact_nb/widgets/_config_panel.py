@@ -10,6 +10,7 @@ is in force instead. When the passes use an explicit offset map, the panel says 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -141,17 +142,38 @@ class ConfigPanel:
         """Head the panel with ``title``."""
         self.title = title
         heading = f"<b>{html.escape(title)}</b> " if title else ""
-        hint = "<span style='color:#555'>Apache Kafka's properties; durations as 7 d, 12 h, never; sizes as MiB</span>"
+        version = html.escape(str(self.broker_config.to_properties()["kafka.version"]))
+        hint = (
+            f"<span style='color:#555'>Apache Kafka's properties, checked as <b>kafka.version {version}</b> checks "
+            "them; durations as 7 d, 12 h, never; sizes as MiB</span>"
+        )
         self.intro.value = f"{REFUSED_CSS}<div style='{TEXT_STYLE}'>{heading}{hint}</div>"
 
     def show_error(self, text: str) -> None:
-        """Show ``text`` (a validation message) in place of a failure, with the values in force instead."""
+        """Show why the fields' values are not in force: each refused field's own reason when Kafka refuses it
+        alone, else ``text`` (a validation message, or a run's failure), with the values in force instead."""
         self.error = text
         self._mark_refused()
         kept = "; ".join(f"{name} stays {self.shown_in_force(name)}" for name in self.refused)
         lead = f"Not applied ({kept}): " if kept else "Not applied: "
+        reasons = self._reasons() or [text]
         style = f"{TEXT_STYLE}; color:#c0392b; white-space:normal; overflow-wrap:anywhere"
-        self.message.value = f"<div style='{style}'>{html.escape(lead + text)}</div>"
+        lines = "<br>".join(html.escape(in_kafkas_words(reason)) for reason in reasons)
+        self.message.value = f"<div style='{style}'>{html.escape(lead)}{lines}</div>"
+
+    def _reasons(self) -> list[str]:
+        """Kafka's message for each refused field whose value alone, over the configs in force, is refused."""
+        reasons = []
+        for name in self.refused:
+            try:
+                value = _read(name, self.controls[name].value)
+                if name in self._broker_names:
+                    self.broker_config.with_properties({name: value})
+                else:
+                    self.topic_config.with_properties({name: value})
+            except KcompactError as error:
+                reasons.append(str(error))
+        return reasons
 
     def _mark_refused(self) -> None:
         """Strike through every field whose value is not the one in force (none once an edit is accepted)."""
@@ -222,6 +244,15 @@ class ConfigPanel:
         return ipywidgets.VBox(
             [self.intro, grid, kip, self.message], layout=ipywidgets.Layout(width="100%", overflow="hidden")
         )
+
+
+def in_kafkas_words(message: str) -> str:
+    """A config message as a reader of Kafka's properties reads it: the Python field name a message may add after
+    the property's (``segment.bytes (field segment_bytes)``) left out, as Kafka's own message has none."""
+    return _FIELD_NAME.sub("", message)
+
+
+_FIELD_NAME = re.compile(r" \(field \w+\)")
 
 
 def offset_map_text(spec: OffsetMapSpec) -> str:

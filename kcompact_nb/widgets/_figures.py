@@ -1,31 +1,71 @@
-"""Redrawing a ``FigureWidget`` in place from a freshly built figure (the widget and its view stay).
+"""The widgets' figures: a ``go.Figure`` each widget redraws in place from a freshly built figure (``sync_figure``),
+shown in the page by a :class:`FigureView` as a plain plotly output.
 
-A ``FigureWidget``'s view must never be removed while its widget lives: plotly 7's view subscribes to its
-model's update messages and never unsubscribes, so a removed view (its plot purged) throws on the next
-update, and the views created after it, subscribed later, never receive that update (the browser logs
-``Error setting state``, the page keeps the old figure). Show and hide figures with :func:`show_only`,
-never by taking them out of a box's ``children``.
+Why not plotly's ``FigureWidget`` (issue #39): it is an anywidget, and anywidget gives a widget's module 2 s to load
+and initialize in the browser, after which it drops every message to the model. plotly's module is 5 MB: on a busy
+machine (a Spark job or a build beside the notebook) it takes longer, and the figure stays blank for good, clicks
+and all, while the ipywidgets around it keep working. A plain plotly output is drawn by JupyterLab's own plotly
+renderer, which has no such limit, so the figures are drawn whatever the load; each step sends the figure whole
+(about 15 KiB for the fruit-prices layout).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import ipywidgets
 import numpy
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.basedatatypes import BasePlotlyType, Undefined
 
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+WIDGET_CLASS = "kcompact-widget"
+WIDGET_STYLE = f"""<style>
+.{WIDGET_CLASS} .jupyter-widgets-disconnected::before,
+.{WIDGET_CLASS}.jupyter-widgets-disconnected::before {{ content: none; display: none; }}
+.{WIDGET_CLASS}.jupyter-widgets-disconnected::after {{
+  content: "Saved view: run the notebook (Run All) to use the controls.";
+  color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size1);
+}}
+</style>"""
+"""A saved view (no kernel yet) shows a plain note in place of ipywidgets' red "disconnected" icon."""
 
-def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
-    """A ``FigureWidget`` (plotly 7 builds it on anywidget) showing ``figure``, as wide as its container."""
-    widget = go.FigureWidget(figure)
-    _fit_container(widget)
-    return widget
+
+def held_figure(figure: go.Figure | None = None) -> go.Figure:
+    """The figure a widget holds and redraws in place, as wide as its container."""
+    held = go.Figure(figure)
+    _fit_container(held)
+    return held
 
 
-def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
-    """Make ``widget`` show ``figure``: traces updated one by one when their kinds match, else replaced.
+class FigureView:
+    """``figure`` shown as a plain plotly output in an ipywidgets ``Output`` (``widget``); :meth:`refresh` draws it
+    again after it changed (only then: the same figure is not sent twice)."""
+
+    def __init__(self, figure: go.Figure) -> None:
+        self.figure = figure
+        self.widget = ipywidgets.Output(layout=ipywidgets.Layout(width="100%"))
+        self._sent = ""
+
+    def refresh(self) -> None:
+        text = pio.to_json(self.figure, validate=False)
+        if text != self._sent:
+            self._sent = text
+            data = {PLOTLY_MIME: json.loads(text), "text/plain": "Figure"}
+            self.widget.outputs = ({"output_type": "display_data", "metadata": {}, "data": data},)
+
+
+def styled(box: ipywidgets.Box) -> ipywidgets.Box:
+    """``box`` marked as one of the project's widgets, with :data:`WIDGET_STYLE` in it."""
+    box.add_class(WIDGET_CLASS)
+    box.children = (*box.children, ipywidgets.HTML(WIDGET_STYLE, layout=ipywidgets.Layout(display="none")))
+    return box
+
+
+def sync_figure(widget: go.Figure, figure: go.Figure) -> None:
+    """Make ``widget`` (a held figure) show ``figure``: traces updated one by one when their kinds match, else replaced.
 
     Only what differs is set again, in one ``plotly_update`` (one message to the browser) and without validating
     it again: ``figure``'s values are plotly's own JSON (validating a layout figure's once more costs a stepper
@@ -56,7 +96,7 @@ def sync_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
     _fit_container(widget)
 
 
-def _not_updatable(widget: go.FigureWidget, held: Any, name: str, value: Any) -> bool:
+def _not_updatable(widget: go.Figure, held: Any, name: str, value: Any) -> bool:
     """Whether ``plotly_update`` cannot make layout property ``name`` of ``widget`` ``value``: it sets only properties
     the layout has (not a subplot's new axis), and keeps the layout's objects for the items of a list (shapes,
     annotations) as they are, as many as there were (their values read the new items)."""
@@ -64,7 +104,7 @@ def _not_updatable(widget: go.FigureWidget, held: Any, name: str, value: Any) ->
     return resized or name not in widget.layout
 
 
-def _restyle(widget: go.FigureWidget, traces: list[dict[str, Any]]) -> tuple[dict[str, list[Any]], list[int]]:
+def _restyle(widget: go.Figure, traces: list[dict[str, Any]]) -> tuple[dict[str, list[Any]], list[int]]:
     """``plotly_update``'s restyle data and trace indexes that make the widget's traces ``traces`` (of their kinds):
     each property's values for the traces that change, ``Undefined`` where a trace keeps its own."""
     held = [trace.to_plotly_json() for trace in widget.data]
@@ -78,7 +118,7 @@ def _restyle(widget: go.FigureWidget, traces: list[dict[str, Any]]) -> tuple[dic
     return restyle, changed
 
 
-def _unset(widget: go.FigureWidget, names: dict[int, list[str]]) -> None:
+def _unset(widget: go.Figure, names: dict[int, list[str]]) -> None:
     """Unset the traces' properties ``names`` (trace index -> names): those whose new values plotly takes for the
     ones held (a list for an array of the same items). ``plotly_update`` would keep the held ones, and the widget
     would hold another JSON than the figure it was given."""
@@ -121,13 +161,12 @@ def same_value(a: Any, b: Any) -> bool:
 
 
 def show_only(box: ipywidgets.Box, shown: ipywidgets.DOMWidget) -> None:
-    """Show ``shown`` and hide the rest of ``box``'s children, all of them boxes or plain widgets (a
-    ``FigureWidget``'s ``layout`` is plotly's: put figures in a box); every child keeps its view (see above)."""
+    """Show ``shown`` and hide the rest of ``box``'s children; every child keeps its view."""
     for child in box.children:
         child.layout.display = None if child is shown else "none"
 
 
-def _fit_container(widget: go.FigureWidget) -> None:
-    """Without ``autosize`` plotly.js draws a widget 700 px wide whatever room its output area has."""
+def _fit_container(widget: go.Figure) -> None:
+    """Without ``autosize`` plotly.js draws a figure 700 px wide whatever room its output area has."""
     if widget.layout.width is None:
         widget.layout.autosize = True

@@ -19,8 +19,7 @@ from kcompact_nb.core import (
 )
 from kcompact_nb.viz import layout_figure, offset_map_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
-from kcompact_nb.widgets._figures import figure_widget, show_only, sync_figure
-from kcompact_nb.widgets._fit import FigureFitter
+from kcompact_nb.widgets._figures import FigureView, held_figure, show_only, styled, sync_figure
 from kcompact_nb.widgets._sources import Source, frame_source
 from kcompact_nb.widgets._status import checks_html, end_html, header_html, placeholder_html, stats_html
 from kcompact_nb.widgets._steps import Shown, Steps
@@ -38,7 +37,7 @@ class CompactionStepper:
     Steps are numbered as their source numbers them: a scenario's steps as in its file (``steps[i]``),
     passes from 1. A scenario's ``expect`` and ``snapshot`` steps are not positions of their own: they
     are listed in ``checks`` on the step they check. ``status`` names the step shown; ``layout_figure``
-    (a ``go.FigureWidget``) draws the partition; after the first pass ``offset_map_figure`` and
+    (a ``go.Figure``, shown by ``layout_view``) draws the partition; after the first pass ``offset_map_figure`` and
     ``stats`` (Kafka's log line and ``CleanerStats``) show the last pass, before it ``pass_area`` holds
     a plain-text ``placeholder`` in their place (``pass_area`` holds the ``placeholder`` and
     ``latest_pass`` (the figure and the stats), one of them hidden: see
@@ -79,13 +78,16 @@ class CompactionStepper:
         self.play = ipywidgets.Play(value=0, min=0, max=0, interval=1000, description="play")
         self.status = ipywidgets.HTML()
         self.checks = ipywidgets.HTML()
-        self.layout_figure = figure_widget()
-        self.offset_map_figure = figure_widget()
+        self.layout_figure = held_figure()
+        self.offset_map_figure = held_figure()
+        self.layout_view = FigureView(self.layout_figure)
+        self.offset_map_view = FigureView(self.offset_map_figure)
         self.stats = ipywidgets.HTML(layout=ipywidgets.Layout(width="100%"))
         self.placeholder = ipywidgets.HTML()
-        self.latest_pass = ipywidgets.VBox([self.offset_map_figure, self.stats], layout=ipywidgets.Layout(width="100%"))
+        self.latest_pass = ipywidgets.VBox(
+            [self.offset_map_view.widget, self.stats], layout=ipywidgets.Layout(width="100%")
+        )
         self.pass_area = ipywidgets.VBox([self.placeholder, self.latest_pass], layout=ipywidgets.Layout(width="100%"))
-        self.fitter = FigureFitter([self.layout_figure, self.offset_map_figure])
         self.steps = self._steps()
         self._drawn_pass: PassResult | None = None
         self._scaled: tuple[int, LayoutScale | None] = (0, None)
@@ -158,14 +160,16 @@ class CompactionStepper:
             strategy=self.source.strategy,
         )
         sync_figure(self.layout_figure, figure)
+        self.layout_view.refresh()
         latest = self._latest_pass(shown.position)
         if latest is None:
             self.placeholder.value = placeholder_html(self.source, self.steps)
             show_only(self.pass_area, self.placeholder)
             self._draw_first_pass()
-            return
-        show_only(self.pass_area, self.latest_pass)
-        self._draw_pass(*latest)
+        else:
+            show_only(self.pass_area, self.latest_pass)  # shown before it is drawn: plotly measures its width
+            self._draw_pass(*latest)
+            self.offset_map_view.refresh()
 
     def _draw_pass(self, result: PassResult, after: Frame) -> None:
         """The offset map and stats of ``result``, the pass that made frame ``after`` (drawn once per pass)."""
@@ -203,9 +207,11 @@ class CompactionStepper:
         buttons = ipywidgets.HBox(
             [self.prev_button, self.next_button, self.play, self.slider], layout=ipywidgets.Layout(width="100%")
         )
-        return ipywidgets.VBox(
-            [buttons, self.status, self.checks, self.layout_figure, self.pass_area, self.config.widget, self.fitter],
-            layout=ipywidgets.Layout(width="100%", max_width="100%", overflow="hidden"),
+        return styled(
+            ipywidgets.VBox(
+                [buttons, self.status, self.checks, self.layout_view.widget, self.pass_area, self.config.widget],
+                layout=ipywidgets.Layout(width="100%", max_width="100%", overflow="hidden"),
+            )
         )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:

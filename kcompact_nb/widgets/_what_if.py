@@ -10,8 +10,7 @@ import ipywidgets
 from kcompact_nb.core import BrokerConfig, DirtinessPoint, KcompactError, OffsetMapSpec, TopicConfig, dirtiness_series
 from kcompact_nb.viz import what_if_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
-from kcompact_nb.widgets._figures import figure_widget, sync_figure
-from kcompact_nb.widgets._fit import FigureFitter
+from kcompact_nb.widgets._figures import FigureView, held_figure, styled, sync_figure
 from kcompact_nb.widgets._sources import FrameSource, Source, frame_source
 
 
@@ -23,8 +22,8 @@ class WhatIfExplorer:
     (durations and sizes in Kafka's ms and bytes or in human units). Each panel is titled by
     ``labels`` while it holds the configs it started with, and once edited by what it changes from
     the source's configs (:func:`config_title`): the panel heading, its column title and the figure
-    title always name the configs in force. ``figure`` (a ``go.FigureWidget``) shows the dirty ratio,
-    passes and rolls, and the duplicates still stored, per config; ``series`` holds the plotted points
+    title always name the configs in force. ``figure`` (a ``go.Figure``, shown by ``figure_view``) shows the dirty
+    ratio, passes and rolls, and the duplicates still stored, per config; ``series`` holds the plotted points
     by title (``labels`` lists the titles, left then right). Editing a panel re-runs that side only.
     """
 
@@ -49,7 +48,8 @@ class WhatIfExplorer:
         self._started = [panel.properties_in_force() for panel in self._panels]
         self._given = labels
         self._points: list[list[DirtinessPoint]] = [[], []]
-        self.figure = figure_widget()
+        self.figure = held_figure()
+        self.figure_view = FigureView(self.figure)
         for side, panel in enumerate(self._panels):
             try:
                 self._run(side)
@@ -62,9 +62,10 @@ class WhatIfExplorer:
         panels = ipywidgets.HBox(
             [self.left.widget, self.right.widget], layout=ipywidgets.Layout(width="100%", grid_gap="16px")
         )
-        self.fitter = FigureFitter([self.figure])
-        self.widget = ipywidgets.VBox(
-            [panels, self.figure, self.fitter], layout=ipywidgets.Layout(width="100%", overflow="hidden")
+        self.widget = styled(
+            ipywidgets.VBox(
+                [panels, self.figure_view.widget], layout=ipywidgets.Layout(width="100%", overflow="hidden")
+            )
         )
 
     @property
@@ -110,6 +111,7 @@ class WhatIfExplorer:
         for panel, title in zip(self._panels, self.labels, strict=True):
             panel.retitle(title)
         sync_figure(self.figure, what_if_figure(self.series, by=self.source.by))
+        self.figure_view.refresh()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

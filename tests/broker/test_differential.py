@@ -27,6 +27,7 @@ from kcompact_nb.fidelity import (
     run_differential,
     topic_settings,
 )
+from kcompact_nb.io.files import decode_txn_index
 
 from .conftest import BROKER_VERSIONS, require_java_and_maven, topic_refusal
 
@@ -66,7 +67,7 @@ def test_workload_agrees_with_kafka(kafka_broker, workload, tmp_path):
 def test_a_workload_the_release_refuses_is_refused_alike_by_kafka_and_the_simulator(kafka_broker, refused):
     """The broker refuses to create the workload's topic, and the simulator's refusal starts with its words."""
     require_java_and_maven()
-    theirs = topic_refusal(kafka_broker, f"refused-{refused.name}", {**HOLD, **refused.create, **refused.kept})
+    theirs = topic_refusal(kafka_broker, f"refused-{refused.name}", {**HOLD, **every_config(refused)})
     ours = simulator_refusal(kafka_broker.version, refused)
     assert theirs is not None and ours is not None and ours.startswith(theirs), (theirs, ours)
 
@@ -82,10 +83,16 @@ def test_the_simulator_refuses_a_workload_for_the_release_that_refuses_it(versio
 def simulator_refusal(version: str, workload: Workload) -> str | None:
     """The simulator's refusal of the workload's topic as the differential declares it on Kafka ``version``."""
     try:
-        topic_settings({**workload.create, **workload.kept}, broker=broker_settings(version, workload.broker))
+        topic_settings(every_config(workload), broker=broker_settings(version, workload.broker))
     except ConfigError as error:
         return str(error)
     return None
+
+
+def every_config(workload: Workload) -> dict[str, str]:
+    """The topic configs the workload sets at creation, throughout, and in its phases, at once."""
+    phases = {k: v for round_ in workload.rounds for phase in round_.phases for k, v in phase.configs.items()}
+    return {**workload.create, **phases, **workload.kept}
 
 
 def assert_category_happened(result: DifferentialResult) -> None:
@@ -105,6 +112,8 @@ def assert_category_happened(result: DifferentialResult) -> None:
         assert first.kafka_passes >= 2  # the first pass stopped on a full offset map
     elif category == "transactions":
         assert any(b.is_control for b in before.batches())
+        if "aborted-over" in result.workload.name:
+            assert_aborted_entry_kept_as_stored(result)
     elif category == "rule-b":
         # the emptied batch ending the cleaned range stays on 3.9.2-4.3 only (high watermark from 4.4)
         ending = [b for b in after.batches() if b.last_offset == trigger_offset - 1]
@@ -124,6 +133,10 @@ def assert_category_happened(result: DifferentialResult) -> None:
         assert result.rounds[-1].uncleanable is fails
         left = [p for r in result.rounds for p in (r.folder / "after").glob("*/*.log.cleaned")]
         assert bool(left) is fails
+    elif category == "decompressed-bound":
+        # a record of a compressed batch over max.decompressed.message.bytes makes the pass throw (section 8.4)
+        assert result.rounds[-1].uncleanable and not any(r.uncleanable for r in result.rounds[:-1])
+        assert bool(list((result.rounds[-1].folder / "after").glob("*/*.log.cleaned"))) is (len(result.rounds) > 1)
     elif category == "rolls":
         assert len(before.segments) >= 4 and after.cleaner_checkpoint == trigger_offset  # rolled, then cleaned
     elif category == "compression":
@@ -132,6 +145,18 @@ def assert_category_happened(result: DifferentialResult) -> None:
         assert any(rewritten_compressed_batches(result, round_) for round_ in result.rounds)
     else:
         assert after.cleaner_checkpoint == trigger_offset
+
+
+def assert_aborted_entry_kept_as_stored(result: DifferentialResult) -> None:
+    """Re-cleaned in the last round, the ``.txnindex`` entry still starts at the aborted transaction's first offset,
+    whose batch the first pass removed (spec 8.4): Kafka appends the entry as stored, never rebuilt from what is
+    left."""
+    folder = result.rounds[-1].folder / "after"
+    after = load_round(result.rounds[-1].folder, result.workload, version=result.version, stage="after")
+    (path,) = [p for p in folder.glob("*/*.txnindex") if p.stat().st_size]
+    (entry,) = decode_txn_index(path.read_bytes(), int(path.stem)).entries
+    assert entry.first_offset not in {b.base_offset for b in after.batches()}
+    assert any(b.base_offset > entry.first_offset and b.producer_id == entry.producer_id for b in after.batches())
 
 
 def rewritten_compressed_batches(result: DifferentialResult, round_: RoundResult) -> int:
@@ -147,6 +172,7 @@ def test_catalog_covers_every_category_with_at_least_50_workloads():
     assert categories == {
         "keys", "batches", "idempotent", "tombstones", "multi-pass", "transactions", "keyless", "min-lag",
         "max-lag", "compact-delete", "partial", "compression", "rule-b", "segment-bytes", "index-full", "rolls",
+        "decompressed-bound",
     }  # fmt: skip
     assert len(WORKLOADS) >= 50
     assert len({w.name for w in WORKLOADS}) == len(WORKLOADS)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import pytest
@@ -16,6 +20,21 @@ if TYPE_CHECKING:
 
 
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
+BUSY_PROCESSES = 3 * (os.cpu_count() or 1)
+"""Busy processes beside the browser and the kernels for a test "under CPU load" (issue #39 saw figures blank
+at a load of 13-34 on 2 cores, with a Spark job or a build beside the notebook)."""
+
+
+@contextmanager
+def cpu_load(processes: int = BUSY_PROCESSES) -> Iterator[None]:
+    """Keep ``processes`` busy loops running (each a Python process spinning) while the block runs."""
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
 
 
 def chromium_or_skip() -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
@@ -15,7 +14,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -39,15 +38,17 @@ START_TIMEOUT_S = 120.0
 RUN_ALL_TIMEOUT_MS = 600_000
 UI_TIMEOUT_MS = 90_000
 
-#: User settings for the server: every cell attached to the DOM (off-screen widgets render too), no news.
-LAB_SETTINGS = {
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false",
-        "checkForUpdates": False,
-        "doNotDisturbMode": True,
-    },
-}
+
+def make_lab_flags(makefile: Path = ROOT / "Makefile") -> list[str]:
+    """The Lab flags ``make lab`` passes (its ``LAB_FLAGS``, the project's Lab settings), ``$(CURDIR)`` resolved."""
+    lines = makefile.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("LAB_FLAGS :="))
+    text = lines[start].split(":=", 1)[1]
+    for line in lines[start + 1 :]:
+        if not text.endswith("\\"):
+            break
+        text = text[:-1] + " " + line
+    return text.replace("$(CURDIR)", str(ROOT)).split()
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def _lab_command(root_dir: Path, port: int, token: str) -> list[str]:
         f"--ServerApp.root_dir={root_dir}",
         # window.jupyterapp lets the test run Lab's own commands and read the kernel's status.
         "--LabApp.expose_app_in_browser=True",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        *make_lab_flags(),
     ]
     if os.getuid() == 0:
         command.append("--allow-root")
@@ -110,7 +111,8 @@ def _lab_command(root_dir: Path, port: int, token: str) -> list[str]:
 
 
 def _lab_env(work_dir: Path) -> dict[str, str]:
-    """The environment of a user's JupyterLab, isolated from this machine's Jupyter config and state.
+    """The environment of a user's JupyterLab, isolated from this machine's Jupyter config and state (a user
+    without settings of their own: Lab's defaults and the project's overrides, as ``make lab`` gives them).
 
     JUPYTER_PATH (set by the root conftest) keeps the project's kernel spec first. PYTHONPATH makes kernels
     import this checkout's package. PYTEST_CURRENT_TEST is dropped: under it ipykernel stops capturing file
@@ -126,15 +128,7 @@ def _lab_env(work_dir: Path) -> dict[str, str]:
         ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
     ]:
         env[variable] = str(work_dir / name)
-    _write_settings(work_dir / "settings")
     return env
-
-
-def _write_settings(settings_dir: Path) -> None:
-    for name, values in LAB_SETTINGS.items():
-        path = settings_dir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values))
 
 
 def _wait_until_up(server: LabServer, process: subprocess.Popen[bytes], log: Path) -> None:
@@ -260,15 +254,19 @@ def figure_state(figure: Locator) -> FigureState:
 
 
 def click_and_wait_for_redraw(page: Page, button_text: str, figure: Locator) -> tuple[FigureState, FigureState]:
-    """Click the button labelled ``button_text``; return the figure's state before and after it redrew."""
+    """Click the button labelled ``button_text``; return the figure's state before and after it redrew (a widget's
+    figure is drawn anew at each step: ``figure`` is looked up again until it shows something else)."""
+    from playwright.sync_api import Error as PlaywrightError  # imported here: without Playwright the test skips
+
     before = figure_state(figure)
     page.get_by_role("button", name=button_text, exact=True).click()
-    page.wait_for_function(
-        f"""([plot, before]) => {{
-              const now = ({FIGURE_STATE_JS})(plot);
-              return now.data !== before.data && now.drawn !== before.drawn;
-            }}""",
-        arg=[figure.element_handle(), asdict(before)],
-        timeout=UI_TIMEOUT_MS,
-    )
-    return before, figure_state(figure)
+    deadline = time.monotonic() + UI_TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+        try:
+            after = figure_state(figure)
+        except PlaywrightError:  # between the old plot's removal and the new one's drawing
+            continue
+        if after.data != before.data and after.drawn != before.drawn and after.drawn:
+            return before, after
+    raise TimeoutError(f"the figure did not redraw within {UI_TIMEOUT_MS // 1000} s of clicking {button_text!r}")

@@ -97,6 +97,20 @@ MISFIT_JS = """
 }
 """
 
+# A figure title that plotly's toolbar (shown on hover) would cover: their boxes overlap.
+TITLE_UNDER_TOOLBAR_JS = """
+(output) => {
+  const plots = output.matches('.js-plotly-plot') ? [output] : Array.from(output.querySelectorAll('.js-plotly-plot'));
+  const overlap = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  return plots.flatMap((plot, number) => {
+    const title = plot.querySelector('.gtitle')?.getBoundingClientRect();
+    const bar = plot.querySelector('.modebar')?.getBoundingClientRect();
+    return title && bar && bar.width > 0 && overlap(title, bar)
+      ? [`figure ${number}: its title runs under plotly's toolbar`] : [];
+  });
+}
+"""
+
 # Elements that reach past the output's right edge (cut off, or hidden behind a scroll bar).
 CLIPPED_JS = """
 (output) => {
@@ -156,13 +170,15 @@ def picture_outputs(page: Page) -> list[tuple[int, Locator]]:
 
 
 def output_problems(page: Page, cell: int, output: Locator) -> list[str]:
-    """Broken widgets, hidden data, figures not fitted to their output and clipped content in one output."""
+    """Broken widgets, hidden data, figures not fitted to their output, titles under the toolbar and clipped content
+    in one output."""
     where = f"cell {cell}"
     found = [f"{where}: {line}" for line in output.evaluate(CLIPPED_JS)]
     if "Error displaying widget" in output.inner_text():
         found.append(f"{where}: Error displaying widget")
     found += [f"{where}, {line}" for line in output.evaluate(HIDDEN_DATA_JS)]
     found += [f"{where}, {line}" for line in output.evaluate(MISFIT_JS)]
+    found += [f"{where}, {line}" for line in output.evaluate(TITLE_UNDER_TOOLBAR_JS)]
     return found
 
 

@@ -1,11 +1,11 @@
 """Every notebook in JupyterLab at 1280x900 in headless chromium: Run All, then look at what a reader sees (issue #15).
 
-The notebooks run a few at a time in separate tabs (each with its own kernel). For each: no error or
-stderr output, no "Error displaying widget", no plotly axis whose fixed range hides data, nothing
-reaching past an output's right edge; every figure and widget output is saved as a PNG under
-``test-artifacts/browser/notebooks/<notebook>/`` for people to look at, with the run times in
-``timings.txt``. In notebook 02 the stepper is then used as a reader would: "Next ▶" must redraw its
-figure, and an invalid config value must show Kafka's message without widening the stepper.
+The notebooks run a few at a time in separate tabs (each with its own kernel), in JupyterLab served with
+``make lab``'s settings. For each: no console error, no error or stderr output, no "Error displaying widget",
+no plotly axis whose fixed range hides data, nothing reaching past an output's right edge; every figure and
+widget output is saved as a PNG under ``test-artifacts/browser/notebooks/<notebook>/`` for people to look at,
+with the run times in ``timings.txt``. In notebook 01 the stepper is then used as a reader would: "Next ▶" must
+redraw its figure, and an invalid config value must show Kafka's message without widening the stepper.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ SHOTS = ARTIFACTS / "notebooks"
 VIEWPORT = {"width": 1280, "height": 900}
 PARALLEL_TABS = 3
 """Notebooks run at once: each tab has its own kernel (three Spark or broker JVMs at most)."""
-SLOW_FIRST = ("07-real-data", "08-at-scale", "01-tour")
+SLOW_FIRST = ("05-real-data", "07-at-scale", "06-spark-and-dataframes")
 """Started first so the long runs overlap the short ones."""
-STEPPER_NOTEBOOK = "02-how-compaction-works"
+STEPPER_NOTEBOOK = "01-how-compaction-works"
 FIRST_PASS_STATUS = "step 7 of steps 0–16"
 """The stepper's header at fruit-prices.json's first cleaner pass."""
 FIRST_PASS_CLICKS = 8
@@ -52,7 +52,7 @@ FIRST_PASS_CLICKS = 8
 
 @dataclass
 class StepperUse:
-    """What happened when the stepper of notebook 02 was used in the page."""
+    """What happened when the stepper of notebook 01 was used in the page."""
 
     before: FigureState | None = None
     after: FigureState | None = None
@@ -121,12 +121,19 @@ def run_every_notebook(chromium: Browser, server: LabServer) -> LabRuns:
     use = StepperUse()
     hooks: dict[str, Callable[[Page], None]] = {STEPPER_NOTEBOOK: lambda page: use_the_stepper(page, use)}
     reports: dict[str, OutputReport] = {}
+    console_errors: dict[str, list[str]] = {}
     pending, running = _order(), {}
     while pending or running:
         while pending and len(running) < PARALLEL_TABS:
             path = pending.pop(0)
             context = chromium.new_context(viewport=VIEWPORT)
             page = context.new_page()
+            errors = console_errors[path.stem] = []
+            page.on(
+                "console",
+                lambda message, errors=errors: errors.append(message.text) if message.type == "error" else None,
+            )
+            page.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
             open_copied(page, server, f"notebooks/{path.name}")
             start_run_all(page)
             running[path.stem] = (page, time.monotonic())
@@ -138,6 +145,7 @@ def run_every_notebook(chromium: Browser, server: LabServer) -> LabRuns:
             report = reports[name] = OutputReport(name, seconds=time.monotonic() - started)
             try:
                 _finish(page, report, outcome, hooks.get(name))
+                report.problems += [f"console error: {text}" for text in console_errors[name]]
             finally:
                 page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
                 page.context.close()
@@ -168,11 +176,11 @@ def test_notebook_runs_clean_in_jupyterlab(lab_runs: LabRuns, notebook: str) -> 
 def test_every_figure_and_widget_output_has_a_screenshot(lab_runs: LabRuns) -> None:
     shots = {name: len(report.screenshots) for name, report in lab_runs.reports.items()}
     assert all((SHOTS / name).is_dir() for name in shots)
-    # the notebooks that draw: 01 (two layouts), 02 (stepper), 03 (figure, explorer), 04, 05, 06, 08
+    # the notebooks that draw: 01 (stepper), 02 (figure, explorer), 03, 04, 06 (two layouts), 07, 09 (before, after), A1
     assert [name for name, count in sorted(shots.items()) if count] == [
-        "00-partition-model", "01-tour", "02-how-compaction-works", "03-why-is-my-partition-not-clean",
-        "04-offset-map-and-cleaner-memory", "05-tombstones-transactions-producers", "06-kip-280-strategies",
-        "08-at-scale",
+        "00-partition-model", "01-how-compaction-works", "02-why-is-my-partition-not-clean",
+        "03-tombstones-transactions-producers", "04-offset-map-and-cleaner-memory", "06-spark-and-dataframes",
+        "07-at-scale", "09-diagnose-a-partition", "A1-kip-280-strategies",
     ]  # fmt: skip
 
 
@@ -190,6 +198,6 @@ def test_an_invalid_config_value_shows_kafkas_message_without_widening_the_stepp
     use = lab_runs.stepper
     assert use.message.startswith(
         "Not applied (segment.bytes stays 1 GiB): "
-        "Invalid value 10 for configuration segment.bytes (field segment_bytes): Value must be in [14, 2147483647]"
+        "Invalid value 10 for configuration segment.bytes: Value must be in [14, 2147483647]"
     )
     assert use.clipped == []

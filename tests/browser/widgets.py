@@ -1,7 +1,8 @@
 """What a stepper or a what-if explorer shows in the page, and what its Python object says it should show.
 
 The page side reads the visible texts (the stepper's header, the offset map's title and the stats heading;
-the explorer's panel headings, column titles and figure title). The Python side runs in the notebook's
+the explorer's panel headings, column titles and figure title) and counts the figures shown but not drawn
+(a blank figure); there must be none. The Python side runs in the notebook's
 kernel: it finds the notebook's widget object and prints the same texts from its state.
 """
 
@@ -37,15 +38,17 @@ import gc as _gc, html as _html, json as _json, re as _re
 from kcompact_nb.widgets import CompactionStepper as _Stepper, WhatIfExplorer as _Explorer
 
 def _plain(markup):
-    return _html.unescape(_re.sub(r"<[^>]+>", "", markup)).strip()
+    return _html.unescape(_re.sub(r"<[^>]+>", "", _re.sub(r"<br>", "\\n", markup))).strip()
 
 def _widget_state():
     widget = [o for o in _gc.get_objects() if isinstance(o, (_Stepper, _Explorer))][-1]
+    drawn = {"undrawn": 0}  # every figure shown is drawn
     if isinstance(widget, _Explorer):
         return {
             "headings": [panel.title for panel in (widget.left, widget.right)],
             "columns": [a.text.replace("<br>", "") for a in widget.figure.layout.annotations[:2]],
             "title": widget.figure.layout.title.text,
+            **drawn,
         }
     shown = widget.latest_pass.layout.display != "none"
     return {
@@ -54,6 +57,7 @@ def _widget_state():
         "map_title": widget.offset_map_figure.layout.title.text if shown else None,
         "stats": _plain(widget.stats.value).split("LogCleaner INFO message")[0] if shown else None,
         "message": _plain(widget.config.message.value),
+        **drawn,
     }
 
 print(_json.dumps(_widget_state()))
@@ -65,16 +69,20 @@ PAGE_STATE_JS = """
   const visible = (node) => node != null && node.offsetParent !== null;
   const titleOf = (plot) => plot?.querySelector('.gtitle')?.textContent ?? null;
   const plots = Array.from(output.querySelectorAll('.js-plotly-plot'));
+  const drawn = {
+    undrawn: plots.filter(visible).filter((p) => !p.querySelector('.main-svg') || !p.querySelector('.trace')).length,
+  };
   const htmls = Array.from(output.querySelectorAll('.widget-html-content')).filter(visible);
   const text = (node) => node?.innerText.trim() ?? '';
   if (!output.querySelector('.widget-button')) {
-    const headings = htmls.filter((node) => node.innerText.includes("Apache Kafka's properties;"))
+    const headings = htmls.filter((node) => node.innerText.includes("Apache Kafka's properties, checked as"))
       .map((node) => node.querySelector('b')?.textContent ?? '');
     const plot = plots[0];
     return {
       headings: headings.slice(0, 2),
       columns: Array.from(plot?.querySelectorAll('.annotation-text') ?? []).slice(0, 2).map((a) => a.textContent),
       title: titleOf(plot),
+      ...drawn,
     };
   }
   const stats = htmls.find((node) => node.innerText.startsWith('Latest pass:'));
@@ -85,6 +93,7 @@ PAGE_STATE_JS = """
     map_title: visible(plots[1]) ? titleOf(plots[1]) : null,
     stats: stats ? text(stats).split('LogCleaner INFO message')[0].trim() : null,
     message: text(message),
+    ...drawn,
   };
 }
 """

@@ -54,7 +54,7 @@ def failing_command(error: BaseException) -> Command:
     def run(args: argparse.Namespace, out: TextIO) -> int:
         raise error
 
-    return Command("fake", "help", "description", lambda parser: None, run)
+    return Command("fake", "description", lambda parser: None, run)
 
 
 @pytest.mark.parametrize(

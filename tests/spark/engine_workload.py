@@ -42,7 +42,7 @@ from kcompact_nb.spark._segment_source import in_session, is_connect
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
 STAGES = [SAMPLES / name for name in ("transactional/before", "tombstone-lifecycle/1-first-pass")]
-"""Transactions with markers, producer ids, tombstones (notebook 01 covers plain compaction-basic)."""
+"""Transactions with markers, producer ids, tombstones (notebook 06 covers plain compaction-basic)."""
 NOW_MS = 1_767_225_660_000
 KCAT = (
     '{"topic":"t","partition":1,"offset":5,"tstype":"create","ts":1000,"broker":1,"headers":["h","x"],'

@@ -1,4 +1,4 @@
-"""The loaders, analytics and notebooks 01, 07 and 08 on real engines, with results equal to ``local[2]``.
+"""The loaders, analytics and notebooks 05, 06 and 07 on real engines, with results equal to ``local[2]``.
 
 Engines (tests/spark/engines.py, started once for this module and stopped at its end): a standalone
 master and worker on 127.0.0.1, and a Spark Connect server on that master with the JVM segment-file
@@ -32,7 +32,7 @@ from tests.spark.engines import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ["notebooks/01-tour.ipynb", "notebooks/07-real-data.ipynb", "notebooks/08-at-scale.ipynb"]
+NOTEBOOKS = ["notebooks/06-spark-and-dataframes.ipynb", "notebooks/05-real-data.ipynb", "notebooks/07-at-scale.ipynb"]
 ENGINES = ["standalone", "connect"]
 RUN_TIMEOUT_S = 900
 

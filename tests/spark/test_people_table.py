@@ -52,3 +52,10 @@ def test_the_display_has_no_index_and_headers_that_wrap():
     assert (
         "<th></th>" not in page and "<td>656.44\u00a0KiB</td>" in page and "<td>1\u00a0h\u00a030\u00a0min</td>" in page
     )
+
+
+def test_a_null_key_or_value_reads_null_as_kafkas_tools_print_it():
+    rows = PeopleTable({"offset": [29, 30], "key": ["k1", "k2"], "value": ["v9", None]})
+    assert rows.for_people()["value"].tolist() == ["v9", "null"]
+    assert repr(rows).splitlines()[2].split() == ["30", "k2", "null"]
+    assert rows["value"].tolist() == ["v9", None]  # code still sees the null

@@ -13,6 +13,7 @@ import pytest
 
 from kcompact_nb.spark import (
     DETERMINISM_SETTINGS,
+    LEAN_SETTINGS,
     LOOPBACK_SETTINGS,
     connector_versions,
     load_log_dir,
@@ -60,6 +61,21 @@ def test_local_and_loopback_masters_bind_the_driver_to_loopback():
         assert not set(LOOPBACK_SETTINGS) & set(session_settings(master, environ={}).conf)
     multi_host = session_settings("local[2]", environ={}, config={"spark.driver.host": "10.0.0.5"}).conf
     assert multi_host["spark.driver.host"] == "10.0.0.5" and multi_host["spark.driver.bindAddress"] == "127.0.0.1"
+
+
+def test_a_lean_local_session_starts_quickly_for_small_data_and_config_still_wins():
+    """Issue #39: the notebooks' sessions (local[2], small data) with the quick compiler, serial GC, no whole-stage
+    code generation and no adaptive execution; a cluster's driver keeps Spark's defaults."""
+    lean = session_settings("local[2]", environ={}, lean=True).conf
+    assert {k: lean[k] for k in LEAN_SETTINGS} == {
+        "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+        "spark.sql.codegen.wholeStage": "false",
+        "spark.sql.adaptive.enabled": "false",
+    }
+    assert not set(LEAN_SETTINGS) & set(session_settings("local[2]", environ={}).conf)
+    assert not set(LEAN_SETTINGS) & set(session_settings("spark://cluster:7077", environ={}, lean=True).conf)
+    tuned = session_settings("local[2]", environ={}, lean=True, config={"spark.sql.adaptive.enabled": "true"}).conf
+    assert tuned["spark.sql.adaptive.enabled"] == "true" and tuned["spark.sql.codegen.wholeStage"] == "false"
 
 
 def test_connector_versions_match_pyspark_unless_missing_from_central():

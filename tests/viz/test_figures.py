@@ -105,9 +105,9 @@ def test_cells_carry_key_value_and_the_reason(fruit):
     assert list(removed.text) == ["grape<br>$2.69", "lime<br>$0.49"]
     assert list(removed.hovertext) == [
         "offset 0: key grape, value $2.69<br>removed by the next pass: "
-        "superseded by offset 2, its key's entry in the pass's offset map",
+        "superseded by offset 2, its key's entry in the pass's<br>offset map",
         "offset 1: key lime, value $0.49<br>removed by the next pass: "
-        "superseded by offset 3, its key's entry in the pass's offset map",
+        "superseded by offset 3, its key's entry in the pass's<br>offset map",
     ]
     waiting = trace(fig, LABELS["tombstone kept until its delete horizon"])
     assert list(waiting.text) == ["grape<br>null"]
@@ -139,8 +139,8 @@ def test_gaps_say_what_a_fetch_from_a_removed_offset_returns():
     gaps = trace(fig, LABELS["gap"])
     assert (list(gaps.x), list(gaps.width)) == ([11.5, 26.0], [24, 1])
     assert list(gaps.hovertext) == [
-        "offsets 0-23: no record (removed by compaction); a fetch from 0 returns offset 24, the next record",
-        "offset 26: no record (removed by compaction); a fetch from 26 returns offset 27, the next record",
+        "offsets 0-23: no record (removed by compaction); a fetch from 0 returns offset<br>24, the next record",
+        "offset 26: no record (removed by compaction); a fetch from 26 returns offset 27,<br>the next record",
     ]
     assert list(trace(fig, LABELS[Outcome.BEYOND.value]).x) == [24]  # newer k0@31 is active: nothing is cleanable
 
@@ -198,9 +198,9 @@ def test_transactional_sample_draws_markers_aborted_data_and_the_empty_batch():
     assert (list(empty.x), list(empty.hovertext)) == (
         [3.5],
         [
-            "empty batch at offsets 3-4: its records are gone, its 61 B header stays: the last batch of producer 3 "
-            "(rule A): Kafka keeps it, empty, so the producer's sequence and epoch survive, until "
-            "producer.id.expiration.ms expires the producer; it stays while nothing is appended: no pass reads it"
+            "empty batch at offsets 3-4: its records are gone, its 61 B header stays: the<br>last batch of producer 3 "
+            "(rule A): Kafka keeps it, empty, so the producer's<br>sequence and epoch survive, until "
+            "producer.id.expiration.ms expires the<br>producer; it stays while nothing is appended: no pass reads it"
         ],
     )
     stages = [a.text for a in both.layout.annotations if a.name in ("before the pass", "after the pass")]
@@ -371,6 +371,10 @@ def test_key_history_under_each_strategy():
     ]
     assert [t.showlegend for t in fig.data] == [True, True, False, False, False, False]
     assert fig.layout.yaxis.title.text == "record timestamp (s since t = 0)"
+    # whole seconds, not plotly's 1, 1.2, ..., 2 for timestamps 1 s and 2 s apart (issue #39)
+    assert [(a.tickmode, a.tick0, a.dtick) for a in (fig.layout.yaxis, fig.layout.yaxis2, fig.layout.yaxis3)] == [
+        ("linear", 0, 1)
+    ] * 3
 
 
 def test_tombstone_lifecycle(fruit):
@@ -416,10 +420,22 @@ def test_what_if_rows_autorange_and_share_one_time_scale(fruit):
     assert layout.yaxis.autorangeoptions.include == (0, 1)
     assert [a.text for a in layout.annotations] == ["0.5", "0.9"]
     assert [t.showlegend for t in fig.data if t.name == "cleaner pass"] == [True, False]
+    assert fig.layout.title.text == "What if: 0.5 vs 0.9"
+
+
+def test_a_long_title_stays_clear_of_plotlys_toolbar(fruit):
+    """Issue #39: the toolbar drawn across the top covered the end of a title naming four configs; it runs down the
+    right margin, and a what-if figure of more than two configs is titled by their count (columns name them)."""
+    series = dirtiness_series(fruit)
+    labels = ["defaults", "segment.ms 12 h", "segment.ms 12 h, ratio 0.1", "max.compaction.lag.ms 24 h"]
+    fig = what_if_figure(dict.fromkeys(labels, series))
+    assert fig.layout.title.text == "What if: 4 configs side by side"
+    assert [a.text.replace("<br>", " ") for a in fig.layout.annotations[:4]] == labels
+    assert fig.layout.modebar.orientation == "v" and layout_figure(fruit[6].log).layout.modebar.orientation == "v"
 
 
 def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
-    """Notebook 08's ``dirtiness`` rows (dicts or a DataFrame) draw like LogToClean values; the filthiest is named."""
+    """Notebook 07's ``dirtiness`` rows (dicts or a DataFrame) draw like LogToClean values; the filthiest is named."""
     pandas = pytest.importorskip("pandas")
     rows = [
         {"topic": "orders", "partition": 1, "first_dirty_offset": 0, "first_uncleanable_offset": 40_000,
@@ -454,3 +470,26 @@ def test_tombstone_lifecycle_draws_every_pass(fruit):
         f"cleaner pass at t = {t}" for t in ("7 d 1 ms", "7 d 1 ms", "14 d 2 ms", "14 d 2 ms")
     ]
     assert lines.showlegend is not False
+
+
+def test_long_hover_lines_are_wrapped_and_markers_are_named_by_their_type():
+    """A hover label is one line per <br>, cut at the figure's edges: no line longer than 80 characters; a
+    transaction marker reads COMMIT or ABORT, not its key's and value's bytes; a tombstone's value reads null."""
+    from kcompact_nb.viz._arrays import HOVER_CHARS, wrapped_hovers
+
+    text = "offset 30: key k2<br>" + " ".join(["removed: a long reason"] * 12)
+    lines = wrapped_hovers(text).split("<br>")
+    assert lines[0] == "offset 30: key k2" and max(map(len, lines)) <= HOVER_CHARS
+    assert " ".join(lines[1:]) == " ".join(["removed: a long reason"] * 12)
+    short = ["offset 1: key a, value b"]
+    assert wrapped_hovers(short) is short
+    log = sample("transactional", "before", "txn-0")
+    fig = layout_figure(log, now_ms=NOW_MS)
+    hovers = [h for t in fig.data if t.hovertext is not None for h in t.hovertext]
+    assert all(len(line) <= HOVER_CHARS for h in hovers for line in h.split("<br>"))
+    markers = [h for h in hovers if " marker " in h]
+    assert markers and all(h.split("<br>")[0].split(": ")[1] in MARKER_HOVERS for h in markers)
+    assert not [h for h in hovers if "0x00000000" in h]
+
+
+MARKER_HOVERS = ("COMMIT marker (transaction control record)", "ABORT marker (transaction control record)")

@@ -1,4 +1,4 @@
-"""A figure widget redrawn in place (``sync_figure``) shows exactly the last figure it was given, whatever it showed
+"""A widget's figure redrawn in place (``sync_figure``) shows exactly the last figure it was given, whatever it showed
 before: only what differs is set again, so nothing of an earlier figure may survive (issue #29)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from kcompact_nb.core import layout_scale, pass_frames
 from kcompact_nb.scenario import load_scenario, scenario_frames
 from kcompact_nb.viz import layout_figure, offset_map_figure
 from kcompact_nb.widgets import CompactionStepper
-from kcompact_nb.widgets._figures import figure_widget, sync_figure
+from kcompact_nb.widgets._figures import held_figure, sync_figure
 from tests.conftest import compacted_log, rec
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
@@ -56,7 +56,7 @@ def plain(figure: dict[str, Any]) -> Any:
     return json.loads(pio.to_json(figure, validate=False, remove_uids=True))
 
 
-def shown(widget: go.FigureWidget) -> dict[str, Any]:
+def shown(widget: go.Figure) -> dict[str, Any]:
     """What the widget holds, without the ``uid`` it gives each trace and without the empty objects plotly leaves
     where a trace or layout property was unset (set to None), which plotly.js draws as unset."""
     held = plain(widget.to_plotly_json())
@@ -70,7 +70,7 @@ def shown(widget: go.FigureWidget) -> dict[str, Any]:
 @given(st.lists(st.integers(0, 10_000), min_size=1, max_size=6))
 def test_a_synced_widget_shows_exactly_the_last_figure(picks: list[int]) -> None:
     pool = figure_pool()
-    widget = figure_widget()
+    widget = held_figure()
     for pick in picks:
         sync_figure(widget, pool[pick % len(pool)])
     assert shown(widget) == plain(pool[picks[-1] % len(pool)].to_plotly_json())

@@ -28,7 +28,7 @@ import plotly.graph_objects as go
 import kcompact_nb.widgets
 kcompact_nb.widgets.freeze_loaded_objects()
 walked = {id(o) for o in gc.get_objects(generation=2)}
-loaded = [go.FigureWidget, kcompact_nb.widgets.CompactionStepper, kcompact_nb.widgets.__dict__]
+loaded = [go.Figure, kcompact_nb.widgets.CompactionStepper, kcompact_nb.widgets.__dict__]
 loaded += [vars(module) for name, module in sys.modules.items() if name.startswith(("rfc3987_syntax", "lark"))]
 print(json.dumps([gc.get_freeze_count(), sum(id(o) in walked for o in loaded)]))
 """
@@ -45,5 +45,5 @@ def test_importing_the_widgets_freezes_nothing_and_a_users_cycle_is_collected() 
 
 def test_the_opt_in_leaves_what_the_widgets_loaded_out_of_full_collections() -> None:
     frozen, walked = _run(OPT_IN)
-    assert frozen > 100_000
+    assert frozen > 50_000  # plotly's and ipywidgets' modules (plotly's FigureWidget no longer, issue #39)
     assert walked == 0

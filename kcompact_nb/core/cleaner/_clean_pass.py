@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kcompact_nb.core.cleaner._cleaner import Cleaner, RecordedLoops, do_clean
+from kcompact_nb.core.cleaner._cleaner import Cleaner, do_clean
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed, CleanerStats, log_line, throttled_elapsed
 from kcompact_nb.core.cleaner._decisions import PassDecisions
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
@@ -18,7 +18,7 @@ from kcompact_nb.core.cleaner._log_to_clean import segment_aligned_uncleanable_o
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
-from kcompact_nb.core.cleaner._whole_batches import record_loops_for
+from kcompact_nb.core.cleaner._whole_batches import record_loops_for, recording
 from kcompact_nb.core.model import BrokerConfig, PartitionLog
 
 
@@ -85,7 +85,7 @@ def clean_pass(
     )
     loops = record_loops_for(offset_map, strategy)
     if decisions is not None:
-        loops = RecordedLoops(loops, decisions)
+        loops = recording(loops, decisions)
     cleaner = Cleaner(offset_map, strategy, broker, storage, loops=loops, decisions=decisions)
     with cyclic_gc_paused():
         cleaned = do_clean(

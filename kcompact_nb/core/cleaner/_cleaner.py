@@ -15,13 +15,13 @@ by :func:`~kcompact_nb.core.cleaner._clean_pass.clean_pass`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, Protocol, cast
 
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
 from kcompact_nb.core.cleaner._decisions import PassDecisions, PassStop, RecordDecision, RecordRule
-from kcompact_nb.core.cleaner._failure import index_full
+from kcompact_nb.core.cleaner._failure import CleanerThrew, index_full, oversized_record, record_too_large
 from kcompact_nb.core.cleaner._filter_to import BatchRetention, BatchRetentionResult, filter_to
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 from kcompact_nb.core.cleaner._log_to_clean import segments_overlapping
@@ -226,7 +226,14 @@ def _map_batch(cleaning: Cleaning, batch: RecordBatch, transactions: CleanedTran
     if transactions.on_batch_read(batch):
         stats.map_messages_read += len(batch.records)
         return False
-    return cleaning.cleaner.loops.map_records(cleaning, batch, start)
+    bound = cleaning.log.config.record_body_bound
+    oversized = None if bound is None else oversized_record(batch, bound)
+    if oversized is None:
+        return cleaning.cleaner.loops.map_records(cleaning, batch, start)
+    # the records before it are read (and mapped, unless the map fills up first); reading it throws
+    if cleaning.cleaner.loops.map_records(cleaning, replace(batch, records=batch.records[:oversized]), start):
+        return True
+    raise record_too_large(batch, oversized, cast("int", bound))
 
 
 class RecordByRecord:
@@ -355,9 +362,11 @@ def clean_into(cleaning: Cleaning, source: Segment, cleaned: Segment, record_fil
         capacity=_read_buffer_bytes(cleaner.broker),
         limit=log.config.max_message_bytes,
     ):
-        result = filter_to(
-            chunk, record_filter, encoder=log.encoder, kafka_version=cleaner.broker.version, decisions=cleaner.decisions
-        )
+        try:
+            result = filter_to(chunk, record_filter, encoder=log.encoder, kafka_version=cleaner.broker.version,
+                               decisions=cleaner.decisions, record_body_bound=log.config.record_body_bound)  # fmt: skip
+        except CleanerThrew as error:  # filterTo threw: this read buffer's survivors are never appended
+            raise CleanerThrew(error.exception, error.message, cleaned) from error
         stats.messages_read += result.messages_read
         stats.bytes_read += result.bytes_read
         stats.messages_written += result.messages_retained

@@ -12,6 +12,7 @@ nothing costs, when nobody asks.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -102,6 +103,10 @@ class PassDecisions:
 
     def record(self, decision: RecordDecision) -> None:
         self.records[decision.offset] = decision
+
+    def record_all(self, decisions: Iterable[RecordDecision]) -> None:
+        """:meth:`record` each of ``decisions`` (a whole batch's, at once)."""
+        self.records.update((decision.offset, decision) for decision in decisions)
 
     def batch(self, decision: BatchDecision) -> None:
         self.batches[decision.base_offset] = decision

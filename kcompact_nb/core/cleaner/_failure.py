@@ -1,12 +1,13 @@
 """A pass that throws, and what Kafka's cleaner thread does about it (``LogCleaner.CleanerThread``; spec 3, 8.4).
 
-A pass can throw where a log's contents lead it: a batch it cannot read, or a cleaned segment whose index fills up
+A pass can throw where a log's contents lead it: a batch it cannot read, a cleaned segment whose index fills up
 (:class:`~kcompact_nb.core.model.IndexFullError`: with KAFKA-806's entry per batch, a group's cleaned segment can
-need more index entries than ``groupSegmentsBySize`` counted in its sources). Kafka does not catch the exception in
-``cleanSegments``: the groups already swapped in stay, the segment being filled is left as ``.cleaned`` files, and
-``doneCleaning`` checkpoints the pass's first dirty offset. From 2.1 (KIP-346) the thread logs the exception, marks
-the partition uncleanable until the broker restarts and goes on with the other logs; in 2.0 the exception ends the
-cleaner thread.
+need more index entries than ``groupSegmentsBySize`` counted in its sources), or a record of a compressed batch
+whose body exceeds ``max.decompressed.message.bytes`` (4.2.2-4.2.x and 4.4.0 on: :func:`check_record_bodies`).
+Kafka does not catch the exception in ``cleanSegments``: the groups already swapped in stay, the segment being
+filled is left as ``.cleaned`` files, and ``doneCleaning`` checkpoints the pass's first dirty offset. From 2.1
+(KIP-346) the thread logs the exception, marks the partition uncleanable until the broker restarts and goes on with
+the other logs; in 2.0 the exception ends the cleaner thread.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from kcompact_nb.core.model import (
     Segment,
     filename_prefix_from_offset,
 )
-from kcompact_nb.record import KcompactError
+from kcompact_nb.record import KcompactError, RecordBatch, record_body_bytes, record_size_bytes
 
 ILLEGAL_ARGUMENT = "java.lang.IllegalArgumentException"
+INVALID_RECORD = "org.apache.kafka.common.InvalidRecordException"
 
 
 class CleanerThrew(KcompactError):
@@ -50,6 +52,39 @@ def index_full(error: IndexFullError, version: KafkaVersion, cleaned: Segment) -
     ``require`` starts the message with "requirement failed: "."""
     prefix = "" if version >= KafkaVersion(3, 5) else "requirement failed: "
     return CleanerThrew(ILLEGAL_ARGUMENT, prefix + str(error), cleaned)
+
+
+def oversized_record(batch: RecordBatch, limit: int) -> int | None:
+    """The position in ``batch`` of the first record whose body exceeds ``limit`` bytes, where Kafka reads a batch's
+    records with that bound (``DefaultRecord.readFrom``: compressed batches only; uncompressed ones are not
+    checked); None when every record fits."""
+    if batch.compression == "none":
+        return None
+    for position, r in enumerate(batch.records):
+        size = record_size_bytes(r.offset - batch.base_offset, r.timestamp - batch.base_timestamp, r.key, r.value,
+                                 r.headers)  # fmt: skip
+        if record_body_bytes(size) > limit:
+            return position
+    return None
+
+
+def record_too_large(batch: RecordBatch, position: int, limit: int) -> CleanerThrew:
+    """Kafka's exception for the record at ``position`` of ``batch`` (:func:`oversized_record`)."""
+    r = batch.records[position]
+    size = record_size_bytes(r.offset - batch.base_offset, r.timestamp - batch.base_timestamp, r.key, r.value,
+                             r.headers)  # fmt: skip
+    body = record_body_bytes(size)
+    return CleanerThrew(
+        INVALID_RECORD, f"Invalid record size: {body} exceeds the configured maximum record size of {limit}."
+    )
+
+
+def check_record_bodies(batch: RecordBatch, limit: int) -> None:
+    """Raise Kafka's ``InvalidRecordException`` when a record of ``batch`` exceeds ``limit`` (``filterTo`` reads every
+    record of a batch it does not delete whole)."""
+    position = oversized_record(batch, limit)
+    if position is not None:
+        raise record_too_large(batch, position, limit)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
 from kcompact_nb.core.cleaner._decisions import BatchDecision, BatchFate, PassDecisions, RecordDecision, RecordRule
+from kcompact_nb.core.cleaner._failure import check_record_bodies
 from kcompact_nb.core.model import KafkaVersion
 from kcompact_nb.record import (
     NO_TIMESTAMP,
@@ -89,10 +90,13 @@ def filter_to(
     encoder: BatchEncoder,
     kafka_version: KafkaVersion,
     decisions: PassDecisions | None = None,
+    record_body_bound: int | None = None,
 ) -> FilterResult:
     """The batches as they are written to the cleaned segment, and the counts of what was read and kept.
 
     ``decisions``, when given, receives what became of each batch (and, for a batch deleted whole, of its records).
+    With ``record_body_bound`` (``max.decompressed.message.bytes``), a compressed batch that is read (not deleted
+    whole) throws Kafka's ``InvalidRecordException`` on a record whose body exceeds it, and nothing is written.
     """
     result = FilterResult([])
     for batch in batches:
@@ -103,6 +107,8 @@ def filter_to(
             if decisions is not None:
                 _record_deleted(decisions, record_filter, batch, decision)
             continue
+        if record_body_bound is not None:
+            check_record_bodies(batch, record_body_bound)
         result.messages_read += len(batch.records)
         retained = record_filter.retained_records(batch)
         stamp = False

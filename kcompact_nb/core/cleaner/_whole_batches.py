@@ -18,7 +18,15 @@ from itertools import compress, repeat
 from operator import and_, is_not, le
 from typing import Any, cast
 
-from kcompact_nb.core.cleaner._cleaner import RECORD_BY_RECORD, CleanerFilter, Cleaning, RecordByRecord, RecordLoops
+from kcompact_nb.core.cleaner._cleaner import (
+    RECORD_BY_RECORD,
+    CleanerFilter,
+    Cleaning,
+    RecordByRecord,
+    RecordedLoops,
+    RecordLoops,
+)
+from kcompact_nb.core.cleaner._decisions import PassDecisions, RecordDecision, RecordRule
 from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._strategies import Strategy
@@ -31,6 +39,14 @@ def record_loops_for(offset_map: OffsetMap, strategy: Strategy) -> RecordLoops:
     if strategy.ranks_by_offset and isinstance(offset_map, ExactOffsetMap):
         return WholeBatches(offset_map)
     return RECORD_BY_RECORD
+
+
+def recording(loops: RecordLoops, decisions: PassDecisions) -> RecordedLoops:
+    """``loops`` recording every record's rule into ``decisions``: under the whole-batch loops, a batch they take at
+    once is recorded at once (:class:`RecordedWholeBatches`), else record by record (:class:`RecordedLoops`)."""
+    if isinstance(loops, WholeBatches):
+        return RecordedWholeBatches(loops, decisions)
+    return RecordedLoops(loops, decisions)
 
 
 class WholeBatches(RecordByRecord):
@@ -114,3 +130,64 @@ def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[Sequence[bytes], Seq
         records = tuple(r for r in records if r.key is not None and r.offset >= start)
         keys = record_keys(records)
     return cast("Sequence[bytes]", keys), record_offsets(records)
+
+
+class RecordedWholeBatches(RecordedLoops):
+    """:class:`RecordedLoops` over the whole-batch loops: a data batch wholly at or below the map's latest offset whose
+    records all have keys is decided and recorded at once, each record with the branch ``shouldRetainRecord`` takes
+    for it (:meth:`CleanerFilter.record_rule`): its key's entry outranks it (superseded), else a tombstone (the
+    batch's tombstone rule), else no entry (not mapped) or its own (the latest). Every other batch, and one where a
+    record outranks its key's entry (the branch that puts into the map), is filtered record by record.
+    ``tests/core/cleaner/test_whole_batches.py`` holds both to the same decisions.
+    """
+
+    def __init__(self, inner: WholeBatches, decisions: PassDecisions) -> None:
+        super().__init__(inner, decisions)
+        self.whole = inner
+
+    def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
+        kept = self._retained_at_once(record_filter, batch)
+        return super().retained_records(record_filter, batch) if kept is None else kept
+
+    def _retained_at_once(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any] | None:
+        """The records ``batch`` keeps, its records' decisions recorded; ``None`` when it goes record by record."""
+        if (
+            record_filter.discard_batch_records
+            or batch.is_control
+            or batch.last_offset > self.whole.offset_map.latest_offset
+            or record_filter.strategy.retains_log_end_record
+        ):
+            return None
+        records = batch.records
+        keys = record_keys(records)
+        if None in keys:
+            return None
+        offsets = record_offsets(records)
+        entries = self.whole.table.entries_of_keys(cast("Sequence[bytes]", keys))  # -1: no entry
+        tombstone = record_filter.tombstone_rule(batch)
+        decided = list(map(_rule, offsets, entries, record_values(records), repeat(tombstone)))
+        if None in decided:
+            return None  # a record outranks its key's entry: Kafka's branch puts it into the map
+        rules = cast("list[RecordRule]", decided)
+        self.decisions.record_all(map(RecordDecision, offsets, rules, map(_outranking, rules, entries)))
+        keep = [rule.kept for rule in rules]
+        if isinstance(records, PackedRecords):
+            return records if all(keep) else records.subset(list(compress(range(len(keep)), keep)))
+        return list(compress(records, keep))
+
+
+def _rule(offset: int, entry: int, value: bytes | None, tombstone: RecordRule) -> RecordRule | None:
+    """``shouldRetainRecord``'s branch for a keyed record at or below the map's latest offset whose key's entry is
+    ``entry`` (-1: none), as :meth:`CleanerFilter.record_rule` takes it; ``None`` when the record outranks its entry."""
+    if entry > offset:
+        return RecordRule.SUPERSEDED
+    if 0 <= entry < offset:
+        return None
+    if value is None:
+        return tombstone
+    return RecordRule.NOT_MAPPED if entry < 0 else RecordRule.LATEST
+
+
+def _outranking(rule: RecordRule, entry: int) -> int | None:
+    """The offset of the entry that outranked a superseded record (``None`` for every other rule)."""
+    return entry if rule is RecordRule.SUPERSEDED else None

@@ -38,6 +38,8 @@ from kcompact_nb.core.model._release_configs import (
 from kcompact_nb.core.model._versions import DEFAULT_KAFKA_VERSION, KafkaVersion
 
 HOUR_MS = 3_600_000
+MAX_DECOMPRESSED_BYTES = 2_147_483_639
+"""``max.decompressed.message.bytes``' default and maximum: the largest array a JVM allocates, no limit in effect."""
 MINUTE_MS = 60_000
 _POLICY = one_of("compact", "delete")
 COMPACTION_STRATEGIES = ("offset", "timestamp", "header")
@@ -89,6 +91,15 @@ class TopicConfig:
     max_message_bytes: int = kafka_key(
         "max.message.bytes", 1_048_588, INT, between(0, INT_MAX), (("message.max.bytes", 1),)
     )
+    max_decompressed_message_bytes: int = kafka_key(
+        "max.decompressed.message.bytes",
+        MAX_DECOMPRESSED_BYTES,
+        INT,
+        between(1, MAX_DECOMPRESSED_BYTES),
+        (("max.decompressed.message.bytes", 1),),
+    )
+    """The largest decompressed body of one record of a compressed batch that the cleaner reads (Kafka 4.2.2-4.2.x
+    and 4.4.0 on, apache/kafka#23429; spec 8.4): a larger one makes a pass throw ``InvalidRecordException``."""
     retention_ms: int = kafka_key(
         "retention.ms",
         604_800_000,
@@ -176,6 +187,12 @@ class TopicConfig:
     def effective_segment_bytes(self) -> int:
         """``internal.segment.bytes`` when set, else ``segment.bytes`` (``LogConfig.segmentSize``)."""
         return self.internal_segment_bytes if self.internal_segment_bytes != -1 else self.segment_bytes
+
+    @property
+    def record_body_bound(self) -> int | None:
+        """``max.decompressed.message.bytes`` when set below its default (no bound otherwise, spec 8.4)."""
+        bound = self.max_decompressed_message_bytes
+        return None if bound >= MAX_DECOMPRESSED_BYTES else bound
 
     @property
     def max_segment_ms(self) -> int:

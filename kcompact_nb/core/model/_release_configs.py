@@ -21,19 +21,33 @@ from kcompact_nb.core.model._versions import KafkaVersion
 
 @dataclass(frozen=True)
 class ReleaseChange:
-    """A property (or one of its values, or its minimum) that Kafka ``release`` introduced with ``change``."""
+    """A property (or one of its values, or its minimum) that Kafka ``release`` introduced with ``change``, and
+    the patch releases of older lines it was backported to (``backports``: each from that patch on, in its line)."""
 
     name: str
     release: KafkaVersion
     change: str
+    backports: tuple[KafkaVersion, ...] = ()
+
+    def known_in(self, version: KafkaVersion) -> bool:
+        """Whether Kafka ``version`` has the change."""
+        return version >= self.release or any(
+            (version.major, version.minor) == (b.major, b.minor) and version >= b for b in self.backports
+        )
 
     def describe(self, version: KafkaVersion) -> str:
-        return f"Kafka {self.release} introduced it ({self.change}); kafka.version is {version}"
+        also = "".join(f", {b}-{b.major}.{b.minor}.x" for b in self.backports)
+        return f"Kafka {self.release}{also} introduced it ({self.change}); kafka.version is {version}"
 
 
 _KIP_390 = "KIP-390, compression levels"
 _KIP_354 = "KIP-354, max.compaction.lag.ms"
 _KIP_854 = "KIP-854, producer id expiry separate from transactional.id.expiration.ms"
+_DECOMPRESSED = ReleaseChange(
+    "max.decompressed.message.bytes", KafkaVersion(4, 4), "apache/kafka#23429, bounded decompressed records",
+    backports=(KafkaVersion(4, 2, 2),),
+)  # fmt: skip
+"""Seen in the releases' jars: 4.2.2 and 4.4.0 define it, 4.3.1, 4.1.2, 4.0.2 and 3.9.2 do not."""
 
 TOPIC_CONFIGS_ADDED = (
     ReleaseChange("max.compaction.lag.ms", KafkaVersion(2, 3), _KIP_354),
@@ -41,6 +55,7 @@ TOPIC_CONFIGS_ADDED = (
     ReleaseChange("compression.lz4.level", KafkaVersion(3, 8), _KIP_390),
     ReleaseChange("compression.zstd.level", KafkaVersion(3, 8), _KIP_390),
     ReleaseChange("internal.segment.bytes", KafkaVersion(4, 1), "KAFKA-19080, apache/kafka#19371"),
+    _DECOMPRESSED,
 )
 """Topic configs of the simulator that some accepted releases do not define."""
 
@@ -51,6 +66,7 @@ BROKER_CONFIGS_ADDED = (
     ReleaseChange("compression.zstd.level", KafkaVersion(3, 8), _KIP_390),
     ReleaseChange("producer.id.expiration.ms", KafkaVersion(3, 4), _KIP_854),
     ReleaseChange("producer.id.expiration.check.interval.ms", KafkaVersion(3, 4), _KIP_854),
+    _DECOMPRESSED,
 )
 """Broker configs (and topic-default synonyms) of the simulator that some accepted releases do not define."""
 
@@ -86,7 +102,7 @@ def older_defaults(table: tuple[OlderDefault, ...], version: KafkaVersion) -> di
 
 def _unknown(names: Iterable[str], table: tuple[ReleaseChange, ...], version: KafkaVersion) -> ReleaseChange | None:
     given = set(names)
-    return next((c for c in table if c.name in given and version < c.release), None)
+    return next((c for c in table if c.name in given and not c.known_in(version)), None)
 
 
 def check_topic_names(names: Iterable[str], version: KafkaVersion) -> None:

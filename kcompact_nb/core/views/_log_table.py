@@ -69,8 +69,8 @@ def _key_value(batch: RecordBatch, record: Record, max_chars: int) -> tuple[str,
     if batch.is_control:
         kind = control_record_type(record)
         return "(marker)", kind.name if kind is not None else "?"
-    value = "(tombstone)" if record.value is None else _text(record.value, max_chars)
-    return ("(no key)" if record.key is None else _text(record.key, max_chars)), value
+    value = "null (tombstone)" if record.value is None else _text(record.value, max_chars)
+    return ("null" if record.key is None else _text(record.key, max_chars)), value
 
 
 def _text(data: bytes, max_chars: int) -> str:

@@ -24,6 +24,7 @@ def test_topic_defaults_are_kafkas():
         "segment.index.bytes": 10_485_760,
         "index.interval.bytes": 4096,
         "max.message.bytes": 1_048_588,
+        "max.decompressed.message.bytes": 2_147_483_639,  # 4.2.2, 4.4.0: no bound beyond the largest array
         "retention.ms": 604_800_000,
         "retention.bytes": -1,
         "file.delete.delay.ms": 60_000,

@@ -22,7 +22,8 @@ _KAFKA_TYPES = {  # LogConfig, CleanerConfig, TransactionLogConfigs: the types K
     "retention.bytes": "LONG", "retention.ms": "LONG", "max.message.bytes": "INT", "index.interval.bytes": "INT",
     "delete.retention.ms": "LONG", "min.compaction.lag.ms": "LONG", "max.compaction.lag.ms": "LONG",
     "file.delete.delay.ms": "LONG", "compression.gzip.level": "INT", "compression.lz4.level": "INT",
-    "compression.zstd.level": "INT", "internal.segment.bytes": "INT", "log.cleaner.threads": "INT",
+    "compression.zstd.level": "INT", "internal.segment.bytes": "INT", "max.decompressed.message.bytes": "INT",
+    "log.cleaner.threads": "INT",
     "log.cleaner.dedupe.buffer.size": "LONG", "log.cleaner.io.buffer.size": "INT", "log.cleaner.backoff.ms": "LONG",
     "producer.id.expiration.ms": "INT", "producer.id.expiration.check.interval.ms": "INT",
 }  # fmt: skip

@@ -70,10 +70,10 @@ def test_log_table_rows_facts_and_next_pass():
     log.append([rec("grape", None, timestamp=0)], now_ms=0)
     log.append([rec("a-very-long-key-name", "x", timestamp=0)], now_ms=0, producer_id=7, producer_epoch=0)
     assert log_table(log, now_ms=0).splitlines() == [
-        "segment     offset  key           value        batch  next pass",
-        "0* (240 B)  0       grape         $2.69        -      not reached",
-        "            1       grape         (tombstone)  -      awaiting horizon",
-        "            2       a-very-long…  x            pid=7  kept",
+        "segment     offset  key           value             batch  next pass",
+        "0* (240 B)  0       grape         $2.69             -      not reached",
+        "            1       grape         null (tombstone)  -      awaiting horizon",
+        "            2       a-very-long…  x                 pid=7  kept",
         "* active segment",
     ]
     assert log_table(log).splitlines()[0].split() == ["segment", "offset", "key", "value", "batch"]
@@ -86,4 +86,4 @@ def test_log_table_shows_the_delete_horizon_in_human_units():
         log.append([rec("grape", None, timestamp=now_ms)], now_ms=now_ms)
         log.roll(now_ms=now_ms)
         (frame,) = list(pass_frames(log, now_ms=now_ms))[1:]
-        assert f"(tombstone)  {shown}" in log_table(frame.log)
+        assert f"null (tombstone)  {shown}" in log_table(frame.log)
