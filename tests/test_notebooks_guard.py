@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "03-tombstones-transactions-producers.ipynb"
 BROKEN_RULE = (
     "import kcompact_nb.core.cleaner._cleaner as cleaner\n"
-    "cleaner.CleanerFilter.retains_deletes = lambda self, batch: False  # tombstones dropped by their first pass"
+    "cleaner.CleanerFilter.tombstone_rule = lambda self, batch: cleaner.RecordRule.TOMBSTONE_PAST_HORIZON\n"
+    "# tombstones dropped by their first pass, whichever record loop asks"
 )
 
 

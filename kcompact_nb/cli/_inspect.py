@@ -14,7 +14,17 @@ from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import log_dir_argument
 from kcompact_nb.cli._text import iso_time, plural
 from kcompact_nb.cli._topic_configs import config_settings, overrides
-from kcompact_nb.core import Explanation, KcompactError, UnreadableBatch, explain, log_to_clean_row
+from kcompact_nb.core import (
+    CleanerFailure,
+    Explanation,
+    KcompactError,
+    PartitionLog,
+    Simulation,
+    UnreadableBatch,
+    copy_log,
+    explain,
+    log_to_clean_row,
+)
 from kcompact_nb.io import (
     CheckpointFormatError,
     ConfigSettings,
@@ -43,8 +53,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
-    """Explain every partition; 1 when --recover dropped invalid data or a partition holds a batch the cleaner
-    cannot read, 2 on unreadable input or a bad config."""
+    """Explain every partition; 1 when --recover dropped invalid data, a partition holds a batch the cleaner
+    cannot read or the files of a pass that threw (its broker marked it uncleanable), 2 on unreadable input or a
+    bad config."""
     log_dir = log_dir_argument(args.log_dir, "inspect")
     settings = config_settings(args.config, args.config_file, args.kafka_version)
     configs = resolve_configs(settings)
@@ -64,7 +75,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         out.write("\n")
     else:
         write_inspection(loaded, out, configs=configs, now_ms=now_ms, ignored=settings.ignored)
-    broken = any(p.dropped or _read_by_a_pass(p) for p in loaded.partitions.values())
+    broken = any(p.dropped or _read_by_a_pass(p) or p.failed_pass is not None for p in loaded.partitions.values())
     return ExitCode.FAILED if broken else ExitCode.OK
 
 
@@ -124,14 +135,30 @@ def partition_lines(partition: LoadedPartition, now_ms: int) -> list[str]:
 
 
 def _explanation(partition: LoadedPartition, now_ms: int) -> Explanation:
-    """The cleaner's view of the partition, with the batch it cannot read, if any (the pass that reads it fails)."""
+    """The cleaner's view of the partition, with the batch it cannot read, if any (the pass that reads it fails),
+    and the pass that threw, if its ``.cleaned`` files are in the folder (the broker marked the partition)."""
     corrupt = partition.corrupt
     unreadable = (
         None
         if corrupt is None
         else UnreadableBatch(int(Path(corrupt.file).name[:20]), corrupt.position or 0, corrupt.reason)
     )
-    return explain(partition.log, now_ms=now_ms, batches=partition_batches(partition), unreadable_batch=unreadable)
+    failure = partition.failed_pass
+    log, simulation = partition.log, None
+    if failure is not None:
+        log, simulation = _marked_uncleanable(partition.log, failure)
+    batches = partition_batches(partition)
+    return explain(log, now_ms=now_ms, batches=batches, unreadable_batch=unreadable, simulation=simulation)
+
+
+def _marked_uncleanable(log: PartitionLog, failure: CleanerFailure) -> tuple[PartitionLog, Simulation]:
+    """A copy of ``log`` in a broker whose cleaner recorded ``failure`` and marked the partition (spec 8.4)."""
+    copy = copy_log(log)
+    simulation = Simulation(log.broker)
+    simulation.add_log(copy, config=overrides(log.config))
+    simulation.cleaner.failures.append(failure)
+    simulation.mark_uncleanable(log.topic, partition=log.partition)
+    return copy, simulation
 
 
 def _text(value: object) -> str:
@@ -171,7 +198,21 @@ def _partition_document(partition: LoadedPartition, now_ms: int) -> dict[str, An
             {"file": d.file, "position": d.position, "bytes": d.bytes, "reason": d.reason} for d in partition.dropped
         ],
         "leftovers": [{"file": file, "meaning": what} for file, what in partition.leftovers],
+        "failed_pass": _failure_document(partition.failed_pass),
         "notes": list(partition.notes),
+    }
+
+
+def _failure_document(failure: CleanerFailure | None) -> dict[str, Any] | None:
+    """The pass whose ``.cleaned`` files are in the folder: Kafka's log line, its exception, what it left."""
+    if failure is None:
+        return None
+    return {
+        "kafka_log_line": failure.kafka_log_line,
+        "error": failure.error,
+        "checkpoint": failure.checkpoint,
+        "left_cleaned": list(failure.left_cleaned),
+        "last_written_ms": failure.at_ms,
     }
 
 

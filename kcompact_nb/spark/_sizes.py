@@ -1,4 +1,10 @@
-"""The v2 record size (``DefaultRecord.sizeInBytes``, spec 2.4) as a Spark expression, no Python UDF."""
+"""The v2 record size (``DefaultRecord.sizeInBytes``, spec 2.4) as a Spark expression, no Python UDF.
+
+Each expression names its input once: a ``Column`` used twice is copied whole into the plan, so a varint size
+written as a chain of comparisons of its input nested the record's fields about 9 times over (a plan of some 40 KB
+text that every query over the records planned again and, without code generation, evaluated copy by copy: issue
+#39, notebook 07 spent about a third of its Spark time there).
+"""
 
 from __future__ import annotations
 
@@ -12,21 +18,18 @@ SIZE_ESTIMATE_NOTE = (
 
 
 def varint_len(value: Column) -> Column:
-    """Bytes of a zig-zag varint holding ``value`` (``ByteUtils.sizeOfVarint``), for ``-1 <= value < 2**31``."""
-    zigzag = F.when(value < 0, F.lit(1)).otherwise(value * 2)
-    return (
-        F.when(zigzag < 1 << 7, 1)
-        .when(zigzag < 1 << 14, 2)
-        .when(zigzag < 1 << 21, 3)
-        .when(zigzag < 1 << 28, 4)
-        .otherwise(5)
-    )
+    """Bytes of a zig-zag varint holding ``value`` (``ByteUtils.sizeOfVarint``), for ``-1 <= value < 2**31``.
+
+    Seven bits a byte: ``ceil(bits / 7)`` of the zig-zag value ``2 * value`` (1 for -1), whose bit count is that of
+    ``|2 * value + 1|`` (one more odd bit never carries), counted as the length of its binary digits.
+    """
+    bits = F.length(F.bin(F.abs(value.cast("long") * 2 + 1)))
+    return F.ceil(bits / 7).cast("int")
 
 
 def _field_len(length: Column) -> Column:
     """A length-prefixed field: the varint of its length (-1 for null) plus its bytes."""
-    size = F.coalesce(length, F.lit(-1))
-    return varint_len(size) + F.greatest(size, F.lit(0))
+    return varint_len(F.coalesce(length, F.lit(-1))) + F.coalesce(length, F.lit(0))
 
 
 HEADERS_TYPE = "array<struct<key:string,value:binary>>"

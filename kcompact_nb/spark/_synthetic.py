@@ -33,7 +33,7 @@ SYNTHETIC_BASE_TS_MS = 1_767_225_600_000
 
 @dataclass(frozen=True)
 class SyntheticTopic:
-    """A generated topic: ``records`` (cached), its ``segments`` and ``checkpoints`` DataFrames, and ``now_ms``.
+    """A generated topic: its ``records``, ``segments`` and ``checkpoints`` DataFrames (cached), and ``now_ms``.
 
     ``now_ms`` is one millisecond after the last record's timestamp: a natural "now" for analyses.
     """
@@ -83,7 +83,7 @@ def synthetic_topic(
     checkpoints = _checkpoints(placed, fractions, segment_records)
     history = _with_cleaned_tail(placed, checkpoints).cache()
     now_ms = SYNTHETIC_BASE_TS_MS + (records - 1) * interval_ms + 1
-    return SyntheticTopic(history, segments_from_records(history), checkpoints.cache(), now_ms)
+    return SyntheticTopic(history, segments_from_records(history).cache(), checkpoints.cache(), now_ms)
 
 
 def _fractions(partitions: int, given: Sequence[float] | None) -> list[float]:

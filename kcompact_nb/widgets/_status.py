@@ -64,7 +64,14 @@ def checks_html(source: FrameSource, checks: Sequence[Frame]) -> str:
 
 
 def end_html(source: FrameSource, frame: Frame) -> str:
-    """Why nothing follows the last step: the end of the scenario, or why no further pass runs (``explain``)."""
+    """Why nothing follows the last step: the end of the scenario, why no further pass runs (``explain``), or the
+    pass that threw, in Kafka's words (spec 8.4)."""
+    if frame.failure is not None:
+        failure = frame.failure
+        return (
+            f"<div style='line-height:1.4'><b>No further pass: the pass threw.</b> Kafka logs "
+            f"&ldquo;{html.escape(failure.kafka_log_line)}&rdquo;. {html.escape(failure.describe())}.</div>"
+        )
     explanation = explain(frame.log, now_ms=frame.now_ms)
     lead = "End of the scenario. The cleaner now" if source.unit == "step" else "No further pass"
     return (

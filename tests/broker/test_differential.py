@@ -58,7 +58,8 @@ def test_workload_agrees_with_kafka(kafka_broker, workload, tmp_path):
     require_java_and_maven()
     result = run_differential(kafka_broker, workload, tmp_path, topic=f"diff-{workload.name}")
     assert result.mismatches == []
-    assert result.passes >= len(workload.rounds)  # Kafka really cleaned in every round
+    # Kafka really cleaned in every round, unless its cleaner had marked the partition uncleanable (section 8.4)
+    assert all(r.kafka_passes or r.uncleanable for r in result.rounds)
     assert_category_happened(result)
 
 
@@ -138,7 +139,10 @@ def assert_category_happened(result: DifferentialResult) -> None:
         assert result.rounds[-1].uncleanable and not any(r.uncleanable for r in result.rounds[:-1])
         assert bool(list((result.rounds[-1].folder / "after").glob("*/*.log.cleaned"))) is (len(result.rounds) > 1)
     elif category == "rolls":
-        assert len(before.segments) >= 4 and after.cleaner_checkpoint == trigger_offset  # rolled, then cleaned
+        assert len(before.segments) >= 4  # rolled
+        # then cleaned, or from KAFKA-806 on a cleaned group's tiny index filled up and the pass threw (section 8.4)
+        failed = first.uncleanable and KafkaVersion.parse(result.version).indexes_each_batch
+        assert after.cleaner_checkpoint == (0 if failed else trigger_offset)
     elif category == "compression":
         assert after.cleaner_checkpoint == trigger_offset
         # in some round Kafka re-encoded compressed batches (filterTo), which the simulator matched byte for byte

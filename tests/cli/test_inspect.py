@@ -231,3 +231,46 @@ def test_streamed_partitions_are_explained_as_partitions_read_whole(two_topics, 
         assert [t["offset"] for t in tomb["cleaner"]["tombstones"]] == [2]
     else:
         assert "  tombstone 'a' at offset 2: " in streamed.stdout
+
+
+@pytest.mark.parametrize("stream_from", [None, "0"], ids=["read-whole", "streamed"])
+def test_a_failed_passs_cleaned_files_say_the_partition_is_marked_uncleanable_in_kafkas_words(stream_from, tmp_path):
+    """The log a 4.4.0 broker's pass failed on (a full cleaned time index, docs/cleaner-rules.md 8.4), as the pass
+    left it: its ``.cleaned`` files tell the exception, and that the running broker marked the partition."""
+    from kcompact_nb.io import clean_log_dir, write_broker_log_dir
+    from tests.core.cleaner.test_index_full import START_MS, failing_simulation
+
+    sim = failing_simulation("4.4.0")
+    source = write_broker_log_dir(sim.partitions_in_creation_order(), tmp_path / "before")
+    topics = {log.topic: log.config for log in sim.partitions()}
+    clean_log_dir(source, tmp_path / "left", now_ms=START_MS + 200_000, broker=sim.broker, topic_configs=topics)
+    left = tmp_path / "left"
+    untouched = tree_digest(left)
+    settings = ["--kafka-version", "4.4.0", "--config", "segment.index.bytes=64", "--config", "index.interval.bytes=1",
+                "--config", "segment.ms=100", "--config", "min.cleanable.dirty.ratio=0.01"]  # fmt: skip
+    streaming = [] if stream_from is None else ["--stream-from", stream_from]
+    done = kcompact("inspect", left, "--now-ms", str(START_MS + 300_000), *settings, *streaming)
+    assert done.returncode == 1, done.stderr  # a partition marked uncleanable
+    assert tree_digest(left) == untouched
+    error = "java.lang.IllegalArgumentException: Attempt to append to a full time index (size = 4)."
+    files = ("00000000000000000012.log.cleaned", "00000000000000000012.index.cleaned",
+             "00000000000000000012.timeindex.cleaned")  # fmt: skip
+    (marked,) = [line for line in done.stdout.splitlines() if "marked uncleanable at" in line]
+    assert marked == (
+        f'  marked uncleanable at t = 20 min: Kafka logged "Unexpected exception thrown when cleaning log t-0. '
+        f'Marking its partition (t-0) as uncleanable: {error}"; its checkpoint stays at 0 and the cleaner skips it '
+        f"until the broker restarts; left on disk: {', '.join(files)}"
+    )
+    leftovers = [line for line in done.stdout.splitlines() if line.startswith("  leftover ")]
+    assert leftovers == [
+        f"  leftover {name}: a cleaner pass's unfinished output: a pass that threw left it (its broker marked the "
+        "partition uncleanable) or one was under way; Kafka deletes it at startup"
+        for name in sorted(files)
+    ]
+    document = json.loads(kcompact("inspect", left, "--now-ms", str(START_MS), "--json", *settings).stdout)
+    failed = {p["name"]: p["failed_pass"] for p in document["partitions"]}
+    assert failed == {
+        "other-0": None,
+        "t-0": {"kafka_log_line": marked.split('"')[1], "error": error, "checkpoint": 0, "left_cleaned": list(files),
+                "last_written_ms": START_MS + 200_000},
+    }  # fmt: skip

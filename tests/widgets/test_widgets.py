@@ -493,3 +493,30 @@ def test_the_config_panel_names_the_kafka_version_whose_rules_check_the_fields()
     stepper = CompactionStepper(FRUIT)
     assert "checked as <b>kafka.version 4.0.0</b> checks them" in stepper.config.intro.value
     assert "checked as <b>kafka.version 4.4.0</b> checks them" in ConfigPanel(TopicConfig(), BrokerConfig()).intro.value
+
+
+def test_a_pass_that_throws_ends_the_steps_and_says_so_in_kafkas_words():
+    """The log a 4.4.0 broker's pass failed on (a full cleaned time index, docs/cleaner-rules.md 8.4): the stepper's
+    last step is the failed pass, the log as Kafka leaves it, and its end says what Kafka logged and left."""
+    from tests.core.cleaner.test_index_full import failing_simulation
+
+    sim = failing_simulation("4.4.0")
+    stepper = CompactionStepper(sim.log("t"), now_ms=sim.now_ms)
+    stepper.next_button.click()
+    assert (stepper.slider.value, stepper.slider.max, stepper.steps.exhausted) == (1, 1, True)
+    error = "java.lang.IllegalArgumentException: Attempt to append to a full time index (size = 4)."
+    assert stepper.status.value == f"<b>pass 1 of pass 1</b> · t = 20 min · threw {error}; marked uncleanable"
+    frame = stepper.frame
+    assert frame.failure is not None and frame.passes == ()
+    assert [s.base_offset for s in frame.log.segments] == [0, 6, 12, 15, 18, 21, 24, 27, 30]
+    assert [s.base_offset for s in frame.log.left_cleaned] == [12] and frame.log.cleaner_checkpoint == 0
+    assert stepper.checks.value.startswith(
+        "<div style='line-height:1.4'><b>No further pass: the pass threw.</b> Kafka logs &ldquo;Unexpected exception "
+        f"thrown when cleaning log t-0. Marking its partition (t-0) as uncleanable: {error}&rdquo;. "
+    )
+    assert stepper.checks.value.endswith(
+        "checkpoint stays at 0; cleaned segments 0, 6 swapped in before it stay; left on disk: "
+        "00000000000000000012.log.cleaned, 00000000000000000012.index.cleaned, "
+        "00000000000000000012.timeindex.cleaned.</div>"
+    )
+    assert sim.log("t").left_cleaned == [] and sim.uncleanable == set()  # the stepper works on copies

@@ -28,7 +28,7 @@ from kcompact_nb.core.cleaner._decisions import (
     RetentionDeletion,
     RetentionReason,
 )
-from kcompact_nb.core.cleaner._failure import CleanerFailure, CleanerThrew, cleaned_file_names
+from kcompact_nb.core.cleaner._failure import CleanerFailure, CleanerThrew, cleaned_file_names, index_full
 from kcompact_nb.core.cleaner._first_true import FAR_FUTURE_MS, first_true
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
 from kcompact_nb.core.cleaner._iteration import Iteration, PartitionSelection, Selection
@@ -65,6 +65,7 @@ __all__ = [
     "first_true",
     "HeaderStrategy",
     "increment_log_start_offset",
+    "index_full",
     "Iteration",
     "log_pool_order",
     "log_to_clean",

@@ -23,7 +23,7 @@ from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_old_segments, retention_deletions
 from kcompact_nb.core.cleaner._segment_storage import InMemoryStorage, SegmentStorage, offset_table_for
 from kcompact_nb.core.cleaner._strategies import Strategy, strategy_for
-from kcompact_nb.core.model import BrokerConfig, PartitionLog
+from kcompact_nb.core.model import BrokerConfig, PartitionLog, Segment
 from kcompact_nb.record import KafkaModelError, KcompactError
 
 
@@ -221,10 +221,13 @@ class CleanerManager:
         offset_map: OffsetMapSpec | None = None,
         force: bool = False,
         storage: SegmentStorage | None = None,
+        mark_uncleanable: bool = False,
     ) -> PassResult | None:
         """One pass on ``log``; bounds not given are the broker's. None when not eligible and not forced.
 
-        ``storage`` says where the pass reads batches and keeps cleaned segments (default: in ``log``).
+        ``storage`` says where the pass reads batches and keeps cleaned segments (default: in ``log``). A pass that
+        throws raises its exception, or with ``mark_uncleanable`` leaves ``log`` as Kafka's cleaner thread does
+        (recorded in :attr:`failures`, the partition uncleanable) and returns None.
         """
         ltc = log_to_clean(log, now_ms=now_ms)
         if ltc.checkpoint_reset is not None:
@@ -234,23 +237,47 @@ class CleanerManager:
         strategy = self.strategy_of(log)
         storage = storage or self._storages.get(log.name)
         offset_map = offset_map or self.offset_maps.get(log.name)
-        result = clean_pass(
-            log,
-            now_ms=now_ms,
-            first_dirty_offset=ltc.first_dirty_offset if first_dirty_offset is None else first_dirty_offset,
-            first_uncleanable_offset=ltc.first_uncleanable_offset
-            if first_uncleanable_offset is None
-            else first_uncleanable_offset,
-            offset_map=self._offset_map(offset_map, strategy, storage),
-            strategy=strategy,
-            cleanable_ratio=ltc.cleanable_ratio,
-            broker=self.broker,
-            storage=storage,
-            speed=self.speed,
-            decisions=None if self.decisions is None else PassDecisions(),
-        )
+        first_dirty_offset = ltc.first_dirty_offset if first_dirty_offset is None else first_dirty_offset
+        before = list(log.segments)
+        try:
+            result = clean_pass(
+                log,
+                now_ms=now_ms,
+                first_dirty_offset=first_dirty_offset,
+                first_uncleanable_offset=ltc.first_uncleanable_offset
+                if first_uncleanable_offset is None
+                else first_uncleanable_offset,
+                offset_map=self._offset_map(offset_map, strategy, storage),
+                strategy=strategy,
+                cleanable_ratio=ltc.cleanable_ratio,
+                broker=self.broker,
+                storage=storage,
+                speed=self.speed,
+                decisions=None if self.decisions is None else PassDecisions(),
+            )
+        except KcompactError as error:
+            if not mark_uncleanable:
+                raise
+            failure = self._fail(log, error, now_ms=now_ms, first_dirty_offset=first_dirty_offset, before=before)
+            self._note(Iteration(now_ms, partitions=(PartitionSelection(log.name, Selection.CHOSEN, ltc),),
+                                 failure=failure))  # fmt: skip
+            return None
         self._note(Iteration(now_ms, partitions=(PartitionSelection(log.name, Selection.CHOSEN, ltc),), result=result))
         return result
+
+    def _fail(
+        self, log: PartitionLog, error: KcompactError, *, now_ms: int, first_dirty_offset: int, before: list[Segment]
+    ) -> CleanerFailure:
+        """Leave ``log`` as Kafka's thread leaves a pass that threw: recorded, marked uncleanable (from 2.1; in 2.0
+        the thread stops)."""
+        failure = record_failure(log, error, at_ms=now_ms, first_dirty_offset=first_dirty_offset, before=before,
+                                 version=self.broker.version)  # fmt: skip
+        self.failures.append(failure)
+        if failure.thread_stopped:
+            self.stopped_threads += 1
+        else:
+            self.uncleanable.add(log.name)
+        return failure
 
     def run(
         self, logs: Sequence[PartitionLog], *, from_ms: int, until_ms: int, skip_idle: bool = False
@@ -322,13 +349,7 @@ class CleanerManager:
                 decisions=None if self.decisions is None else PassDecisions(),
             )
         except KcompactError as error:
-            failure = record_failure(log, error, at_ms=now_ms, first_dirty_offset=best.first_dirty_offset,
-                                     before=before, version=self.broker.version)  # fmt: skip
-            self.failures.append(failure)
-            if failure.thread_stopped:
-                self.stopped_threads += 1
-            else:
-                self.uncleanable.add(log.name)
+            self._fail(log, error, now_ms=now_ms, first_dirty_offset=best.first_dirty_offset, before=before)
             return None
         delayed = [ltc for ltc in considered if ltc.compaction_delay_ms > 0]
         if not delayed:

@@ -46,7 +46,7 @@ class CleanerThrew(KcompactError):
         super().__init__(f"{exception}: {message}")
 
 
-def index_full(error: IndexFullError, version: KafkaVersion, cleaned: Segment) -> CleanerThrew:
+def index_full(error: IndexFullError, version: KafkaVersion, cleaned: Segment | None = None) -> CleanerThrew:
     """Kafka's exception for an index entry that does not fit ``cleaned``'s index: ``OffsetIndex.append`` and
     ``TimeIndex.maybeAppend`` throw ``IllegalArgumentException``; before 3.5 the indexes were Scala, whose
     ``require`` starts the message with "requirement failed: "."""

@@ -113,6 +113,12 @@ class KafkaVersion:
         return KafkaVersion(3, 9, 1) <= self < KafkaVersion(4, 0) or self >= KafkaVersion(4, 0, 1)
 
     @property
+    def deletes_snapshots_with_segments(self) -> bool:
+        """KAFKA-9393 (2.8): deleting a segment (replaced by a cleaned one, or by retention) deletes its producer
+        snapshot; before, the snapshot stays until the log start offset passes it."""
+        return self >= KafkaVersion(2, 8)
+
+    @property
     def marks_uncleanable(self) -> bool:
         """KIP-346: a pass that throws marks its partition uncleanable; before 2.1 the exception ended the thread."""
         return self >= KafkaVersion(2, 1)

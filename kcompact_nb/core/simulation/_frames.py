@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from kcompact_nb.core.cleaner import CleanerManager, Iteration, OffsetMapSpec, PassResult, Strategy
+from kcompact_nb.core.cleaner import CleanerFailure, CleanerManager, Iteration, OffsetMapSpec, PassResult, Strategy
 from kcompact_nb.core.model import PartitionLog, copy_log
 
 
@@ -25,6 +25,8 @@ class Frame:
     passes: tuple[PassResult, ...] = ()
     iterations: tuple[Iteration, ...] = ()
     """The cleaner iterations the step ran, with what they decided (its passes' records and batches, retention)."""
+    failure: CleanerFailure | None = None
+    """The pass of this step that threw, and what it left (the partition is then marked uncleanable)."""
 
 
 class Timeline:
@@ -78,7 +80,8 @@ def pass_frames(
     """The start frame, then one frame per cleaner pass at ``now_ms`` while the log stays eligible.
 
     Each pass is the broker's (``LogCleanerManager`` bounds, ``min.cleanable.dirty.ratio``); a
-    small ``offset_map`` gives partial passes (spec 6.3). ``log`` itself is never modified.
+    small ``offset_map`` gives partial passes (spec 6.3). A pass that throws ends the frames with the log as
+    Kafka's cleaner thread leaves it, marked uncleanable (spec 8.4). ``log`` itself is never modified.
     """
     current = copy_log(log)
     yield Frame(0, "start", now_ms, current)
@@ -86,11 +89,20 @@ def pass_frames(
     manager = CleanerManager(log.broker, strategies={log.topic: strategy} if strategy else {}, decisions=decisions)
     for index in range(1, max_passes + 1):
         nxt = copy_log(current)
-        result = manager.clean_log(nxt, now_ms=now_ms, offset_map=offset_map)
+        result = manager.clean_log(nxt, now_ms=now_ms, offset_map=offset_map, mark_uncleanable=True)
         if result is None:
+            if manager.failures:  # the pass threw: the log as Kafka leaves it, never cleaned again
+                failure = manager.failures[-1]
+                yield Frame(index, failed_pass_label(index, failure), now_ms, nxt, (), (decisions[-1],), failure)
             return
         yield Frame(index, pass_label(index, result), now_ms, nxt, (result,), (decisions[-1],))
         current = nxt
+
+
+def failed_pass_label(index: int, failure: CleanerFailure) -> str:
+    """``pass 2 threw java.lang.IllegalArgumentException: ...; marked uncleanable``, in Kafka's words."""
+    marked = "the cleaner thread stopped" if failure.thread_stopped else "marked uncleanable"
+    return f"pass {index} threw {failure.error}; {marked}"
 
 
 def pass_label(index: int, result: PassResult) -> str:

@@ -13,7 +13,7 @@ leaves after the model's changes, such as one cleaner iteration: every file of `
 (mtimes kept) except those Kafka replaces or deletes. A segment whose bytes the model left as they
 are keeps its files; a rewritten one (a cleaned group, named after its first segment, even with the
 same bytes) gets new files; the files of a segment that is gone (merged into a group, or deleted by retention) and its
-producer snapshot (``UnifiedLog.deleteProducerSnapshots``) are not written. The two checkpoint files
+producer snapshot (``UnifiedLog.deleteProducerSnapshots``, from 2.8) are not written. The two checkpoint files
 the cleaner and retention change are updated, the others copied. What is written is the state once
 Kafka's delayed deletions ran (``file.delete.delay.ms``): no ``.deleted``, ``.cleaned`` or ``.swap``
 files are copied, nor a running broker's ``.tmp`` and ``.lock`` files; a pass that threw leaves the ``.cleaned``
@@ -306,8 +306,17 @@ def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> Non
         snapshot = PRODUCER_SNAPSHOT_FILE_NAME.match(entry.name)
         if entry.name == LEADER_EPOCH_CHECKPOINT:
             _truncate_leader_epochs(entry, staging / entry.name, log.log_start_offset)
-        elif snapshot is None or int(snapshot[1]) not in removed:
+        elif snapshot is None or not _snapshot_deleted(int(snapshot[1]), removed, log):
             copy_file(entry, staging / entry.name)
+
+
+def _snapshot_deleted(offset: int, removed: set[int], log: PartitionLog) -> bool:
+    """Whether the broker deleted the producer snapshot at ``offset``: with its segment from 2.8 (KAFKA-9393); before,
+    only once the log start offset passed it (``ProducerStateManager.truncateHead``), not when a cleaned segment
+    replaced its segment."""
+    if log.broker.version.deletes_snapshots_with_segments:
+        return offset in removed
+    return offset < log.log_start_offset
 
 
 def _left_by_failed_pass(name: str, refilled: set[int]) -> bool:

@@ -113,8 +113,9 @@ def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options
         starts = {log.name: log.log_start_offset for log in sim.partitions()}
         result = _next_pass(sim)
         written = {name: files.written for name, files in streamed.items()}
+        left = {name: files.left_cleaned() for name, files in streamed.items()}  # a pass that threw: Kafka's leftovers
         logs = sim.partitions_in_creation_order()
-        write_broker_log_dir(logs, out, source=source, overwrite=options.overwrite, written=written)
+        write_broker_log_dir(logs, out, source=source, overwrite=options.overwrite, written=written, left=left)
     finally:
         for files in streamed.values():
             files.close()

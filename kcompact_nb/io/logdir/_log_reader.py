@@ -27,6 +27,7 @@ from kcompact_nb.core import (
     SEGMENT_FILE_SUFFIXES,
     SWAP_FILE_SUFFIX,
     BrokerConfig,
+    CleanerFailure,
     KeyRegistry,
     PartitionLog,
     RecordBatch,
@@ -36,7 +37,7 @@ from kcompact_nb.core import (
     load_log,
     topic_partition_of_dir,
 )
-from kcompact_nb.io._errors import CorruptBatchError, NotASegmentError, OffsetOrderError
+from kcompact_nb.io._errors import CorruptBatchError, LogReadError, NotASegmentError, OffsetOrderError
 from kcompact_nb.io._input_files import file_kind
 from kcompact_nb.io.files import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -45,8 +46,15 @@ from kcompact_nb.io.files import (
     TopicPartition,
     read_checkpoint,
 )
+from kcompact_nb.io.logdir._failed_pass import failed_pass
 from kcompact_nb.io.logdir._header_scan import header_segments, mtime_ms
-from kcompact_nb.io.logdir._live_reads import READ_ATTEMPTS, changes_since, directory_state, read_consistently
+from kcompact_nb.io.logdir._live_reads import (
+    READ_ATTEMPTS,
+    FileState,
+    changes_since,
+    directory_state,
+    read_consistently,
+)
 from kcompact_nb.io.logdir._progress import ByteProgress
 from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes
@@ -57,7 +65,8 @@ from kcompact_nb.record import release_key_table
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 _KNOWN_FILES = ("leader-epoch-checkpoint", "partition.metadata")
 _LEFTOVER_MEANING = {
-    CLEANED_FILE_SUFFIX: "an unfinished cleaner output; Kafka deletes it at startup",
+    CLEANED_FILE_SUFFIX: "a cleaner pass's unfinished output: a pass that threw left it (its broker marked the "
+    "partition uncleanable) or one was under way; Kafka deletes it at startup",
     SWAP_FILE_SUFFIX: "a cleaned segment not yet swapped in; Kafka completes the swap at startup",
     DELETED_FILE_SUFFIX: "a replaced segment awaiting deletion; Kafka deletes it at startup",
 }
@@ -74,6 +83,8 @@ class LoadedPartition:
     -> ``.log`` file). ``corrupt`` is the first batch Kafka's cleaner cannot read, in a partition read with
     ``keep_corrupt``: a pass that reaches it fails there (``verify_crc`` is then False: the cleaner never
     checks CRCs). ``verify_crc`` is also how a pass streaming ``files`` reads them: as the partition was read.
+    ``failed_pass`` is the pass that threw and left ``NNN.log.cleaned`` (:func:`failed_pass`), read with the
+    partition: a ``.cleaned`` file that a running broker's pass changed during the read makes the read start again.
     """
 
     log: PartitionLog
@@ -84,6 +95,7 @@ class LoadedPartition:
     files: dict[int, Path] | None = None
     corrupt: CorruptBatchError | None = None
     verify_crc: bool = True
+    failed_pass: CleanerFailure | None = None
 
     @property
     def scanned(self) -> bool:
@@ -202,9 +214,14 @@ def _load_one(
     parse_partition_dir_name(path)
 
     def read() -> LoadedPartition:
+        begun = directory_state(path)
         total = sum(f.stat().st_size for f in segment_files(path))
         with ByteProgress(total, f"{path.name} (headers)" if options.scan else path.name, progress) as bar:
-            return _load_partition(path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=checkpoint)
+            loaded = _load_partition(
+                path, options, bar, log_start_offset=log_start_offset, cleaner_checkpoint=checkpoint
+            )
+        _require_settled_passes(path, begun, [loaded])
+        return loaded
 
     return read_consistently(read, path)
 
@@ -272,6 +289,7 @@ def _load_log(
         notes=loaded.notes,
         stored=stored,
     )
+    loaded.failed_pass = failed_pass(loaded.log, loaded.path)
 
 
 def _read_segments(
@@ -354,6 +372,7 @@ def read_log_dir(
     _require_dir(path, "log directory")
 
     def read() -> LoadedLogDir:  # again from a fresh listing when a running broker changed the dir meanwhile
+        begun = directory_state(path)
         cleaner = read_checkpoint(path / CLEANER_OFFSET_CHECKPOINT)
         starts = read_checkpoint(path / LOG_START_OFFSET_CHECKPOINT)
         recovery = read_checkpoint(path / RECOVERY_POINT_CHECKPOINT)
@@ -373,9 +392,21 @@ def read_log_dir(
                 result.partitions[directory.name] = _load_or_keep_corrupt(
                     directory, read_options, bar, (starts.get(key), cleaner.get(key)), keep_corrupt=keep_corrupt
                 )
+        _require_settled_passes(path, begun, result.partitions.values())
         return result
 
     return read_consistently(read, path, attempts=read_attempts)
+
+
+def _require_settled_passes(root: Path, begun: dict[str, FileState], read: Iterable[LoadedPartition]) -> None:
+    """Raise when a ``.cleaned`` file under ``root`` appeared, went or changed since ``begun`` (the directory's
+    state when the read began): a running broker's pass was filling it, so the partitions ``read`` cannot say
+    whether a pass threw (a failed pass's files stay as it left them). The caller reads again (spec 8.4)."""
+    if not any(CLEANED_FILE_SUFFIX in name for name in begun) and all(p.failed_pass is None for p in read):
+        return
+    moved = [change[1:] for change in changes_since(begun, root) if CLEANED_FILE_SUFFIX in change]
+    if moved:
+        raise LogReadError(root / moved[0], None, "a cleaner pass was writing this file while the directory was read")
 
 
 def _load_or_keep_corrupt(

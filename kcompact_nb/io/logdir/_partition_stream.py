@@ -119,6 +119,15 @@ class SegmentFiles:
             self.filling.sink = None
         self.filling = None
 
+    def left_cleaned(self) -> dict[int, Path]:
+        """The ``.log.cleaned`` file of the segment a pass that threw was filling (base offset -> file), closed: what
+        Kafka leaves on disk (spec 8.4); empty when no pass threw while filling one."""
+        filling = self.filling
+        self.close()
+        if filling is None or filling.path is None:
+            return {}
+        return {filling.base_offset: filling.path}
+
     def batches(self, segment: Segment, position: int) -> Iterator[RecordBatch]:
         file = self.files.get(segment.base_offset)
         if file is None:

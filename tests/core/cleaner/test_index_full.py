@@ -100,3 +100,33 @@ def test_before_kip_346_a_pass_that_throws_stops_the_cleaner_thread():
     assert failure.kafka_log_line.startswith("[kafka-log-cleaner-thread-0]: Error due to java.lang.Illegal")
     sim.set_config({"min.cleanable.dirty.ratio": 0.01}, topic="t")
     assert sim.clean() is None and len(sim.cleaner.failures) == 1  # no thread left to try again
+
+
+def test_clean_log_raises_kafkas_exception_or_marks_the_partition_as_the_thread_does():
+    from kcompact_nb.core import CleanerManager, copy_log
+
+    sim = failing_simulation("4.4.0")
+    manager = CleanerManager(sim.broker)
+    with pytest.raises(CleanerThrew, match="full time index"):
+        manager.clean_log(copy_log(sim.log("t")), now_ms=sim.now_ms)
+    log = copy_log(sim.log("t"))
+    assert manager.clean_log(log, now_ms=sim.now_ms, mark_uncleanable=True) is None
+    (failure,) = manager.failures
+    assert manager.uncleanable == {"t-0"} and failure.swapped_in == (0, 6) and log.cleaner_checkpoint == 0
+    assert manager.clean_log(log, now_ms=sim.now_ms) is None  # marked: not cleaned again
+
+
+def test_pass_frames_end_with_the_pass_that_throws():
+    from kcompact_nb.core.simulation import pass_frames
+
+    sim = failing_simulation("4.4.0")
+    frames = list(pass_frames(sim.log("t"), now_ms=sim.now_ms))
+    assert [f.label for f in frames] == [
+        "start",
+        "pass 1 threw java.lang.IllegalArgumentException: Attempt to append to a full time index (size = 4).; "
+        "marked uncleanable",
+    ]
+    last = frames[-1]
+    assert last.passes == () and last.failure is not None and last.iterations[0].failure is last.failure
+    assert sim.clean() is None and last.failure == sim.cleaner.failures[0]  # the broker's own iteration, alike
+    assert [s.base_offset for s in last.log.left_cleaned] == [12]

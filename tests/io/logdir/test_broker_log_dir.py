@@ -118,3 +118,24 @@ def test_with_a_source_unchanged_files_are_copied_and_the_source_is_untouched(tm
         assert (out / "basic-0" / name).stat().st_mtime_ns == (source / "basic-0" / name).stat().st_mtime_ns
     assert (out / "meta.properties").read_text() == "version=1\n"
     assert (out / "basic-0" / "00000000000000000000.log").stat().st_size == 216 * 3
+
+
+@pytest.mark.parametrize(("version", "kept"), [("2.7.2", True), ("2.8.2", False), ("4.4.0", False)])
+def test_a_replaced_segments_producer_snapshot_stays_before_2_8(version, kept, tmp_path):
+    """Segments 3 and 6 merged into a cleaned group: their snapshots go with them from 2.8 (KAFKA-9393), stay
+    before (only the log start offset passing a snapshot deletes it); the other segments' snapshots stay always."""
+    from kcompact_nb.core import BrokerConfig
+
+    source = tmp_path / "source"
+    shutil.copytree(SAMPLE, source)
+    log = read_log_dir(source, broker=BrokerConfig.from_properties({"kafka.version": version})).logs["basic-0"]
+    merged = log.segments[0]
+    for other in log.segments[1:3]:
+        merged.batches.extend(other.batches)
+        merged.size_bytes += other.size_bytes
+    del log.segments[1:3]
+    out = write_broker_log_dir([log], tmp_path / "out", source=source) / "basic-0"
+    stored = sorted(p.name for p in (source / "basic-0").glob("*.snapshot"))
+    replaced = {"00000000000000000003.snapshot", "00000000000000000006.snapshot"}
+    assert replaced < set(stored)
+    assert sorted(p.name for p in out.glob("*.snapshot")) == [n for n in stored if kept or n not in replaced]

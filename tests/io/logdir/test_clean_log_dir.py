@@ -135,3 +135,30 @@ def test_a_rewritten_segment_gets_new_indexes_even_with_the_same_bytes(version, 
         assert ours.read_bytes() == source.read_bytes()
         index = read_index_file(ours.with_suffix(".index")).entries
         assert index == (entries if KafkaVersion.parse(version).indexes_each_batch else ())
+
+
+@pytest.mark.parametrize("scan_from_bytes", [None, 0], ids=["read-whole", "streamed"])
+def test_a_pass_that_throws_leaves_its_cleaned_files_read_whole_or_streamed(scan_from_bytes, tmp_path):
+    """The log a real 4.4.0 broker's pass failed on (``tests/core/cleaner/test_index_full.py``): a full time index in
+    group 12-15 leaves a 444-byte ``.log.cleaned``, a 64-byte ``.index.cleaned`` and a 60-byte ``.timeindex.cleaned``
+    (section 8.4), whether the pass read the partition whole or streamed it from its segment files."""
+    from tests.core.cleaner.test_index_full import START_MS, failing_simulation
+
+    sim = failing_simulation("4.4.0")
+    source = write_broker_log_dir(sim.partitions_in_creation_order(), tmp_path / "before")
+    untouched = tree_digest(source)
+    topics = {log.topic: log.config for log in sim.partitions()}
+    cleaning = clean_log_dir(source, tmp_path / "out", now_ms=START_MS + 200_000, broker=sim.broker,
+                             topic_configs=topics, scan_from_bytes=scan_from_bytes)  # fmt: skip
+    assert tree_digest(source) == untouched
+    (failure,) = cleaning.simulation.cleaner.failures
+    assert failure.name == "t-0" and cleaning.result is not None and cleaning.result.name == "other-0"
+    left = {p.name: p.stat().st_size for p in (tmp_path / "out" / "t-0").iterdir() if p.name.endswith(".cleaned")}
+    assert left == {"00000000000000000012.log.cleaned": 444, "00000000000000000012.index.cleaned": 64,
+                    "00000000000000000012.timeindex.cleaned": 60}  # fmt: skip
+    assert sim.clean() is None  # the in-memory pass leaves the same batches in its .cleaned segment
+    (segment,) = sim.log("t").left_cleaned
+    written = (tmp_path / "out" / "t-0" / "00000000000000000012.log.cleaned").read_bytes()
+    read_back = SegmentFileReader(tmp_path / "out" / "t-0" / "00000000000000000012.log.cleaned")
+    assert [b.base_offset for b in read_back] == [b.base_offset for b in segment.batches] == list(range(12, 18))
+    assert len(written) == segment.size_bytes

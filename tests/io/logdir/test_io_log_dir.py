@@ -259,3 +259,78 @@ def test_core_transactions_survive_the_round_trip(tmp_path):
     assert segment_layout(read) == segment_layout(log)
     assert [s.aborted_transactions for s in read.segments] == [s.aborted_transactions for s in log.segments]
     assert read.last_stable_offset == log.last_stable_offset == 3
+
+
+def test_a_cleaned_file_without_full_indexes_names_no_exception(tmp_path):
+    """Only a full cleaned index tells the exception (section 8.4); any other is in the broker's log alone."""
+    from kcompact_nb.io.logdir._failed_pass import UNNAMED_EXCEPTION
+
+    root = make_log_dir(tmp_path / "logs")
+    loaded = read_log_dir(root).partitions
+    failure = loaded["orders-0"].failed_pass
+    assert failure is not None and failure.error == UNNAMED_EXCEPTION and failure.checkpoint == 4
+    assert failure.left_cleaned == ("00000000000000000000.log.cleaned",) and failure.name == "orders-0"
+    assert loaded["orders-1"].failed_pass is None
+
+
+@pytest.mark.parametrize("read", ["log dir", "partition"])
+def test_a_cleaned_file_a_running_pass_finishes_during_the_read_is_read_again_not_taken_for_a_failure(
+    read, tmp_path, monkeypatch
+):
+    """A running broker's pass fills ``NNN.log.cleaned`` and renames it: seen at the listing and gone by the read's
+    end, it is no failed pass (whose files stay as left, section 8.4): the directory is read again."""
+    from kcompact_nb.io.logdir import _log_reader
+
+    root = make_log_dir(tmp_path / "logs")
+    cleaned = root / "orders-0" / "00000000000000000000.log.cleaned"
+    loads = []
+    load = _log_reader._load_partition
+
+    def load_while_the_pass_ends(path, *args, **kwargs):
+        loaded = load(path, *args, **kwargs)
+        loads.append(loaded.failed_pass)
+        cleaned.unlink(missing_ok=True)  # the pass swapped its segment in after this partition's read
+        return loaded
+
+    monkeypatch.setattr(_log_reader, "_load_partition", load_while_the_pass_ends)
+    if read == "log dir":
+        partition = read_log_dir(root).partitions["orders-0"]
+    else:
+        partition = read_partition_dir(root / "orders-0")
+    assert partition.failed_pass is None and not cleaned.exists()
+    assert [failure is not None for failure in loads] == [True, *([False] * (len(loads) - 1))]
+    assert len(loads) == (4 if read == "log dir" else 2)  # each partition read twice: the whole read again
+
+
+def test_a_log_dir_is_held_while_another_process_locks_its_lock_file_as_a_broker_does(tmp_path):
+    """Kafka locks ``<log dir>/.lock`` while it runs; asking changes nothing (no lock taken, no file written)."""
+    import subprocess
+    import sys
+
+    from kcompact_nb.io.logdir._broker_lock import held_by_a_running_broker
+
+    assert not held_by_a_running_broker(tmp_path)  # no .lock file: a copy
+    lock = tmp_path / ".lock"
+    lock.write_bytes(b"")
+    assert not held_by_a_running_broker(tmp_path)  # a stopped broker's
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, sys; f = open(sys.argv[1], 'r+'); fcntl.lockf(f, fcntl.LOCK_EX); "
+         "print('held', flush=True); sys.stdin.read()", str(lock)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert held_by_a_running_broker(tmp_path)
+    finally:
+        holder.communicate("")
+    assert not held_by_a_running_broker(tmp_path) and lock.read_bytes() == b""
+
+
+def test_a_running_brokers_cleaned_file_is_no_failure_unless_its_indexes_are_full(tmp_path, monkeypatch):
+    """While a broker runs, a pass may be filling ``NNN.log.cleaned``: only full indexes prove it threw (8.4)."""
+    from kcompact_nb.io.logdir import _failed_pass
+
+    root = make_log_dir(tmp_path / "logs")
+    monkeypatch.setattr(_failed_pass, "held_by_a_running_broker", lambda log_dir: log_dir == root)
+    assert read_log_dir(root).partitions["orders-0"].failed_pass is None
+    assert any(name.endswith(".log.cleaned") for name, _ in read_log_dir(root).partitions["orders-0"].leftovers)
