@@ -18,20 +18,12 @@ from pyspark.sql import functions as F
 from kcompact_nb.core import BrokerConfig, CleanerManager, OffsetMapSpec, PartitionLog, TopicConfig
 from kcompact_nb.spark._executors import prepare_python_workers
 from kcompact_nb.spark._file_tasks import ARROW_SCHEMA
-from kcompact_nb.spark._log_rows import columns_of, log_arrow, rows_to_log
-from kcompact_nb.spark._schema import PARTITION_COLUMNS, RECORD_COLUMNS, RECORD_SCHEMA, require_columns
+from kcompact_nb.spark._log_rows import log_arrow, rows_to_log
+from kcompact_nb.spark._partition_facts import partition_facts, with_partition_facts
+from kcompact_nb.spark._schema import PARTITION_COLUMNS, RECORD_SCHEMA, require_columns
 
 CLEANABLE_COLUMNS = ("topic", "partition", "first_dirty_offset", "first_uncleanable_offset")
-CHECKPOINT_COLUMNS = ("topic", "partition", "cleaner_checkpoint", "log_start_offset")
-SEGMENT_COLUMNS = ("topic", "partition", "segment_base_offset")
-ACTIVE_COLUMNS = ("topic", "partition", "active_segment_base_offset")
-_BOUNDS = {  # the columns a task reads its partition's range and checkpoints from (null: the engine's own)
-    "active_segment_base_offset": "_active_segment_base_offset",
-    "first_dirty_offset": "_first_dirty_offset",
-    "first_uncleanable_offset": "_first_uncleanable_offset",
-    "cleaner_checkpoint": "_cleaner_checkpoint",
-    "log_start_offset": "_log_start_offset",
-}
+_RANGE = ("_first_dirty_offset", "_first_uncleanable_offset")
 
 
 def whole_log_range(records: DataFrame) -> DataFrame:
@@ -69,9 +61,10 @@ def compact(
         (the engine reads the whole log: its segments by ``segment_base_offset``, its batches by
         ``batch_base_offset``; one segment and a batch per record where those are null).
     now_ms : the pass's wall-clock time: ``min.compaction.lag.ms``, delete horizons, producer expiry.
-    segments : ``topic, partition, segment_base_offset`` of every segment (:func:`load_segments`): a partition's
-        last one is its active segment, which may hold no record yet (rolled, nothing appended since); without
-        it, the last segment holding a record is taken as the active one.
+    segments : ``topic, partition, segment_base_offset`` of every segment (:func:`load_segments`; its
+        ``last_modified_ms``, when present, dates empty segments): each is a segment of the rebuilt log, empty or
+        not, and a partition's last one is its active segment, which may hold no record yet (rolled, nothing
+        appended since); without it, the last segment holding a record is taken as the active one.
     checkpoints : ``topic, partition, cleaner_checkpoint, log_start_offset`` per partition
         (:func:`load_checkpoints`); without an entry the cleaner starts at the log start.
     cleanable : ``topic, partition, first_dirty_offset, first_uncleanable_offset``: the range each pass cleans,
@@ -91,20 +84,16 @@ def compact(
     stamped ``delete_horizon_ms``, segments regrouped), control records included; sizes are of batches rebuilt
     uncompressed.
     """
-    require_columns(records, RECORD_COLUMNS, what="compact")
-    bounded = records.select(*RECORD_COLUMNS)
+    bounded = with_partition_facts(records, checkpoints=checkpoints, segments=segments, what="compact")
     if cleanable is not None:
         ranges = require_columns(cleanable, CLEANABLE_COLUMNS, what="compact's cleanable ranges")
-        bounded = bounded.join(F.broadcast(_renamed(ranges, CLEANABLE_COLUMNS)), list(PARTITION_COLUMNS))
-    if checkpoints is not None:
-        given = require_columns(checkpoints, CHECKPOINT_COLUMNS, what="compact's checkpoints")
-        bounded = bounded.join(F.broadcast(_renamed(given, CHECKPOINT_COLUMNS)), list(PARTITION_COLUMNS), "left")
-    if segments is not None:
-        listed = require_columns(segments, SEGMENT_COLUMNS, what="compact's segments").groupBy(*PARTITION_COLUMNS)
-        active = listed.agg(F.max("segment_base_offset").alias("active_segment_base_offset"))
-        bounded = bounded.join(F.broadcast(_renamed(active, ACTIVE_COLUMNS)), list(PARTITION_COLUMNS), "left")
-    for column in set(_BOUNDS.values()) - set(bounded.columns):
-        bounded = bounded.withColumn(column, F.lit(None).cast("long"))
+        chosen = ranges.select(
+            *PARTITION_COLUMNS,
+            *(F.col(c).cast("long").alias(r) for c, r in zip(CLEANABLE_COLUMNS[2:], _RANGE, strict=True)),
+        )
+        bounded = bounded.join(F.broadcast(chosen), list(PARTITION_COLUMNS))
+    else:
+        bounded = bounded.withColumns({column: F.lit(None).cast("long") for column in _RANGE})
     prepare_python_workers(records.sparkSession)
     configs, chosen_broker = dict(topic_configs or {}), broker or BrokerConfig()
 
@@ -116,26 +105,21 @@ def compact(
     return bounded.groupBy(*PARTITION_COLUMNS).applyInArrow(task, RECORD_SCHEMA)
 
 
-def _renamed(frame: DataFrame, columns: tuple[str, ...]) -> DataFrame:
-    return frame.select(*PARTITION_COLUMNS, *(F.col(c).cast("long").alias(_BOUNDS[c]) for c in columns[2:]))
-
-
 def _pass_over(
     table: pa.Table, topic: str, partition: int, config: TopicConfig | None, broker: BrokerConfig,
     offset_map: OffsetMapSpec | None, now_ms: int,
 ) -> PartitionLog:  # fmt: skip
     """One task's work: rebuild the partition from its rows, run the core's pass on it (a compacted topic's only)."""
-    bound = {name: table.column(column)[0].as_py() for name, column in _BOUNDS.items()}
-    columns = columns_of(table.drop_columns(list(_BOUNDS.values())))
-    active = max(bound["active_segment_base_offset"] or -1, bound["first_uncleanable_offset"] or -1)
+    first_dirty, first_uncleanable = (table.column(column)[0].as_py() for column in _RANGE)
+    facts = partition_facts(table.drop_columns(list(_RANGE)))
     log = rows_to_log(
-        columns, topic=topic, partition=partition, config=config, broker=broker,
-        log_start_offset=bound["log_start_offset"], cleaner_checkpoint=bound["cleaner_checkpoint"], now_ms=now_ms,
-        active_segment_base_offset=active if active >= 0 else None,
+        facts.columns, topic=topic, partition=partition, config=config, broker=broker,
+        log_start_offset=facts.log_start_offset, cleaner_checkpoint=facts.cleaner_checkpoint, now_ms=now_ms,
+        segment_files=facts.segment_times, active_segment_base_offset=first_uncleanable,
     )  # fmt: skip
     if log.config.compact:
         CleanerManager(log.broker).clean_log(
-            log, now_ms=now_ms, first_dirty_offset=bound["first_dirty_offset"],
-            first_uncleanable_offset=bound["first_uncleanable_offset"], offset_map=offset_map, force=True,
+            log, now_ms=now_ms, first_dirty_offset=first_dirty, first_uncleanable_offset=first_uncleanable,
+            offset_map=offset_map, force=True,
         )  # fmt: skip
     return log

@@ -48,31 +48,37 @@ def rows_to_log(
     log_start_offset: int | None = None,
     cleaner_checkpoint: int | None = None,
     now_ms: int | None = None,
+    segment_files: Mapping[int, int | None] | None = None,
     active_segment_base_offset: int | None = None,
 ) -> PartitionLog:
     """One partition's rows as a core log (``build_partition_log``: producer state rebuilt from the batches;
     producers idle at ``now_ms`` expired, as :func:`kcompact_nb.io.read_partition_dir` does).
 
-    ``active_segment_base_offset``, when past the last row's segment base, is where the active segment starts: the
-    rows from it on move into it, as if the log rolled there; it holds no row when it is past them all (a segment
-    rolled, nothing appended since).
+    ``segment_files`` maps the base offset of each of the partition's segment files to its modification time (ms,
+    None when unknown): each is a segment, empty or not (an empty segment's largest timestamp is its modification
+    time, ``LogSegment.largestTimestamp``); the last is the active segment. ``active_segment_base_offset``, when
+    past every other segment's base, is where the active segment starts: the rows from it on move into it, as if
+    the log rolled there; it holds no row when it is past them all (a segment rolled, nothing appended since).
     """
     count = len(columns["offset"])
     offsets, segment_of = columns["offset"], columns["segment_base_offset"]
     first = offsets[0] if count else 0
-    last_base = first if not count or segment_of[-1] is None else segment_of[-1]
+    files = dict(segment_files or {})
+    last_base = max([first if not count or segment_of[-1] is None else segment_of[-1], *files])
     active = active_segment_base_offset if (active_segment_base_offset or -1) > last_base else None
 
     def segment(i: int) -> int:
         base = first if segment_of[i] is None else segment_of[i]
         return active if active is not None and offsets[i] >= active else base
 
+    rows_of = {base: list(rows) for base, rows in groupby(range(count), key=segment)}
+    bases = sorted({*rows_of, *files, *([] if active is None else [active])})
     segments = [
-        SegmentData(base, [_batch(columns, rows) for rows in _batches(columns, list(rows))])
-        for base, rows in groupby(range(count), key=segment)
+        SegmentData(
+            base, [_batch(columns, rows) for rows in _batches(columns, rows_of.get(base, []))], files.get(base) or 0
+        )
+        for base in bases
     ]
-    if active is not None and (not segments or segments[-1].base_offset != active):
-        segments.append(SegmentData(active, []))
     return build_partition_log(
         topic,
         partition,

@@ -18,11 +18,10 @@ from kcompact_nb.core import (
     PartitionLog,
     TopicConfig,
     dedupe_buffer_sizing,
-    log_to_clean,
-    log_to_clean_row,
     run_forward,
 )
 from kcompact_nb.io import read_partition_dir
+from kcompact_nb.spark._dirtiness import cleaner_view
 
 
 @dataclass(frozen=True)
@@ -50,8 +49,8 @@ class PartitionTask:
 class PartitionPass:
     """One partition at ``now_ms`` as the cleaner sees it, and what the engine then does to it (bytes, ms).
 
-    ``first_dirty_offset`` ... ``compaction_delay_ms`` are ``LogToClean``'s (spec 4-5); ``eligible`` is
-    ``LogToClean``'s rule for a compacted partition that is not uncleanable (``grabFilthiestCompactedLog``).
+    ``first_dirty_offset`` ... ``compaction_delay_ms`` are ``LogToClean``'s (spec 4-5); ``eligible`` when the
+    cleaner's selection takes it now (``grabFilthiestCompactedLog`` over it alone: compacted, not uncleanable).
     The rest is read from the cleaner run forward on the partition alone with nothing appended (a cleaner thread
     that looks at ``now_ms`` and backs off ``log.cleaner.backoff.ms`` while nothing is eligible):
     ``next_pass_ms`` when its next pass runs (None: no pass runs without appends, as for a topic that is not
@@ -110,13 +109,13 @@ def load_partition(task: PartitionTask, *, now_ms: int) -> PartitionLog:
 
 
 def partition_pass(log: PartitionLog, task: PartitionTask, *, now_ms: int) -> PartitionPass:
-    """The cleaner's view of ``log`` at ``now_ms`` and what the engine run forward then does; ``log`` is not changed."""
-    ltc = log_to_clean(log, now_ms=now_ms)
+    """The cleaner's view of ``log`` at ``now_ms`` (:func:`~kcompact_nb.spark._dirtiness.cleaner_view`) and what the
+    engine run forward on a copy of it then does."""
     cleaner = CleanerManager(log.broker, uncleanable={log.name} if task.uncleanable else set(), started_ms=now_ms)
     future = run_forward([log], now_ms=now_ms, cleaner=cleaner)
     first = future.next_pass(log.name)
     decisions = None if first is None or first.result is None else first.result.decisions
-    cleanable = log_to_clean_row(ltc) | {"eligible": ltc.eligible and log.config.compact and not task.uncleanable}
+    cleanable = cleaner_view(log, now_ms=now_ms, uncleanable=task.uncleanable)
     return PartitionPass(
         topic=log.topic,
         partition=log.partition,

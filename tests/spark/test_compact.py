@@ -1,9 +1,10 @@
 """compact: the core's own pass over every partition, one Spark task each, equal to the core on the driver.
 
 Whole outcomes: per partition, every record the pass leaves with its batch and delete horizon, against the core run on
-the driver over the same log (``read_log_dir``, then ``CleanerManager.clean_log``), over every bundled sample stage,
-generated logs with transactions and rolls over two passes, and what-if ranges and maps; and against Kafka's own pass
-on the samples a real broker cleaned.
+the driver over the same partition: over every bundled sample stage (``read_log_dir``, then
+``CleanerManager.clean_log``), and small random partitions produced by a :class:`Simulation` (transactions committed,
+aborted and open, tombstones, rolls) over two passes, against that Simulation's own pass; what-if ranges and maps; and
+against Kafka's own pass on the samples a real broker cleaned.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from kcompact_nb import NewRecord, OffsetMapSpec, PartitionLog, TopicConfig
+from kcompact_nb import NewRecord, OffsetMapSpec, PartitionLog, Simulation, TopicConfig
 from kcompact_nb.core import CleanerManager
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
 from kcompact_nb.io import read_log_dir
@@ -30,6 +31,7 @@ from kcompact_nb.spark import (
     whole_log_range,
 )
 from tests.spark.conftest import SAMPLE_STAGES, SAMPLES, stage_topic
+from tests.spark.simulated_partitions import checkpoints_of, segments_of, simulate, steps
 
 FAR_FUTURE_MS = 1 << 62
 BROKER, TOPIC = broker_settings("4.4.0"), topic_settings()
@@ -90,83 +92,45 @@ def test_the_pass_leaves_what_kafkas_pass_left(spark, sample):
     assert any(horizon is not None for _, _, horizon, _ in got) == any(b.delete_horizon_ms for b in after.batches())
 
 
-KEYS = [b"a", b"b", b"c", b"d"]
-record = st.builds(NewRecord, st.sampled_from(KEYS), st.sampled_from([b"v", b"w", None]))
-step = st.one_of(
-    st.tuples(st.just("append"), st.lists(record, min_size=1, max_size=3)),
-    st.tuples(
-        st.just("txn"), st.lists(record.filter(lambda r: r.value is not None), min_size=1, max_size=2), st.booleans()
-    ),
-    st.tuples(st.just("open-txn"), st.lists(record.filter(lambda r: r.value is not None), min_size=1, max_size=2)),
-    st.tuples(st.just("roll")),
-)
-
-
-def build_log(topic: str, steps: list[tuple]) -> PartitionLog:
-    """A log of ``steps`` (appends, committed or aborted transactions, one left open, rolls) then a rolled segment."""
-    config = TopicConfig.from_properties({"cleanup.policy": "compact", "delete.retention.ms": 100})
-    log = PartitionLog(topic, config=config)
-    for n, item in enumerate(steps):
-        if item[0] == "append":
-            log.append(item[1], now_ms=n)
-        elif item[0] in ("txn", "open-txn"):
-            producer = 7 if item[0] == "txn" else 8
-            log.append(item[1], now_ms=n, producer_id=producer, producer_epoch=0, transactional=True)
-            if item[0] == "txn":
-                log.append_end_txn_marker(7, 0, commit=item[2], now_ms=n)
-        elif log.active_segment.size_bytes:
-            log.roll(now_ms=n)
-    log.append([NewRecord(b"end", b"x")], now_ms=len(steps))
-    log.roll(now_ms=len(steps))
-    return log
-
-
-def checkpoints_of(spark, logs: list[PartitionLog]) -> DataFrame:
-    rows = [(log.topic, log.partition, log.cleaner_checkpoint, log.log_start_offset) for log in logs]
-    return spark.createDataFrame(rows, "topic string, partition int, cleaner_checkpoint long, log_start_offset long")
-
-
-def segments_of(spark, logs: list[PartitionLog]) -> DataFrame:
-    """Every segment of ``logs``, the empty active ones included (rows of records cannot show them)."""
-    rows = [(log.topic, log.partition, segment.base_offset) for log in logs for segment in log.segments]
-    return spark.createDataFrame(rows, "topic string, partition int, segment_base_offset long")
-
-
-def check_pass(spark, logs: list[PartitionLog], now_ms: int, **options: Any) -> DataFrame:
-    """compact over ``logs`` as rows equals the core's pass on each (which then holds the logs after it)."""
+def check_pass(spark, sims: list[Simulation], now_ms: int, **options: Any) -> DataFrame:
+    """compact over the Simulations' partitions as rows equals each Simulation's own pass at ``now_ms`` (forced, as
+    compact runs it), which then holds the partition after it."""
+    logs = [sim.log() for sim in sims]
     before, segments, checkpoints = (
         logs_to_dataframe(spark, logs),
         segments_of(spark, logs),
         checkpoints_of(spark, logs),
     )
-    got = compact(before, now_ms=now_ms, segments=segments, checkpoints=checkpoints, **options)
-    offset_map = options.get("offset_map")
-    expected = {(log.topic, log.partition): log_rows(core_pass(log, now_ms, offset_map=offset_map)) for log in logs}
-    assert kept_rows(got) == expected
+    configs = {log.topic: log.config for log in logs}
+    got = compact(before, now_ms=now_ms, segments=segments, checkpoints=checkpoints, topic_configs=configs, **options)
+    for sim in sims:
+        sim.clean_log(now_ms=now_ms, offset_map=options.get("offset_map"), force=True)
+    assert kept_rows(got) == {(sim.log().topic, 0): log_rows(sim.log()) for sim in sims}
     return got
 
 
 @settings(
     max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
-@given(st.lists(st.lists(step, min_size=1, max_size=14), min_size=12, max_size=12))
-def test_generated_logs_give_the_cores_passes_twice(spark, programs):
+@given(st.lists(steps, min_size=12, max_size=12))
+def test_generated_partitions_give_the_simulations_passes_twice(spark, programs):
     """Pass 1 keeps tombstones and markers and stamps horizons; pass 2, past the horizons, removes them. Open
     transactions hold the range back (the last stable offset); producers' empty batches are kept as the core keeps
-    them. The logs rebuilt from rows in each task give the core's result on the logs themselves."""
-    logs = [build_log(f"g{i}", steps) for i, steps in enumerate(programs)]
-    check_pass(spark, logs, now_ms=1_000)
-    check_pass(spark, logs, now_ms=2_000)
+    them. The partitions rebuilt from rows in each task leave what each Simulation's pass leaves, record by record."""
+    sims = [simulate(f"g{i}", program) for i, program in enumerate(programs)]
+    check_pass(spark, sims, now_ms=1_000)
+    check_pass(spark, sims, now_ms=2_000)
 
 
 def test_a_small_offset_map_stops_the_pass_where_it_fills_as_the_cores_does(spark):
     """Two slots of an explicit map (spec 6.3): the pass maps a and b, is full, and stops at offset 3, so b's older
     record at 2 stays although b is written again at 3, as do c's two records."""
-    log = PartitionLog("small-map", config=TopicConfig.from_properties({"cleanup.policy": "compact"}))
-    for n, key in enumerate([b"a", b"a", b"b", b"b", b"c", b"c", b"d"]):
-        log.append([NewRecord(key, b"v%d" % n)], now_ms=n)
-        log.roll(now_ms=n)
-    got = check_pass(spark, [log], now_ms=100, offset_map=OffsetMapSpec(slots=2, load_factor=1.0))
+    sim = Simulation(topics={"small-map": {"cleanup.policy": "compact"}})
+    for key in [b"a", b"a", b"b", b"b", b"c", b"c", b"d"]:
+        sim.advance(1)
+        sim.append("small-map", [NewRecord(key, b"v%d" % sim.now_ms)])
+        sim.roll("small-map")
+    got = check_pass(spark, [sim], now_ms=100, offset_map=OffsetMapSpec(slots=2, load_factor=1.0))
     assert offsets(got) == {("small-map", 0): [1, 2, 3, 4, 5, 6]}
 
 
