@@ -15,6 +15,7 @@ import sys
 
 import bench.bench_cleaner  # noqa: F401  (importing registers the benchmarks)
 import bench.bench_core  # noqa: F401
+import bench.bench_forecast  # noqa: F401
 import bench.bench_io  # noqa: F401
 import bench.bench_scenarios  # noqa: F401
 import bench.bench_spark  # noqa: F401

@@ -31,8 +31,9 @@ from kcompact_nb.broker._cleaner import (
 )
 from kcompact_nb.broker._consume import SPARK_KAFKA_COLUMNS, consume_rows, rows_to_jsonl
 from kcompact_nb.broker._errors import BrokerError
+from kcompact_nb.broker._jmx import cleaner_gauges
 from kcompact_nb.broker._offsets import partition_offsets, wait_for_offsets
-from kcompact_nb.broker._raw_produce import produce_encoded_batches
+from kcompact_nb.broker._raw_produce import produce_encoded_batches, produce_timed_batches
 from kcompact_nb.broker._server_config import CLEANER_LOGGERS, FAST_CLEANER_SETTINGS
 from kcompact_nb.broker._workload import (
     COMPACTED_TOPIC_CONFIGS,
@@ -61,6 +62,7 @@ __all__ = [
     "alter_broker_configs",
     "alter_topic_configs",
     "classpath_dir",
+    "cleaner_gauges",
     "cleaned_log_order",
     "uncleanable_partitions",
     "cleaned_sections",
@@ -75,6 +77,7 @@ __all__ = [
     "produce",
     "produce_batches",
     "produce_encoded_batches",
+    "produce_timed_batches",
     "produce_transaction",
     "release_line",
     "resolve_classpath",

@@ -44,6 +44,9 @@ COMMANDS: tuple[RegisteredCommand, ...] = (
         "clean", "write what the broker's next cleaner iteration would leave of a Kafka log dir", "_clean"
     ),
     RegisteredCommand(
+        "forecast", "run a broker's cleaner forward under a produce model (will the cleaner keep up?)", "_forecast"
+    ),
+    RegisteredCommand(
         "kcat", "read a file of kcat consumer output: records per partition and when compaction last ran", "_kcat"
     ),
     RegisteredCommand(

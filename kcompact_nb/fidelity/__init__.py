@@ -26,6 +26,13 @@ from kcompact_nb.fidelity._compare import (
 )
 from kcompact_nb.fidelity._conformance_summary import conformance_summary
 from kcompact_nb.fidelity._differential import DifferentialResult, RoundResult, run_differential
+from kcompact_nb.fidelity._forecast_proof import (
+    ForecastProof,
+    ObservedPass,
+    calibrate_speed,
+    observed_passes,
+    run_forecast_proof,
+)
 from kcompact_nb.fidelity._report import ConformanceReport, reproduction_scenario, save_reproductions
 from kcompact_nb.fidelity._workload import BASE_TS_MS, HOLD, Phase, Produce, Round, Workload
 
@@ -35,12 +42,16 @@ __all__ = [
     "ConformanceReport",
     "HOLD",
     "DifferentialResult",
+    "ForecastProof",
+    "ObservedPass",
+    "observed_passes",
     "Phase",
     "Produce",
     "Round",
     "RoundResult",
     "Workload",
     "broker_settings",
+    "calibrate_speed",
     "catalog",
     "catch_up",
     "cleaner_messages",
@@ -58,6 +69,7 @@ __all__ = [
     "pass_time_ms",
     "reproduction_scenario",
     "run_differential",
+    "run_forecast_proof",
     "save_reproductions",
     "simulate_broker_pass",
     "simulate_phases",

@@ -7,6 +7,13 @@ record fates) come from one palette, :data:`COLORS` and :data:`LABELS`.
 from __future__ import annotations
 
 from kcompact_nb.viz._dirty import dirty_ratio_figure, dirty_ratio_timeline_figure
+from kcompact_nb.viz._forecast import (
+    forecast_cleaner_figure,
+    forecast_lifetimes_figure,
+    forecast_metrics_figure,
+    forecast_size_figure,
+    forecast_what_if_figure,
+)
 from kcompact_nb.viz._layout_figure import layout_figure
 from kcompact_nb.viz._lifetime_figures import key_history_figure, tombstone_timeline_figure
 from kcompact_nb.viz._offset_map import offset_map_figure
@@ -22,6 +29,11 @@ __all__ = [
     "cleaner_stats_figure",
     "dirty_ratio_figure",
     "dirty_ratio_timeline_figure",
+    "forecast_cleaner_figure",
+    "forecast_lifetimes_figure",
+    "forecast_metrics_figure",
+    "forecast_size_figure",
+    "forecast_what_if_figure",
     "key_color",
     "key_history_figure",
     "layout_figure",

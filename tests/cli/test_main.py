@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_registered_command_is_on_the_parser_once():
     names = [c.name for c in COMMANDS]
-    assert names == ["scenario", "dump", "inspect", "clean", "kcat", "conformance"]
+    assert names == ["scenario", "dump", "inspect", "clean", "forecast", "kcat", "conformance"]
     subparsers = next(a for a in build_parser()._actions if a.dest == "command")
     assert list(subparsers.choices) == names  # type: ignore[union-attr]
 
@@ -120,6 +120,8 @@ CLOCK_OR_ENVIRONMENT = {("time", "time"), ("time", "time_ns"), ("datetime", "now
 
 OUTSIDE_THE_CLI = {
     "kcompact_nb/fidelity/_differential.py": "the wall clock, which a real broker's cleaner and producers read",
+    "kcompact_nb/fidelity/_forecast_proof.py": "the wall clock, which a real broker's cleaner reads and its producer "
+    "is paced by",
     "kcompact_nb/maven/_resolve.py": "$KCOMPACT_MAVEN_DIR and $XDG_CACHE_HOME: where downloaded jars go",
     "kcompact_nb/record/_cache_dir.py": "$KCOMPACT_CACHE_DIR and $XDG_CACHE_HOME: where built libraries and jars go",
     "kcompact_nb/spark/_segment_source.py": "$JAVA_HOME: building the JVM source",

@@ -34,6 +34,16 @@ from kcompact_nb.core.forecasting._results import (
     PartitionTimeline,
     RecordLifetimes,
 )
+from kcompact_nb.core.forecasting._summary import (
+    forecast_summary,
+    lifetimes_table,
+    metrics_table,
+    partition_table,
+    passes_table,
+    table_text,
+    thread_table,
+    what_if_table,
+)
 
 __all__ = [
     "Burst",
@@ -42,6 +52,14 @@ __all__ = [
     "exact_events",
     "Forecast",
     "forecast",
+    "forecast_summary",
+    "lifetimes_table",
+    "metrics_table",
+    "partition_table",
+    "passes_table",
+    "table_text",
+    "thread_table",
+    "what_if_table",
     "ForecastPass",
     "KeepingUp",
     "key_bytes",

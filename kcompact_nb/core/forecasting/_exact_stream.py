@@ -36,8 +36,9 @@ def topic_rng(seed: int, topic: str, stream: int = 0) -> numpy.random.Generator:
 
 
 @dataclass
-class TopicStream:
-    """The state of one topic's records as they are drawn: its key space and its producer's sequences."""
+class TopicSource:
+    """What every stream of one topic's records starts from: its load, partitions, rate curve, random generator and
+    producer id."""
 
     name: str
     load: TopicLoad
@@ -45,6 +46,32 @@ class TopicStream:
     curve: RateCurve
     rng: numpy.random.Generator
     producer_id: int
+
+
+SourceFields = tuple[str, TopicLoad, int, RateCurve, numpy.random.Generator, int]
+
+
+def topic_sources(
+    model: ProduceModel, partitions: Mapping[str, int], *, start_ms: int, horizon_ms: int
+) -> list[SourceFields]:
+    """Each topic's :class:`TopicSource` fields, in the model's order (which numbers the producers)."""
+    return [
+        (
+            name,
+            load,
+            partitions[name],
+            RateCurve.of(load, start_ms=start_ms, horizon_ms=horizon_ms),
+            topic_rng(model.seed, name),
+            PRODUCER_ID_BASE + index,
+        )
+        for index, (name, load) in enumerate(model.topics.items())
+    ]
+
+
+@dataclass
+class TopicStream(TopicSource):
+    """The state of one topic's records as they are drawn: its key space and its producer's sequences."""
+
     key_count: int = field(init=False)
     sequences: numpy.ndarray = field(init=False)
 
@@ -186,15 +213,7 @@ def exact_events(
     """The model's batches and markers over ``horizon_ms``, a chunk of time at a time, each chunk in append order
     (ties: topics as declared, then partitions; a transaction's marker after its batches)."""
     streams = [
-        TopicStream(
-            name,
-            load,
-            partitions[name],
-            RateCurve.of(load, start_ms=start_ms, horizon_ms=horizon_ms),
-            topic_rng(model.seed, name),
-            PRODUCER_ID_BASE + index,
-        )
-        for index, (name, load) in enumerate(model.topics.items())
+        TopicStream(*source) for source in topic_sources(model, partitions, start_ms=start_ms, horizon_ms=horizon_ms)
     ]
     grid = math.lcm(*(stream.grid_ms for stream in streams))
     step = max(grid, min(stream.chunk_ms() for stream in streams) // grid * grid)

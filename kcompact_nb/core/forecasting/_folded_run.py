@@ -26,8 +26,8 @@ from kcompact_nb.core.model import DOUBLE_MAX, BrokerConfig, KafkaVersion, Topic
 from kcompact_nb.record import record_size_of_lengths
 
 RECORDS_BUDGET = 3_000_000
-"""About how many records a folded run appends (its windows' winners), and how many its passes rewrite over all
-passes (the clean tail, pass after pass)."""
+"""About how many records a folded run appends (its windows' winners) and its passes rewrite (the clean tail, pass
+after pass), together."""
 FOLLOWED_KEYS_LEAST = 2_000
 _INTERNAL_SEGMENT_BYTES_FROM = KafkaVersion(4, 1)
 
@@ -88,7 +88,8 @@ def choose_stride(
     horizon_ms: int,
     budget: int = RECORDS_BUDGET,
 ) -> int:
-    """The smallest stride whose run appends and rewrites about ``budget`` records at most, but following at least
+    """The smallest stride whose run appends and rewrites about ``budget`` records at most together, but following at
+    least
     :data:`FOLLOWED_KEYS_LEAST` keys of the smallest key space."""
     appended = rewrites = 0.0
     for name, load in model.topics.items():
@@ -98,7 +99,7 @@ def choose_stride(
         winners = _distinct_keys(load, per_window) + load.inserts * per_window
         appended += windows * winners
         rewrites += windows * _live_keys(load, records)
-    stride = max(1, math.ceil(appended / budget), math.ceil(rewrites / budget))
+    stride = max(1, math.ceil((appended + rewrites) / budget))
     most = max(1, min(load.keys for load in model.topics.values()) // FOLLOWED_KEYS_LEAST)
     return min(stride, most)
 
@@ -166,7 +167,7 @@ def _notes(model: ProduceModel, stride: int, ratios: Mapping[str, float]) -> lis
     ]
     if stride > 1:
         notes.append(
-            f"sampled: every {stride:,}th key is followed and the broker scaled by 1/{stride:,} (segment bytes, "
+            f"sampled: one key in {stride:,} is followed and the broker scaled by 1/{stride:,} (segment bytes, "
             "retention bytes, dedupe buffer, throttle, speed); sizes and key counts are scaled back; keys with "
             "several records per segment are folded at their expected rate"
         )

@@ -29,10 +29,9 @@ from dataclasses import dataclass, field
 import numpy
 
 from kcompact_nb.core.forecasting._events import Event, ProducedBatch, TxnMarker
-from kcompact_nb.core.forecasting._exact_stream import PRODUCER_ID_BASE, topic_rng
+from kcompact_nb.core.forecasting._exact_stream import TopicSource, topic_sources
 from kcompact_nb.core.forecasting._keys import harmonic, partitions_of
 from kcompact_nb.core.forecasting._produce_model import ProduceModel, TopicLoad
-from kcompact_nb.core.forecasting._rate import RateCurve
 from kcompact_nb.record import RECORD_BATCH_OVERHEAD, record_size_of_lengths, record_sizes_of_lengths
 
 HOT_RECORDS = 8.0
@@ -113,15 +112,9 @@ class _Partition:
 
 
 @dataclass
-class FoldedTopic:
+class FoldedTopic(TopicSource):
     """One topic's folded stream, a window of one partition at a time."""
 
-    name: str
-    load: TopicLoad
-    partitions: int
-    curve: RateCurve
-    rng: numpy.random.Generator
-    producer_id: int
     folding: Folding
     limits: SegmentLimits
     horizon_ms: int
@@ -664,19 +657,8 @@ def folded_events(
 ) -> Iterator[list[Event]]:
     """Every topic's folded windows, merged into append order, in chunks of about :data:`CHUNK_EVENTS` events."""
     topics = [
-        FoldedTopic(
-            name,
-            load,
-            partitions[name],
-            RateCurve.of(load, start_ms=start_ms, horizon_ms=horizon_ms),
-            topic_rng(model.seed, name),
-            PRODUCER_ID_BASE + index,
-            folding,
-            limits[name],
-            horizon_ms,
-            (ratios or {}).get(name, 1.0),
-        )
-        for index, (name, load) in enumerate(model.topics.items())
+        FoldedTopic(*source, folding, limits[source[0]], horizon_ms, (ratios or {}).get(source[0], 1.0))
+        for source in topic_sources(model, partitions, start_ms=start_ms, horizon_ms=horizon_ms)
     ]
     queues: dict[tuple[int, int], list[Event]] = {}
     heap: list[tuple[int, int, int, int]] = []

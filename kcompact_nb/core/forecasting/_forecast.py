@@ -27,8 +27,10 @@ from kcompact_nb.core.forecasting._rate import RateCurve
 from kcompact_nb.core.forecasting._results import Forecast
 from kcompact_nb.core.forecasting._run import ForecastRun, forecast_result, new_simulation, speed_note
 
-MEASURED_SPEED = CleanerSpeed(pass_ms=10.0, index_bytes_per_second=60e6, clean_bytes_per_second=40e6)
-"""A Kafka 4.4.0 cleaner thread's pace on the machine this project is tested on (2 cores; see docs/forecast.md)."""
+MEASURED_SPEED = CleanerSpeed(pass_ms=100.0, index_bytes_per_second=300e6, clean_bytes_per_second=200e6)
+"""A Kafka 4.4.0 cleaner thread's pace on the 2-core machine this project is tested on (docs/forecast.md, "Pass
+durations"): about 100 ms a pass however small (a live broker's passes over tens of KiB), and about 126 MB/s over a
+whole dirty partition read twice (``bench/RESULTS.md``: Kafka's own pass over 1M and 5M records)."""
 EXACT_RECORDS = 1_500_000
 """``mode="auto"`` runs exactly up to this many expected records, folded beyond."""
 MODES = ("auto", "exact", "folded")

@@ -10,7 +10,7 @@ range allowed (:class:`ProduceModelError`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kcompact_nb.record import COMPRESSION_CODECS, KcompactError
 
@@ -199,3 +199,12 @@ class ProduceModel:
         _check(0 <= self.seed < 2**63, "seed", self.seed, "an integer in [0, 2^63)")
         for name, load in self.topics.items():
             load.validate(f"topics.{name}")
+
+    def with_rates_times(self, factor: float) -> ProduceModel:
+        """The same model with every topic's rate times ``factor`` (a what-if of another load)."""
+        _check(factor >= 0, "rate factor", factor, "0 or more")
+        loads = {
+            name: replace(load, records_per_second=load.records_per_second * factor)
+            for name, load in self.topics.items()
+        }
+        return ProduceModel(loads, seed=self.seed)

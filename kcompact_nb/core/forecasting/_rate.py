@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy
 
 from kcompact_nb.core.forecasting._produce_model import DAY_MS, TopicLoad
 
-_BISECTIONS = 48
+_GRID_POINTS = 200_000
+_NEWTON_STEPS = 3
 
 
 @dataclass(frozen=True)
@@ -50,18 +52,26 @@ class RateCurve:
 
     def time_of(self, counts: numpy.ndarray) -> numpy.ndarray:
         """The times (ms from the start, floats) by which ``counts`` records are expected (the inverse of
-        :meth:`expected`); counts beyond the horizon's give the horizon."""
+        :meth:`expected`); counts beyond the horizon's give the horizon. Interpolated on a grid (every burst edge
+        on it), then refined by Newton steps kept inside the grid cell, to well within a millisecond."""
         counts = numpy.asarray(counts, dtype=float)
-        low = numpy.zeros(counts.shape)
-        high = numpy.full(counts.shape, float(self.horizon_ms))
-        for _ in range(_BISECTIONS):
-            middle = (low + high) / 2
-            below = self.expected(middle) < counts
-            low = numpy.where(below, middle, low)
-            high = numpy.where(below, high, middle)
-            if float(numpy.max(high - low, initial=0.0)) < 0.5:
-                break
-        return high
+        grid, at_grid = self._grid
+        cell = numpy.clip(numpy.searchsorted(at_grid, counts, side="left") - 1, 0, len(grid) - 2)
+        low, high = grid[cell], grid[cell + 1]
+        span = numpy.maximum(at_grid[cell + 1] - at_grid[cell], 1e-300)
+        times = low + (counts - at_grid[cell]) / span * (high - low)
+        for _ in range(_NEWTON_STEPS):
+            rate = self.rate_per_second(times) / 1000
+            step = numpy.where(rate > 0, (self.expected(times) - counts) / numpy.maximum(rate, 1e-300), 0.0)
+            times = numpy.clip(times - step, low, high)
+        return numpy.asarray(numpy.clip(times, 0.0, float(self.horizon_ms)))
+
+    @cached_property
+    def _grid(self) -> tuple[numpy.ndarray, numpy.ndarray]:
+        """Times (every grid step and every burst edge) and the expected records before each."""
+        step = max(1.0, self.horizon_ms / _GRID_POINTS)
+        grid = numpy.unique(numpy.concatenate((numpy.arange(0.0, self.horizon_ms, step), self.breaks)))
+        return grid, self.expected(grid)
 
     def rate_per_second(self, t_ms: numpy.ndarray) -> numpy.ndarray:
         """The rate at ``t_ms`` (records per second)."""

@@ -6,6 +6,7 @@ bytes of the modelled broker (a forecast that samples keys has already scaled it
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,9 @@ class ForecastPass:
     start_ms: int
     end_ms: int
     first_dirty_offset: int
+    first_uncleanable_offset: int
+    """Where the dirty section the cleaner chose ends; ``end_offset`` is where the pass stopped (earlier when its
+    map filled)."""
     end_offset: int
     cleanable_ratio: float
     """The dirty ratio that made the cleaner choose the log (``LogToClean.cleanableRatio``)."""
@@ -38,7 +42,10 @@ class ForecastPass:
     bytes_read: int
     bytes_written: int
     map_entries: int
-    """Keys the pass's offset map held: its dedupe buffer needs 24 bytes each (``SkimpyOffsetMap``)."""
+    """Keys the pass's offset map held (``SkimpyOffsetMap``, 24 bytes each)."""
+    dirty_keys: int
+    """Distinct keys of the dirty section the cleaner chose: the map's entries, unless the map filled and the pass
+    stopped early (``map_full``), when the section held more."""
     buffer_utilization: float
     map_full: bool
     elapsed_secs: float
@@ -130,21 +137,30 @@ class RecordLifetimes:
 
 @dataclass(frozen=True)
 class KeepingUp:
-    """Whether the cleaner keeps up with one partition: its passes' dirty sections over time."""
+    """Whether the cleaner keeps up with one partition: how dirty the log is when its passes start, over time.
+
+    A cleaner that keeps up picks a log soon after it becomes eligible, at about the same dirty ratio pass after
+    pass; one that falls behind reaches it later and later, dirtier each time (its backlog grows).
+    """
 
     name: str
     passes: int
     mean_interval_ms: float
     """Mean time between the partition's passes (its dirty ratio's sawtooth period)."""
-    first_dirty_bytes: float
-    """Mean dirty bytes a pass cleaned in the horizon's first half (after the first pass)."""
-    last_dirty_bytes: float
+    first_ratio: float
+    """Mean dirty ratio at the start of the passes in the horizon's first half (the first pass aside)."""
+    last_ratio: float
     """The same in the second half."""
+    last_dirty_bytes: float
+    """Mean dirty bytes a pass cleaned in the second half."""
 
     @property
-    def backlog_growth(self) -> float:
-        """``last_dirty_bytes / first_dirty_bytes``: above about 1.2 the backlog grows pass over pass."""
-        return self.last_dirty_bytes / self.first_dirty_bytes if self.first_dirty_bytes else 1.0
+    def falling_behind(self) -> bool:
+        """The dirty ratio at which passes start rose by more than 5 points from the first half to the second."""
+        return self.last_ratio - self.first_ratio > FALLING_BEHIND_RATIO
+
+
+FALLING_BEHIND_RATIO = 0.05
 
 
 @dataclass(frozen=True)
@@ -184,7 +200,7 @@ class Forecast:
 
     def busy_fraction(self, period_ms: int | None = None) -> numpy.ndarray:
         """Each thread's share of time spent in passes: over the horizon (shape ``(threads,)``), or per period
-        of ``period_ms`` (shape ``(threads, periods)``)."""
+        of ``period_ms`` (shape ``(threads, periods)``; the last one's share of its time up to the horizon)."""
         periods = 1 if period_ms is None else -(-self.horizon_ms // period_ms)
         length = self.horizon_ms if period_ms is None else period_ms
         busy = numpy.zeros((self.threads, periods))
@@ -195,35 +211,43 @@ class Forecast:
                 stop = min(end, (index + 1) * length)
                 busy[p.thread, min(index, periods - 1)] += stop - start
                 start = stop
-        fraction = busy / length
+        # the last period may end at the horizon, short of a whole period
+        lengths = numpy.minimum(length, self.horizon_ms - numpy.arange(periods) * length)
+        fraction = busy / lengths
         return fraction[:, 0] if period_ms is None else fraction
 
     def keeping_up(self) -> list[KeepingUp]:
-        """For each partition: how often it is cleaned and whether its dirty sections grow."""
+        """For each partition: how often it is cleaned and how dirty it is when passes start (its first pass, over
+        a log never cleaned, aside)."""
         out = []
         half = self.horizon_ms / 2
         for timeline in self.timelines:
-            mine = [p for p in self.passes if (p.topic, p.partition) == (timeline.topic, timeline.partition)][1:]
+            mine = self._passes_of(timeline)
             starts = numpy.array([p.start_ms for p in mine], dtype=float)
-            dirty = numpy.array([p.dirty_bytes for p in mine], dtype=float)
-            interval = float(numpy.diff(starts).mean()) if len(starts) > 1 else float("nan")
-            first, last = dirty[starts < half], dirty[starts >= half]
+            later = starts[1:]
+            ratios = numpy.array([p.cleanable_ratio for p in mine], dtype=float)[1:]
+            dirty = numpy.array([p.dirty_bytes for p in mine], dtype=float)[1:]
+            first, last = later < half, later >= half
             out.append(
                 KeepingUp(
                     timeline.name,
-                    len(mine) + (1 if mine or self._passes_of(timeline) else 0),
-                    interval,
-                    float(first.mean()) if len(first) else 0.0,
-                    float(last.mean()) if len(last) else 0.0,
+                    len(mine),
+                    float(numpy.diff(starts).mean()) if len(starts) > 1 else float("nan"),
+                    float(ratios[first].mean()) if first.any() else 0.0,
+                    float(ratios[last].mean()) if last.any() else 0.0,
+                    float(dirty[last].mean()) if last.any() else 0.0,
                 )
             )
         return out
 
+    def buffer_needed_bytes(self, p: ForecastPass) -> int:
+        """The ``log.cleaner.dedupe.buffer.size`` per thread whose offset map holds ``p``'s dirty keys in one pass (24
+        bytes a key, the map filled to ``log.cleaner.io.buffer.load.factor``)."""
+        return math.ceil(p.dirty_keys * OFFSET_ENTRY_BYTES / self.broker.log_cleaner_io_buffer_load_factor)
+
     def dedupe_buffer_needed_bytes(self) -> int:
-        """The ``log.cleaner.dedupe.buffer.size`` per thread that would hold the largest pass's keys in one pass
-        (24 bytes per key, at ``log.cleaner.io.buffer.load.factor``)."""
-        entries = max((p.map_entries for p in self.passes), default=0)
-        return int(numpy.ceil(entries * OFFSET_ENTRY_BYTES / self.broker.log_cleaner_io_buffer_load_factor))
+        """The ``log.cleaner.dedupe.buffer.size`` per thread that would clean every pass's dirty section in one pass."""
+        return max((self.buffer_needed_bytes(p) for p in self.passes), default=0)
 
     def metrics_summary(self) -> dict[str, tuple[int, int]]:
         """Each gauge by Kafka's name: (its reading at the end, its largest reading over the horizon)."""

@@ -19,6 +19,7 @@ import numpy
 
 from kcompact_nb.core.cleaner import CleanerLoop, CleanerSpeed, PassResult, first_true, log_to_clean
 from kcompact_nb.core.forecasting._appender import Appender
+from kcompact_nb.core.forecasting._dirty_keys import dirty_keys
 from kcompact_nb.core.forecasting._events import Event, ProducedBatch, TxnMarker
 from kcompact_nb.core.forecasting._exact_stream import topic_rng
 from kcompact_nb.core.forecasting._produce_model import ProduceModel
@@ -173,6 +174,7 @@ class ForecastRun:
             start_ms=result.start_ms - self.start_ms,
             end_ms=result.end_ms - self.start_ms,
             first_dirty_offset=result.first_dirty_offset,
+            first_uncleanable_offset=result.first_uncleanable_offset,
             end_offset=result.end_offset,
             cleanable_ratio=result.cleanable_ratio,
             ratio_after=ratio_after,
@@ -182,11 +184,18 @@ class ForecastRun:
             bytes_read=round(stats.bytes_read / scale),
             bytes_written=round(stats.bytes_written / scale),
             map_entries=round(result.offset_map.size / scale),
+            dirty_keys=round(self._dirty_keys(result) / scale),
             buffer_utilization=stats.buffer_utilization,
             map_full=result.map_full,
             elapsed_secs=stats.elapsed_secs,
             log_line=result.log_line,
         )
+
+    def _dirty_keys(self, result: PassResult) -> int:
+        if not result.map_full:
+            return result.offset_map.size
+        log = self.sim.log(result.topic, result.partition)
+        return dirty_keys(log, result.first_dirty_offset, result.first_uncleanable_offset)
 
     def _reading(self, at_ms: int) -> MetricReading:
         last = [stats for stats, _ in self._last.values()]
@@ -221,9 +230,9 @@ class ForecastRun:
         samples.segments.append(segments)
 
     def timelines(self) -> list[PartitionTimeline]:
-        """Each partition's samples, in creation order of the partitions."""
+        """Each partition's samples, by topic then partition."""
         out = []
-        for (topic, partition), s in self._samples.items():
+        for (topic, partition), s in sorted(self._samples.items()):
             out.append(
                 PartitionTimeline(
                     topic,

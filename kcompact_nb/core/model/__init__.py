@@ -46,6 +46,7 @@ from kcompact_nb.core.model._log_loader import (
 )
 from kcompact_nb.core.model._producer_state import CompletedTxn, ProducerStateEntry, ProducerStateManager
 from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment
+from kcompact_nb.core.model._snapshot_replay import ProducerSnapshot
 from kcompact_nb.core.model._units import (
     WALL_CLOCK_FROM_MS,
     format_bytes,
@@ -98,6 +99,7 @@ __all__ = [
     "PartitionLog",
     "PRODUCER_SNAPSHOT_FILE_NAME",
     "PRODUCER_SNAPSHOT_FILE_SUFFIX",
+    "ProducerSnapshot",
     "ProducerStateEntry",
     "ProducerStateManager",
     "rebuild_producer_state",

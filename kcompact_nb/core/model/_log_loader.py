@@ -3,12 +3,13 @@
 Each batch is appended to its segment as ``LogSegment.append`` would have done, the log end offset follows
 the last batch, and producer state and aborted transactions are rebuilt from the batches
 (``UnifiedLog.rebuildProducerState``), what ``LogLoader`` does when a partition's snapshot and index files
-are missing. Readers of segment files, dumps and kcat output, and Spark's bridge, all build logs here.
+are missing; given the partition's producer snapshots, the state is the latest usable one's and the batches'
+after it (:mod:`~kcompact_nb.core.model._snapshot_replay`). Readers of segment files, dumps and kcat output, and
+Spark's bridge, all build logs here.
 """
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -16,7 +17,8 @@ from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
 from kcompact_nb.core.model._log import PartitionLog
 from kcompact_nb.core.model._producer_state import ProducerStateManager
 from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment
-from kcompact_nb.record import RecordBatch, control_record_type
+from kcompact_nb.core.model._snapshot_replay import ProducerSnapshot, SnapshotReplay
+from kcompact_nb.record import RecordBatch
 
 
 def compacted_topic_config() -> TopicConfig:
@@ -77,22 +79,27 @@ def load_log(
     now_ms: int | None = None,
     notes: list[str] | None = None,
     stored: bool = False,
+    producer_snapshots: Sequence[ProducerSnapshot] = (),
 ) -> PartitionLog:
     """:func:`build_partition_log` from ``(base offset, last modified ms, batches)`` per segment, one at a time.
 
     With ``stored=True`` the segments are :class:`StoredSegment` values: each batch goes through once (sizes,
     timestamps, index entries, producer state and aborted transactions follow it) and is not kept, so a
     partition of any size loads in the memory of its metadata. Batches may then hold no records, except
-    control batches, whose marker closes a transaction.
+    control batches, whose marker closes a transaction. With ``producer_snapshots`` (a broker's ``.snapshot`` files)
+    the producer state is the latest usable one's and the batches' after it (:class:`SnapshotReplay`); the replay of
+    every batch still gives the aborted transactions.
     """
     config = config or compacted_topic_config()
     broker = broker or BrokerConfig()
     state = ProducerStateManager()
     built: list[Segment] = []
     kind = StoredSegment if stored else Segment
+    loaded = SnapshotReplay(producer_snapshots, log_start_offset)
     for base_offset, last_modified_ms, batches in segments:
         if built:
             built[-1].on_become_inactive()
+        loaded.segment(base_offset)
         segment = kind(
             base_offset,
             created_ms=last_modified_ms,
@@ -103,6 +110,7 @@ def load_log(
         for batch in batches:
             segment.append([batch], last_modified_ms)
             _replay_batch(state, segment, batch, notes)
+            loaded.add(batch)
         segment.last_modified_ms = last_modified_ms
     first_base = built[0].base_offset if built else 0
     start = max(log_start_offset or 0, first_base) if built else (log_start_offset or 0)
@@ -118,8 +126,12 @@ def load_log(
         cleaner_checkpoint=cleaner_checkpoint,
         producer_state=state,
     )
+    expiration_ms = broker.producer_id_expiration_ms
+    from_snapshot = loaded.state(broker.version, now_ms, expiration_ms)
+    if from_snapshot is not None:
+        log.producer_state = from_snapshot
     if now_ms is not None:
-        state.remove_expired_producers(now_ms, broker.producer_id_expiration_ms)
+        log.producer_state.remove_expired_producers(now_ms, expiration_ms)
     return log
 
 
@@ -147,28 +159,8 @@ def rebuild_producer_state(log: PartitionLog, *, now_ms: int | None = None, note
 
 
 def _replay_batch(state: ProducerStateManager, segment: Segment, batch: RecordBatch, notes: list[str] | None) -> None:
-    if not batch.has_producer_id:
-        return
-    entry = state.producers.get(batch.producer_id)
-    if entry is not None and batch.producer_epoch < entry.producer_epoch:
-        if notes is not None:
-            notes.append(
-                f"producer {batch.producer_id}: epoch {batch.producer_epoch} at offset {batch.base_offset} "
-                f"is below the last seen epoch {entry.producer_epoch} (accepted, as on replication)"
-            )
-        entry.producer_epoch = batch.producer_epoch
-    if batch.is_control:
-        _replay_marker(state, segment, batch)
-    else:
-        state.on_data_batch(batch)
-
-
-def _replay_marker(state: ProducerStateManager, segment: Segment, batch: RecordBatch) -> None:
-    if not batch.records or control_record_type(batch.records[0]) is None:
-        return  # emptied by the cleaner, or a non-transaction control record
-    value = batch.records[0].value or b""
-    coordinator_epoch = struct.unpack_from(">i", value, 2)[0] if len(value) >= 6 else -1
-    txn = state.on_end_txn_marker(batch, coordinator_epoch)
-    if txn.is_aborted:
+    """Replay ``batch`` into ``state``; an ABORT marker adds an entry to the transaction index of its segment."""
+    txn = state.replay(batch, notes)
+    if txn is not None and txn.is_aborted:
         lso = state.last_stable_offset_after(txn)
         segment.aborted_transactions.append(AbortedTxn(txn.producer_id, txn.first_offset, txn.last_offset, lso))

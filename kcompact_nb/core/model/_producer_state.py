@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from kcompact_nb.record import ControlRecordType, KafkaModelError, RecordBatch, control_record_type
@@ -65,6 +66,32 @@ class ProducerStateManager:
         entry.current_txn_first_offset = None
         first_offset = batch.base_offset if first is None else first
         return CompletedTxn(batch.producer_id, first_offset, batch.last_offset, kind is ControlRecordType.ABORT)
+
+    def replay(self, batch: RecordBatch, notes: list[str] | None = None) -> CompletedTxn | None:
+        """Load a stored batch as ``LogLoader`` does (``AppendOrigin.REPLICATION``); returns the transaction its marker
+        closes.
+
+        A lower producer epoch is accepted (Kafka only warns; ``notes`` gets a line), and control batches the cleaner
+        emptied are skipped.
+        """
+        if not batch.has_producer_id:
+            return None
+        entry = self.producers.get(batch.producer_id)
+        if entry is not None and batch.producer_epoch < entry.producer_epoch:
+            if notes is not None:
+                notes.append(
+                    f"producer {batch.producer_id}: epoch {batch.producer_epoch} at offset {batch.base_offset} "
+                    f"is below the last seen epoch {entry.producer_epoch} (accepted, as on replication)"
+                )
+            entry.producer_epoch = batch.producer_epoch
+        if not batch.is_control:
+            self.on_data_batch(batch)
+            return None
+        if not batch.records or control_record_type(batch.records[0]) is None:
+            return None  # emptied by the cleaner, or a non-transaction control record
+        value = batch.records[0].value or b""
+        coordinator_epoch = struct.unpack_from(">i", value, 2)[0] if len(value) >= 6 else -1
+        return self.on_end_txn_marker(batch, coordinator_epoch)
 
     def first_unstable_offset(self) -> int | None:
         """First offset of the earliest open transaction, ``None`` when none is open."""

@@ -8,6 +8,7 @@ rule                        change                                              
 rule A by last data offset  KAFKA-8335 (#6715; before: by last sequence)          2.2.1 and later
 txn state across segments   KAFKA-8351 (#6722; before: per source segment)         2.2.2 and later
 max.compaction.lag.ms       KIP-354 (apache/kafka#6009)                            2.3.0 and later
+producers below log start   KAFKA-7190 (#7388; before: dropped on loading)         2.4.0 and later
 log line's dirty section    apache/kafka#8435 (before: ``[first, first]``)         2.6.0 and later
 delete horizon in header    KIP-534 / KAFKA-8522 (#10914)                          3.1.0 and later
 rule B, first uncleanable   KAFKA-17076 (#17193; 3.9 backport #20535, Nov 2025)    4.0.0-4.3.x, 3.9.2 and later
@@ -100,6 +101,12 @@ class KafkaVersion:
         """A pass tracks transactions across its source segments (KAFKA-8351, 2.2.2); before, each source segment
         began with fresh ``CleanedTransactionMetadata``."""
         return self >= KafkaVersion(2, 2, 2)
+
+    @property
+    def retains_producers_below_log_start(self) -> bool:
+        """Loading a snapshot keeps a producer whose last data offset is below the log start offset (KAFKA-7190,
+        2.4); before, ``loadFromSnapshot`` dropped it (``isProducerRetained``)."""
+        return self >= KafkaVersion(2, 4)
 
     @property
     def logs_dirty_section_end(self) -> bool:

@@ -1,10 +1,11 @@
 """Read Kafka partition directories and whole log directories into core :class:`PartitionLog` values.
 
 A log dir holds one ``<topic>-<partition>/`` directory per partition plus checkpoint files.
-Batches come from the ``.log`` segment files; producer state is rebuilt from them (what ``LogLoader`` does
-when the ``.snapshot`` files are missing). Index entries and aborted transactions are what the broker's
-``.index``, ``.timeindex`` and ``.txnindex`` files hold, where it wrote them
-(:mod:`~kcompact_nb.io.logdir._stored_indexes`), and rebuilt from the batches otherwise.
+Batches come from the ``.log`` segment files; producer state is the latest usable ``.snapshot`` file's and the
+batches' after it, as ``LogLoader`` loads it (:mod:`~kcompact_nb.io.logdir._stored_producer_state`; rebuilt from
+the batches without snapshots). Index entries and aborted transactions are what the broker's ``.index``,
+``.timeindex`` and ``.txnindex`` files hold, where it wrote them (:mod:`~kcompact_nb.io.logdir._stored_indexes`),
+and rebuilt from the batches otherwise.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from kcompact_nb.core import (
     CleanerFailure,
     KeyRegistry,
     PartitionLog,
+    ProducerSnapshot,
     RecordBatch,
     SegmentData,
     TopicConfig,
@@ -60,6 +62,7 @@ from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 from kcompact_nb.io.logdir._stored_indexes import take_stored_indexes
+from kcompact_nb.io.logdir._stored_producer_state import producer_snapshots
 from kcompact_nb.record import release_key_table
 
 _KNOWN_SUFFIXES = (*SEGMENT_FILE_SUFFIXES, PRODUCER_SNAPSHOT_FILE_SUFFIX)
@@ -276,7 +279,10 @@ def _load_log(
     *,
     stored: bool,
 ) -> None:
-    """``loaded.log`` from its segments' batches (``LogLoader``); ``offsets``: log start offset, cleaner checkpoint."""
+    """``loaded.log`` from its segments' batches (``LogLoader``); ``offsets``: log start offset, cleaner checkpoint.
+
+    Its producer state is the latest usable producer snapshot's and the batches' after it.
+    """
     loaded.log = load_log(
         loaded.log.topic,
         loaded.log.partition,
@@ -288,8 +294,20 @@ def _load_log(
         now_ms=options.now_ms,
         notes=loaded.notes,
         stored=stored,
+        producer_snapshots=_snapshots(loaded, offsets[0]),
     )
     loaded.failed_pass = failed_pass(loaded.log, loaded.path)
+
+
+def _snapshots(loaded: LoadedPartition, log_start_offset: int | None) -> list[ProducerSnapshot]:
+    """The producer snapshots the partition's loading may take; after a recovery dropped bytes the log end offset
+    may be below the last segment file's base offset, and every snapshot is a candidate."""
+    bases = [int(f.name[:20]) for f in segment_files(loaded.path)]
+    if not bases:
+        return []
+    start = max(log_start_offset or 0, bases[0])
+    last = start if loaded.dropped else bases[-1]
+    return producer_snapshots(loaded.path, start, last, loaded.notes)
 
 
 def _read_segments(

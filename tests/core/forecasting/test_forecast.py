@@ -133,6 +133,12 @@ def test_busy_fraction_is_the_passes_time(exact):
         spent = sum(p.duration_ms for p in exact.passes if p.thread == thread)
         assert busy[thread] == pytest.approx(spent / HORIZON_MS)
     assert exact.busy_fraction(10_000).sum(axis=1) * 10_000 == pytest.approx(busy * HORIZON_MS)
+    # 30 s, then the 10 s left to the horizon: each period's share of its own time
+    for thread in (0, 1):
+        late = sum(
+            max(0, min(p.end_ms, HORIZON_MS) - max(p.start_ms, 30_000)) for p in exact.passes if p.thread == thread
+        )
+        assert exact.busy_fraction(30_000)[thread, 1] == pytest.approx(late / 10_000)
 
 
 def test_live_data_is_each_keys_latest_record(exact):
@@ -153,3 +159,32 @@ def test_lifetimes_are_traced_until_a_pass_removes_them(exact):
 def test_the_same_model_and_seed_give_the_same_forecast(exact):
     again = forecast(MODEL, horizon_ms=HORIZON_MS, broker=BROKER, topics=TOPICS, mode="exact", speed=SPEED)
     assert again.passes == exact.passes and again.metrics == exact.metrics
+
+
+SMALL_BUFFER = {"log.cleaner.dedupe.buffer.size": 1_153_434, "log.cleaner.io.buffer.load.factor": 0.1}
+"""A thread's map of 48,059 slots, filled to a tenth: 4,805 keys a pass."""
+MANY_KEYS = ProduceModel({"k": TopicLoad(records_per_second=800, keys=30_000, value_bytes=ValueSizes(20, 20))}, seed=6)
+MANY_KEYS_TOPICS = {"k": {"config": {"internal.segment.bytes": 200_000}}}
+
+
+def _many_keys(broker: dict) -> object:
+    return forecast(MANY_KEYS, horizon_ms=30_000, broker=broker, topics=MANY_KEYS_TOPICS, mode="exact", speed=None)
+
+
+def test_the_dedupe_buffer_a_pass_needs_counts_the_keys_a_full_map_left_out():
+    """A pass whose map fills stops early (``buildOffsetMap``): the buffer it needs holds every distinct key of the
+    dirty section the cleaner chose, counted from the model's own stream; a buffer of that size cleans the section
+    in one pass, its map holding exactly those keys."""
+    small = _many_keys(SMALL_BUFFER)
+    first = small.passes[0]
+    assert first.map_full and first.map_entries == 4_805 and first.end_offset < first.first_uncleanable_offset
+    keys = numpy.concatenate([e.key_ids for chunk in exact_events(MANY_KEYS, {"k": 1}, start_ms=0, horizon_ms=30_000)
+                              for e in chunk])  # fmt: skip
+    assert first.dirty_keys == len(numpy.unique(keys[first.first_dirty_offset : first.first_uncleanable_offset]))
+    needed = small.buffer_needed_bytes(first)
+    assert needed == -(-first.dirty_keys * 24 // 0.1) and small.dedupe_buffer_needed_bytes() >= needed
+    enough = _many_keys({**SMALL_BUFFER, "log.cleaner.dedupe.buffer.size": needed})
+    again = enough.passes[0]
+    assert (again.start_ms, again.first_uncleanable_offset) == (first.start_ms, first.first_uncleanable_offset)
+    assert not again.map_full and again.end_offset == first.first_uncleanable_offset
+    assert again.map_entries == again.dirty_keys == first.dirty_keys
