@@ -3,8 +3,8 @@
 Each task reads one ``<topic>-<partition>/`` directory with the io reader in a Python worker and runs the core's
 cleaner forward on it (:func:`kcompact_nb.spark._partition_pass.predict_partition`); the result is one row per
 partition, read from what the engine did, equal to what the core computes on the driver. The driver only lists the log
-dir, reads its two checkpoint files and ranks the rows in the order ``LogCleanerManager.grabFilthiestCompactedLog``
-takes them (spec 5).
+dir and reads its two checkpoint files; one last small task ranks the rows in the order successive
+``LogCleanerManager.grabFilthiestCompactedLog`` calls take them, by the core's own choice (spec 5).
 """
 
 from __future__ import annotations
@@ -17,14 +17,15 @@ from typing import Any
 
 import pandas
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession, Window
-from pyspark.sql import functions as F
+from pyspark.sql import DataFrame, SparkSession
 
 from kcompact_nb.core import (
     METADATA_LOG_TOPIC,
     BrokerConfig,
     KcompactError,
+    LogToClean,
     TopicConfig,
+    filthiest,
     format_bytes,
     format_duration_ms,
     format_instant_ms,
@@ -72,7 +73,9 @@ _PASS_SCHEMA_DDL = (
     "end_offset long, map_full boolean, removed_records long, bytes_freed long, keys_per_pass long, "
     "passes_until_settled int, settled_records long"
 )
-TOPIC_PASS_COLUMNS = (*PASS_ARROW_SCHEMA.names[:2], "cleaning_order", *PASS_ARROW_SCHEMA.names[2:])
+_RANKED_SCHEMA = PASS_ARROW_SCHEMA.insert(2, pa.field("cleaning_order", pa.int32()))
+_RANKED_DDL = _PASS_SCHEMA_DDL.replace("partition int, ", "partition int, cleaning_order int, ", 1)
+TOPIC_PASS_COLUMNS = tuple(_RANKED_SCHEMA.names)
 """The columns of :func:`topic_passes`, in order."""
 DEFAULT_SUMMARY_LIMIT = 10_000
 """Partitions :func:`topic_pass_summary` collects at most."""
@@ -159,21 +162,53 @@ def topic_passes(
             yield pa.RecordBatch.from_pylist(rows, schema=PASS_ARROW_SCHEMA)
 
     rows = spark.range(0, len(tasks), 1, max(len(tasks), 1)).mapInArrow(run, _PASS_SCHEMA_DDL)
-    return _with_cleaning_order(rows)
+    min_ratios = {task.topic: (task.config or TopicConfig()).min_cleanable_dirty_ratio for task in tasks}
+    return _with_cleaning_order(rows, min_ratios)
 
 
-def _with_cleaning_order(rows: DataFrame) -> DataFrame:
-    """``rows`` with ``cleaning_order``: the rank of each eligible partition among the eligible ones by
-    ``cleanable_ratio`` (highest first) then ``log_pool_position`` (``grabFilthiestCompactedLog``: ``max`` keeps the
-    first of equals in the log pool's order); null for the others. Rows come ordered by it, then topic, partition."""
-    eligible = F.col("eligible")
-    log_dir = Window.partitionBy(F.lit(0))  # one window over all rows (one per partition: few), said explicitly
-    rank = F.row_number().over(
-        log_dir.orderBy((~eligible).asc(), F.col("cleanable_ratio").desc(), F.col("log_pool_position").asc())
+def _with_cleaning_order(rows: DataFrame, min_ratios: Mapping[str, float]) -> DataFrame:
+    """``rows`` with ``cleaning_order``: the core's choice (:func:`kcompact_nb.core.filthiest`, the first of equally
+    dirty partitions in the log pool's order) asked again and again over the eligible partitions, each chosen one set
+    aside as another cleaner thread would hold it; null for the others. ``min_ratios``: each topic's
+    ``min.cleanable.dirty.ratio``. Rows come ordered by it, then topic, partition (few rows: one task)."""
+
+    def ranked(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        found = sorted(pa.Table.from_batches(list(batches), schema=PASS_ARROW_SCHEMA).to_pylist(), key=_pool_position)
+        order = _cleaning_order([_log_to_clean(row, min_ratios[row["topic"]]) for row in found if row["eligible"]])
+        for row in found:
+            row["cleaning_order"] = order.get((row["topic"], row["partition"]))
+        found.sort(
+            key=lambda row: (row["cleaning_order"] is None, row["cleaning_order"] or 0, row["topic"], row["partition"])
+        )
+        yield pa.RecordBatch.from_pylist(
+            [{name: row[name] for name in TOPIC_PASS_COLUMNS} for row in found], schema=_RANKED_SCHEMA
+        )
+
+    return rows.coalesce(1).mapInArrow(ranked, _RANKED_DDL)
+
+
+def _cleaning_order(eligible: list[LogToClean]) -> dict[tuple[str, int], int]:
+    """(topic, partition) -> 1, 2, ...: what successive ``grabFilthiestCompactedLog`` calls take of ``eligible`` (in
+    the log pool's order), each with the partitions taken before it in progress (:func:`kcompact_nb.core.filthiest`)."""
+    order: dict[tuple[str, int], int] = {}
+    left = list(eligible)
+    while (chosen := filthiest(left)) is not None:
+        order[(chosen.topic, chosen.partition)] = len(order) + 1
+        left = [ltc for ltc in left if ltc is not chosen]
+    return order
+
+
+def _pool_position(row: Mapping[str, Any]) -> int:
+    return int(row["log_pool_position"])
+
+
+def _log_to_clean(row: Mapping[str, Any], min_ratio: float) -> LogToClean:
+    """A row's cleaner view as the core's :class:`LogToClean` (``min_ratio``: its topic's
+    ``min.cleanable.dirty.ratio``)."""
+    fields = ("first_dirty_offset", "first_uncleanable_offset", "clean_bytes", "cleanable_bytes", "compaction_delay_ms")
+    return LogToClean(
+        row["topic"], row["partition"], **{name: row[name] for name in fields}, min_cleanable_dirty_ratio=min_ratio
     )
-    ranked = rows.withColumn("cleaning_order", F.when(eligible, rank)).select(*TOPIC_PASS_COLUMNS)
-    # few rows, already in one window: sorted in one partition, without the sampling job a global sort would start
-    return ranked.coalesce(1).sortWithinPartitions(F.col("cleaning_order").asc_nulls_last(), "topic", "partition")
 
 
 def _log_dir(path: str | os.PathLike[str]) -> Path:
