@@ -176,11 +176,12 @@ def test_notebook_runs_clean_in_jupyterlab(lab_runs: LabRuns, notebook: str) -> 
 def test_every_figure_and_widget_output_has_a_screenshot(lab_runs: LabRuns) -> None:
     shots = {name: len(report.screenshots) for name, report in lab_runs.reports.items()}
     assert all((SHOTS / name).is_dir() for name in shots)
-    # the notebooks that draw: 01 (stepper), 02 (figure, explorer), 03, 04, 06 (two layouts), 07, 09 (before, after), A1
+    # the notebooks that draw: 01 (stepper), 02 (figure, explorer), 03, 04, 06 (two layouts), 07, 09 (before, after),
+    # 10 (a forecast's figures), A1
     assert [name for name, count in sorted(shots.items()) if count] == [
         "00-partition-model", "01-how-compaction-works", "02-why-is-my-partition-not-clean",
         "03-tombstones-transactions-producers", "04-offset-map-and-cleaner-memory", "06-spark-and-dataframes",
-        "07-at-scale", "09-diagnose-a-partition", "A1-kip-280-strategies",
+        "07-at-scale", "09-diagnose-a-partition", "10-will-the-cleaner-keep-up", "A1-kip-280-strategies",
     ]  # fmt: skip
 
 
