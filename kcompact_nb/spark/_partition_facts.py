@@ -73,7 +73,7 @@ def with_partition_facts(
         )
         facts = entries if facts is None else facts.join(entries, list(PARTITION_COLUMNS), "left")
     if facts is not None and every_segmented_partition:
-        rows = F.broadcast(facts).join(rows, list(PARTITION_COLUMNS), "left")
+        rows = facts.join(rows, list(PARTITION_COLUMNS), "left")  # the left side of an outer join is never broadcast
     elif facts is not None:
         rows = rows.join(F.broadcast(facts), list(PARTITION_COLUMNS), "left")
     for column, kind in zip(_FACTS, ("long", "long", _FILES_TYPE), strict=True):
