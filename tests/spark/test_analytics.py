@@ -9,6 +9,7 @@ import pytest
 
 from kcompact_nb import NewRecord, OffsetMapSpec, PartitionLog
 from kcompact_nb.core import OFFSET_BUCKET_COLUMNS
+from kcompact_nb.io import read_log_dir
 from kcompact_nb.spark import (
     BridgeLimitError,
     compact,
@@ -18,13 +19,16 @@ from kcompact_nb.spark import (
     keys_on_many_partitions,
     latest_per_key,
     live_state,
+    load_log_dir,
     logs_to_dataframe,
     offset_buckets,
     to_partition_log,
     tombstones,
     whole_log_range,
+    with_transaction_flags,
 )
 from tests.conftest import offsets_in_log
+from tests.spark.conftest import SAMPLES
 
 DAY_MS = 86_400_000
 """``delete.retention.ms``'s default."""
@@ -74,6 +78,24 @@ def test_tombstones_say_whether_the_cores_pass_removed_them(topic):
     later = compact(first, now_ms=DAY_MS + 1, cleanable=whole_log_range(first), offset_map=exact)
     assert [tuple(r) for r in tombstones(topic, cleaned=first).collect()] == [("t", 0, b"a", 3, None, False, False)]
     assert [tuple(r) for r in tombstones(first, cleaned=later).collect()] == [("t", 0, b"a", 3, DAY_MS, False, True)]
+
+
+def test_aborted_data_is_what_the_transaction_index_says(spark):
+    """``with_transaction_flags`` flags as aborted exactly the data records each segment's transaction index (the
+    aborted transactions rebuilt from the markers, as ``LogLoader`` rebuilds them) lists for their producer."""
+    stage = SAMPLES / "transactional" / "before"
+    (log,) = read_log_dir(stage).logs.values()
+    entries = [entry for segment in log.segments for entry in segment.aborted_transactions]
+    expected = sorted(
+        record.offset
+        for batch, record in log.records()
+        if not batch.is_control
+        and any(
+            e.producer_id == batch.producer_id and e.first_offset <= record.offset <= e.last_offset for e in entries
+        )
+    )
+    flagged = with_transaction_flags(load_log_dir(spark, stage)).filter("aborted").select("offset").collect()
+    assert sorted(row["offset"] for row in flagged) == expected != []
 
 
 def test_offset_buckets_have_the_shared_columns(topic):
