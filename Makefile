@@ -47,7 +47,7 @@ lint: setup
 	$(BIN)/ruff format --check .
 
 test: setup codecs
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=25
+	$(BIN)/python -m pytest -n 2 --durations=25
 	$(BIN)/python -m mypy
 
 bench: setup
