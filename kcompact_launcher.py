@@ -1,12 +1,15 @@
-"""The ``kcompact`` console script's entry: Ctrl-C is a quiet exit 130 even while the package is loading.
+"""The ``kcompact`` console script's entry: Ctrl-C is a quiet exit 130 from this module's first instruction on.
 
-A console script imports its entry point's module before calling it, and loading the package takes a few tenths
-of a second. A KeyboardInterrupt raised inside an import is not always a KeyboardInterrupt by the time it comes
-out (numpy turns it into an ImportError, a class body into a RuntimeError), so this module's first instruction
-blocks SIGINT: a Ctrl-C while the package loads waits as a pending signal, and is answered by a quiet exit 130
-once loading is done. The command then runs with SIGINT unblocked (its Ctrl-C is a KeyboardInterrupt, which
-removes unfinished output), and SIGINT is blocked again while the interpreter exits. Only the interpreter's own
-start, before this module's first instruction, is Python's.
+A console script imports its entry point's module before calling it, and loading the package and the chosen
+command's module takes a few tenths of a second. A KeyboardInterrupt raised inside an import is not always a
+KeyboardInterrupt by the time it comes out (numpy turns it into an ImportError, a class body into a RuntimeError),
+so this module's first instruction blocks SIGINT: a Ctrl-C while the command line is parsed and the command's module
+loads waits as a pending signal, and is answered by a quiet exit 130 once loading is done. Threads started while
+loading (numpy's) inherit the block, so the signal waits for the main thread whatever thread the kernel would pick.
+The command then runs with SIGINT unblocked (its Ctrl-C is a KeyboardInterrupt, which removes unfinished output),
+and once it is done SIGINT is ignored by the whole process: the interpreter's exit puts Python's own handlers back
+to the default action, which would kill the process from any thread that took the signal (exit -2, not the
+command's status). Only the interpreter's own start, before this module's first instruction, is Python's.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import sys
 
 INTERRUPTED = 130
 """The status a shell reports for a process ended by SIGINT (``kcompact_nb.cli.ExitCode.INTERRUPTED``)."""
+INVALID = 2
+"""No command named: the help was printed (``kcompact_nb.cli.ExitCode.INVALID``)."""
 
 
 def _interrupt_again(unraisable: sys.UnraisableHookArgs) -> None:
@@ -37,18 +42,21 @@ def _interrupt_again(unraisable: sys.UnraisableHookArgs) -> None:
 
 
 def main() -> int:
-    """Load the command line with SIGINT blocked, then run it with SIGINT unblocked."""
+    """Load the command line and the chosen command with SIGINT blocked, then run it with SIGINT unblocked."""
     sys.unraisablehook = _interrupt_again
     try:
-        from kcompact_nb.cli import main as run
+        from kcompact_nb.cli import parse_command_line, run_command
 
+        chosen = parse_command_line()
         if signal.SIGINT in signal.sigpending():  # Ctrl-C while loading: the command never starts
             raise KeyboardInterrupt
+        if chosen is None:
+            return INVALID
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         try:
-            return run()
+            return run_command(*chosen)
         finally:  # the command is done: a Ctrl-C now would only interrupt the interpreter's exit
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     except KeyboardInterrupt:
         print("kcompact: interrupted", file=sys.stderr)
         return INTERRUPTED

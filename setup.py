@@ -1,9 +1,9 @@
 """The one build step pyproject.toml cannot say without a warning: the optional C extension.
 
-``kcompact_nb.record._native`` (kcompact_nb/record/c/, one unit per job: kernels.h says which) decodes plain record
-batches, decompresses compressed ones, numbers keys, encodes records and compresses snappy in C. It is optional:
-without a C compiler the install still succeeds and the numpy and Python versions of the same loops run (their table:
-kcompact_nb/record/_kernels.py). Everything else about the package is in pyproject.toml.
+``kcompact_nb.record._native`` (kcompact_nb/record/c/, one unit per job: kernels.h says which) frames and CRC-checks
+batches, decodes plain record batches, decompresses compressed ones, numbers keys, encodes records and compresses
+snappy in C. It is optional: without a C compiler the install still succeeds and the numpy and Python versions of the
+same loops run (their table: kcompact_nb/record/_kernels.py). Everything else about the package is in pyproject.toml.
 """
 
 import sys

@@ -8,6 +8,6 @@ every command exits with an :class:`ExitCode`.
 from __future__ import annotations
 
 from kcompact_nb.cli._exit import ExitCode
-from kcompact_nb.cli._main import build_parser, main, run_command
+from kcompact_nb.cli._main import build_parser, main, parse_command_line, run_command
 
-__all__ = ["ExitCode", "build_parser", "main", "run_command"]
+__all__ = ["ExitCode", "build_parser", "main", "parse_command_line", "run_command"]

@@ -44,6 +44,13 @@ def build_parser(loaded: Collection[str] | None = None) -> argparse.ArgumentPars
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line (``argv`` defaults to ``sys.argv[1:]``); returns the exit status."""
+    chosen = parse_command_line(argv)
+    return ExitCode.INVALID if chosen is None else run_command(*chosen)
+
+
+def parse_command_line(argv: Sequence[str] | None = None) -> tuple[Command, argparse.Namespace] | None:
+    """The chosen command, its module loaded, and its parsed arguments; None (the help printed to stderr) when
+    ``argv`` (default ``sys.argv[1:]``) names no command. ``--help``, ``--version`` and usage errors exit here."""
     argv = sys.argv[1:] if argv is None else list(argv)
     # kcompact's own options take no values, so the first word that is no option names the command
     chosen = next((word for word in argv if not word.startswith("-")), None)
@@ -51,9 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
-        return ExitCode.INVALID
-    command = next(c for c in COMMANDS if c.name == args.command).load()
-    return run_command(command, args)
+        return None
+    return next(c for c in COMMANDS if c.name == args.command).load(), args
 
 
 class _Terminated(BaseException):

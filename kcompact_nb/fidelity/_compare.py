@@ -25,6 +25,7 @@ from kcompact_nb.core import (
     rebuild_producer_state,
     stored_compression,
 )
+from kcompact_nb.fidelity._checkpoint_ticks import passes_logged_before
 from kcompact_nb.fidelity._workload import HOLD, Workload
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -193,17 +194,20 @@ def simulate_phases(
     phase_ms: Sequence[int],
     pass_ms: Mapping[int, int] | None = None,
     uncleanable: bool = False,
+    checkpoints: Sequence[int] = (),
 ) -> list[str]:
     """Run the simulated cleaner thread through the round's phases; returns the passes' log lines.
 
     Each phase sets the topic's configs at its release time and loops one cleaner iteration after
     another (passes back to back, each a millisecond after the previous) until nothing is eligible.
     ``pass_ms`` gives some passes (by their index in the round) a later time: Kafka's, when known. ``uncleanable``:
-    an earlier round's pass threw, and the broker never cleans the partition again.
+    an earlier round's pass threw, and the broker never cleans the partition again. ``checkpoints``: the broker's
+    recovery-point checkpoint ran once after each of these numbers of passes
+    (:meth:`~kcompact_nb.core.PartitionLog.delete_snapshots_after_recovery_point_checkpoint`).
     """
-    return [
-        line for line, _ in _run_phases(log, workload, round_index, phase_ms, pass_ms or {}, uncleanable=uncleanable)
-    ]
+    phases = _run_phases(log, workload, round_index, phase_ms, pass_ms or {}, uncleanable=uncleanable,
+                         checkpoints=checkpoints)  # fmt: skip
+    return [line for line, _ in phases]
 
 
 def _run_phases(
@@ -214,16 +218,20 @@ def _run_phases(
     pass_ms: Mapping[int, int],
     *,
     uncleanable: bool = False,
+    checkpoints: Sequence[int] = (),
 ) -> list[tuple[str, bool]]:
-    """Each pass's log line (a pass that threw: its uncleanable message) and whether it stamped a delete horizon."""
+    """Each pass's log line (a pass that threw: its uncleanable message) and whether it stamped a delete horizon;
+    ``checkpoints``: :func:`simulate_phases`'."""
     manager = CleanerManager(log.broker, started_ms=phase_ms[0])
     if uncleanable:
         manager.uncleanable.add(log.name)
     passes: list[tuple[str, bool]] = []
+    waiting = sorted(checkpoints)
     for phase, released in zip(workload.rounds[round_index].phases, phase_ms, strict=True):
         log.config = topic_settings({**phase.configs, **workload.kept}, broker=log.broker)
         now = released
         for _ in range(MAX_PASSES_PER_PHASE):
+            _checkpoint_after(log, waiting, len(passes))
             now = max(now, pass_ms.get(len(passes), now))
             stamped, failed = _stamped_batches(log), len(manager.failures)
             result = manager.clean_once([log], now_ms=now)
@@ -234,7 +242,15 @@ def _run_phases(
                 break
             passes.append((result.log_line, bool(_stamped_batches(log) - stamped)))
             now = max(now, result.end_ms) + 1
+    _checkpoint_after(log, waiting, max(waiting, default=0))  # the runs after the last pass
     return passes
+
+
+def _checkpoint_after(log: PartitionLog, waiting: list[int], passes: int) -> None:
+    """Run the broker's recovery-point checkpoints due once ``passes`` passes ran (removed from ``waiting``)."""
+    while waiting and waiting[0] <= passes:
+        waiting.pop(0)
+        log.delete_snapshots_after_recovery_point_checkpoint()
 
 
 def _stamped_batches(log: PartitionLog) -> set[int]:
@@ -306,10 +322,11 @@ def append_differences(folder: Path, workload: Workload, *, version: str) -> lis
 
 def compare_round(
     folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int],
-    kafka_messages: Sequence[str], uncleanable: bool = False,
+    kafka_messages: Sequence[str], uncleanable: bool = False, checkpoint_ms: Sequence[int] = (),
 ) -> list[str]:  # fmt: skip
     """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines;
-    ``uncleanable``: the partition was marked uncleanable in an earlier round.
+    ``uncleanable``: the partition was marked uncleanable in an earlier round; ``checkpoint_ms``: when the broker's
+    recovery-point checkpoint ran during the round, after the passes it logged before then.
 
     The simulator's result is also written as the broker would leave it (``folder/predicted``) and every file of
     its partition folder compared with Kafka's byte for byte (:func:`partition_file_differences`).
@@ -323,7 +340,8 @@ def compare_round(
     if round_index == 0 and not workload.recompressed_on_append:
         found += append_differences(folder, workload, version=version)
     lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, pass_ms=times,
-                            uncleanable=uncleanable)  # fmt: skip
+                            uncleanable=uncleanable,
+                            checkpoints=passes_logged_before(kafka_messages, checkpoint_ms))  # fmt: skip
     found += differences(before, after)
     predicted = write_broker_log_dir([before], folder / "predicted", source=folder / "before", overwrite=True)
     found += partition_file_differences(predicted / before.name, folder / "after" / before.name)

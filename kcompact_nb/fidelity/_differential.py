@@ -21,6 +21,12 @@ from kcompact_nb.broker import (
     wait_for_offsets,
 )
 from kcompact_nb.core import NewRecord
+from kcompact_nb.fidelity._checkpoint_ticks import (
+    CHECKPOINT_INTERVAL_PROPERTY,
+    DEFAULT_CHECKPOINT_INTERVAL_MS,
+    checkpointed_ms,
+    checkpoints_between,
+)
 from kcompact_nb.fidelity._compare import LOG_FILE_MISMATCH, cleaner_messages, compare_round, marks_uncleanable
 from kcompact_nb.fidelity._workload import HOLD, Phase, Produce, Workload
 
@@ -36,6 +42,8 @@ class RoundResult:
     mismatches: list[str] = field(default_factory=list)
     uncleanable: bool = False
     """Kafka marked the partition uncleanable in this round or an earlier one: it is never cleaned again."""
+    checkpoint_ms: list[int] = field(default_factory=list)
+    """When the broker's recovery-point checkpoint ran during the round (wall ms)."""
 
 
 @dataclass
@@ -94,15 +102,19 @@ def _run_round(broker: KafkaBroker, workload: Workload, index: int, result: Diff
     first_offsets = [_produce_step(broker, topic, step, base)[0] for step in round_.steps]
     (trigger_offset,) = produce(broker, topic, [workload.trigger(index, wall_now_ms=wall_ms())])
     copy_partition(broker, topic, folder / "before")
+    checkpointed = checkpointed_ms(broker.log_dir)
     seen = len(cleaner_messages(broker.cleaner_log(), f"{topic}-0"))
     phase_ms = [_run_phase(broker, workload, phase, (topic, first_offsets, trigger_offset)) for phase in round_.phases]
     copy_partition(broker, topic, folder / "after")
+    interval = int(workload.broker.get(CHECKPOINT_INTERVAL_PROPERTY, DEFAULT_CHECKPOINT_INTERVAL_MS))
+    checkpoints = checkpoints_between(checkpointed, checkpointed_ms(broker.log_dir), interval)
     alter_topic_configs(broker, topic, {**COMPACTED_TOPIC_CONFIGS, **HOLD, **workload.kept})
     kafka = cleaner_messages(broker.cleaner_log(), f"{topic}-0")[seen:]
     earlier = any(r.uncleanable for r in result.rounds)
-    done = RoundResult(index, folder, phase_ms, len(kafka), uncleanable=earlier or any(map(marks_uncleanable, kafka)))
+    done = RoundResult(index, folder, phase_ms, len(kafka), uncleanable=earlier or any(map(marks_uncleanable, kafka)),
+                       checkpoint_ms=checkpoints)  # fmt: skip
     done.mismatches = compare_round(folder, workload, round_index=index, version=broker.version, phase_ms=phase_ms,
-                                    kafka_messages=kafka, uncleanable=earlier)  # fmt: skip
+                                    kafka_messages=kafka, uncleanable=earlier, checkpoint_ms=checkpoints)  # fmt: skip
     return done
 
 

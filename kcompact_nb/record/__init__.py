@@ -40,7 +40,13 @@ from kcompact_nb.record._errors import (
     TruncatedBatchError,
 )
 from kcompact_nb.record._framed_batch_decoder import FramedBatchDecoder
-from kcompact_nb.record._kernels import decode_plain_batches, latest_entries, native_offset_table, uncompressed_view
+from kcompact_nb.record._kernels import (
+    decode_plain_batches,
+    frame_batches,
+    latest_entries,
+    native_offset_table,
+    uncompressed_view,
+)
 from kcompact_nb.record._key_numbering import release_key_table
 from kcompact_nb.record._key_registry import KeyRegistry
 from kcompact_nb.record._latest_entries import SpanEntries
@@ -86,6 +92,7 @@ __all__ = [
     "CrcMismatchError",
     "decode_plain_batches",
     "encode_batch",
+    "frame_batches",
     "end_txn_marker_value",
     "FramedBatchDecoder",
     "FramedBlock",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from typing import Any, Protocol, cast
 
 import numpy
@@ -75,17 +75,20 @@ def record_batch(header: tuple[Any, ...], records: Sequence[Record], data: bytes
 
 @dataclass(frozen=True)
 class FramedBlock:
-    """Bytes read from a segment file and the whole batches framed in them: ``frames`` are each batch's own bytes
-    and its byte position in the file, ``starts`` where each begins in ``data``."""
+    """Bytes read at byte ``position`` of a segment file and the whole batches framed in them: ``starts`` where each
+    begins in ``data``, ``end`` where the last one ends (0 without batches)."""
 
     data: bytes
-    frames: list[tuple[bytes, int]]
     starts: list[int]
+    end: int
+    position: int
 
-    @property
-    def end(self) -> int:
-        """Where the last batch ends in ``data`` (0 without batches)."""
-        return self.starts[-1] + len(self.frames[-1][0]) if self.frames else 0
+    @cached_property
+    def frames(self) -> list[tuple[bytes, int]]:
+        """Each batch's own bytes and its byte position in the file (copied out of ``data`` when first asked)."""
+        data, position, starts = self.data, self.position, self.starts
+        ends = [*starts[1:], self.end]
+        return [(data[start:end], position + start) for start, end in zip(starts, ends, strict=True)]
 
 
 class BlockBatches:
@@ -96,10 +99,10 @@ class BlockBatches:
 
     def __init__(self, framed: FramedBlock, decoder: BatchDecoder, keys: KeyNumbering | NativeKeyNumbering) -> None:
         self.decoder = decoder
-        frames = framed.frames
-        headers = [L.HEADER.unpack_from(data) for data, _ in frames]
+        unpack = L.HEADER.unpack_from
+        headers = [unpack(framed.data, start) for start in framed.starts]
         starts = numpy.array(framed.starts, numpy.int64)
-        ends = starts + numpy.fromiter(map(len, (data for data, _ in frames)), numpy.int64, len(frames))
+        ends = numpy.append(starts[1:], framed.end) if framed.starts else starts
         counts = numpy.fromiter((h[12] for h in headers), numpy.int64, len(headers))
         codes = batch_codes(numpy.fromiter((h[5] for h in headers), numpy.int64, len(headers)), counts)
         view = uncompressed_view(framed.data, starts, ends, codes)

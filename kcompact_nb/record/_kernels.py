@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kcompact_nb.record._batch_framing import frame_in_c, frame_with_python
 from kcompact_nb.record._block_inflation import UncompressedView, inflate_in_c, inflate_with_python
 from kcompact_nb.record._key_numbering import KeyNumbering, NativeKeyNumbering, native_key_numbering
 from kcompact_nb.record._latest_entries import NumberedLatestEntries, SpanEntries, latest_entries_in_c
@@ -61,7 +62,13 @@ latest_entries: Kernel[[], SpanEntries] = Kernel(
 )
 """Where a streamed offset-bucket tally keeps each key's entry (:mod:`kcompact_nb.record._latest_entries`)."""
 
+frame_batches: Kernel[[bytes, bool], tuple[list[int], int]] = Kernel(
+    "frame_batches", ("frame_batches",), frame_in_c, frame_with_python
+)
+"""A block of a segment file framed into its whole CRC-checked batches (:mod:`kcompact_nb.record._batch_framing`)."""
+
 KERNELS: tuple[Kernel[..., Any], ...] = (
+    frame_batches,
     decode_plain_batches,
     uncompressed_view,
     key_numbering,

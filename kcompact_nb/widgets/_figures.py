@@ -47,14 +47,22 @@ class FigureView:
     def __init__(self, figure: go.Figure) -> None:
         self.figure = figure
         self.widget = ipywidgets.Output(layout=ipywidgets.Layout(width="100%"))
-        self._sent = ""
+        self._sent: Any = None
 
-    def refresh(self) -> None:
-        text = pio.to_json(self.figure, validate=False)
-        if text != self._sent:
-            self._sent = text
-            data = {PLOTLY_MIME: json.loads(text), "text/plain": "Figure"}
+    def refresh(self, held: dict[str, Any] | None = None) -> None:
+        """Draw the figure again if it changed; ``held`` is its :func:`plotly_json` when known (what
+        :func:`sync_figure` returns), which saves copying the figure whole once more to write it."""
+        shown = json.loads(pio.to_json(plotly_json(self.figure) if held is None else held, validate=False))
+        if shown != self._sent:  # compared as JSON values: the held figure orders its properties as set
+            self._sent = shown
+            data = {PLOTLY_MIME: shown, "text/plain": "Figure"}
             self.widget.outputs = ({"output_type": "display_data", "metadata": {}, "data": data},)
+
+
+def plotly_json(figure: go.Figure) -> dict[str, Any]:
+    """The figure's traces and layout as plotly JSON, numpy arrays as they are (``Figure.to_plotly_json`` writes them
+    in base64, one more copy of the figure)."""
+    return {"data": [trace.to_plotly_json() for trace in figure.data], "layout": figure.layout.to_plotly_json()}
 
 
 def styled(box: ipywidgets.Box) -> ipywidgets.Box:
@@ -64,8 +72,9 @@ def styled(box: ipywidgets.Box) -> ipywidgets.Box:
     return box
 
 
-def sync_figure(widget: go.Figure, figure: go.Figure) -> None:
-    """Make ``widget`` (a held figure) show ``figure``: traces updated one by one when their kinds match, else replaced.
+def sync_figure(widget: go.Figure, figure: go.Figure) -> dict[str, Any]:
+    """Make ``widget`` (a held figure) show ``figure``: traces updated one by one when their kinds match, else replaced;
+    returns the plotly JSON ``widget`` then holds (``figure``'s, fitted to its container: :meth:`FigureView.refresh`).
 
     Only what differs is set again, in one ``plotly_update`` (one message to the browser) and without validating
     it again: ``figure``'s values are plotly's own JSON (validating a layout figure's once more costs a stepper
@@ -73,8 +82,9 @@ def sync_figure(widget: go.Figure, figure: go.Figure) -> None:
     Layout properties that ``figure`` leaves unset are unset in the widget too: plotly.js merges a relayout into
     the layout it has, so an axis or a legend of the previous figure would otherwise stay drawn.
     """
-    held = widget.layout.to_plotly_json()
-    relayout = _changes(held, figure.layout.to_plotly_json(), kept=())
+    held, fresh = widget.layout.to_plotly_json(), plotly_json(figure)
+    layout, traces = fresh["layout"], fresh["data"]
+    relayout = _changes(held, layout, kept=())
     unset = {name: None for name, value in relayout.items() if value is None or _plotly_equal(held.get(name), value)}
     if unset:  # first, on its own: plotly.js applies an update's relayout to the layout as it is at the update's end
         widget.plotly_relayout(unset)  # removes them (update_layout would leave empty objects in their place)
@@ -86,14 +96,14 @@ def sync_figure(widget: go.Figure, figure: go.Figure) -> None:
             widget.data = ()
             widget.add_traces(list(figure.data))
             widget.update_layout(relayout, overwrite=True)
-        _fit_container(widget)
-        return
-    restyle, changed = _restyle(widget, [trace.to_plotly_json() for trace in figure.data])
-    with widget.batch_update():  # the properties plotly_update cannot set, validated and sent after it
-        for name in [name for name, value in relayout.items() if _not_updatable(widget, held.get(name), name, value)]:
-            widget.layout[name] = relayout.pop(name)
-        widget.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=changed)
+    else:
+        restyle, changed = _restyle(widget, traces)
+        with widget.batch_update():  # the properties plotly_update cannot set, validated and sent after it
+            for name in [n for n, value in relayout.items() if _not_updatable(widget, held.get(n), n, value)]:
+                widget.layout[name] = relayout.pop(name)
+            widget.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=changed)
     _fit_container(widget)
+    return {"data": traces, "layout": {**layout, "autosize": True} if layout.get("width") is None else layout}
 
 
 def _not_updatable(widget: go.Figure, held: Any, name: str, value: Any) -> bool:

@@ -90,6 +90,7 @@ class CompactionStepper:
         self.pass_area = ipywidgets.VBox([self.placeholder, self.latest_pass], layout=ipywidgets.Layout(width="100%"))
         self.steps = self._steps()
         self._drawn_pass: PassResult | None = None
+        self._drawn_json: dict[str, Any] | None = None  # the offset map figure's plotly JSON, as last drawn
         self._scaled: tuple[int, LayoutScale | None] = (0, None)
         self._wire()
         self.show(0)
@@ -159,8 +160,7 @@ class CompactionStepper:
             offset_map=self.source.offset_map,
             strategy=self.source.strategy,
         )
-        sync_figure(self.layout_figure, figure)
-        self.layout_view.refresh()
+        self.layout_view.refresh(sync_figure(self.layout_figure, figure))
         latest = self._latest_pass(shown.position)
         if latest is None:
             self.placeholder.value = placeholder_html(self.source, self.steps)
@@ -169,14 +169,14 @@ class CompactionStepper:
         else:
             show_only(self.pass_area, self.latest_pass)  # shown before it is drawn: plotly measures its width
             self._draw_pass(*latest)
-            self.offset_map_view.refresh()
+            self.offset_map_view.refresh(self._drawn_json)
 
     def _draw_pass(self, result: PassResult, after: Frame) -> None:
         """The offset map and stats of ``result``, the pass that made frame ``after`` (drawn once per pass)."""
         if result is self._drawn_pass:
             return
         self._drawn_pass = result
-        sync_figure(self.offset_map_figure, offset_map_figure(offset_map_view(result, after.log)))
+        self._drawn_json = sync_figure(self.offset_map_figure, offset_map_figure(offset_map_view(result, after.log)))
         self.stats.value = stats_html(result, self.source, after)
 
     def _draw_first_pass(self) -> None:

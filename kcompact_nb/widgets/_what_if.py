@@ -110,8 +110,7 @@ class WhatIfExplorer:
     def _redraw(self) -> None:
         for panel, title in zip(self._panels, self.labels, strict=True):
             panel.retitle(title)
-        sync_figure(self.figure, what_if_figure(self.series, by=self.source.by))
-        self.figure_view.refresh()
+        self.figure_view.refresh(sync_figure(self.figure, what_if_figure(self.series, by=self.source.by)))
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.metadata
 import re
 import subprocess
 import sys
@@ -39,6 +40,29 @@ def test_the_installed_script_and_python_dash_m_are_the_same_program():
     assert script.stdout == module.stdout.replace("__main__.py", "kcompact")
     assert "Exit status: 0 ok, 1 a check failed, 2 invalid input or usage" in script.stdout
     assert kcompact("--version").stdout.startswith("kcompact_nb ")
+
+
+def imported_modules(*args: str) -> set[str]:
+    """The modules ``python -X importtime ARGS`` imports (those it tries and fails to import too)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, check=True)
+    lines = [line.split("|")[-1] for line in done.stderr.splitlines() if line.startswith("import time:")]
+    return {name.strip() for name in lines[1:]}  # the first line is the header
+
+
+@pytest.mark.parametrize("option", ["--version", "--help"])
+def test_version_and_help_load_only_the_command_lines_own_modules(option):
+    """Issue #41: ``kcompact --version`` and ``--help`` import the launcher, the package's face and the command
+    line's registry, parser and exit statuses, and otherwise only the standard library: no layer, no command's
+    module, no installed package (kafka-python, numpy, crc32c, ...), whatever the interpreter loads by itself."""
+    loaded = imported_modules(str(KCOMPACT), option) - imported_modules("-c", "pass")
+    ours = {name for name in loaded if name.split(".")[0] in ("kcompact_nb", "kcompact_launcher")}
+    cli = {"kcompact_nb.cli", "kcompact_nb.cli._command", "kcompact_nb.cli._exit", "kcompact_nb.cli._main"}
+    assert ours == {"kcompact_launcher", "kcompact_nb", "kcompact_nb.cli._registry", *cli}
+    installed = set(importlib.metadata.packages_distributions())
+    assert (
+        sorted(name for name in loaded if name.split(".")[0] in installed - {"kcompact_nb", "kcompact_launcher"}) == []
+    )
+    assert len(loaded) < 100, sorted(loaded)  # 64 today, the standard library's argparse, dataclasses, re, ...
 
 
 def test_usage_errors_exit_2_with_argparse_message():

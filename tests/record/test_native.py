@@ -4,12 +4,13 @@ The table of kernels names every C export beside its twin, and :data:`NATIVE` sw
 ``decode_plain`` must call the same batches plain as ``decode_plain_batches`` (:mod:`kcompact_nb.record._kernels`)
 does in numpy and give them the same columns, on valid and on corrupted blocks; ``KeyTable`` must number keys as
 interning them one by one does (tests/record/test_key_numbering.py runs those tests on both) and refuse misuse;
-``OffsetTable`` must hold what the offset map's dict holds (``records_section`` is held to kafka-python's bytes in
-tests/record/test_record_encoder.py).
+``OffsetTable`` must hold what the offset map's dict holds; ``frame_batches`` must frame the batches its twin frames
+(``records_section`` is held to kafka-python's bytes in tests/record/test_record_encoder.py).
 """
 
 from __future__ import annotations
 
+import random
 import shutil
 import struct
 import sysconfig
@@ -17,13 +18,14 @@ from array import array
 
 import numpy
 import pytest
+from crc32c import crc32c
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kcompact_nb.core import KeyRegistry
 from kcompact_nb.core.cleaner._offset_table import DictOffsetTable
 from kcompact_nb.record import PackedRecords, _key_numbering, _native_kernels
-from kcompact_nb.record._kernels import KERNELS, decode_plain_batches, key_numbering
+from kcompact_nb.record._kernels import KERNELS, decode_plain_batches, frame_batches, key_numbering
 from kcompact_nb.record._offset_table import NativeOffsetTable
 from tests.io.kafka_bytes import kafka_batch, rec
 
@@ -298,3 +300,59 @@ def test_a_tallys_latest_entries_in_c_and_numpy_keep_each_keys_highest_entry(ops
     for table in (native, numbered):
         assert len(table) == len(highest)
         assert sorted(table.entries().tolist()) == sorted(highest.values())
+
+
+def framed_both_ways(block: bytes, verify_crc: bool, monkeypatch) -> list:
+    """(starts, end) of the block's whole valid batches, from the C kernel and from its twin."""
+    results = []
+    for native in (NATIVE, None):
+        monkeypatch.setattr(_native_kernels, "NATIVE", native)
+        results.append(frame_batches(block, verify_crc))
+    return results
+
+
+@needs_native
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(specs=batches, data=st.data())
+def test_c_and_python_frame_the_same_batches_of_a_block(monkeypatch, specs, data) -> None:
+    """A block of valid batches frames whole; with bytes changed anywhere (lengths, magic bytes, CRCs, records), cut
+    short or followed by garbage, both stop at the same batch, CRCs checked or not."""
+    block, starts, _ = framed(specs)
+    assert framed_both_ways(block, True, monkeypatch) == [(starts, len(block))] * 2
+    damaged = bytearray(block)
+    for _ in range(data.draw(st.integers(0, 4))):
+        start = starts[data.draw(st.integers(0, len(starts) - 1))]
+        field = data.draw(st.sampled_from([None, 8, 11, 16, 17, 20]))  # anywhere, length, magic, CRC
+        at = data.draw(st.integers(0, len(block) - 1)) if field is None else start + field
+        damaged[at] = data.draw(st.integers(0, 255))
+    damaged = damaged[: data.draw(st.integers(0, len(damaged)))] + data.draw(st.binary(max_size=80))
+    for verify_crc in (True, False):
+        by_c, by_python = framed_both_ways(bytes(damaged), verify_crc, monkeypatch)
+        assert by_c == by_python
+    assert set(framed_both_ways(bytes(damaged), True, monkeypatch)[0][0]) <= set(starts)  # a CRC guards each frame
+
+
+def batch_with_crc_over(length: int) -> bytes:
+    """A batch's frame whose CRC-32C (by the crc32c package) covers ``length`` bytes of random content: the length,
+    magic byte and CRC framing checks, nothing else."""
+    data = bytearray(21) + random.Random(length).randbytes(length)
+    struct.pack_into(">i", data, 8, len(data) - 12)
+    data[16] = 2
+    struct.pack_into(">I", data, 17, crc32c(memoryview(data)[21:]))
+    return bytes(data)
+
+
+@needs_native
+@pytest.mark.parametrize("streams", [0, 1, 2])  # none, short (3 x 256 bytes) and long (3 x 8 KiB) rounds
+@pytest.mark.parametrize("over", [-9, -1, 0, 1, 7, 8, 770])
+def test_the_c_kernels_crc_is_crc32c_where_its_streams_split(streams, over) -> None:
+    """The kernel's CRC-32C takes a batch's bytes as three streams in rounds of 3 x 8 KiB, then of 3 x 256 bytes,
+    then 8 bytes and single bytes: a batch just below, at and past each split frames with its stored CRC, and
+    with any byte changed does not."""
+    length = max((0, 3 * 256, 3 * 8192)[streams] + over, 40)
+    data = batch_with_crc_over(length)
+    assert frame_batches(data, True) == ([0], len(data))
+    for at in (21, 21 + length // 2, len(data) - 1):
+        changed = bytearray(data)
+        changed[at] ^= 0x10
+        assert frame_batches(bytes(changed), True) == ([], 0), at

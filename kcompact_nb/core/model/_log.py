@@ -12,7 +12,7 @@ from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
 from kcompact_nb.core.model._config_keys import INT_MAX
 from kcompact_nb.core.model._errors import InvalidRecordError
 from kcompact_nb.core.model._producer_state import ProducerStateManager
-from kcompact_nb.core.model._segment import AbortedTxn, Segment
+from kcompact_nb.core.model._segment import AbortedTxn, Segment, appended_offset_of_max_timestamp
 from kcompact_nb.record import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
@@ -76,6 +76,9 @@ class PartitionLog:
     cleaner_checkpoint: int | None = None
     producer_state: ProducerStateManager = field(default_factory=ProducerStateManager)
     held_high_watermark: int | None = None
+    min_snapshot_offset_to_retain: int = 0
+    """The producer snapshots below it were deleted by the broker's recovery-point checkpoint (before 2.8:
+    :meth:`delete_snapshots_after_recovery_point_checkpoint`)."""
     key_pool: dict[bytes, bytes] = field(default_factory=dict, repr=False, compare=False)
     """One shared bytes object per distinct key: saves memory and speeds up the cleaner's map lookups."""
     encoder: BatchEncoder = field(default_factory=KafkaBatchEncoder, repr=False, compare=False)
@@ -226,7 +229,8 @@ class PartitionLog:
             )
             raise KafkaModelError(message)
         rolled = self._maybe_roll(batch, now_ms)
-        self.active_segment.append([batch], now_ms)
+        held_at = appended_offset_of_max_timestamp(batch, self.broker.version)
+        self.active_segment.append([batch], now_ms, offset_of_max_timestamp=held_at)
         self.log_end_offset = batch.last_offset + 1
         return AppendInfo(
             self.topic, self.partition, batch.base_offset, batch.last_offset, rolled, self.active_segment.base_offset
@@ -251,6 +255,19 @@ class PartitionLog:
         active.on_become_inactive()
         self.segments.append(self._new_segment(new_offset, now_ms))
         return self.segments[-1]
+
+    def delete_snapshots_after_recovery_point_checkpoint(self) -> None:
+        """The broker's recovery-point checkpoint (every ``log.flush.offset.checkpoint.interval.ms``) deleting old
+        producer snapshots (``Log.deleteSnapshotsAfterRecoveryPointCheckpoint``, before 2.8; spec 8.5).
+
+        It keeps those from ``minSnapshotsOffsetToRetain``: the base offset of the segment before the active one
+        (the recovery point is the active segment's base offset, flushed at its roll). From 2.8 (KAFKA-9393) the
+        checkpoint deletes none; snapshots go with their segments.
+        """
+        if self.broker.version.deletes_snapshots_with_segments:
+            return
+        kept_from = self.segments[-2 if len(self.segments) > 1 else 0].base_offset
+        self.min_snapshot_offset_to_retain = max(self.min_snapshot_offset_to_retain, kept_from)
 
     def set_high_watermark(self, offset: int | None) -> None:
         """Hold the high watermark at ``offset`` (``None``: follow the log end offset again)."""

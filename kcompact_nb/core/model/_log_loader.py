@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
 from kcompact_nb.core.model._log import PartitionLog
 from kcompact_nb.core.model._producer_state import ProducerStateManager
-from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment
+from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment, appended_offset_of_max_timestamp
 from kcompact_nb.core.model._snapshot_replay import ProducerSnapshot, SnapshotReplay
 from kcompact_nb.record import RecordBatch
 
@@ -108,7 +108,8 @@ def load_log(
         )
         built.append(segment)
         for batch in batches:
-            segment.append([batch], last_modified_ms)
+            held_at = appended_offset_of_max_timestamp(batch, broker.version)
+            segment.append([batch], last_modified_ms, offset_of_max_timestamp=held_at)
             _replay_batch(state, segment, batch, notes)
             loaded.add(batch)
         segment.last_modified_ms = last_modified_ms

@@ -6,10 +6,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kcompact_nb.core.model._errors import IndexFullError
-from kcompact_nb.record import NO_TIMESTAMP, RecordBatch
+from kcompact_nb.core.model._versions import KafkaVersion
+from kcompact_nb.record import NO_TIMESTAMP, RecordBatch, TimestampType
 
 OFFSET_INDEX_ENTRY_BYTES = 8
 TIME_INDEX_ENTRY_BYTES = 12
+
+
+def appended_offset_of_max_timestamp(batch: RecordBatch, version: KafkaVersion) -> int:
+    """The offset ``LogValidator`` reports with a produced batch's largest timestamp (``shallowOffsetOfMaxTimestamp``),
+    which ``LogSegment.append`` indexes it at (spec 2.2).
+
+    Before 3.7 (apache/kafka#14697), for an uncompressed CreateTime batch, the offset of its first record holding
+    that timestamp (``assignOffsetsNonCompressed``); otherwise, and from 3.7, the batch's last offset. A batch read
+    without its records gives its last offset.
+    """
+    if version.time_indexes_batch_last_offset or batch.compression != "none" or not batch.records:
+        return batch.last_offset
+    if batch.timestamp_type is TimestampType.LOG_APPEND_TIME:
+        return batch.last_offset
+    largest = max(record.timestamp for record in batch.records)
+    return next(record.offset for record in batch.records if record.timestamp == largest)
 
 
 @dataclass(frozen=True)
@@ -107,12 +124,21 @@ class Segment:
         """Some batch's size is an estimate (:attr:`RecordBatch.size_estimated`), so ``size_bytes`` is too."""
         return any(batch.size_estimated for batch in self.batches)
 
-    def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
+    def append(
+        self,
+        batches: Sequence[RecordBatch],
+        now_ms: int,
+        largest_offset: int | None = None,
+        *,
+        offset_of_max_timestamp: int | None = None,
+    ) -> None:
         """Append one record set (a produce request or a cleaner chunk), as ``LogSegment.append`` (spec 2.2).
 
         Without ``indexes_each_batch``, ``largest_offset`` (default: the last batch's last offset) is what
         the append's one index entry records, and the first append's largest timestamp starts the segment's
         roll clock; with it, each batch is checked on its own and the first batch starts the clock.
+        ``offset_of_max_timestamp`` is where the time index puts the append's largest timestamp (default: the last
+        offset of the first batch holding it; :func:`appended_offset_of_max_timestamp` for a produced batch).
         """
         if not batches:
             return
@@ -122,13 +148,15 @@ class Segment:
         start_bytes = self.size_bytes
         try:
             if self.indexes_each_batch:
+                held = offset_of_max_timestamp if len(batches) == 1 else None
                 for batch in batches:
-                    self._append_records(batch.size_bytes, batch, batch.last_offset)
+                    self._append_records(batch.size_bytes, batch, batch.last_offset, held)
             else:
                 largest = batches[-1].last_offset if largest_offset is None else largest_offset
                 # the append's shallowOffsetOfMaxTimestamp: the first batch holding its largest timestamp
                 holder = max(batches, key=lambda b: b.max_timestamp)
-                self._append_records(sum(b.size_bytes for b in batches), holder, largest)
+                size = sum(b.size_bytes for b in batches)
+                self._append_records(size, holder, largest, offset_of_max_timestamp)
         except IndexFullError:
             # Kafka writes the records to the file before it indexes them: the whole append is in the file
             self.size_bytes = start_bytes + sum(b.size_bytes for b in batches)
@@ -137,12 +165,12 @@ class Segment:
             self.batches.extend(batches)
             self.last_modified_ms = now_ms
 
-    def _append_records(self, size: int, holder: RecordBatch, largest_offset: int) -> None:
+    def _append_records(self, size: int, holder: RecordBatch, largest_offset: int, held_at: int | None) -> None:
         """The index and timestamp bookkeeping of ``size`` bytes appended at the end of the segment, whose largest
-        timestamp ``holder`` holds."""
+        timestamp ``holder`` holds (at offset ``held_at``, by default its last offset)."""
         if holder.max_timestamp > self.max_timestamp_so_far:
             self.max_timestamp_so_far = holder.max_timestamp
-            self.offset_of_max_timestamp_so_far = holder.last_offset
+            self.offset_of_max_timestamp_so_far = holder.last_offset if held_at is None else held_at
         if self._bytes_since_last_index_entry > self.index_interval_bytes:
             if self.max_index_bytes is not None and self._offset_index_full(self.max_index_bytes):
                 raise IndexFullError("offset", self.offset_index_entries)
@@ -213,9 +241,16 @@ class StoredSegment(Segment):
     def size_estimated(self) -> bool:
         return self.estimated
 
-    def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
+    def append(
+        self,
+        batches: Sequence[RecordBatch],
+        now_ms: int,
+        largest_offset: int | None = None,
+        *,
+        offset_of_max_timestamp: int | None = None,
+    ) -> None:
         try:
-            super().append(batches, now_ms, largest_offset)
+            super().append(batches, now_ms, largest_offset, offset_of_max_timestamp=offset_of_max_timestamp)
         finally:  # an index that throws still leaves the batches in the file
             if batches:
                 self.stored_last_offset = batches[-1].last_offset

@@ -10,6 +10,7 @@ txn state across segments   KAFKA-8351 (#6722; before: per source segment)      
 max.compaction.lag.ms       KIP-354 (apache/kafka#6009)                            2.3.0 and later
 producers below log start   KAFKA-7190 (#7388; before: dropped on loading)         2.4.0 and later
 log line's dirty section    apache/kafka#8435 (before: ``[first, first]``)         2.6.0 and later
+time index of an append     apache/kafka#14697 (before: by record offset)          3.7.0 and later
 delete horizon in header    KIP-534 / KAFKA-8522 (#10914)                          3.1.0 and later
 rule B, first uncleanable   KAFKA-17076 (#17193; 3.9 backport #20535, Nov 2025)    4.0.0-4.3.x, 3.9.2 and later
 rule B, high watermark      KAFKA-20452 (#22089, merged April 2026)                4.4.0 and later
@@ -113,6 +114,14 @@ class KafkaVersion:
         """The pass's log line ends its dirty section at the pass's end offset; before 2.6 ``recordStats`` was
         given the end offset before the pass updated it, so the line read ``[first dirty, first dirty]``."""
         return self >= KafkaVersion(2, 6)
+
+    @property
+    def time_indexes_batch_last_offset(self) -> bool:
+        """An appended uncompressed CreateTime batch's largest timestamp is indexed at the batch's last offset
+        (apache/kafka#14697, 3.7: ``LogValidator.assignOffsetsNonCompressed`` reports it for every v2 batch; 3.8's
+        KAFKA-16341 kept it); before, it reported the offset of the first record holding that timestamp, and the time
+        index recorded it."""
+        return self >= KafkaVersion(3, 7)
 
     @property
     def indexes_each_batch(self) -> bool:

@@ -312,11 +312,12 @@ def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> Non
 
 def _snapshot_deleted(offset: int, removed: set[int], log: PartitionLog) -> bool:
     """Whether the broker deleted the producer snapshot at ``offset``: with its segment from 2.8 (KAFKA-9393); before,
-    only once the log start offset passed it (``ProducerStateManager.truncateHead``), not when a cleaned segment
-    replaced its segment."""
+    once the log start offset passed it (``ProducerStateManager.truncateHead``) or a recovery-point checkpoint
+    deleted it (:meth:`~kcompact_nb.core.PartitionLog.delete_snapshots_after_recovery_point_checkpoint`), not when a
+    cleaned segment replaced its segment."""
     if log.broker.version.deletes_snapshots_with_segments:
         return offset in removed
-    return offset < log.log_start_offset
+    return offset < max(log.log_start_offset, log.min_snapshot_offset_to_retain)
 
 
 def _left_by_failed_pass(name: str, refilled: set[int]) -> bool:

@@ -83,14 +83,21 @@ class _CleanedSegment(StoredSegment):
     sink: BinaryIO | None = field(default=None, repr=False)
     path: Path | None = None
 
-    def append(self, batches: Sequence[RecordBatch], now_ms: int, largest_offset: int | None = None) -> None:
+    def append(
+        self,
+        batches: Sequence[RecordBatch],
+        now_ms: int,
+        largest_offset: int | None = None,
+        *,
+        offset_of_max_timestamp: int | None = None,
+    ) -> None:
         if self.sink is not None and self.path is not None:
             position = self.size_bytes
             for batch in batches:
                 data = batch_bytes(batch, self.path, position)
                 self.sink.write(data)
                 position += len(data)
-        super().append(batches, now_ms, largest_offset)
+        super().append(batches, now_ms, largest_offset, offset_of_max_timestamp=offset_of_max_timestamp)
 
 
 class SegmentFiles:

@@ -27,7 +27,7 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
-from kcompact_nb.record import FramedBlock
+from kcompact_nb.record import FramedBlock, frame_batches
 from kcompact_nb.record import batch_header as L
 
 BLOCK_BYTES = 8 << 20
@@ -46,7 +46,6 @@ FIRST_INFLATION = 4.0
 first block of compressed batches (JSON-like records compress about that much) decodes about as many bytes as the
 others."""
 
-_LENGTH = struct.Struct(">i")
 _BASE_AND_LAST_DELTA = struct.Struct(">q15xi")
 """baseOffset (position 0) and lastOffsetDelta (position 23) of a batch header."""
 T = TypeVar("T")
@@ -165,10 +164,10 @@ class SegmentFraming:
             while position < self.file_size:
                 handle.seek(position)
                 block = self._framed(handle.read(self.block_bytes()), position)
-                if not block.frames:
+                if not block.starts:
                     handle.seek(position)
                     data = self._read_frame(handle, position)
-                    block = FramedBlock(data, [(data, position)], [0])
+                    block = FramedBlock(data, [0], len(data), position)
                 position += block.end
                 yield block
                 del block  # not held while the next block is read
@@ -216,25 +215,9 @@ class SegmentFraming:
 
     def _framed(self, chunk: bytes, position: int) -> FramedBlock:
         """The whole batches at the start of ``chunk`` (read at byte ``position``) that :meth:`_read_frame` would
-        accept, up to the first that it would not or that does not end in ``chunk``."""
-        frames, starts, at, size = [], [], 0, len(chunk)
-        view, unpack, crc_of = memoryview(chunk), _LENGTH.unpack_from, L.CRC.unpack_from
-        while at + L.RECORD_BATCH_OVERHEAD <= size:
-            end = at + L.LOG_OVERHEAD + unpack(chunk, at + 8)[0]
-            if (
-                end - at < L.RECORD_BATCH_OVERHEAD
-                or end > size
-                or chunk[at + L.MAGIC_POSITION] != 2
-                or (
-                    self.verify_crc
-                    and crc_of(chunk, at + L.CRC_POSITION)[0] != calc_crc32c(view[at + L.ATTRIBUTES_POSITION : end])
-                )
-            ):
-                break
-            frames.append((chunk[at:end], position + at))
-            starts.append(at)
-            at = end
-        return FramedBlock(chunk, frames, starts)
+        accept, up to the first that it would not or that does not end in ``chunk`` (the kernel ``frame_batches``)."""
+        starts, end = frame_batches(chunk, self.verify_crc)
+        return FramedBlock(chunk, starts, end, position)
 
     def _read_frame(self, handle: BinaryIO, position: int) -> bytes:
         remaining = self.file_size - position

@@ -6,12 +6,13 @@
  * laying out a block's compressed batches as uncompressed ones (inflate_batches.c: their records decompressed, gzip,
  * lz4 and zstd by the codecs' libraries opened at run time, codec_libraries.c, snappy there), tables of distinct keys
  * by content (key_tables.c: numbering keys, the streamed offset map), encoding the records of batches without headers
- * (records_section.c), and snappy's compressor (snappy_compress.c). Built by `pip install` when a C compiler is there
- * (an optional extension); without it the Python versions in _vector_decoder.py, _block_inflation.py,
- * _key_numbering.py, _record_encoder.py, _latest_entries.py and _snappy.py do the same work, and the tests hold both
- * to the same results. Every export belongs to one kernel of the table in _kernels.py, which names it beside its twin
- * (through a thin `..._in_c` adapter with the twin's signature) and runs it only while _native_kernels.NATIVE is
- * this module: a new export goes into that table (tests/record/test_native.py checks it).
+ * (records_section.c), snappy's compressor (snappy_compress.c), and framing a block of a segment file into its whole
+ * CRC-checked batches (frame_batches.c). Built by `pip install` when a C compiler is there (an optional extension);
+ * without it the Python versions in _vector_decoder.py, _block_inflation.py, _key_numbering.py, _record_encoder.py,
+ * _latest_entries.py, _snappy.py and _batch_framing.py do the same work, and the tests hold both to the same
+ * results. Every export belongs to one kernel of the table in _kernels.py, which names it beside its twin (through a
+ * thin `..._in_c` adapter with the twin's signature) and runs it only while _native_kernels.NATIVE is this module: a
+ * new export goes into that table (tests/record/test_native.py checks it).
  *
  * Nothing here decides what a batch means: decode_plain only says which batches read plainly (as
  * _vector_decoder.decode_plain_batches does) and fills their columns, inflate_batches only inflates records that
@@ -75,6 +76,9 @@ PyObject *inflatable_codecs(PyObject *module, PyObject *ignored);
 extern const char inflatable_codecs_doc[];
 PyObject *open_zstd(PyObject *module, PyObject *args);
 extern const char open_zstd_doc[];
+/* frame_batches.c */
+PyObject *frame_batches(PyObject *module, PyObject *args);
+extern const char frame_batches_doc[];
 /* key_tables.c */
 extern PyTypeObject KeyTableType;
 extern PyTypeObject OffsetTableType;

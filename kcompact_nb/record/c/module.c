@@ -11,6 +11,7 @@ static PyMethodDef module_methods[] = {
     {"inflate_batches", inflate_batches, METH_VARARGS, inflate_batches_doc},
     {"inflatable_codecs", inflatable_codecs, METH_NOARGS, inflatable_codecs_doc},
     {"open_zstd", open_zstd, METH_VARARGS, open_zstd_doc},
+    {"frame_batches", frame_batches, METH_VARARGS, frame_batches_doc},
     {NULL, NULL, 0, NULL},
 };
 

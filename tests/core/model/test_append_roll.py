@@ -330,3 +330,39 @@ def test_kafka_806_index_entries_per_batch_from_3_9_1_and_4_0_1(kafka_version, p
         assert segment.rolling_based_timestamp == 1_050
         assert segment.time_index_entries == 1
     assert segment.size_bytes == 560 and segment.max_timestamp_so_far == 2_000
+
+
+TIES = [(0, 400), (1, 400), (2, 400)]
+RISING = [(0, 360), (1, 380), (2, 400)]
+
+
+@pytest.mark.parametrize(
+    ("kafka_version", "timestamps", "compression", "append_time", "held_at"),
+    [
+        ("2.0.1", TIES, "none", False, 20),
+        ("3.6.2", TIES, "none", False, 20),
+        ("3.7.0", TIES, "none", False, 22),
+        ("4.4.0", TIES, "none", False, 22),
+        ("2.8.2", [(0, 360), (1, 400), (2, 400)], "none", False, 21),
+        ("2.8.2", RISING, "none", False, 22),
+        ("2.8.2", TIES, "gzip", False, 22),
+        ("2.8.2", TIES, "none", True, 22),
+    ],
+)
+def test_a_produced_batch_is_time_indexed_at_the_offset_logvalidator_reports(
+    kafka_version, timestamps, compression, append_time, held_at
+):
+    """Spec 2.2: ``LogSegment.append`` indexes an append's largest timestamp at the ``shallowOffsetOfMaxTimestamp``
+    ``LogValidator`` reports. Before 3.7 (apache/kafka#14697), ``assignOffsetsNonCompressed`` reported the first
+    record holding the batch's largest timestamp (a record is taken when its timestamp is strictly above the largest
+    so far); compressed batches, ``LogAppendTime`` and 3.7 on report the batch's last offset. Kafka 2.0.1-2.8.2 wrote
+    (400 ms, 20) for three keyless records at 20-22 that share one timestamp (workload
+    ``rule-b-8keys-3keyless-last``), 3.7.2 (400 ms, 22); the model wrote 22 for all."""
+    broker = BrokerConfig.from_properties({"kafka.version": kafka_version})
+    log = PartitionLog("t", broker=broker, config=TopicConfig.from_properties({"index.interval.bytes": 1}))
+    log.append([rec("a", offset=19, timestamp=100)], now_ms=0)
+    records = [rec(f"k{i}", timestamp=ts, offset=20 + i) for i, ts in timestamps]
+    log.append(records, now_ms=500, compression=compression, timestamp_type="LogAppendTime" if append_time else None)
+    log.roll(now_ms=500)
+    expected = 500 if append_time else 400
+    assert log.segments[0].time_index == [(expected, held_at)]

@@ -139,3 +139,22 @@ def test_a_replaced_segments_producer_snapshot_stays_before_2_8(version, kept, t
     replaced = {"00000000000000000003.snapshot", "00000000000000000006.snapshot"}
     assert replaced < set(stored)
     assert sorted(p.name for p in out.glob("*.snapshot")) == [n for n in stored if kept or n not in replaced]
+
+
+@pytest.mark.parametrize(("version", "kept_from"), [("2.7.2", 30), ("2.8.2", 0)])
+def test_before_2_8_the_recovery_point_checkpoint_deletes_the_snapshots_below_the_second_last_segment(
+    version, kept_from, tmp_path
+):
+    """Spec 8.5: ``Log.deleteSnapshotsAfterRecoveryPointCheckpoint`` keeps the snapshots from
+    ``minSnapshotsOffsetToRetain``, the base offset of the segment before the active one (30 here; the recovery point
+    is the active segment's base offset, 31); from 2.8 (KAFKA-9393) the checkpoint deletes none. Seen on 2.0.1, 2.1.1
+    and 2.5.1: a round whose checkpoint ran before its pass left the snapshots from the last two segments only."""
+    from kcompact_nb.core import BrokerConfig
+
+    log = read_log_dir(SAMPLE, broker=BrokerConfig.from_properties({"kafka.version": version})).logs["basic-0"]
+    assert [s.base_offset for s in log.segments[-2:]] == [30, 31]
+    log.delete_snapshots_after_recovery_point_checkpoint()
+    out = write_broker_log_dir([log], tmp_path / "out", source=SAMPLE) / "basic-0"
+    stored = sorted(p.name for p in (SAMPLE / "basic-0").glob("*.snapshot"))
+    assert sorted(p.name for p in out.glob("*.snapshot")) == [n for n in stored if int(n[:20]) >= kept_from]
+    assert len(stored) == 11

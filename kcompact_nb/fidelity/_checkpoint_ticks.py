@@ -1,0 +1,53 @@
+"""When a broker's recovery-point checkpoint ran during a round, and how many cleaner passes preceded each run.
+
+Before 2.8 the checkpoint task (every ``log.flush.offset.checkpoint.interval.ms``, at a fixed rate from 30 s after
+the broker started) deletes old producer snapshots (spec 8.5), so which snapshots the "after" copy holds depends on
+whether it ran during the round, and before or after a pass. Each run rewrites ``recovery-point-offset-checkpoint``:
+its modification times before and after the round give the runs in between, and the cleaner log's times of the
+round's passes say how many passes came before each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from kcompact_nb.io import RECOVERY_POINT_CHECKPOINT
+
+CHECKPOINT_INTERVAL_PROPERTY = "log.flush.offset.checkpoint.interval.ms"
+DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000
+_LOGGED_AT = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\]")
+
+
+def checkpointed_ms(log_dir: Path) -> int | None:
+    """When the broker last wrote ``recovery-point-offset-checkpoint`` in ``log_dir`` (wall ms), if it did."""
+    path = log_dir / RECOVERY_POINT_CHECKPOINT
+    return path.stat().st_mtime_ns // 1_000_000 if path.is_file() else None
+
+
+def checkpoints_between(before_ms: int | None, after_ms: int | None, interval_ms: int) -> list[int]:
+    """The checkpoint runs after the one last seen at ``before_ms`` up to the one last seen at ``after_ms``, oldest
+    first (the task runs at a fixed rate)."""
+    if after_ms is None or after_ms == before_ms:
+        return []
+    runs = [after_ms]
+    while before_ms is not None and runs[-1] - interval_ms > before_ms + interval_ms // 2:
+        runs.append(runs[-1] - interval_ms)
+    return runs[::-1]
+
+
+def passes_logged_before(messages: Sequence[str], times_ms: Sequence[int]) -> list[int]:
+    """For each time, how many of the round's pass messages the broker logged before it (a pass logs at its end)."""
+    logged = [_logged_ms(message) for message in messages]
+    return [sum(1 for at in logged if at is not None and at < time) for time in times_ms]
+
+
+def _logged_ms(message: str) -> int | None:
+    """The wall ms of a broker log line's ``[yyyy-MM-dd HH:mm:ss,SSS]`` prefix, read in the machine's time zone (the
+    broker's JVM writes it so)."""
+    match = _LOGGED_AT.match(message)
+    if match is None:
+        return None
+    return int(datetime.strptime(match[1], "%Y-%m-%d %H:%M:%S,%f").timestamp() * 1000)
