@@ -1,4 +1,4 @@
-"""The loaders, analytics and notebooks 05-07 on real engines, with results equal to ``local[2]``.
+"""The loaders, analytics and notebooks 05 and 06 on real engines, with results equal to ``local[2]``.
 
 Engines (tests/spark/engines.py, started once for this module and stopped at its end): a standalone
 master and worker on 127.0.0.1, and a Spark Connect server on that master with the JVM segment-file
@@ -33,12 +33,9 @@ from tests.spark.engines import (
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = {
-    # Connect's executors are the standalone cluster's: the three notebooks through $SPARK_REMOTE run on both engines
-    "connect": [
-        "notebooks/06-spark-and-dataframes.ipynb",
-        "notebooks/05-real-data.ipynb",
-        "notebooks/07-at-scale.ipynb",
-    ],
+    # Connect's executors are the standalone cluster's: through $SPARK_REMOTE, the notebooks run on both engines (07,
+    # at scale, runs its jobs on local[2] in the notebook suite; its loaders and analytics are the workload test's)
+    "connect": ["notebooks/06-spark-and-dataframes.ipynb", "notebooks/05-real-data.ipynb"],
     # through $MASTER: the notebook that teaches the DataFrames (the workload test runs every loader there)
     "standalone": ["notebooks/06-spark-and-dataframes.ipynb"],
 }
