@@ -31,7 +31,9 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterable, Mapping
+from contextlib import ExitStack
 from pathlib import Path
+from typing import BinaryIO
 
 from kcompact_nb.core import (
     CLEANED_FILE_SUFFIX,
@@ -87,7 +89,7 @@ from kcompact_nb.io.logdir._log_writer import (
     set_mtime_ms,
     write_segment_file,
 )
-from kcompact_nb.io.logdir._sparse_copy import copy_file
+from kcompact_nb.io.logdir._sparse_copy import copy_file, copy_open_file
 from kcompact_nb.io.logdir._staged_output import STAGING_MARK, staged_dir
 
 _NOT_COPIED = (*LEFTOVER_FILE_SUFFIXES, *IN_FLIGHT_FILE_SUFFIXES)
@@ -265,24 +267,59 @@ def _write_indexes(segment: Segment, folder: Path) -> None:
 
 def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bool:
     """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes and no cleaner
-    pass rewrote it (a rewritten segment's indexes are the ones its appends built, whatever its bytes)."""
-    source_log = origin / segment_file_name(segment.base_offset)
-    same_size = source_log.is_file() and source_log.stat().st_size == segment.size_bytes
-    if isinstance(segment, StoredSegment):  # its batches are that file's: only a cleaned segment replaces them
-        if not same_size:
-            raise LogWriteError(f"{source_log}: segment {segment.base_offset}'s batches are no longer in this file")
-    elif segment.rewritten_by_cleaner or not same_size or not _same_bytes(segment, source_log):
+    pass rewrote it (a rewritten segment's indexes are the ones its appends built, whatever its bytes).
+
+    The files are compared and copied through the same open handles, and copied only when none of them changed
+    meanwhile: a running broker that swaps a cleaned segment in or appends to the active one between the read and
+    the copy leaves the segment to be written from the model (a stored segment, whose batches are only on disk,
+    raises instead)."""
+    stored = isinstance(segment, StoredSegment)  # its batches are that file's: only a cleaned segment replaces them
+    if not stored and segment.rewritten_by_cleaner:
         return False
-    stem = source_log.name[:-4]
-    for suffix in SEGMENT_FILE_SUFFIXES:
-        if (origin / f"{stem}{suffix}").is_file():
-            copy_file(origin / f"{stem}{suffix}", staging / f"{stem}{suffix}")
-    return True
+    source_log = origin / segment_file_name(segment.base_offset)
+    stem = source_log.name[: -len(LOG_FILE_SUFFIX)]
+    with ExitStack() as handles:
+        opened = {  # the log first: the later check that it is still there covers the indexes opened after it
+            suffix: handles.enter_context(handle)
+            for suffix in SEGMENT_FILE_SUFFIXES
+            if (handle := _open_if_there(origin / f"{stem}{suffix}")) is not None
+        }
+        log = opened.get(LOG_FILE_SUFFIX)
+        if log is None or not _holds(segment, log, source_log, compare=not stored):
+            if stored:
+                raise LogWriteError(f"{source_log}: segment {segment.base_offset}'s batches are no longer in this file")
+            return False
+        copies = [copy_open_file(log, staging / source_log.name, length=segment.size_bytes)]
+        copies += [copy_open_file(h, staging / f"{stem}{s}") for s, h in opened.items() if s != LOG_FILE_SUFFIX]
+        if _holds(segment, log, source_log, compare=False):
+            return True
+    for copy in copies:  # the broker appended to the segment while its indexes were copied
+        copy.unlink()
+    if stored:
+        raise LogWriteError(f"{source_log}: segment {segment.base_offset} changed while it was copied")
+    return False
 
 
-def _same_bytes(segment: Segment, path: Path) -> bool:
-    with open(path, "rb") as handle:
-        return all(handle.read(len(data)) == data for data in segment_bytes(segment, path)) and handle.read(1) == b""
+def _open_if_there(path: Path) -> BinaryIO | None:
+    try:
+        return open(path, "rb")  # noqa: SIM115 (the caller's ExitStack closes it)
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+def _holds(segment: Segment, log: BinaryIO, path: Path, *, compare: bool) -> bool:
+    """Whether the open ``log`` is still the file at ``path``, of the segment's size, with its bytes if ``compare``."""
+    try:
+        current = path.stat().st_ino
+    except FileNotFoundError:
+        return False
+    info = os.fstat(log.fileno())
+    if info.st_ino != current or info.st_size != segment.size_bytes:
+        return False
+    if not compare:
+        return True
+    log.seek(0)
+    return all(log.read(len(data)) == data for data in segment_bytes(segment, path))
 
 
 def _carry_over_partition(log: PartitionLog, origin: Path, staging: Path) -> None:
