@@ -112,7 +112,8 @@ def measure_pandas(folder: Path) -> dict[str, Any]:
 
 
 def measure_spark(folder: Path) -> dict[str, Any]:
-    """(d) Spark on ``local[2]``: decode the partition (cached) and its cleanable range, then a full compaction.
+    """(d) Spark on ``local[2]``: decode the partition (cached) and its cleanable range, then the core's pass over it
+    in a Spark task (:func:`kcompact_nb.spark.compact`).
 
     The compaction runs twice in the session and the second is timed: the first compiles and generates code
     (its time is in the note). Peak RSS adds the peaks of the driver, the JVM and the Python workers.
@@ -120,6 +121,7 @@ def measure_spark(folder: Path) -> dict[str, Any]:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
+    from kcompact_nb.core import BrokerConfig
     from kcompact_nb.spark import compact, dirtiness, load_checkpoints, load_log_dir, load_segments, spark_session
 
     spark = spark_session("local[2]", shuffle_partitions=8, config={"spark.driver.memory": "6g"})
@@ -130,16 +132,18 @@ def measure_spark(folder: Path) -> dict[str, Any]:
     segments, checkpoints = load_segments(spark, root, topics=[topic]), load_checkpoints(spark, root)
     ranges = dirtiness(segments, checkpoints, records, now_ms=PASS_NOW_MS).cache()
     end = ranges.first()["first_uncleanable_offset"]
+    broker = BrokerConfig.from_properties(BENCH_BROKER_OVERRIDES)
+    log_dir: dict[str, Any] = {"segments": segments, "checkpoints": checkpoints, "broker": broker}
     loaded = time.perf_counter()
 
     def compaction() -> float:
         began = time.perf_counter()
-        compact(records, now_ms=PASS_NOW_MS, cleanable=ranges).write.format("noop").mode("overwrite").save()
+        compact(records, now_ms=PASS_NOW_MS, **log_dir).write.format("noop").mode("overwrite").save()
         return time.perf_counter() - began
 
     first, seconds = compaction(), compaction()
     in_range = F.col("offset") < end
-    kept = compact(records, now_ms=PASS_NOW_MS, cleanable=ranges).filter(in_range).count()
+    kept = compact(records, now_ms=PASS_NOW_MS, **log_dir).filter(in_range).count()
     read = records.filter(in_range).count()
     peak = _process_tree_peak_rss_mib()
     spark.stop()

@@ -83,7 +83,7 @@ def _session(master: str) -> SparkSession:
 def _predict(spark: SparkSession, log_dir: Path) -> float:
     start = time.perf_counter()
     rows = topic_passes(spark, log_dir, now_ms=PASS_NOW_MS).collect()
-    assert len(rows) == PARTITIONS and all(row["passes_needed"] == 1 for row in rows), rows
+    assert len(rows) == PARTITIONS and all(row["passes_until_settled"] == 1 for row in rows), rows
     return time.perf_counter() - start
 
 

@@ -164,6 +164,7 @@ def _forecast_document(fc: Forecast) -> dict[str, Any]:
         "mode": fc.mode,
         "key_fraction": fc.key_fraction,
         "summary": dict(forecast_summary(fc)),
+        "produced_bytes": dict(fc.produced_bytes),
         "partitions": partition_table(fc),
         "threads": thread_table(fc),
         "metrics": {name: {"end": end, "largest": most} for name, (end, most) in fc.metrics_summary().items()},

@@ -113,7 +113,7 @@ from kcompact_nb.core.model import (
     stored_compression,
     topic_partition_of_dir,
 )
-from kcompact_nb.core.simulation import Frame, Simulation, Timeline, next_eligible_ms, pass_frames
+from kcompact_nb.core.simulation import Frame, Simulation, Timeline, next_eligible_ms, pass_frames, run_forward
 from kcompact_nb.core.views import (
     OFFSET_BUCKET_COLUMNS,
     BatchSpan,
@@ -274,6 +274,7 @@ __all__ = [
     "PRODUCER_SNAPSHOT_FILE_SUFFIX",
     "ProducerModel",
     "rebuild_producer_state",
+    "run_forward",
     "Record",
     "RECORD_BATCH_OVERHEAD",
     "record_lifetimes",

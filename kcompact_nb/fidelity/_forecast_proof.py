@@ -40,6 +40,7 @@ from kcompact_nb.broker import (
 from kcompact_nb.core import (
     CleanerSpeed,
     Forecast,
+    ForecastPass,
     PartitionLog,
     PassResult,
     ProducedBatch,
@@ -101,7 +102,7 @@ class ForecastProof:
     machine's producer is late now and then, and the broker's rolls with it."""
     notes: list[str] = field(default_factory=list)
 
-    def matched(self) -> list[tuple[ObservedPass, Any]]:
+    def matched(self) -> list[tuple[ObservedPass, ForecastPass | None]]:
         """Each broker pass with the forecast's pass over the same partition and dirty-section end (None: none)."""
         by_key = {(p.name, p.end_offset): p for p in self.forecast.passes}
         return [(o, by_key.get((o.name, o.end_offset))) for o in self.observed]

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from kcompact_nb.core import KcompactError
 
 _RECIPES = Path(__file__).resolve().parent / "recipes"
 _COMPLETE_MARKER = ".complete"
+_LOCK_FILE = ".resolve.lock"
 
 
 class ToolMissingError(KcompactError, RuntimeError):
@@ -68,12 +71,34 @@ def resolve_dependencies(
     """The folder of ``pom``'s runtime jars under :func:`jars_dir` (``name`` is its subfolder), resolved once.
 
     Maven's local repository is ``jars_dir()/repository``, shared by every recipe; a marker file records a
-    complete copy, so a resolution cut short is done again.
+    complete copy, so a resolution cut short is done again. Processes resolving at once (notebooks side by side)
+    take turns: one Maven at a time writes the shared repository, and a folder another one completed is reused.
     """
     target = jars_dir() / name
     if (target / _COMPLETE_MARKER).exists():
         return target
     require_tools(f"resolving {name} from Maven Central", ("mvn",))
+    with _one_resolution_at_a_time():
+        if not (target / _COMPLETE_MARKER).exists():
+            _copy_dependencies(pom, target, name, properties, profile, timeout_s)
+    return target
+
+
+@contextmanager
+def _one_resolution_at_a_time() -> Iterator[None]:
+    """Hold an exclusive lock on :func:`jars_dir`'s lock file (released when the process ends, however it ends)."""
+    jars_dir().mkdir(parents=True, exist_ok=True)
+    with (jars_dir() / _LOCK_FILE).open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _copy_dependencies(
+    pom: Path, target: Path, name: str, properties: Mapping[str, str] | None, profile: str | None, timeout_s: float
+) -> None:
     command = [
         "mvn", "-B", "-q", "-f", str(pom), *(["-P", profile] if profile else []),
         *(f"-D{key}={value}" for key, value in (properties or {}).items()),
@@ -89,7 +114,6 @@ def resolve_dependencies(
     if result.returncode != 0:
         raise MavenError(f"Maven could not resolve {name} (exit {result.returncode}): {_first_error(result)}")
     (target / _COMPLETE_MARKER).write_text(name + "\n")
-    return target
 
 
 def _first_error(result: subprocess.CompletedProcess[str]) -> str:

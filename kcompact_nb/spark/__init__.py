@@ -25,7 +25,7 @@ from kcompact_nb.spark._connector import (
     connector_versions,
     kafka_connector_jars,
 )
-from kcompact_nb.spark._dirtiness import dirtiness
+from kcompact_nb.spark._dirtiness import DIRTINESS_COLUMNS, dirtiness
 from kcompact_nb.spark._display import DEFAULT_DISPLAY_LIMIT, DISPLAY_ORDER, table
 from kcompact_nb.spark._executors import ExecutorPythonError
 from kcompact_nb.spark._latest import header_version, latest_per_key, live_state
@@ -70,6 +70,7 @@ __all__ = [
     "DEFAULT_SUMMARY_LIMIT",
     "DETERMINISM_SETTINGS",
     "PeopleTable",
+    "DIRTINESS_COLUMNS",
     "DISPLAY_ORDER",
     "LEAN_SETTINGS",
     "LOOPBACK_SETTINGS",

@@ -1,6 +1,8 @@
-"""Per-partition and per-topic analytics: duplicates, tombstones, dirty keys, passes, exact counts.
+"""Per-partition and per-topic analytics: duplicates, tombstones, dirty keys, exact counts.
 
-Every function is DataFrame -> DataFrame over the record schema; control records never count.
+Every function is DataFrame -> DataFrame over the record schema; control records never count. These are counts over
+the records (the latest record per key, by offset), not the cleaner: what a pass does, and when, is the core's
+(:func:`~kcompact_nb.spark.compact`, :func:`~kcompact_nb.spark.topic_passes`).
 """
 
 from __future__ import annotations
@@ -8,12 +10,9 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from kcompact_nb.core import dedupe_buffer_sizing
 from kcompact_nb.spark._compact import CLEANABLE_COLUMNS
 from kcompact_nb.spark._schema import PARTITION_COLUMNS, RECORD_COLUMNS, require_columns
-
-OFFSET_MAP_ENTRY_BYTES = 24
-"""Bytes per key in Kafka's offset map (16-byte MD5 + 8-byte offset; ``SkimpyOffsetMap``)."""
-INT_MAX = 2_147_483_647
 
 
 def _data(records: DataFrame) -> DataFrame:
@@ -22,10 +21,13 @@ def _data(records: DataFrame) -> DataFrame:
 
 
 def with_fates(records: DataFrame) -> DataFrame:
-    """Data records with ``superseded`` (a later record of the same key exists in the partition),
-    ``live`` (latest of its key, not a tombstone) and ``tombstone_latest`` (latest of its key, a tombstone).
+    """Data records marked by the latest record of their key (latest per key): ``superseded`` (a later record of
+    the same key exists in the partition), ``live`` (latest of its key, not a tombstone) and ``tombstone_latest``
+    (latest of its key, a tombstone).
 
-    Keyless records are neither live nor superseded (a compacted topic rejects them).
+    Latest per key, not the cleaner's fates (a pass keeps a superseded record it does not reach, or whose newer
+    record is not in its offset map; :func:`compact` runs the cleaner). Keyless records are neither live nor
+    superseded (a compacted topic rejects them).
     """
     by_key = Window.partitionBy(*PARTITION_COLUMNS, "key")
     latest = F.max("offset").over(by_key)
@@ -41,7 +43,11 @@ def with_fates(records: DataFrame) -> DataFrame:
 
 
 def duplicates(records: DataFrame) -> DataFrame:
-    """Per partition: ``records``, ``superseded`` records (what a full compaction can remove) and their bytes."""
+    """Per partition: ``records``, ``superseded`` records (a later record of their key exists: latest per key) and
+    their bytes.
+
+    A count over the records, not the cleaner: a pass removes a superseded record only when it reaches it with the
+    newer one in its offset map (:func:`compact` says what a pass removes)."""
     fated = with_fates(records)
     return fated.groupBy(*PARTITION_COLUMNS).agg(
         F.count("*").alias("records"),
@@ -52,44 +58,43 @@ def duplicates(records: DataFrame) -> DataFrame:
     )
 
 
-def tombstones(records: DataFrame, *, now_ms: int) -> DataFrame:
-    """Every tombstone with its delete horizon (``deleteHorizonMs`` of its batch) and fate at ``now_ms``.
+def tombstones(records: DataFrame, *, cleaned: DataFrame | None = None) -> DataFrame:
+    """Every tombstone (a keyed record without a value) with its batch's ``delete_horizon_ms`` (``deleteHorizonMs``,
+    null until a pass stamps one) and ``superseded`` (a later record of its key exists: latest per key, not the
+    cleaner).
 
-    ``horizon_passed`` is true once ``now_ms >= deleteHorizonMs``: the first pass that reaches the tombstone
-    removes it (Kafka 3.1+, KIP-534; every pass recopies the log from its start up to where it stops); a
-    tombstone without a horizon gets one on the pass that first keeps it. ``superseded`` tombstones go on
-    any pass that reaches them with a later record of their key in its offset map.
+    With ``cleaned``, the same partitions after a pass (:func:`compact`'s result, or the log dir after a broker's
+    pass), ``removed`` says whether that pass removed the tombstone. When a tombstone goes is the engine's: a pass
+    removes it once its delete horizon has passed, or when it finds a later record of its key in its offset map;
+    :func:`compact` runs that pass and :func:`topic_passes` says when the cleaner runs it.
     """
     fated = with_fates(records).filter(F.col("key").isNotNull() & F.col("value").isNull())
-    return fated.select(
-        *PARTITION_COLUMNS,
-        "key",
-        "offset",
-        "delete_horizon_ms",
-        "superseded",
-        (F.col("delete_horizon_ms").isNotNull() & (F.lit(now_ms) >= F.col("delete_horizon_ms"))).alias(
-            "horizon_passed"
-        ),
+    listed = fated.select(*PARTITION_COLUMNS, "key", "offset", "delete_horizon_ms", "superseded")
+    if cleaned is None:
+        return listed
+    kept = require_columns(cleaned, RECORD_COLUMNS, what="tombstones' cleaned records").select(
+        *PARTITION_COLUMNS, "offset", F.lit(True).alias("_kept")
     )
+    joined = listed.join(kept, [*PARTITION_COLUMNS, "offset"], "left")
+    return joined.select(*listed.columns, F.col("_kept").isNull().alias("removed"))
 
 
 def map_capacity(dedupe_buffer_bytes: int, *, threads: int = 1, load_factor: float = 0.9) -> int:
-    """Keys one pass can index.
-
-    ``int(min(log.cleaner.dedupe.buffer.size / threads, Int.MaxValue) / 24 * load factor)``.
-    """
-    slots = min(dedupe_buffer_bytes // max(threads, 1), INT_MAX) // OFFSET_MAP_ENTRY_BYTES
-    return int(slots * load_factor)
+    """Keys one pass's offset map holds: the core's :func:`~kcompact_nb.core.dedupe_buffer_sizing`
+    (``log.cleaner.dedupe.buffer.size`` / ``log.cleaner.threads``, 24 bytes a key, ``SkimpyOffsetMap``)."""
+    sizing = dedupe_buffer_sizing(0, load_factor=load_factor, dedupe_buffer_size=dedupe_buffer_bytes, threads=threads)
+    return sizing.keys_per_pass
 
 
 def dirty_keys(
     records: DataFrame, cleanable: DataFrame, *, dedupe_buffer_bytes: int = 134_217_728, threads: int = 1
 ) -> DataFrame:
-    """Per partition: distinct keys in ``[first_dirty_offset, first_uncleanable_offset)`` and the passes
-    a dedupe buffer needs to index them (``log.cleaner.dedupe.buffer.size``, ``log.cleaner.threads``).
+    """Per partition: distinct keys in ``[first_dirty_offset, first_uncleanable_offset)`` next to the keys one
+    pass's offset map holds (:func:`map_capacity` of ``log.cleaner.dedupe.buffer.size`` / ``log.cleaner.threads``).
 
-    ``passes_needed = ceil(distinct_dirty_keys / map_capacity)``: a lower bound, exact when each
-    pass's range holds distinct keys (Kafka stops a pass once the map is full, spec 6.3).
+    A count, not the cleaner: a range with more distinct keys than ``map_capacity`` takes more than one pass (Kafka
+    stops a pass once its map is full, spec 6.3); how many passes the cleaner runs, and when, is the engine's
+    (:func:`topic_passes`' ``passes_until_settled``).
     """
     capacity = map_capacity(dedupe_buffer_bytes, threads=threads)
     joined = _data(records).join(F.broadcast(cleanable.select(*CLEANABLE_COLUMNS)), list(PARTITION_COLUMNS))
@@ -97,12 +102,7 @@ def dirty_keys(
         (F.col("offset") >= F.col("first_dirty_offset")) & (F.col("offset") < F.col("first_uncleanable_offset"))
     )
     counted = dirty.groupBy(*PARTITION_COLUMNS).agg(F.count_distinct("key").alias("distinct_dirty_keys"))
-    return counted.withColumns(
-        {
-            "map_capacity": F.lit(capacity),
-            "passes_needed": F.ceil(F.col("distinct_dirty_keys") / F.lit(capacity)).cast("int"),
-        }
-    )
+    return counted.withColumn("map_capacity", F.lit(capacity))
 
 
 def keys_on_many_partitions(records: DataFrame) -> DataFrame:
@@ -115,6 +115,9 @@ def keys_on_many_partitions(records: DataFrame) -> DataFrame:
 
 def exact_counts(records: DataFrame) -> DataFrame:
     """Exact per-partition counts of a compacted topic, next to the offset-span estimate UIs show.
+
+    Latest per key, not the cleaner: what the partition holds once the cleaner has reached every record
+    (:func:`compact` and :func:`topic_passes` say what a pass leaves, and when).
 
     Columns: ``records`` (data records present), ``live_keys``, ``tombstones`` (keys whose latest
     record is a tombstone), ``offset_span`` (``last - first + 1``, what offset arithmetic reports).

@@ -1,7 +1,8 @@
 """Offset-bucketed summaries for drawing big partitions without collecting them.
 
 The columns are exactly :data:`kcompact_nb.core.OFFSET_BUCKET_COLUMNS` (see its module for meanings), and
-the rows are the core's (:func:`kcompact_nb.core.offset_buckets`) for the same partition and parameters.
+the rows are the core's (:func:`kcompact_nb.core.offset_buckets`) for the same partition and parameters: counts by the
+latest record per key, not the cleaner (:func:`compact` says what a pass leaves).
 """
 
 from __future__ import annotations

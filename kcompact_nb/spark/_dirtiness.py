@@ -1,52 +1,48 @@
-"""Per-partition cleanable range, dirty ratio and eligibility from segments and checkpoints
-(``LogCleanerManager.cleanableOffsets``, ``calculateCleanableBytes``; spec 4-5).
+"""Each partition as the cleaner sees it: the core's cleanable range, dirty ratio and eligibility, one Spark task each.
 
-Works on the small per-segment DataFrame of :func:`load_segments`, with built-in array functions.
-Simplifications (not Kafka's behaviour): the last stable offset is taken as the log end offset
-(open transactions are not detected) and ``max.compaction.lag.ms`` is not applied.
+Each task rebuilds its partition from its rows, its segment files and its checkpoints
+(:mod:`~kcompact_nb.spark._partition_facts`) and asks the core: :func:`kcompact_nb.core.log_to_clean`
+(``LogCleanerManager.cleanableOffsets``, ``calculateCleanableBytes``, ``maxCompactionDelay``; spec 4-5) and the
+cleaner's own selection (``grabFilthiestCompactedLog``). Nothing is restated here: the last stable offset of open
+transactions, ``min.compaction.lag.ms`` and ``max.compaction.lag.ms`` are the engine's. A segment counts its file's
+size, as the cleaner does (``LogSegment.size``), not the size of its batches rebuilt uncompressed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Any
 
-from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
+import pyarrow as pa
+from pyspark.sql import DataFrame
 
+from kcompact_nb.core import BrokerConfig, CleanerManager, PartitionLog, TopicConfig, log_to_clean, log_to_clean_row
+from kcompact_nb.spark._executors import prepare_python_workers
+from kcompact_nb.spark._log_rows import rows_to_log
+from kcompact_nb.spark._partition_facts import partition_facts, with_partition_facts
 from kcompact_nb.spark._schema import PARTITION_COLUMNS, require_columns
 
 SEGMENT_COLUMNS = ("topic", "partition", "segment_base_offset", "size_bytes", "last_modified_ms")
-
-
-def _segment_facts(segments: DataFrame, records: DataFrame) -> DataFrame:
-    """Segments with their largest timestamp (ms; the file's mtime when empty) and next offset."""
-    stats = records.groupBy(*PARTITION_COLUMNS, "segment_base_offset").agg(
-        F.max(F.unix_millis("timestamp")).alias("max_ts"),
-        (F.max(F.coalesce("batch_last_offset", "offset")) + 1).alias("next_offset"),
-    )
-    joined = segments.join(stats, [*PARTITION_COLUMNS, "segment_base_offset"], "left")
-    return joined.select(
-        *PARTITION_COLUMNS,
-        F.struct(
-            F.col("segment_base_offset").alias("base"),
-            F.col("size_bytes").alias("size"),
-            F.coalesce("max_ts", "last_modified_ms").alias("largest_ts"),
-            F.coalesce("next_offset", "segment_base_offset").alias("next"),
-        ).alias("seg"),
-    )
-
-
-def _sum_sizes(segs: Column, keep: Callable[[Column], Column]) -> Column:
-    chosen = F.filter(segs, keep)
-    return F.aggregate(chosen, F.lit(0).cast("long"), lambda acc, s: acc + s["size"])
-
-
-def _floor(segs: Column, offset: Column) -> Column:
-    """Base offset of the segment containing ``offset`` (the first segment's when below all)."""
-    below = F.filter(segs, lambda s: s["base"] <= offset)
-    return F.coalesce(
-        F.array_max(F.transform(below, lambda s: s["base"])), F.array_min(F.transform(segs, lambda s: s["base"]))
-    )
+_DIRTINESS_ARROW_SCHEMA = pa.schema(
+    [
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("first_dirty_offset", pa.int64()),
+        ("first_uncleanable_offset", pa.int64()),
+        ("clean_bytes", pa.int64()),
+        ("cleanable_bytes", pa.int64()),
+        ("total_bytes", pa.int64()),
+        ("cleanable_ratio", pa.float64()),
+        ("compaction_delay_ms", pa.int64()),
+        ("eligible", pa.bool_()),
+    ]
+)
+DIRTINESS_COLUMNS = tuple(_DIRTINESS_ARROW_SCHEMA.names)
+"""The columns of :func:`dirtiness`: the partition, then ``log_to_clean_row``'s fields, in order."""
+_DIRTINESS_DDL = (
+    "topic string, partition int, first_dirty_offset long, first_uncleanable_offset long, clean_bytes long, "
+    "cleanable_bytes long, total_bytes long, cleanable_ratio double, compaction_delay_ms long, eligible boolean"
+)
 
 
 def dirtiness(
@@ -55,68 +51,60 @@ def dirtiness(
     records: DataFrame,
     *,
     now_ms: int,
-    min_compaction_lag_ms: int = 0,
-    min_cleanable_dirty_ratio: float = 0.5,
+    config: TopicConfig | None = None,
+    topic_configs: Mapping[str, TopicConfig] | None = None,
+    broker: BrokerConfig | None = None,
 ) -> DataFrame:
-    """One row per partition: ``first_dirty_offset``, ``first_uncleanable_offset``, ``clean_bytes``,
-    ``cleanable_bytes``, ``total_bytes``, ``cleanable_ratio`` and ``eligible``.
+    """One row per partition of ``segments``: the cleaner's view of it at ``now_ms``, the core's (one task each).
 
     Parameters
     ----------
-    segments, checkpoints : from :func:`load_segments` and :func:`load_checkpoints`.
-    records : the partitions' records (for segments' largest timestamps and the log end offset).
-    now_ms : the cleaner's wall clock, for ``min.compaction.lag.ms``.
-    min_compaction_lag_ms, min_cleanable_dirty_ratio : the topic configs of the same names.
+    segments : every segment file, ``topic, partition, segment_base_offset, size_bytes, last_modified_ms``
+        (:func:`load_segments`): the sizes are what the cleaner counts, the modification times date empty segments.
+    checkpoints : ``topic, partition, cleaner_checkpoint, log_start_offset`` (:func:`load_checkpoints`).
+    records : the partitions' records in the record schema, control records included (open transactions hold the
+        last stable offset back; the segments' largest timestamps are their records').
+    now_ms : when the cleaner looks (ms since the epoch), for ``min.compaction.lag.ms`` and ``max.compaction.lag.ms``.
+    config, topic_configs : the topic config of every topic, and per topic (``min.cleanable.dirty.ratio``, the
+        compaction lags, ``cleanup.policy``; default ``cleanup.policy=compact`` and Kafka's defaults).
+    broker : the broker's configs (producer expiry at ``now_ms``).
+
+    Returns
+    -------
+    ``topic, partition, first_dirty_offset, first_uncleanable_offset, clean_bytes, cleanable_bytes, total_bytes,
+    cleanable_ratio, compaction_delay_ms, eligible`` (bytes, ms): ``LogToClean``'s fields (a checkpoint outside the
+    log replaced by the log start offset, as the cleaner replaces it), and ``eligible`` when the cleaner's selection
+    takes the partition now (a compacted topic, dirty enough or overdue per ``max.compaction.lag.ms``).
+    :func:`topic_passes` says when the cleaner then runs each partition of a log dir, and what it removes.
     """
     require_columns(segments, SEGMENT_COLUMNS, what="dirtiness")
-    facts = (
-        _segment_facts(segments, records)
-        .groupBy(*PARTITION_COLUMNS)
-        .agg(F.array_sort(F.collect_list("seg")).alias("segs"))
+    rows = with_partition_facts(
+        records, checkpoints=checkpoints, segments=segments, what="dirtiness", every_segmented_partition=True
     )
-    facts = facts.join(checkpoints, list(PARTITION_COLUMNS), "left")
-    segs = F.col("segs")
-    active = F.array_max(F.transform(segs, lambda s: s["base"]))
-    start = F.greatest(F.coalesce("log_start_offset", F.lit(0)), F.array_min(F.transform(segs, lambda s: s["base"])))
-    end = F.greatest(active, F.array_max(F.transform(segs, lambda s: s["next"])))
-    checkpoint = F.col("cleaner_checkpoint")
-    valid = checkpoint.isNotNull() & (checkpoint >= start) & (checkpoint <= end)
-    step = facts.select(
-        *PARTITION_COLUMNS, "segs", active.alias("active"), F.when(valid, checkpoint).otherwise(start).alias("fd")
-    )
-    return step.transform(lambda df: _uncleanable(df, now_ms, min_compaction_lag_ms)).transform(
-        lambda df: _ratios(df, min_cleanable_dirty_ratio)
-    )
+    prepare_python_workers(records.sparkSession)
+    configs, chosen_broker = dict(topic_configs or {}), broker or BrokerConfig()
+
+    def task(key: tuple[pa.Scalar, pa.Scalar], table: pa.Table) -> pa.Table:
+        topic, partition = key[0].as_py(), key[1].as_py()
+        facts = partition_facts(table)
+        log = rows_to_log(
+            facts.columns, topic=topic, partition=partition, config=configs.get(topic, config), broker=chosen_broker,
+            log_start_offset=facts.log_start_offset, cleaner_checkpoint=facts.cleaner_checkpoint, now_ms=now_ms,
+            segment_files=facts.segment_times,
+        )  # fmt: skip
+        for segment in log.segments:  # the file's bytes, as the cleaner counts them
+            segment.size_bytes = facts.segment_files.get(segment.base_offset, (None, None))[0] or segment.size_bytes
+        row = {"topic": topic, "partition": partition, **cleaner_view(log, now_ms=now_ms)}
+        return pa.Table.from_pylist([row], schema=_DIRTINESS_ARROW_SCHEMA)
+
+    return rows.groupBy(*PARTITION_COLUMNS).applyInArrow(task, _DIRTINESS_DDL)
 
 
-def _uncleanable(df: DataFrame, now_ms: int, lag_ms: int) -> DataFrame:
-    segs, fd, active = F.col("segs"), F.col("fd"), F.col("active")
-    floor_fd = _floor(segs, fd)
-    young = F.filter(
-        segs, lambda s: (s["base"] >= floor_fd) & (s["base"] < active) & (s["largest_ts"] > now_ms - lag_ms)
-    )
-    young_base = F.array_min(F.transform(young, lambda s: s["base"])) if lag_ms > 0 else F.lit(None)
-    bound = F.greatest(fd, F.least(active, F.coalesce(young_base, active)))
-    fu = F.when(bound < active, _floor(segs, bound)).otherwise(active)
-    return df.withColumn("fu", fu)
-
-
-def _ratios(df: DataFrame, min_ratio: float) -> DataFrame:
-    segs, fd, fu = F.col("segs"), F.col("fd"), F.col("fu")
-    start = _floor(segs, F.least(fd, fu))
-    clean = _sum_sizes(segs, lambda s: s["base"] < fd)
-    cleanable = F.when(
-        F.least(fd, fu) < fu, _sum_sizes(segs, lambda s: (s["base"] >= start) & (s["base"] < fu))
-    ).otherwise(0)
-    total = clean + cleanable
-    ratio = F.when(total > 0, cleanable / total).otherwise(0.0)
-    return df.select(
-        *PARTITION_COLUMNS,
-        fd.alias("first_dirty_offset"),
-        fu.alias("first_uncleanable_offset"),
-        clean.alias("clean_bytes"),
-        cleanable.alias("cleanable_bytes"),
-        total.alias("total_bytes"),
-        ratio.alias("cleanable_ratio"),
-        ((total > 0) & (ratio > min_ratio)).alias("eligible"),
-    )
+def cleaner_view(log: PartitionLog, *, now_ms: int, uncleanable: bool = False) -> dict[str, Any]:
+    """``log`` as the cleaner sees it at ``now_ms``: ``log_to_clean_row``'s fields, ``eligible`` when the cleaner's
+    selection (``grabFilthiestCompactedLog`` over this log alone) takes it; a partition marked ``uncleanable`` is
+    skipped. The selection replaces an invalid checkpoint of ``log`` by the log start offset, as Kafka's does."""
+    view = log_to_clean_row(log_to_clean(log, now_ms=now_ms))
+    selection = CleanerManager(log.broker, uncleanable={log.name} if uncleanable else set())
+    chosen, _ = selection.grab_filthiest_log([log], now_ms=now_ms)
+    return view | {"eligible": chosen is not None}

@@ -1,5 +1,7 @@
 """The latest record per key and the live state, under the ``offset``, ``timestamp`` and ``header`` strategies.
 
+Counts over the records, not the cleaner (a pass keeps what it does not reach; :func:`compact` runs it).
+
 ``offset`` is Kafka's rule (the highest offset wins). ``timestamp`` and ``header`` are KIP-280's
 (accepted, never released; not Kafka's behaviour): the highest timestamp, or the highest version
 read from a header, wins, ties going to the later offset (as :mod:`kcompact_nb.core` ranks them).
@@ -57,5 +59,6 @@ def latest_per_key(records: DataFrame, *, strategy: str = "offset", header: str 
 
 
 def live_state(records: DataFrame, *, strategy: str = "offset", header: str = "version") -> DataFrame:
-    """The latest value per key without deleted keys: what a compacted topic converges to."""
+    """The latest value per key without deleted keys: what a compacted topic converges to once the cleaner has
+    reached every record (latest per key, not the cleaner: :func:`compact` says what a pass leaves)."""
     return latest_per_key(records, strategy=strategy, header=header).filter(F.col("value").isNotNull())

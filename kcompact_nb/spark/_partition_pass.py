@@ -1,11 +1,12 @@
-"""The next cleaner passes of one partition directory, as the core's cleaner runs them: one Spark task of a topic pass.
+"""One partition directory's future under the core's cleaner, read from the engine run forward: one Spark task.
 
-:func:`predict_partition` is the whole of a task's work: it reads the partition directory with the io reader and
-runs the core's pass (``Cleaner.doClean``) on it at ``now_ms``, then more passes until the cleanable range of that
-moment is cleaned (each pass stops where its offset map fills, spec 6.4). The partition is read as the task's
-options say (:class:`kcompact_nb.io.ReadOptions`): in memory, or on disk, its passes streaming the files and writing
-what they clean to a scratch folder of the task's. The log read is the task's own, so passes change it freely;
-nothing of the log dir is modified.
+:func:`predict_partition` is the whole of a task's work: it reads the partition directory with the io reader and runs
+the broker's cleaner loop forward on it from ``now_ms`` with nothing appended (:func:`~kcompact_nb.core.run_forward`:
+selection, passes, retention, back-off, producer expiry), then reads what the engine did: when it first cleans the
+partition, what that pass removed, and how many passes it runs until nothing more happens. Nothing is restated and no
+pass is forced. The partition is read as the task's options say (:class:`kcompact_nb.io.ReadOptions`): in memory, or
+on disk, its passes streaming the files and writing what they clean to a scratch folder of the task's; nothing of the
+log dir is modified.
 """
 
 from __future__ import annotations
@@ -16,15 +17,12 @@ from pathlib import Path
 
 from kcompact_nb.core import (
     CleanerManager,
-    KcompactError,
-    LogToClean,
     PartitionLog,
-    PassResult,
     dedupe_buffer_sizing,
-    log_to_clean,
-    log_to_clean_row,
+    run_forward,
 )
 from kcompact_nb.io import ReadOptions, read_partition_dir
+from kcompact_nb.spark._dirtiness import cleaner_view
 
 
 @dataclass(frozen=True)
@@ -49,18 +47,20 @@ class PartitionTask:
 
 @dataclass(frozen=True)
 class PartitionPass:
-    """One partition at ``now_ms`` as the cleaner sees it, and what its next passes do (sizes in bytes, times in ms).
+    """One partition at ``now_ms`` as the cleaner sees it, and what the engine then does to it (bytes, ms).
 
-    ``first_dirty_offset`` ... ``compaction_delay_ms`` are ``LogToClean``'s (spec 4-5); ``eligible`` is
-    ``LogToClean``'s rule for a compacted partition that is not uncleanable (``grabFilthiestCompactedLog``).
-    The pass columns describe the next pass when it runs (whether or not the partition is eligible now):
-    ``end_offset`` (its new checkpoint; None: the cleanable range is empty, no pass runs, as for a topic that is
-    not compacted), ``map_full`` (its offset map filled before the first uncleanable offset), ``retained_records``
-    (records left in the log, transaction markers included), ``bytes_freed`` (segment bytes it removes).
-    ``keys_per_pass`` is one cleaner thread's offset map capacity (``log.cleaner.dedupe.buffer.size`` /
-    ``log.cleaner.threads``, ``SkimpyOffsetMap``); ``passes_needed`` the passes run back to back at ``now_ms``
-    until the cleanable range of now is cleaned (each must also be selected when it comes: see
-    ``min.cleanable.dirty.ratio``).
+    ``first_dirty_offset`` ... ``compaction_delay_ms`` are ``LogToClean``'s (spec 4-5); ``eligible`` when the
+    cleaner's selection takes it now (``grabFilthiestCompactedLog`` over it alone: compacted, not uncleanable).
+    The rest is read from the cleaner run forward on the partition alone with nothing appended (a cleaner thread
+    that looks at ``now_ms`` and backs off ``log.cleaner.backoff.ms`` while nothing is eligible):
+    ``next_pass_ms`` when its next pass runs (None: no pass runs without appends, as for a topic that is not
+    compacted or a dirty ratio under ``min.cleanable.dirty.ratio``), and that pass's ``end_offset`` (its new
+    checkpoint), ``map_full`` (its offset map filled before the first uncleanable offset), ``removed_records`` and
+    ``bytes_freed`` (read from the pass's recorded decisions: the records it removed, the bytes its batches lost);
+    ``passes_until_settled`` the passes the engine runs until nothing more happens without appends, and
+    ``settled_records`` the records then left (transaction markers included; retention's deletions too, on
+    ``compact,delete`` topics). ``keys_per_pass`` is one cleaner thread's offset map capacity
+    (``log.cleaner.dedupe.buffer.size`` / ``log.cleaner.threads``, ``SkimpyOffsetMap``).
     """
 
     topic: str
@@ -78,16 +78,18 @@ class PartitionPass:
     compacted: bool
     uncleanable: bool
     eligible: bool
+    next_pass_ms: int | None
     end_offset: int | None
     map_full: bool
-    retained_records: int
+    removed_records: int
     bytes_freed: int
     keys_per_pass: int
-    passes_needed: int
+    passes_until_settled: int
+    settled_records: int
 
 
 def predict_partition(task: PartitionTask, *, now_ms: int) -> PartitionPass:
-    """Read ``task``'s partition directory and run the core's passes on it at ``now_ms`` (runs in a Spark task)."""
+    """Read ``task``'s partition directory and run the cleaner forward on it from ``now_ms`` (runs in a Spark task)."""
     with tempfile.TemporaryDirectory(prefix="kcompact-task-") as scratch:
         return partition_pass(load_partition(task, now_ms=now_ms, cleaned_into=Path(scratch)), task, now_ms=now_ms)
 
@@ -103,48 +105,31 @@ def load_partition(task: PartitionTask, *, now_ms: int, cleaned_into: Path | Non
 
 
 def partition_pass(log: PartitionLog, task: PartitionTask, *, now_ms: int) -> PartitionPass:
-    """The cleaner's view of ``log`` at ``now_ms`` and what its next passes do; the passes change ``log``."""
-    ltc = log_to_clean(log, now_ms=now_ms)
-    manager = CleanerManager(log.broker)
-    size_bytes, records = _size_bytes(log), _records(log)
-    first = _next_pass(manager, log, ltc, now_ms) if log.config.compact else None
-    retained_records, size_after = (records, size_bytes) if first is None else (_records(log), _size_bytes(log))
-    passes = 0 if first is None else 1 + _later_passes(manager, log, ltc, first.end_offset, now_ms)
-    cleanable = log_to_clean_row(ltc) | {"eligible": ltc.eligible and log.config.compact and not task.uncleanable}
+    """The cleaner's view of ``log`` at ``now_ms`` (:func:`~kcompact_nb.spark._dirtiness.cleaner_view`) and what the
+    engine run forward on a copy of it then does."""
+    cleaner = CleanerManager(log.broker, uncleanable={log.name} if task.uncleanable else set(), started_ms=now_ms)
+    future = run_forward([log], now_ms=now_ms, cleaner=cleaner)
+    first = future.next_pass(log.name)
+    decisions = None if first is None or first.result is None else first.result.decisions
+    cleanable = cleaner_view(log, now_ms=now_ms, uncleanable=task.uncleanable)
     return PartitionPass(
         topic=log.topic,
         partition=log.partition,
         log_pool_position=task.log_pool_position,
-        size_bytes=size_bytes,
-        records=records,
+        size_bytes=_size_bytes(log),
+        records=_records(log),
         **cleanable,
         compacted=log.config.compact,
         uncleanable=task.uncleanable,
-        end_offset=None if first is None else first.end_offset,
-        map_full=first is not None and first.map_full,
-        retained_records=retained_records,
-        bytes_freed=size_bytes - size_after,
-        keys_per_pass=_keys_per_pass(manager, log),
-        passes_needed=passes,
+        next_pass_ms=None if first is None else first.at_ms,
+        end_offset=None if first is None or first.result is None else first.result.end_offset,
+        map_full=first is not None and first.result is not None and first.result.map_full,
+        removed_records=0 if decisions is None else sum(not d.kept for d in decisions.records.values()),
+        bytes_freed=0 if decisions is None else sum(b.size_before - b.size_after for b in decisions.batches.values()),
+        keys_per_pass=_keys_per_pass(cleaner, log),
+        passes_until_settled=len(future.passes(log.name)),
+        settled_records=_records(future.logs[log.name]),
     )
-
-
-def _next_pass(manager: CleanerManager, log: PartitionLog, ltc: LogToClean, now_ms: int) -> PassResult | None:
-    """The pass at ``now_ms`` over ``ltc``'s range, forced as ``next_pass`` does; None when the range is empty."""
-    if ltc.first_dirty_offset >= ltc.first_uncleanable_offset:
-        return None
-    return manager.clean_log(log, now_ms=now_ms, force=True)
-
-
-def _later_passes(manager: CleanerManager, log: PartitionLog, ltc: LogToClean, end: int, now_ms: int) -> int:
-    """How many more passes, each from where the last one ended, reach ``ltc``'s first uncleanable offset."""
-    passes = 0
-    while end < ltc.first_uncleanable_offset:
-        result = manager.clean_log(log, now_ms=now_ms, force=True)
-        if result is None or result.end_offset <= end:  # a pass maps at least one batch: a bug if it does not
-            raise KcompactError(f"{log.name}: a pass from offset {end} at {now_ms} ms did not move the cleaner point")
-        passes, end = passes + 1, result.end_offset
-    return passes
 
 
 def _keys_per_pass(manager: CleanerManager, log: PartitionLog) -> int:

@@ -8,7 +8,10 @@ Not Kafka's behaviour, on purpose: key index ``k`` lives on partition ``k mod pa
 default partitioner hashes keys with murmur2) and records arrive round-robin; every record is a batch
 of its own without producer (``producerId -1``); segments roll every ``segment_records`` offsets; a
 segment's size is its records' v2 sizes plus a 61-byte batch header each, and its modification time
-is its largest timestamp.
+is its largest timestamp. The log tail is made by a shortcut, not by the cleaner: below the cleaner point only
+the latest record of each key among those below it stays (:func:`latest_per_key`), which is what the core's pass
+over that range keeps with a map that never fills (tests/spark/test_compact.py checks it), except that the tail's
+segments stay as they were and kept tombstones carry no delete horizon.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from kcompact_nb.core import RECORD_BATCH_OVERHEAD, KcompactError
-from kcompact_nb.spark._compact import compact
-from kcompact_nb.spark._schema import HEADER_TYPE, PARTITION_COLUMNS
+from kcompact_nb.spark._latest import latest_per_key
+from kcompact_nb.spark._schema import HEADER_TYPE, PARTITION_COLUMNS, RECORD_COLUMNS
 from kcompact_nb.spark._sizes import estimated_record_size
 
 SYNTHETIC_BASE_TS_MS = 1_767_225_600_000
@@ -78,12 +81,7 @@ def synthetic_topic(
     )
     placed = _with_offsets(produced, segment_records)
     checkpoints = _checkpoints(placed, fractions, segment_records)
-    ranges = checkpoints.select(
-        *PARTITION_COLUMNS,
-        F.lit(0).cast("long").alias("first_dirty_offset"),
-        F.col("cleaner_checkpoint").alias("first_uncleanable_offset"),
-    )
-    history = compact(placed, now_ms=SYNTHETIC_BASE_TS_MS, cleanable=ranges).cache()
+    history = _with_cleaned_tail(placed, checkpoints).cache()
     now_ms = SYNTHETIC_BASE_TS_MS + (records - 1) * interval_ms + 1
     return SyntheticTopic(history, segments_from_records(history).cache(), checkpoints.cache(), now_ms)
 
@@ -160,6 +158,15 @@ def _with_offsets(produced: DataFrame, segment_records: int) -> DataFrame:
         # a batch's first record has offset and timestamp deltas 0, so the formula is exact here
         estimated_record_size(F.col("key"), F.col("value"), F.lit(None).cast(HEADER_TYPE)).alias("record_size_bytes"),
     )  # fmt: skip
+
+
+def _with_cleaned_tail(placed: DataFrame, checkpoints: DataFrame) -> DataFrame:
+    """``placed`` with only the latest record of each key left below each partition's cleaner checkpoint."""
+    points = F.broadcast(checkpoints.select(*PARTITION_COLUMNS, "cleaner_checkpoint"))
+    tail = F.col("offset") < F.col("cleaner_checkpoint")
+    placed = placed.join(points, list(PARTITION_COLUMNS))
+    head = placed.filter(~tail).select(*RECORD_COLUMNS)
+    return latest_per_key(placed.filter(tail).select(*RECORD_COLUMNS)).unionByName(head)
 
 
 def _checkpoints(placed: DataFrame, fractions: list[float], segment_records: int) -> DataFrame:

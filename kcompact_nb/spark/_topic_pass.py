@@ -1,29 +1,34 @@
-"""A whole log dir's next cleaner passes in Spark: the core's exact pass, one Spark task per partition.
+"""A whole log dir's next cleaner passes in Spark: the core's cleaner run forward, one Spark task per partition.
 
 Each task reads one ``<topic>-<partition>/`` directory with the io reader in a Python worker and runs the core's
-cleaner on it (:func:`kcompact_nb.spark._partition_pass.predict_partition`); the result is one row per partition,
-equal to what the core computes on the driver. The driver only lists the log dir, reads its two checkpoint files
-and ranks the rows in the order ``LogCleanerManager.grabFilthiestCompactedLog`` takes them (spec 5).
+cleaner forward on it (:func:`kcompact_nb.spark._partition_pass.predict_partition`); the result is one row per
+partition, read from what the engine did, equal to what the core computes on the driver. The driver only lists the log
+dir and reads its two checkpoint files; one last small task ranks the rows in the order successive
+``LogCleanerManager.grabFilthiestCompactedLog`` calls take them, by the core's own choice (spec 5).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+import pandas
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession, Window
-from pyspark.sql import functions as F
+from pyspark.sql import DataFrame, SparkSession
 
 from kcompact_nb.core import (
     METADATA_LOG_TOPIC,
     BrokerConfig,
     KcompactError,
+    LogToClean,
+    TopicConfig,
+    filthiest,
     format_bytes,
     format_duration_ms,
+    format_instant_ms,
     log_pool_order,
     topic_partition_of_dir,
 )
@@ -56,22 +61,27 @@ PASS_ARROW_SCHEMA = pa.schema(
         ("compacted", pa.bool_()),
         ("uncleanable", pa.bool_()),
         ("eligible", pa.bool_()),
+        ("next_pass_ms", pa.int64()),
         ("end_offset", pa.int64()),
         ("map_full", pa.bool_()),
-        ("retained_records", pa.int64()),
+        ("removed_records", pa.int64()),
         ("bytes_freed", pa.int64()),
         ("keys_per_pass", pa.int64()),
-        ("passes_needed", pa.int32()),
+        ("passes_until_settled", pa.int32()),
+        ("settled_records", pa.int64()),
     ]
 )
 """A task's row: :class:`~kcompact_nb.spark._partition_pass.PartitionPass`'s fields in order."""
 _PASS_SCHEMA_DDL = (
     "topic string, partition int, log_pool_position int, size_bytes long, records long, first_dirty_offset long, "
     "first_uncleanable_offset long, clean_bytes long, cleanable_bytes long, total_bytes long, cleanable_ratio double, "
-    "compaction_delay_ms long, compacted boolean, uncleanable boolean, eligible boolean, end_offset long, "
-    "map_full boolean, retained_records long, bytes_freed long, keys_per_pass long, passes_needed int"
+    "compaction_delay_ms long, compacted boolean, uncleanable boolean, eligible boolean, next_pass_ms long, "
+    "end_offset long, map_full boolean, removed_records long, bytes_freed long, keys_per_pass long, "
+    "passes_until_settled int, settled_records long"
 )
-TOPIC_PASS_COLUMNS = (*PASS_ARROW_SCHEMA.names[:2], "cleaning_order", *PASS_ARROW_SCHEMA.names[2:])
+_RANKED_SCHEMA = PASS_ARROW_SCHEMA.insert(2, pa.field("cleaning_order", pa.int32()))
+_RANKED_DDL = _PASS_SCHEMA_DDL.replace("partition int, ", "partition int, cleaning_order int, ", 1)
+TOPIC_PASS_COLUMNS = tuple(_RANKED_SCHEMA.names)
 """The columns of :func:`topic_passes`, in order."""
 DEFAULT_SUMMARY_LIMIT = 10_000
 """Partitions :func:`topic_pass_summary` collects at most."""
@@ -92,8 +102,9 @@ def topic_passes(
 ) -> DataFrame:
     """Every partition of a broker log dir at ``now_ms``: the cleaner's view and its next passes, one Spark task each.
 
-    Each task runs the core's cleaner (``Cleaner.doClean``, not an approximation) on its partition as
-    ``kcompact clean`` reads it, so every row equals the core's result on the driver.
+    Each task runs the core's cleaner loop forward (:func:`kcompact_nb.core.run_forward`: selection,
+    ``Cleaner.doClean``, retention, back-off; not an approximation) on its partition as ``kcompact clean`` reads it,
+    with nothing appended, and reads what it did; so every row equals the core's result on the driver.
 
     Parameters
     ----------
@@ -118,10 +129,13 @@ def topic_passes(
     ``grabFilthiestCompactedLog`` calls at ``now_ms`` take the eligible partitions (the highest
     ``cleanable_ratio`` first; of equal ratios, the first in the broker's log pool, ``log_pool_position``, for a
     broker that loaded the partitions in the order the directory lists them); null when not eligible.
-    ``end_offset``, ``map_full``, ``retained_records`` and ``bytes_freed`` are the next pass's (run whether or not
-    the partition is eligible now); ``passes_needed`` how many passes with ``keys_per_pass`` keys each clean the
-    range ``[first_dirty_offset, first_uncleanable_offset)``. The rows are computed again by every action: cache
-    the DataFrame to use it more than once. :func:`topic_pass_summary` gives a pandas table for people.
+    ``next_pass_ms`` is when the engine runs the partition's next pass (null: no pass without appends), and
+    ``end_offset``, ``map_full``, ``removed_records`` and ``bytes_freed`` say what that pass does;
+    ``passes_until_settled`` counts the passes the engine runs, ``keys_per_pass`` keys each at most, until nothing
+    more happens without appends, and ``settled_records`` the records then left. Each partition runs forward alone:
+    a cleaner thread busy with another partition (a pass that takes time under ``log.cleaner.io.max.bytes.per.second``)
+    can make a time later. The rows are computed again by every action: cache the DataFrame to use it more than once.
+    :func:`topic_pass_summary` gives a pandas table for people.
 
     Examples
     --------
@@ -130,7 +144,7 @@ def topic_passes(
     >>> spark = spark_session("local[2]")  # or spark://host:7077, with the log dir on every machine
     >>> passes = topic_passes(spark, "/var/lib/kafka/data", now_ms=1_767_225_660_000,
     ...                       options=ReadOptions(broker=BrokerConfig(log_cleaner_dedupe_buffer_size=8 << 20)))
-    >>> topic_pass_summary(passes)[["partition", "cleaning_order", "dirty ratio", "frees", "passes_needed"]]
+    >>> topic_pass_summary(passes)[["partition", "cleaning_order", "dirty ratio", "next pass", "frees"]]
     """
     root = _log_dir(path)
     options = options or ReadOptions()
@@ -143,21 +157,53 @@ def topic_passes(
             yield pa.RecordBatch.from_pylist(rows, schema=PASS_ARROW_SCHEMA)
 
     rows = spark.range(0, len(tasks), 1, max(len(tasks), 1)).mapInArrow(run, _PASS_SCHEMA_DDL)
-    return _with_cleaning_order(rows)
+    min_ratios = {task.topic: (task.options.config or TopicConfig()).min_cleanable_dirty_ratio for task in tasks}
+    return _with_cleaning_order(rows, min_ratios)
 
 
-def _with_cleaning_order(rows: DataFrame) -> DataFrame:
-    """``rows`` with ``cleaning_order``: the rank of each eligible partition among the eligible ones by
-    ``cleanable_ratio`` (highest first) then ``log_pool_position`` (``grabFilthiestCompactedLog``: ``max`` keeps the
-    first of equals in the log pool's order); null for the others. Rows come ordered by it, then topic, partition."""
-    eligible = F.col("eligible")
-    log_dir = Window.partitionBy(F.lit(0))  # one window over all rows (one per partition: few), said explicitly
-    rank = F.row_number().over(
-        log_dir.orderBy((~eligible).asc(), F.col("cleanable_ratio").desc(), F.col("log_pool_position").asc())
+def _with_cleaning_order(rows: DataFrame, min_ratios: Mapping[str, float]) -> DataFrame:
+    """``rows`` with ``cleaning_order``: the core's choice (:func:`kcompact_nb.core.filthiest`, the first of equally
+    dirty partitions in the log pool's order) asked again and again over the eligible partitions, each chosen one set
+    aside as another cleaner thread would hold it; null for the others. ``min_ratios``: each topic's
+    ``min.cleanable.dirty.ratio``. Rows come ordered by it, then topic, partition (few rows: one task)."""
+
+    def ranked(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        found = sorted(pa.Table.from_batches(list(batches), schema=PASS_ARROW_SCHEMA).to_pylist(), key=_pool_position)
+        order = _cleaning_order([_log_to_clean(row, min_ratios[row["topic"]]) for row in found if row["eligible"]])
+        for row in found:
+            row["cleaning_order"] = order.get((row["topic"], row["partition"]))
+        found.sort(
+            key=lambda row: (row["cleaning_order"] is None, row["cleaning_order"] or 0, row["topic"], row["partition"])
+        )
+        yield pa.RecordBatch.from_pylist(
+            [{name: row[name] for name in TOPIC_PASS_COLUMNS} for row in found], schema=_RANKED_SCHEMA
+        )
+
+    return rows.coalesce(1).mapInArrow(ranked, _RANKED_DDL)
+
+
+def _cleaning_order(eligible: list[LogToClean]) -> dict[tuple[str, int], int]:
+    """(topic, partition) -> 1, 2, ...: what successive ``grabFilthiestCompactedLog`` calls take of ``eligible`` (in
+    the log pool's order), each with the partitions taken before it in progress (:func:`kcompact_nb.core.filthiest`)."""
+    order: dict[tuple[str, int], int] = {}
+    left = list(eligible)
+    while (chosen := filthiest(left)) is not None:
+        order[(chosen.topic, chosen.partition)] = len(order) + 1
+        left = [ltc for ltc in left if ltc is not chosen]
+    return order
+
+
+def _pool_position(row: Mapping[str, Any]) -> int:
+    return int(row["log_pool_position"])
+
+
+def _log_to_clean(row: Mapping[str, Any], min_ratio: float) -> LogToClean:
+    """A row's cleaner view as the core's :class:`LogToClean` (``min_ratio``: its topic's
+    ``min.cleanable.dirty.ratio``)."""
+    fields = ("first_dirty_offset", "first_uncleanable_offset", "clean_bytes", "cleanable_bytes", "compaction_delay_ms")
+    return LogToClean(
+        row["topic"], row["partition"], **{name: row[name] for name in fields}, min_cleanable_dirty_ratio=min_ratio
     )
-    ranked = rows.withColumn("cleaning_order", F.when(eligible, rank)).select(*TOPIC_PASS_COLUMNS)
-    # few rows, already in one window: sorted in one partition, without the sampling job a global sort would start
-    return ranked.coalesce(1).sortWithinPartitions(F.col("cleaning_order").asc_nulls_last(), "topic", "partition")
 
 
 def _log_dir(path: str | os.PathLike[str]) -> Path:
@@ -206,9 +252,10 @@ def partition_tasks(root: Path, options: ReadOptions, *, uncleanable: Collection
 
 def topic_pass_summary(passes: DataFrame, *, limit: int = DEFAULT_SUMMARY_LIMIT) -> Any:
     """:func:`topic_passes`' rows as a pandas DataFrame (``toPandas`` of at most ``limit`` rows, else an error),
-    with columns for people after the exact ones: ``dirty ratio`` (a percentage), ``size``, ``cleanable`` and
-    ``frees`` (binary units, :func:`kcompact_nb.format_bytes`), ``overdue by`` (``max.compaction.lag.ms``, as a
-    duration; empty when not overdue)."""
+    with columns for people after the exact ones: ``dirty ratio`` (a percentage), ``size`` and ``cleanable`` (binary
+    units, :func:`kcompact_nb.format_bytes`), ``overdue by`` (``max.compaction.lag.ms``, as a duration; empty when not
+    overdue), ``next pass`` (when the engine runs it, ISO 8601; ``none without appends``), and what that pass does:
+    ``removes`` (records) and ``frees`` (binary units)."""
     frame: Any = passes.limit(limit + 1).toPandas()
     if len(frame) > limit:
         raise BridgeLimitError(
@@ -216,9 +263,15 @@ def topic_pass_summary(passes: DataFrame, *, limit: int = DEFAULT_SUMMARY_LIMIT)
             "(raise it deliberately, or pass topics=...)"
         )
     frame["dirty ratio"] = [f"{ratio:.1%}" for ratio in frame["cleanable_ratio"]]
-    for column, source in (("size", "size_bytes"), ("cleanable", "cleanable_bytes"), ("frees", "bytes_freed")):
+    for column, source in (("size", "size_bytes"), ("cleanable", "cleanable_bytes")):
         frame[column] = [format_bytes(int(n), exact=False) for n in frame[source]]
     frame["overdue by"] = [
         format_duration_ms(int(ms), max_units=2) if ms > 0 else "" for ms in frame["compaction_delay_ms"]
     ]
+    frame["next pass"] = [
+        "none without appends" if pandas.isna(ms) else format_instant_ms(int(ms)) for ms in frame["next_pass_ms"]
+    ]
+    removed = zip(frame["removed_records"], frame["records"], strict=True)
+    frame["removes"] = [f"{int(n):,} of {int(total):,} records" for n, total in removed]
+    frame["frees"] = [format_bytes(int(n), exact=False) for n in frame["bytes_freed"]]
     return frame

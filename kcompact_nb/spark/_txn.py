@@ -1,8 +1,9 @@
-"""Transaction outcomes from the records themselves: aborted data and discardable markers (spec 7.3).
+"""Transaction outcomes from the records themselves: the data of aborted transactions (spec 7.3).
 
 Kafka tracks aborted transactions through each segment's transaction index and the markers it
-reads (``CleanedTransactionMetadata``). Here the same facts come from the rows: a producer's
-transactional data up to its next marker belongs to that marker's transaction.
+reads (``CleanedTransactionMetadata``). Here the same fact comes from the rows: a producer's
+transactional data up to its next marker belongs to that marker's transaction. What a consumer reading
+``read_committed`` skips, not the cleaner: which data and markers a pass removes is :func:`compact`'s.
 """
 
 from __future__ import annotations
@@ -15,16 +16,12 @@ ABORT_KEY_HEX = "00000000"
 
 
 def with_transaction_flags(df: DataFrame) -> DataFrame:
-    """Add ``aborted`` (data of an aborted transaction) and ``marker_discardable`` (a marker whose
-    transaction has no data left: ``onControlBatchRead`` returning true).
+    """Add ``aborted``: the row is data of an aborted transaction (its producer's next marker is an ABORT).
 
     Only transactional rows are windowed, so logs without transactions pay one filter and a union.
-    Simplification (not Kafka's behaviour): batches the cleaner emptied have no rows, so an emptied
-    data batch does not keep its marker as it does in Kafka; this matters only once that marker
-    carries an expired ``deleteHorizonMs``.
     """
     in_txn = F.coalesce(df["is_transactional"], F.lit(False)) | F.coalesce(df["is_control"], F.lit(False))
-    plain = df.filter(~in_txn).withColumns({"aborted": F.lit(False), "marker_discardable": F.lit(None).cast("boolean")})
+    plain = df.filter(~in_txn).withColumn("aborted", F.lit(False))
     return plain.unionByName(_flag_transactions(df.filter(in_txn)))
 
 
@@ -37,13 +34,7 @@ def _flag_transactions(txn: DataFrame) -> DataFrame:
     marker_is_abort = F.first(F.when(F.col("is_control"), _is_abort_marker(F.col("key"))), ignorenulls=True).over(
         same_txn
     )
-    data_rows = F.sum(1 - control).over(same_txn)
-    flagged = grouped.withColumns(
-        {
-            "aborted": ~F.col("is_control") & F.coalesce(marker_is_abort, F.lit(False)),
-            "marker_discardable": F.when(F.col("is_control"), data_rows == 0),
-        }
-    )
+    flagged = grouped.withColumn("aborted", ~F.col("is_control") & F.coalesce(marker_is_abort, F.lit(False)))
     return flagged.drop("_txn")
 
 

@@ -98,7 +98,8 @@ DIRTINESS_COLUMNS = (
 
 
 def log_to_clean_rows(rows: Sequence[LogToClean] | Any, *, min_cleanable_dirty_ratio: float) -> list[LogToClean]:
-    """``rows`` as :class:`LogToClean` values (dirtiness table rows get ``min_cleanable_dirty_ratio``), by partition."""
+    """``rows`` as :class:`LogToClean` values (dirtiness table rows get ``min_cleanable_dirty_ratio``, and their
+    ``compaction_delay_ms`` when they have one), by partition."""
     if isinstance(rows, (list, tuple)) and all(isinstance(r, LogToClean) for r in rows):
         return list(rows)
     records = as_dicts(rows)
@@ -113,7 +114,7 @@ def log_to_clean_rows(rows: Sequence[LogToClean] | Any, *, min_cleanable_dirty_r
             first_uncleanable_offset=int(r["first_uncleanable_offset"]),
             clean_bytes=int(r["clean_bytes"]),
             cleanable_bytes=int(r["cleanable_bytes"]),
-            compaction_delay_ms=0,
+            compaction_delay_ms=int(r.get("compaction_delay_ms") or 0),
             min_cleanable_dirty_ratio=min_cleanable_dirty_ratio,
         )
         for r in records

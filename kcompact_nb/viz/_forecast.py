@@ -13,7 +13,7 @@ import numpy
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kcompact_nb.core import Forecast, ForecastPass, TopicConfig, format_bytes, format_duration_ms
+from kcompact_nb.core import Forecast, ForecastPass, format_bytes, format_duration_ms
 from kcompact_nb.viz._axes import TimeAxis, size_unit, time_axis
 from kcompact_nb.viz._figure import finish, legend_once
 from kcompact_nb.viz._palette import COLORS, DIRTY_RATIO, LABELS, MIN_RATIO, PASS, key_color
@@ -59,7 +59,7 @@ def forecast_size_figure(fc: Forecast, *, title: str | None = None) -> go.Figure
         ratio = _line(f"{timeline.name}: {LABELS[DIRTY_RATIO]}", x, timeline.dirty_ratio, color, shape="hv")
         fig.add_trace(ratio, 2, 1)
     for topic in fc.topics:
-        minimum = _config(fc, topic).min_cleanable_dirty_ratio
+        minimum = fc.topic_config(topic).min_cleanable_dirty_ratio
         ends = _x(fc, axis, numpy.array([0, fc.horizon_ms]))
         name = f"{LABELS[MIN_RATIO]} ({topic})"
         fig.add_trace(_line(name, ends, numpy.array([minimum] * 2), COLORS[MIN_RATIO], dash="dot"), 2, 1)
@@ -165,7 +165,7 @@ def forecast_lifetimes_figure(fc: Forecast, *, title: str | None = None) -> go.F
                     hovertemplate="%{y:.0%} within %{hovertext}<extra>" + f"{topic}: {kind}" + "</extra>",
                 )
             )
-        retention = _config(fc, topic).delete_retention_ms
+        retention = fc.topic_config(topic).delete_retention_ms
         fig.add_vline(x=axis.x(retention), line={"color": COLORS[MIN_RATIO], "dash": "dot"})
         fig.add_annotation(
             x=axis.x(retention), y=1.02, yref="paper", text=f"delete.retention.ms ({topic})", showarrow=False
@@ -222,7 +222,8 @@ def forecast_metrics_figure(fc: Forecast, *, title: str | None = None) -> go.Fig
     fig.update_yaxes(rangemode="tozero")
     fig.update_yaxes(title_text=unit.name, row=4, col=1)
     for col in (1, 2):
-        fig.update_xaxes(**axis.layout(), row=4 if col == 1 else 3, col=col)
+        # the right column ends a row higher: its last panel shows the time ticks the shared axis would hide
+        fig.update_xaxes(**axis.layout(), showticklabels=True, row=4 if col == 1 else 3, col=col)
     fig.update_layout(showlegend=False)
     return finish(fig, title=title or "Kafka's cleaner metrics, as they would read", height=760)
 
@@ -274,12 +275,6 @@ def forecast_what_if_figure(forecasts: Mapping[str, Forecast], *, title: str | N
     legend_once(fig)
     fig.update_layout(legend={"orientation": "h", "y": -0.16, "x": 0})
     return finish(fig, title=title or "What if: " + " vs ".join(labels), height=620, bottom=130)
-
-
-def _config(fc: Forecast, topic: str) -> TopicConfig:
-    """A topic's config as the forecast's broker resolves it."""
-    properties = {"cleanup.policy": "compact", **fc.topics.get(topic, {}).get("config", {})}
-    return TopicConfig.from_properties(properties, broker=fc.broker)
 
 
 def _line(

@@ -13,7 +13,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -204,8 +204,12 @@ class FigureState:
 
 
 def open_copied(page: Page, server: LabServer, name: str) -> None:
-    """Open the notebook at ``name`` (a path in the server's root) and wait until its kernel is idle."""
-    page.goto(server.notebook_url(name))
+    """Open the notebook at ``name`` (a path in the server's root) and wait until its kernel is idle.
+
+    Lab's page can take longer than Playwright's default 30 s to load on a slow or busy machine: the load and the
+    notebook's kernel share one budget, :data:`UI_TIMEOUT_MS` each.
+    """
+    page.goto(server.notebook_url(name), wait_until="commit", timeout=UI_TIMEOUT_MS)
     page.wait_for_function(
         """(path) => {
              const panel = window.jupyterapp?.shell.currentWidget;
@@ -214,6 +218,19 @@ def open_copied(page: Page, server: LabServer, name: str) -> None:
         arg=name,
         timeout=UI_TIMEOUT_MS,
     )
+
+
+def close_notebook(page: Page) -> None:
+    """Shut the notebook's kernel down (if the page got as far as starting one) and close the page's context.
+
+    Never raises: it runs in ``finally`` blocks, where an error would hide the one that got there.
+    """
+    from playwright.sync_api import Error as PlaywrightError  # imported here: without Playwright the test skips
+
+    with suppress(PlaywrightError):
+        page.evaluate("() => window.jupyterapp?.shell.currentWidget?.sessionContext?.shutdown()")
+    with suppress(PlaywrightError):
+        page.context.close()
 
 
 def start_run_all(page: Page) -> None:

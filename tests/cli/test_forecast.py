@@ -28,6 +28,7 @@ def test_the_forecast_prints_what_people_ask(tmp_path):
     assert done.returncode == 0, done.stderr
     headings = (
         "keeps up: yes",
+        "disk compaction saves:",
         "partitions:",
         "cleaner threads:",
         "Kafka's cleaner metrics, as they would read:",
@@ -51,6 +52,7 @@ def test_the_json_forecast_is_the_forecast(tmp_path):
     }
     expected = forecast(scenario.produce, days=0.25 / 24, broker=scenario.broker, topics=topics)
     assert document["format"] == "kcompact-forecast/1" and document["mode"] == "exact"
+    assert document["produced_bytes"] == expected.produced_bytes
     assert [(p["partition"], p["start_ms"], p["end_offset"], p["dirty_keys"]) for p in document["passes"]] == [
         (p.name, p.start_ms, p.end_offset, p.dirty_keys) for p in expected.passes
     ]

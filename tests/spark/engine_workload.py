@@ -22,6 +22,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import Row, TimestampType
 
+from kcompact_nb import TopicConfig
 from kcompact_nb.spark import (
     compact,
     dirtiness,
@@ -44,6 +45,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka"
 STAGES = [SAMPLES / name for name in ("transactional/before", "tombstone-lifecycle/1-first-pass")]
 """Transactions with markers, producer ids, tombstones (notebook 06 covers plain compaction-basic)."""
 NOW_MS = 1_767_225_660_000
+LOW_RATIO = TopicConfig.from_properties({"cleanup.policy": "compact", "min.cleanable.dirty.ratio": 0.01})
 KCAT = (
     '{"topic":"t","partition":1,"offset":5,"tstype":"create","ts":1000,"broker":1,"headers":["h","x"],'
     '"key":"a","payload":"1"}\n'
@@ -68,7 +70,8 @@ def workload(spark: SparkSession, scratch: Path, hdfs: str | None = None) -> dic
     """
     records = per_stage(spark, load_log_dir).persist()
     segments, checkpoints = per_stage(spark, load_segments), per_stage(spark, load_checkpoints)
-    ranges = dirtiness(segments, checkpoints, records, now_ms=NOW_MS, min_cleanable_dirty_ratio=0.01)
+    ranges = dirtiness(segments, checkpoints, records, now_ms=NOW_MS, config=LOW_RATIO)
+    cleaned = compact(records, now_ms=NOW_MS, segments=segments, checkpoints=checkpoints)
     (scratch / "k.json").write_text(KCAT)
     frames = {
         "records": records,
@@ -81,9 +84,9 @@ def workload(spark: SparkSession, scratch: Path, hdfs: str | None = None) -> dic
         "kcat": load_kcat(spark, scratch / "k.json", topic="t"),
         "jsonl": load_jsonl(spark, STAGES[0] / "records.jsonl"),
         "dirtiness": ranges,
-        "compact": compact(records, now_ms=NOW_MS, cleanable=ranges),
+        "compact": cleaned,
         "duplicates": duplicates(records),
-        "tombstones": tombstones(records, now_ms=NOW_MS),
+        "tombstones": tombstones(records, cleaned=cleaned),
         "with_transaction_flags": with_transaction_flags(records),
         "topic_passes": topic_passes(spark, STAGES[1], now_ms=NOW_MS),
     }

@@ -1,4 +1,5 @@
-"""Latest per key under three strategies, fates, counts, cross-partition keys, buckets and the bridge."""
+"""Latest per key under three strategies, fates and counts by the latest record per key, tombstones after the core's
+passes, cross-partition keys, buckets and the bridge."""
 
 from __future__ import annotations
 
@@ -6,23 +7,31 @@ import struct
 
 import pytest
 
-from kcompact_nb import NewRecord, PartitionLog
+from kcompact_nb import NewRecord, OffsetMapSpec, PartitionLog
 from kcompact_nb.core import OFFSET_BUCKET_COLUMNS
+from kcompact_nb.io import read_log_dir
 from kcompact_nb.spark import (
     BridgeLimitError,
+    compact,
     dirty_keys,
     duplicates,
     exact_counts,
     keys_on_many_partitions,
     latest_per_key,
     live_state,
+    load_log_dir,
     logs_to_dataframe,
     offset_buckets,
     to_partition_log,
     tombstones,
     whole_log_range,
+    with_transaction_flags,
 )
 from tests.conftest import offsets_in_log
+from tests.spark.conftest import SAMPLES
+
+DAY_MS = 86_400_000
+"""``delete.retention.ms``'s default."""
 
 
 def v(n: int) -> tuple[tuple[str, bytes]]:
@@ -54,10 +63,39 @@ def test_latest_and_live_state_under_each_strategy(topic):
 def test_counts_duplicates_tombstones_and_cross_partition_keys(topic):
     assert sorted(tuple(r) for r in exact_counts(topic).collect()) == [("t", 0, 5, 2, 1, 5), ("t", 1, 1, 1, 0, 1)]
     assert sorted(tuple(r)[:4] for r in duplicates(topic).collect()) == [("t", 0, 5, 2), ("t", 1, 1, 0)]
-    assert [tuple(r) for r in tombstones(topic, now_ms=0).collect()] == [("t", 0, b"a", 3, None, False, False)]
+    assert [tuple(r) for r in tombstones(topic).collect()] == [("t", 0, b"a", 3, None, False)]
     assert [tuple(r) for r in keys_on_many_partitions(topic).collect()] == [("t", b"a", [0, 1], 2)]
-    passes = dirty_keys(topic, whole_log_range(topic), dedupe_buffer_bytes=48)
-    assert sorted(tuple(r) for r in passes.collect()) == [("t", 0, 3, 1, 3), ("t", 1, 1, 1, 1)]
+    keys = dirty_keys(topic, whole_log_range(topic), dedupe_buffer_bytes=48)
+    assert sorted(tuple(r) for r in keys.collect()) == [("t", 0, 3, 1), ("t", 1, 1, 1)]
+
+
+def test_tombstones_say_whether_the_cores_pass_removed_them(topic):
+    """The first pass keeps the tombstone a@3 (latest of its key) and stamps its delete horizon (now +
+    ``delete.retention.ms``, a day by default); a pass after the horizon removes it. ``tombstones`` reads both from
+    the passes' output; it works out nothing itself."""
+    whole, exact = whole_log_range(topic), OffsetMapSpec(exact=True)
+    first = compact(topic, now_ms=0, cleanable=whole, offset_map=exact).cache()
+    later = compact(first, now_ms=DAY_MS + 1, cleanable=whole_log_range(first), offset_map=exact)
+    assert [tuple(r) for r in tombstones(topic, cleaned=first).collect()] == [("t", 0, b"a", 3, None, False, False)]
+    assert [tuple(r) for r in tombstones(first, cleaned=later).collect()] == [("t", 0, b"a", 3, DAY_MS, False, True)]
+
+
+def test_aborted_data_is_what_the_transaction_index_says(spark):
+    """``with_transaction_flags`` flags as aborted exactly the data records each segment's transaction index (the
+    aborted transactions rebuilt from the markers, as ``LogLoader`` rebuilds them) lists for their producer."""
+    stage = SAMPLES / "transactional" / "before"
+    (log,) = read_log_dir(stage).logs.values()
+    entries = [entry for segment in log.segments for entry in segment.aborted_transactions]
+    expected = sorted(
+        record.offset
+        for batch, record in log.records()
+        if not batch.is_control
+        and any(
+            e.producer_id == batch.producer_id and e.first_offset <= record.offset <= e.last_offset for e in entries
+        )
+    )
+    flagged = with_transaction_flags(load_log_dir(spark, stage)).filter("aborted").select("offset").collect()
+    assert sorted(row["offset"] for row in flagged) == expected != []
 
 
 def test_offset_buckets_have_the_shared_columns(topic):

@@ -1,9 +1,10 @@
-"""topic_passes: the core's exact pass over every partition of a log dir, one Spark task each.
+"""topic_passes: the core's cleaner run forward over every partition of a log dir, one Spark task each.
 
-Every row is compared with the core run independently on the driver (``read_log_dir``, ``log_to_clean``, passes
-on a copy until the cleanable range is cleaned, and the order successive ``grabFilthiestCompactedLog`` calls take
-the partitions: ``CleanerManager.grab_filthiest_log`` with the partitions already taken in progress, spec 5), for
-every bundled sample stage and a generated topic of several partitions; and with Kafka's own pass on a sample.
+Every row is compared with the core on the driver (``read_log_dir``, ``log_to_clean``, the cleaner run forward with
+every record's and batch's decision recorded, and the order successive ``grabFilthiestCompactedLog`` calls take the
+partitions: ``CleanerManager.grab_filthiest_log`` with the partitions already taken in progress, spec 5), for every
+bundled sample stage and a generated topic of several partitions; and with Kafka's own pass on the samples. The tasks
+read the pass's counters (``CleanerStats``), the driver the pass's recorded decisions: the two must agree.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ from kcompact_nb.core import (
     SegmentData,
     TopicConfig,
     build_partition_log,
-    copy_log,
     dedupe_buffer_sizing,
     log_to_clean,
+    run_forward,
 )
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
 from kcompact_nb.io import NotASegmentError, ReadOptions, read_log_dir, write_broker_log_dir
@@ -89,20 +90,15 @@ def grab_order(
 
 def one_partition(log: PartitionLog, *, now_ms: int, uncleanable: bool) -> dict[str, Any]:
     ltc = log_to_clean(log, now_ms=now_ms)
-    work, manager = copy_log(log), CleanerManager(log.broker)
-    size, records = sum(s.size_bytes for s in log.segments), sum(1 for _ in log.records())
-    results, after_first, end = [], (size, records), ltc.first_dirty_offset
-    while log.config.compact and end < ltc.first_uncleanable_offset:
-        results.append(manager.clean_log(work, now_ms=now_ms, force=True))
-        end = results[-1].end_offset
-        if len(results) == 1:
-            after_first = (sum(s.size_bytes for s in work.segments), sum(1 for _ in work.records()))
-    first = results[0] if results else None
+    cleaner = CleanerManager(log.broker, uncleanable={log.name} if uncleanable else set(), started_ms=now_ms)
+    future = run_forward([log], now_ms=now_ms, cleaner=cleaner)
+    first = future.next_pass(log.name)
+    decisions = None if first is None or first.result is None else first.result.decisions
     return {
         "topic": log.topic,
         "partition": log.partition,
-        "size_bytes": size,
-        "records": records,
+        "size_bytes": sum(s.size_bytes for s in log.segments),
+        "records": sum(1 for _ in log.records()),
         "first_dirty_offset": ltc.first_dirty_offset,
         "first_uncleanable_offset": ltc.first_uncleanable_offset,
         "clean_bytes": ltc.clean_bytes,
@@ -113,17 +109,21 @@ def one_partition(log: PartitionLog, *, now_ms: int, uncleanable: bool) -> dict[
         "compacted": log.config.compact,
         "uncleanable": uncleanable,
         "eligible": ltc.eligible and log.config.compact and not uncleanable,
-        "end_offset": None if first is None else first.end_offset,
-        "map_full": first is not None and first.map_full,
-        "retained_records": after_first[1],
-        "bytes_freed": size - after_first[0],
+        "next_pass_ms": None if first is None else first.at_ms,
+        "end_offset": None if first is None else first.result.end_offset,
+        "map_full": first is not None and first.result.map_full,
+        "removed_records": 0 if decisions is None else sum(not d.kept for d in decisions.records.values()),
+        "bytes_freed": 0
+        if decisions is None
+        else sum(b.size_before - b.size_after for b in decisions.batches.values()),
         "keys_per_pass": dedupe_buffer_sizing(
             0,
             load_factor=log.broker.log_cleaner_io_buffer_load_factor,
             dedupe_buffer_size=log.broker.log_cleaner_dedupe_buffer_size,
             threads=log.broker.log_cleaner_threads,
         ).keys_per_pass,
-        "passes_needed": len(results),
+        "passes_until_settled": len(future.passes(log.name)),
+        "settled_records": sum(1 for _ in future.logs[log.name].records()),
     }
 
 
@@ -158,16 +158,17 @@ def test_every_sample_stage_gives_the_cores_result(spark):
 
 @pytest.mark.parametrize("sample", ["compaction-basic", "compressed-topic", "transactional", "idempotent-producer"])
 def test_the_next_pass_frees_what_kafkas_pass_freed(spark, sample):
-    """Kafka 4.4.0's own pass over the "before" stage left the "after" stage: same records, same bytes (the
-    tombstone's batch is rewritten with its delete horizon as base timestamp, so the pass time matters)."""
+    """Kafka 4.4.0's own pass over the "before" stage left the "after" stage: the engine's next pass runs at that
+    time and removes the same records and bytes (the tombstone's batch is rewritten with its delete horizon as base
+    timestamp, so the pass time matters)."""
     broker, topic = broker_settings("4.4.0"), topic_settings()
     before, after = (load_stage(SAMPLE_STAGES_BY_NAME[sample, s], topic=topic, broker=broker) for s in STAGES)
     now_ms = pass_time_ms(before, after)
     stage = SAMPLE_STAGES_BY_NAME[sample, "before"]
     (row,) = topic_passes(spark, stage, now_ms=now_ms, options=ReadOptions(config=topic, broker=broker)).collect()
     kafka_size = sum(s.size_bytes for s in after.segments)
-    assert (row["end_offset"], row["passes_needed"]) == (after.cleaner_checkpoint, 1)
-    assert row["retained_records"] == sum(1 for _ in after.records())
+    assert (row["next_pass_ms"], row["end_offset"]) == (now_ms, after.cleaner_checkpoint)
+    assert row["records"] - row["removed_records"] == sum(1 for _ in after.records())
     assert row["bytes_freed"] == row["size_bytes"] - kafka_size > 0
 
 
@@ -198,7 +199,8 @@ def keys(n: int, *, prefix: str = "k") -> list[bytes]:
 def generated_log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Topic ``orders``: p0, p1 and p5 never cleaned (dirty ratio 1.0: a three-way tie), p2 cleaned up to its
     second of three segments (2/3), p3 up to its third (1/3, not above 0.5), p4 marked uncleanable by the test;
-    p5 has 90,000 distinct keys, three passes' worth with :data:`SMALL_BUFFER`. Topic ``events`` (delete policy)."""
+    p5 has 90,000 distinct keys, three passes' worth with :data:`SMALL_BUFFER`. Topic ``events`` (delete policy);
+    topic ``lagged`` (``min.compaction.lag.ms``: :data:`LAG_MS`), not cleanable yet at :data:`NOW_MS`."""
     hundred = keys(100)
     layouts = {
         ("orders", 0): ([hundred, hundred], None),
@@ -208,12 +210,19 @@ def generated_log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("orders", 4): ([hundred, hundred], None),
         ("orders", 5): ([keys(30_000, prefix=f"b{n}-") for n in range(3)], None),
         ("events", 0): ([hundred, hundred], None),
+        ("lagged", 0): ([hundred, hundred], None),
     }
     logs = [partition_log(t, p, seg_keys, checkpoint) for (t, p), (seg_keys, checkpoint) in layouts.items()]
     return write_broker_log_dir(logs, tmp_path_factory.mktemp("generated") / "log-dir")
 
 
-GENERATED_CONFIGS = {"events": TopicConfig(cleanup_policy=("delete",))}
+LAG_MS = 7_205_000
+"""Two hours and five seconds: the segments of ``lagged`` (all at BASE_TS_MS) turn cleanable at BASE_TS_MS + LAG_MS,
+not on one of the cleaner thread's looks (every ``log.cleaner.backoff.ms``, 15 s, from NOW_MS)."""
+GENERATED_CONFIGS = {
+    "events": TopicConfig(cleanup_policy=("delete",)),
+    "lagged": TopicConfig(cleanup_policy=("compact",), min_compaction_lag_ms=LAG_MS),
+}
 
 
 def test_a_generated_topic_gives_the_cores_result_and_cleaning_order(spark, generated_log_dir):
@@ -234,21 +243,47 @@ def test_a_generated_topic_gives_the_cores_result_and_cleaning_order(spark, gene
     assert {name for _, name in ranked} == {("orders", 0), ("orders", 1), ("orders", 2), ("orders", 5)}
     ties = sorted((got[name]["log_pool_position"], name) for name in [("orders", 0), ("orders", 1), ("orders", 5)])
     assert [name for _, name in ties] == [name for _, name in ranked][:3]  # equal ratios: log pool order decides
+    assert {row["next_pass_ms"] for name, row in got.items() if name in names(ranked)} == {NOW_MS}
     big = got[("orders", 5)]
-    assert (big["keys_per_pass"], big["passes_needed"], big["map_full"]) == (41_249, 3, True)
-    assert (big["end_offset"], big["retained_records"], big["bytes_freed"]) == (41_249, 90_001, 0)
+    assert (big["keys_per_pass"], big["map_full"], big["end_offset"], big["removed_records"]) == (
+        41_249,
+        True,
+        41_249,
+        0,
+    )
+    # the first pass maps 41,249 keys and stops; the second maps as many; then 7,502 of 90,000 dirty records are a
+    # ratio under min.cleanable.dirty.ratio 0.5, and without appends no third pass comes (the engine's, not forced)
+    assert (big["passes_until_settled"], big["settled_records"], big["bytes_freed"]) == (2, 90_001, 0)
     duplicated = got[("orders", 0)]
-    assert (duplicated["passes_needed"], duplicated["retained_records"], duplicated["end_offset"]) == (1, 101, 200)
+    assert (duplicated["passes_until_settled"], duplicated["removed_records"], duplicated["end_offset"]) == (
+        1,
+        100,
+        200,
+    )
     assert duplicated["bytes_freed"] * 2 == duplicated["cleanable_bytes"]  # the older of two equal segments
-    assert (got[("orders", 3)]["eligible"], got[("orders", 4)]["uncleanable"]) == (False, True)
+    assert (got[("orders", 3)]["eligible"], got[("orders", 3)]["next_pass_ms"]) == (False, None)  # 1/3 stays 1/3
+    assert (got[("orders", 4)]["uncleanable"], got[("orders", 4)]["next_pass_ms"]) == (True, None)
     events = got[("events", 0)]
-    assert (events["compacted"], events["end_offset"], events["passes_needed"], events["bytes_freed"]) == (
+    assert (events["compacted"], events["next_pass_ms"], events["passes_until_settled"], events["bytes_freed"]) == (
         False,
         None,
         0,
         0,
     )
-    assert [(r["topic"], r["partition"]) for r in passes.collect()][:4] == [name for _, name in ranked]
+    lagged = got[("lagged", 0)]
+    # cleanable at BASE_TS_MS + LAG_MS (the segments' largest timestamp + min.compaction.lag.ms); the cleaner thread,
+    # idle since NOW_MS, looks every 15 s (log.cleaner.backoff.ms) and finds it eligible at its 241st look
+    assert (lagged["eligible"], lagged["next_pass_ms"], lagged["removed_records"]) == (
+        False,
+        NOW_MS + 241 * 15_000,
+        100,
+    )
+    assert lagged["next_pass_ms"] - 15_000 < BASE_TS_MS + LAG_MS <= lagged["next_pass_ms"]
+    assert [(r["topic"], r["partition"]) for r in passes.collect()][:4] == names(ranked)
+
+
+def names(ranked: list[tuple[int, tuple[str, int]]]) -> list[tuple[str, int]]:
+    return [name for _, name in ranked]
 
 
 CODECS = ("gzip", "snappy", "lz4", "zstd")
@@ -271,7 +306,7 @@ def test_a_topic_of_compressed_partitions_a_codec_each_gives_the_cores_result(sp
     assert {next(p.log.batches()).compression for p in loaded.partitions.values()} == set(CODECS)
     got = spark_rows(topic_passes(spark, root, now_ms=NOW_MS))
     assert without_position(got) == core_on_driver(root, now_ms=NOW_MS)
-    assert all(row["bytes_freed"] > 0 and row["retained_records"] == 301 for row in got.values())
+    assert all(row["bytes_freed"] > 0 and row["records"] - row["removed_records"] == 301 for row in got.values())
 
 
 def test_the_summary_adds_columns_for_people_and_is_bounded(spark, generated_log_dir):
@@ -280,13 +315,16 @@ def test_the_summary_adds_columns_for_people_and_is_bounded(spark, generated_log
         spark, generated_log_dir, now_ms=NOW_MS, options=only_orders, uncleanable={"orders-4"}
     ).cache()
     summary = topic_pass_summary(passes)
-    assert list(summary.columns) == [*TOPIC_PASS_COLUMNS, "dirty ratio", "size", "cleanable", "frees", "overdue by"]
+    people = ["dirty ratio", "size", "cleanable", "overdue by", "next pass", "removes", "frees"]
+    assert list(summary.columns) == [*TOPIC_PASS_COLUMNS, *people]
     first = summary.iloc[0]
     assert (first["cleaning_order"], first["dirty ratio"], first["overdue by"]) == (1, "100.0%", "")
+    assert (first["next pass"], first["removes"]) == ("2026-01-01T01:00:00Z", "100 of 201 records")
     assert list(summary["cleaning_order"].isna()) == [False] * 4 + [True] * 2
     assert list(summary["partition"])[-2:] == [3, 4]  # not eligible: by topic and partition after the ranked ones
     big = summary[summary["partition"] == 5].iloc[0]
-    assert big["size"].endswith("MiB") and big["frees"] == "0 B"
+    assert big["size"].endswith("MiB") and (big["removes"], big["frees"]) == ("0 of 90,001 records", "0 B")
+    assert list(summary[summary["partition"] == 3]["next pass"]) == ["none without appends"]
     with pytest.raises(BridgeLimitError, match="more than 3 partitions; topic_pass_summary collects at most limit=3"):
         topic_pass_summary(passes, limit=3)
     passes.unpersist()

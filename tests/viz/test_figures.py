@@ -435,7 +435,8 @@ def test_a_long_title_stays_clear_of_plotlys_toolbar(fruit):
 
 
 def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
-    """Notebook 07's ``dirtiness`` rows (dicts or a DataFrame) draw like LogToClean values; the filthiest is named."""
+    """Notebook 07's ``dirtiness`` rows (dicts or a DataFrame) draw like LogToClean values; the filthiest is named;
+    a row overdue per ``max.compaction.lag.ms`` (its ``compaction_delay_ms``) is eligible below the ratio."""
     pandas = pytest.importorskip("pandas")
     rows = [
         {"topic": "orders", "partition": 1, "first_dirty_offset": 0, "first_uncleanable_offset": 40_000,
@@ -453,6 +454,8 @@ def test_dirty_ratio_from_a_dirtiness_table_as_spark_returns_it():
             [0.25, 1.0],
             [0, 3],
         )
+    overdue = [rows[0], rows[1] | {"compaction_delay_ms": 60_000}]  # max.compaction.lag.ms passed a minute ago
+    assert list(trace(dirty_ratio_figure(overdue), "dirty ratio").marker.opacity) == [1.0, 1.0]
     with pytest.raises(ValueError, match=r"dirtiness rows lack columns \['clean_bytes'"):
         dirty_ratio_figure([{k: v for k, v in rows[0].items() if k != "clean_bytes"}])
 

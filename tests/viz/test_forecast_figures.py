@@ -97,7 +97,11 @@ def test_the_metrics_figure_reads_each_gauge_after_each_pass(fc, figures):
     for name in ("max-dirty-percent", "cleaner-recopy-percent", "max-buffer-utilization-percent"):
         assert list(_trace(fig, name).y) == [m.as_dict()[name] for m in fc.metrics]
     needed = _trace(fig, "needed")
-    assert len(needed.y) == len(fc.passes)
+    assert fig.layout.yaxis7.title.text == "MiB"  # a thread's 128 MiB share sets the unit
+    assert list(needed.y * 2**20) == pytest.approx([fc.buffer_needed_bytes(p) for p in fc.passes])
+    # each column's last panel has the time axis with its ticks
+    assert fig.layout.xaxis7.showticklabels and fig.layout.xaxis6.showticklabels
+    assert fig.layout.xaxis7.title.text == fig.layout.xaxis6.title.text == "time (s since t = 0)"
 
 
 def test_the_what_if_figure_puts_two_forecasts_side_by_side(figures):

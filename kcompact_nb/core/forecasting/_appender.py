@@ -42,12 +42,15 @@ class Appender:
     start_ms: int
     rng: numpy.random.Generator
     registries: dict[int, KeyRegistry] = field(default_factory=dict)
+    written_bytes: int = 0
+    """Bytes of every batch appended so far, markers included: what producers wrote, before any cleaning."""
     _keys: dict[int, bytes] = field(default_factory=dict)
 
     def append(self, log: PartitionLog, batch: ProducedBatch) -> AppendInfo:
         """Append ``batch`` to ``log``; a batch without offsets takes the next ones."""
         built = self.stored_batch(log, batch)
         info = log.append_batch(built, now_ms=self.start_ms + batch.append_ms)
+        self.written_bytes += built.size_bytes
         if built.has_producer_id:
             log.producer_state.on_data_batch(built)
         return info
@@ -78,9 +81,11 @@ class Appender:
 
     def append_marker(self, log: PartitionLog, marker: TxnMarker) -> AppendInfo:
         """Write the transaction marker (``UnifiedLog.appendAsLeader`` of a control batch)."""
-        return log.append_end_txn_marker(
+        info = log.append_end_txn_marker(
             marker.producer_id, marker.producer_epoch, commit=marker.commit, now_ms=self.start_ms + marker.append_ms
         )
+        self.written_bytes += log.segments[-1].batches[-1].size_bytes
+        return info
 
     def _records(self, log: PartitionLog, batch: ProducedBatch, compress: bool) -> PackedRecords:
         registry = self.registries.setdefault(id(log), KeyRegistry())

@@ -15,7 +15,7 @@ import numpy
 
 from kcompact_nb.core.cleaner import OFFSET_ENTRY_BYTES, CleanerSpeed
 from kcompact_nb.core.forecasting._produce_model import ProduceModel, ProduceModelError
-from kcompact_nb.core.model import BrokerConfig
+from kcompact_nb.core.model import BrokerConfig, TopicConfig
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,9 @@ class KeepingUp:
     """Whether the cleaner keeps up with one partition: how dirty the log is when its passes start, over time.
 
     A cleaner that keeps up picks a log soon after it becomes eligible, at about the same dirty ratio pass after
-    pass; one that falls behind reaches it later and later, dirtier each time (its backlog grows).
+    pass; one that falls behind reaches it later and later, dirtier each time (its backlog grows). Telling them apart
+    takes passes in both halves of the horizon (the first pass, over a log never cleaned, aside); with fewer, the
+    ratios are NaN and the verdict says so.
     """
 
     name: str
@@ -148,7 +150,7 @@ class KeepingUp:
     mean_interval_ms: float
     """Mean time between the partition's passes (its dirty ratio's sawtooth period)."""
     first_ratio: float
-    """Mean dirty ratio at the start of the passes in the horizon's first half (the first pass aside)."""
+    """Mean dirty ratio at the start of the passes in the horizon's first half (the first pass aside; NaN: none)."""
     last_ratio: float
     """The same in the second half."""
     last_dirty_bytes: float
@@ -157,7 +159,14 @@ class KeepingUp:
     @property
     def falling_behind(self) -> bool:
         """The dirty ratio at which passes start rose by more than 5 points from the first half to the second."""
-        return self.last_ratio - self.first_ratio > FALLING_BEHIND_RATIO
+        return self.last_ratio - self.first_ratio > FALLING_BEHIND_RATIO  # False when either is NaN
+
+    @property
+    def verdict(self) -> str:
+        """``keeps up``, ``falls behind``, or ``too few passes to tell`` (none in one half of the horizon)."""
+        if math.isnan(self.first_ratio) or math.isnan(self.last_ratio):
+            return "too few passes to tell"
+        return "falls behind" if self.falling_behind else "keeps up"
 
 
 FALLING_BEHIND_RATIO = 0.05
@@ -185,11 +194,18 @@ class Forecast:
     metrics: list[MetricReading]
     lifetimes: Mapping[str, RecordLifetimes]
     expected_records: Mapping[str, float]
+    produced_bytes: Mapping[str, int]
+    """Bytes producers wrote to each topic over the horizon (every batch and marker as stored, before cleaning)."""
     notes: list[str] = field(default_factory=list)
 
     @property
     def threads(self) -> int:
         return self.broker.log_cleaner_threads
+
+    def topic_config(self, topic: str) -> TopicConfig:
+        """A topic's config as the forecast's broker resolves it (``cleanup.policy=compact`` unless it says)."""
+        properties = {"cleanup.policy": "compact", **self.topics.get(topic, {}).get("config", {})}
+        return TopicConfig.from_properties(properties, broker=self.broker)
 
     def timeline(self, topic: str, partition: int = 0) -> PartitionTimeline:
         """One partition's samples."""
@@ -233,8 +249,8 @@ class Forecast:
                     timeline.name,
                     len(mine),
                     float(numpy.diff(starts).mean()) if len(starts) > 1 else float("nan"),
-                    float(ratios[first].mean()) if first.any() else 0.0,
-                    float(ratios[last].mean()) if last.any() else 0.0,
+                    float(ratios[first].mean()) if first.any() else math.nan,
+                    float(ratios[last].mean()) if last.any() else math.nan,
                     float(dirty[last].mean()) if last.any() else 0.0,
                 )
             )

@@ -247,6 +247,10 @@ class ForecastRun:
             )
         return out
 
+    def produced_bytes(self) -> dict[str, int]:
+        """Each topic's bytes appended (scaled back to the model's)."""
+        return {name: round(appender.written_bytes / self.scale) for name, appender in self._appenders.items()}
+
     def lifetimes(self) -> dict[str, RecordLifetimes]:
         """Each topic's traced records (weights in the model's records)."""
         return {
@@ -299,6 +303,7 @@ def forecast_result(
         metrics=run.metrics,
         lifetimes=run.lifetimes(),
         expected_records=run.expected_records,
+        produced_bytes=run.produced_bytes(),
         notes=notes,
     )
 

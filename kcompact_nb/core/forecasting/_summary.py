@@ -21,6 +21,10 @@ def _size(size_bytes: float) -> str:
     return format_bytes(int(round(size_bytes)), exact=False)
 
 
+def _share(ratio: float) -> str:
+    return f"{ratio:.0%}" if ratio == ratio else "-"
+
+
 def _duration(ms: float) -> str:
     return format_duration_ms(int(round(ms)), max_units=2) if ms == ms else "-"
 
@@ -47,10 +51,10 @@ def partition_table(fc: Forecast) -> list[dict[str, Any]]:
                 "live data (end)": _size(float(timeline.live_bytes[-1]) if len(timeline.live_bytes) else 0.0),
                 "passes": up.passes,
                 "between passes": _duration(up.mean_interval_ms),
-                "dirty ratio at passes (1st half)": f"{up.first_ratio:.0%}",
-                "dirty ratio at passes (2nd half)": f"{up.last_ratio:.0%}",
+                "dirty ratio at passes (1st half)": _share(up.first_ratio),
+                "dirty ratio at passes (2nd half)": _share(up.last_ratio),
                 "dirty per pass (2nd half)": _size(up.last_dirty_bytes),
-                "cleaner": "falls behind" if up.falling_behind else "keeps up",
+                "cleaner": up.verdict,
             }
         )
     return rows
@@ -121,7 +125,9 @@ def forecast_summary(fc: Forecast) -> list[tuple[str, str]]:
     total_size = sum(float(t.size_bytes[-1]) for t in fc.timelines if len(t.size_bytes))
     total_live = sum(float(t.live_bytes[-1]) for t in fc.timelines if len(t.live_bytes))
     busy = fc.busy_fraction()
-    growing = [k.name for k in fc.keeping_up() if k.falling_behind]
+    verdicts = {k.name: k.verdict for k in fc.keeping_up()}
+    growing = [name for name, verdict in verdicts.items() if verdict == "falls behind"]
+    unknown = [name for name, verdict in verdicts.items() if verdict == "too few passes to tell"]
     per_thread = fc.broker.log_cleaner_dedupe_buffer_size // max(fc.threads, 1)
     rows = [
         ("horizon", f"{_duration(fc.horizon_ms)} from {format_instant_ms(fc.start_ms)}"),
@@ -129,8 +135,9 @@ def forecast_summary(fc: Forecast) -> list[tuple[str, str]]:
         ("records produced (expected)", f"{sum(fc.expected_records.values()):,.0f}"),
         ("cleaner passes", f"{len(fc.passes):,}"),
         ("size on disk at the end", f"{_size(total_size)} (live data {_size(total_live)})"),
+        (_saved_label(fc), _saved(sum(fc.produced_bytes.values()), total_size)),
         ("cleaner threads busy", ", ".join(f"{b:.1%}" for b in busy)),
-        ("keeps up", "no: falls behind on " + ", ".join(growing) if growing else "yes"),
+        ("keeps up", _keeps_up(growing, unknown)),
         (
             "dedupe buffer a pass needs",
             f"{_size(fc.dedupe_buffer_needed_bytes())} per thread (has {_size(per_thread)})",
@@ -139,11 +146,36 @@ def forecast_summary(fc: Forecast) -> list[tuple[str, str]]:
     return rows
 
 
+def _keeps_up(growing: list[str], unknown: list[str]) -> str:
+    if growing:
+        return "no: falls behind on " + ", ".join(growing)
+    if unknown:
+        return "too few passes to tell on " + ", ".join(unknown) + " (a longer horizon tells)"
+    return "yes"
+
+
+def _saved_label(fc: Forecast) -> str:
+    """What saves the disk: compaction, and retention too where a topic's ``cleanup.policy`` deletes."""
+    deletes = any(fc.topic_config(name).delete for name in fc.model.topics)
+    return "disk compaction and retention save" if deletes else "disk compaction saves"
+
+
+def _saved(produced: float, size: float) -> str:
+    saved = max(produced - size, 0.0)
+    return (
+        f"{_size(saved)} ({saved / produced:.0%} of the {_size(produced)} produced)" if produced else "nothing produced"
+    )
+
+
 def what_if_table(forecasts: Mapping[str, Forecast]) -> list[dict[str, Any]]:
     """Two (or more) forecasts side by side: a row per line of the summary, a column per forecast."""
-    summaries = {label: dict(forecast_summary(fc)) for label, fc in forecasts.items()}
-    first = next(iter(summaries.values()), {})
-    return [{"": what, **{label: summary[what] for label, summary in summaries.items()}} for what in first]
+    summaries = {label: forecast_summary(fc) for label, fc in forecasts.items()}
+    first = next(iter(summaries.values()), [])
+    # the same lines in the same order (one may name what saves the disk otherwise)
+    return [
+        {"": what, **{label: summary[i][1] for label, summary in summaries.items()}}
+        for i, (what, _) in enumerate(first)
+    ]
 
 
 def table_text(rows: list[dict[str, Any]], *, indent: str = "  ") -> str:

@@ -31,7 +31,9 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterable, Mapping
+from contextlib import ExitStack
 from pathlib import Path
+from typing import BinaryIO
 
 from kcompact_nb.core import (
     CLEANED_FILE_SUFFIX,
@@ -87,7 +89,7 @@ from kcompact_nb.io.logdir._log_writer import (
     set_mtime_ms,
     write_segment_file,
 )
-from kcompact_nb.io.logdir._sparse_copy import copy_file
+from kcompact_nb.io.logdir._sparse_copy import copy_file, copy_open_file, keep_mode_and_times
 from kcompact_nb.io.logdir._staged_output import STAGING_MARK, staged_dir
 
 _NOT_COPIED = (*LEFTOVER_FILE_SUFFIXES, *IN_FLIGHT_FILE_SUFFIXES)
@@ -265,38 +267,72 @@ def _write_indexes(segment: Segment, folder: Path) -> None:
 
 def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bool:
     """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes and no cleaner
-    pass rewrote it (a rewritten segment's indexes are the ones its appends built, whatever its bytes)."""
-    source_log = origin / segment_file_name(segment.base_offset)
-    same_size = source_log.is_file() and source_log.stat().st_size == segment.size_bytes
-    if isinstance(segment, StoredSegment):  # its batches are that file's: only a cleaned segment replaces them
-        if not same_size:
-            raise LogWriteError(f"{source_log}: segment {segment.base_offset}'s batches are no longer in this file")
-        copy_file(source_log, staging / source_log.name)
-    elif segment.rewritten_by_cleaner or not same_size or not _copied_if_same(segment, source_log, staging):
+    pass rewrote it (a rewritten segment's indexes are the ones its appends built, whatever its bytes).
+
+    The ``.log`` file is compared as it is copied (read once), and the files are copied through the handles
+    that were checked: a running broker that swaps a cleaned segment in or appends to the active one between
+    the read and the copy leaves the segment to be written from the model (a stored segment, whose batches are
+    only on disk, raises instead)."""
+    stored = isinstance(segment, StoredSegment)  # its batches are that file's: only a cleaned segment replaces them
+    if not stored and segment.rewritten_by_cleaner:
         return False
+    source_log = origin / segment_file_name(segment.base_offset)
     stem = source_log.name[: -len(LOG_FILE_SUFFIX)]
-    for suffix in SEGMENT_FILE_SUFFIXES:
-        if suffix != LOG_FILE_SUFFIX and (origin / f"{stem}{suffix}").is_file():
-            copy_file(origin / f"{stem}{suffix}", staging / f"{stem}{suffix}")
-    return True
+    with ExitStack() as handles:
+        opened = {  # the log first: the later check that it is still there covers the indexes opened after it
+            suffix: handles.enter_context(handle)
+            for suffix in SEGMENT_FILE_SUFFIXES
+            if (handle := _open_if_there(origin / f"{stem}{suffix}")) is not None
+        }
+        log = opened.get(LOG_FILE_SUFFIX)
+        target = staging / source_log.name
+        if log is not None and _still_there(segment, log, source_log) and _copied(segment, log, target, stored=stored):
+            copies = [target] + [copy_open_file(h, staging / f"{stem}{s}") for s, h in opened.items() if h is not log]
+            if _still_there(segment, log, source_log):
+                return True
+            for copy in copies:  # the broker appended to the segment while its indexes were copied
+                copy.unlink()
+    if stored:
+        raise LogWriteError(f"{source_log}: segment {segment.base_offset}'s batches are no longer in this file")
+    return False
 
 
-def _copied_if_same(segment: Segment, source: Path, folder: Path) -> bool:
-    """Copy ``source`` into ``folder`` (its times kept) when it holds exactly ``segment``'s bytes: compared as it is
-    copied, so the file is read once; nothing is left in ``folder`` when it differs."""
-    target = folder / source.name
-    with open(source, "rb") as reader, open(target, "wb") as writer:
+def _open_if_there(path: Path) -> BinaryIO | None:
+    try:
+        return open(path, "rb")  # noqa: SIM115 (the caller's ExitStack closes it)
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+def _still_there(segment: Segment, log: BinaryIO, path: Path) -> bool:
+    """Whether the open ``log`` is still the file at ``path``, and of the segment's size."""
+    try:
+        current = path.stat().st_ino
+    except FileNotFoundError:
+        return False
+    info = os.fstat(log.fileno())
+    return info.st_ino == current and info.st_size == segment.size_bytes
+
+
+def _copied(segment: Segment, reader: BinaryIO, target: Path, *, stored: bool) -> bool:
+    """Copy the open ``reader`` to ``target`` (its mode and times kept): a stored segment's bytes as they are, any
+    other's when it holds exactly ``segment``'s bytes, compared as it is copied so the file is read once; nothing
+    is left at ``target`` when it differs."""
+    if stored:
+        copy_open_file(reader, target, length=segment.size_bytes)
+        return True
+    reader.seek(0)
+    with open(target, "wb") as writer:
         same = True
-        for data in segment_bytes(segment, source):
+        for data in segment_bytes(segment, target.name):
             same = reader.read(len(data)) == data
             if not same:
                 break
             writer.write(data)
-        same = same and reader.read(1) == b""
     if not same:
         target.unlink()
         return False
-    shutil.copystat(source, target)
+    keep_mode_and_times(reader, target)
     return True
 
 

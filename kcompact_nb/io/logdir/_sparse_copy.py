@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
+import stat
 from pathlib import Path
 from typing import BinaryIO
 
@@ -21,13 +21,28 @@ _ZEROS = bytes(_BLOCK)
 
 def copy_file(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> Path:
     """Copy ``source`` to ``target`` with its holes and its mode and times; returns ``target``."""
-    with open(source, "rb") as reader, open(target, "wb") as writer:
-        size = os.fstat(reader.fileno()).st_size
+    with open(source, "rb") as reader:
+        return copy_open_file(reader, target)
+
+
+def copy_open_file(reader: BinaryIO, target: str | os.PathLike[str], *, length: int | None = None) -> Path:
+    """Copy the file open as ``reader`` (its first ``length`` bytes, or all) to ``target``, with its holes, mode and
+    times: the file that was opened, even if its path names another one by now; returns ``target``."""
+    info = os.fstat(reader.fileno())
+    size = info.st_size if length is None else min(length, info.st_size)
+    with open(target, "wb") as writer:
         for start, end in _data_regions(reader.fileno(), size):
             _copy_region(reader, writer, start, end)
         writer.truncate(size)
-    shutil.copystat(source, target)
+    keep_mode_and_times(reader, target)
     return Path(target)
+
+
+def keep_mode_and_times(reader: BinaryIO, target: str | os.PathLike[str]) -> None:
+    """Give ``target`` the mode and times of the file open as ``reader``."""
+    info = os.fstat(reader.fileno())
+    os.chmod(target, stat.S_IMODE(info.st_mode))
+    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
 def _data_regions(fd: int, size: int) -> list[tuple[int, int]]:

@@ -56,6 +56,8 @@ def test_folded_sizes_are_within_the_stated_bound(runs):
     for series in ("size_bytes", "live_bytes"):
         a, b = _mean(exact, getattr(exact, series)), _mean(folded, getattr(folded, series))
         assert abs(b - a) / a < 0.05, series
+    produced = [run.produced_bytes["orders"] for run in (runs["exact"], runs["folded"])]
+    assert abs(produced[1] / produced[0] - 1) < 0.01  # the folded records carry the bytes they stand for
     for field, bound in (("size_after_bytes", 0.08), ("dirty_bytes", 0.05), ("bytes_written", 0.05)):
         a = numpy.mean([getattr(p, field) for p in runs["exact"].passes])
         b = numpy.mean([getattr(p, field) for p in runs["folded"].passes])

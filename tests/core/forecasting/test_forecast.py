@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy
 import pytest
 
-from kcompact_nb.core import NewRecord, Simulation
+from kcompact_nb.core import NewRecord, Simulation, format_bytes
 from kcompact_nb.core.cleaner import CleanerLoop, CleanerSpeed
 from kcompact_nb.core.forecasting import (
     DailyCycle,
@@ -22,7 +22,9 @@ from kcompact_nb.core.forecasting import (
     ValueSizes,
     exact_events,
     forecast,
+    forecast_summary,
     key_bytes,
+    play_model,
 )
 from kcompact_nb.record import record_size_of_lengths
 
@@ -139,6 +141,22 @@ def test_busy_fraction_is_the_passes_time(exact):
             max(0, min(p.end_ms, HORIZON_MS) - max(p.start_ms, 30_000)) for p in exact.passes if p.thread == thread
         )
         assert exact.busy_fraction(30_000)[thread, 1] == pytest.approx(late / 10_000)
+
+
+def test_what_producers_wrote_is_the_log_a_broker_that_never_cleans_keeps(exact):
+    """``produced_bytes``, against which a forecast says what compaction saves: every batch and marker as stored."""
+    sim = Simulation({**BROKER, "log.cleaner.enable": False}, start_ms=0)
+    for name, spec in TOPICS.items():
+        sim.create_topic(name, partitions=spec["partitions"], config=spec["config"])
+    play_model(sim, MODEL, start_ms=0, from_ms=0, until_ms=HORIZON_MS, horizon_ms=HORIZON_MS)
+    kept = {name: sum(log.size_bytes for log in sim.partitions() if log.topic == name) for name in TOPICS}
+    assert exact.produced_bytes == kept
+    ends = {name: sum(int(t.size_bytes[-1]) for t in exact.timelines if t.topic == name) for name in TOPICS}
+    assert all(ends[name] < kept[name] for name in TOPICS)  # the cleaner ran
+    produced, saved = sum(kept.values()), sum(kept.values()) - sum(ends.values())
+    saved_text, produced_text = (format_bytes(n, exact=False) for n in (saved, produced))
+    line = dict(forecast_summary(exact))["disk compaction saves"]
+    assert line == f"{saved_text} ({saved / produced:.0%} of the {produced_text} produced)"
 
 
 def test_live_data_is_each_keys_latest_record(exact):

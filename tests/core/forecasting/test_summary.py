@@ -48,6 +48,21 @@ def test_a_fast_cleaner_keeps_up_and_a_slow_one_falls_behind(fast):
     assert dict(forecast_summary(fast))["keeps up"] == "yes"
 
 
+def test_too_few_passes_to_tell_is_said_not_guessed():
+    """12 s: each partition's first pass (over a log never cleaned), then one more in the second half: no pass in
+    the first half to compare the second with, so no verdict."""
+    short = forecast(MODEL, horizon_ms=12_000, broker=BROKER, topics=TOPICS, mode="exact")
+    assert [(p.name, p.start_ms >= 6_000) for p in short.passes] == [
+        ("t-0", False), ("t-1", False), ("t-0", True), ("t-1", True)
+    ]  # fmt: skip
+    assert [(k.verdict, k.falling_behind) for k in short.keeping_up()] == [("too few passes to tell", False)] * 2
+    assert dict(forecast_summary(short))["keeps up"] == "too few passes to tell on t-0, t-1 (a longer horizon tells)"
+    rows = partition_table(short)
+    assert [(r["dirty ratio at passes (1st half)"], r["cleaner"]) for r in rows] == [
+        ("-", "too few passes to tell")
+    ] * 2
+
+
 def test_tables_hold_the_forecasts_numbers(fast):
     partitions = partition_table(fast)
     assert [row["partition"] for row in partitions] == ["t-0", "t-1"]

@@ -16,6 +16,7 @@ import pytest
 from kcompact_nb.core import AbortedTxn
 from kcompact_nb.io import LogWriteError, read_checkpoint, read_index_file, read_log_dir, write_broker_log_dir
 from kcompact_nb.io.files import OffsetPosition, ProducerSnapshotEntry, TimestampOffset
+from kcompact_nb.io.logdir import _broker_log_dir as broker_log_dir
 from tests.conftest import cleaned_mixed_log
 from tests.io.kafka_bytes import tree_digest
 
@@ -118,6 +119,43 @@ def test_with_a_source_unchanged_files_are_copied_and_the_source_is_untouched(tm
         assert (out / "basic-0" / name).stat().st_mtime_ns == (source / "basic-0" / name).stat().st_mtime_ns
     assert (out / "meta.properties").read_text() == "version=1\n"
     assert (out / "basic-0" / "00000000000000000000.log").stat().st_size == 216 * 3
+
+
+def _swap_in_other_bytes(path: Path) -> None:
+    """What a broker's cleaner does to a segment: a new file of the same name (here of the same size) replaces it."""
+    swapped = path.with_name(path.name + ".swap")
+    swapped.write_bytes(bytes(path.stat().st_size))
+    os.replace(swapped, path)
+
+
+def _append_a_batch(path: Path) -> None:
+    """What a broker does to its active segment: bytes appended."""
+    with open(path, "ab") as handle:
+        handle.write(path.read_bytes()[:216])
+
+
+@pytest.mark.parametrize("broker_change", [_swap_in_other_bytes, _append_a_batch])
+def test_a_segment_the_broker_changes_while_copied_is_written_as_it_was_read(broker_change, tmp_path, monkeypatch):
+    """The copy of an unchanged segment reads the file that was compared, and a change meanwhile (the live log dir
+    test met a cleaned segment swapped in between the comparison and the copy) leaves the segment to the model."""
+    source = tmp_path / "source"
+    shutil.copytree(SAMPLE, source)
+    log = read_log_dir(source).logs["basic-0"]
+    original = (source / "basic-0" / "00000000000000000009.log").read_bytes()
+    copy = broker_log_dir.copy_open_file
+
+    def copy_while_the_broker_works(reader, target, **options):
+        if Path(target).name == "00000000000000000009.log":
+            broker_change(source / "basic-0" / "00000000000000000009.log")
+        return copy(reader, target, **options)
+
+    monkeypatch.setattr(broker_log_dir, "copy_open_file", copy_while_the_broker_works)
+    out = write_broker_log_dir([log], tmp_path / "out", source=source)
+    assert (out / "basic-0" / "00000000000000000009.log").read_bytes() == original
+    again = read_log_dir(out).logs["basic-0"]
+    assert [b.base_offset for s in again.segments for b in s.batches] == [
+        b.base_offset for s in log.segments for b in s.batches
+    ]
 
 
 @pytest.mark.parametrize(("version", "kept"), [("2.7.2", True), ("2.8.2", False), ("4.4.0", False)])
