@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from kcompact_nb import NewRecord, OffsetMapSpec, PartitionLog, Simulation, TopicConfig
 from kcompact_nb.core import CleanerManager
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
-from kcompact_nb.io import read_log_dir
+from kcompact_nb.io import ReadOptions, read_log_dir
 from kcompact_nb.spark import (
     compact,
     latest_per_key,
@@ -69,7 +69,7 @@ def test_every_sample_stage_gives_the_cores_pass(spark, samples_as_topics, now_m
     got = kept_rows(compact(records, now_ms=now_ms, **options))
     expected = {}
     for stage in SAMPLE_STAGES:
-        (log,) = read_log_dir(stage, config=TOPIC, broker=BROKER, now_ms=now_ms).logs.values()
+        (log,) = read_log_dir(stage, ReadOptions(config=TOPIC, broker=BROKER, now_ms=now_ms)).logs.values()
         expected[(stage_topic(stage), log.partition)] = log_rows(core_pass(log, now_ms))
     assert got == expected
     removed = sum(records.filter(F.col("topic") == topic).count() - len(rows) for (topic, _), rows in got.items())

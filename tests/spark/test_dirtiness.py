@@ -18,7 +18,7 @@ from pyspark.sql import DataFrame
 
 from kcompact_nb.core import CleanerManager, log_to_clean, log_to_clean_row
 from kcompact_nb.fidelity import broker_settings, topic_settings
-from kcompact_nb.io import read_log_dir
+from kcompact_nb.io import ReadOptions, read_log_dir
 from kcompact_nb.spark import dirtiness, logs_to_dataframe
 from tests.spark.conftest import SAMPLE_STAGES, stage_topic
 from tests.spark.simulated_partitions import checkpoints_of, segments_of, simulate, steps
@@ -37,7 +37,7 @@ def test_every_sample_stage_gives_the_cores_view(spark, samples_as_topics, now_m
     got = dirtiness_rows(dirtiness(segments, checkpoints, records, now_ms=now_ms, config=TOPIC, broker=BROKER))
     expected = {}
     for stage in SAMPLE_STAGES:
-        (log,) = read_log_dir(stage, config=TOPIC, broker=BROKER, now_ms=now_ms).logs.values()
+        (log,) = read_log_dir(stage, ReadOptions(config=TOPIC, broker=BROKER, now_ms=now_ms)).logs.values()
         view = log_to_clean_row(log_to_clean(log, now_ms=now_ms))
         cleaned = CleanerManager(BROKER).clean_once([log], now_ms=now_ms)
         expected[(stage_topic(stage), log.partition)] = {
