@@ -32,13 +32,10 @@ from tests.spark.engines import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = {
-    # Connect's executors are the standalone cluster's: through $SPARK_REMOTE, the notebooks run on both engines (07,
-    # at scale, runs its jobs on local[2] in the notebook suite; its loaders and analytics are the workload test's)
-    "connect": ["notebooks/06-spark-and-dataframes.ipynb", "notebooks/05-real-data.ipynb"],
-    # through $MASTER: the notebook that teaches the DataFrames (the workload test runs every loader there)
-    "standalone": ["notebooks/06-spark-and-dataframes.ipynb"],
-}
+NOTEBOOKS = ["notebooks/06-spark-and-dataframes.ipynb", "notebooks/05-real-data.ipynb"]
+"""Run through $SPARK_REMOTE, on the standalone cluster's executors (Connect's): so on both engines. The workload
+test runs every loader and analytic through $MASTER too; 07, at scale, runs its jobs on local[2] in the notebook
+suite, and its loaders and analytics are the workload's."""
 ENGINES = ["standalone", "connect"]
 RUN_TIMEOUT_S = 900
 
@@ -122,11 +119,9 @@ def test_loaders_and_analytics_give_the_local_results(engine, request, env, scra
         assert got[name] == rows, name
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_notebooks_run_unchanged_with_the_stored_outputs(engine, request, env):
-    notebooks = NOTEBOOKS[engine]
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *notebooks]
-    run(command, {**env, **engine_variables(engine, request)}, f"nbval of {', '.join(notebooks)} on {engine}")
+def test_notebooks_run_unchanged_with_the_stored_outputs(request, env):
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *NOTEBOOKS]
+    run(command, {**env, **engine_variables("connect", request)}, f"nbval of {', '.join(NOTEBOOKS)} on Spark Connect")
 
 
 def test_engine_processes_stop_with_their_executors(scratch, env):
