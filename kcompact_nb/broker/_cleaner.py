@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import re
 import shutil
 import subprocess
@@ -99,19 +100,32 @@ def _swap_in_flight(folder: Path, left: str = "") -> bool:
     return any(path.name.endswith(in_flight) for path in folder.iterdir())
 
 
+COPY_ATTEMPTS = 5
+"""Copies of a partition folder before giving up on one the broker keeps changing (before 2.8 its recovery-point
+checkpoint deletes producer snapshots at any moment, ``deleteSnapshotsAfterRecoveryPointCheckpoint``)."""
+
+
 def copy_partition(broker: KafkaBroker, topic: str, destination: Path, *, partition: int = 0) -> Path:
     """Copy ``<topic>-<partition>/`` and a ``cleaner-offset-checkpoint`` limited to it into ``destination``.
 
-    ``destination`` becomes a one-partition log dir; returns the copied partition folder. Files of a swap or
-    deletion under way are not copied, but the ``.cleaned`` files a pass that threw left are (the cleaner marked
-    the partition uncleanable and never touches them again).
+    ``destination`` becomes a one-partition log dir; returns the copied partition folder. A copy that meets files
+    the broker deleted meanwhile starts again. Files of a swap or deletion under way are not copied, but the
+    ``.cleaned`` files a pass that threw left are (the cleaner marked the partition uncleanable and never touches
+    them again).
     """
     source = partition_dir(broker, topic, partition)
     target = Path(destination) / source.name
-    shutil.rmtree(target, ignore_errors=True)
     failed = source.name in uncleanable_partitions(broker.cleaner_log())
     skipped = [s for s in LEFTOVER_FILE_SUFFIXES if not (failed and s == CLEANED_FILE_SUFFIX)]
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in skipped)))
+    for attempt in range(1, COPY_ATTEMPTS + 1):
+        shutil.rmtree(target, ignore_errors=True)
+        try:
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns(*(f"*{s}" for s in skipped)))
+            break
+        except shutil.Error as error:  # files the broker deleted while they were copied: copy it all again
+            vanished = all(f"[Errno {errno.ENOENT}]" in why for _, _, why in error.args[0])
+            if not vanished or attempt == COPY_ATTEMPTS:
+                raise
     offset = cleaner_checkpoint(broker.log_dir).get((topic, partition))
     entries = [] if offset is None else [f"{topic} {partition} {offset}"]
     (Path(destination) / "cleaner-offset-checkpoint").write_text("\n".join(["0", str(len(entries)), *entries]) + "\n")
