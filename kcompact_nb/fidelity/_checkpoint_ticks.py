@@ -4,16 +4,19 @@ Before 2.8 the checkpoint task (every ``log.flush.offset.checkpoint.interval.ms`
 the broker started) deletes old producer snapshots (spec 8.5), so which snapshots the "after" copy holds depends on
 whether it ran during the round, and before or after a pass. Each run rewrites ``recovery-point-offset-checkpoint``:
 its modification times before and after the round give the runs in between, and the cleaner log's times of the
-round's passes say how many passes came before each.
+round's passes say how many passes came before each. The run writes the file first and deletes the snapshots
+after: a copy is taken between runs, once the last one had time to delete (:func:`copy_between_checkpoints`).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
+from kcompact_nb.broker import BrokerError, KafkaBroker, copy_partition
 from kcompact_nb.io import RECOVERY_POINT_CHECKPOINT
 
 CHECKPOINT_INTERVAL_PROPERTY = "log.flush.offset.checkpoint.interval.ms"
@@ -25,6 +28,25 @@ def checkpointed_ms(log_dir: Path) -> int | None:
     """When the broker last wrote ``recovery-point-offset-checkpoint`` in ``log_dir`` (wall ms), if it did."""
     path = log_dir / RECOVERY_POINT_CHECKPOINT
     return path.stat().st_mtime_ns // 1_000_000 if path.is_file() else None
+
+
+SETTLE_MS = 2_000
+"""Time a checkpoint run is given to delete its snapshots after writing the file, before a copy is taken."""
+COPIES = 5
+
+
+def copy_between_checkpoints(broker: KafkaBroker, topic: str, destination: Path) -> int | None:
+    """Copy the partition (:func:`~kcompact_nb.broker.copy_partition`) at least ``SETTLE_MS`` after the last
+    checkpoint run and with none during the copy; returns when that run wrote the file (:func:`checkpointed_ms`)."""
+    for _ in range(COPIES):
+        written = checkpointed_ms(broker.log_dir)
+        if written is not None and (wait_ms := written + SETTLE_MS - time.time_ns() // 1_000_000) > 0:
+            time.sleep(wait_ms / 1000)
+            continue  # look again: another run may have begun meanwhile
+        copy_partition(broker, topic, destination)
+        if checkpointed_ms(broker.log_dir) == written:
+            return written
+    raise BrokerError(f"{broker.log_dir}: the recovery-point checkpoint ran during each of {COPIES} copies")
 
 
 def checkpoints_between(before_ms: int | None, after_ms: int | None, interval_ms: int) -> list[int]:

@@ -12,7 +12,6 @@ from kcompact_nb.broker import (
     KafkaBroker,
     alter_broker_configs,
     alter_topic_configs,
-    copy_partition,
     create_topic,
     produce,
     produce_batches,
@@ -24,8 +23,8 @@ from kcompact_nb.core import NewRecord
 from kcompact_nb.fidelity._checkpoint_ticks import (
     CHECKPOINT_INTERVAL_PROPERTY,
     DEFAULT_CHECKPOINT_INTERVAL_MS,
-    checkpointed_ms,
     checkpoints_between,
+    copy_between_checkpoints,
 )
 from kcompact_nb.fidelity._compare import LOG_FILE_MISMATCH, cleaner_messages, compare_round, marks_uncleanable
 from kcompact_nb.fidelity._workload import HOLD, Phase, Produce, Workload
@@ -101,13 +100,12 @@ def _run_round(broker: KafkaBroker, workload: Workload, index: int, result: Diff
     base = workload.base_ms(index, wall_now_ms=wall_ms())
     first_offsets = [_produce_step(broker, topic, step, base)[0] for step in round_.steps]
     (trigger_offset,) = produce(broker, topic, [workload.trigger(index, wall_now_ms=wall_ms())])
-    copy_partition(broker, topic, folder / "before")
-    checkpointed = checkpointed_ms(broker.log_dir)
+    checkpointed = copy_between_checkpoints(broker, topic, folder / "before")
     seen = len(cleaner_messages(broker.cleaner_log(), f"{topic}-0"))
     phase_ms = [_run_phase(broker, workload, phase, (topic, first_offsets, trigger_offset)) for phase in round_.phases]
-    copy_partition(broker, topic, folder / "after")
+    after_checkpoint = copy_between_checkpoints(broker, topic, folder / "after")
     interval = int(workload.broker.get(CHECKPOINT_INTERVAL_PROPERTY, DEFAULT_CHECKPOINT_INTERVAL_MS))
-    checkpoints = checkpoints_between(checkpointed, checkpointed_ms(broker.log_dir), interval)
+    checkpoints = checkpoints_between(checkpointed, after_checkpoint, interval)
     alter_topic_configs(broker, topic, {**COMPACTED_TOPIC_CONFIGS, **HOLD, **workload.kept})
     kafka = cleaner_messages(broker.cleaner_log(), f"{topic}-0")[seen:]
     earlier = any(r.uncleanable for r in result.rounds)
