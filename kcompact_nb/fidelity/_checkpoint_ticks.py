@@ -46,7 +46,10 @@ def copy_between_checkpoints(broker: KafkaBroker, topic: str, destination: Path)
         copy_partition(broker, topic, destination)
         if checkpointed_ms(broker.log_dir) == written:
             return written
-    raise BrokerError(f"{broker.log_dir}: the recovery-point checkpoint ran during each of {COPIES} copies")
+    raise BrokerError(
+        f"{broker.log_dir}: the recovery-point checkpoint ran during, or less than {SETTLE_MS} ms before, each of "
+        f"{COPIES} attempts to copy the partition"
+    )
 
 
 def checkpoints_between(before_ms: int | None, after_ms: int | None, interval_ms: int) -> list[int]:

@@ -143,6 +143,8 @@ CLOCK_OR_ENVIRONMENT = {("time", "time"), ("time", "time_ns"), ("datetime", "now
 
 
 OUTSIDE_THE_CLI = {
+    "kcompact_nb/fidelity/_checkpoint_ticks.py": "the wall clock, against which a real broker's recovery-point "
+    "checkpoint runs are timed",
     "kcompact_nb/fidelity/_differential.py": "the wall clock, which a real broker's cleaner and producers read",
     "kcompact_nb/fidelity/_forecast_proof.py": "the wall clock, which a real broker's cleaner reads and its producer "
     "is paced by",
