@@ -48,9 +48,10 @@ lint: setup
 
 # The tests that start brokers, Spark, JupyterLab or a browser, or run the notebooks, keep both cores busy on their own:
 # they run one after another, after the others have run on two workers (pytest-xdist, a test file per worker).
+# The first run names `tests`: pytest's --ignore does not apply to a testpaths entry (notebooks ran twice).
 HEAVY_TESTS := tests/broker tests/spark tests/browser notebooks tests/test_wheel_install.py tests/test_bench_side_by_side.py
 test: setup codecs
-	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=10 $(addprefix --ignore=,$(HEAVY_TESTS))
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=10 tests $(addprefix --ignore=,$(HEAVY_TESTS))
 	$(BIN)/python -m pytest --durations=25 $(HEAVY_TESTS)
 	$(BIN)/python -m mypy
 

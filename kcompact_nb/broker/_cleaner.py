@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from kcompact_nb.core import CLEANED_FILE_SUFFIX, LEFTOVER_FILE_SUFFIXES
+from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, read_checkpoint
 
 from ._broker import KafkaBroker
 from ._classpath import KAFKA_3_VERSION, kafka_major, resolve_classpath
@@ -23,16 +24,8 @@ _CLEANED_LINE = re.compile(r"Log cleaner thread \d+ cleaned log (?P<tp>\S+) \(di
 
 
 def cleaner_checkpoint(log_dir: Path) -> dict[tuple[str, int], int]:
-    """Entries of ``<log_dir>/cleaner-offset-checkpoint`` (version line, count line, ``topic partition offset``)."""
-    path = Path(log_dir) / "cleaner-offset-checkpoint"
-    if not path.exists():
-        return {}
-    entries: dict[tuple[str, int], int] = {}
-    for line in path.read_text().splitlines()[2:]:
-        parts = line.split()
-        if len(parts) == 3:
-            entries[(parts[0], int(parts[1]))] = int(parts[2])
-    return entries
+    """Entries of ``<log_dir>/cleaner-offset-checkpoint``."""
+    return read_checkpoint(Path(log_dir) / CLEANER_OFFSET_CHECKPOINT)
 
 
 def partition_dir(broker: KafkaBroker, topic: str, partition: int = 0) -> Path:
@@ -106,7 +99,8 @@ checkpoint deletes producer snapshots at any moment, ``deleteSnapshotsAfterRecov
 
 
 def copy_partition(broker: KafkaBroker, topic: str, destination: Path, *, partition: int = 0) -> Path:
-    """Copy ``<topic>-<partition>/`` and a ``cleaner-offset-checkpoint`` limited to it into ``destination``.
+    """Copy ``<topic>-<partition>/`` and the ``cleaner-offset-checkpoint`` and ``recovery-point-offset-checkpoint``
+    limited to it into ``destination``.
 
     ``destination`` becomes a one-partition log dir; returns the copied partition folder. A copy that meets files
     the broker deleted meanwhile starts again. Files of a swap or deletion under way are not copied, but the
@@ -126,9 +120,10 @@ def copy_partition(broker: KafkaBroker, topic: str, destination: Path, *, partit
             vanished = all(f"[Errno {errno.ENOENT}]" in why for _, _, why in error.args[0])
             if not vanished or attempt == COPY_ATTEMPTS:
                 raise
-    offset = cleaner_checkpoint(broker.log_dir).get((topic, partition))
-    entries = [] if offset is None else [f"{topic} {partition} {offset}"]
-    (Path(destination) / "cleaner-offset-checkpoint").write_text("\n".join(["0", str(len(entries)), *entries]) + "\n")
+    for name in (CLEANER_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT):
+        offset = read_checkpoint(broker.log_dir / name).get((topic, partition))
+        entries = [] if offset is None else [f"{topic} {partition} {offset}"]
+        (Path(destination) / name).write_text("\n".join(["0", str(len(entries)), *entries]) + "\n")
     return target
 
 

@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import product
 from pathlib import Path
 
 from kcompact_nb.broker import BrokerError, KafkaBroker, copy_partition
@@ -61,6 +62,26 @@ def checkpoints_between(before_ms: int | None, after_ms: int | None, interval_ms
     while before_ms is not None and runs[-1] - interval_ms > before_ms + interval_ms // 2:
         runs.append(runs[-1] - interval_ms)
     return runs[::-1]
+
+
+SWAP_TO_MESSAGE_MS = 1_000
+"""How long before its message a pass may have swapped its cleaned segments in: after the swap it writes the
+cleaner's checkpoint file (synced to disk) and then logs. A recovery-point checkpoint run in that time may have
+seen the cleaned segments."""
+
+
+def checkpoint_orders(messages: Sequence[str], times_ms: Sequence[int]) -> list[list[int]]:
+    """How many of the round's passes may have preceded each checkpoint run, the order of the log's times first.
+
+    A pass logs its message when it ends (:func:`passes_logged_before`); a run less than ``SWAP_TO_MESSAGE_MS`` before
+    the next pass's message may also have followed that pass's swap, so each such run gives a second order.
+    """
+    logged = [at for at in map(_logged_ms, messages) if at is not None]
+    choices = []
+    for run_ms, before in zip(times_ms, passes_logged_before(messages, times_ms), strict=True):
+        swapped_before = before < len(logged) and logged[before] - run_ms <= SWAP_TO_MESSAGE_MS
+        choices.append([before, before + 1] if swapped_before else [before])
+    return [list(order) for order in product(*choices)]
 
 
 def passes_logged_before(messages: Sequence[str], times_ms: Sequence[int]) -> list[int]:

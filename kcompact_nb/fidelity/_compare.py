@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,11 @@ from kcompact_nb.core import (
     rebuild_producer_state,
     stored_compression,
 )
-from kcompact_nb.fidelity._checkpoint_ticks import passes_logged_before
+from kcompact_nb.fidelity._checkpoint_ticks import checkpoint_orders
 from kcompact_nb.fidelity._workload import HOLD, Workload
 from kcompact_nb.io import (
     CLEANER_OFFSET_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
     ReadOptions,
     SegmentFileReader,
     batch_bytes,
@@ -198,6 +200,7 @@ def simulate_phases(
     pass_ms: Mapping[int, int] | None = None,
     uncleanable: bool = False,
     checkpoints: Sequence[int] = (),
+    recovery_point: int | None = None,
 ) -> list[str]:
     """Run the simulated cleaner thread through the round's phases; returns the passes' log lines.
 
@@ -205,11 +208,12 @@ def simulate_phases(
     another (passes back to back, each a millisecond after the previous) until nothing is eligible.
     ``pass_ms`` gives some passes (by their index in the round) a later time: Kafka's, when known. ``uncleanable``:
     an earlier round's pass threw, and the broker never cleans the partition again. ``checkpoints``: the broker's
-    recovery-point checkpoint ran once after each of these numbers of passes
-    (:meth:`~kcompact_nb.core.PartitionLog.delete_snapshots_after_recovery_point_checkpoint`).
+    recovery-point checkpoint ran once after each of these numbers of passes, with ``recovery_point`` (None: the
+    active segment's base offset;
+    :meth:`~kcompact_nb.core.PartitionLog.delete_snapshots_after_recovery_point_checkpoint`).
     """
     phases = _run_phases(log, workload, round_index, phase_ms, pass_ms or {}, uncleanable=uncleanable,
-                         checkpoints=checkpoints)  # fmt: skip
+                         checkpoints=checkpoints, recovery_point=recovery_point)  # fmt: skip
     return [line for line, _ in phases]
 
 
@@ -222,9 +226,10 @@ def _run_phases(
     *,
     uncleanable: bool = False,
     checkpoints: Sequence[int] = (),
+    recovery_point: int | None = None,
 ) -> list[tuple[str, bool]]:
     """Each pass's log line (a pass that threw: its uncleanable message) and whether it stamped a delete horizon;
-    ``checkpoints``: :func:`simulate_phases`'."""
+    ``checkpoints`` and ``recovery_point``: :func:`simulate_phases`'."""
     manager = CleanerManager(log.broker, started_ms=phase_ms[0])
     if uncleanable:
         manager.uncleanable.add(log.name)
@@ -234,7 +239,7 @@ def _run_phases(
         log.config = topic_settings({**phase.configs, **workload.kept}, broker=log.broker)
         now = released
         for _ in range(MAX_PASSES_PER_PHASE):
-            _checkpoint_after(log, waiting, len(passes))
+            _checkpoint_after(log, waiting, len(passes), recovery_point)
             now = max(now, pass_ms.get(len(passes), now))
             stamped, failed = _stamped_batches(log), len(manager.failures)
             result = manager.clean_once([log], now_ms=now)
@@ -245,15 +250,15 @@ def _run_phases(
                 break
             passes.append((result.log_line, bool(_stamped_batches(log) - stamped)))
             now = max(now, result.end_ms) + 1
-    _checkpoint_after(log, waiting, max(waiting, default=0))  # the runs after the last pass
+    _checkpoint_after(log, waiting, max(waiting, default=0), recovery_point)  # the runs after the last pass
     return passes
 
 
-def _checkpoint_after(log: PartitionLog, waiting: list[int], passes: int) -> None:
+def _checkpoint_after(log: PartitionLog, waiting: list[int], passes: int, recovery_point: int | None) -> None:
     """Run the broker's recovery-point checkpoints due once ``passes`` passes ran (removed from ``waiting``)."""
     while waiting and waiting[0] <= passes:
         waiting.pop(0)
-        log.delete_snapshots_after_recovery_point_checkpoint()
+        log.delete_snapshots_after_recovery_point_checkpoint(recovery_point)
 
 
 def _stamped_batches(log: PartitionLog) -> set[int]:
@@ -329,11 +334,32 @@ def compare_round(
 ) -> list[str]:  # fmt: skip
     """Mismatches between the simulator's run over ``folder/before`` and Kafka's ``folder/after`` and log lines;
     ``uncleanable``: the partition was marked uncleanable in an earlier round; ``checkpoint_ms``: when the broker's
-    recovery-point checkpoint ran during the round, after the passes it logged before then.
+    recovery-point checkpoint ran during the round.
 
     The simulator's result is also written as the broker would leave it (``folder/predicted``) and every file of
-    its partition folder compared with Kafka's byte for byte (:func:`partition_file_differences`).
+    its partition folder compared with Kafka's byte for byte (:func:`partition_file_differences`). The checkpoint
+    runs take the recovery point the "after" copy holds (the last run's), and come after the passes logged before
+    them; a run just before a pass's message may have come after its swap (:func:`checkpoint_orders`): that order
+    is tried when the first one differs.
     """
+    recovery_point = next(iter(read_checkpoint(folder / "after" / RECOVERY_POINT_CHECKPOINT).values()), None)
+    compare = partial(_compare_simulated, folder, workload, round_index=round_index, version=version,
+                      phase_ms=phase_ms, kafka_messages=kafka_messages, uncleanable=uncleanable,
+                      recovery_point=recovery_point)  # fmt: skip
+    first, *others = checkpoint_orders(kafka_messages, checkpoint_ms)
+    found = compare(checkpoints=first)
+    if found and any(not compare(checkpoints=other) for other in others):
+        return []
+    if found and others:
+        compare(checkpoints=first)  # folder/predicted as the first order leaves it
+    return found
+
+
+def _compare_simulated(
+    folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int],
+    kafka_messages: Sequence[str], uncleanable: bool, recovery_point: int | None, checkpoints: Sequence[int],
+) -> list[str]:  # fmt: skip
+    """:func:`compare_round` with the checkpoint runs after these numbers of passes."""
     times = kafka_pass_times(folder, workload, round_index=round_index, version=version, phase_ms=phase_ms,
                              uncleanable=uncleanable)  # fmt: skip
     before = load_round(folder, workload, version=version, stage="before")
@@ -343,8 +369,8 @@ def compare_round(
     if round_index == 0 and not workload.recompressed_on_append:
         found += append_differences(folder, workload, version=version)
     lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, pass_ms=times,
-                            uncleanable=uncleanable,
-                            checkpoints=passes_logged_before(kafka_messages, checkpoint_ms))  # fmt: skip
+                            uncleanable=uncleanable, checkpoints=checkpoints,
+                            recovery_point=recovery_point)  # fmt: skip
     found += differences(before, after)
     predicted = write_broker_log_dir([before], folder / "predicted", source=folder / "before", overwrite=True)
     found += partition_file_differences(predicted / before.name, folder / "after" / before.name)

@@ -30,7 +30,8 @@ def _broker(log_dir: Path) -> SimpleNamespace:
     partition.mkdir(parents=True)
     for name in ("00000000000000000000.log", "00000000000000000000.index", SNAPSHOT):
         (partition / name).write_bytes(name.encode())
-    (log_dir / "cleaner-offset-checkpoint").write_text("0\n1\norders 0 6\n")
+    (log_dir / "cleaner-offset-checkpoint").write_text("0\n2\norders 0 6\nother 0 9\n")
+    (log_dir / RECOVERY_POINT_CHECKPOINT).write_text("0\n2\nother 0 12\norders 0 7\n")
     return SimpleNamespace(log_dir=log_dir, cleaner_log=lambda: "")
 
 
@@ -61,6 +62,8 @@ def test_a_copy_that_meets_a_file_the_broker_deleted_starts_again(tmp_path, monk
     assert sorted(p.name for p in copied.iterdir()) == ["00000000000000000000.index", "00000000000000000000.log"]
     assert (copied / "00000000000000000000.log").read_bytes() == b"00000000000000000000.log"
     assert (tmp_path / "copy" / "cleaner-offset-checkpoint").read_text() == "0\n1\norders 0 6\n"
+    # the recovery point the broker's last checkpoint run wrote: the harness gives it to the simulated runs
+    assert (tmp_path / "copy" / RECOVERY_POINT_CHECKPOINT).read_text() == "0\n1\norders 0 7\n"
 
 
 def test_a_broker_that_deletes_at_every_copy_fails_it_naming_the_file(tmp_path, monkeypatch):

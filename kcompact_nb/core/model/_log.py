@@ -266,18 +266,26 @@ class PartitionLog:
         self.segments.append(self._new_segment(new_offset, now_ms))
         return self.segments[-1]
 
-    def delete_snapshots_after_recovery_point_checkpoint(self) -> None:
+    def delete_snapshots_after_recovery_point_checkpoint(self, recovery_point: int | None = None) -> None:
         """The broker's recovery-point checkpoint (every ``log.flush.offset.checkpoint.interval.ms``) deleting old
         producer snapshots (``Log.deleteSnapshotsAfterRecoveryPointCheckpoint``, before 2.8; spec 8.5).
 
-        It keeps those from ``minSnapshotsOffsetToRetain``: the base offset of the segment before the active one
-        (the recovery point is the active segment's base offset, flushed at its roll). From 2.8 (KAFKA-9393) the
-        checkpoint deletes none; snapshots go with their segments.
+        It keeps those from ``minSnapshotsOffsetToRetain``: the lower of the base offset of the segment before the
+        active one and that of the segment below ``recovery_point`` (``recovery_point`` itself when no segment lies
+        below it). ``None``: the active segment's base offset, where the flush after its roll put the recovery
+        point. From 2.8 (KAFKA-9393) the checkpoint deletes none; snapshots go with their segments.
         """
         if self.broker.version.deletes_snapshots_with_segments:
             return
-        kept_from = self.segments[-2 if len(self.segments) > 1 else 0].base_offset
+        active = self.segments[-1].base_offset
+        point = active if recovery_point is None else recovery_point
+        kept_from = min(self._base_below(active, default=active), self._base_below(point, default=point))
         self.min_snapshot_offset_to_retain = max(self.min_snapshot_offset_to_retain, kept_from)
+
+    def _base_below(self, offset: int, *, default: int) -> int:
+        """The base offset of the last segment that starts below ``offset`` (Kafka's ``lowerSegment``), else
+        ``default``."""
+        return max((s.base_offset for s in self.segments if s.base_offset < offset), default=default)
 
     def set_high_watermark(self, offset: int | None) -> None:
         """Hold the high watermark at ``offset`` (``None``: follow the log end offset again)."""

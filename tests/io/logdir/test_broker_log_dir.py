@@ -200,3 +200,22 @@ def test_before_2_8_the_recovery_point_checkpoint_deletes_the_snapshots_below_th
     stored = sorted(p.name for p in (SAMPLE / "basic-0").glob("*.snapshot"))
     assert sorted(p.name for p in out.glob("*.snapshot")) == [n for n in stored if int(n[:20]) >= kept_from]
     assert len(stored) == 11
+
+
+@pytest.mark.parametrize(("recovery_point", "kept_from"), [(None, 30), (31, 30), (40, 30), (30, 27), (20, 18), (0, 0)])
+def test_a_recovery_point_below_the_active_segment_keeps_the_snapshots_from_the_segment_below_it(
+    recovery_point, kept_from, tmp_path
+):
+    """Spec 8.5: ``minSnapshotsOffsetToRetain`` is the lower of the second-last segment's base offset and that of the
+    segment below the recovery point (``lowerSegment``; the recovery point itself when none is below). A broker whose
+    flush after a roll had not run yet checkpoints a recovery point below the active segment (segments here: 0, 3, ...,
+    27, 30, 31)."""
+    from kcompact_nb.core import BrokerConfig
+    from kcompact_nb.io import ReadOptions
+
+    broker = BrokerConfig.from_properties({"kafka.version": "2.6.3"})
+    log = read_log_dir(SAMPLE, ReadOptions(broker=broker)).logs["basic-0"]
+    log.delete_snapshots_after_recovery_point_checkpoint(recovery_point)
+    out = write_broker_log_dir([log], tmp_path / "out", source=SAMPLE) / "basic-0"
+    stored = sorted(p.name for p in (SAMPLE / "basic-0").glob("*.snapshot"))
+    assert sorted(p.name for p in out.glob("*.snapshot")) == [n for n in stored if int(n[:20]) >= kept_from]
