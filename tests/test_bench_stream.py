@@ -32,6 +32,7 @@ def test_a_small_run_measures_every_mode_and_writes_markdown(tmp_path: Path, cap
     for mode in ("stream", "buckets", "memory"):
         assert f"| {mode} | 3,000 |" in table
     assert table.count("| 300 records kept") == 2  # streamed and in memory: every one of the 300 keys' last record
+    assert "s on the scanned partition (200 buckets, " in table  # one layout_figure call on the log read on disk
     assert [p.name for p in tmp_path.iterdir()] == ["RESULTS-stream.md"]  # the generated partition is gone
 
 

@@ -64,24 +64,25 @@ def checkpoints_between(before_ms: int | None, after_ms: int | None, interval_ms
     return runs[::-1]
 
 
-SWAP_TO_MESSAGE_MS = 1_000
-"""How long before its message a pass may have swapped its cleaned segments in: after the swap it writes the
-cleaner's checkpoint file (synced to disk) and then logs. A recovery-point checkpoint run in that time may have
-seen the cleaned segments."""
+RUN_SPREAD_MS = 5_000
+"""How far apart the time a recovery-point checkpoint run wrote its file and the time it deleted snapshots, and a
+pass's swap and its message, may be: each is a sync to disk apart (the checkpoint file's; the cleaner checkpoint's,
+which a pass writes before it logs), seconds on a busy disk."""
 
 
 def checkpoint_orders(messages: Sequence[str], times_ms: Sequence[int]) -> list[list[int]]:
     """How many of the round's passes may have preceded each checkpoint run, the order of the log's times first.
 
-    A pass logs its message when it ends (:func:`passes_logged_before`); a run less than ``SWAP_TO_MESSAGE_MS`` before
-    the next pass's message may also have followed that pass's swap, so each such run gives a second order.
+    A pass logs its message when it ends (:func:`passes_logged_before`); a run that wrote its file less than
+    ``RUN_SPREAD_MS`` before the messages of the next passes may have deleted its snapshots after their swaps, so
+    each such pass gives another order.
     """
     logged = [at for at in map(_logged_ms, messages) if at is not None]
     choices = []
     for run_ms, before in zip(times_ms, passes_logged_before(messages, times_ms), strict=True):
-        swapped_before = before < len(logged) and logged[before] - run_ms <= SWAP_TO_MESSAGE_MS
-        choices.append([before, before + 1] if swapped_before else [before])
-    return [list(order) for order in product(*choices)]
+        close = sum(1 for at in logged[before:] if at - run_ms <= RUN_SPREAD_MS)
+        choices.append(range(before, before + close + 1))
+    return [list(order) for order in product(*choices) if list(order) == sorted(order)]
 
 
 def passes_logged_before(messages: Sequence[str], times_ms: Sequence[int]) -> list[int]:

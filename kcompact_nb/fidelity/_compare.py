@@ -23,6 +23,7 @@ from kcompact_nb.core import (
     RecordBatch,
     TopicConfig,
     compressed,
+    format_instant_ms,
     rebuild_producer_state,
     stored_compression,
 )
@@ -346,12 +347,17 @@ def compare_round(
     compare = partial(_compare_simulated, folder, workload, round_index=round_index, version=version,
                       phase_ms=phase_ms, kafka_messages=kafka_messages, uncleanable=uncleanable,
                       recovery_point=recovery_point)  # fmt: skip
-    first, *others = checkpoint_orders(kafka_messages, checkpoint_ms)
+    first, *others = orders = checkpoint_orders(kafka_messages, checkpoint_ms)
     found = compare(checkpoints=first)
     if found and any(not compare(checkpoints=other) for other in others):
         return []
     if found and others:
         compare(checkpoints=first)  # folder/predicted as the first order leaves it
+    if found and checkpoint_ms:
+        runs = ", ".join(format_instant_ms(ms) for ms in checkpoint_ms)
+        logged = ", ".join(message[1:24] for message in kafka_messages)
+        found.append(f"the broker's recovery-point checkpoint wrote recovery point {recovery_point} at {runs}; "
+                     f"the passes logged at {logged}; passes before each run tried: {orders}")  # fmt: skip
     return found
 
 

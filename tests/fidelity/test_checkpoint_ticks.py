@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from kcompact_nb.fidelity._checkpoint_ticks import (
-    SWAP_TO_MESSAGE_MS,
+    RUN_SPREAD_MS,
     checkpoint_orders,
     checkpoints_between,
     passes_logged_before,
@@ -28,16 +28,18 @@ def test_each_run_counts_the_pass_messages_logged_before_it():
     assert passes_logged_before(messages, [at, at + 1, at + 70_000]) == [0, 1, 2]
 
 
-def test_a_run_just_before_a_pass_message_may_have_followed_its_swap():
-    """A pass swaps its cleaned segments in, writes the cleaner's checkpoint and then logs: a recovery-point checkpoint
-    run less than SWAP_TO_MESSAGE_MS before the message gives a second order, where it followed that pass (a 2.6.3
-    round kept every snapshot of a merged group that the simulator's run before the pass deleted)."""
+def test_a_run_shortly_before_pass_messages_may_have_followed_their_swaps():
+    """A pass swaps its cleaned segments in, syncs the cleaner's checkpoint and then logs; a recovery-point
+    checkpoint run writes and syncs its file and then deletes snapshots. A run that wrote its file less than
+    RUN_SPREAD_MS before passes' messages gives an order per such pass, where it followed them (a 2.6.3 round kept
+    every snapshot of a merged group that the simulator's run before the pass deleted)."""
     stamp = "2026-11-29 06:08:32,724"
     at = int(time.mktime(time.strptime(stamp[:19], "%Y-%m-%d %H:%M:%S"))) * 1000 + 724
-    messages = [f"[{stamp}] INFO Log cleaner thread 0 cleaned log t-0", "[2026-11-29 06:09:40,001] INFO ..."]
+    later = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime((at + 1_000) // 1000)) + ",724"
+    messages = [f"[{stamp}] INFO Log cleaner thread 0 cleaned log t-0", f"[{later}] INFO Log cleaner thread 0 ..."]
     assert checkpoint_orders(messages, []) == [[]]
-    assert checkpoint_orders(messages, [at + 1]) == [[1]]  # after the message: after the pass
-    assert checkpoint_orders(messages, [at - SWAP_TO_MESSAGE_MS - 1]) == [[0]]  # too early to follow its swap
-    assert checkpoint_orders(messages, [at - 40]) == [[0], [1]]
-    assert checkpoint_orders(messages, [at]) == [[0], [1]]  # the same ms: either
-    assert checkpoint_orders(messages, [at - 40, at + 60_000]) == [[0, 1], [1, 1]]
+    assert checkpoint_orders(messages, [at + 1_001]) == [[2]]  # after both messages: after both passes
+    assert checkpoint_orders(messages, [at - RUN_SPREAD_MS - 1]) == [[0]]  # too early to follow a swap
+    assert checkpoint_orders(messages, [at - RUN_SPREAD_MS + 500]) == [[0], [1]]  # the second pass is too far
+    assert checkpoint_orders(messages, [at]) == [[0], [1], [2]]  # the same ms as the first message: either
+    assert checkpoint_orders(messages, [at - 40, at + 60_000]) == [[0, 2], [1, 2], [2, 2]]
