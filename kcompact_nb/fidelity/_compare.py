@@ -429,14 +429,16 @@ def _file_sizes(mine: Path, theirs: Path, a: bytes, b: bytes) -> str:
 
 def cleaner_messages(cleaner_log: str, name: str) -> list[str]:
     """Every "cleaned log <name>" INFO message of a broker's cleaner log (9 lines each) and every "Marking its
-    partition (<name>) as uncleanable" WARN with its stack trace, oldest first."""
+    partition (<name>) as uncleanable" WARN with its stack trace, oldest first; each from the line with its log
+    record's ``[time]`` (the INFO message begins on the line after it: Kafka formats it from "%n\\tLog cleaner...")."""
     lines = cleaner_log.splitlines()
     messages = []
     for i, line in enumerate(lines):
         if f"cleaned log {name} (dirty section" in line:
             # KIP-354's line follows as a log record of its own
             delayed = next((j for j in range(i + 8, min(i + 11, len(lines))) if _DELAYED in lines[j]), i + 8)
-            messages.append("\n".join(lines[i : delayed + 1]))
+            stamped = i - 1 if not line.startswith("[") and i > 0 and lines[i - 1].startswith("[") else i
+            messages.append("\n".join(lines[stamped : delayed + 1]))
         elif _UNCLEANABLE.format(name) in line:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("[")), len(lines))
             messages.append("\n".join(lines[i:end]))

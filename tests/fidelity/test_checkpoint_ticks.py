@@ -10,6 +10,7 @@ from kcompact_nb.fidelity._checkpoint_ticks import (
     checkpoints_between,
     passes_logged_before,
 )
+from kcompact_nb.fidelity._compare import cleaner_messages, log_line_facts
 
 
 def test_the_runs_between_two_rewrites_of_the_checkpoint_file_are_a_fixed_rate_apart():
@@ -43,3 +44,28 @@ def test_a_run_shortly_before_pass_messages_may_have_followed_their_swaps():
     assert checkpoint_orders(messages, [at - RUN_SPREAD_MS + 500]) == [[0], [1]]  # the second pass is too far
     assert checkpoint_orders(messages, [at]) == [[0], [1], [2]]  # the same ms as the first message: either
     assert checkpoint_orders(messages, [at - 40, at + 60_000]) == [[0, 2], [1, 2], [2, 2]]
+
+
+CLEANER_LOG = """[2026-11-29 16:53:39,101] INFO Starting the log cleaner (kafka.log.LogCleaner)
+[2026-11-29 16:53:40,101] INFO [kafka-log-cleaner-thread-0]: 
+\tLog cleaner thread 0 cleaned log t-0 (dirty section = [0, 50])
+\t0.0 MB of log processed in 0.1 seconds (0.0 MB/sec).
+\tIndexed 0.0 MB in 0.0 seconds (0.0 Mb/sec, 50.0% of total time)
+\tBuffer utilization: 0.0%
+\tCleaned 0.0 MB in 0.0 seconds (0.0 Mb/sec, 50.0% of total time)
+\tStart size: 0.0 MB (50 messages)
+\tEnd size: 0.0 MB (8 messages)
+\t83.3% size reduction (84.0% fewer messages)
+ (kafka.log.LogCleaner)
+"""
+
+
+def test_a_pass_message_is_timed_by_its_log_record_on_the_line_before_it():
+    """Kafka formats the pass's message from "%n\\tLog cleaner thread ...": its log record's time is on the line
+    before (a harness that read the time from the "cleaned log" line found none and put every checkpoint run before
+    every pass)."""
+    (message,) = cleaner_messages(CLEANER_LOG, "t-0")
+    assert message.splitlines()[0] == "[2026-11-29 16:53:40,101] INFO [kafka-log-cleaner-thread-0]: "
+    assert log_line_facts(message)[0] == "Log cleaner thread 0 cleaned log t-0 (dirty section = [0, 50])"
+    at = int(time.mktime(time.strptime("2026-11-29 16:53:40", "%Y-%m-%d %H:%M:%S"))) * 1000 + 101
+    assert passes_logged_before([message], [at, at + 1]) == [0, 1]
