@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from kcompact_nb.core import CLEANED_FILE_SUFFIX, LEFTOVER_FILE_SUFFIXES
-from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, read_checkpoint
+from kcompact_nb.io import CLEANER_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, read_checkpoint, write_checkpoint
 
 from ._broker import KafkaBroker
 from ._classpath import KAFKA_3_VERSION, kafka_major, resolve_classpath
@@ -120,10 +120,10 @@ def copy_partition(broker: KafkaBroker, topic: str, destination: Path, *, partit
             vanished = all(f"[Errno {errno.ENOENT}]" in why for _, _, why in error.args[0])
             if not vanished or attempt == COPY_ATTEMPTS:
                 raise
+    key = (topic, partition)
     for name in (CLEANER_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT):
-        offset = read_checkpoint(broker.log_dir / name).get((topic, partition))
-        entries = [] if offset is None else [f"{topic} {partition} {offset}"]
-        (Path(destination) / name).write_text("\n".join(["0", str(len(entries)), *entries]) + "\n")
+        entries = read_checkpoint(broker.log_dir / name)
+        write_checkpoint(Path(destination) / name, {key: entries[key]} if key in entries else {})
     return target
 
 

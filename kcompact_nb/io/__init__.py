@@ -42,6 +42,7 @@ from kcompact_nb.io.files import (
     parse_checkpoint,
     read_checkpoint,
     read_index_file,
+    write_checkpoint,
 )
 from kcompact_nb.io.logdir import (
     LoadedLogDir,
@@ -156,6 +157,7 @@ __all__ = [
     "TruncatedBatchError",
     "UNKNOWN_PARTITION",
     "write_broker_log_dir",
+    "write_checkpoint",
     "write_partition_dir",
     "write_segment_file",
 ]
