@@ -344,8 +344,10 @@ def compare_round(
     is tried when the first one differs.
     """
     recovery_point = next(iter(read_checkpoint(folder / "after" / RECOVERY_POINT_CHECKPOINT).values()), None)
+    times = kafka_pass_times(folder, workload, round_index=round_index, version=version, phase_ms=phase_ms,
+                             uncleanable=uncleanable)  # fmt: skip
     compare = partial(_compare_simulated, folder, workload, round_index=round_index, version=version,
-                      phase_ms=phase_ms, kafka_messages=kafka_messages, uncleanable=uncleanable,
+                      phase_ms=phase_ms, pass_ms=times, kafka_messages=kafka_messages, uncleanable=uncleanable,
                       recovery_point=recovery_point)  # fmt: skip
     first, *others = orders = checkpoint_orders(kafka_messages, checkpoint_ms)
     found = compare(checkpoints=first)
@@ -363,18 +365,18 @@ def compare_round(
 
 def _compare_simulated(
     folder: Path, workload: Workload, *, round_index: int, version: str, phase_ms: Sequence[int],
-    kafka_messages: Sequence[str], uncleanable: bool, recovery_point: int | None, checkpoints: Sequence[int],
+    pass_ms: Mapping[int, int], kafka_messages: Sequence[str], uncleanable: bool, recovery_point: int | None,
+    checkpoints: Sequence[int],
 ) -> list[str]:  # fmt: skip
-    """:func:`compare_round` with the checkpoint runs after these numbers of passes."""
-    times = kafka_pass_times(folder, workload, round_index=round_index, version=version, phase_ms=phase_ms,
-                             uncleanable=uncleanable)  # fmt: skip
+    """:func:`compare_round` with the checkpoint runs after these numbers of passes (``pass_ms``: Kafka's pass
+    times, :func:`kafka_pass_times`)."""
     before = load_round(folder, workload, version=version, stage="before")
     after = load_round(folder, workload, version=version, stage="after")
     catch_up(before, after)
     found = recompression_differences(before) if workload.recompressed_on_append else []
     if round_index == 0 and not workload.recompressed_on_append:
         found += append_differences(folder, workload, version=version)
-    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, pass_ms=times,
+    lines = simulate_phases(before, workload, round_index=round_index, phase_ms=phase_ms, pass_ms=pass_ms,
                             uncleanable=uncleanable, checkpoints=checkpoints,
                             recovery_point=recovery_point)  # fmt: skip
     found += differences(before, after)
