@@ -10,8 +10,8 @@ offset map's title, the stats heading, the config message; the explorer's panel 
 and figure title), every figure must be drawn (no blank figure) as wide as its element with its title clear of
 its subtitle, and the browser console must stay free of errors.
 Screenshots of each widget after each action go to ``test-artifacts/browser/widgets/<load>/<notebook>/``;
-the time from each stepper click to its figure redrawn goes to ``click-to-figure.txt`` there (reported, not
-asserted).
+the time from each stepper click to every figure of the step redrawn goes to ``click-to-figure.txt`` there
+(reported, not asserted).
 
 On the quiet machine each notebook is first looked at as opened, before it runs (tests/browser/on_open.py): its
 widgets must show from the saved state (no error, no red "disconnected" icon, figures drawn) with the texts Run All
@@ -76,25 +76,30 @@ class Use:
 
 Action = tuple[str, Callable[["Page", "Locator", Use], None]]
 
-# Click the button, then wait (at most 5 s) for the output's first figure to draw something else (each step draws
-# the figure anew, so the figure is looked up again each frame): the milliseconds from the click to that frame, or
-# null when the figure did not change (a step past the end).
+# Click the button, then wait (at most 5 s) until every figure the step redraws is drawn: a figure is redrawn in place
+# (plotly makes its full layout anew at each draw), and the step is done once no figure has changed for 400 ms. The
+# milliseconds from the click to the frame after the last figure's redraw, or null when no figure changed (a step
+# past the end).
 CLICK_TO_FIGURE_JS = """
 async ([output, name]) => {
-  const drawn = () => {
-    const plot = output.querySelector('.js-plotly-plot');
-    return plot ? Array.from(plot.querySelectorAll('.trace path, .trace text, .gtitle'),
-                             (n) => n.getAttribute('d') ?? n.textContent).join('|') : '';
-  };
+  const plots = () => Array.from(output.querySelectorAll('.js-plotly-plot')).filter((p) => p.offsetParent !== null);
+  const drawn = new Map(plots().map((plot) => [plot, plot._fullLayout]));
   const button = Array.from(output.querySelectorAll('button')).find((b) => b.textContent.trim() === name);
-  const before = drawn(), started = performance.now();
+  const started = performance.now();
+  let last = null;
   button.click();
   while (performance.now() - started < 5000) {
     await new Promise((resolve) => requestAnimationFrame(resolve));
-    const now = drawn();
-    if (now !== before && now !== '') return performance.now() - started;
+    const now = performance.now() - started;
+    for (const plot of plots()) {
+      if (plot.querySelector('.main-svg .trace') && drawn.get(plot) !== plot._fullLayout) {
+        drawn.set(plot, plot._fullLayout);
+        last = now;
+      }
+    }
+    if (last !== null && now - last > 400) break;
   }
-  return null;
+  return last;
 }
 """
 
