@@ -31,9 +31,11 @@ async function loadPlotly() {
   return plotly;
 }
 
+// The figure's title and subtitle as plain text: what the element says while it cannot draw the figure.
 function titleOf(figure) {
   const title = figure?.layout?.title;
-  return (typeof title === "string" ? title : title?.text) ?? "";
+  const texts = typeof title === "string" ? [title] : [title?.text, title?.subtitle?.text];
+  return texts.filter(Boolean).map((text) => text.replace(/<br>/g, " ").replace(/<[^>]+>/g, "")).join(" · ");
 }
 
 function render({ model, el }) {
@@ -44,25 +46,33 @@ function render({ model, el }) {
   plot.style.width = "100%";
   el.append(note, plot);
   let Plotly = null;
+  let loading = true;
   let drawing = Promise.resolve();
 
   const showNote = (text) => {
     note.textContent = text;
     note.style.display = text ? "block" : "none";
   };
+  // Draws run one at a time; one asked for while another runs draws the figure as it is then, and only the
+  // last of several asked for meanwhile runs (clicks faster than plotly draws skip the steps in between).
+  let asked = 0;
   const draw = () => {
-    const figure = model.get("figure");
-    drawing = drawing.then(async () => {
-      if (!figure?.data) return;
-      if (Plotly === null) {
-        showNote(`${titleOf(figure).replace(/<[^>]+>/g, " ")} (the figure is drawn once plotly has loaded)`);
-        return;
-      }
-      showNote("");
-      const layout = { ...figure.layout };
-      if (layout.autosize && !layout.width && plot.clientWidth > 0) layout.width = plot.clientWidth;
-      await Plotly.react(plot, figure.data, layout, { displaylogo: false, ...(figure.config ?? {}) });
-    });
+    const ticket = ++asked;
+    drawing = drawing
+      .then(async () => {
+        const figure = model.get("figure");
+        if (ticket !== asked || !figure?.data) return;
+        if (Plotly === null) {
+          const why = loading ? "drawn once plotly has loaded" : "not drawn: this front end has no plotly renderer";
+          showNote(`${titleOf(figure)} (${why})`);
+          return;
+        }
+        showNote("");
+        const layout = { ...figure.layout };
+        if (layout.autosize && !layout.width && plot.clientWidth > 0) layout.width = plot.clientWidth;
+        await Plotly.react(plot, figure.data, layout, { displaylogo: false, ...(figure.config ?? {}) });
+      })
+      .catch((error) => showNote(`${titleOf(model.get("figure"))} (not drawn: ${error})`));
     return drawing;
   };
   // Drawn at the width it is shown at: again when it is shown after being hidden, or its area is resized.
@@ -78,8 +88,8 @@ function render({ model, el }) {
   void draw();
   loadPlotly().then((loaded) => {
     Plotly = loaded;
-    if (Plotly === null) showNote(`${titleOf(model.get("figure"))}: this front end has no plotly renderer`);
-    else void draw();
+    loading = false;
+    void draw();
   });
   return () => {
     resized.disconnect();
