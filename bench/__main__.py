@@ -4,6 +4,8 @@
 
 ``python -m bench notebooks [SUBSTRING ...]``: every notebook's Run All, timed, with the machine and its load.
 
+``python -m bench clicks``: the widgets' clicks and edits to their figures redrawn, in JupyterLab in a browser.
+
 ``python -m bench side-by-side [--sizes ...]``: issue #9's comparison with Kafka's own cleaner, written to
 ``bench/RESULTS.md`` (needs Java 17 and Maven for the broker); ``--codecs none,gzip,snappy,lz4,zstd`` adds a
 compressed partition per codec (issue #29), ``--codecs-only`` measures those alone and replaces their section.
@@ -34,6 +36,10 @@ def main(argv: list[str]) -> int:
         from bench.bench_notebooks import main as notebooks
 
         return notebooks(argv[1:])
+    if argv[:1] == ["clicks"]:
+        from bench.bench_clicks import main as clicks
+
+        return clicks(argv[1:])
     if argv[:1] == ["side-by-side"]:
         from bench.side_by_side import main as side_by_side
 

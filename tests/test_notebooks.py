@@ -13,6 +13,8 @@ import nbformat
 import pytest
 from nbval.plugin import get_sanitize_patterns
 
+from kcompact_nb.widgets._figures import LivePlot
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PRIVATE_IMPORT = re.compile(r"kcompact_nb(\.\w+)*\._\w")
@@ -20,7 +22,7 @@ PAYLOAD_MIME = re.compile(r"plotly|widget|javascript|html")
 MAX_PAYLOAD_BYTES = 4096
 MAX_STORED_FIGURE_BYTES = 96 * 1024
 MAX_MODEL_STATE_BYTES = 256 * 1024
-"""A saved widget model's state at most: a figure as a plotly output fits, plotly's FigureWidget bundle not."""
+"""A saved widget model's state at most: a LivePlot's figure fits, plotly's FigureWidget bundle not."""
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 DOLLAR_DIGIT = re.compile(r"\$\s*\d[\d.]*")
 
@@ -139,13 +141,14 @@ def test_every_widget_view_has_the_saved_state_of_every_model_it_shows(path):
 
 
 @pytest.mark.parametrize("path", WIDGET_NOTEBOOKS, ids=lambda p: p.name)
-def test_widget_notebooks_store_their_widgets_with_figures_drawn_from_plain_plotly_outputs(path):
+def test_widget_notebooks_store_their_widgets_with_figures_drawn_by_live_plots(path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
     tool = _strip_tool()
     models = tool.widget_models(notebook)
     assert list(tool.widget_views(notebook)), f"run: python tools/strip_notebook_figures.py --execute {path.name}"
-    figures = [m for m in models.values() if "application/vnd.plotly.v1+json" in json.dumps(m["state"])]
-    assert figures and {m["model_name"] for m in figures} == {"OutputModel"}
+    figures = [m for m in models.values() if m["state"].get("figure", {}).get("data")]
+    assert figures and {m["model_name"] for m in figures} == {"AnyModel"}
+    assert {m["state"]["_esm"] for m in figures} == {LivePlot._esm}  # the module as it is now, saved with them
     largest = max(len(json.dumps(m)) for m in models.values())
     assert largest <= MAX_MODEL_STATE_BYTES, "a FigureWidget's own state (plotly's widget bundle) was saved"
 

@@ -14,7 +14,7 @@ Usage: ``python tools/strip_notebook_figures.py [--execute] NOTEBOOK...``
 
 ``--execute`` first runs each notebook in place (kernel ``python3``, the repository root on ``PYTHONPATH``)
 and saves the widget state as JupyterLab's "Save Widget State Automatically" does (the widgets' figures are
-plain plotly outputs in ipywidgets ``Output``s, saved with them). Opened before it runs, a notebook shows its
+saved with them, as the state of their ``LivePlot`` widgets). Opened before it runs, a notebook shows its
 widgets as they were at the end of the run: controls and figures drawn, answering clicks once the notebook
 runs. Model ids are numbered in the order the views reach them, so running a notebook again changes only what
 its widgets show.

@@ -12,6 +12,7 @@ from kcompact_nb.core import CleanerManager
 from kcompact_nb.scenario import load_scenario
 from kcompact_nb.viz import COLORS, LABELS
 from kcompact_nb.widgets import NEXT_LABEL, CompactionStepper, ConfigPanel, WhatIfExplorer
+from kcompact_nb.widgets._figures import LivePlot
 from tests.conftest import compacted_log, rec
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
@@ -395,25 +396,27 @@ def test_every_step_is_drawn_on_one_scale():
 
 
 def _shown_title(view) -> str:
-    (output,) = view.widget.outputs
-    return output["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"]
+    return view.widget.figure["layout"]["title"]["text"]
 
 
-def test_figures_are_shown_as_plain_plotly_outputs_that_follow_every_step():
+def test_figures_are_live_plots_that_follow_every_step():
     """Issue #39: plotly's FigureWidget (an anywidget, given 2 s to load its 5 MB module) stayed blank for good on a
-    busy machine; the figures are plain plotly outputs in ipywidgets Outputs, sent again when they change."""
+    busy machine; issue #41: a plain plotly output is drawn three times a step. The figures are LivePlots (a module
+    of a few KiB, redrawn in place), sent again when they change."""
     stepper = CompactionStepper(FRUIT)
     assert stepper.layout_view.widget in stepper.widget.children
     assert stepper.offset_map_view.widget in stepper.latest_pass.children
     assert not [w for w in stepper.widget.children if isinstance(w, go.FigureWidget)]
-    assert stepper.offset_map_view.widget.outputs == ()  # drawn only once shown: plotly measures its width then
+    assert isinstance(stepper.layout_view.widget, LivePlot)
+    assert len(stepper.layout_view.widget._esm) < 8_000  # nothing of plotly.js is sent with the widget
+    assert stepper.offset_map_view.widget.figure == {}  # drawn only once shown: plotly measures its width then
     for _ in range(8):
         stepper.next_button.click()
         assert _shown_title(stepper.layout_view) == stepper.layout_figure.layout.title.text
     assert _shown_title(stepper.offset_map_view) == stepper.offset_map_figure.layout.title.text
-    sent = stepper.layout_view.widget.outputs
+    sent = stepper.layout_view.widget.figure
     stepper.layout_view.refresh()
-    assert stepper.layout_view.widget.outputs is sent  # an unchanged figure is not sent again
+    assert stepper.layout_view.widget.figure is sent  # an unchanged figure is not sent again
     assert "kcompact-widget" in stepper.widget._dom_classes
     assert "jupyter-widgets-disconnected::after" in stepper.widget.children[-1].value
     explorer = WhatIfExplorer(FRUIT)

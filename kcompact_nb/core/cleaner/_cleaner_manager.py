@@ -189,13 +189,19 @@ class CleanerManager:
         return result
 
     def would_work(self, logs: Sequence[PartitionLog], *, now_ms: int, in_progress: Collection[str] = ()) -> bool:
-        """Whether an iteration at ``now_ms`` would clean a log or delete a segment; no log is modified.
+        """Whether an iteration at ``now_ms`` would clean a log, delete a segment or expire a producer; no log is
+        modified.
 
         Without appends this only turns from False to True as time passes (logs age into eligibility and
-        retention), which lets :meth:`run` skip the iterations in between (:func:`first_true`).
+        retention, producers into expiry), which lets :meth:`run` skip the iterations in between
+        (:func:`first_true`).
         """
         if not self.broker.log_cleaner_enable:
             return False
+        check_ms = self._expiry_check_due(now_ms)
+        expiration_ms = self.broker.producer_id_expiration_ms
+        if check_ms is not None and any(log.producer_state.expired_producers(check_ms, expiration_ms) for log in logs):
+            return True
         for log in self._compacted(logs):
             if log.name in in_progress:
                 continue
@@ -350,11 +356,8 @@ class CleanerManager:
         """Producer expiry, checked every ``producer.id.expiration.check.interval.ms`` after the broker started
         (``PeriodicProducerExpirationCheck``: first run one interval after start); applied at the latest
         check time not later than ``now_ms``."""
-        interval = self.broker.producer_id_expiration_check_interval_ms
-        if now_ms < self.started_ms + interval:
-            return ()
-        check_ms = self.started_ms + (now_ms - self.started_ms) // interval * interval
-        if check_ms <= self._last_expiry_check_ms:
+        check_ms = self._expiry_check_due(now_ms)
+        if check_ms is None:
             return ()
         expired = [
             (log.name, pid)
@@ -363,6 +366,14 @@ class CleanerManager:
         ]
         self._last_expiry_check_ms = check_ms
         return tuple(expired)
+
+    def _expiry_check_due(self, now_ms: int) -> int | None:
+        """The latest producer-expiry check time not later than ``now_ms`` not yet applied, if any."""
+        interval = self.broker.producer_id_expiration_check_interval_ms
+        if now_ms < self.started_ms + interval:
+            return None
+        check_ms = self.started_ms + (now_ms - self.started_ms) // interval * interval
+        return None if check_ms <= self._last_expiry_check_ms else check_ms
 
 
 def _selection(ltc: LogToClean) -> Selection:

@@ -107,13 +107,17 @@ class ProducerStateManager:
         ]
         return min(others) if others else txn.last_offset + 1
 
-    def remove_expired_producers(self, now_ms: int, producer_id_expiration_ms: int) -> list[int]:
-        """Drop idle producers without an open transaction (``removeExpiredProducers``); returns their ids."""
-        expired = [
+    def expired_producers(self, now_ms: int, producer_id_expiration_ms: int) -> list[int]:
+        """The idle producers without an open transaction that expire at ``now_ms`` (``isProducerExpired``)."""
+        return [
             pid
             for pid, e in self.producers.items()
             if e.current_txn_first_offset is None and now_ms - e.last_timestamp >= producer_id_expiration_ms
         ]
+
+    def remove_expired_producers(self, now_ms: int, producer_id_expiration_ms: int) -> list[int]:
+        """Drop :meth:`expired_producers` (``removeExpiredProducers``); returns their ids."""
+        expired = self.expired_producers(now_ms, producer_id_expiration_ms)
         for pid in expired:
             del self.producers[pid]
         return expired

@@ -123,3 +123,50 @@ def test_the_manager_keeps_what_kafkas_gauges_read():
     assert (manager.dirtiest_ratio, manager.max_compaction_delay_ms) == (1.0, 0)
     manager.clean_once(logs, now_ms=0)
     assert manager.dirtiest_ratio == 0.0
+
+
+def _loop_outcome(appends: list[tuple[int, int, str, int]], broker: BrokerConfig, until_ms: int, *, skip: bool):
+    """Append ``(log index, time, key, producer id)`` (0: none; a producer's sequence counts from 0), then run
+    the loop from the last append to ``until_ms``: its passes, and each log's offsets, log start and producers."""
+    logs = [
+        _log(broker, "a", **{"max.compaction.lag.ms": 4_000}),
+        _log(broker, "b", **{"min.compaction.lag.ms": 700, "delete.retention.ms": 2_000}),
+        _log(broker, "c", **{"cleanup.policy": "compact,delete", "retention.ms": 6_000}),
+    ]
+    sequences: dict[tuple[int, int], int] = {}
+    for index, at, key, producer in sorted(appends, key=lambda a: a[1]):
+        sequence = sequences.get((index, producer), 0)
+        sequences[index, producer] = sequence + 1
+        value = None if key == "h" else "v"  # key h is a tombstone
+        ids = {"producer_id": producer, "producer_epoch": 0, "base_sequence": sequence} if producer else {}
+        logs[index].append([rec(key, value, timestamp=at)], now_ms=at, **ids)
+    start = max((at for _, at, _, _ in appends), default=0)
+    passes = CleanerManager(broker, started_ms=0).run(logs, from_ms=start, until_ms=until_ms, skip_idle=skip)
+    ends = [(p.name, p.start_ms, p.first_dirty_offset, p.end_offset, p.log_line) for p in passes]
+    for log in logs:
+        offsets = [record.offset for batch in log.batches() for record in batch.records]
+        ends.append((offsets, log.log_start_offset, sorted(log.producer_state.producers)))
+    return ends
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 9_000), st.sampled_from("abcdefgh"), st.integers(0, 2)),
+        max_size=40,
+    ),
+    st.integers(9_000, 40_000),
+    st.sampled_from([100, 1000, 2500]),
+)
+def test_a_run_that_skips_idle_wakes_leaves_the_logs_as_a_run_that_wakes_at_every_back_off(appends, until, backoff):
+    """``CleanerManager.run(skip_idle=True)`` (what ``Simulation.run_cleaner`` runs) against every back-off wake:
+    the same passes, and every log the same at the end, its records, log start and producers (producer expiry is
+    work a wake finds: an idle run must not end with producers a waking one expired)."""
+    broker = BrokerConfig.from_properties(
+        {
+            "log.cleaner.backoff.ms": backoff,
+            "producer.id.expiration.ms": 3_000,
+            "producer.id.expiration.check.interval.ms": 1_000,
+        }
+    )
+    assert _loop_outcome(appends, broker, until, skip=True) == _loop_outcome(appends, broker, until, skip=False)

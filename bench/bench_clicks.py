@@ -1,0 +1,36 @@
+"""``python -m bench clicks``: a click or an edit to every figure it changed redrawn, in JupyterLab in a browser.
+
+Issue #41's goal: within 200 ms on the notebooks' logs. The times are the browser test's own
+(``tests/browser/test_widgets_in_lab.py``: the stepper of 01 and 04 and the what-if explorer of 02 used as a reader
+would, in JupyterLab with ``make lab``'s settings in headless Chromium, on a quiet machine and then under CPU load),
+read from what it writes to ``test-artifacts/browser/widgets/<load>/click-to-figure.txt``, and printed with the
+machine and its load average before and after.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench._machine import describe
+
+ROOT = Path(__file__).resolve().parents[1]
+REPORTS = ROOT / "test-artifacts" / "browser" / "widgets"
+TEST = "tests/browser/test_widgets_in_lab.py::test_every_panel_shows_what_the_widget_holds_after_every_action"
+
+
+def main(argv: list[str]) -> int:
+    if argv:
+        print("python -m bench clicks takes no arguments", file=sys.stderr)
+        return 2
+    print(f"machine: {describe()}; load average {os.getloadavg()[0]:.1f} at the start", flush=True)
+    test = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", TEST], cwd=ROOT, check=False)
+    outcome = "passed" if test.returncode == 0 else "FAILED"
+    print(f"load average {os.getloadavg()[0]:.1f} at the end; the browser test {outcome}")
+    for load in ("quiet", "busy"):
+        report = REPORTS / load / "click-to-figure.txt"
+        if report.exists():
+            print(f"\n{load}:\n{report.read_text(encoding='utf-8')}", end="")
+    return test.returncode
