@@ -277,6 +277,14 @@ class BrokerConfig:
     kafka_version: str = kafka_key("kafka.version", DEFAULT_KAFKA_VERSION, str)
     topic_defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with ``topic_defaults`` as a plain dict (a read-only view does not pickle): a forecast run in
+        another process comes back whole."""
+        return {**self.__dict__, "topic_defaults": dict(self.topic_defaults)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({**state, "topic_defaults": MappingProxyType(state["topic_defaults"])})
+
     def __post_init__(self) -> None:
         validate_fields(self)
         KafkaVersion.parse(self.kafka_version)

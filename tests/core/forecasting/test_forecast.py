@@ -7,6 +7,10 @@ simulated broker's. So a reference that appends the same records through ``Parti
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from types import MappingProxyType
+
 import numpy
 import pytest
 
@@ -177,6 +181,16 @@ def test_lifetimes_are_traced_until_a_pass_removes_them(exact):
 def test_the_same_model_and_seed_give_the_same_forecast(exact):
     again = forecast(MODEL, horizon_ms=HORIZON_MS, broker=BROKER, topics=TOPICS, mode="exact", speed=SPEED)
     assert again.passes == exact.passes and again.metrics == exact.metrics
+
+
+def test_a_forecast_run_in_another_process_comes_back_whole(exact):
+    """Notebook 10 runs its what-if forecasts side by side in worker processes: a forecast (its broker's
+    ``topic_defaults`` a read-only view) pickles and reads back the same."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        there = pool.submit(forecast, MODEL, horizon_ms=HORIZON_MS, broker=BROKER, topics=TOPICS, mode="exact",
+                            speed=SPEED).result()  # fmt: skip
+    assert there.passes == exact.passes and there.metrics == exact.metrics
+    assert there.broker == exact.broker and isinstance(there.broker.topic_defaults, MappingProxyType)
 
 
 SMALL_BUFFER = {"log.cleaner.dedupe.buffer.size": 1_153_434, "log.cleaner.io.buffer.load.factor": 0.1}
