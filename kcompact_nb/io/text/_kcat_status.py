@@ -84,11 +84,16 @@ def terminal_line_ends(data: bytes, terminator: bytes) -> bool:
     """``data`` is kcat output that went through a pseudo-terminal, for a format whose records end in
     ``terminator`` (holding ``\\n``): its ``onlcr`` turns each ``\\n`` a program writes into ``\\r\\n``, as
     ``docker exec -t``, ``kubectl exec -t``, ``ssh -t`` and ``script`` capture it, so every line ends in ``\\r\\n``
-    (``\\r\\r\\n`` where the format itself ends in ``\\r\\n``)."""
+    (``\\r\\r\\n`` where the format itself ends in ``\\r\\n``, and ``\\r\\n`` after kcat's own status lines, which
+    start with ``%``, when its stderr went through the same terminal)."""
     lines = data.count(b"\n")
     if b"\n" not in terminator or lines == 0 or data.count(b"\r\n") != lines:
         return False
-    return not terminator.endswith(b"\r\n") or data.count(b"\r\r\n") == lines
+    if not terminator.endswith(b"\r\n"):
+        return True
+    ended = data.split(b"\n")[:-1]
+    doubled = [line.endswith(b"\r\r") for line in ended]
+    return any(doubled) and all(twice or line.startswith(b"%") for twice, line in zip(doubled, ended, strict=True))
 
 
 TERMINAL_ADVICE = (

@@ -75,6 +75,9 @@ def test_pseudo_terminal_line_ends_are_named_and_refused_for_formats_and_exact_f
     assert parse_kcat_format(b"0\tv\r\n", r"%o\t%s\r\n", partition=0).records()[0].value == b"v"
     with pytest.raises(DumpParseError, match=r"pseudo-terminal"):  # kcat wrote \r\n, the terminal \r\r\n
         parse_kcat_format(b"0\tv\r\r\n", r"%o\t%s\r\n", partition=0)
+    status = b"% Reached end of topic t [0] at offset 1: exiting\r\n"  # kcat's stderr through the same terminal
+    with pytest.raises(DumpParseError, match=r"pseudo-terminal"):
+        parse_kcat_format(b"0 t\r\r\n" + status, r"%o %t\r\n", partition=0)
     line = b'{"topic":"t","partition":0,"offset":1,"tstype":"create","ts":5,"broker":1,"key":"k","payload":"v"}\r\n'
     assert parse_kcat_json(line).records()[0].value == b"v"
 
