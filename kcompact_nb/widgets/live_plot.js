@@ -1,10 +1,10 @@
-// The page side of LivePlot (kcompact_nb/widgets/_live_plot.py): one plotly figure drawn in one element and
+// The page side of LivePlot (kcompact_nb/widgets/_figures.py): one plotly figure drawn in one element and
 // redrawn there in place (Plotly.react) each time the model's `figure` changes.
 //
 // plotly.js is the copy JupyterLab's plotly extension (jupyterlab-plotly) already loaded for its own renderer,
 // taken through the extension's module (`RenderedPlotly.Plotly`): nothing of plotly's 5 MB is sent with the
 // widget. Where that extension is missing, or before plotly is ready, the element shows the figure's title and
-// the step as text: never a blank box.
+// subtitle as text: never a blank box.
 
 const MIME = "application/vnd.plotly.v1+json";
 
