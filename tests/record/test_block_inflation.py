@@ -298,10 +298,10 @@ def test_two_threads_lay_a_block_out_as_one_does(specs):
     starts = ends - numpy.array([len(b) for b in batches], numpy.int64)
     assert NATIVE is not None
     _block_inflation.inflatable_in_c(NATIVE)
-    laid_out = []
+    laid_out, codes_array = [], numpy.array(codes, numpy.uint8)
     for threads in (1, 2):
         view_starts, view_ends = numpy.empty(len(batches), numpy.int64), numpy.empty(len(batches), numpy.int64)
-        data = NATIVE.inflate_batches(block, starts, ends, numpy.array(codes, numpy.uint8), view_starts, view_ends, threads)
+        data = NATIVE.inflate_batches(block, starts, ends, codes_array, view_starts, view_ends, threads)
         laid_out.append((data, view_starts.tolist(), view_ends.tolist()))
     assert laid_out[0] == laid_out[1]
     python = _block_inflation._inflate_with_python(block, starts.tolist(), ends.tolist(), codes)
