@@ -25,8 +25,9 @@ setup(
             depends=sorted(str(path) for path in Path("kcompact_nb/record/c").glob("*.h")),
             optional=True,
             extra_compile_args=["-O2"],
-            # dlopen of the codecs' libraries (zlib, liblz4, libzstd) at run time: libdl before glibc 2.34
-            libraries=["dl"] if sys.platform.startswith("linux") else [],
+            # dlopen of the codecs' libraries (zlib, liblz4, libzstd) at run time, and inflate_batches' second thread:
+            # libdl and libpthread before glibc 2.34
+            libraries=["dl", "pthread"] if sys.platform.startswith("linux") else [],
         )
     ],
     options={"build": {"build_base": SCRATCH}, "egg_info": {"egg_base": SCRATCH}},

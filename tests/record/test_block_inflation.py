@@ -271,6 +271,46 @@ def test_a_block_of_every_kind_of_batch_lays_out_alike(specs):
     assert native.starts.tolist() == python.starts.tolist() and native.ends.tolist() == python.ends.tolist()
 
 
+@needs_native
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["none", "gzip", "snappy", "lz4", "zstd", "empty", "corrupt"]), bodies),
+        min_size=2,
+        max_size=8,
+    )
+)
+def test_two_threads_lay_a_block_out_as_one_does(specs):
+    """A block inflated by two threads (a run of its batches each, joined in order) gives one thread's bytes and
+    places, whatever its batches: copied, inflated, header only or left as their header (corrupt records)."""
+    batches, codes = [], []
+    for kind, body in specs:
+        if kind in ("none", "empty"):
+            batches.append(header_with({"none": 0, "empty": 2}[kind]) + body)
+            codes.append(COPY if kind == "none" else HEADER_ONLY)
+        else:
+            codec = "gzip" if kind == "corrupt" else kind
+            payload = ONE_BLOCK[codec](body)
+            batches.append(header_with(CODECS[codec]) + (payload[:-1] if kind == "corrupt" else payload))
+            codes.append(CODECS[codec])
+    block = b"".join(batches)
+    ends = numpy.cumsum([len(b) for b in batches], dtype=numpy.int64)
+    starts = ends - numpy.array([len(b) for b in batches], numpy.int64)
+    assert NATIVE is not None
+    _block_inflation.inflatable_in_c(NATIVE)
+    laid_out, codes_array = [], numpy.array(codes, numpy.uint8)
+    for threads in (1, 2):
+        view_starts, view_ends = numpy.empty(len(batches), numpy.int64), numpy.empty(len(batches), numpy.int64)
+        data = NATIVE.inflate_batches(block, starts, ends, codes_array, view_starts, view_ends, threads)
+        laid_out.append((data, view_starts.tolist(), view_ends.tolist()))
+    assert laid_out[0] == laid_out[1]
+    python = _block_inflation._inflate_with_python(block, starts.tolist(), ends.tolist(), codes)
+    assert laid_out[0][2][-1] == len(laid_out[0][0]) and laid_out[0][1][0] == 0
+    ours = [laid_out[1][0][s:e] for s, e in zip(laid_out[1][1], laid_out[1][2], strict=True)]
+    for mine, theirs, (kind, _) in zip(ours, parts(python), specs, strict=True):
+        assert mine == theirs or (kind == "corrupt" and mine == header_with(0))
+
+
 def test_batches_are_laid_out_by_their_codec_and_count():
     """Records to inflate only where a known codec holds some; a block with none is read as it is."""
     attributes = numpy.array([0, 1, 2, 3, 4, 4, 5, 7, 0x10 | 1], numpy.int64)  # the last one transactional, gzip

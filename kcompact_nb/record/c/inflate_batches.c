@@ -11,6 +11,9 @@
  * Python path, which gives the result or the error (tests/record/test_block_inflation.py holds both to that). */
 #include "codec_libraries.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #define CODEC_BITS_BYTE 22 /* the low byte of the attributes (ATTRIBUTES_POSITION + 1) */
 #define MIN_OUTPUT_STEP 65536
 
@@ -21,10 +24,8 @@ typedef struct {
     int failed; /* out of memory */
 } Buffer;
 
-/* The last call's output memory, kept for the next (up to SPARE_BYTES): a block's inflated bytes are tens of MiB,
- * above the allocator's mmap threshold, and fresh pages for every block would be faulted in again each time. */
+/* The most output memory kept for the next call (see spares). */
 #define SPARE_BYTES ((size_t)128 << 20)
-static Buffer spare;
 
 /* Room for `extra` more bytes; 0 (and `failed`) when memory runs out. */
 static int
@@ -263,14 +264,49 @@ zstd_decode(const uint8_t *data, size_t size, Buffer *out, const Zstd *zstd, voi
     }
 }
 
+/* A thread's decompression contexts, each made when its codec is first met (a block of gzip batches makes none). */
 typedef struct {
     void *lz4, *zstd;
+    int lz4_made, zstd_made;
     const Zstd *zstd_library; /* the library zstd was created by */
 } Contexts;
 
+static void *
+lz4_context(Contexts *contexts)
+{
+    if (!contexts->lz4_made) {
+        contexts->lz4_made = 1;
+        if (codec_ready[CODE_LZ4]
+            && codec_libraries.LZ4F_isError(codec_libraries.LZ4F_createDecompressionContext(&contexts->lz4, LZ4F_VERSION)))
+            contexts->lz4 = NULL;
+    }
+    return contexts->lz4;
+}
+
+static void *
+zstd_context(Contexts *contexts)
+{
+    if (!contexts->zstd_made) {
+        contexts->zstd_made = 1;
+        if (contexts->zstd_library != NULL)
+            contexts->zstd = contexts->zstd_library->ZSTD_createDCtx();
+    }
+    return contexts->zstd;
+}
+
+static void
+free_contexts(Contexts *contexts)
+{
+    if (contexts->lz4 != NULL)
+        codec_libraries.LZ4F_freeDecompressionContext(contexts->lz4);
+    if (contexts->zstd != NULL)
+        contexts->zstd_library->ZSTD_freeDCtx(contexts->zstd);
+    *contexts = (Contexts){NULL, NULL, 0, 0, NULL};
+}
+
 /* The records section `data` of codec `code` decompressed onto `out`; 0 when it does not read cleanly. */
 static int
-inflate_records(int code, const uint8_t *data, size_t size, Buffer *out, const Contexts *contexts)
+inflate_records(int code, const uint8_t *data, size_t size, Buffer *out, Contexts *contexts)
 {
     switch (code) {
     case CODE_GZIP:
@@ -278,9 +314,9 @@ inflate_records(int code, const uint8_t *data, size_t size, Buffer *out, const C
     case CODE_SNAPPY:
         return snappy_decode(data, size, out);
     case CODE_LZ4:
-        return contexts->lz4 != NULL && lz4_decode(data, size, out, contexts->lz4);
+        return lz4_context(contexts) != NULL && lz4_decode(data, size, out, contexts->lz4);
     case CODE_ZSTD:
-        return contexts->zstd != NULL && zstd_decode(data, size, out, contexts->zstd_library, contexts->zstd);
+        return zstd_context(contexts) != NULL && zstd_decode(data, size, out, contexts->zstd_library, contexts->zstd);
     default:
         return 0;
     }
@@ -290,13 +326,8 @@ inflate_records(int code, const uint8_t *data, size_t size, Buffer *out, const C
  * records inflated (a codec's code) when they read cleanly; view_starts and view_ends say where each batch went. */
 static void
 inflate_block(const uint8_t *block, const int64_t *starts, const int64_t *ends, const uint8_t *codes,
-              Py_ssize_t batches, int64_t *view_starts, int64_t *view_ends, Buffer *out, const Zstd *zstd)
+              Py_ssize_t batches, int64_t *view_starts, int64_t *view_ends, Buffer *out, Contexts *contexts)
 {
-    Contexts contexts = {NULL, NULL, zstd};
-    if (codec_ready[CODE_LZ4] && codec_libraries.LZ4F_isError(codec_libraries.LZ4F_createDecompressionContext(&contexts.lz4, LZ4F_VERSION)))
-        contexts.lz4 = NULL;
-    if (zstd != NULL)
-        contexts.zstd = zstd->ZSTD_createDCtx();
     for (Py_ssize_t b = 0; b < batches; b++) {
         int code = codes[b];
         size_t mark = out->size, length = (size_t)(ends[b] - starts[b]);
@@ -310,7 +341,7 @@ inflate_block(const uint8_t *block, const int64_t *starts, const int64_t *ends, 
             out->data[mark + CODEC_BITS_BYTE] &= (uint8_t)~7;
             if (code > CODE_ZSTD || !codec_ready[code]
                 || !inflate_records(code, batch + RECORD_BATCH_OVERHEAD, length - RECORD_BATCH_OVERHEAD, out,
-                                    &contexts))
+                                    contexts))
                 out->size = mark + RECORD_BATCH_OVERHEAD; /* its header alone: left to the Python path */
             if (out->failed)
                 break;
@@ -318,27 +349,98 @@ inflate_block(const uint8_t *block, const int64_t *starts, const int64_t *ends, 
         view_starts[b] = (int64_t)mark;
         view_ends[b] = (int64_t)out->size;
     }
-    if (contexts.lz4 != NULL)
-        codec_libraries.LZ4F_freeDecompressionContext(contexts.lz4);
-    if (contexts.zstd != NULL)
-        zstd->ZSTD_freeDCtx(contexts.zstd);
+}
+
+/* -- two threads: the block's batches in two runs, each inflated onto its own buffer, then joined in order -- */
+
+#define PARALLEL_MIN_BYTES ((int64_t)256 << 10) /* compressed bytes below which a second thread costs more than it saves */
+
+/* One run of a block's batches, inflated by one thread onto its own output and with its own contexts. */
+typedef struct {
+    const uint8_t *block;
+    const int64_t *starts, *ends;
+    const uint8_t *codes;
+    Py_ssize_t batches;
+    int64_t *view_starts, *view_ends;
+    Buffer out;
+    Contexts contexts;
+} Run;
+
+static void *
+inflate_run(void *argument)
+{
+    Run *run = argument;
+    inflate_block(run->block, run->starts, run->ends, run->codes, run->batches, run->view_starts, run->view_ends,
+                  &run->out, &run->contexts);
+    return NULL;
+}
+
+/* Where the second run starts: the first batch past half of the compressed bytes (0: the block goes in one run).
+ * `threads` 0 splits a block of at least PARALLEL_MIN_BYTES compressed bytes on a machine of two cores or more, 1
+ * never splits, 2 splits any block of two batches or more. */
+static Py_ssize_t
+second_run_start(const int64_t *starts, const int64_t *ends, const uint8_t *codes, Py_ssize_t batches, int threads)
+{
+    if (threads == 1 || batches < 2)
+        return 0;
+    int64_t total = 0;
+    for (Py_ssize_t b = 0; b < batches; b++)
+        if (codes[b] != CODE_COPY && codes[b] <= CODE_ZSTD)
+            total += ends[b] - starts[b];
+    if (threads == 0 && (total < PARALLEL_MIN_BYTES || sysconf(_SC_NPROCESSORS_ONLN) < 2))
+        return 0;
+    int64_t first = 0;
+    Py_ssize_t b = 0;
+    while (b < batches - 1 && 2 * first < total) {
+        if (codes[b] != CODE_COPY && codes[b] <= CODE_ZSTD)
+            first += ends[b] - starts[b];
+        b++;
+    }
+    return b > 0 ? b : 1;
+}
+
+/* Spare outputs kept between calls, one per run: taken and given back with the GIL held, so a second caller in here
+ * meanwhile starts its own. A block's inflated bytes are tens of MiB, above the allocator's mmap threshold, and fresh
+ * pages for every block would be faulted in again each time. (Contexts are not kept: a context that met a corrupt
+ * frame is not trusted with the next.) */
+static Buffer spares[2];
+
+static void
+take_spare(Run *run, int index, const Zstd *zstd)
+{
+    run->out = spares[index];
+    spares[index] = (Buffer){NULL, 0, 0, 0};
+    run->contexts = (Contexts){NULL, NULL, 0, 0, zstd};
+}
+
+static void
+give_back(Run *run, int index)
+{
+    free_contexts(&run->contexts);
+    if (run->out.failed || run->out.capacity > SPARE_BYTES || spares[index].data != NULL)
+        free(run->out.data);
+    else
+        spares[index] = (Buffer){run->out.data, 0, run->out.capacity, 0};
 }
 
 const char inflate_batches_doc[] = PyDoc_STR(
-"inflate_batches(block, starts, ends, codes, view_starts, view_ends) -> bytes\n"
+"inflate_batches(block, starts, ends, codes, view_starts, view_ends, threads=0) -> bytes\n"
 "--\n\n"
 "The batches block[starts[b]:ends[b]] (int64 inputs, one per batch) as if written uncompressed, one after\n"
 "another (_block_inflation.uncompressed_view): codes[b] (uint8) 0 copies the batch; any other code writes its\n"
 "header with the codec bits cleared, then for 1-4 (gzip, snappy, lz4, zstd) its records decompressed as\n"
 "_decompression.decompress_records reads them, when they read cleanly. view_starts[b] and view_ends[b] (int64\n"
-"outputs) say where each batch is in the result.");
+"outputs) say where each batch is in the result. With the GIL released; a block of enough compressed bytes is\n"
+"inflated by two threads, each a run of its batches (threads: 0 so, 1 one thread, 2 two whenever there are two\n"
+"batches), to the same bytes.");
 
 PyObject *
 inflate_batches(PyObject *Py_UNUSED(module), PyObject *args)
 {
     Py_buffer block, starts, ends, codes, view_starts, view_ends;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*:inflate_batches", &block, &starts, &ends, &codes, &view_starts,
-                          &view_ends))
+    int threads = 0;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*|i:inflate_batches", &block, &starts, &ends, &codes, &view_starts,
+                          &view_ends, &threads))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t batches = codes.len;
@@ -350,19 +452,51 @@ inflate_batches(PyObject *Py_UNUSED(module), PyObject *args)
             PyErr_Format(PyExc_ValueError, "batch %zd lies outside the block or is shorter than a batch header", b);
             ok = 0;
         }
+    if (ok && (threads < 0 || threads > 2)) {
+        PyErr_SetString(PyExc_ValueError, "threads must be 0 (as the block and machine suit), 1 or 2");
+        ok = 0;
+    }
     if (ok) {
         open_libraries_once();
-        Buffer out = spare; /* taken with the GIL held: a second thread in here meanwhile starts its own */
-        spare = (Buffer){NULL, 0, 0, 0};
         const Zstd *zstd = zstd_in_use;
+        Py_ssize_t split = second_run_start(start, end, codes.buf, batches, threads);
+        Py_ssize_t first_batches = split ? split : batches;
+        Run runs[2] = {
+            {block.buf, start, end, codes.buf, first_batches, view_starts.buf, view_ends.buf},
+            {block.buf, start + split, end + split, (const uint8_t *)codes.buf + split, batches - split,
+             (int64_t *)view_starts.buf + split, (int64_t *)view_ends.buf + split},
+        };
+        int used = split ? 2 : 1;
+        for (int r = 0; r < used; r++)
+            take_spare(&runs[r], r, zstd);
         Py_BEGIN_ALLOW_THREADS
-        inflate_block(block.buf, start, end, codes.buf, batches, view_starts.buf, view_ends.buf, &out, zstd);
+        pthread_t second;
+        int started = used == 2 && pthread_create(&second, NULL, inflate_run, &runs[1]) == 0;
+        inflate_run(&runs[0]);
+        if (started)
+            pthread_join(second, NULL);
+        else if (used == 2)
+            inflate_run(&runs[1]); /* no second thread to be had: the second run after the first */
         Py_END_ALLOW_THREADS
-        result = out.failed ? PyErr_NoMemory() : PyBytes_FromStringAndSize((const char *)out.data, (Py_ssize_t)out.size);
-        if (out.failed || out.capacity > SPARE_BYTES || spare.data != NULL)
-            free(out.data);
-        else
-            spare = (Buffer){out.data, 0, out.capacity, 0};
+        if (runs[0].out.failed || (used == 2 && runs[1].out.failed))
+            result = PyErr_NoMemory();
+        else {
+            size_t first = runs[0].out.size, second_size = used == 2 ? runs[1].out.size : 0;
+            result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(first + second_size));
+            if (result != NULL) {
+                char *data = PyBytes_AS_STRING(result);
+                if (first)
+                    memcpy(data, runs[0].out.data, first);
+                if (second_size)
+                    memcpy(data + first, runs[1].out.data, second_size);
+                for (Py_ssize_t b = 0; used == 2 && b < runs[1].batches; b++) { /* the second run's places, joined */
+                    runs[1].view_starts[b] += (int64_t)first;
+                    runs[1].view_ends[b] += (int64_t)first;
+                }
+            }
+        }
+        for (int r = 0; r < used; r++)
+            give_back(&runs[r], r);
     }
     PyBuffer_Release(&block);
     PyBuffer_Release(&starts);
@@ -372,4 +506,3 @@ inflate_batches(PyObject *Py_UNUSED(module), PyObject *args)
     PyBuffer_Release(&view_ends);
     return result;
 }
-
