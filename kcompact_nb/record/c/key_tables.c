@@ -48,7 +48,10 @@ slot_key(const Table *table, const Slot *slot)
     return slot->stored - 2 <= INLINE_KEY_BYTES ? slot->short_key : (const uint8_t *)table->arena + slot->at;
 }
 
-static uint64_t
+/* A key's hash: its bytes eight at a time, the last one to seven of them as one more word, read as the key's last
+ * eight bytes shifted when it has eight or more (no call to memcpy for a variable length; on a little-endian
+ * machine the same word as those bytes copied alone). */
+static inline uint64_t
 hash_key(Key key)
 {
     int64_t length = key.length > 0 ? key.length : 0;
@@ -62,7 +65,12 @@ hash_key(Key key)
     }
     if (i < length) {
         uint64_t word = 0;
-        memcpy(&word, key.bytes + i, (size_t)(length - i));
+        if (length >= 8) {
+            memcpy(&word, key.bytes + length - 8, 8);
+            word >>= 8 * (8 - (length - i)); /* the bytes hashed already */
+        }
+        else
+            memcpy(&word, key.bytes + i, (size_t)(length - i));
         hash = (hash ^ word) * 0x94D049BB133111EBULL;
         hash ^= hash >> 29;
     }
