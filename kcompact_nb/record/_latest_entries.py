@@ -7,6 +7,7 @@ twin :class:`NumberedLatestEntries` numbers keys with numpy and keeps an array b
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Protocol
 
 import numpy
@@ -36,22 +37,49 @@ class SpanEntries(Protocol):
 
 class NativeLatestEntries:
     """Entries in the C kernel's :class:`~kcompact_nb.record._native.OffsetTable` (keys by their bytes, the higher
-    entry kept)."""
+    entry kept).
+
+    :meth:`put_spans` returns while a thread of its own puts the keys (the table's ``put_spans`` runs without the
+    GIL): the caller decodes its next block on the other core meanwhile. One put runs at a time, in the order given,
+    so the table ends as a put-by-put one would; every other method waits for the put first (and raises its error).
+    """
 
     def __init__(self, table: Any) -> None:
         self._table = table
+        self._putting: threading.Thread | None = None
+        self._failed: BaseException | None = None
 
     def __len__(self) -> int:
+        self._wait()
         return len(self._table)
 
     def put_keys(self, keys: Any, entries: Any) -> None:
+        self._wait()
         self._table.put(keys, numpy.ascontiguousarray(entries, numpy.int64))
 
     def put_spans(self, block: bytes, starts: Any, lengths: Any, entries: Any) -> None:
-        columns = (numpy.ascontiguousarray(c, numpy.int64) for c in (starts, lengths, entries))
-        self._table.put_spans(block, *columns)
+        columns = [numpy.ascontiguousarray(c, numpy.int64) for c in (starts, lengths, entries)]
+        self._wait()
+        self._putting = threading.Thread(target=self._put_spans, args=(block, *columns), name="kcompact-put-spans")
+        self._putting.start()
+
+    def _put_spans(self, block: bytes, *columns: Any) -> None:
+        try:
+            self._table.put_spans(block, *columns)
+        except BaseException as error:  # raised in the caller's thread by its next call
+            self._failed = error
+
+    def _wait(self) -> None:
+        """Wait for the put under way, if any; raise what it raised."""
+        if self._putting is not None:
+            self._putting.join()
+            self._putting = None
+        failed, self._failed = self._failed, None
+        if failed is not None:
+            raise failed
 
     def entries(self) -> Any:
+        self._wait()
         held = numpy.empty(len(self._table), numpy.int64)
         self._table.values(held)
         return held

@@ -302,6 +302,45 @@ def test_a_tallys_latest_entries_in_c_and_numpy_keep_each_keys_highest_entry(ops
         assert sorted(table.entries().tolist()) == sorted(highest.values())
 
 
+@needs_native
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.tuples(table_keys, st.integers(-50, 50)), max_size=12), max_size=12))
+def test_latest_entries_put_on_their_thread_end_as_the_table_put_call_by_call(blocks) -> None:
+    """NativeLatestEntries puts each block's spans on a thread of its own (the table's put_spans without the GIL)
+    while the caller goes on: the table ends as one given the same puts in the same thread, key by key and in the
+    same order (OffsetTable.items: keys in the order first put; values: slot by slot), whatever is asked between
+    puts."""
+    from kcompact_nb.record._latest_entries import NativeLatestEntries
+
+    threaded, alone = NativeLatestEntries(NATIVE.OffsetTable()), NATIVE.OffsetTable()
+    for number, rows in enumerate(blocks):
+        keys = [key for key, _ in rows]
+        block = b"".join(keys) + b"pad"
+        starts = numpy.cumsum([0] + [len(k) for k in keys])[:-1].astype(numpy.int64)
+        lengths = numpy.array([len(k) for k in keys], numpy.int64)
+        entries = numpy.array([entry for _, entry in rows], numpy.int64)
+        threaded.put_spans(block, starts, lengths, entries)
+        alone.put_spans(block, starts, lengths, entries)
+        if number % 3 == 2:  # asked mid-way: waits for the put under way
+            assert len(threaded) == len(alone)
+    held = numpy.empty(len(alone), numpy.int64)
+    alone.values(held)
+    assert threaded.entries().tolist() == held.tolist()  # slot by slot: the same table
+    assert threaded._table.items() == alone.items()
+
+
+@needs_native
+def test_latest_entries_raise_a_failed_put_at_the_next_call() -> None:
+    """A put that fails on its thread (a span outside its block) raises in the caller's thread at its next call."""
+    from kcompact_nb.record._latest_entries import NativeLatestEntries
+
+    latest = NativeLatestEntries(NATIVE.OffsetTable())
+    latest.put_spans(b"ab", numpy.array([1]), numpy.array([2]), numpy.array([5]))
+    with pytest.raises(ValueError, match="key 0 lies outside the block"):
+        latest.entries()
+    assert len(latest) == 0 and latest.entries().tolist() == []
+
+
 def framed_both_ways(block: bytes, verify_crc: bool, monkeypatch) -> list:
     """(starts, end) of the block's whole valid batches, from the C kernel and from its twin."""
     results = []

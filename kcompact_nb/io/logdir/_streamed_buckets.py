@@ -1,14 +1,15 @@
 """Offset buckets of a scanned partition tallied from its segment files a block at a time (issue #29).
 
 Each segment file is read as the streamed pass reads it (:meth:`SegmentFraming.blocks`: blocks of framed,
-CRC-checked batches, each header's offsets checked), and the records of a block's plain batches, compressed ones
+CRC-checked batches, each header's offsets checked; the next block read on a thread while this one is counted,
+:func:`~kcompact_nb.io.logdir._read_ahead.read_ahead`), and the records of a block's plain batches, compressed ones
 decompressed first (``uncompressed_view``), are decoded together
 (``decode_plain_batches``) and counted as columns: per bucket by
 :class:`~kcompact_nb.core.OffsetBucketTally`, each key's latest record by its bytes in the block
-(``latest_entries``: the C kernel's hash table of key bytes when it was built, keys numbered with numpy
-otherwise). Every other batch (control, with record headers, records that do not decompress, ...) is decoded by the
-reader and counted batch by batch. The rows equal :func:`kcompact_nb.core.offset_buckets` of the partition read
-whole.
+(``latest_entries``: the C kernel's hash table of key bytes when it was built, its puts on a thread of their own
+while the next block is decoded; keys numbered with numpy otherwise). Every other batch (control, with record
+headers, records that do not decompress, ...) is decoded by the reader and counted batch by batch. The rows equal
+:func:`kcompact_nb.core.offset_buckets` of the partition read whole.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from kcompact_nb.core import (
     OffsetBucketTally,
     record_sizes_of_lengths,
 )
+from kcompact_nb.io.logdir._read_ahead import read_ahead
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 from kcompact_nb.record import (
     COPY,
@@ -38,7 +40,7 @@ def tally_segment(tally: OffsetBucketTally, latest: SpanEntries, reader: Segment
     """Count the batches of one segment file into ``tally``, each key's entry into ``latest`` (the tally's); the
     reader's ``registry_keys`` bounds the keys it interns (those of batches decoded one by one)."""
     next_offset = reader.base_offset or 0
-    for block in reader.blocks():
+    for block in read_ahead(reader.blocks()):
         reader.decoder.bound_registry()
         next_offset = _tally_block(tally, latest, reader, block, next_offset)
 
