@@ -7,7 +7,7 @@ twin :class:`NumberedLatestEntries` numbers keys with numpy and keeps an array b
 
 from __future__ import annotations
 
-import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
 import numpy
@@ -37,18 +37,19 @@ class SpanEntries(Protocol):
 
 class NativeLatestEntries:
     """Entries in C kernel :class:`~kcompact_nb.record._native.OffsetTable` tables (keys by their bytes, the higher
-    entry kept), the keys sharded over ``tables`` by their hash (``OffsetTable.put_spans``' ``shard``).
+    entry kept), the keys sharded over ``tables`` by a hash of their last bytes (``OffsetTable.put_spans``'
+    ``shard``).
 
     :meth:`put_spans` returns while a thread per table puts its shard of the keys (``put_spans`` runs without the
     GIL): the caller decodes its next block meanwhile, and the tables fill on every core there is. Each table's
     puts run one at a time in the order given, so it ends as a put-by-put one would; every other method waits for
-    the puts first (and raises what they raised).
+    the puts first (and raises what they raised). The threads live from the first put to :meth:`entries`.
     """
 
     def __init__(self, *tables: Any) -> None:
         self._tables = tables
-        self._putting: list[threading.Thread] = []
-        self._failed: list[BaseException] = []
+        self._threads: ThreadPoolExecutor | None = None
+        self._putting: list[Future[None]] = []
 
     def __len__(self) -> int:
         self._wait()
@@ -61,32 +62,31 @@ class NativeLatestEntries:
             table.put(keys, entries, shard, len(self._tables))
 
     def put_spans(self, block: bytes, starts: Any, lengths: Any, entries: Any) -> None:
-        columns = [numpy.ascontiguousarray(c, numpy.int64) for c in (starts, lengths, entries)]
+        starts, lengths, entries = (numpy.ascontiguousarray(c, numpy.int64) for c in (starts, lengths, entries))
         self._wait()
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(len(self._tables), thread_name_prefix="kcompact-put-spans")
+        shards = len(self._tables)
         self._putting = [
-            threading.Thread(target=self._put_spans, args=(table, block, *columns, shard), name="kcompact-put-spans")
+            self._threads.submit(table.put_spans, block, starts, lengths, entries, shard, shards)
             for shard, table in enumerate(self._tables)
         ]
-        for thread in self._putting:
-            thread.start()
-
-    def _put_spans(self, table: Any, block: bytes, starts: Any, lengths: Any, entries: Any, shard: int) -> None:
-        try:
-            table.put_spans(block, starts, lengths, entries, shard, len(self._tables))
-        except BaseException as error:  # raised in the caller's thread by its next call
-            self._failed.append(error)
 
     def _wait(self) -> None:
         """Wait for the puts under way, if any; raise what one raised."""
-        for thread in self._putting:
-            thread.join()
-        self._putting = []
-        failed, self._failed = self._failed, []
-        if failed:
-            raise failed[0]
+        putting, self._putting = self._putting, []
+        for future in putting:
+            future.exception()  # every put done before one's error is raised
+        for future in putting:
+            future.result()
 
     def entries(self) -> Any:
-        self._wait()
+        try:
+            self._wait()
+        finally:
+            if self._threads is not None:
+                self._threads.shutdown()
+                self._threads = None
         held = numpy.empty(len(self), numpy.int64)
         at = 0
         for table in self._tables:

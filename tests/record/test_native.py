@@ -306,7 +306,7 @@ def test_a_tallys_latest_entries_in_c_and_numpy_keep_each_keys_highest_entry(ops
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.tuples(table_keys, st.integers(-50, 50)), max_size=12), max_size=12))
 def test_latest_entries_put_on_their_threads_end_as_one_table_put_call_by_call(blocks) -> None:
-    """NativeLatestEntries shards the keys over tables by their hash, each table's puts on a thread of its own (the
+    """NativeLatestEntries shards the keys over tables by their bytes, each table's puts on a thread of its own (the
     table's put_spans without the GIL) while the caller goes on: together the tables hold what one table given the
     same puts in the same thread holds, each key once, whatever is asked between puts; with one table, the same
     table slot by slot (values) and in the order keys were first put (items)."""

@@ -419,15 +419,23 @@ PyDoc_STRVAR(put_spans_doc,
 "put_spans(block, starts, lengths, offsets, shard=0, shards=1)\n"
 "--\n\n"
 "Put each key block[starts[i]:starts[i] + lengths[i]] (a negative length: None) at offsets[i] (int64 arrays),\n"
-"keeping the higher offset of a key already held; only the keys of shard `shard` of `shards` (by their hash, as\n"
-"put() shards them: one table per shard, each filled by a thread of its own). The keys are put without the GIL\n"
-"(the table and arena grown first): other threads run meanwhile; the table refuses other calls until it is done.");
+"keeping the higher offset of a key already held; only the keys of shard `shard` of `shards` (by a hash of their\n"
+"last bytes, as put() shards them: one table per shard, each filled by a thread of its own). The keys are put\n"
+"without the GIL (the table and arena grown first): other threads run meanwhile; the table refuses other calls\n"
+"until it is done.");
 
-/* Which of `shards` tables holds a key: by the high half of its hash (a table's slots go by the low bits). */
+/* Which of `shards` tables holds a key: by a hash of its last eight bytes and its length, cheaper than hash_key (a
+ * thread filling one table skips the other shards' keys without hashing them whole). */
 static inline Py_ssize_t
-shard_of(uint64_t hash, Py_ssize_t shards)
+shard_of(Key key, Py_ssize_t shards)
 {
-    return (Py_ssize_t)((hash >> 32) % (uint64_t)shards);
+    uint64_t word = 0;
+    if (key.length >= 8)
+        memcpy(&word, key.bytes + key.length - 8, 8);
+    else if (key.length > 0)
+        memcpy(&word, key.bytes, (size_t)key.length);
+    word = (word ^ (uint64_t)key.length) * 0x9E3779B97F4A7C15ULL;
+    return (Py_ssize_t)((word >> 32) % (uint64_t)shards);
 }
 
 /* Checks a shard argument; 0 with ValueError when it is not one of `shards`. */
@@ -464,12 +472,12 @@ OffsetTable_put_spans(Table *self, PyObject *args)
     }
     self->state = BUSY;
     Py_BEGIN_ALLOW_THREADS
-    hash_rows(&spans);
-    /* the shard's rows (their hashes moved to the front): prefetched and put, the others not looked at again */
+    /* the shard's rows and their hashes: prefetched and put; the others' keys are not hashed */
     Py_ssize_t count = 0;
     for (Py_ssize_t i = 0; i < spans.rows; i++) {
-        if (shards == 1 || shard_of(spans.hashes[i], shards) == shard) {
-            spans.hashes[count] = spans.hashes[i];
+        Key key = span_key(&spans, i);
+        if (shards == 1 || shard_of(key, shards) == shard) {
+            spans.hashes[count] = hash_key(key);
             rows[count++] = i;
         }
     }
@@ -558,8 +566,7 @@ OffsetTable_put(Table *self, PyObject *args)
         Key key;
         if (!object_key(PySequence_Fast_GET_ITEM(keys, i), &key))
             goto done;
-        uint64_t hash = hash_key(key);
-        if ((shards == 1 || shard_of(hash, shards) == shard) && !put_max(self, hash, key, offsets[i]))
+        if ((shards == 1 || shard_of(key, shards) == shard) && !put_max(self, hash_key(key), key, offsets[i]))
             goto done;
     }
     result = Py_NewRef(Py_None);
