@@ -36,58 +36,72 @@ class SpanEntries(Protocol):
 
 
 class NativeLatestEntries:
-    """Entries in the C kernel's :class:`~kcompact_nb.record._native.OffsetTable` (keys by their bytes, the higher
-    entry kept).
+    """Entries in C kernel :class:`~kcompact_nb.record._native.OffsetTable` tables (keys by their bytes, the higher
+    entry kept), the keys sharded over ``tables`` by their hash (``OffsetTable.put_spans``' ``shard``).
 
-    :meth:`put_spans` returns while a thread of its own puts the keys (the table's ``put_spans`` runs without the
-    GIL): the caller decodes its next block on the other core meanwhile. One put runs at a time, in the order given,
-    so the table ends as a put-by-put one would; every other method waits for the put first (and raises its error).
+    :meth:`put_spans` returns while a thread per table puts its shard of the keys (``put_spans`` runs without the
+    GIL): the caller decodes its next block meanwhile, and the tables fill on every core there is. Each table's
+    puts run one at a time in the order given, so it ends as a put-by-put one would; every other method waits for
+    the puts first (and raises what they raised).
     """
 
-    def __init__(self, table: Any) -> None:
-        self._table = table
-        self._putting: threading.Thread | None = None
-        self._failed: BaseException | None = None
+    def __init__(self, *tables: Any) -> None:
+        self._tables = tables
+        self._putting: list[threading.Thread] = []
+        self._failed: list[BaseException] = []
 
     def __len__(self) -> int:
         self._wait()
-        return len(self._table)
+        return sum(len(table) for table in self._tables)
 
     def put_keys(self, keys: Any, entries: Any) -> None:
         self._wait()
-        self._table.put(keys, numpy.ascontiguousarray(entries, numpy.int64))
+        entries = numpy.ascontiguousarray(entries, numpy.int64)
+        for shard, table in enumerate(self._tables):
+            table.put(keys, entries, shard, len(self._tables))
 
     def put_spans(self, block: bytes, starts: Any, lengths: Any, entries: Any) -> None:
         columns = [numpy.ascontiguousarray(c, numpy.int64) for c in (starts, lengths, entries)]
         self._wait()
-        self._putting = threading.Thread(target=self._put_spans, args=(block, *columns), name="kcompact-put-spans")
-        self._putting.start()
+        self._putting = [
+            threading.Thread(target=self._put_spans, args=(table, block, *columns, shard), name="kcompact-put-spans")
+            for shard, table in enumerate(self._tables)
+        ]
+        for thread in self._putting:
+            thread.start()
 
-    def _put_spans(self, block: bytes, *columns: Any) -> None:
+    def _put_spans(self, table: Any, block: bytes, starts: Any, lengths: Any, entries: Any, shard: int) -> None:
         try:
-            self._table.put_spans(block, *columns)
+            table.put_spans(block, starts, lengths, entries, shard, len(self._tables))
         except BaseException as error:  # raised in the caller's thread by its next call
-            self._failed = error
+            self._failed.append(error)
 
     def _wait(self) -> None:
-        """Wait for the put under way, if any; raise what it raised."""
-        if self._putting is not None:
-            self._putting.join()
-            self._putting = None
-        failed, self._failed = self._failed, None
-        if failed is not None:
-            raise failed
+        """Wait for the puts under way, if any; raise what one raised."""
+        for thread in self._putting:
+            thread.join()
+        self._putting = []
+        failed, self._failed = self._failed, []
+        if failed:
+            raise failed[0]
 
     def entries(self) -> Any:
         self._wait()
-        held = numpy.empty(len(self._table), numpy.int64)
-        self._table.values(held)
+        held = numpy.empty(len(self), numpy.int64)
+        at = 0
+        for table in self._tables:
+            table.values(held[at : at + len(table)])
+            at += len(table)
         return held
 
 
+SHARDS = 2
+"""Tables a tally's entries are sharded over, each filled by a thread: the machine's two cores (issue #41)."""
+
+
 def latest_entries_in_c() -> SpanEntries:
-    """A new :class:`NativeLatestEntries` (the C kernel's ``OffsetTable``)."""
-    return NativeLatestEntries(c_kernels().OffsetTable())
+    """A new :class:`NativeLatestEntries` (:data:`SHARDS` C kernel ``OffsetTable`` tables)."""
+    return NativeLatestEntries(*(c_kernels().OffsetTable() for _ in range(SHARDS)))
 
 
 class NumberedLatestEntries:

@@ -281,9 +281,9 @@ def test_the_c_offset_table_refuses_what_it_cannot_hold() -> None:
 def test_a_tallys_latest_entries_in_c_and_numpy_keep_each_keys_highest_entry(ops) -> None:
     """Keys given as spans of a block or as bytes, entries in any order: both keep each key's highest entry
     (``OffsetTable.values`` gives the C table's)."""
-    from kcompact_nb.record._latest_entries import NativeLatestEntries, NumberedLatestEntries
+    from kcompact_nb.record._latest_entries import NumberedLatestEntries, latest_entries_in_c
 
-    native, numbered, highest = NativeLatestEntries(NATIVE.OffsetTable()), NumberedLatestEntries(), {}
+    native, numbered, highest = latest_entries_in_c(), NumberedLatestEntries(), {}  # native: keys over two tables
     for kind, rows in ops:
         keys = [key for key, _ in rows]
         entries = numpy.array([entry for _, entry in rows], numpy.int64)
@@ -305,40 +305,51 @@ def test_a_tallys_latest_entries_in_c_and_numpy_keep_each_keys_highest_entry(ops
 @needs_native
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.tuples(table_keys, st.integers(-50, 50)), max_size=12), max_size=12))
-def test_latest_entries_put_on_their_thread_end_as_the_table_put_call_by_call(blocks) -> None:
-    """NativeLatestEntries puts each block's spans on a thread of its own (the table's put_spans without the GIL)
-    while the caller goes on: the table ends as one given the same puts in the same thread, key by key and in the
-    same order (OffsetTable.items: keys in the order first put; values: slot by slot), whatever is asked between
-    puts."""
+def test_latest_entries_put_on_their_threads_end_as_one_table_put_call_by_call(blocks) -> None:
+    """NativeLatestEntries shards the keys over tables by their hash, each table's puts on a thread of its own (the
+    table's put_spans without the GIL) while the caller goes on: together the tables hold what one table given the
+    same puts in the same thread holds, each key once, whatever is asked between puts; with one table, the same
+    table slot by slot (values) and in the order keys were first put (items)."""
     from kcompact_nb.record._latest_entries import NativeLatestEntries
 
-    threaded, alone = NativeLatestEntries(NATIVE.OffsetTable()), NATIVE.OffsetTable()
+    one_shard = NativeLatestEntries(NATIVE.OffsetTable())
+    two_shards = NativeLatestEntries(NATIVE.OffsetTable(), NATIVE.OffsetTable())
+    alone = NATIVE.OffsetTable()
     for number, rows in enumerate(blocks):
         keys = [key for key, _ in rows]
         block = b"".join(keys) + b"pad"
         starts = numpy.cumsum([0] + [len(k) for k in keys])[:-1].astype(numpy.int64)
         lengths = numpy.array([len(k) for k in keys], numpy.int64)
         entries = numpy.array([entry for _, entry in rows], numpy.int64)
-        threaded.put_spans(block, starts, lengths, entries)
+        for latest in (one_shard, two_shards):
+            latest.put_spans(block, starts, lengths, entries)
         alone.put_spans(block, starts, lengths, entries)
-        if number % 3 == 2:  # asked mid-way: waits for the put under way
-            assert len(threaded) == len(alone)
+        if number % 3 == 2:  # asked mid-way: waits for the puts under way
+            assert len(one_shard) == len(two_shards) == len(alone)
     held = numpy.empty(len(alone), numpy.int64)
     alone.values(held)
-    assert threaded.entries().tolist() == held.tolist()  # slot by slot: the same table
-    assert threaded._table.items() == alone.items()
+    assert one_shard.entries().tolist() == held.tolist()
+    assert one_shard._tables[0].items() == alone.items()
+    assert sorted(two_shards.entries().tolist()) == sorted(held.tolist())
+    shards = [table.items() for table in two_shards._tables]
+    assert sorted(shards[0] + shards[1], key=repr) == sorted(alone.items(), key=repr)
 
 
 @needs_native
 def test_latest_entries_raise_a_failed_put_at_the_next_call() -> None:
-    """A put that fails on its thread (a span outside its block) raises in the caller's thread at its next call."""
-    from kcompact_nb.record._latest_entries import NativeLatestEntries
+    """A put that fails on its thread (a span outside its block) raises in the caller's thread at its next call;
+    a shard that does not exist is refused."""
+    from kcompact_nb.record._latest_entries import latest_entries_in_c
 
-    latest = NativeLatestEntries(NATIVE.OffsetTable())
+    latest = latest_entries_in_c()
     latest.put_spans(b"ab", numpy.array([1]), numpy.array([2]), numpy.array([5]))
     with pytest.raises(ValueError, match="key 0 lies outside the block"):
         latest.entries()
     assert len(latest) == 0 and latest.entries().tolist() == []
+    with pytest.raises(ValueError, match="shard 2 of 2 shards does not exist"):
+        NATIVE.OffsetTable().put([b"a"], array("q", [1]), 2, 2)
+    with pytest.raises(ValueError, match="shard 0 of 0 shards does not exist"):
+        NATIVE.OffsetTable().put_spans(b"a", array("q", [0]), array("q", [1]), array("q", [1]), 0, 0)
 
 
 def framed_both_ways(block: bytes, verify_crc: bool, monkeypatch) -> list:

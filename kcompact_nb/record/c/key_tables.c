@@ -48,7 +48,10 @@ slot_key(const Table *table, const Slot *slot)
     return slot->stored - 2 <= INLINE_KEY_BYTES ? slot->short_key : (const uint8_t *)table->arena + slot->at;
 }
 
-static uint64_t
+/* A key's hash: its bytes eight at a time, the last one to seven of them as one more word, read as the key's last
+ * eight bytes shifted when it has eight or more (no call to memcpy for a variable length; on a little-endian
+ * machine the same word as those bytes copied alone). */
+static inline uint64_t
 hash_key(Key key)
 {
     int64_t length = key.length > 0 ? key.length : 0;
@@ -62,7 +65,12 @@ hash_key(Key key)
     }
     if (i < length) {
         uint64_t word = 0;
-        memcpy(&word, key.bytes + i, (size_t)(length - i));
+        if (length >= 8) {
+            memcpy(&word, key.bytes + length - 8, 8);
+            word >>= 8 * (8 - (length - i)); /* the bytes hashed already */
+        }
+        else
+            memcpy(&word, key.bytes + i, (size_t)(length - i));
         hash = (hash ^ word) * 0x94D049BB133111EBULL;
         hash ^= hash >> 29;
     }
@@ -408,37 +416,73 @@ KeyTable_commit(Table *self, PyObject *arg)
 }
 
 PyDoc_STRVAR(put_spans_doc,
-"put_spans(block, starts, lengths, offsets)\n"
+"put_spans(block, starts, lengths, offsets, shard=0, shards=1)\n"
 "--\n\n"
 "Put each key block[starts[i]:starts[i] + lengths[i]] (a negative length: None) at offsets[i] (int64 arrays),\n"
-"keeping the higher offset of a key already held. The keys are put without the GIL (the table and arena grown\n"
-"first): another thread may decode the next block meanwhile; the table refuses other calls until it is done.");
+"keeping the higher offset of a key already held; only the keys of shard `shard` of `shards` (by their hash, as\n"
+"put() shards them: one table per shard, each filled by a thread of its own). The keys are put without the GIL\n"
+"(the table and arena grown first): other threads run meanwhile; the table refuses other calls until it is done.");
+
+/* Which of `shards` tables holds a key: by the high half of its hash (a table's slots go by the low bits). */
+static inline Py_ssize_t
+shard_of(uint64_t hash, Py_ssize_t shards)
+{
+    return (Py_ssize_t)((hash >> 32) % (uint64_t)shards);
+}
+
+/* Checks a shard argument; 0 with ValueError when it is not one of `shards`. */
+static int
+check_shard(Py_ssize_t shard, Py_ssize_t shards)
+{
+    if (shards >= 1 && shard >= 0 && shard < shards)
+        return 1;
+    PyErr_Format(PyExc_ValueError, "shard %zd of %zd shards does not exist", shard, shards);
+    return 0;
+}
 
 static PyObject *
 OffsetTable_put_spans(Table *self, PyObject *args)
 {
     Spans spans = {0};
     Py_buffer offsets_view = {0};
+    Py_ssize_t *rows = NULL;
     PyObject *result = NULL;
     if (!refuse_unless_ready(self))
         return NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*:put_spans", &spans.block, &spans.starts, &spans.lengths, &offsets_view))
+    Py_ssize_t shard = 0, shards = 1;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*|nn:put_spans", &spans.block, &spans.starts, &spans.lengths, &offsets_view,
+                          &shard, &shards))
         return NULL;
-    if (!check_spans(&spans) || !check_buffer(&offsets_view, spans.rows, 8, "offsets") || !reserve(self, spans.rows)
+    if (!check_shard(shard, shards) || !check_spans(&spans) || !check_buffer(&offsets_view, spans.rows, 8, "offsets") || !reserve(self, spans.rows)
         || !grow((void **)&self->arena, &self->arena_capacity, self->arena_used + spans.arena_bytes, 1))
         goto done;
     const int64_t *offsets = offsets_view.buf;
+    rows = PyMem_Malloc((size_t)(spans.rows ? spans.rows : 1) * sizeof(Py_ssize_t));
+    if (rows == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
     self->state = BUSY;
     Py_BEGIN_ALLOW_THREADS
     hash_rows(&spans);
+    /* the shard's rows (their hashes moved to the front): prefetched and put, the others not looked at again */
+    Py_ssize_t count = 0;
     for (Py_ssize_t i = 0; i < spans.rows; i++) {
-        prefetch(self, spans.hashes, i, spans.rows);
-        put_max(self, spans.hashes[i], span_key(&spans, i), offsets[i]); /* cannot fail: the arena has room */
+        if (shards == 1 || shard_of(spans.hashes[i], shards) == shard) {
+            spans.hashes[count] = spans.hashes[i];
+            rows[count++] = i;
+        }
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        prefetch(self, spans.hashes, k, count);
+        /* cannot fail: the arena has room */
+        put_max(self, spans.hashes[k], span_key(&spans, rows[k]), offsets[rows[k]]);
     }
     Py_END_ALLOW_THREADS
     self->state = READY;
     result = Py_NewRef(Py_None);
 done:
+    PyMem_Free(rows);
     release_spans(&spans);
     PyBuffer_Release(&offsets_view);
     return result;
@@ -488,10 +532,10 @@ object_key(PyObject *item, Key *key)
 }
 
 PyDoc_STRVAR(put_doc,
-"put(keys, offsets)\n"
+"put(keys, offsets, shard=0, shards=1)\n"
 "--\n\n"
 "Put each key of the sequence keys (bytes or None) at offsets[i] (an int64 buffer), keeping the higher offset\n"
-"of a key already held.");
+"of a key already held; only the keys of shard `shard` of `shards` (as put_spans() shards them).");
 
 static PyObject *
 OffsetTable_put(Table *self, PyObject *args)
@@ -500,8 +544,11 @@ OffsetTable_put(Table *self, PyObject *args)
     Py_buffer offsets_view = {0};
     if (!refuse_unless_ready(self))
         return NULL;
-    if (!PyArg_ParseTuple(args, "Oy*:put", &keys_arg, &offsets_view))
+    Py_ssize_t shard = 0, shards = 1;
+    if (!PyArg_ParseTuple(args, "Oy*|nn:put", &keys_arg, &offsets_view, &shard, &shards))
         return NULL;
+    if (!check_shard(shard, shards))
+        goto done;
     keys = PySequence_Fast(keys_arg, "keys must be a sequence");
     if (keys == NULL || !check_buffer(&offsets_view, PySequence_Fast_GET_SIZE(keys), 8, "offsets")
         || !reserve(self, PySequence_Fast_GET_SIZE(keys)))
@@ -509,7 +556,10 @@ OffsetTable_put(Table *self, PyObject *args)
     const int64_t *offsets = offsets_view.buf;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(keys); i++) {
         Key key;
-        if (!object_key(PySequence_Fast_GET_ITEM(keys, i), &key) || !put_max(self, hash_key(key), key, offsets[i]))
+        if (!object_key(PySequence_Fast_GET_ITEM(keys, i), &key))
+            goto done;
+        uint64_t hash = hash_key(key);
+        if ((shards == 1 || shard_of(hash, shards) == shard) && !put_max(self, hash, key, offsets[i]))
             goto done;
     }
     result = Py_NewRef(Py_None);
