@@ -9,13 +9,14 @@ records that do not decompress) as its header alone, which the block decoder nev
 own decoding gives its records or its error.
 
 The C kernel (``inflate_batches`` in ``_native.c``) decompresses a whole block at once with the codecs' own
-libraries (zlib, liblz4, libzstd, opened at run time; snappy decoded in C) and needs no Python codec package; it
-inflates a batch only when its records read cleanly under the strictest reading of the codec's framing, and leaves
-every other batch, as the Python twin below does when decompression fails. Both give the same view for every
-block (tests/record/test_block_inflation.py). A codec whose library in C is another release than the one the
-Python twin decodes with (``lz4``'s and ``zstandard``'s bundled ones) stays with the twin: releases differ in the
-corrupt frames they refuse (libzstd 1.5.4, Debian 12's, reads some that 1.5.7, Kafka 4.4's, refuses). For zstd the
-kernel is given the twin's own release where ``make codecs`` built it (``tools/libzstd_build.py``).
+libraries (zlib, liblz4, libzstd, opened at run time; snappy decoded in C), a big block's batches in two runs on two
+threads (the same bytes), and needs no Python codec package; it inflates a batch only when its records read cleanly
+under the strictest reading of the codec's framing, and leaves every other batch, as the Python twin below does when
+decompression fails. Both give the same view for every block (tests/record/test_block_inflation.py). A codec whose
+library in C is another release than the one the Python twin decodes with (``lz4``'s and ``zstandard``'s bundled
+ones) stays with the twin: releases differ in the corrupt frames they refuse (libzstd 1.5.4, Debian 12's, reads some
+that 1.5.7, Kafka 4.4's, refuses). For zstd the kernel is given the twin's own release where ``make codecs`` built
+it (``tools/libzstd_build.py``).
 """
 
 from __future__ import annotations
