@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kcompact-installed
 
-.PHONY: setup codecs lab lint test bench bench-side-by-side fuzz matrix clean
+.PHONY: setup codecs classes lab lint test bench bench-side-by-side fuzz matrix clean
 
 # setup.py and the C sources too: the editable install builds the C kernels in place (kcompact_nb/record/c/).
 $(STAMP): pyproject.toml setup.py $(wildcard kcompact_nb/record/c/*.c kcompact_nb/record/c/*.h)
@@ -25,6 +25,12 @@ setup: $(STAMP)
 codecs: setup
 	$(BIN)/python -m tools.build_codecs
 
+# Spark's classes as the driver JVM loads them, recorded once per Java and Spark into ~/.cache/kcompact_nb/spark-classes
+# (a class-data-sharing archive, about 170 MB, a minute to record): every later local session maps it and starts
+# 5-8 s sooner (kcompact_nb/spark/_class_archive.py, _class_recording.py). Without Java it records nothing, and sessions start as before.
+classes: setup
+	$(BIN)/python -c "from kcompact_nb.spark._class_recording import main; main()"
+
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
@@ -36,7 +42,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # user's own settings still apply over them); the browser test (tests/browser) serves Lab with the same flags.
 LAB_FLAGS := --LabApp.app_settings_dir=$(CURDIR)/tools/jupyter/lab/settings \
 	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate
-lab: setup
+lab: setup classes
 	$(BIN)/jupyter trust notebooks/*.ipynb
 	JUPYTER_PATH=$(CURDIR)/tools/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH)) \
 		$(BIN)/jupyter lab --LabApp.default_url=/lab/tree/notebooks --ServerApp.ip=127.0.0.1 $(LAB_FLAGS) $(ALLOW_ROOT)
@@ -50,7 +56,7 @@ lint: setup
 # they run one after another, after the others have run on two workers (pytest-xdist, a test file per worker).
 # The first run names `tests`: pytest's --ignore does not apply to a testpaths entry (notebooks ran twice).
 HEAVY_TESTS := tests/broker tests/spark tests/browser notebooks tests/test_wheel_install.py tests/test_bench_side_by_side.py
-test: setup codecs
+test: setup codecs classes
 	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=10 tests $(addprefix --ignore=,$(HEAVY_TESTS))
 	$(BIN)/python -m pytest --durations=25 $(HEAVY_TESTS)
 	$(BIN)/python -m mypy

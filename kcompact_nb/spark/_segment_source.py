@@ -21,7 +21,6 @@ import errno
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import weakref
@@ -36,6 +35,7 @@ from pyspark.sql import DataFrame, SparkSession
 from kcompact_nb.core import KcompactError
 from kcompact_nb.io import NotASegmentError, cache_dir
 from kcompact_nb.spark._connector import kafka_connector_jars
+from kcompact_nb.spark._java import java_tool
 
 SEGMENT_SOURCE_CLASS = "kcompact.spark.SegmentFileSource"
 SOURCE_JAR_PREFIX = "kcompact-segment-source-"
@@ -104,16 +104,13 @@ def _build(sources: list[Path], classpath: list[str], jar: Path) -> None:
 
 
 def _javac() -> str:
-    java_home = os.environ.get("JAVA_HOME")
-    candidates = [str(Path(java_home) / "bin" / "javac")] if java_home else []
-    candidates.append(shutil.which("javac") or "")
-    for candidate in candidates:
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    raise SegmentSourceError(
-        "no 'javac' (a JDK 17 or newer) on PATH or in $JAVA_HOME/bin: "
-        "it is needed once to build the segment-file source"
-    )
+    javac = java_tool("javac")
+    if javac is None:
+        raise SegmentSourceError(
+            "no 'javac' (a JDK 17 or newer) on PATH or in $JAVA_HOME/bin: it is needed once to build the segment-file "
+            "source"
+        )
+    return javac
 
 
 def _pyspark_jars() -> Path:

@@ -17,6 +17,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from kcompact_nb.maven import MavenError, ToolMissingError
+from kcompact_nb.spark._class_archive import existing_class_archive, with_class_archive
 from kcompact_nb.spark._connector import kafka_connector_jars
 from kcompact_nb.spark._segment_source import SegmentSourceError, segment_source_jars
 
@@ -65,6 +66,7 @@ def session_settings(
     config: Mapping[str, str] | None = None,
     environ: Mapping[str, str] | None = None,
     lean: bool = False,
+    class_archive: Path | None = None,
 ) -> SessionSettings:
     """Resolve the session's target and configuration without starting anything.
 
@@ -76,7 +78,8 @@ def session_settings(
     the JVM segment-file source's (built the first time, see :func:`segment_source_jars`) to
     ``spark.jars``, after any given in ``config``; a Spark Connect server must have been started with
     them. A source that cannot be built is left out with a warning (``load_log_dir`` then decodes in
-    Python workers).
+    Python workers). A local master's driver maps ``class_archive`` (Spark's classes recorded once, see
+    :mod:`~kcompact_nb.spark._class_archive`) unless ``config``'s Java options name an archive.
     """
     env = os.environ if environ is None else environ
     conf = {**DETERMINISM_SETTINGS, "spark.sql.shuffle.partitions": str(shuffle_partitions), **(config or {})}
@@ -90,6 +93,9 @@ def session_settings(
         conf = {**LOOPBACK_SETTINGS, **conf}
     if lean and master.startswith("local"):
         conf = {**LEAN_SETTINGS, **conf}
+    if class_archive is not None and master.startswith("local"):
+        options = with_class_archive(conf.get("spark.driver.extraJavaOptions", ""), class_archive)
+        conf["spark.driver.extraJavaOptions"] = options
     jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
     if kafka:
         jars += map(str, kafka_connector_jars())
@@ -157,6 +163,7 @@ def spark_session(
         shuffle_partitions=shuffle_partitions,
         config=config,
         lean=lean,
+        class_archive=existing_class_archive(),
     )
     if (settings.master or "").startswith("local"):
         # Python workers of an embedded session run this interpreter (its packages), not ``python3`` on PATH.

@@ -150,7 +150,7 @@ OUTSIDE_THE_CLI = {
     "is paced by",
     "kcompact_nb/maven/_resolve.py": "$KCOMPACT_MAVEN_DIR and $XDG_CACHE_HOME: where downloaded jars go",
     "kcompact_nb/record/_cache_dir.py": "$KCOMPACT_CACHE_DIR and $XDG_CACHE_HOME: where built libraries and jars go",
-    "kcompact_nb/spark/_segment_source.py": "$JAVA_HOME: building the JVM source",
+    "kcompact_nb/spark/_java.py": "$JAVA_HOME: the JDK that builds the JVM source and runs Spark's driver",
     "kcompact_nb/spark/_session.py": "$SPARK_REMOTE and $MASTER, where a deployment says Spark runs (and the "
     "worker Python and local IP an embedded session sets)",
 }

@@ -20,6 +20,7 @@ from kcompact_nb.spark import (
     session_settings,
     spark_session,
 )
+from kcompact_nb.spark._class_archive import existing_class_archive
 from tests.spark.conftest import SAMPLES
 
 
@@ -76,6 +77,37 @@ def test_a_lean_local_session_starts_quickly_for_small_data_and_config_still_win
     assert not set(LEAN_SETTINGS) & set(session_settings("spark://cluster:7077", environ={}, lean=True).conf)
     tuned = session_settings("local[2]", environ={}, lean=True, config={"spark.sql.adaptive.enabled": "true"}).conf
     assert tuned["spark.sql.adaptive.enabled"] == "true" and tuned["spark.sql.codegen.wholeStage"] == "false"
+
+
+def test_a_local_driver_maps_the_recorded_class_archive_unless_its_options_name_one(tmp_path):
+    """Spark's classes recorded once (kcompact_nb/spark/_class_archive.py) are mapped by local drivers, after the lean
+    options; a cluster's driver runs elsewhere, and Java options that name an archive of their own win."""
+    archive = tmp_path / "spark.jsa"
+    quiet = "-Xlog:cds=off -Xlog:cds+dynamic=off"
+    lean = session_settings("local[2]", environ={}, lean=True, class_archive=archive).conf
+    assert lean["spark.driver.extraJavaOptions"] == (
+        f"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:SharedArchiveFile={archive} {quiet}"
+    )
+    plain = session_settings("local[*]", environ={}, class_archive=archive).conf
+    assert plain["spark.driver.extraJavaOptions"] == f"-XX:SharedArchiveFile={archive} {quiet}"
+    cluster = session_settings("spark://cluster:7077", environ={}, class_archive=archive).conf
+    assert "spark.driver.extraJavaOptions" not in cluster
+    own = {"spark.driver.extraJavaOptions": "-XX:ArchiveClassesAtExit=/tmp/mine.jsa"}
+    assert session_settings("local[2]", environ={}, config=own, class_archive=archive).conf == {
+        **session_settings("local[2]", environ={}, config=own).conf
+    }
+    assert "spark.driver.extraJavaOptions" not in session_settings("local[2]", environ={}).conf
+
+
+def test_the_shared_session_maps_the_class_archive_make_records(spark):
+    """``make test`` records the archive first (``make classes``); the running driver JVM was given it."""
+    archive = existing_class_archive()
+    if archive is None:
+        pytest.skip("no Spark class archive recorded for this Java and Spark: run `make classes`")
+    bean = spark._jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+        spark._jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean")
+    )
+    assert bean.getVMOption("SharedArchiveFile").getValue() == str(archive)
 
 
 def test_connector_versions_match_pyspark_unless_missing_from_central():
