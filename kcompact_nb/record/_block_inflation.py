@@ -42,6 +42,7 @@ HEADER_ONLY = 255
 """The code of a batch laid out as its header alone."""
 _CODEC_BITS_BYTE = L.ATTRIBUTES_POSITION + 1
 _NOT_INFLATED = frozenset((COPY, HEADER_ONLY))
+"""The codes of batches laid out without decompressing anything."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def inflate_in_c(block: bytes, starts: Any, ends: Any, codes: Any) -> Uncompress
     """The batches ``block[starts[b]:ends[b]]`` (int64 arrays) laid out by their ``codes`` (:func:`batch_codes`) as
     if uncompressed, or None when none of them has compressed records (the block reads as it is): by the C kernel's
     ``inflate_batches`` when it inflates all their codecs, else by the Python twin (:func:`inflate_with_python`)."""
-    codec_ids = set(codes.tolist()) - _NOT_INFLATED  # a set of a few ids: cheap for a rewritten batch's one code
+    codec_ids = _codec_ids(codes)
     if not codec_ids:
         return None
     native = c_kernels()
@@ -128,7 +129,7 @@ def _same_release(codec: str, zstd_in_c: int | None) -> bool:
 
 def inflate_with_python(block: bytes, starts: Any, ends: Any, codes: Any) -> UncompressedView | None:
     """:func:`inflate_in_c`'s twin, batch by batch with the codecs' Python packages."""
-    if not _compressed(codes).any():
+    if not _codec_ids(codes):
         return None
     return _inflate_with_python(block, starts.tolist(), ends.tolist(), codes.tolist())
 
@@ -145,9 +146,10 @@ def _inflate_with_python(block: bytes, starts: list[int], ends: list[int], codes
     return UncompressedView(b"".join(parts), view_starts, view_ends)
 
 
-def _compressed(codes: Any) -> Any:
-    """Which batches have compressed records (a bool array)."""
-    return (codes != COPY) & (codes != HEADER_ONLY)
+def _codec_ids(codes: Any) -> set[int]:
+    """The codecs' codes of the batches with compressed records (a set of a few ids: cheap for a rewritten batch's
+    one code)."""
+    return set(codes.tolist()) - _NOT_INFLATED
 
 
 def _inflated(batch: bytes, code: int) -> bytes:
