@@ -18,7 +18,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from kcompact_nb.spark._log_rows import columns_of
-from kcompact_nb.spark._schema import PARTITION_COLUMNS, RECORD_COLUMNS, require_columns
+from kcompact_nb.spark._schema import HEADER_TYPE, PARTITION_COLUMNS, RECORD_COLUMNS, require_columns
 
 CHECKPOINT_COLUMNS = ("topic", "partition", "cleaner_checkpoint", "log_start_offset")
 SEGMENT_COLUMNS = ("topic", "partition", "segment_base_offset")
@@ -61,8 +61,12 @@ def with_partition_facts(
     what : the caller's name, for errors about missing columns.
     every_segmented_partition : a partition the segment table lists but no record has gets one row whose record
         columns are null (its log is its segments alone); without it, only partitions with records.
+
+    A record without headers gets an empty list instead of null: both mean none to the task, and Spark 4.3's Arrow
+    writer to Python workers spends about 45 us on each null list of structs (5 s for 110,000 records, measured).
     """
     rows = require_columns(records, RECORD_COLUMNS, what=what).select(*RECORD_COLUMNS)
+    rows = rows.withColumn("headers", F.coalesce(F.col("headers"), F.array().cast(HEADER_TYPE)))
     facts = _segment_files(segments, what) if segments is not None else None
     if checkpoints is not None:
         given = require_columns(checkpoints, CHECKPOINT_COLUMNS, what=f"{what}'s checkpoints")
