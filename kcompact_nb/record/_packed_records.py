@@ -9,7 +9,7 @@ any records, packed or not.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import repeat
 from operator import is_, itemgetter, sub
 from typing import Any, cast, overload
@@ -19,7 +19,13 @@ import numpy
 from kcompact_nb.record._errors import KafkaModelError
 from kcompact_nb.record._key_registry import KeyRegistry
 from kcompact_nb.record._record import Record, record_from_tuple
-from kcompact_nb.record._record_sizes import RECORD_BATCH_OVERHEAD, Header, headers_len, record_size_of_lengths
+from kcompact_nb.record._record_sizes import (
+    RECORD_BATCH_OVERHEAD,
+    Header,
+    headers_len,
+    lengths_of,
+    record_size_of_lengths,
+)
 
 _OFFSET, _KEY, _VALUE = itemgetter(0), itemgetter(2), itemgetter(3)
 
@@ -218,21 +224,20 @@ class PackedRecords(Sequence[Record]):
 
     def batch_size(self, base_offset: int, base_timestamp: int) -> int:
         """:func:`uncompressed_batch_size` of these records, from their columns (values are not sliced out)."""
-        if self._values is None:
-            value_lengths: Iterable[int] = cast("_Spans", self._spans).lengths
-        else:
-            value_lengths = [-1 if v is None else len(v) for v in self._values]
-        key_lengths: Iterable[int]
-        if self._keys is None and self._key_spans is not None:
-            key_lengths = self._key_spans.lengths
-        elif self.all_keyed:
-            key_lengths = map(len, cast("tuple[bytes, ...]", self.keys))
-        else:
-            key_lengths = [-1 if k is None else len(k) for k in self.keys]
-        header_bytes = repeat(1) if self.headers is None else [headers_len(h) if h else 1 for h in self.headers]
+        from kcompact_nb.record._kernels import records_size  # here: the kernels' table imports this module
+
+        spans = self._keys is None and self._key_spans is not None
+        keys = cast("_Spans", self._key_spans).lengths if spans else self.keys
+        values = cast("_Spans", self._spans).lengths if self._values is None else self._values
+        if self.headers is None:
+            return RECORD_BATCH_OVERHEAD + records_size(
+                self.offsets, self.timestamps, keys, values, base_offset, base_timestamp
+            )
+        header_bytes = [headers_len(h) if h else 1 for h in self.headers]
         offset_deltas = map(sub, self.offsets, repeat(base_offset))
         timestamp_deltas = map(sub, self.timestamps, repeat(base_timestamp))
-        sizes = map(record_size_of_lengths, offset_deltas, timestamp_deltas, key_lengths, value_lengths, header_bytes)
+        lengths = lengths_of(keys), lengths_of(values)
+        sizes = map(record_size_of_lengths, offset_deltas, timestamp_deltas, *lengths, header_bytes)
         return RECORD_BATCH_OVERHEAD + sum(sizes)
 
     def _rows(self) -> Iterator[tuple[Any, ...]]:

@@ -28,6 +28,7 @@ Record (``DefaultRecord``)::
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -130,6 +131,11 @@ def record_size_of_lengths(
     body += 1 if n < 0 else n + (1 if n < 64 else 2 if n < 8192 else _zigzag_len(n))
     body += headers_bytes
     return body + (1 if body < 64 else 2 if body < 8192 else _zigzag_len(body))
+
+
+def lengths_of(column: Any) -> Any:
+    """A key or value column's lengths (-1 for None); an int64 array of lengths is its own."""
+    return column if isinstance(column, array) else [-1 if item is None else len(item) for item in column]
 
 
 def record_sizes_of_lengths(offset_deltas: Any, timestamp_deltas: Any, key_lengths: Any, value_lengths: Any) -> Any:

@@ -1,15 +1,18 @@
-"""The header-less records encoder (in C and in Python) against kafka-python's ``DefaultRecordBatchBuilder``
-(Kafka's record format), for records as tuples and as packed columns."""
+"""The header-less records encoder and its size (in C and in Python) against kafka-python's
+``DefaultRecordBatchBuilder`` (Kafka's record format), for records as tuples and as packed columns."""
 
 from __future__ import annotations
+
+from array import array
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
 from kcompact_nb.core import RECORD_BATCH_OVERHEAD, Record
-from kcompact_nb.record import PackedRecords
-from kcompact_nb.record._kernels import records_section
+from kcompact_nb.record import KeyRegistry, PackedRecords
+from kcompact_nb.record._kernels import records_section, records_size
 
 payload = st.one_of(st.none(), st.binary(max_size=20), st.binary(min_size=8000, max_size=9000))
 rows = st.lists(
@@ -24,16 +27,58 @@ rows = st.lists(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(spec=rows, base_offset=st.integers(0, 2**40), base_ts=st.integers(0, 2**41))
-def test_records_are_written_byte_for_byte_as_kafka_python_writes_them(kernels, spec, base_offset, base_ts) -> None:
+def built(spec: list[Any], base_offset: int, base_ts: int, headers: bool = False) -> tuple[list[Record], bytes]:
+    """The records of ``spec`` from ``base_offset`` and ``base_ts``, and their section as kafka-python writes it."""
     builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
     offset, records = base_offset - 1, []
     for gap, ts_delta, key, value in spec:
         offset += 1 + gap
-        records.append(Record(offset, base_ts + ts_delta, key, value))
-        builder.append(offset - base_offset, base_ts + ts_delta, key, value, [])
-    expected = bytes(builder.build())[RECORD_BATCH_OVERHEAD:]
+        record_headers = (("h", key), ("", None))[: len(records) % 3] if headers else ()
+        records.append(Record(offset, base_ts + ts_delta, key, value, record_headers))
+        builder.append(offset - base_offset, base_ts + ts_delta, key, value, list(record_headers))
+    return records, bytes(builder.build())[RECORD_BATCH_OVERHEAD:]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spec=rows, base_offset=st.integers(0, 2**40), base_ts=st.integers(0, 2**41))
+def test_records_are_written_byte_for_byte_as_kafka_python_writes_them(kernels, spec, base_offset, base_ts) -> None:
+    records, expected = built(spec, base_offset, base_ts)
     assert records_section(records, base_offset, records[0].timestamp) == expected
     packed = PackedRecords.from_rows([tuple(r) for r in records])
     assert records_section(packed, base_offset, records[0].timestamp) == expected
+
+
+def _lengths(column: list[bytes | None]) -> array[int]:
+    return array("q", [-1 if item is None else len(item) for item in column])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spec=rows, base_offset=st.integers(0, 2**40), base_ts=st.integers(0, 2**41))
+def test_records_are_sized_as_kafka_python_writes_them(kernels, spec, base_offset, base_ts) -> None:
+    """records_size, with keys and values as bytes or as their lengths, and the size of a batch of packed records,
+    their values in the batch's bytes or sliced out: the bytes kafka-python's builder writes."""
+    records, expected = built(spec, base_offset, base_ts)
+    base = records[0].timestamp
+    offsets, stamps = array("q", [r.offset for r in records]), array("q", [r.timestamp for r in records])
+    keys, values = [r.key for r in records], [r.value for r in records]
+    assert records_size(offsets, stamps, keys, values, base_offset, base) == len(expected)
+    assert records_size(offsets, stamps, _lengths(keys), _lengths(values), base_offset, base) == len(expected)
+    packed = PackedRecords.from_rows([tuple(r) for r in records])
+    assert packed.batch_size(base_offset, base) == RECORD_BATCH_OVERHEAD + len(expected)
+    registry = KeyRegistry()
+    data = b"".join(v or b"" for v in values)
+    starts = array("q", [sum(len(v or b"") for v in values[:i]) for i in range(len(values))])
+    spans = PackedRecords.from_spans(
+        offsets, stamps, registry.ids(keys), registry, data, starts, _lengths(values), None not in keys
+    )
+    assert spans.batch_size(base_offset, base) == RECORD_BATCH_OVERHEAD + len(expected)
+    assert tuple(spans.values) == tuple(values)  # sliced out now: sized from the values themselves
+    assert spans.batch_size(base_offset, base) == RECORD_BATCH_OVERHEAD + len(expected)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spec=rows, base_offset=st.integers(0, 2**40), base_ts=st.integers(0, 2**41))
+def test_packed_records_with_headers_are_sized_as_kafka_python_writes_them(kernels, spec, base_offset, base_ts) -> None:
+    records, expected = built(spec, base_offset, base_ts, headers=True)
+    packed = PackedRecords.from_rows([tuple(r) for r in records])
+    assert packed.batch_size(base_offset, records[0].timestamp) == RECORD_BATCH_OVERHEAD + len(expected)

@@ -5,12 +5,12 @@
  * The record format's hot loops in C: decoding the records of plain uncompressed v2 batches (decode_plain.c),
  * laying out a block's compressed batches as uncompressed ones (inflate_batches.c: their records decompressed, gzip,
  * lz4 and zstd by the codecs' libraries opened at run time, codec_libraries.c, snappy there), tables of distinct keys
- * by content (key_tables.c: numbering keys, the streamed offset map), encoding the records of batches without headers
- * (records_section.c), snappy's compressor (snappy_compress.c), and framing a block of a segment file into its whole
- * CRC-checked batches (frame_batches.c). Built by `pip install` when a C compiler is there (an optional extension);
- * without it the Python versions in _vector_decoder.py, _block_inflation.py, _key_numbering.py, _record_encoder.py,
- * _latest_entries.py, _snappy.py and _batch_framing.py do the same work, and the tests hold both to the same
- * results. Every export belongs to one kernel of the table in _kernels.py, which names it beside its twin (through a
+ * by content (key_tables.c: numbering keys, the streamed offset map), encoding and sizing the records of batches
+ * without headers (records_section.c), snappy's compressor (snappy_compress.c), and framing a block of a segment file
+ * into its whole CRC-checked batches (frame_batches.c). Built by `pip install` when a C compiler is there (an
+ * optional extension); without it the Python versions in _vector_decoder.py, _block_inflation.py, _key_numbering.py,
+ * _record_encoder.py, _latest_entries.py, _snappy.py and _batch_framing.py do the same work, and the tests hold both
+ * to the same results. Every export belongs to one kernel of the table in _kernels.py, which names it beside its twin (through a
  * thin `..._in_c` adapter with the twin's signature) and runs it only while _native_kernels.NATIVE is this module: a
  * new export goes into that table (tests/record/test_native.py checks it).
  *
@@ -65,6 +65,8 @@ extern const char decode_plain_doc[];
 /* records_section.c */
 PyObject *records_section(PyObject *module, PyObject *args);
 extern const char records_section_doc[];
+PyObject *records_size(PyObject *module, PyObject *args);
+extern const char records_size_doc[];
 /* snappy_compress.c */
 PyObject *snappy_compress(PyObject *module, PyObject *args);
 extern const char snappy_compress_doc[];

@@ -1,4 +1,5 @@
-/* records_section: the records of a v2 batch without headers, as DefaultRecord.writeTo writes them. */
+/* records_section: the records of a v2 batch without headers, as DefaultRecord.writeTo writes them; records_size:
+ * their bytes, without writing them. */
 #include "kernels.h"
 
 static int
@@ -114,3 +115,86 @@ done:
     return result;
 }
 
+
+/* A column of key or value lengths: an int64 buffer of them (-1: null), or a sequence of bytes and None. */
+typedef struct {
+    Py_buffer view; /* the buffer, when `items` is NULL */
+    PyObject *items;
+} Lengths;
+
+static int
+open_lengths(PyObject *column, Py_ssize_t count, const char *name, Lengths *out)
+{
+    if (PyObject_CheckBuffer(column) && !PyBytes_Check(column)) {
+        if (PyObject_GetBuffer(column, &out->view, PyBUF_SIMPLE) < 0)
+            return 0;
+        return check_buffer(&out->view, count, 8, name);
+    }
+    out->items = PySequence_Fast(column, "keys and values must be sequences, or int64 buffers of their lengths");
+    if (out->items == NULL)
+        return 0;
+    if (PySequence_Fast_GET_SIZE(out->items) != count) {
+        PyErr_Format(PyExc_ValueError, "%zd offsets but %zd %s", count, PySequence_Fast_GET_SIZE(out->items), name);
+        return 0;
+    }
+    return 1;
+}
+
+static int
+length_at(const Lengths *column, Py_ssize_t i, Py_ssize_t *length)
+{
+    if (column->items == NULL) {
+        *length = (Py_ssize_t)((const int64_t *)column->view.buf)[i];
+        return 1;
+    }
+    const char *data;
+    return bytes_of(PySequence_Fast_GET_ITEM(column->items, i), &data, length);
+}
+
+static void
+close_lengths(Lengths *column)
+{
+    PyBuffer_Release(&column->view); /* nothing when no buffer was taken */
+    Py_CLEAR(column->items);
+}
+
+const char records_size_doc[] = PyDoc_STR(
+"records_size(offsets, timestamps, keys, values, base_offset, base_timestamp) -> int\n"
+"--\n\n"
+"The bytes records_section writes for these records (DefaultRecord.sizeInBytes, summed; no headers), without\n"
+"writing them: keys and values as sequences of bytes or None, or as int64 buffers of their lengths (-1: null).");
+
+PyObject *
+records_size(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer offsets_view, timestamps_view;
+    PyObject *keys_arg, *values_arg, *result = NULL;
+    long long base_offset, base_timestamp;
+    if (!PyArg_ParseTuple(args, "y*y*OOLL:records_size", &offsets_view, &timestamps_view, &keys_arg, &values_arg,
+                          &base_offset, &base_timestamp))
+        return NULL;
+    Lengths keys = {.items = NULL}, values = {.items = NULL};
+    Py_ssize_t count = offsets_view.len / 8;
+    if (check_buffer(&offsets_view, count, 8, "offsets") && check_buffer(&timestamps_view, count, 8, "timestamps")
+        && open_lengths(keys_arg, count, "keys", &keys) && open_lengths(values_arg, count, "values", &values)) {
+        const int64_t *offsets = offsets_view.buf, *timestamps = timestamps_view.buf;
+        long long total = 0;
+        Py_ssize_t i = 0;
+        for (; i < count; i++) {
+            Py_ssize_t key_length, value_length;
+            if (!length_at(&keys, i, &key_length) || !length_at(&values, i, &value_length))
+                break;
+            uint64_t ts_delta = zigzag((int64_t)((uint64_t)timestamps[i] - (uint64_t)base_timestamp));
+            uint64_t offset_delta = zigzag((int64_t)((uint64_t)offsets[i] - (uint64_t)base_offset));
+            Py_ssize_t body = body_size(ts_delta, offset_delta, key_length, value_length);
+            total += varint_size(zigzag(body)) + body;
+        }
+        if (i == count)
+            result = PyLong_FromLongLong(total);
+    }
+    close_lengths(&keys);
+    close_lengths(&values);
+    PyBuffer_Release(&offsets_view);
+    PyBuffer_Release(&timestamps_view);
+    return result;
+}
