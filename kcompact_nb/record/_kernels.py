@@ -17,12 +17,8 @@ from kcompact_nb.record._key_numbering import KeyNumbering, NativeKeyNumbering, 
 from kcompact_nb.record._latest_entries import NumberedLatestEntries, SpanEntries, latest_entries_in_c
 from kcompact_nb.record._native_kernels import Kernel, c_kernels
 from kcompact_nb.record._offset_table import NativeOffsetTable, no_offset_table, offset_table_in_c
-from kcompact_nb.record._record_encoder import (
-    records_section_in_c,
-    records_section_in_python,
-    records_size_in_c,
-    records_size_in_python,
-)
+from kcompact_nb.record._record_encoder import records_section_in_c, records_section_in_python
+from kcompact_nb.record._record_sizes import records_size
 from kcompact_nb.record._snappy import raw_compress
 from kcompact_nb.record._vector_decoder import PlainColumns, decode_plain_in_c, decode_plain_with_numpy
 
@@ -51,11 +47,6 @@ records_section: Kernel[[Any, int, int], bytes] = Kernel(
     "records_section", ("records_section",), records_section_in_c, records_section_in_python
 )
 """The records section of a rebuilt batch (:mod:`kcompact_nb.record._record_encoder`)."""
-
-records_size: Kernel[[Any, Any, Any, Any, int, int], int] = Kernel(
-    "records_size", ("records_size",), records_size_in_c, records_size_in_python
-)
-"""The bytes of a batch's records without headers, unwritten (:mod:`kcompact_nb.record._record_encoder`)."""
 
 snappy_compress: Kernel[[Any, bool], bytes] = Kernel(
     "snappy_compress", ("snappy_compress",), _snappy_in_c, raw_compress

@@ -25,6 +25,7 @@ from kcompact_nb.record._record_sizes import (
     headers_len,
     lengths_of,
     record_size_of_lengths,
+    records_size,
 )
 
 _OFFSET, _KEY, _VALUE = itemgetter(0), itemgetter(2), itemgetter(3)
@@ -224,8 +225,6 @@ class PackedRecords(Sequence[Record]):
 
     def batch_size(self, base_offset: int, base_timestamp: int) -> int:
         """:func:`uncompressed_batch_size` of these records, from their columns (values are not sliced out)."""
-        from kcompact_nb.record._kernels import records_size  # here: the kernels' table imports this module
-
         spans = self._keys is None and self._key_spans is not None
         keys = cast("_Spans", self._key_spans).lengths if spans else self.keys
         values = cast("_Spans", self._spans).lengths if self._values is None else self._values

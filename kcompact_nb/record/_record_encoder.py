@@ -1,4 +1,4 @@
-"""The uncompressed records section of a v2 batch whose records have no headers, and its size, without a builder.
+"""The uncompressed records section of a v2 batch whose records have no headers, written without a builder.
 
 Byte for byte what kafka-python's ``DefaultRecordBatchBuilder.append`` (and Kafka's ``DefaultRecord.writeTo``)
 write, a record at a time: length varint, attributes 0, timestampDelta varlong, offsetDelta varint, key and
@@ -13,14 +13,11 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
-from itertools import repeat
-from operator import sub
 from typing import Any
 
 from kcompact_nb.record._batch_header import java_long
 from kcompact_nb.record._native_kernels import c_kernels
 from kcompact_nb.record._packed_records import PackedRecords
-from kcompact_nb.record._record_sizes import lengths_of, record_size_of_lengths
 
 _TABLE_LIMIT = 1 << 14
 
@@ -96,23 +93,3 @@ def records_section_in_python(records: Iterable[Any], base_offset: int, base_tim
         append(small[size + limit] if size < limit else _large_varint(size))
         append(body)
     return b"".join(parts)
-
-
-def records_size_in_c(
-    offsets: Any, timestamps: Any, keys: Any, values: Any, base_offset: int, base_timestamp: int
-) -> int:
-    """The bytes :func:`records_section_in_c` writes for these records, without writing them: offsets and timestamps
-    int64 arrays, keys and values sequences of bytes or None, or int64 arrays of their lengths (-1: null)."""
-    size: int = c_kernels().records_size(offsets, timestamps, keys, values, base_offset, base_timestamp)
-    return size
-
-
-def records_size_in_python(
-    offsets: Any, timestamps: Any, keys: Any, values: Any, base_offset: int, base_timestamp: int
-) -> int:
-    """:func:`records_size_in_c`'s twin, a record at a time (``record_size_of_lengths``)."""
-    offset_deltas = map(sub, offsets, repeat(base_offset))
-    timestamp_deltas = (java_long(t - base_timestamp) for t in timestamps)  # wraps as the C kernel's and Java's do
-    sizes = map(record_size_of_lengths, offset_deltas, timestamp_deltas, lengths_of(keys), lengths_of(values))
-    return sum(sizes)
-

@@ -30,9 +30,13 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Sequence
+from itertools import repeat
+from operator import sub
 from typing import Any
 
 import numpy
+
+from kcompact_nb.record._native_kernels import Kernel, c_kernels
 
 RECORD_BATCH_OVERHEAD = 61
 """Bytes of a v2 batch header; also the size of an empty batch (``DefaultRecordBatch``)."""
@@ -154,3 +158,28 @@ def _zigzag_lens(values: Any) -> Any:
     for shift in range(7, 64, 7):
         widths += unsigned >= numpy.uint64(1 << shift)
     return widths
+
+
+def records_size_in_c(
+    offsets: Any, timestamps: Any, keys: Any, values: Any, base_offset: int, base_timestamp: int
+) -> int:
+    """The bytes of records without headers (``records_section`` writes them), unwritten: offsets and timestamps
+    int64 arrays, keys and values sequences of bytes or None, or int64 arrays of their lengths (-1: null)."""
+    size: int = c_kernels().records_size(offsets, timestamps, keys, values, base_offset, base_timestamp)
+    return size
+
+
+def records_size_in_python(
+    offsets: Any, timestamps: Any, keys: Any, values: Any, base_offset: int, base_timestamp: int
+) -> int:
+    """:func:`records_size_in_c`'s twin, a record at a time (:func:`record_size_of_lengths`)."""
+    offset_deltas = map(sub, offsets, repeat(base_offset))
+    timestamp_deltas = map(sub, timestamps, repeat(base_timestamp))
+    return sum(map(record_size_of_lengths, offset_deltas, timestamp_deltas, lengths_of(keys), lengths_of(values)))
+
+
+records_size: Kernel[[Any, Any, Any, Any, int, int], int] = Kernel(
+    "records_size", ("records_size",), records_size_in_c, records_size_in_python
+)
+"""The bytes of a batch's records without headers, unwritten; listed in the kernels' table
+(:mod:`kcompact_nb.record._kernels`), which imports the modules that use it."""
