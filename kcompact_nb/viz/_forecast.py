@@ -8,6 +8,7 @@ each partition keeps one color in every figure.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy
 import plotly.graph_objects as go
@@ -269,12 +270,18 @@ def forecast_what_if_figure(forecasts: Mapping[str, Forecast], *, title: str | N
                 2,
                 column,
             )
-        fig.update_xaxes(**axis.layout(), row=2, col=column)
+        fig.update_xaxes(**axis.layout(), **_narrow_dates(axis), row=2, col=column)
     fig.update_yaxes(title_text=f"bytes ({unit.name})", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="dirty ratio at pass start", tickformat=".0%", row=2, col=1)
     legend_once(fig)
-    fig.update_layout(legend={"orientation": "h", "y": -0.16, "x": 0})
-    return finish(fig, title=title or "What if: " + " vs ".join(labels), height=620, bottom=130)
+    fig.update_layout(legend={"orientation": "h", "y": -0.22, "x": 0})
+    return finish(fig, title=title or "What if: " + " vs ".join(labels), height=640, bottom=150)
+
+
+def _narrow_dates(axis: TimeAxis) -> dict[str, Any]:
+    """A column's date ticks, level and short (day over time of day, a few of them): plotly's own turn on their side
+    in a narrow column and are cut off below it."""
+    return {"tickformat": "%b %-d\n%H:%M", "nticks": 4, "tickangle": 0} if axis.wall_clock else {}
 
 
 def _line(

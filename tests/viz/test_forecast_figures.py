@@ -107,3 +107,22 @@ def test_the_metrics_figure_reads_each_gauge_after_each_pass(fc, figures):
 def test_the_what_if_figure_puts_two_forecasts_side_by_side(figures):
     titles = [a.text for a in figures["what-if"].layout.annotations]
     assert titles[0].startswith("backoff 2 s: threads") and titles[1].startswith("2 threads: threads")
+    bottom = [axis for name, axis in figures["what-if"].layout.to_plotly_json().items() if name in ("xaxis3", "xaxis4")]
+    assert [axis.get("tickangle") for axis in bottom] == [None, None]  # seconds since t = 0: plotly's own ticks
+
+
+def test_a_what_if_on_the_wall_clock_keeps_its_narrow_columns_date_ticks_level():
+    """Three columns of dates: plotly turned its two-line ticks on their side and cut them off below the figure
+    (notebook 10); each column shows a few level ticks, the day over the time of day."""
+    start = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+    runs = {
+        name: forecast(MODEL, horizon_ms=240_000, topics=TOPICS, broker=broker, speed=SPEED, start_ms=start)
+        for name, broker in {"a": {}, "b": {"log.cleaner.backoff.ms": 5_000}, "c": {}}.items()
+    }
+    fig = forecast_what_if_figure(runs)
+    assert problems(fig) == []
+    layout = fig.layout.to_plotly_json()
+    ticks = [(layout[f"xaxis{i}"]["type"], layout[f"xaxis{i}"].get("tickangle")) for i in (4, 5, 6)]
+    assert ticks == [("date", 0)] * 3
+    assert {layout[f"xaxis{i}"]["tickformat"] for i in (4, 5, 6)} == {"%b %-d\n%H:%M"}
+    assert {layout[f"xaxis{i}"]["nticks"] for i in (4, 5, 6)} == {4}
