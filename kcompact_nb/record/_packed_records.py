@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from itertools import repeat
-from operator import is_, itemgetter, sub
+from operator import is_, itemgetter
 from typing import Any, cast, overload
 
 import numpy
@@ -22,9 +22,8 @@ from kcompact_nb.record._record import Record, record_from_tuple
 from kcompact_nb.record._record_sizes import (
     RECORD_BATCH_OVERHEAD,
     Header,
+    column_record_sizes,
     headers_len,
-    lengths_of,
-    record_size_of_lengths,
     records_size,
 )
 
@@ -228,16 +227,11 @@ class PackedRecords(Sequence[Record]):
         spans = self._keys is None and self._key_spans is not None
         keys = cast("_Spans", self._key_spans).lengths if spans else self.keys
         values = cast("_Spans", self._spans).lengths if self._values is None else self._values
+        columns = self.offsets, self.timestamps, keys, values
         if self.headers is None:
-            return RECORD_BATCH_OVERHEAD + records_size(
-                self.offsets, self.timestamps, keys, values, base_offset, base_timestamp
-            )
+            return RECORD_BATCH_OVERHEAD + records_size(*columns, base_offset, base_timestamp)
         header_bytes = [headers_len(h) if h else 1 for h in self.headers]
-        offset_deltas = map(sub, self.offsets, repeat(base_offset))
-        timestamp_deltas = map(sub, self.timestamps, repeat(base_timestamp))
-        lengths = lengths_of(keys), lengths_of(values)
-        sizes = map(record_size_of_lengths, offset_deltas, timestamp_deltas, *lengths, header_bytes)
-        return RECORD_BATCH_OVERHEAD + sum(sizes)
+        return RECORD_BATCH_OVERHEAD + sum(column_record_sizes(*columns, base_offset, base_timestamp, header_bytes))
 
     def _rows(self) -> Iterator[tuple[Any, ...]]:
         headers = self.headers if self.headers is not None else repeat((), len(self.offsets))

@@ -29,7 +29,7 @@ Record (``DefaultRecord``)::
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
 from operator import sub
 from typing import Any
@@ -172,10 +172,25 @@ def records_size_in_c(
 def records_size_in_python(
     offsets: Any, timestamps: Any, keys: Any, values: Any, base_offset: int, base_timestamp: int
 ) -> int:
-    """:func:`records_size_in_c`'s twin, a record at a time (:func:`record_size_of_lengths`)."""
+    """:func:`records_size_in_c`'s twin, a record at a time."""
+    return sum(column_record_sizes(offsets, timestamps, keys, values, base_offset, base_timestamp))
+
+
+def column_record_sizes(
+    offsets: Any,
+    timestamps: Any,
+    keys: Any,
+    values: Any,
+    base_offset: int,
+    base_timestamp: int,
+    header_bytes: Any = None,
+) -> Iterator[int]:
+    """Each record's :func:`record_size_of_lengths` from columns (keys and values as :func:`lengths_of` takes them)
+    and each record's headers' bytes (1 each, headersCount 0, when None)."""
     offset_deltas = map(sub, offsets, repeat(base_offset))
     timestamp_deltas = map(sub, timestamps, repeat(base_timestamp))
-    return sum(map(record_size_of_lengths, offset_deltas, timestamp_deltas, lengths_of(keys), lengths_of(values)))
+    headers = repeat(1) if header_bytes is None else header_bytes
+    return map(record_size_of_lengths, offset_deltas, timestamp_deltas, lengths_of(keys), lengths_of(values), headers)
 
 
 records_size: Kernel[[Any, Any, Any, Any, int, int], int] = Kernel(

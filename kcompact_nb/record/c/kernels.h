@@ -10,9 +10,9 @@
  * into its whole CRC-checked batches (frame_batches.c). Built by `pip install` when a C compiler is there (an
  * optional extension); without it the Python versions in _vector_decoder.py, _block_inflation.py, _key_numbering.py,
  * _record_encoder.py, _record_sizes.py, _latest_entries.py, _snappy.py and _batch_framing.py do the same work, and
- * the tests hold both to the same results. Every export belongs to one kernel of the table in _kernels.py, which names it beside its twin (through a
- * thin `..._in_c` adapter with the twin's signature) and runs it only while _native_kernels.NATIVE is this module: a
- * new export goes into that table (tests/record/test_native.py checks it).
+ * the tests hold both to the same results. Every export belongs to one kernel of the table in _kernels.py, which
+ * names it beside its twin (through a thin `..._in_c` adapter with the twin's signature) and runs it only while
+ * _native_kernels.NATIVE is this module: a new export goes into that table (tests/record/test_native.py checks it).
  *
  * Nothing here decides what a batch means: decode_plain only says which batches read plainly (as
  * _vector_decoder.decode_plain_batches does) and fills their columns, inflate_batches only inflates records that

@@ -39,6 +39,20 @@ body_size(uint64_t ts_delta, uint64_t offset_delta, Py_ssize_t key_length, Py_ss
            + (value_length > 0 ? value_length : 0) + 1;
 }
 
+/* A record's timestamp or offset against its batch's base: the zigzagged delta, in Java's 64-bit arithmetic. */
+static uint64_t
+delta(int64_t value, long long base)
+{
+    return zigzag((int64_t)((uint64_t)value - (uint64_t)base));
+}
+
+/* The bytes of a record of `body` bytes: its length varint, then the body. */
+static Py_ssize_t
+record_size(Py_ssize_t body)
+{
+    return varint_size(zigzag(body)) + body;
+}
+
 const char records_section_doc[] = PyDoc_STR(
 "records_section(offsets, timestamps, keys, values, base_offset, base_timestamp) -> bytes\n"
 "--\n\n"
@@ -75,10 +89,8 @@ records_section(PyObject *Py_UNUSED(module), PyObject *args)
         Py_ssize_t key_length, value_length;
         if (!bytes_of(key_items[i], &key, &key_length) || !bytes_of(value_items[i], &value, &value_length))
             goto done;
-        uint64_t ts_delta = zigzag((int64_t)((uint64_t)timestamps[i] - (uint64_t)base_timestamp));
-        uint64_t offset_delta = zigzag((int64_t)((uint64_t)offsets[i] - (uint64_t)base_offset));
-        Py_ssize_t body = body_size(ts_delta, offset_delta, key_length, value_length);
-        total += varint_size(zigzag(body)) + body;
+        total += record_size(body_size(delta(timestamps[i], base_timestamp), delta(offsets[i], base_offset), key_length,
+                                       value_length));
     }
     result = PyBytes_FromStringAndSize(NULL, total);
     if (result == NULL)
@@ -89,8 +101,7 @@ records_section(PyObject *Py_UNUSED(module), PyObject *args)
         Py_ssize_t key_length = -1, value_length = -1; /* both checked above: bytes_of sets them */
         bytes_of(key_items[i], &key, &key_length);
         bytes_of(value_items[i], &value, &value_length);
-        uint64_t ts_delta = zigzag((int64_t)((uint64_t)timestamps[i] - (uint64_t)base_timestamp));
-        uint64_t offset_delta = zigzag((int64_t)((uint64_t)offsets[i] - (uint64_t)base_offset));
+        uint64_t ts_delta = delta(timestamps[i], base_timestamp), offset_delta = delta(offsets[i], base_offset);
         out = write_varint(out, zigzag(body_size(ts_delta, offset_delta, key_length, value_length)));
         *out++ = 0; /* attributes */
         out = write_varint(out, ts_delta);
@@ -184,10 +195,8 @@ records_size(PyObject *Py_UNUSED(module), PyObject *args)
             Py_ssize_t key_length, value_length;
             if (!length_at(&keys, i, &key_length) || !length_at(&values, i, &value_length))
                 break;
-            uint64_t ts_delta = zigzag((int64_t)((uint64_t)timestamps[i] - (uint64_t)base_timestamp));
-            uint64_t offset_delta = zigzag((int64_t)((uint64_t)offsets[i] - (uint64_t)base_offset));
-            Py_ssize_t body = body_size(ts_delta, offset_delta, key_length, value_length);
-            total += varint_size(zigzag(body)) + body;
+            total += record_size(body_size(delta(timestamps[i], base_timestamp), delta(offsets[i], base_offset),
+                                           key_length, value_length));
         }
         if (i == count)
             result = PyLong_FromLongLong(total);
