@@ -1,9 +1,9 @@
 """ipywidgets for compaction: a stepper, a config panel with Kafka's property names, a what-if explorer.
 
 Glue only: stepping calls :mod:`kcompact_nb.core` (and scenarios), drawing calls :mod:`kcompact_nb.viz`.
-Figures are plotly ``Figure`` objects updated in place and shown by ``LivePlot`` widgets (``FigureView``), redrawn in
-place in the page with the plotly.js JupyterLab's plotly extension loaded, whatever the machine's load (see
-``_figures``). Importing them changes nothing of
+Figures are plotly ``Figure`` objects built anew at each step and shown by ``LivePlot`` widgets (``FigureView``),
+redrawn in place in the page with the plotly.js JupyterLab's plotly extension loaded, whatever the machine's load
+(see ``_figures``). Importing them changes nothing of
 the interpreter's garbage collector; :func:`freeze_loaded_objects` is the opt-in that keeps the ~200,000 objects
 their libraries load out of its full passes.
 """

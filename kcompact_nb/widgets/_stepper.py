@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import ipywidgets
+import plotly.graph_objects as go
 
 from kcompact_nb.core import (
     BrokerConfig,
@@ -19,7 +20,7 @@ from kcompact_nb.core import (
 )
 from kcompact_nb.viz import layout_figure, offset_map_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
-from kcompact_nb.widgets._figures import FigureView, held_figure, show_only, styled, sync_figure
+from kcompact_nb.widgets._figures import FigureView, show_only, styled
 from kcompact_nb.widgets._sources import Source, frame_source
 from kcompact_nb.widgets._status import checks_html, end_html, header_html, placeholder_html, stats_html
 from kcompact_nb.widgets._steps import Shown, Steps
@@ -78,10 +79,8 @@ class CompactionStepper:
         self.play = ipywidgets.Play(value=0, min=0, max=0, interval=1000, description="play")
         self.status = ipywidgets.HTML()
         self.checks = ipywidgets.HTML()
-        self.layout_figure = held_figure()
-        self.offset_map_figure = held_figure()
-        self.layout_view = FigureView(self.layout_figure)
-        self.offset_map_view = FigureView(self.offset_map_figure)
+        self.layout_view = FigureView()
+        self.offset_map_view = FigureView()
         self.stats = ipywidgets.HTML(layout=ipywidgets.Layout(width="100%"))
         self.placeholder = ipywidgets.HTML()
         self.latest_pass = ipywidgets.VBox(
@@ -90,11 +89,20 @@ class CompactionStepper:
         self.pass_area = ipywidgets.VBox([self.placeholder, self.latest_pass], layout=ipywidgets.Layout(width="100%"))
         self.steps = self._steps()
         self._drawn_pass: PassResult | None = None
-        self._drawn_json: dict[str, Any] | None = None  # the offset map figure's plotly JSON, as last drawn
         self._scaled: tuple[int, LayoutScale | None] = (0, None)
         self._wire()
         self.show(0)
         self.widget = self._assemble()
+
+    @property
+    def layout_figure(self) -> go.Figure:
+        """The partition's figure at the step shown."""
+        return self.layout_view.figure
+
+    @property
+    def offset_map_figure(self) -> go.Figure:
+        """The offset map of the last pass at or before the step shown (held hidden before the first pass)."""
+        return self.offset_map_view.figure
 
     @property
     def shown(self) -> Shown:
@@ -153,14 +161,15 @@ class CompactionStepper:
             end_html(self.source, shown.frame) if at_end else ""
         )
         frame = shown.frame
-        figure = layout_figure(
-            frame.log,
-            now_ms=frame.now_ms,
-            scale=self._scale(),
-            offset_map=self.source.offset_map,
-            strategy=self.source.strategy,
+        self.layout_view.show(
+            layout_figure(
+                frame.log,
+                now_ms=frame.now_ms,
+                scale=self._scale(),
+                offset_map=self.source.offset_map,
+                strategy=self.source.strategy,
+            )
         )
-        self.layout_view.refresh(sync_figure(self.layout_figure, figure))
         latest = self._latest_pass(shown.position)
         if latest is None:
             self.placeholder.value = placeholder_html(self.source, self.steps)
@@ -169,19 +178,20 @@ class CompactionStepper:
         else:
             show_only(self.pass_area, self.latest_pass)  # shown before it is drawn: plotly measures its width
             self._draw_pass(*latest)
-            self.offset_map_view.refresh(self._drawn_json)
+            self.offset_map_view.refresh()
 
     def _draw_pass(self, result: PassResult, after: Frame) -> None:
         """The offset map and stats of ``result``, the pass that made frame ``after`` (drawn once per pass)."""
         if result is self._drawn_pass:
             return
         self._drawn_pass = result
-        self._drawn_json = sync_figure(self.offset_map_figure, offset_map_figure(offset_map_view(result, after.log)))
+        self.offset_map_view.hold(offset_map_figure(offset_map_view(result, after.log)))
         self.stats.value = stats_html(result, self.source, after)
 
     def _draw_first_pass(self) -> None:
-        """Before the first pass is shown, draw it where it will show (hidden until then) once it is computed
-        (the stepper computes one position ahead), so the step that first shows it costs what others do."""
+        """Before the first pass is shown, build its offset map figure and hold it, drawn once the step that runs it
+        shows it (plotly measures its width then), as soon as the pass is computed (the stepper computes one position
+        ahead), so the step that first shows it costs what others do."""
         first = self.steps.first_with_pass()
         if first is not None:
             self._draw_pass(first.passes[-1], first)

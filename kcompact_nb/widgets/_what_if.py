@@ -6,11 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import ipywidgets
+import plotly.graph_objects as go
 
 from kcompact_nb.core import BrokerConfig, DirtinessPoint, KcompactError, OffsetMapSpec, TopicConfig, dirtiness_series
 from kcompact_nb.viz import what_if_figure
 from kcompact_nb.widgets._config_panel import ConfigPanel
-from kcompact_nb.widgets._figures import FigureView, held_figure, styled, sync_figure
+from kcompact_nb.widgets._figures import FigureView, styled
 from kcompact_nb.widgets._sources import FrameSource, Source, frame_source
 
 
@@ -48,8 +49,7 @@ class WhatIfExplorer:
         self._started = [panel.properties_in_force() for panel in self._panels]
         self._given = labels
         self._points: list[list[DirtinessPoint]] = [[], []]
-        self.figure = held_figure()
-        self.figure_view = FigureView(self.figure)
+        self.figure_view = FigureView()
         for side, panel in enumerate(self._panels):
             try:
                 self._run(side)
@@ -67,6 +67,11 @@ class WhatIfExplorer:
                 [panels, self.figure_view.widget], layout=ipywidgets.Layout(width="100%", overflow="hidden")
             )
         )
+
+    @property
+    def figure(self) -> go.Figure:
+        """The figure shown: both sides' dirtiness over time."""
+        return self.figure_view.figure
 
     @property
     def labels(self) -> tuple[str, str]:
@@ -110,7 +115,7 @@ class WhatIfExplorer:
     def _redraw(self) -> None:
         for panel, title in zip(self._panels, self.labels, strict=True):
             panel.retitle(title)
-        self.figure_view.refresh(sync_figure(self.figure, what_if_figure(self.series, by=self.source.by)))
+        self.figure_view.show(what_if_figure(self.series, by=self.source.by))
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

@@ -121,14 +121,16 @@ def test_the_stats_show_kafkas_log_line_and_counters_in_human_units():
 
 def test_next_and_previous_redraw_the_layout_in_place():
     stepper = CompactionStepper(FRUIT)
-    layout = stepper.layout_figure
+    view = stepper.layout_view.widget
     for _ in range(FRUIT_POSITIONS.index(7)):
         stepper.next_button.click()
     assert stepper.frame.label == "step 7 clean: [0, 4) cleaned"
-    assert stepper.layout_figure is layout and layout.layout.autosize is True
+    layout = stepper.layout_figure
+    assert stepper.layout_view.widget is view and layout.layout.autosize is True
     assert fate(layout, NOT_REACHED) == [3] and fate(layout, KEPT) == [4] and fate(layout, AWAITING) == [2]
     stepper.prev_button.click()
-    assert step_number(stepper) == 5
+    assert step_number(stepper) == 5 and stepper.layout_view.widget is view
+    layout = stepper.layout_figure
     assert fate(layout, REMOVED) == [0, 1] and fate(layout, SUPERSEDED_KEPT) == [3]
 
 

@@ -1,5 +1,5 @@
-"""A widget's figure redrawn in place (``sync_figure``) shows exactly the last figure it was given, whatever it showed
-before: only what differs is set again, so nothing of an earlier figure may survive (issue #29)."""
+"""A widget's figure view (``FigureView``) sends the page exactly the last figure it was given, whatever it showed
+before (nothing of an earlier figure may survive, issue #29), and never the same figure twice (issue #41)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from kcompact_nb.core import layout_scale, pass_frames
 from kcompact_nb.scenario import load_scenario, scenario_frames
 from kcompact_nb.viz import layout_figure, offset_map_figure
 from kcompact_nb.widgets import CompactionStepper
-from kcompact_nb.widgets._figures import held_figure, plotly_json, sync_figure
+from kcompact_nb.widgets._figures import FigureView, plotly_json
 from tests.conftest import compacted_log, rec
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
@@ -57,40 +57,37 @@ def plain(figure: dict[str, Any]) -> Any:
     return json.loads(pio.to_json(figure, validate=False, remove_uids=True))
 
 
-def shown(widget: go.Figure) -> dict[str, Any]:
-    """What the widget holds, without the ``uid`` it gives each trace and without the empty objects plotly leaves
-    where a trace or layout property was unset (set to None), which plotly.js draws as unset."""
-    held = plain(widget.to_plotly_json())
-    return {
-        "data": [{k: v for k, v in t.items() if v != {}} for t in held["data"]],
-        "layout": {k: v for k, v in held["layout"].items() if v != {}},
-    }
+def shown(figure: go.Figure) -> dict[str, Any]:
+    """The figure as plotly.js receives it, without the ``uid`` plotly gives each trace."""
+    return plain(figure.to_plotly_json())
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(0, 10_000), min_size=1, max_size=6))
-def test_a_synced_widget_shows_exactly_the_last_figure(picks: list[int]) -> None:
-    """As wide as its container when the figure sets no width; each sync returns what the widget then holds (the
-    JSON its view shows without copying the widget)."""
+def test_the_page_is_sent_exactly_the_last_figure_and_each_figure_once(picks: list[int]) -> None:
+    """As wide as its container when the figure sets no width; a figure equal to the one drawn is not sent again."""
     pool = figure_pool()
-    widget = held_figure()
-    for pick in picks:
-        returned = sync_figure(widget, pool[pick % len(pool)])
-        assert plain(returned) == plain(plotly_json(widget))
-    expected = plain(pool[picks[-1] % len(pool)].to_plotly_json())
+    view = FigureView()
+    for before, pick in zip([None, *picks], picks, strict=False):
+        sent = view.widget.figure
+        view.show(go.Figure(pool[pick % len(pool)]))
+        if before is not None and before % len(pool) == pick % len(pool):
+            assert view.widget.figure is sent
+    expected = plain(plotly_json(pool[picks[-1] % len(pool)]))  # numpy arrays as lists, as the view sends them
     if "width" not in expected["layout"]:  # plotly.js would draw it 700 px wide
         expected["layout"]["autosize"] = True
-    assert shown(widget) == expected
+    assert plain(view.widget.figure) == expected == plain(plotly_json(view.figure))
 
 
-def test_before_the_first_pass_its_offset_map_is_drawn_hidden_and_shown_as_is_by_the_step_that_runs_it() -> None:
+def test_before_the_first_pass_its_offset_map_is_built_ahead_and_shown_as_is_by_the_step_that_runs_it() -> None:
     stepper = CompactionStepper(load_scenario(SCENARIOS / "fruit-prices.json"))
     first = stepper.steps.first_with_pass()
     assert first is not None and stepper.offset_map_figure.layout.title.text is not None
     expected = plain(offset_map_figure(offset_map_view(first.passes[-1], first.log)).to_plotly_json())
     assert stepper.latest_pass.layout.display == "none"
-    assert shown(stepper.offset_map_figure) == expected
+    assert shown(stepper.offset_map_figure) == expected and stepper.offset_map_view.widget.figure == {}
     while not stepper.frame.passes:
         stepper.next_button.click()
     assert stepper.latest_pass.layout.display is None
     assert shown(stepper.offset_map_figure) == expected
+    assert plain(stepper.offset_map_view.widget.figure) == plain(plotly_json(stepper.offset_map_figure))
