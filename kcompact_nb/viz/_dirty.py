@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from kcompact_nb.core import DirtinessPoint, LogToClean, filthiest, format_bytes
 from kcompact_nb.viz._axes import TimeAxis, time_axis
-from kcompact_nb.viz._figure import FONT_SIZE, finish
+from kcompact_nb.viz._figure import FONT_SIZE, finish, scatter
 from kcompact_nb.viz._palette import COLORS, DEADLINE, DIRTY_RATIO, DUPLICATES, INK, LABELS, MIN_RATIO, PASS, ROLL
 from kcompact_nb.viz._rows import as_dicts
 
@@ -155,24 +155,26 @@ def x_of(points: Sequence[DirtinessPoint], axis: TimeAxis | None) -> list[float]
     return [axis.x(p.now_ms) if axis is not None else float(p.frame) for p in points]
 
 
-def ratio_traces(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, legend: bool = True) -> list[go.Scatter]:
-    """The ratio line, the minimum, and markers for passes and rolls (also used side by side in what-ifs)."""
+def ratio_traces(
+    points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, legend: bool = True
+) -> list[dict[str, Any]]:
+    """The ratio line, the minimum, and markers for passes and rolls (also used side by side in what-ifs), as plotly
+    JSON (as the traces below)."""
     x = x_of(points, axis)
     when = [_when(p, axis) for p in points]
     traces = [
-        go.Scatter(
+        scatter(
             name=LABELS[DIRTY_RATIO],
             x=x,
             y=[p.cleanable_ratio for p in points],
             mode="lines",
-            line_shape="hv",
-            line={"color": COLORS[DIRTY_RATIO], "width": 2.5},
+            line={"color": COLORS[DIRTY_RATIO], "width": 2.5, "shape": "hv"},
             showlegend=legend,
             legendgroup=DIRTY_RATIO,
             hovertext=when,
             hovertemplate="%{hovertext}: dirty ratio %{y:.1%}<extra></extra>",
         ),
-        go.Scatter(
+        scatter(
             name=LABELS[MIN_RATIO],
             x=x,
             y=[p.min_cleanable_dirty_ratio for p in points],
@@ -195,15 +197,14 @@ def ratio_traces(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, leg
     return traces
 
 
-def duplicates_trace(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, legend: bool = True) -> go.Scatter:
+def duplicates_trace(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, legend: bool = True) -> dict[str, Any]:
     """Superseded records still stored, after each step."""
-    return go.Scatter(
+    return scatter(
         name=LABELS[DUPLICATES],
         x=x_of(points, axis),
         y=[p.duplicates for p in points],
         mode="lines",
-        line_shape="hv",
-        line={"color": COLORS[DUPLICATES], "width": 2},
+        line={"color": COLORS[DUPLICATES], "width": 2, "shape": "hv"},
         showlegend=legend,
         legendgroup=DUPLICATES,
         hovertext=[_when(p, axis) for p in points],
@@ -213,7 +214,7 @@ def duplicates_trace(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None,
 
 def deadline_trace(
     points: Sequence[DirtinessPoint], *, axis: TimeAxis | None, legend: bool = True
-) -> go.Scatter | None:
+) -> dict[str, Any] | None:
     """Vertical dotted lines at each ``max.compaction.lag.ms`` deadline reached within the series (time axes only)."""
     if axis is None or not points:
         return None
@@ -226,7 +227,7 @@ def deadline_trace(
     for deadline in deadlines:
         x += [axis.x(deadline), axis.x(deadline), None]
         y += [0, 1, None]
-    return go.Scatter(
+    return scatter(
         name=LABELS[DEADLINE],
         x=x,
         y=y,
@@ -254,11 +255,11 @@ def _pass_marks(points: Sequence[DirtinessPoint], axis: TimeAxis | None) -> list
     return marks
 
 
-def _events(kind: str, at: list[tuple[float, float, str]], symbol: str, legend: bool) -> go.Scatter | None:
+def _events(kind: str, at: list[tuple[float, float, str]], symbol: str, legend: bool) -> dict[str, Any] | None:
     if not at:
         return None
     color = COLORS[kind]
-    return go.Scatter(
+    return scatter(
         name=LABELS[kind],
         x=[a for a, _, _ in at],
         y=[b for _, b, _ in at],

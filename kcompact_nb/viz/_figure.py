@@ -8,6 +8,7 @@ an axis that others ``match``: plotly.js then stops autoranging every other grou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import plotly.graph_objects as go
@@ -64,6 +65,11 @@ def assemble(
 def bar(**properties: Any) -> dict[str, Any]:
     """A bar trace as plotly JSON, for :func:`assemble` (or ``add_traces``, which validates it)."""
     return {"type": "bar", **properties}
+
+
+def scatter(**properties: Any) -> dict[str, Any]:
+    """A scatter trace as plotly JSON, for :func:`assemble` (or ``add_traces``, which validates it)."""
+    return {"type": "scatter", **properties}
 
 
 def house_layout(*, title: str, subtitle: str | None, height: int, top: int, bottom: int) -> dict[str, Any]:
@@ -141,14 +147,20 @@ def muted(text: str) -> str:
     return f"<span style='color:{COLORS[MUTED]}'>{text}</span>"
 
 
-def legend_once(fig: go.Figure) -> None:
-    """Each legend entry once, on the first trace of its name that draws data; hidden traces stay hidden."""
+def legend_once(traces: Sequence[Any]) -> None:
+    """Each legend entry once, on the first trace of its name that draws data; hidden traces stay hidden.
+    ``traces``: a figure's (``fig.data``) or plotly JSON ones (dicts)."""
     seen: set[str] = set()
-    for trace in fig.data:
-        if trace.showlegend is False:
+    for trace in traces:
+        if _property(trace, "showlegend") is False:
             continue
-        x = trace.x if trace.x is not None else ()
-        show = any(v is not None for v in x) and trace.name not in seen
-        trace.showlegend = show
+        x = _property(trace, "x")
+        show = x is not None and any(v is not None for v in x) and _property(trace, "name") not in seen
+        trace["showlegend"] = show
         if show:
-            seen.add(trace.name)
+            seen.add(_property(trace, "name"))
+
+
+def _property(trace: Any, name: str) -> Any:
+    """A trace's property, ``None`` when unset, for a trace object or its plotly JSON."""
+    return trace.get(name) if isinstance(trace, dict) else trace[name]

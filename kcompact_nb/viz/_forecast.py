@@ -273,7 +273,7 @@ def forecast_what_if_figure(forecasts: Mapping[str, Forecast], *, title: str | N
         fig.update_xaxes(**axis.layout(), **_narrow_dates(axis), row=2, col=column)
     fig.update_yaxes(title_text=f"bytes ({unit.name})", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="dirty ratio at pass start", tickformat=".0%", row=2, col=1)
-    legend_once(fig)
+    legend_once(fig.data)
     fig.update_layout(legend={"orientation": "h", "y": -0.22, "x": 0})
     return finish(fig, title=title or "What if: " + " vs ".join(labels), height=640, bottom=150)
 

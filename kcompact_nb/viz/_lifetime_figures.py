@@ -45,7 +45,7 @@ def key_history_figure(histories: Mapping[str, Sequence[RecordLifetime]], *, tit
     if axis.wall_clock:
         fig.update_yaxes(type="date")
     fig.update_layout(legend={"orientation": "h", "y": -0.25}, showlegend=True)
-    legend_once(fig)
+    legend_once(fig.data)
     subtitle = (
         "text: the record's value · only offset is Kafka's strategy; "
         "timestamp and header are KIP-280's (not in Apache Kafka)"
@@ -144,7 +144,7 @@ def tombstone_timeline_figure(
         y += 1 + (row_count(labels) * LABEL_PX + 10) / ROW_PX
     if passes_ms:
         fig.add_trace(_pass_lines(passes_ms, axis, top=y - 0.3))
-    legend_once(fig)
+    legend_once(fig.data)
     plot_px = max(int(y * ROW_PX) + 60, 150)
     fig.update_layout(
         barmode="overlay",

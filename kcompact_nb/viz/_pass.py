@@ -56,7 +56,7 @@ def pass_diff_figure(diff: PassDiff, *, title: str | None = None) -> go.Figure:
         cartesian=[(BEFORE, "y", {**lane, "lane": "before"}), (AFTER, "y2", {**lane, "lane": "after"})],
     )
     draw_header(fig, rows, groups, labels, bottom_row=BEFORE)
-    legend_once(fig)
+    legend_once(fig.data)
     fig.update_layout(barmode="overlay", bargap=0, legend=legend_below(plot_px=rows.plot_px))
     total_before = sum(size for _, size in diff.segments_before)
     total_after = sum(size for _, size in diff.segments_after)

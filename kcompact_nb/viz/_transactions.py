@@ -69,7 +69,7 @@ def transaction_figure(
             text=f"<b>{name}</b>: {_summary(view)}",
             font={"size": FONT_SIZE, "color": COLORS[INK]},
         )
-    legend_once(fig)
+    legend_once(fig.data)
     fig.update_layout(barmode="overlay", bargap=0, legend=legend_below(plot_px=rows.plot_px))
     heading = title or f"Transactions in {before.name} at {format_instant_ms(now_ms)}"
     subtitle = (

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -10,7 +13,7 @@ from plotly.subplots import make_subplots
 from kcompact_nb.core import DirtinessPoint
 from kcompact_nb.viz._axes import time_axis
 from kcompact_nb.viz._dirty import RATIO_AXIS, deadline_trace, duplicates_trace, ratio_traces
-from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_once
+from kcompact_nb.viz._figure import FONT_SIZE, assemble, legend_once
 from kcompact_nb.viz._labels import PLOT_WIDTH_PX, text_px
 from kcompact_nb.viz._palette import DUPLICATES, LABELS
 
@@ -22,42 +25,65 @@ def what_if_figure(
     still stored (bottom), on one time scale, so one sees when duplicates disappear under each config.
 
     Both rows autorange to their data (the ratio row always shows 0-100%); a legend entry appears once,
-    for the first column that draws it.
+    for the first column that draws it. Built as plotly JSON on plotly's own grid for the column count
+    (:func:`_grid`), without validating it again: a what-if explorer draws one at each edit.
     """
     labels = list(series)
     columns = max(len(labels), 1)
     axis = time_axis([p.now_ms for points in series.values() for p in points]) if by == "time" else None
-    titles = [_fitted(label, PLOT_WIDTH_PX / columns) for label in labels]
-    fig = make_subplots(
+    layout = _grid(columns, len(labels))
+    for annotation, label in zip(layout.get("annotations", ()), labels, strict=True):
+        annotation.update(text=_fitted(label, PLOT_WIDTH_PX / columns), font={"size": FONT_SIZE + 1})
+    x_title = axis.layout()["title"]["text"] if axis is not None else "step"
+    traces: list[dict[str, Any]] = []
+    for column, label in enumerate(labels, start=1):
+        points = series[label]
+        top, bottom = column, columns + column  # plotly numbers subplots row by row from the top left
+        deadlines = deadline_trace(points, axis=axis)
+        traces += [_on(top, trace) for trace in [*ratio_traces(points, axis=axis), deadlines] if trace is not None]
+        traces.append(_on(bottom, duplicates_trace(points, axis=axis)))
+        layout[_axis("x", bottom)]["title"] = {"text": x_title}
+        if axis is not None:
+            for subplot in (top, bottom):
+                layout[_axis("x", subplot)]["type"] = axis.layout()["type"]
+    layout["yaxis"].update(RATIO_AXIS)
+    layout[_axis("y", columns + 1)].update(title={"text": LABELS[DUPLICATES]}, rangemode="tozero")
+    legend_once(traces)
+    layout["legend"] = {"orientation": "h", "y": -0.16, "x": 0}
+    # column titles name the configs; a title naming more than two runs past the width of a notebook's figure
+    heading = "What if: " + " vs ".join(labels) if len(labels) <= 2 else f"What if: {len(labels)} configs side by side"
+    return assemble(traces, layout, title=title or heading, height=620, top=90, bottom=120)
+
+
+@cache
+def _grid_json(columns: int, titles: int) -> dict[str, Any]:
+    layout: dict[str, Any] = make_subplots(
         rows=2,
         cols=columns,
-        subplot_titles=titles,
+        subplot_titles=["title"] * titles,  # texts filled in by the caller
         shared_yaxes="rows",
         shared_xaxes="all",
         vertical_spacing=0.14,
         horizontal_spacing=0.04,
-    )
-    for column, label in enumerate(labels, start=1):
-        points = series[label]
-        fig.add_traces(ratio_traces(points, axis=axis), rows=1, cols=column)
-        deadlines = deadline_trace(points, axis=axis)
-        if deadlines is not None:
-            fig.add_trace(deadlines, row=1, col=column)
-        fig.add_trace(duplicates_trace(points, axis=axis), row=2, col=column)
-        x_title = axis.layout()["title"]["text"] if axis is not None else "step"
-        fig.update_xaxes(title_text=x_title, row=2, col=column)
-        if axis is not None:
-            fig.update_xaxes(type=axis.layout()["type"], row=2, col=column)
-            fig.update_xaxes(type=axis.layout()["type"], row=1, col=column)
-    fig.update_yaxes(**RATIO_AXIS, row=1, col=1)
-    fig.update_yaxes(title_text=LABELS[DUPLICATES], rangemode="tozero", row=2, col=1)
-    legend_once(fig)
-    fig.update_layout(legend={"orientation": "h", "y": -0.16, "x": 0})
-    for annotation in fig.layout.annotations:
-        annotation.font = {"size": FONT_SIZE + 1}
-    # column titles name the configs; a title naming more than two runs past the width of a notebook's figure
-    heading = "What if: " + " vs ".join(labels) if len(labels) <= 2 else f"What if: {len(labels)} configs side by side"
-    return finish(fig, title=title or heading, height=620, top=90, bottom=120)
+    ).layout.to_plotly_json()
+    layout.pop("template", None)
+    return layout
+
+
+def _grid(columns: int, titles: int) -> dict[str, Any]:
+    """plotly's layout of two rows of ``columns`` subplots (y axes shared by row, x axes by all), with ``titles``
+    column titles (texts to fill in): a copy of the one made once for these counts."""
+    return copy.deepcopy(_grid_json(columns, titles))
+
+
+def _axis(letter: str, subplot: int) -> str:
+    return f"{letter}axis{subplot if subplot > 1 else ''}"
+
+
+def _on(subplot: int, trace: dict[str, Any]) -> dict[str, Any]:
+    """``trace`` drawn on subplot number ``subplot``."""
+    suffix = subplot if subplot > 1 else ""
+    return {**trace, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
 
 
 def _fitted(label: str, column_px: float) -> str:
