@@ -270,11 +270,13 @@ def _prose(path: Path) -> str:
 
 
 def linking_files() -> list[Path]:
+    """The documents and notebooks, without the copies JupyterLab saves beside notebooks opened in place (``make lab``
+    leaves ``notebooks/.ipynb_checkpoints``, which git ignores)."""
     found: list[Path] = []
     for name in LINKING:
         path = ROOT / name
         found += [path] if path.is_file() else sorted(path.rglob("*.md")) + sorted(path.rglob("*.ipynb"))
-    return found
+    return [path for path in found if ".ipynb_checkpoints" not in path.parts]
 
 
 def _anchors(document: Path) -> set[str]:
