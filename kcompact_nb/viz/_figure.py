@@ -1,7 +1,7 @@
 """What every figure shares: the template, fonts, margins, titles, and axes that fit their data.
 
-Axes without an explicit range get ``autorange=True`` written out, so a ``FigureWidget`` redrawn in
-place from a new figure cannot keep a range left over from the previous one. No figure sets a range on
+Axes without an explicit range get ``autorange=True`` written out, so a figure redrawn in place from a
+new one (a widget's ``LivePlot``) cannot keep a range left over from the previous one. No figure sets a range on
 an axis that others ``match``: plotly.js then stops autoranging every other group of matched axes
 (they stay at its empty-axis default [-1, 4], whatever their data).
 """

@@ -34,7 +34,7 @@ def what_if_figure(
     layout = _grid(columns, len(labels))
     for annotation, label in zip(layout.get("annotations", ()), labels, strict=True):
         annotation.update(text=_fitted(label, PLOT_WIDTH_PX / columns), font={"size": FONT_SIZE + 1})
-    x_title = axis.layout()["title"]["text"] if axis is not None else "step"
+    x_layout = axis.layout() if axis is not None else {"title": {"text": "step"}}
     traces: list[dict[str, Any]] = []
     for column, label in enumerate(labels, start=1):
         points = series[label]
@@ -42,10 +42,10 @@ def what_if_figure(
         deadlines = deadline_trace(points, axis=axis)
         traces += [_on(top, trace) for trace in [*ratio_traces(points, axis=axis), deadlines] if trace is not None]
         traces.append(_on(bottom, duplicates_trace(points, axis=axis)))
-        layout[_axis("x", bottom)]["title"] = {"text": x_title}
-        if axis is not None:
+        layout[_axis("x", bottom)]["title"] = {"text": x_layout["title"]["text"]}
+        if "type" in x_layout:
             for subplot in (top, bottom):
-                layout[_axis("x", subplot)]["type"] = axis.layout()["type"]
+                layout[_axis("x", subplot)]["type"] = x_layout["type"]
     layout["yaxis"].update(RATIO_AXIS)
     layout[_axis("y", columns + 1)].update(title={"text": LABELS[DUPLICATES]}, rangemode="tozero")
     legend_once(traces)
