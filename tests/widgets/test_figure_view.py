@@ -91,3 +91,26 @@ def test_before_the_first_pass_its_offset_map_is_built_ahead_and_shown_as_is_by_
     assert stepper.latest_pass.layout.display is None
     assert shown(stepper.offset_map_figure) == expected
     assert plain(stepper.offset_map_view.widget.figure) == plain(plotly_json(stepper.offset_map_figure))
+
+
+def test_a_step_that_runs_a_pass_sends_its_offset_map_before_the_partition_and_the_texts_after_both() -> None:
+    """The offset map, cheaper to build, reaches the page first: the page draws it while the kernel builds and sends
+    the partition's figure (a click's time to both drawn is the page's two draws, not the kernel's builds and them)."""
+    frames = partial_pass_frames()
+    stepper = CompactionStepper(frames[0].log, now_ms=0, offset_map=OffsetMapSpec(slots=4))
+    sent: list[str] = []
+    for name, widget, trait in (
+        ("offset map", stepper.offset_map_view.widget, "figure"),
+        ("partition", stepper.layout_view.widget, "figure"),
+        ("stats", stepper.stats, "value"),
+        ("header", stepper.status, "value"),
+    ):
+        widget.observe(lambda _change, name=name: sent.append(name), names=trait)
+    steps = 0
+    while not stepper.steps.exhausted or stepper.slider.value < stepper.slider.max:
+        sent.clear()
+        stepper.next_button.click()
+        steps += 1
+        assert stepper.frame.passes, "every step after the first runs a pass"
+        assert sent == ["offset map", "stats", "partition", "header"], sent
+    assert steps == len(frames) - 1 >= 2
