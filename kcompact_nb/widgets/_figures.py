@@ -50,12 +50,14 @@ class LivePlot(anywidget.AnyWidget):  # type: ignore[misc]
 
 class FigureView:
     """A :class:`LivePlot` (``widget``) showing ``figure``, the figure given last (:meth:`show` or :meth:`hold`); it is
-    sent to the page only when it differs from the one sent before."""
+    sent to the page only when it differs from the one sent before. A figure changed in place is given again to be
+    redrawn."""
 
     def __init__(self) -> None:
         self.figure = go.Figure()
         self.widget = LivePlot(layout=ipywidgets.Layout(width="100%"))
         self._sent: Any = None
+        self._given = False
 
     def hold(self, figure: go.Figure) -> None:
         """Make ``figure`` the one shown from the next :meth:`refresh` on (as wide as its container unless it sets
@@ -63,6 +65,7 @@ class FigureView:
         if figure.layout.width is None:
             figure.layout.autosize = True
         self.figure = figure
+        self._given = True
 
     def show(self, figure: go.Figure) -> None:
         """Hold ``figure`` and draw it."""
@@ -70,7 +73,11 @@ class FigureView:
         self.refresh()
 
     def refresh(self) -> None:
-        """Draw the figure held if it is not the one drawn already."""
+        """Draw the figure held if it is not the one drawn already (nothing to do when none was given since the last
+        refresh: a stepper refreshes its offset map at every step, and most steps run no pass)."""
+        if not self._given:
+            return
+        self._given = False
         shown = json.loads(pio.to_json(plotly_json(self.figure), validate=False))
         if shown != self._sent:  # compared as JSON values
             self._sent = shown

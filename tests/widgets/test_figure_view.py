@@ -114,3 +114,17 @@ def test_a_step_that_runs_a_pass_sends_its_offset_map_before_the_partition_and_t
         assert stepper.frame.passes, "every step after the first runs a pass"
         assert sent == ["offset map", "stats", "partition", "header"], sent
     assert steps == len(frames) - 1 >= 2
+
+
+def test_a_refresh_sends_only_a_figure_given_since_the_last_and_one_changed_in_place_once_given_again() -> None:
+    view = FigureView()
+    figure = go.Figure(go.Bar(x=[1, 2], y=[3, 4]), layout={"title": {"text": "first"}})
+    view.show(figure)
+    sent = view.widget.figure
+    assert sent["layout"]["title"]["text"] == "first"
+    figure.update_layout(title_text="changed in place")
+    view.refresh()
+    assert view.widget.figure is sent
+    view.hold(figure)
+    view.refresh()
+    assert view.widget.figure["layout"]["title"]["text"] == "changed in place"
