@@ -152,8 +152,8 @@ class CompactionStepper:
         self.show(self.slider.value)
 
     def _draw(self, shown: Shown) -> None:
-        """Draw ``shown``: the figures first, the offset map before the partition (cheaper to build, so the page
-        starts drawing it while the partition's figure is built and sent), then the texts."""
+        """Draw ``shown``: the pass's offset map (and its stats) first, then the partition, then the header and checks.
+        The offset map is cheaper to build: the page draws it while the partition's figure is built and sent."""
         latest = self._latest_pass(shown.position)
         if latest is None:
             self.placeholder.value = placeholder_html(self.source, self.steps)
@@ -161,10 +161,8 @@ class CompactionStepper:
             self._draw_first_pass()
         else:
             show_only(self.pass_area, self.latest_pass)  # shown before it is drawn: plotly measures its width
-            result, after = latest
-            self._draw_pass(result, after)
+            self._draw_pass(*latest)
             self.offset_map_view.refresh()
-            self.stats.value = stats_html(result, self.source, after)
         frame = shown.frame
         self.layout_view.show(
             layout_figure(
@@ -181,11 +179,13 @@ class CompactionStepper:
         self.checks.value = checks_html(self.source, shown.checks) + (end_html(self.source, frame) if at_end else "")
 
     def _draw_pass(self, result: PassResult, after: Frame) -> None:
-        """Hold the offset map figure of ``result``, the pass that made frame ``after`` (built once per pass)."""
+        """Hold the offset map figure of ``result``, the pass that made frame ``after``, and show its stats (once per
+        pass)."""
         if result is self._drawn_pass:
             return
         self._drawn_pass = result
         self.offset_map_view.hold(offset_map_figure(offset_map_view(result, after.log)))
+        self.stats.value = stats_html(result, self.source, after)
 
     def _draw_first_pass(self) -> None:
         """Before the first pass is shown, build its offset map figure and hold it, drawn once the step that runs it
