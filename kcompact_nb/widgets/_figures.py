@@ -11,11 +11,16 @@ of it, and an offscreen copy for a PNG), about 100 ms of the browser's time a fi
 Why the built figure is sent whole, not diffed into a figure held in the kernel (issue #41): ``Plotly.react`` in the
 page diffs it anyway, and keeping a held ``go.Figure`` in step (validated updates, plotly's deep copies) cost a
 stepper step about 25 ms of the kernel's time a figure.
+Why figures are sent ahead (issue #39): in JupyterLab on a 2-core machine each plotly draw takes 40-150 ms, and a
+stepper step that runs a pass draws two figures; drawn ahead, out of sight, while the reader looks at a step, the
+next click shows them by moving their elements in.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +44,9 @@ WIDGET_STYLE = f"""<style>
 
 class LivePlot(anywidget.AnyWidget):  # type: ignore[misc]
     """One plotly figure (``figure``: plotly JSON) drawn in the page and redrawn there in place when it changes.
+    Figures sent ahead (a custom message ``{"ahead": [figure, ...]}``, sent again when a new view asks with
+    ``{"ask": "ahead"}``) are drawn out of sight once the page is idle; a ``figure`` with the ``id`` of one of them is
+    shown by moving it in. Figures carry the ``id`` of their content.
 
     In the page (``live_plot.js``) it draws with the plotly.js of JupyterLab's plotly extension, sent nothing of
     plotly's own; until that is ready, or in a front end without it, it shows the figure's title as text.
@@ -51,19 +59,18 @@ class LivePlot(anywidget.AnyWidget):  # type: ignore[misc]
 class FigureView:
     """A :class:`LivePlot` (``widget``) showing ``figure``, the figure given last (:meth:`show` or :meth:`hold`); it is
     sent to the page only when it differs from the one sent before. A figure changed in place is given again to be
-    redrawn."""
+    redrawn. :meth:`ahead` names the figures a next step may show, for the page to draw them before it does."""
 
     def __init__(self) -> None:
         self.figure = go.Figure()
         self.widget = LivePlot(layout=ipywidgets.Layout(width="100%"))
-        self._sent: Any = None
+        self._sent: str | None = None
+        self._ahead: list[dict[str, Any]] = []
         self._given = False
+        self.widget.on_msg(self._on_message)
 
     def hold(self, figure: go.Figure) -> None:
-        """Make ``figure`` the one shown from the next :meth:`refresh` on (as wide as its container unless it sets
-        a width: without ``autosize`` plotly.js draws a figure 700 px wide whatever room it has)."""
-        if figure.layout.width is None:
-            figure.layout.autosize = True
+        """Make ``figure`` the one shown from the next :meth:`refresh` on."""
         self.figure = figure
         self._given = True
 
@@ -78,10 +85,34 @@ class FigureView:
         if not self._given:
             return
         self._given = False
-        shown = json.loads(pio.to_json(plotly_json(self.figure), validate=False))
-        if shown != self._sent:  # compared as JSON values
-            self._sent = shown
+        shown = sendable(self.figure)
+        if shown["id"] != self._sent:
+            self._sent = shown["id"]
             self.widget.figure = shown
+
+    def ahead(self, figures: Sequence[go.Figure]) -> None:
+        """Send the page ``figures``, those a next step may show, to draw out of sight (not again when they are the
+        ones sent last)."""
+        figures_ahead = [sendable(figure) for figure in figures]
+        if [f["id"] for f in figures_ahead] != [f["id"] for f in self._ahead]:
+            self._ahead = figures_ahead
+            self.widget.send({"ahead": figures_ahead})
+
+    def _on_message(self, _widget: LivePlot, content: dict[str, Any], _buffers: Any) -> None:
+        """A view of the widget drawn after the figures were sent ahead (a cell's output shown after it ran) asks for
+        them again."""
+        if content.get("ask") == "ahead" and self._ahead:
+            self.widget.send({"ahead": self._ahead})
+
+
+def sendable(figure: go.Figure) -> dict[str, Any]:
+    """``figure`` as plotly JSON with the ``id`` of its content, as wide as its container unless it sets a width
+    (without ``autosize`` plotly.js draws a figure 700 px wide whatever room it has)."""
+    if figure.layout.width is None:
+        figure.layout.autosize = True
+    shown = json.loads(pio.to_json(plotly_json(figure), validate=False))
+    content = json.dumps(shown, sort_keys=True, separators=(",", ":"))  # the same for properties set in any order
+    return {**shown, "id": hashlib.sha1(content.encode()).hexdigest()[:20]}
 
 
 def plotly_json(figure: go.Figure) -> dict[str, Any]:

@@ -90,6 +90,8 @@ class CompactionStepper:
         self.steps = self._steps()
         self._drawn_pass: PassResult | None = None
         self._scaled: tuple[int, LayoutScale | None] = (0, None)
+        self._layouts: dict[int, tuple[int, go.Figure]] = {}
+        self._offset_maps: dict[int, tuple[PassResult, go.Figure]] = {}
         self._wire()
         self.show(0)
         self.widget = self._assemble()
@@ -149,11 +151,13 @@ class CompactionStepper:
         steps.at(0)
         self.steps = steps
         self._drawn_pass, self._scaled = None, (0, None)
+        self._layouts, self._offset_maps = {}, {}
         self.show(self.slider.value)
 
     def _draw(self, shown: Shown) -> None:
         """Draw ``shown``: the pass's offset map (and its stats) first, then the partition, then the header and checks.
-        The offset map is cheaper to build: the page draws it while the partition's figure is built and sent."""
+        The offset map is cheaper to build: the page draws it while the partition's figure is built and sent. Then
+        send the figures of the steps before and after it ahead (:meth:`FigureView.ahead`)."""
         latest = self._latest_pass(shown.position)
         if latest is None:
             self.placeholder.value = placeholder_html(self.source, self.steps)
@@ -164,19 +168,47 @@ class CompactionStepper:
             self._draw_pass(*latest)
             self.offset_map_view.refresh()
         frame = shown.frame
-        self.layout_view.show(
-            layout_figure(
+        self.layout_view.show(self._layout_figure(shown.position))
+        last = len(self.steps) - 1
+        self.status.value = header_html(self.source, frame, self.steps.last_known(), exhausted=self.steps.exhausted)
+        at_end = self.steps.exhausted and shown.position == last
+        self.checks.value = checks_html(self.source, shown.checks) + (end_html(self.source, frame) if at_end else "")
+        self._draw_ahead(shown.position)
+
+    def _draw_ahead(self, position: int) -> None:
+        """Send ahead the figures of the positions before and after ``position`` (those computed: the next one is, the
+        stepper computes one ahead). A step that computes a frame changing the scale draws its figure anew."""
+        near = [p for p in (position + 1, position - 1) if p >= 0 and self.steps.known(p) is not None]
+        self.layout_view.ahead([self._layout_figure(p) for p in near])
+        passes = [latest for p in near if (latest := self._latest_pass(p))]
+        self.offset_map_view.ahead([self._offset_map_figure(*latest) for latest in passes])
+        kept = {id(result) for result, _ in passes} | {id(self._drawn_pass)}
+        self._layouts = {p: self._layouts[p] for p in (*near, position) if p in self._layouts}
+        self._offset_maps = {key: built for key, built in self._offset_maps.items() if key in kept}
+
+    def _layout_figure(self, position: int) -> go.Figure:
+        """The partition's figure at ``position``, built once for the steps computed so far (their common scale)."""
+        known = len(self.steps.timeline.frames)
+        built = self._layouts.get(position)
+        if built is None or built[0] != known:
+            frame = self.steps.known(position)
+            assert frame is not None, "figures are built for positions computed"
+            figure = layout_figure(
                 frame.log,
                 now_ms=frame.now_ms,
                 scale=self._scale(),
                 offset_map=self.source.offset_map,
                 strategy=self.source.strategy,
             )
-        )
-        last = len(self.steps) - 1
-        self.status.value = header_html(self.source, frame, self.steps.last_known(), exhausted=self.steps.exhausted)
-        at_end = self.steps.exhausted and shown.position == last
-        self.checks.value = checks_html(self.source, shown.checks) + (end_html(self.source, frame) if at_end else "")
+            built = self._layouts[position] = (known, figure)
+        return built[1]
+
+    def _offset_map_figure(self, result: PassResult, after: Frame) -> go.Figure:
+        """The offset map figure of ``result``, the pass that made frame ``after`` (built once)."""
+        built = self._offset_maps.get(id(result))
+        if built is None or built[0] is not result:
+            built = self._offset_maps[id(result)] = (result, offset_map_figure(offset_map_view(result, after.log)))
+        return built[1]
 
     def _draw_pass(self, result: PassResult, after: Frame) -> None:
         """Hold the offset map figure of ``result``, the pass that made frame ``after``, and show its stats (once per
@@ -184,7 +216,7 @@ class CompactionStepper:
         if result is self._drawn_pass:
             return
         self._drawn_pass = result
-        self.offset_map_view.hold(offset_map_figure(offset_map_view(result, after.log)))
+        self.offset_map_view.hold(self._offset_map_figure(result, after))
         self.stats.value = stats_html(result, self.source, after)
 
     def _draw_first_pass(self) -> None:
@@ -205,10 +237,10 @@ class CompactionStepper:
         return scale
 
     def _latest_pass(self, position: int) -> tuple[PassResult, Frame] | None:
-        """The last pass at or before ``position``, with the frame it ran in."""
+        """The last pass at or before ``position``, with the frame it ran in (of the frames computed: computes none)."""
         for back in range(position, -1, -1):
-            frame = self.steps.at(back).frame
-            if frame.passes:
+            frame = self.steps.known(back)
+            if frame is not None and frame.passes:
                 return frame.passes[-1], frame
         return None
 

@@ -1,12 +1,17 @@
 """A widget's figure view (``FigureView``) sends the page exactly the last figure it was given, whatever it showed
-before (nothing of an earlier figure may survive, issue #29), and never the same figure twice (issue #41)."""
+before (nothing of an earlier figure may survive, issue #29), and never the same figure twice (issue #41). A stepper
+sends ahead the figures its next click may show, with the ids their showing sends (issue #39)."""
 
 from __future__ import annotations
 
 import json
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import hypothesis.strategies as st
 import plotly.graph_objects as go
@@ -18,7 +23,7 @@ from kcompact_nb.core import layout_scale, pass_frames
 from kcompact_nb.scenario import load_scenario, scenario_frames
 from kcompact_nb.viz import layout_figure, offset_map_figure
 from kcompact_nb.widgets import CompactionStepper
-from kcompact_nb.widgets._figures import FigureView, plotly_json
+from kcompact_nb.widgets._figures import FigureView, LivePlot, plotly_json, sendable
 from tests.conftest import compacted_log, rec
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
@@ -76,7 +81,72 @@ def test_the_page_is_sent_exactly_the_last_figure_and_each_figure_once(picks: li
     expected = plain(plotly_json(pool[picks[-1] % len(pool)]))  # numpy arrays as lists, as the view sends them
     if "width" not in expected["layout"]:  # plotly.js would draw it 700 px wide
         expected["layout"]["autosize"] = True
-    assert plain(view.widget.figure) == expected == plain(plotly_json(view.figure))
+    page = dict(view.widget.figure)
+    assert page.pop("id") == sendable(go.Figure(pool[picks[-1] % len(pool)]))["id"]  # the id of its content
+    assert plain(page) == expected == plain(plotly_json(view.figure))
+
+
+def test_figures_sent_ahead_have_the_ids_their_showing_sends_and_are_sent_again_only_when_asked() -> None:
+    pool = figure_pool()
+    view = FigureView()
+    messages: list[dict[str, Any]] = []
+    view.widget.send = lambda content, buffers=None: messages.append(content)
+    view.ahead([pool[1], pool[2]])
+    view.ahead([go.Figure(pool[1]), go.Figure(pool[2])])  # equal figures: nothing new to draw ahead
+    assert len(messages) == 1 and [plain({**f, "id": None}) for f in messages[0]["ahead"]] == [
+        plain({**plotly_json(figure), "id": None}) for figure in (pool[1], pool[2])
+    ]
+    view.show(go.Figure(pool[2]))
+    assert view.widget.figure["id"] == messages[0]["ahead"][1]["id"] != messages[0]["ahead"][0]["id"]
+    view.ahead([pool[3]])
+    assert [f["id"] for f in messages[1]["ahead"]] == [sendable(pool[3])["id"]]
+    view.widget._handle_custom_msg({"ask": "ahead"}, [])  # a view drawn later asks for them
+    assert messages[2] == messages[1]
+    pairs = {(f.pop("id"), json.dumps(f, sort_keys=True)) for f in map(sendable, pool)}
+    assert len({i for i, _ in pairs}) == len({body for _, body in pairs}) == len(pairs) > 20  # one id per content
+
+
+@contextmanager
+def ahead_log() -> Iterator[dict[int, list[set[str]]]]:
+    """Per ``LivePlot`` (by ``id``), the ids of each message of figures it sends ahead while in the block."""
+    sent: dict[int, list[set[str]]] = defaultdict(list)
+
+    def send(widget: LivePlot, content: dict[str, Any], buffers: Any = None) -> None:
+        sent[id(widget)].append({figure["id"] for figure in content["ahead"]})
+
+    with patch.object(LivePlot, "send", send):
+        yield sent
+
+
+def last_ahead(sent: dict[int, list[set[str]]], view: FigureView) -> set[str]:
+    return sent[id(view.widget)][-1] if sent[id(view.widget)] else set()
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=12))
+def test_every_click_through_a_partitions_passes_shows_figures_sent_ahead(forward: list[bool]) -> None:
+    """A partition's passes keep one scale (no step appends), so every Next and Previous click shows the partition
+    and the offset map the page drew ahead: the figure sent has an id the last message ahead named."""
+    with ahead_log() as sent:
+        stepper = CompactionStepper(partial_pass_frames()[0].log, now_ms=0, offset_map=OffsetMapSpec(slots=4))
+        views = (stepper.layout_view, stepper.offset_map_view)
+        for step in forward:
+            before = [(view.widget.figure.get("id"), last_ahead(sent, view)) for view in views]
+            (stepper.next_button if step else stepper.prev_button).click()
+            for view, (drawn, ahead) in zip(views, before, strict=True):
+                assert view.widget.figure.get("id") in {drawn, *ahead}
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 40))
+def test_a_previous_click_in_a_scenario_shows_the_partition_sent_ahead(steps: int) -> None:
+    """Going back computes no frame, so the scale does not change: the step before was sent ahead as it is shown."""
+    with ahead_log() as sent:
+        stepper = CompactionStepper(load_scenario(SCENARIOS / "fruit-prices.json"))
+        stepper.show(steps)
+        ahead = last_ahead(sent, stepper.layout_view)
+        stepper.prev_button.click()
+    assert stepper.layout_view.widget.figure["id"] in ahead
 
 
 def test_before_the_first_pass_its_offset_map_is_built_ahead_and_shown_as_is_by_the_step_that_runs_it() -> None:
@@ -90,7 +160,7 @@ def test_before_the_first_pass_its_offset_map_is_built_ahead_and_shown_as_is_by_
         stepper.next_button.click()
     assert stepper.latest_pass.layout.display is None
     assert shown(stepper.offset_map_figure) == expected
-    assert plain(stepper.offset_map_view.widget.figure) == plain(plotly_json(stepper.offset_map_figure))
+    assert stepper.offset_map_view.widget.figure == sendable(stepper.offset_map_figure)
 
 
 def test_a_step_that_runs_a_pass_sends_its_offset_map_before_the_partition_and_the_header_after_both() -> None:
