@@ -333,3 +333,45 @@ def test_without_jupyterlabs_plotly_extension_a_figure_says_what_it_would_draw(
         assert output.locator(".js-plotly-plot").count() == 0
     finally:
         close_notebook(page)
+
+
+# The elements of the figures drawn ahead, out of sight (live_plot.js), marked (and only they), so that a later check
+# can find them; how many there are.
+MARK_DRAWN_AHEAD_JS = """
+() => {
+  document.querySelectorAll('[data-drawn-ahead]').forEach((plot) => { delete plot.dataset.drawnAhead; });
+  const drawn = Array.from(document.querySelectorAll('#kcompact-live-plot-offstage > .js-plotly-plot'))
+    .filter((plot) => plot.querySelector('.main-svg .trace'));
+  drawn.forEach((plot) => { plot.dataset.drawnAhead = 'yes'; });
+  return drawn.length;
+}
+"""
+
+
+def test_a_click_shows_the_figures_drawn_ahead_by_moving_them_in(chromium: Browser, jupyter_lab: LabServer) -> None:
+    """Issue #39: a stepper sends the figures of the steps around the one shown ahead; the page draws them out of sight
+    and a Next click shows its partition and offset map by moving those elements in (no plotly draw), showing what
+    the widget holds."""
+    notebook = "04-offset-map-and-cleaner-memory"
+    trust(copy_notebooks(jupyter_lab, [notebook]))
+    page = chromium.new_context(viewport=VIEWPORT).new_page()
+    try:
+        open_copied(page, jupyter_lab, f"notebooks/{notebook}.ipynb")
+        start_run_all(page)
+        page.wait_for_function("() => window.__runAll != null", timeout=RUN_ALL_TIMEOUT_MS)
+        assert run_all_outcome(page) == {"ok": True}
+        output = widget_output(page)
+        next_button = output.get_by_role("button", name=NEXT, exact=True)
+        for step in range(2):  # the first pass (the offset map shown for the first time), then the second
+            page.wait_for_function(f"() => ({MARK_DRAWN_AHEAD_JS})() >= 2", timeout=UI_TIMEOUT_MS)
+            next_button.click()
+            page.wait_for_function(
+                "(output) => Array.from(output.querySelectorAll('.js-plotly-plot'))"
+                ".filter((p) => p.offsetParent !== null && p.dataset.drawnAhead === 'yes').length === 2",
+                arg=output.element_handle(),
+                timeout=UI_TIMEOUT_MS,
+            )
+            expected, shown = synced(page, output)
+            assert shown == expected, f"step {step + 1}"
+    finally:
+        close_notebook(page)
