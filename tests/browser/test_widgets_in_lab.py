@@ -306,20 +306,29 @@ def test_the_saved_widgets_show_what_the_notebooks_code_produces(
     assert result.texts_saved and result.texts_run == result.texts_saved
 
 
+@contextlib.contextmanager
+def ran(chromium: Browser, server: LabServer, notebook: str, *, refused: str | None = None) -> Iterator[Page]:
+    """A page of ``notebook`` (a trusted copy) after its Run All, the requests to ``refused`` refused; closed after."""
+    trust(copy_notebooks(server, [notebook]))
+    page = chromium.new_context(viewport=VIEWPORT).new_page()
+    if refused is not None:
+        page.route(refused, lambda route: route.abort())
+    try:
+        open_copied(page, server, f"notebooks/{notebook}.ipynb")
+        start_run_all(page)
+        page.wait_for_function("() => window.__runAll != null", timeout=RUN_ALL_TIMEOUT_MS)
+        assert run_all_outcome(page) == {"ok": True}
+        yield page
+    finally:
+        close_notebook(page)
+
+
 def test_without_jupyterlabs_plotly_extension_a_figure_says_what_it_would_draw(
     chromium: Browser, jupyter_lab: LabServer
 ) -> None:
     """A front end without JupyterLab's plotly extension (its files refused here) cannot draw a LivePlot: the
     element then shows the figure's title and subtitle and says it is not drawn, never an empty box."""
-    notebook = "01-how-compaction-works"
-    trust(copy_notebooks(jupyter_lab, [notebook]))
-    page = chromium.new_context(viewport=VIEWPORT).new_page()
-    page.route("**/extensions/jupyterlab-plotly/**", lambda route: route.abort())
-    try:
-        open_copied(page, jupyter_lab, f"notebooks/{notebook}.ipynb")
-        start_run_all(page)
-        page.wait_for_function("() => window.__runAll != null", timeout=RUN_ALL_TIMEOUT_MS)
-        assert run_all_outcome(page) == {"ok": True}
+    with ran(chromium, jupyter_lab, "01-how-compaction-works", refused="**/extensions/jupyterlab-plotly/**") as page:
         output = widget_output(page)
         output.get_by_role("button", name=NEXT, exact=True).click()
         expected = python_state(page)["layout_title"]
@@ -331,8 +340,6 @@ def test_without_jupyterlabs_plotly_extension_a_figure_says_what_it_would_draw(
         )
         assert note.inner_text().endswith("(not drawn: this front end has no plotly renderer)")
         assert output.locator(".js-plotly-plot").count() == 0
-    finally:
-        close_notebook(page)
 
 
 # The elements of the figures drawn ahead, out of sight (live_plot.js), marked (and only they), so that a later check
@@ -352,14 +359,7 @@ def test_a_click_shows_the_figures_drawn_ahead_by_moving_them_in(chromium: Brows
     """Issue #39: a stepper sends the figures of the steps around the one shown ahead; the page draws them out of sight
     and a Next click shows its partition and offset map by moving those elements in (no plotly draw), showing what
     the widget holds."""
-    notebook = "04-offset-map-and-cleaner-memory"
-    trust(copy_notebooks(jupyter_lab, [notebook]))
-    page = chromium.new_context(viewport=VIEWPORT).new_page()
-    try:
-        open_copied(page, jupyter_lab, f"notebooks/{notebook}.ipynb")
-        start_run_all(page)
-        page.wait_for_function("() => window.__runAll != null", timeout=RUN_ALL_TIMEOUT_MS)
-        assert run_all_outcome(page) == {"ok": True}
+    with ran(chromium, jupyter_lab, "04-offset-map-and-cleaner-memory") as page:
         output = widget_output(page)
         next_button = output.get_by_role("button", name=NEXT, exact=True)
         for step in range(2):  # the first pass (the offset map shown for the first time), then the second
@@ -373,5 +373,3 @@ def test_a_click_shows_the_figures_drawn_ahead_by_moving_them_in(chromium: Brows
             )
             expected, shown = synced(page, output)
             assert shown == expected, f"step {step + 1}"
-    finally:
-        close_notebook(page)
