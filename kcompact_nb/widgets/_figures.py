@@ -66,6 +66,8 @@ class FigureView:
         self.widget = LivePlot(layout=ipywidgets.Layout(width="100%"))
         self._sent: str | None = None
         self._ahead: list[dict[str, Any]] = []
+        self._serialized: dict[int, tuple[go.Figure, dict[str, Any]]] = {}
+        """The figures given last (shown and ahead) with what :func:`sendable` made of them, by object id."""
         self._given = False
         self.widget.on_msg(self._on_message)
 
@@ -86,17 +88,28 @@ class FigureView:
             return
         self._given = False
         shown = sendable(self.figure)
+        self._serialized[id(self.figure)] = (self.figure, shown)
         if shown["id"] != self._sent:
             self._sent = shown["id"]
             self.widget.figure = shown
 
     def ahead(self, figures: Sequence[go.Figure]) -> None:
-        """Send the page ``figures``, those a next step may show, to draw out of sight (not again when they are the
-        ones sent last)."""
-        figures_ahead = [sendable(figure) for figure in figures]
+        """Send the page ``figures``, those a next step may show, to draw out of sight: each once, not the one shown,
+        and nothing when they are the ones sent last.
+
+        A figure given lately (shown or ahead) is not serialized again: one changed in place since would only be
+        drawn ahead as it was, and its showing, serialized anew, would draw it.
+        """
+        given = [(figure, self._sendable(figure)) for figure in figures]
+        self._serialized = {id(figure): (figure, sent) for figure, sent in given}
+        figures_ahead = list({sent["id"]: sent for _, sent in given if sent["id"] != self._sent}.values())
         if [f["id"] for f in figures_ahead] != [f["id"] for f in self._ahead]:
             self._ahead = figures_ahead
             self.widget.send({"ahead": figures_ahead})
+
+    def _sendable(self, figure: go.Figure) -> dict[str, Any]:
+        known = self._serialized.get(id(figure))
+        return known[1] if known is not None and known[0] is figure else sendable(figure)
 
     def _on_message(self, _widget: LivePlot, content: dict[str, Any], _buffers: Any) -> None:
         """A view of the widget drawn after the figures were sent ahead (a cell's output shown after it ran) asks for

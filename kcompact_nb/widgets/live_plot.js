@@ -1,15 +1,7 @@
-// The page side of LivePlot (kcompact_nb/widgets/_figures.py): one plotly figure drawn in one element and
-// redrawn there in place (Plotly.react) each time the model's `figure` changes.
-//
-// plotly.js is the copy JupyterLab's plotly extension (jupyterlab-plotly) already loaded for its own renderer,
-// taken through the extension's module (`RenderedPlotly.Plotly`): nothing of plotly's 5 MB is sent with the
-// widget. Where that extension is missing, or before plotly is ready, the element shows the figure's title and
-// subtitle as text: never a blank box.
-//
-// Figures drawn ahead: the kernel sends the figures a next click may show (a custom message {ahead: [figure, ...]},
-// each figure with the `id` of its content; again when a new view asks for them). Once the page is idle they are drawn out of sight, at the width of
-// the element; a `figure` whose id was drawn ahead is shown by moving its element in, without drawing it again
-// (a plotly draw takes 40-150 ms of a 2-core machine's browser; moving an element, a few).
+// The page side of LivePlot (kcompact_nb/widgets/_figures.py): one plotly figure redrawn in place (Plotly.react).
+// plotly.js is the copy JupyterLab's plotly extension already loaded (`RenderedPlotly.Plotly`); without it, or
+// before it is ready, the element shows the figure's title as text. Figures sent ahead ({ahead: [figure, ...]}) are
+// drawn out of sight once the page is idle; a `figure` with the id of one is shown by moving its element in.
 
 const MIME = "application/vnd.plotly.v1+json";
 
@@ -22,7 +14,7 @@ async function loadPlotly() {
       if (!container) return window.Plotly ?? null;
       const { RenderedPlotly } = (await container.get("./index"))();
       if (RenderedPlotly.Plotly === null) {
-        // The extension loads plotly.js on its first figure: draw an empty one, out of sight.
+        // plotly.js loads with the extension's first figure: draw an empty one, out of sight
         const first = new RenderedPlotly({ mimeType: MIME });
         first.node.style.display = "none";
         document.body.appendChild(first.node);
@@ -36,7 +28,7 @@ async function loadPlotly() {
   return plotly;
 }
 
-// Where figures drawn ahead wait, out of sight and out of every notebook output (one for the page).
+// Where figures drawn ahead wait, outside every output (one for the page).
 function offstage() {
   let stage = document.getElementById("kcompact-live-plot-offstage");
   if (stage === null) {
@@ -49,15 +41,14 @@ function offstage() {
   return stage;
 }
 
-// The figure's title and subtitle as plain text: what the element says while it cannot draw the figure.
+// The figure's title and subtitle as plain text.
 function titleOf(figure) {
   const title = figure?.layout?.title;
   const texts = typeof title === "string" ? [title] : [title?.text, title?.subtitle?.text];
   return texts.filter(Boolean).map((text) => text.replace(/<br>/g, " ").replace(/<[^>]+>/g, "")).join(" · ");
 }
 
-// The width `plot` is shown at. While an ancestor hidden by its style (an ipywidgets box with display none) hides
-// it, measured with those ancestors shown for the time of the measure: no frame is painted meanwhile.
+// The width `plot` is shown at, its hidden ancestors (display none) shown for the measure (no frame is painted).
 function shownWidth(plot) {
   const hidden = [];
   for (let node = plot; node !== null && plot.clientWidth === 0; node = node.parentElement) {
@@ -96,8 +87,7 @@ function render({ model, el }) {
   };
   const config = (figure) => ({ displaylogo: false, ...(figure.config ?? {}) });
 
-  // Show the figure drawn ahead as `id`: its element takes the place of `plot`, which waits out of sight in turn
-  // (a click back shows it again).
+  // The element drawn ahead as `id` takes the place of `plot`, which waits out of sight in turn.
   const bringIn = (id) => {
     const { node } = drawnAhead.get(id);
     drawnAhead.delete(id);
@@ -115,8 +105,7 @@ function render({ model, el }) {
     resized.observe(plot);
   };
 
-  // Draws run one at a time; one asked for while another runs draws the figure as it is then, and only the
-  // last of several asked for meanwhile runs (clicks faster than plotly draws skip the steps in between).
+  // Draws run one at a time; of several asked for meanwhile only the last runs.
   let asked = 0;
   const draw = () => {
     const ticket = ++asked;
@@ -144,8 +133,8 @@ function render({ model, el }) {
     return drawing;
   };
 
-  // Once the page has painted and is idle, draw the figures sent ahead that are not drawn yet at this width, one
-  // at a time (a draw asked for meanwhile goes first), and let go of the others.
+  // Once painted and idle, draw the figures sent ahead not drawn at this width, one at a time (a draw asked for
+  // meanwhile goes first); let go of the others.
   const scheduleAhead = () => {
     const ticket = asked;
     const idle = window.requestIdleCallback ?? ((callback) => setTimeout(callback, 50));
@@ -180,7 +169,7 @@ function render({ model, el }) {
         })
         .catch(letGo);
       await drawing;
-      await new Promise((resolve) => setTimeout(resolve, 0)); // a click's message goes in between two draws
+      await new Promise((resolve) => setTimeout(resolve, 0)); // a click's message goes between two draws
     }
   };
   const onMessage = (message) => {
@@ -189,7 +178,7 @@ function render({ model, el }) {
     if (Plotly !== null) scheduleAhead();
   };
 
-  // Drawn at the width it is shown at: again when it is shown after being hidden, or its area is resized.
+  // Drawn again when shown after being hidden, or resized.
   let width = 0;
   const resized = new ResizeObserver(() => {
     if (plot.clientWidth > 0 && plot.clientWidth !== width) {
@@ -201,9 +190,9 @@ function render({ model, el }) {
   model.on("change:figure", draw);
   model.on("msg:custom", onMessage);
   try {
-    model.send({ ask: "ahead" }); // figures sent ahead before this view existed were lost: ask for them again
+    model.send({ ask: "ahead" }); // figures sent ahead before this view existed
   } catch {
-    // a saved view, without a kernel: nothing comes ahead
+    // a saved view: no kernel
   }
   void draw();
   loadPlotly().then((loaded) => {

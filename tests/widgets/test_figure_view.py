@@ -98,7 +98,7 @@ def test_figures_sent_ahead_have_the_ids_their_showing_sends_and_are_sent_again_
     ]
     view.show(go.Figure(pool[2]))
     assert view.widget.figure["id"] == messages[0]["ahead"][1]["id"] != messages[0]["ahead"][0]["id"]
-    view.ahead([pool[3]])
+    view.ahead([go.Figure(pool[2]), pool[3], go.Figure(pool[3])])  # the figure shown and a repeat: not sent
     assert [f["id"] for f in messages[1]["ahead"]] == [sendable(pool[3])["id"]]
     view.widget._handle_custom_msg({"ask": "ahead"}, [])  # a view drawn later asks for them
     assert messages[2] == messages[1]
@@ -144,9 +144,9 @@ def test_a_previous_click_in_a_scenario_shows_the_partition_sent_ahead(steps: in
     with ahead_log() as sent:
         stepper = CompactionStepper(load_scenario(SCENARIOS / "fruit-prices.json"))
         stepper.show(steps)
-        ahead = last_ahead(sent, stepper.layout_view)
+        shown, ahead = stepper.layout_view.widget.figure["id"], last_ahead(sent, stepper.layout_view)
         stepper.prev_button.click()
-    assert stepper.layout_view.widget.figure["id"] in ahead
+    assert stepper.layout_view.widget.figure["id"] in {shown, *ahead}  # the figure shown is never sent ahead
 
 
 def test_before_the_first_pass_its_offset_map_is_built_ahead_and_shown_as_is_by_the_step_that_runs_it() -> None:
@@ -202,3 +202,20 @@ def test_a_refresh_sends_only_a_figure_given_since_the_last_and_one_changed_in_p
     view.hold(figure)
     view.refresh()
     assert view.widget.figure["layout"]["title"]["text"] == "changed in place"
+
+
+def test_a_figure_given_lately_is_not_serialized_again_and_one_changed_in_place_is_still_shown_as_it_is() -> None:
+    pool = figure_pool()
+    view = FigureView()
+    with patch("kcompact_nb.widgets._figures.sendable", wraps=sendable) as serialize:
+        view.ahead([pool[1], pool[2]])
+        view.show(pool[1])  # shown: serialized anew, as a figure changed in place must be
+        view.ahead([pool[1], pool[2], pool[3]])
+        view.ahead([pool[2], pool[3]])
+    assert [call.args[0] for call in serialize.call_args_list] == [pool[1], pool[2], pool[1], pool[3]]
+    changed = go.Figure(pool[3])
+    view.ahead([changed])
+    changed.update_layout(title_text="changed in place")
+    view.show(changed)
+    assert view.widget.figure["layout"]["title"]["text"] == "changed in place"
+    assert view.widget.figure["id"] == sendable(changed)["id"]
