@@ -16,7 +16,7 @@ from kcompact_nb.record import _batch_header as batch_header
 from kcompact_nb.record import _native_kernels as native_kernels
 from kcompact_nb.record._batch_encoder import KafkaBatchEncoder, batch_attributes_and_crc, encode_batch, stored_bytes
 from kcompact_nb.record._batch_header import java_long
-from kcompact_nb.record._block_batches import FramedBlock
+from kcompact_nb.record._block_batches import BlockBatches, FramedBlock
 from kcompact_nb.record._block_inflation import COPY, batch_codes
 from kcompact_nb.record._cache_dir import cache_dir
 from kcompact_nb.record._control_records import (
@@ -95,6 +95,7 @@ __all__ = [
     "frame_batches",
     "end_txn_marker_value",
     "FramedBatchDecoder",
+    "BlockBatches",
     "FramedBlock",
     "full_libzstd",
     "Header",

@@ -45,6 +45,9 @@ class NativeOffsetTable:
     def put_keys(self, keys: Sequence[bytes], offsets: Sequence[int]) -> None:
         self._table.put(keys, offsets if isinstance(offsets, array) else array("q", offsets))
 
+    def put_key_spans(self, data: bytes, starts: Any, lengths: Any, offsets: Any) -> None:
+        self._table.put_spans(data, starts, lengths, offsets)
+
     def entries_of_records(self, records: PackedRecords) -> Any:
         entries = numpy.empty(len(records), numpy.int64)
         spans = records.key_spans()

@@ -69,6 +69,10 @@ class CleanedTransactionMetadata:
         self._ongoing_committed.add(batch.producer_id)
         return False
 
+    def on_plain_batches_read(self, last_offset: int) -> None:
+        """Data batches outside transactions were read up to ``last_offset`` (:meth:`on_batch_read` for each)."""
+        self._consume_aborted_up_to(last_offset)
+
     def _consume_aborted_up_to(self, offset: int) -> None:
         while self._pending and self._pending[0][0] <= offset:
             entry = heapq.heappop(self._pending)[2]

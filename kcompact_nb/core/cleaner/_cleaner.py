@@ -27,7 +27,16 @@ from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 from kcompact_nb.core.cleaner._log_to_clean import segments_overlapping
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._strategies import Strategy, rank_offset
-from kcompact_nb.core.model import AbortedTxn, BrokerConfig, IndexFullError, LogStorage, PartitionLog, RuleB, Segment
+from kcompact_nb.core.model import (
+    AbortedTxn,
+    BrokerConfig,
+    IndexFullError,
+    KeyedRun,
+    LogStorage,
+    PartitionLog,
+    RuleB,
+    Segment,
+)
 from kcompact_nb.record import NO_SEQUENCE, RecordBatch
 
 
@@ -36,6 +45,11 @@ class RecordLoops(Protocol):
 
     def map_records(self, cleaning: Cleaning, batch: RecordBatch, start: int) -> bool:
         """Put the batch's keyed records at or after ``start`` into the map; True when the map filled up."""
+        ...
+
+    def map_run(self, cleaning: Cleaning, run: KeyedRun) -> bool:
+        """Put a keyed run's records (all at or after the range's start) into the map at once; False (nothing put)
+        when these loops do not take runs, or the map might fill within it (then its batches go one by one)."""
         ...
 
     def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
@@ -147,23 +161,43 @@ def collect_aborted_transactions(log: PartitionLog, start: int, upper: int) -> l
     ]
 
 
+class ReadBuffer:
+    """The cleaner's read buffer as batches are read into it: complete batches that fit, the buffer growing for a big
+    one (up to ``limit``, or the batch's size past it)."""
+
+    def __init__(self, capacity: int, limit: int) -> None:
+        self.initial = self.capacity = capacity
+        self.limit = limit
+        self.filled = 0
+        """Bytes of the batches in the buffer."""
+
+    def read(self, size: int) -> int:
+        """Read a batch of ``size`` bytes; the bytes of the buffer's batches before it when it did not fit with them (a
+        full buffer was read), else 0."""
+        done = 0
+        if self.filled + size > self.capacity and self.filled:
+            done, self.filled = self.filled, 0
+        while size > self.capacity:
+            ceiling = self.limit if self.capacity < self.limit else size
+            self.capacity = min(self.capacity * 2, max(ceiling, self.initial))
+        self.filled += size
+        return done
+
+
 def read_chunks(
     batches: Iterable[RecordBatch], *, capacity: int, limit: int
 ) -> Iterator[tuple[list[RecordBatch], int]]:
     """Batches as the cleaner reads them: complete batches fitting its read buffer, which grows for big ones."""
-    initial, total = capacity, 0
+    buffer = ReadBuffer(capacity, limit)
     chunk: list[RecordBatch] = []
     for batch in batches:
-        size = batch.size_bytes
-        if total + size > capacity and chunk:
-            yield chunk, total
-            chunk, total = [], 0
-        while size > capacity:
-            capacity = min(capacity * 2, max(limit if capacity < limit else size, initial))
+        done = buffer.read(batch.size_bytes)
+        if done:
+            yield chunk, done
+            chunk = []
         chunk.append(batch)
-        total += size
     if chunk:
-        yield chunk, total
+        yield chunk, buffer.filled
 
 
 def _read_buffer_bytes(broker: BrokerConfig) -> int:
@@ -199,19 +233,29 @@ def offset_map_keys(log: PartitionLog, *, start: int, end: int, strategy: Strate
 def _build_offset_map_for_segment(
     cleaning: Cleaning, segment: Segment, transactions: CleanedTransactionMetadata, start: int
 ) -> bool:
-    """Index one segment from ``start``'s position, read buffer by read buffer (``buildOffsetMapForSegment``)."""
-    cleaner = cleaning.cleaner
-    for chunk, chunk_bytes in read_chunks(
-        cleaner.storage.batches(segment, segment.lookup_position(start)),
-        capacity=_read_buffer_bytes(cleaner.broker),
-        limit=cleaning.log.config.max_message_bytes,
-    ):
-        for batch in chunk:
+    """Index one segment from ``start``'s position, read buffer by read buffer (``buildOffsetMapForSegment``).
+
+    A block of the segment read as a keyed run goes into the map at once when the record loops take it (the map
+    cannot fill within it): the same entries, counts and read buffers as its batches one by one.
+    """
+    cleaner, stats = cleaning.cleaner, cleaning.stats
+    buffer = ReadBuffer(_read_buffer_bytes(cleaner.broker), cleaning.log.config.max_message_bytes)
+    runs = cleaning.log.config.record_body_bound is None  # else each compressed batch's records are measured
+    for block in cleaner.storage.blocks(segment, segment.lookup_position(start)):
+        run = block.keyed_run() if runs else None
+        if run is not None and run.base_offset >= start and cleaner.loops.map_run(cleaning, run):
+            transactions.on_plain_batches_read(run.last_offset)
+            stats.map_bytes_read += sum(map(buffer.read, run.batch_sizes))
+            stats.map_messages_read += len(run.offsets)
+            cleaner.offset_map.latest_offset = run.last_offset
+            continue
+        for batch in block.batches():
+            stats.map_bytes_read += buffer.read(batch.size_bytes)
             if _map_batch(cleaning, batch, transactions, start):
                 return True
             if batch.last_offset >= start:
                 cleaner.offset_map.latest_offset = batch.last_offset
-        cleaning.stats.map_bytes_read += chunk_bytes
+    stats.map_bytes_read += buffer.filled
     return False
 
 
@@ -253,6 +297,10 @@ class RecordByRecord:
             stats.map_messages_read += 1
         return False
 
+    def map_run(self, cleaning: Cleaning, run: KeyedRun) -> bool:
+        """Never: Kafka's loops take a batch's records one by one."""
+        return False
+
     def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
         """``shouldRetainRecord`` on each record, as ``MemoryRecords.filterTo`` asks it."""
         return [r for r in batch.records if record_filter.should_retain_record(batch, r)]
@@ -271,6 +319,9 @@ class RecordedLoops:
 
     def map_records(self, cleaning: Cleaning, batch: RecordBatch, start: int) -> bool:
         return self.inner.map_records(cleaning, batch, start)
+
+    def map_run(self, cleaning: Cleaning, run: KeyedRun) -> bool:
+        return self.inner.map_run(cleaning, run)
 
     def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
         kept = []

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import numpy
 
+from kcompact_nb.core.cleaner._offset_table import key_slices
 from kcompact_nb.record import KeyRegistry, PackedRecords
 
 FLUSH_CHUNK_BATCHES = 256
@@ -76,6 +77,9 @@ class NumberedOffsetTable:
         self._to_dict()
         self._by_key_id = None
         self._entries.update(zip(keys, offsets, strict=True))
+
+    def put_key_spans(self, data: bytes, starts: Any, lengths: Any, offsets: Any) -> None:
+        self.put_keys(key_slices(data, starts, lengths), offsets.tolist())
 
     def entries_of_records(self, records: PackedRecords) -> Any:
         if records.registry is None or records.key_ids is None:

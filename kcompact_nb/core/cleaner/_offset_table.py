@@ -39,6 +39,10 @@ class OffsetTable(Protocol):
         """Put each key at its offset (offsets increasing)."""
         ...
 
+    def put_key_spans(self, data: bytes, starts: Any, lengths: Any, offsets: Any) -> None:
+        """Put each key, ``data[start:start + length]``, at its offset (numpy int64 arrays; offsets increasing)."""
+        ...
+
     def entries_of_records(self, records: PackedRecords) -> Any:
         """Each record's key's entry, a numpy int64 array (-1 where none is held)."""
         ...
@@ -66,9 +70,17 @@ class DictOffsetTable(dict[bytes, Any]):
     def put_keys(self, keys: Sequence[bytes], offsets: Sequence[int]) -> None:
         self.update(zip(keys, offsets, strict=True))
 
+    def put_key_spans(self, data: bytes, starts: Any, lengths: Any, offsets: Any) -> None:
+        self.put_keys(key_slices(data, starts, lengths), offsets.tolist())
+
     def entries_of_records(self, records: PackedRecords) -> Any:
         keys = cast("tuple[bytes, ...]", records.keys)  # bulk methods take keyed records only
         return numpy.fromiter(map(self.get, keys, repeat(-1)), numpy.int64, len(records))
 
     def entries_of_keys(self, keys: Sequence[bytes]) -> Sequence[int]:
         return list(map(self.get, keys, repeat(-1)))
+
+
+def key_slices(data: bytes, starts: Any, lengths: Any) -> list[bytes]:
+    """The keys ``data[start:start + length]`` (for tables that keep key bytes)."""
+    return [data[start : start + length] for start, length in zip(starts.tolist(), lengths.tolist(), strict=True)]

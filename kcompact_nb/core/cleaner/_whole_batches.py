@@ -30,6 +30,7 @@ from kcompact_nb.core.cleaner._decisions import PassDecisions, RecordDecision, R
 from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._strategies import Strategy
+from kcompact_nb.core.model import KeyedRun
 from kcompact_nb.record import PackedRecords, RecordBatch, record_keys, record_offsets, record_values
 
 
@@ -65,6 +66,15 @@ class WholeBatches(RecordByRecord):
             cleaning.stats.map_messages_read += len(batch.records)
             return False
         return super().map_records(cleaning, batch, start)
+
+    def map_run(self, cleaning: Cleaning, run: KeyedRun) -> bool:
+        """The run's keys put at their offsets in one call, unless the map might reach its capacity within it (no batch
+        of the run would then reach it either: each would be taken at once, as :meth:`map_records` takes it)."""
+        limit, records = self.offset_map.max_entries, len(run.offsets)
+        if limit is not None and self._size_upper_bound() + records >= limit and len(self.table) + records >= limit:
+            return False
+        self.table.put_key_spans(run.data, run.key_starts, run.key_lengths, run.offsets)
+        return True
 
     def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
         if (

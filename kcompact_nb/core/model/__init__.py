@@ -47,7 +47,7 @@ from kcompact_nb.core.model._log_loader import (
 from kcompact_nb.core.model._producer_state import CompletedTxn, ProducerStateEntry, ProducerStateManager
 from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment
 from kcompact_nb.core.model._snapshot_replay import ProducerSnapshot
-from kcompact_nb.core.model._storage import InMemoryStorage, LogStorage
+from kcompact_nb.core.model._storage import BatchBlock, InMemoryStorage, KeyedRun, LogStorage
 from kcompact_nb.core.model._units import (
     WALL_CLOCK_FROM_MS,
     format_bytes,
@@ -61,7 +61,9 @@ from kcompact_nb.core.model._units import (
 from kcompact_nb.core.model._versions import DEFAULT_KAFKA_VERSION, KafkaVersion, RuleB
 
 __all__ = [
+    "BatchBlock",
     "InMemoryStorage",
+    "KeyedRun",
     "LogStorage",
     "COMPACTION_STRATEGIES",
     "copy_log",

@@ -10,11 +10,41 @@ log on disk streams, and needs memory for one read buffer and the offset map onl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Protocol
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, NamedTuple, Protocol
 
 from kcompact_nb.core.model._segment import Segment
 from kcompact_nb.record import RecordBatch
+
+
+class KeyedRun(NamedTuple):
+    """A block's batches as building the offset map needs them, when each is a data batch outside transactions whose
+    records all have keys: every record's key (a span of ``data``) and offset, in order."""
+
+    data: bytes
+    key_starts: Any
+    """Where each key starts in ``data`` (a numpy int64 array)."""
+    key_lengths: Any
+    offsets: Any
+    batch_sizes: Sequence[int]
+    base_offset: int
+    """The first batch's base offset."""
+    last_offset: int
+    """The last batch's last offset."""
+
+
+class BatchBlock(Protocol):
+    """Consecutive batches of a segment read together (a block of its file): read batch by batch, or, when they all
+    qualify, taken at once as their :class:`KeyedRun`."""
+
+    def keyed_run(self) -> KeyedRun | None:
+        """The batches as one keyed run, when every one is a data batch outside transactions with keyed records only,
+        decoded a block at a time (None otherwise: read them as :meth:`batches`)."""
+        ...
+
+    def batches(self) -> Iterator[RecordBatch]:
+        """The batches in file order (each read and checked as it comes)."""
+        ...
 
 
 class LogStorage(Protocol):
@@ -25,6 +55,10 @@ class LogStorage(Protocol):
 
     def batches(self, segment: Segment, position: int) -> Iterable[RecordBatch]:
         """``segment``'s batches in file order, from the first one that starts at or after byte ``position``."""
+        ...
+
+    def blocks(self, segment: Segment, position: int) -> Iterable[BatchBlock]:
+        """:meth:`batches` a block at a time."""
         ...
 
     def cleaned_segment(
@@ -54,6 +88,9 @@ class InMemoryStorage:
             return segment.batches
         return _from_position(segment.batches, position)
 
+    def blocks(self, segment: Segment, position: int) -> Iterable[BatchBlock]:
+        return (InMemoryBlock(self.batches(segment, position)),)
+
     def cleaned_segment(
         self, base_offset: int, *, created_ms: int, index_interval_bytes: int, indexes_each_batch: bool
     ) -> Segment:
@@ -70,6 +107,19 @@ class InMemoryStorage:
 
     def detached(self) -> InMemoryStorage:
         return self
+
+
+class InMemoryBlock:
+    """Batches held in memory, as one block (never a keyed run: their records are already decoded)."""
+
+    def __init__(self, batches: Iterable[RecordBatch]) -> None:
+        self._batches = batches
+
+    def keyed_run(self) -> KeyedRun | None:
+        return None
+
+    def batches(self) -> Iterator[RecordBatch]:
+        return iter(self._batches)
 
 
 def _from_position(batches: Sequence[RecordBatch], position: int) -> Iterable[RecordBatch]:

@@ -19,6 +19,7 @@ from typing import BinaryIO
 
 from kcompact_nb.core import (
     CLEANED_FILE_SUFFIX,
+    BatchBlock,
     InMemoryStorage,
     OffsetBucketTally,
     RecordBatch,
@@ -111,9 +112,15 @@ class SegmentFiles:
 
     def batches(self, segment: Segment, position: int) -> Iterable[RecordBatch]:
         file = self.file_of(segment)
-        if file is None:
-            return _IN_MEMORY.batches(segment, position)
-        reader = SegmentFileReader(
+        return _IN_MEMORY.batches(segment, position) if file is None else iter(self._pass_reader(file, position))
+
+    def blocks(self, segment: Segment, position: int) -> Iterable[BatchBlock]:
+        file = self.file_of(segment)
+        return _IN_MEMORY.blocks(segment, position) if file is None else self._pass_reader(file, position).blocks_read()
+
+    def _pass_reader(self, file: Path, position: int) -> SegmentFileReader:
+        """A reader of ``file`` from byte ``position`` as a pass reads it: keys left in the batches' bytes."""
+        return SegmentFileReader(
             file,
             keep_raw=self.out is not None,
             verify_crc=self.verify_crc,
@@ -121,7 +128,6 @@ class SegmentFiles:
             registry_keys=REGISTRY_KEYS,
             number_keys=False,
         )
-        return iter(reader)
 
     def tally_offsets(self, segment: Segment, tally: OffsetBucketTally, latest: SpanEntries) -> None:
         """Count ``segment``'s records into ``tally`` (an offset-bucket view's, keeping each key's entry in

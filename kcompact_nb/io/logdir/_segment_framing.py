@@ -143,7 +143,7 @@ class SegmentFraming:
             for block in self.blocks():
                 for data, position in block.frames:
                     value = decode(data, position, next_offset)
-                    self.advance(data)
+                    self.advance(len(data))
                     base_offset, last_delta = _BASE_AND_LAST_DELTA.unpack_from(data)
                     next_offset = base_offset + last_delta + 1
                     yield value
@@ -182,11 +182,11 @@ class SegmentFraming:
         compressed batches were decompressed, per byte read), at least a sixteenth of it."""
         return max(int(BLOCK_BYTES / self._inflation), BLOCK_BYTES // 16)
 
-    def advance(self, data: bytes) -> None:
-        """Count one batch (its bytes ``data``) into the valid prefix."""
-        self.valid_bytes += len(data)
+    def advance(self, size: int) -> None:
+        """Count ``size`` bytes of valid batches into the valid prefix."""
+        self.valid_bytes += size
         if self.on_bytes is not None:
-            self.on_bytes(len(data))
+            self.on_bytes(size)
 
     def recovered(self, error: CorruptBatchError) -> None:
         """Raise ``error``, or with ``recover`` note that the rest of the file is dropped from the valid prefix on."""

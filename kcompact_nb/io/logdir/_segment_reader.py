@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from kcompact_nb.core import KeyRegistry, RecordBatch
+from kcompact_nb.core import BatchBlock, KeyedRun, KeyRegistry, RecordBatch
 from kcompact_nb.io._errors import CorruptBatchError
+from kcompact_nb.io.logdir._block_headers import BlockHeaders
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes, FramingOptions, SegmentFraming
-from kcompact_nb.record import FramedBatchDecoder, FramedBlock
+from kcompact_nb.record import BlockBatches, FramedBatchDecoder, FramedBlock
 
 T = TypeVar("T")
 
@@ -87,6 +88,8 @@ class SegmentFileReader:
             registry_keys=registry_keys,
             number_keys=number_keys,
         )
+        self._next_offset = 0  # the lowest offset the next batch read may start at
+        self._stopped = False  # a block's batches stopped at a corrupt one
         self.check_header = self.framing.check_header
         """The 13 header fields of one framed batch once its offsets and count are valid here."""
         self.decode_batch = self.decoder.decode_batch
@@ -95,18 +98,23 @@ class SegmentFileReader:
     def __iter__(self) -> Iterator[RecordBatch]:
         """The batches in file order: a block framed at a time (:meth:`SegmentFraming.blocks`), its plain batches
         decoded together (:mod:`kcompact_nb.record._block_batches`), the others one by one (:meth:`decode_batch`)."""
-        framing, decoder = self.framing, self.decoder
-        next_offset = framing.restart()
+        for block in self.blocks_read():
+            yield from block.batches()
+
+    def blocks_read(self) -> Iterator[BatchBlock]:
+        """The batches a block at a time (:class:`~kcompact_nb.core.BatchBlock`): each block's batches read as
+        iterating the reader reads them, or taken at once as their keyed run (headers checked as a column)."""
+        framing = self.framing
+        self._next_offset = framing.restart()
+        self._stopped = False
         try:
             for block in framing.blocks():
-                decoded = decoder.block(block)
-                framing.decodes_as(block, block.end if decoded.view is None else len(decoded.view))
-                for index, (data, position) in enumerate(block.frames):
-                    batch = decoded.batch(index, data, position, next_offset)
-                    framing.advance(data)
-                    next_offset = batch.last_offset + 1
-                    yield batch
-                del decoded, block  # not held while the next block is read
+                read = _ReadBlock(self, block)
+                del block  # the block is not held while the next one is read
+                yield read
+                read.finish()
+                if self._stopped:
+                    return
         except CorruptBatchError as error:
             framing.recovered(error)
 
@@ -152,3 +160,52 @@ class SegmentFileReader:
 def iter_segment_batches(path: str | os.PathLike[str], **options: Any) -> Iterator[RecordBatch]:
     """The batches of one segment file, streamed (see :class:`SegmentFileReader` for ``options``)."""
     return iter(SegmentFileReader(path, **options))
+
+
+class _ReadBlock:
+    """One framed block of a :class:`SegmentFileReader`, read batch by batch or taken as a keyed run."""
+
+    def __init__(self, reader: SegmentFileReader, block: FramedBlock) -> None:
+        self.reader, self.block = reader, block
+        self.decoded: BlockBatches = reader.decoder.block(block)
+        reader.framing.decodes_as(block, block.end if self.decoded.view is None else len(self.decoded.view))
+        self._run: KeyedRun | None = None
+        self._read = False
+
+    def keyed_run(self) -> KeyedRun | None:
+        spans = self.decoded.keyed_spans
+        if spans is None:
+            return None
+        reader, headers = self.reader, BlockHeaders(self.block)
+        if not headers.valid(reader, headers.floors(reader._next_offset)):
+            return None  # read batch by batch, which raises what is wrong
+        data, key_starts, key_lengths, offsets = spans
+        sizes = (headers.ends - headers.starts).tolist()
+        self._run = KeyedRun(data, key_starts, key_lengths, offsets, sizes, int(headers.base_offsets[0]),
+                             int(headers.last_offsets[-1]))  # fmt: skip
+        return self._run
+
+    def batches(self) -> Iterator[RecordBatch]:
+        self._read = True
+        reader, decoded = self.reader, self.decoded
+        framing, next_offset = reader.framing, reader._next_offset
+        try:
+            for index, (data, position) in enumerate(self.block.frames):
+                batch = decoded.batch(index, data, position, next_offset)
+                framing.advance(len(data))
+                next_offset = reader._next_offset = batch.last_offset + 1
+                yield batch
+        except CorruptBatchError as error:
+            reader._stopped = True
+            framing.recovered(error)
+
+    def finish(self) -> None:
+        """Past the block: taken as its keyed run when its batches were not read (else they are read now); its bytes
+        and decoded records are let go."""
+        if not self._read and self._run is not None:
+            self.reader.framing.advance(sum(self._run.batch_sizes))
+            self.reader._next_offset = self._run.last_offset + 1
+        elif not self._read:
+            for _ in self.batches():
+                pass
+        del self.block, self.decoded, self._run

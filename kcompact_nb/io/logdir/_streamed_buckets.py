@@ -23,6 +23,7 @@ from kcompact_nb.core import (
     OffsetBucketTally,
     record_sizes_of_lengths,
 )
+from kcompact_nb.io.logdir._block_headers import BlockHeaders
 from kcompact_nb.io.logdir._read_ahead import read_ahead
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 from kcompact_nb.record import (
@@ -53,8 +54,8 @@ def _tally_block(
     Headers are read and checked with numpy; a block where a check fails (or offsets come near
     ``Long.MAX_VALUE``) is read batch by batch, as the reader reads it, so it raises the reader's errors.
     """
-    headers = _BlockHeaders(block)
-    floors = numpy.concatenate(([next_offset], headers.last_offsets[:-1] + 1))
+    headers = BlockHeaders(block)
+    floors = headers.floors(next_offset)
     if not headers.valid(reader, floors):
         for data, position in block.frames:
             batch = reader.decode_batch(data, position, next_offset)
@@ -87,41 +88,6 @@ def _tally_block(
         stored = numpy.where(codes[plain] == COPY, (headers.ends - headers.starts)[plain], -1)
         _tally_plain(tally, latest, source, columns, bases, stored)
     return int(headers.last_offsets[-1]) + 1
-
-
-class _BlockHeaders:
-    """The header fields of a block's batches, int64 columns read with numpy at their byte positions in a v2
-    batch (``DefaultRecordBatch``: baseOffset 0, length 8, attributes 21, lastOffsetDelta 23, baseTimestamp 27,
-    recordsCount 57; big-endian)."""
-
-    def __init__(self, block: FramedBlock) -> None:
-        data, self.starts = block.data, numpy.array(block.starts, numpy.int64)
-        self.ends = self.starts + L.LOG_OVERHEAD + _field(data, self.starts + 8, ">i4")
-        self.base_offsets = _field(data, self.starts, ">i8")
-        self.attributes = _field(data, self.starts + L.ATTRIBUTES_POSITION, ">i2")
-        self.last_deltas = _field(data, self.starts + 23, ">i4")
-        self.base_timestamps = _field(data, self.starts + 27, ">i8")
-        self.counts = _field(data, self.starts + 57, ">i4")
-        self.last_offsets = self.base_offsets + self.last_deltas
-
-    def valid(self, reader: SegmentFileReader, floors: Any) -> bool:
-        """Whether every batch passes :meth:`SegmentFileReader.check_header` (``floors``: each one's lowest
-        offset); False too when offsets come within 2^31 of ``Long.MAX_VALUE`` (past int64 here)."""
-        if len(self.starts) and self.base_offsets.max() >= L.LONG_MAX - L.INT_MAX - 1:
-            return False
-        ok = (self.last_deltas >= 0) & (self.base_offsets >= floors) & (self.counts >= 0)
-        if reader.end_offset is not None:
-            ok &= self.last_offsets < reader.end_offset
-        if reader.base_offset is not None:
-            ok &= self.last_offsets - reader.base_offset <= L.INT_MAX
-        return bool(ok.all())
-
-
-def _field(data: bytes, positions: Any, dtype: str) -> Any:
-    """The big-endian integers of ``dtype`` at byte ``positions`` of ``data``, as int64."""
-    size = numpy.dtype(dtype).itemsize
-    windows = numpy.ndarray((len(data) - size + 1,), dtype, data, 0, (1,))
-    return windows[positions].astype(numpy.int64)
 
 
 def _tally_plain(

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from kcompact_nb.core import (
     BrokerConfig,
     CleanerManager,
+    KeyedRun,
     LogToClean,
     NewRecord,
     OffsetMapSpec,
@@ -33,6 +34,7 @@ from kcompact_nb.core import (
     log_to_clean,
     segment_file_name,
 )
+from kcompact_nb.core.cleaner._whole_batches import WholeBatches
 from kcompact_nb.io import (
     ReadOptions,
     read_checkpoint,
@@ -229,6 +231,30 @@ def test_a_small_dedupe_buffer_stops_the_streamed_pass_where_the_pass_in_memory_
     assert streamed.result is not None and streamed.result.map_full
     assert len(streamed.result.groups) > 1
     assert streamed.result.end_offset < log.active_segment.base_offset
+
+
+def test_blocks_of_plain_keyed_batches_go_into_the_map_at_once_until_it_might_fill(tmp_path: Path, monkeypatch) -> None:
+    """A block of uncompressed batches without producers, all keyed, is put into the map as one keyed run; where the
+    map might fill within a block, its batches go one by one, Kafka checking the capacity before every put (spec
+    6.3): the same stats (map bytes read per read buffer included), entries and end as the pass in memory."""
+    log = PartitionLog("w", config=TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 4000}))
+    for i in range(400):
+        log.append([NewRecord(b"k%03d" % (i * 7 % 150), b"v" * 20, timestamp=i) for _ in range(i % 3 + 1)], now_ms=i)
+    log.roll(now_ms=400)
+    folder = write_partition_dir(log, tmp_path / "in")
+    runs: list[tuple[int, bool]] = []
+    map_run = WholeBatches.map_run
+
+    def recorded(loops: WholeBatches, cleaning: Any, run: KeyedRun) -> bool:
+        runs.append((len(run.offsets), taken := map_run(loops, cleaning, run)))
+        return taken
+
+    monkeypatch.setattr(WholeBatches, "map_run", recorded)
+    streamed = assert_same_pass(folder, now_ms=NOW, config=log.config, offset_map=OffsetMapSpec(slots=90))
+    assert streamed.result is not None and streamed.result.map_full
+    took = [taken for _, taken in runs]
+    assert took == sorted(took, reverse=True) and True in took and False in took  # runs, then near capacity
+    assert sum(records for records, _ in runs) > 90 > sum(records for records, taken in runs if taken)
 
 
 def test_the_pass_over_a_partition_on_disk_writes_its_cleaned_groups_and_the_writer_copies_the_rest(
