@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from kcompact_nb.record import _batch_header as batch_header
 from kcompact_nb.record import _native_kernels as native_kernels
-from kcompact_nb.record._batch_encoder import KafkaBatchEncoder, batch_attributes_and_crc, encode_batch, stored_bytes
+from kcompact_nb.record._batch_encoder import (
+    KafkaBatchEncoder,
+    batch_attributes_and_crc,
+    encode_batch,
+    placed,
+    stored_bytes,
+)
 from kcompact_nb.record._batch_header import java_long
 from kcompact_nb.record._block_batches import BlockBatches, FramedBlock
 from kcompact_nb.record._block_inflation import COPY, batch_codes
@@ -119,6 +125,7 @@ __all__ = [
     "NativeLibraryError",
     "NO_PRODUCER_EPOCH",
     "NO_PRODUCER_ID",
+    "placed",
     "NO_SEQUENCE",
     "NO_TIMESTAMP",
     "NotPlain",

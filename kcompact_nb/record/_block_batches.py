@@ -139,16 +139,17 @@ class BlockBatches:
             self.key_starts = _int64_array(columns.key_starts[decoded] - batch_starts)
             self.key_lengths = _int64_array(columns.key_lengths[decoded])
         self.offsets = _int64_array(columns.offsets[decoded])
-        self.keyed_spans: tuple[bytes, Any, Any, Any] | None = None
-        """Every record's key as a span of the block's bytes (or its view: starts and lengths) and its offset, when
-        keys are not numbered and every batch is a plain data batch outside transactions with keyed records only."""
+        self.keyed_spans: tuple[bytes, Any, Any, Any, Any] | None = None
+        """Every record's key as a span of the block's bytes (or its view: starts and lengths), its value's length and
+        its offset, when keys are not numbered and every batch is a plain data batch outside transactions with keyed
+        records only."""
         if (
             not decoder.number_keys
             and self.keyless[-1] == 0
             and columns.plain.all()
             and not (attributes & (L.CONTROL_BIT | L.TRANSACTIONAL_BIT)).any()
         ):
-            self.keyed_spans = (source, columns.key_starts, columns.key_lengths, columns.offsets)
+            self.keyed_spans = (source, columns.key_starts, columns.key_lengths, columns.value_lengths, columns.offsets)
         self.timestamps = _int64_array(columns.timestamps[decoded])
         self.value_starts = _int64_array(columns.value_starts[decoded] - batch_starts)
         self.value_lengths = _int64_array(columns.value_lengths[decoded])

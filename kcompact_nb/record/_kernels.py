@@ -17,7 +17,14 @@ from kcompact_nb.record._key_numbering import KeyNumbering, NativeKeyNumbering, 
 from kcompact_nb.record._latest_entries import NumberedLatestEntries, SpanEntries, latest_entries_in_c
 from kcompact_nb.record._native_kernels import Kernel, c_kernels
 from kcompact_nb.record._offset_table import NativeOffsetTable, no_offset_table, offset_table_in_c
-from kcompact_nb.record._record_encoder import records_section_in_c, records_section_in_python
+from kcompact_nb.record._packed_records import PackedRecords
+from kcompact_nb.record._record_encoder import (
+    Placed,
+    placed_records_section_in_c,
+    placed_records_section_in_python,
+    records_section_in_c,
+    records_section_in_python,
+)
 from kcompact_nb.record._record_sizes import records_size
 from kcompact_nb.record._snappy import raw_compress
 from kcompact_nb.record._vector_decoder import PlainColumns, decode_plain_in_c, decode_plain_with_numpy
@@ -48,6 +55,15 @@ records_section: Kernel[[Any, int, int], bytes] = Kernel(
 )
 """The records section of a rebuilt batch (:mod:`kcompact_nb.record._record_encoder`)."""
 
+placed_records_section: Kernel[[PackedRecords, int, int, int], Placed] = Kernel(
+    "placed_records_section",
+    ("placed_records_section",),
+    placed_records_section_in_c,
+    placed_records_section_in_python,
+)
+"""The records section of a batch rebuilt from spans of its source's bytes, and where its keys and values land
+(:mod:`kcompact_nb.record._record_encoder`)."""
+
 snappy_compress: Kernel[[Any, bool], bytes] = Kernel(
     "snappy_compress", ("snappy_compress",), _snappy_in_c, raw_compress
 )
@@ -74,6 +90,7 @@ KERNELS: tuple[Kernel[..., Any], ...] = (
     uncompressed_view,
     key_numbering,
     records_section,
+    placed_records_section,
     records_size,
     snappy_compress,
     native_offset_table,

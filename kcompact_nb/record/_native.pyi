@@ -21,6 +21,21 @@ def decode_plain(
 def records_section(
     offsets: Any, timestamps: Any, keys: Any, values: Any, base_offset: int, base_timestamp: int, /
 ) -> bytes: ...
+def placed_records_section(
+    data: bytes,
+    offsets: Any,
+    timestamps: Any,
+    key_starts: Any,
+    key_lengths: Any,
+    value_starts: Any,
+    value_lengths: Any,
+    base_offset: int,
+    base_timestamp: int,
+    key_positions: Any,
+    value_positions: Any,
+    at: int,
+    /,
+) -> bytes: ...
 def snappy_compress(data: Any, top_bits_hash: bool = False, /) -> bytes: ...
 def inflate_batches(
     block: bytes, starts: Any, ends: Any, codes: Any, view_starts: Any, view_ends: Any, threads: int = 0, /

@@ -57,6 +57,11 @@ class NativeOffsetTable:
             self._table.get_spans(*spans, entries)
         return entries
 
+    def entries_of_key_spans(self, data: bytes, starts: Any, lengths: Any) -> Any:
+        entries = numpy.empty(len(starts), numpy.int64)
+        self._table.get_spans(data, starts, lengths, entries)
+        return entries
+
     def entries_of_keys(self, keys: Sequence[bytes]) -> Any:
         entries = numpy.empty(len(keys), numpy.int64)
         self._table.get(keys, entries)

@@ -18,6 +18,7 @@ from typing import Any
 from kcompact_nb.record._batch_header import java_long
 from kcompact_nb.record._native_kernels import c_kernels
 from kcompact_nb.record._packed_records import PackedRecords
+from kcompact_nb.record._record import Record
 
 _TABLE_LIMIT = 1 << 14
 
@@ -93,3 +94,45 @@ def records_section_in_python(records: Iterable[Any], base_offset: int, base_tim
         append(small[size + limit] if size < limit else _large_varint(size))
         append(body)
     return b"".join(parts)
+
+
+Placed = tuple[bytes, "array[int]", "array[int]"]
+"""A records section and where each record's key and value start in it (int64 arrays)."""
+
+
+def placed_records_section_in_c(records: PackedRecords, base_offset: int, base_timestamp: int, at: int) -> Placed:
+    """The records section of packed records whose keys and values are spans of one batch's bytes
+    (:meth:`PackedRecords.spans`), and where each key and value lands: ``at`` plus its position in the section;
+    written by the C kernel's ``placed_records_section`` (no key or value sliced out)."""
+    data, key_starts, key_lengths, value_starts, value_lengths = _spans_of(records)
+    key_positions, value_positions = array("q", bytes(8 * len(key_starts))), array("q", bytes(8 * len(key_starts)))
+    section: bytes = c_kernels().placed_records_section(
+        data, records.offsets, records.timestamps, key_starts, key_lengths, value_starts, value_lengths,
+        base_offset, base_timestamp, key_positions, value_positions, at,
+    )  # fmt: skip
+    return section, key_positions, value_positions
+
+
+def placed_records_section_in_python(records: PackedRecords, base_offset: int, base_timestamp: int, at: int) -> Placed:
+    """:func:`placed_records_section_in_c`'s twin: each record written by :func:`records_section_in_python`, its value
+    ending the record but for headersCount, its key before the value's length."""
+    data, key_starts, key_lengths, value_starts, value_lengths = _spans_of(records)
+    parts, key_positions, value_positions, end = [], array("q"), array("q"), at
+    for offset, timestamp, key_start, key_length, value_start, value_length in zip(
+        records.offsets, records.timestamps, key_starts, key_lengths, value_starts, value_lengths, strict=True
+    ):
+        key = None if key_length < 0 else data[key_start : key_start + key_length]
+        value = None if value_length < 0 else data[value_start : value_start + value_length]
+        record = records_section_in_python([Record(offset, timestamp, key, value, ())], base_offset, base_timestamp)
+        end += len(record)
+        value_positions.append(end - 1 - max(value_length, 0))
+        key_positions.append(value_positions[-1] - len(_zigzag_varint(value_length)) - max(key_length, 0))
+        parts.append(record)
+    return b"".join(parts), key_positions, value_positions
+
+
+def _spans_of(records: PackedRecords) -> tuple[bytes, array[int], array[int], array[int], array[int]]:
+    spans = records.spans()
+    if spans is None:
+        raise ValueError("the records' keys and values are not spans of one batch's bytes")
+    return spans

@@ -1,5 +1,6 @@
 """The header-less records encoder and its size (in C and in Python) against kafka-python's
-``DefaultRecordBatchBuilder`` (Kafka's record format), for records as tuples and as packed columns."""
+``DefaultRecordBatchBuilder`` (Kafka's record format), for records as tuples, as packed columns and as spans of a
+batch's bytes (placed: where each key and value lands)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from kcompact_nb.core import RECORD_BATCH_OVERHEAD, Record
-from kcompact_nb.record import KeyRegistry, PackedRecords
-from kcompact_nb.record._kernels import records_section, records_size
+from kcompact_nb.core import RECORD_BATCH_OVERHEAD, Record, RecordBatch
+from kcompact_nb.record import KeyRegistry, PackedRecords, encode_batch, placed
+from kcompact_nb.record._kernels import placed_records_section, records_section, records_size
 
 payload = st.one_of(st.none(), st.binary(max_size=20), st.binary(min_size=8000, max_size=9000))
 rows = st.lists(
@@ -82,3 +83,43 @@ def test_packed_records_with_headers_are_sized_as_kafka_python_writes_them(kerne
     records, expected = built(spec, base_offset, base_ts, headers=True)
     packed = PackedRecords.from_rows([tuple(r) for r in records])
     assert packed.batch_size(base_offset, records[0].timestamp) == RECORD_BATCH_OVERHEAD + len(expected)
+
+
+def span_records(records: list[Record]) -> PackedRecords:
+    """``records`` as packed records whose keys and values are spans of one buffer (as a batch read from a file)."""
+    data, key_spans, value_spans = bytearray(b"\x07" * 3), (array("q"), array("q")), (array("q"), array("q"))
+    for record in records:
+        for spans, item in ((key_spans, record.key), (value_spans, record.value)):
+            spans[0].append(len(data))
+            spans[1].append(-1 if item is None else len(item))
+            data += (item or b"") + b"\x09"
+    offsets, stamps = array("q", [r.offset for r in records]), array("q", [r.timestamp for r in records])
+    return PackedRecords.from_span_keys(offsets, stamps, bytes(data), key_spans, value_spans, False)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spec=rows, base_offset=st.integers(0, 2**40), base_ts=st.integers(0, 2**41), picks=st.lists(st.booleans()))
+def test_records_placed_from_spans_are_written_as_kafka_python_writes_them_their_keys_and_values_where_it_says(
+    kernels, spec, base_offset, base_ts, picks
+) -> None:
+    """placed_records_section over a subset of span records (``spans_subset``, nothing sliced out): kafka-python's
+    bytes, each key and value found at the position it gives; a batch ``placed`` is its own encoding, its records
+    spans of its own bytes."""
+    records, _ = built(spec, base_offset, base_ts)
+    rows = [i for i, pick in enumerate(picks[: len(records)]) if pick] or [0]
+    kept = [records[i] for i in rows]
+    _, expected = built([spec[i] for i in rows], base_offset, base_ts)  # the kept ones, from the same base timestamp
+    subset = span_records(records).spans_subset(rows)
+    assert subset.values_in_batch_bytes and subset.spans() is not None  # nothing sliced out
+    base = kept[0].timestamp
+    section, key_positions, value_positions = placed_records_section(subset, base_offset, base, 5)
+    assert section == records_section(kept, base_offset, base)
+    placed_at = b"\x00" * 5 + section  # the positions count from 5
+    for record, key_at, value_at in zip(kept, key_positions, value_positions, strict=True):
+        assert record.key is None or placed_at[key_at : key_at + len(record.key)] == record.key
+        assert record.value is None or placed_at[value_at : value_at + len(record.value)] == record.value
+    batch = RecordBatch.build(subset, base_offset=base_offset, last_offset=records[-1].offset, checked=True)
+    own = placed(batch)
+    assert own.raw == encode_batch(batch) and len(own.raw) == batch.size_bytes
+    assert own.records.spans()[0] is own.raw  # no other batch's bytes held
+    assert [tuple(r) for r in own.records] == [tuple(r) for r in kept]

@@ -14,21 +14,30 @@ by :func:`~kcompact_nb.core.cleaner._clean_pass.clean_pass`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, Protocol, cast
+
+import numpy
 
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
 from kcompact_nb.core.cleaner._decisions import PassDecisions, PassStop, RecordDecision, RecordRule
 from kcompact_nb.core.cleaner._failure import CleanerThrew, index_full, oversized_record, record_too_large
-from kcompact_nb.core.cleaner._filter_to import BatchRetention, BatchRetentionResult, filter_to
+from kcompact_nb.core.cleaner._filter_to import (
+    BatchRetention,
+    BatchRetentionResult,
+    FilteredBatch,
+    FilterResult,
+    filter_to,
+)
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 from kcompact_nb.core.cleaner._log_to_clean import segments_overlapping
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._strategies import Strategy, rank_offset
 from kcompact_nb.core.model import (
     AbortedTxn,
+    BatchBlock,
     BrokerConfig,
     IndexFullError,
     KeyedRun,
@@ -37,7 +46,7 @@ from kcompact_nb.core.model import (
     RuleB,
     Segment,
 )
-from kcompact_nb.record import NO_SEQUENCE, RecordBatch
+from kcompact_nb.record import NO_SEQUENCE, BatchEncoder, RecordBatch
 
 
 class RecordLoops(Protocol):
@@ -50,6 +59,13 @@ class RecordLoops(Protocol):
     def map_run(self, cleaning: Cleaning, run: KeyedRun) -> bool:
         """Put a keyed run's records (all at or after the range's start) into the map at once; False (nothing put)
         when these loops do not take runs, or the map might fill within it (then its batches go one by one)."""
+        ...
+
+    def filter_run(
+        self, record_filter: CleanerFilter, block: BatchBlock, run: KeyedRun, *, encoder: BatchEncoder
+    ) -> list[FilteredBatch] | None:
+        """What ``filterTo`` makes of each batch of ``block``'s keyed run, decided at once; None when these loops do
+        not take runs or this one (then its batches are filtered one by one)."""
         ...
 
     def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
@@ -184,22 +200,6 @@ class ReadBuffer:
         return done
 
 
-def read_chunks(
-    batches: Iterable[RecordBatch], *, capacity: int, limit: int
-) -> Iterator[tuple[list[RecordBatch], int]]:
-    """Batches as the cleaner reads them: complete batches fitting its read buffer, which grows for big ones."""
-    buffer = ReadBuffer(capacity, limit)
-    chunk: list[RecordBatch] = []
-    for batch in batches:
-        done = buffer.read(batch.size_bytes)
-        if done:
-            yield chunk, done
-            chunk = []
-        chunk.append(batch)
-    if chunk:
-        yield chunk, buffer.filled
-
-
 def _read_buffer_bytes(broker: BrokerConfig) -> int:
     """Per-thread read buffer: ``log.cleaner.io.buffer.size / threads / 2``."""
     return max(broker.log_cleaner_io_buffer_size // max(broker.log_cleaner_threads, 1) // 2, 1)
@@ -245,7 +245,7 @@ def _build_offset_map_for_segment(
         run = block.keyed_run() if runs else None
         if run is not None and run.base_offset >= start and cleaner.loops.map_run(cleaning, run):
             transactions.on_plain_batches_read(run.last_offset)
-            stats.map_bytes_read += sum(map(buffer.read, run.batch_sizes))
+            stats.map_bytes_read += sum(map(buffer.read, run.sizes.tolist()))
             stats.map_messages_read += len(run.offsets)
             cleaner.offset_map.latest_offset = run.last_offset
             continue
@@ -301,6 +301,12 @@ class RecordByRecord:
         """Never: Kafka's loops take a batch's records one by one."""
         return False
 
+    def filter_run(
+        self, record_filter: CleanerFilter, block: BatchBlock, run: KeyedRun, *, encoder: BatchEncoder
+    ) -> list[FilteredBatch] | None:
+        """Never: Kafka's loops filter a batch's records one by one."""
+        return None
+
     def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
         """``shouldRetainRecord`` on each record, as ``MemoryRecords.filterTo`` asks it."""
         return [r for r in batch.records if record_filter.should_retain_record(batch, r)]
@@ -322,6 +328,12 @@ class RecordedLoops:
 
     def map_run(self, cleaning: Cleaning, run: KeyedRun) -> bool:
         return self.inner.map_run(cleaning, run)
+
+    def filter_run(
+        self, record_filter: CleanerFilter, block: BatchBlock, run: KeyedRun, *, encoder: BatchEncoder
+    ) -> list[FilteredBatch] | None:
+        """Never: each record's rule is recorded as it is filtered."""
+        return None
 
     def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
         kept = []
@@ -405,26 +417,50 @@ def _last_sequence(batch: RecordBatch) -> int:
 
 
 def clean_into(cleaning: Cleaning, source: Segment, cleaned: Segment, record_filter: CleanerFilter) -> None:
-    """Filter one source segment read buffer by read buffer, appending each buffer's survivors (``cleanInto``)."""
-    log, stats, cleaner = cleaning.log, cleaning.stats, cleaning.cleaner
-    for chunk, _ in read_chunks(
-        cleaner.storage.batches(source, 0),
-        capacity=_read_buffer_bytes(cleaner.broker),
-        limit=log.config.max_message_bytes,
-    ):
-        try:
-            result = filter_to(chunk, record_filter, encoder=log.encoder, kafka_version=cleaner.broker.version,
-                               decisions=cleaner.decisions, record_body_bound=log.config.record_body_bound)  # fmt: skip
-        except CleanerThrew as error:  # filterTo threw: this read buffer's survivors are never appended
-            raise CleanerThrew(error.exception, error.message, cleaned) from error
-        stats.messages_read += result.messages_read
-        stats.bytes_read += result.bytes_read
-        stats.messages_written += result.messages_retained
-        stats.bytes_written += result.bytes_retained
-        try:
-            cleaned.append(result.batches, cleaning.now_ms, largest_offset=result.max_offset)
-        except IndexFullError as error:  # LogSegment.append writes the batches, then its index entry throws
-            raise index_full(error, cleaner.broker.version, cleaned) from error
+    """Filter one source segment read buffer by read buffer, appending each buffer's survivors (``cleanInto``).
+
+    A block of the segment read as a keyed run is filtered at once when the record loops take it: the same batches
+    written, counts and appends as its batches one by one.
+    """
+    log, cleaner = cleaning.log, cleaning.cleaner
+    buffer = ReadBuffer(_read_buffer_bytes(cleaner.broker), log.config.max_message_bytes)
+    bound = log.config.record_body_bound
+    result = FilterResult([])
+    for block in cleaner.storage.blocks(source, 0):
+        run = block.keyed_run() if bound is None else None
+        outcomes = None if run is None else cleaner.loops.filter_run(record_filter, block, run, encoder=log.encoder)
+        if run is None or outcomes is None:
+            for batch in block.batches():
+                if buffer.read(batch.size_bytes):
+                    result = _appended(cleaning, cleaned, result)
+                try:
+                    filter_to((batch,), record_filter, encoder=log.encoder, kafka_version=cleaner.broker.version,
+                              decisions=cleaner.decisions, record_body_bound=bound, into=result)  # fmt: skip
+                except CleanerThrew as error:  # filterTo threw: this read buffer's survivors are never appended
+                    raise CleanerThrew(error.exception, error.message, cleaned) from error
+            continue
+        for size, records, outcome in zip(run.sizes.tolist(), run.counts.tolist(), outcomes, strict=True):
+            if buffer.read(size):
+                result = _appended(cleaning, cleaned, result)
+            result.bytes_read += size
+            result.messages_read += records
+            if outcome.output is not None:
+                result.kept(outcome.output, outcome.retained, outcome.max_offset)
+    _appended(cleaning, cleaned, result)
+
+
+def _appended(cleaning: Cleaning, cleaned: Segment, result: FilterResult) -> FilterResult:
+    """Count one read buffer's filtering and append its survivors to ``cleaned``; a result for the next buffer."""
+    stats = cleaning.stats
+    stats.messages_read += result.messages_read
+    stats.bytes_read += result.bytes_read
+    stats.messages_written += result.messages_retained
+    stats.bytes_written += result.bytes_retained
+    try:
+        cleaned.append(result.batches, cleaning.now_ms, largest_offset=result.max_offset)
+    except IndexFullError as error:  # LogSegment.append writes the batches, then its index entry throws
+        raise index_full(error, cleaning.cleaner.broker.version, cleaned) from error
+    return FilterResult([])
 
 
 class CleanerFilter:
@@ -530,6 +566,12 @@ class CleanerFilter:
         Before Kafka 3.1 while the segment is newer than the legacy horizon, from 3.1 on until the batch's horizon.
         """
         return self.tombstone_rule(batch).kept
+
+    def retains_deletes_of_run(self, run: KeyedRun) -> Any:
+        """:meth:`retains_deletes` for each batch of a keyed run (a numpy bool array)."""
+        if not self.cleaning.cleaner.broker.version.has_batch_delete_horizon:
+            return numpy.full(len(run.counts), self.retain_legacy_deletes)
+        return ~run.stamped | (self.now_ms < run.base_timestamps)
 
     def tombstone_rule(self, batch: RecordBatch) -> RecordRule:
         """Whether a tombstone of ``batch`` stays, as the rule that decides it (:meth:`retains_deletes`)."""

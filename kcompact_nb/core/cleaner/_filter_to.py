@@ -71,6 +71,15 @@ class RecordFilter(Protocol):
         ...
 
 
+class FilteredBatch(NamedTuple):
+    """What ``filterTo`` made of one batch it read whole: the batch written (``None``: deleted), the records it keeps
+    and its last kept record's offset (-1: none)."""
+
+    output: RecordBatch | None
+    retained: int
+    max_offset: int
+
+
 @dataclass
 class FilterResult:
     """What :func:`filter_to` read and kept (``MemoryRecords.FilterResult``)."""
@@ -82,6 +91,13 @@ class FilterResult:
     messages_retained: int = 0
     bytes_retained: int = 0
 
+    def kept(self, batch: RecordBatch, messages: int, max_offset: int) -> None:
+        """``batch`` is written, with ``messages`` of the records read; ``max_offset`` its last record's offset."""
+        self.batches.append(batch)
+        self.bytes_retained += batch.size_bytes
+        self.messages_retained += messages
+        self.max_offset = max(self.max_offset, max_offset)
+
 
 def filter_to(
     batches: Sequence[RecordBatch],
@@ -91,14 +107,16 @@ def filter_to(
     kafka_version: KafkaVersion,
     decisions: PassDecisions | None = None,
     record_body_bound: int | None = None,
+    into: FilterResult | None = None,
 ) -> FilterResult:
-    """The batches as they are written to the cleaned segment, and the counts of what was read and kept.
+    """The batches as they are written to the cleaned segment, and the counts of what was read and kept (added to
+    ``into`` when given).
 
     ``decisions``, when given, receives what became of each batch (and, for a batch deleted whole, of its records).
     With ``record_body_bound`` (``max.decompressed.message.bytes``), a compressed batch that is read (not deleted
     whole) throws Kafka's ``InvalidRecordException`` on a record whose body exceeds it, and nothing is written.
     """
-    result = FilterResult([])
+    result = FilterResult([]) if into is None else into
     for batch in batches:
         result.bytes_read += batch.size_bytes
         decision = record_filter.check_batch_retention(batch)
@@ -117,13 +135,13 @@ def filter_to(
             output = (
                 batch
                 if len(retained) == len(batch.records) and not stamp
-                else _rebuilt(batch, retained, record_filter, stamp=stamp, encoder=encoder, kafka_version=kafka_version)
+                else rebuilt(batch, retained, record_filter, stamp=stamp, encoder=encoder, kafka_version=kafka_version)
             )
             last = batch.last_offset if output is batch else record_offsets(retained)[-1]
-            _kept(result, output, len(retained), last)
+            result.kept(output, len(retained), last)
         elif decision.retention is BatchRetention.RETAIN_EMPTY:
             output = empty_batch(batch)
-            _kept(result, output, 0, batch.last_offset)
+            result.kept(output, 0, batch.last_offset)
         if decisions is not None:
             decisions.batch(_batch_decision(batch, output, decision, stamp))
     return result
@@ -160,13 +178,6 @@ def _batch_decision(
     )
 
 
-def _kept(result: FilterResult, batch: RecordBatch, messages: int, max_offset: int) -> None:
-    result.batches.append(batch)
-    result.bytes_retained += batch.size_bytes
-    result.messages_retained += messages
-    result.max_offset = max(result.max_offset, max_offset)
-
-
 def _needs_delete_horizon(
     batch: RecordBatch, retained: Sequence[Any], marker_for_empty_txn: bool, version: KafkaVersion
 ) -> bool:
@@ -184,7 +195,7 @@ def _has_tombstone(records: Sequence[Any]) -> bool:
     return any(r.value is None for r in records)
 
 
-def _rebuilt(
+def rebuilt(
     batch: RecordBatch,
     retained: Sequence[Any],
     record_filter: RecordFilter,

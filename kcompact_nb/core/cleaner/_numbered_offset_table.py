@@ -92,6 +92,9 @@ class NumberedOffsetTable:
         self._to_dict()
         return list(map(self._entries.get, keys, repeat(-1)))
 
+    def entries_of_key_spans(self, data: bytes, starts: Any, lengths: Any) -> Any:
+        return numpy.asarray(self.entries_of_keys(key_slices(data, starts, lengths)), numpy.int64)
+
     def items(self) -> Iterable[tuple[bytes, Any]]:
         self._to_dict()
         return self._entries.items()

@@ -51,6 +51,10 @@ class OffsetTable(Protocol):
         """Each key's entry (-1 where none is held)."""
         ...
 
+    def entries_of_key_spans(self, data: bytes, starts: Any, lengths: Any) -> Any:
+        """Each key's entry, the keys ``data[start:start + length]``: a numpy int64 array (-1 where none is held)."""
+        ...
+
     def items(self) -> Iterable[tuple[bytes, Any]]:
         """(key, entry), keys in the order first put."""
         ...
@@ -79,6 +83,9 @@ class DictOffsetTable(dict[bytes, Any]):
 
     def entries_of_keys(self, keys: Sequence[bytes]) -> Sequence[int]:
         return list(map(self.get, keys, repeat(-1)))
+
+    def entries_of_key_spans(self, data: bytes, starts: Any, lengths: Any) -> Any:
+        return numpy.fromiter(map(self.get, key_slices(data, starts, lengths), repeat(-1)), numpy.int64, len(starts))
 
 
 def key_slices(data: bytes, starts: Any, lengths: Any) -> list[bytes]:

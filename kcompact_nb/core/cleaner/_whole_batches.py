@@ -5,10 +5,14 @@ an :class:`~kcompact_nb.core.cleaner._offset_table.OffsetTable`. A batch is most
 offsets go into the table in one call (numpy for packed batches, a dict update otherwise), and a batch wholly
 covered by the map keeps the records whose offset is not below their key's entry, found in C loops. Whenever a
 batch is not one these paths take (it might fill the map, it has keyless records, ...), Kafka's loops
-(:class:`~kcompact_nb.core.cleaner._cleaner.RecordByRecord`) handle it. :func:`record_loops_for` is the one
-place the pass chooses. ``tests/core/cleaner/test_whole_batches.py`` (both loops under one strategy, over tuples
-and packed records), ``tests/core/cleaner/test_packed_records.py`` and ``tests/core/cleaner/test_cleaner_properties.py``
-check that both give the same logs.
+(:class:`~kcompact_nb.core.cleaner._cleaner.RecordByRecord`) handle it. A pass over segment files takes a whole
+block of them at once where it can (:meth:`WholeBatches.map_run`, :meth:`WholeBatches.filter_run`: data batches
+outside transactions, keyed records only, read as a :class:`~kcompact_nb.core.model.KeyedRun`), reading only the
+batches it keeps and rebuilding uncompressed ones from the block's bytes in C (:func:`~kcompact_nb.record.placed`).
+:func:`record_loops_for` is the one place the pass chooses. ``tests/core/cleaner/test_whole_batches.py`` (both
+loops under one strategy, over tuples and packed records), ``tests/core/cleaner/test_packed_records.py``,
+``tests/core/cleaner/test_cleaner_properties.py`` and ``tests/io/logdir/test_partition_stream.py`` (blocks, against
+the pass in memory) check that they give the same logs.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from operator import and_, is_not, le
 from typing import Any, cast
+
+import numpy
 
 from kcompact_nb.core.cleaner._cleaner import (
     RECORD_BY_RECORD,
@@ -27,11 +33,22 @@ from kcompact_nb.core.cleaner._cleaner import (
     RecordLoops,
 )
 from kcompact_nb.core.cleaner._decisions import PassDecisions, RecordDecision, RecordRule
+from kcompact_nb.core.cleaner._filter_to import FilteredBatch, rebuilt
 from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._strategies import Strategy
-from kcompact_nb.core.model import KeyedRun
-from kcompact_nb.record import PackedRecords, RecordBatch, record_keys, record_offsets, record_values
+from kcompact_nb.core.model import BatchBlock, KeyedRun
+from kcompact_nb.record import (
+    NO_PRODUCER_ID,
+    BatchEncoder,
+    PackedRecords,
+    RecordBatch,
+    TimestampType,
+    placed,
+    record_keys,
+    record_offsets,
+    record_values,
+)
 
 
 def record_loops_for(offset_map: OffsetMap, strategy: Strategy) -> RecordLoops:
@@ -75,6 +92,45 @@ class WholeBatches(RecordByRecord):
             return False
         self.table.put_key_spans(run.data, run.key_starts, run.key_lengths, run.offsets)
         return True
+
+    def filter_run(
+        self, record_filter: CleanerFilter, block: BatchBlock, run: KeyedRun, *, encoder: BatchEncoder
+    ) -> list[FilteredBatch] | None:
+        """What ``filterTo`` makes of each batch of a keyed run wholly at or below the map's latest offset, decided at
+        once: a record stays when its offset is not below its key's entry (a tombstone only while its batch retains
+        deletes); a batch keeping all (and needing no delete horizon) is kept as it is, one keeping none is deleted
+        (``DELETE_EMPTY``), the others rebuilt. Only the batches kept are read. ``None`` (filter batch by batch) when
+        a batch may be kept empty: an active producer's (rule A) or the round's last (rule B)."""
+        upper = record_filter.cleaning.upper_bound_offset
+        if (
+            run.last_offset > self.offset_map.latest_offset
+            or (run.producer_ids != NO_PRODUCER_ID).any()
+            or (upper is not None and (run.last_offsets + 1 == upper).any())
+        ):
+            return None
+        record_filter.transactions.on_plain_batches_read(run.last_offset)  # checkBatchRetention of each batch
+        record_filter.discard_batch_records = False
+        keep = self.table.entries_of_key_spans(run.data, run.key_starts, run.key_lengths) <= run.offsets
+        keep &= ~run.null_values | numpy.repeat(record_filter.retains_deletes_of_run(run), run.counts)
+        firsts = numpy.cumsum(run.counts) - run.counts
+        kept = numpy.add.reduceat(keep, firsts)
+        version = record_filter.cleaning.cleaner.broker.version
+        tombstones_kept = numpy.add.reduceat(keep & run.null_values, firsts) > 0
+        stamp = version.has_batch_delete_horizon & ~run.stamped & tombstones_kept  # needToSetDeleteHorizon
+        read = numpy.flatnonzero(kept).tolist()
+        outcomes = [FilteredBatch(None, 0, -1)] * len(run.counts)
+        for index, batch in zip(read, block.batches_at(read), strict=True):
+            if kept[index] == run.counts[index] and not stamp[index]:
+                outcomes[index] = FilteredBatch(batch, int(kept[index]), batch.last_offset)
+                continue
+            rows = numpy.flatnonzero(keep[firsts[index] : firsts[index] + run.counts[index]]).tolist()
+            retained, in_place = _subset(batch, rows)
+            output = rebuilt(batch, retained, record_filter, stamp=bool(stamp[index]), encoder=encoder,
+                             kafka_version=version)  # fmt: skip
+            outcomes[index] = FilteredBatch(
+                placed(output) if in_place else output, len(rows), record_offsets(retained)[-1]
+            )
+        return outcomes
 
     def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
         if (
@@ -130,6 +186,18 @@ class WholeBatches(RecordByRecord):
         if not keep_deletes:
             latest = map(and_, latest, map(is_not, record_values(records), repeat(None)))
         return list(compress(records, latest))
+
+
+def _subset(batch: RecordBatch, rows: list[int]) -> tuple[Sequence[Any], bool]:
+    """The batch's records at ``rows`` (ascending), packed ones still packed; and whether they are still spans of the
+    batch's bytes, for its rebuilt batch to be :func:`~kcompact_nb.record.placed` (uncompressed, its records' own
+    timestamps)."""
+    records = batch.records
+    if not isinstance(records, PackedRecords):
+        return [records[row] for row in rows], False
+    if batch.compression == "none" and batch.timestamp_type is TimestampType.CREATE_TIME and records.spans():
+        return records.spans_subset(rows), True
+    return records.subset(rows), False
 
 
 def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[Sequence[bytes], Sequence[int]]:

@@ -18,24 +18,38 @@ from kcompact_nb.record import RecordBatch
 
 
 class KeyedRun(NamedTuple):
-    """A block's batches as building the offset map needs them, when each is a data batch outside transactions whose
-    records all have keys: every record's key (a span of ``data``) and offset, in order."""
+    """A block's batches as a pass needs them when each is a data batch outside transactions whose records all have
+    keys and no headers: per record (in order) its key (a span of ``data``), whether its value is null, its offset;
+    per batch its header's fields. Numpy int64 arrays."""
 
     data: bytes
     key_starts: Any
-    """Where each key starts in ``data`` (a numpy int64 array)."""
+    """Where each record's key starts in ``data``."""
     key_lengths: Any
+    null_values: Any
+    """Whether each record's value is null (a numpy bool array)."""
     offsets: Any
-    batch_sizes: Sequence[int]
+    counts: Any
+    """Each batch's record count (at least 1)."""
+    sizes: Any
+    """Each batch's size in bytes."""
+    last_offsets: Any
+    producer_ids: Any
+    base_timestamps: Any
+    stamped: Any
+    """Whether each batch carries a delete horizon (then its base timestamp; a numpy bool array)."""
     base_offset: int
     """The first batch's base offset."""
-    last_offset: int
-    """The last batch's last offset."""
+
+    @property
+    def last_offset(self) -> int:
+        """The last batch's last offset."""
+        return int(self.last_offsets[-1])
 
 
 class BatchBlock(Protocol):
     """Consecutive batches of a segment read together (a block of its file): read batch by batch, or, when they all
-    qualify, taken at once as their :class:`KeyedRun`."""
+    qualify, taken at once as their :class:`KeyedRun` (then only the batches a pass keeps are read, by index)."""
 
     def keyed_run(self) -> KeyedRun | None:
         """The batches as one keyed run, when every one is a data batch outside transactions with keyed records only,
@@ -44,6 +58,10 @@ class BatchBlock(Protocol):
 
     def batches(self) -> Iterator[RecordBatch]:
         """The batches in file order (each read and checked as it comes)."""
+        ...
+
+    def batches_at(self, indexes: Sequence[int]) -> list[RecordBatch]:
+        """The keyed run's batches at ``indexes`` (ascending), the others not read."""
         ...
 
 
@@ -120,6 +138,9 @@ class InMemoryBlock:
 
     def batches(self) -> Iterator[RecordBatch]:
         return iter(self._batches)
+
+    def batches_at(self, indexes: Sequence[int]) -> list[RecordBatch]:
+        raise TypeError("batches held in memory are never a keyed run")
 
 
 def _from_position(batches: Sequence[RecordBatch], position: int) -> Iterable[RecordBatch]:

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy
 
 from kcompact_nb.record import FramedBlock
 from kcompact_nb.record import batch_header as L
 
-if TYPE_CHECKING:
-    from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
-
 
 class BlockHeaders:
     """The header fields of a block's batches, int64 columns read with numpy at their byte positions in a v2
     batch (``DefaultRecordBatch``: baseOffset 0, length 8, attributes 21, lastOffsetDelta 23, baseTimestamp 27,
-    recordsCount 57; big-endian)."""
+    producerId 43, recordsCount 57; big-endian)."""
 
     def __init__(self, block: FramedBlock) -> None:
         data, self.starts = block.data, numpy.array(block.starts, numpy.int64)
@@ -26,22 +23,24 @@ class BlockHeaders:
         self.last_deltas = _field(data, self.starts + 23, ">i4")
         self.base_timestamps = _field(data, self.starts + 27, ">i8")
         self.counts = _field(data, self.starts + 57, ">i4")
+        self.producer_ids = _field(data, self.starts + 43, ">i8")
         self.last_offsets = self.base_offsets + self.last_deltas
 
     def floors(self, next_offset: int) -> Any:
         """Each batch's lowest offset when the block's first may start at ``next_offset``."""
         return numpy.concatenate(([next_offset], self.last_offsets[:-1] + 1))
 
-    def valid(self, reader: SegmentFileReader, floors: Any) -> bool:
-        """Whether every batch passes :meth:`SegmentFileReader.check_header` (``floors``: each one's lowest
-        offset); False too when offsets come within 2^31 of ``Long.MAX_VALUE`` (past int64 here)."""
+    def valid(self, floors: Any, *, base_offset: int | None, end_offset: int | None) -> bool:
+        """Whether every batch passes the segment reader's ``check_header`` in a segment of ``base_offset`` whose
+        offsets lie below ``end_offset`` (``floors``: each batch's lowest offset); False too when offsets come within
+        2^31 of ``Long.MAX_VALUE`` (past int64 here)."""
         if len(self.starts) and self.base_offsets.max() >= L.LONG_MAX - L.INT_MAX - 1:
             return False
         ok = (self.last_deltas >= 0) & (self.base_offsets >= floors) & (self.counts >= 0)
-        if reader.end_offset is not None:
-            ok &= self.last_offsets < reader.end_offset
-        if reader.base_offset is not None:
-            ok &= self.last_offsets - reader.base_offset <= L.INT_MAX
+        if end_offset is not None:
+            ok &= self.last_offsets < end_offset
+        if base_offset is not None:
+            ok &= self.last_offsets - base_offset <= L.INT_MAX
         return bool(ok.all())
 
 

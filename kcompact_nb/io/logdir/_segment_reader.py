@@ -9,7 +9,7 @@ read a block at a time, batches' bounds, lengths, magic, CRC-32C and offsets che
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +18,7 @@ from kcompact_nb.io._errors import CorruptBatchError
 from kcompact_nb.io.logdir._block_headers import BlockHeaders
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes, FramingOptions, SegmentFraming
 from kcompact_nb.record import BlockBatches, FramedBatchDecoder, FramedBlock
+from kcompact_nb.record import batch_header as L
 
 T = TypeVar("T")
 
@@ -170,6 +171,7 @@ class _ReadBlock:
         self.decoded: BlockBatches = reader.decoder.block(block)
         reader.framing.decodes_as(block, block.end if self.decoded.view is None else len(self.decoded.view))
         self._run: KeyedRun | None = None
+        self._floors: Any = None
         self._read = False
 
     def keyed_run(self) -> KeyedRun | None:
@@ -177,13 +179,19 @@ class _ReadBlock:
         if spans is None:
             return None
         reader, headers = self.reader, BlockHeaders(self.block)
-        if not headers.valid(reader, headers.floors(reader._next_offset)):
+        self._floors = headers.floors(reader._next_offset)
+        if not headers.valid(self._floors, base_offset=reader.base_offset, end_offset=reader.end_offset):
             return None  # read batch by batch, which raises what is wrong
-        data, key_starts, key_lengths, offsets = spans
-        sizes = (headers.ends - headers.starts).tolist()
-        self._run = KeyedRun(data, key_starts, key_lengths, offsets, sizes, int(headers.base_offsets[0]),
-                             int(headers.last_offsets[-1]))  # fmt: skip
+        data, key_starts, key_lengths, value_lengths, offsets = spans
+        stamped = (headers.attributes & L.DELETE_HORIZON_BIT) != 0
+        self._run = KeyedRun(data, key_starts, key_lengths, value_lengths < 0, offsets, headers.counts,
+                             headers.ends - headers.starts, headers.last_offsets, headers.producer_ids,
+                             headers.base_timestamps, stamped, int(headers.base_offsets[0]))  # fmt: skip
         return self._run
+
+    def batches_at(self, indexes: Sequence[int]) -> list[RecordBatch]:
+        frames, floors, decoded = self.block.frames, self._floors, self.decoded
+        return [decoded.batch(i, *frames[i], int(floors[i])) for i in indexes]
 
     def batches(self) -> Iterator[RecordBatch]:
         self._read = True
@@ -203,9 +211,9 @@ class _ReadBlock:
         """Past the block: taken as its keyed run when its batches were not read (else they are read now); its bytes
         and decoded records are let go."""
         if not self._read and self._run is not None:
-            self.reader.framing.advance(sum(self._run.batch_sizes))
+            self.reader.framing.advance(int(self._run.sizes.sum()))
             self.reader._next_offset = self._run.last_offset + 1
         elif not self._read:
             for _ in self.batches():
                 pass
-        del self.block, self.decoded, self._run
+        del self.block, self.decoded, self._run, self._floors

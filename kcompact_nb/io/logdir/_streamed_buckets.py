@@ -56,7 +56,7 @@ def _tally_block(
     """
     headers = BlockHeaders(block)
     floors = headers.floors(next_offset)
-    if not headers.valid(reader, floors):
+    if not headers.valid(floors, base_offset=reader.base_offset, end_offset=reader.end_offset):
         for data, position in block.frames:
             batch = reader.decode_batch(data, position, next_offset)
             next_offset = batch.last_offset + 1

@@ -67,6 +67,8 @@ PyObject *records_section(PyObject *module, PyObject *args);
 extern const char records_section_doc[];
 PyObject *records_size(PyObject *module, PyObject *args);
 extern const char records_size_doc[];
+PyObject *placed_records_section(PyObject *module, PyObject *args);
+extern const char placed_records_section_doc[];
 /* snappy_compress.c */
 PyObject *snappy_compress(PyObject *module, PyObject *args);
 extern const char snappy_compress_doc[];

@@ -1,5 +1,6 @@
-/* records_section: the records of a v2 batch without headers, as DefaultRecord.writeTo writes them; records_size:
- * their bytes, without writing them. */
+/* records_section: the records of a v2 batch without headers, as DefaultRecord.writeTo writes them;
+ * placed_records_section: the same from spans of other bytes, saying where each key and value lands;
+ * records_size: their bytes, without writing them. */
 #include "kernels.h"
 
 static int
@@ -126,6 +127,85 @@ done:
     return result;
 }
 
+
+
+const char placed_records_section_doc[] = PyDoc_STR(
+"placed_records_section(data, offsets, timestamps, key_starts, key_lengths, value_starts, value_lengths,\n"
+"                       base_offset, base_timestamp, key_positions, value_positions, at) -> bytes\n"
+"--\n\n"
+"records_section of records whose keys and values are spans of data (int64 starts and lengths, -1: null),\n"
+"writing where each key and value lands into the int64 buffers key_positions and value_positions: at plus its\n"
+"position in the section (at: where the section will start, after the batch header).");
+
+PyObject *
+placed_records_section(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    enum { OFFSETS, TIMESTAMPS, KEY_STARTS, KEY_LENGTHS, VALUE_STARTS, VALUE_LENGTHS, KEY_POSITIONS, VALUE_POSITIONS,
+           COLUMNS };
+    static const char *names[COLUMNS] = {"offsets", "timestamps", "key_starts", "key_lengths", "value_starts",
+                                         "value_lengths", "key_positions", "value_positions"};
+    Py_buffer data, columns[COLUMNS];
+    long long base_offset, base_timestamp;
+    Py_ssize_t at;
+    PyObject *result = NULL;
+    memset(columns, 0, sizeof columns);
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*LLw*w*n:placed_records_section", &data, &columns[OFFSETS],
+                          &columns[TIMESTAMPS], &columns[KEY_STARTS], &columns[KEY_LENGTHS], &columns[VALUE_STARTS],
+                          &columns[VALUE_LENGTHS], &base_offset, &base_timestamp, &columns[KEY_POSITIONS],
+                          &columns[VALUE_POSITIONS], &at))
+        return NULL;
+    Py_ssize_t count = columns[OFFSETS].len / 8;
+    for (int c = 0; c < COLUMNS; c++)
+        if (!check_buffer(&columns[c], count, 8, names[c]))
+            goto done;
+    const int64_t *offsets = columns[OFFSETS].buf, *timestamps = columns[TIMESTAMPS].buf;
+    const int64_t *key_starts = columns[KEY_STARTS].buf, *key_lengths = columns[KEY_LENGTHS].buf;
+    const int64_t *value_starts = columns[VALUE_STARTS].buf, *value_lengths = columns[VALUE_LENGTHS].buf;
+    int64_t *key_positions = columns[KEY_POSITIONS].buf, *value_positions = columns[VALUE_POSITIONS].buf;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int64_t spans[2][2] = {{key_starts[i], key_lengths[i]}, {value_starts[i], value_lengths[i]}};
+        for (int s = 0; s < 2; s++)
+            if (spans[s][1] > 0 && (spans[s][0] < 0 || spans[s][0] > data.len - spans[s][1])) {
+                PyErr_Format(PyExc_ValueError, "record %zd: a span [%lld, +%lld) outside %zd bytes", i,
+                             (long long)spans[s][0], (long long)spans[s][1], data.len);
+                goto done;
+            }
+        total += record_size(body_size(delta(timestamps[i], base_timestamp), delta(offsets[i], base_offset),
+                                       (Py_ssize_t)key_lengths[i], (Py_ssize_t)value_lengths[i]));
+    }
+    result = PyBytes_FromStringAndSize(NULL, total);
+    if (result == NULL)
+        goto done;
+    char *start = PyBytes_AS_STRING(result), *out = start;
+    const char *source = data.buf;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t key_length = (Py_ssize_t)key_lengths[i], value_length = (Py_ssize_t)value_lengths[i];
+        uint64_t ts_delta = delta(timestamps[i], base_timestamp), offset_delta = delta(offsets[i], base_offset);
+        out = write_varint(out, zigzag(body_size(ts_delta, offset_delta, key_length, value_length)));
+        *out++ = 0; /* attributes */
+        out = write_varint(out, ts_delta);
+        out = write_varint(out, offset_delta);
+        out = write_varint(out, zigzag(key_length));
+        key_positions[i] = at + (out - start);
+        if (key_length > 0) {
+            memcpy(out, source + key_starts[i], (size_t)key_length);
+            out += key_length;
+        }
+        out = write_varint(out, zigzag(value_length));
+        value_positions[i] = at + (out - start);
+        if (value_length > 0) {
+            memcpy(out, source + value_starts[i], (size_t)value_length);
+            out += value_length;
+        }
+        *out++ = 0; /* headersCount */
+    }
+done:
+    PyBuffer_Release(&data);
+    for (int c = 0; c < COLUMNS; c++)
+        PyBuffer_Release(&columns[c]);
+    return result;
+}
 
 /* A column of key or value lengths: an int64 buffer of them (-1: null), or a sequence of bytes and None. */
 typedef struct {
