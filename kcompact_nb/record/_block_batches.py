@@ -122,11 +122,32 @@ class BlockBatches:
         columns = decode_plain_batches(
             source, starts, ends, [h[0] for h in headers], [h[7] for h in headers], [h[6] for h in headers], counts
         )
+        self.plain: list[bool] = columns.plain.tolist()
+        self.keyed_spans: tuple[bytes, Any, Any, Any, Any] | None = None
+        """Every record's key as a span of the block's bytes (or its view: starts and lengths), its value's length and
+        its offset, when keys are not numbered and every batch is a plain data batch outside transactions with keyed
+        records only."""
+        if (
+            not decoder.number_keys
+            and columns.plain.all()
+            and not (columns.key_lengths < 0).any()
+            and not (attributes & (L.CONTROL_BIT | L.TRANSACTIONAL_BIT)).any()
+        ):
+            self.keyed_spans = (source, columns.key_starts, columns.key_lengths, columns.value_lengths, columns.offsets)
+        self._split: tuple[Any, ...] | None = (columns, source, starts, keys)
+        if decoder.number_keys:
+            self._rows()  # keys numbered block by block, in file order
+
+    def _rows(self) -> None:
+        """Each plain batch's rows and the records' columns, as :meth:`batch` reads them (made when first asked: a
+        block taken as its keyed run may never be)."""
+        columns, source, starts, keys = cast("tuple[Any, ...]", self._split)
+        self._split = None
+        decoder = self.decoder
         taken = numpy.where(columns.plain, columns.counts, 0)
         decoded = numpy.repeat(columns.plain, columns.counts)
-        relative = view is None or decoder.number_keys
+        relative = self.view is None or decoder.number_keys
         batch_starts = numpy.repeat(starts if relative else numpy.zeros_like(starts), columns.counts)[decoded]
-        self.plain: list[bool] = columns.plain.tolist()
         ends_of_records = numpy.cumsum(taken)
         self.bounds: list[tuple[int, int]] = list(
             zip((ends_of_records - taken).tolist(), ends_of_records.tolist(), strict=True)
@@ -139,17 +160,6 @@ class BlockBatches:
             self.key_starts = _int64_array(columns.key_starts[decoded] - batch_starts)
             self.key_lengths = _int64_array(columns.key_lengths[decoded])
         self.offsets = _int64_array(columns.offsets[decoded])
-        self.keyed_spans: tuple[bytes, Any, Any, Any, Any] | None = None
-        """Every record's key as a span of the block's bytes (or its view: starts and lengths), its value's length and
-        its offset, when keys are not numbered and every batch is a plain data batch outside transactions with keyed
-        records only."""
-        if (
-            not decoder.number_keys
-            and self.keyless[-1] == 0
-            and columns.plain.all()
-            and not (attributes & (L.CONTROL_BIT | L.TRANSACTIONAL_BIT)).any()
-        ):
-            self.keyed_spans = (source, columns.key_starts, columns.key_lengths, columns.value_lengths, columns.offsets)
         self.timestamps = _int64_array(columns.timestamps[decoded])
         self.value_starts = _int64_array(columns.value_starts[decoded] - batch_starts)
         self.value_lengths = _int64_array(columns.value_lengths[decoded])
@@ -159,6 +169,8 @@ class BlockBatches:
         decoder = self.decoder
         if not self.plain[index]:
             return decoder.decode_batch(data, position, next_offset)
+        if self._split is not None:
+            self._rows()
         header = decoder.check_header(data, position, next_offset)
         codec = L.COMPRESSION_CODECS[header[5] & L.CODEC_MASK]
         first, end = self.bounds[index]
