@@ -106,9 +106,9 @@ def _framed(batch: RecordBatch, body: bytes, compressed: bool) -> bytes:
 
 
 def placed(batch: RecordBatch) -> RecordBatch:
-    """An uncompressed batch of packed records whose keys and values are spans of another batch's bytes
-    (:meth:`PackedRecords.spans_subset`), encoded: with its ``raw`` bytes, its records' keys and values spans of
-    them, so it holds no other batch's bytes; no key or value is sliced out (``placed_records_section``)."""
+    """An uncompressed batch of packed records whose keys and values are spans of other bytes (a block read from a
+    file: :meth:`PackedRecords.spans`), encoded: with its ``raw`` bytes, its records' keys and values spans of them,
+    so it holds no other bytes; no key or value is sliced out (``placed_records_section``)."""
     records = cast("PackedRecords", batch.records)
     base_timestamp = base_timestamp_of(batch)
     section, key_positions, value_positions = placed_records_section(

@@ -30,6 +30,7 @@ from kcompact_nb.record._key_registry import KeyRegistry
 from kcompact_nb.record._packed_records import PackedRecords
 from kcompact_nb.record._record import Record, record_from_tuple
 from kcompact_nb.record._record_batch import RecordBatch, TimestampType
+from kcompact_nb.record._vector_decoder import PlainColumns
 
 PACKED_MIN_RECORDS = 3
 """Batches of fewer records hold a tuple of records: smaller and faster to build than columns there."""
@@ -123,17 +124,18 @@ class BlockBatches:
             source, starts, ends, [h[0] for h in headers], [h[7] for h in headers], [h[6] for h in headers], counts
         )
         self.plain: list[bool] = columns.plain.tolist()
-        self.keyed_spans: tuple[bytes, Any, Any, Any, Any] | None = None
-        """Every record's key as a span of the block's bytes (or its view: starts and lengths), its value's length and
-        its offset, when keys are not numbered and every batch is a plain data batch outside transactions with keyed
-        records only."""
+        self.keyed_spans: PlainColumns | None = None
+        """The block's records' columns (their keys and values spans of :attr:`source`), when keys are not numbered
+        and every batch is a plain data batch outside transactions with keyed records only."""
         if (
             not decoder.number_keys
             and columns.plain.all()
             and not (columns.key_lengths < 0).any()
             and not (attributes & (L.CONTROL_BIT | L.TRANSACTIONAL_BIT)).any()
         ):
-            self.keyed_spans = (source, columns.key_starts, columns.key_lengths, columns.value_lengths, columns.offsets)
+            self.keyed_spans = columns
+        self.source = source
+        """The bytes the records' spans point into: the block's, or its uncompressed view."""
         self._split: tuple[Any, ...] | None = (columns, source, starts, keys)
         if decoder.number_keys:
             self._rows()  # keys numbered block by block, in file order

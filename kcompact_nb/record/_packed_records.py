@@ -196,23 +196,6 @@ class PackedRecords(Sequence[Record]):
             return None
         return (*keys, values.starts, values.lengths)
 
-    def spans_subset(self, indexes: Sequence[int]) -> PackedRecords:
-        """The records at ``indexes`` (ascending), their keys and values still spans of the batch's bytes (which the
-        subset keeps alive: for a batch rebuilt at once, :func:`~kcompact_nb.record.placed`); records with
-        :meth:`spans` only."""
-        spans = self.spans()
-        if spans is None:
-            raise ValueError("the records' keys and values are not spans of one batch's bytes")
-        data, *columns = spans
-        take = itemgetter(*indexes) if len(indexes) > 1 else lambda column: [column[i] for i in indexes]
-        offsets, timestamps, key_starts, key_lengths, value_starts, value_lengths = (
-            array("q", take(column)) for column in (self.offsets, self.timestamps, *columns)
-        )
-        all_keyed = bool(self.all_keyed) or (len(key_lengths) > 0 and min(key_lengths) >= 0)
-        return PackedRecords.from_span_keys(
-            offsets, timestamps, data, (key_starts, key_lengths), (value_starts, value_lengths), all_keyed
-        )
-
     def subset(self, indexes: Sequence[int]) -> PackedRecords:
         """The records at ``indexes`` (ascending), still packed (no :class:`Record` built); values still in the
         batch's bytes are sliced out, so a rebuilt batch keeps only its own records' bytes alive."""

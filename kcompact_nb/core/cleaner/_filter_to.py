@@ -204,12 +204,17 @@ def rebuilt(
     encoder: BatchEncoder,
     kafka_version: KafkaVersion,
 ) -> RecordBatch:
-    """The batch with only ``retained`` (``buildRetainedRecordsInto``), stamped ``now + delete.retention.ms``."""
-    # Java's long sum: delete.retention.ms near Long.MAX_VALUE wraps it negative, so a later pass removes the tombstone
-    horizon = java_long(record_filter.now_ms + record_filter.delete_retention_ms) if stamp else batch.delete_horizon_ms
+    """The batch with only ``retained`` (``buildRetainedRecordsInto``), stamped :func:`delete_horizon`."""
+    horizon = delete_horizon(record_filter) if stamp else batch.delete_horizon_ms
     return compressed(
         rebuild_batch(batch, retained, delete_horizon_ms=horizon), encoder, level=None, kafka_version=kafka_version
     )
+
+
+def delete_horizon(record_filter: RecordFilter) -> int:
+    """The delete horizon a pass stamps: ``now + delete.retention.ms``, Java's long sum (``delete.retention.ms`` near
+    ``Long.MAX_VALUE`` wraps it negative, so a later pass removes the tombstone)."""
+    return java_long(record_filter.now_ms + record_filter.delete_retention_ms)
 
 
 def rebuild_batch(batch: RecordBatch, records: Sequence[Any], *, delete_horizon_ms: int | None) -> RecordBatch:

@@ -17,7 +17,8 @@ the pass in memory) check that they give the same logs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from itertools import compress, repeat
 from operator import and_, is_not, le
 from typing import Any, cast
@@ -33,7 +34,7 @@ from kcompact_nb.core.cleaner._cleaner import (
     RecordLoops,
 )
 from kcompact_nb.core.cleaner._decisions import PassDecisions, RecordDecision, RecordRule
-from kcompact_nb.core.cleaner._filter_to import FilteredBatch, rebuilt
+from kcompact_nb.core.cleaner._filter_to import FilteredBatch, delete_horizon, rebuilt
 from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._strategies import Strategy
@@ -43,12 +44,12 @@ from kcompact_nb.record import (
     BatchEncoder,
     PackedRecords,
     RecordBatch,
-    TimestampType,
     placed,
     record_keys,
     record_offsets,
     record_values,
 )
+from kcompact_nb.record import batch_header as L
 
 
 def record_loops_for(offset_map: OffsetMap, strategy: Strategy) -> RecordLoops:
@@ -117,19 +118,22 @@ class WholeBatches(RecordByRecord):
         version = record_filter.cleaning.cleaner.broker.version
         tombstones_kept = numpy.add.reduceat(keep & run.null_values, firsts) > 0
         stamp = version.has_batch_delete_horizon & ~run.stamped & tombstones_kept  # needToSetDeleteHorizon
-        read = numpy.flatnonzero(kept).tolist()
+        whole = (kept == run.counts) & ~stamp
+        in_place = (kept > 0) & ~whole & ((run.attributes & (L.CODEC_MASK | L.LOG_APPEND_TIME_BIT)) == 0)
+        read = numpy.flatnonzero((kept > 0) & ~in_place).tolist()
         outcomes = [FilteredBatch(None, 0, -1)] * len(run.counts)
         for index, batch in zip(read, block.batches_at(read), strict=True):
-            if kept[index] == run.counts[index] and not stamp[index]:
+            if whole[index]:
                 outcomes[index] = FilteredBatch(batch, int(kept[index]), batch.last_offset)
                 continue
             rows = numpy.flatnonzero(keep[firsts[index] : firsts[index] + run.counts[index]]).tolist()
-            retained, in_place = _subset(batch, rows)
+            retained = _subset(batch.records, rows)
             output = rebuilt(batch, retained, record_filter, stamp=bool(stamp[index]), encoder=encoder,
                              kafka_version=version)  # fmt: skip
-            outcomes[index] = FilteredBatch(
-                placed(output) if in_place else output, len(rows), record_offsets(retained)[-1]
-            )
+            outcomes[index] = FilteredBatch(output, len(rows), record_offsets(retained)[-1])
+        horizon = delete_horizon(record_filter)
+        for index, output in _rebuilt_in_place(run, keep, kept, numpy.flatnonzero(in_place).tolist(), stamp, horizon):
+            outcomes[index] = FilteredBatch(output, int(kept[index]), record_offsets(output.records)[-1])
         return outcomes
 
     def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
@@ -188,16 +192,54 @@ class WholeBatches(RecordByRecord):
         return list(compress(records, latest))
 
 
-def _subset(batch: RecordBatch, rows: list[int]) -> tuple[Sequence[Any], bool]:
-    """The batch's records at ``rows`` (ascending), packed ones still packed; and whether they are still spans of the
-    batch's bytes, for its rebuilt batch to be :func:`~kcompact_nb.record.placed` (uncompressed, its records' own
-    timestamps)."""
-    records = batch.records
-    if not isinstance(records, PackedRecords):
-        return [records[row] for row in rows], False
-    if batch.compression == "none" and batch.timestamp_type is TimestampType.CREATE_TIME and records.spans():
-        return records.spans_subset(rows), True
-    return records.subset(rows), False
+def _subset(records: Sequence[Any], rows: list[int]) -> Sequence[Any]:
+    """The records at ``rows`` (ascending), packed ones still packed."""
+    return records.subset(rows) if isinstance(records, PackedRecords) else [records[row] for row in rows]
+
+
+def _rebuilt_in_place(
+    run: KeyedRun, keep: Any, kept: Any, indexes: list[int], stamp: Any, horizon: int
+) -> Iterator[tuple[int, RecordBatch]]:
+    """The run's uncompressed CreateTime batches at ``indexes``, each with its kept records (``keep``; ``kept`` per
+    batch) as ``buildRetainedRecordsInto`` writes it: the source batch's header fields (its last offset too), its
+    first kept record's timestamp as the base (the delete horizon where the batch has one: ``horizon`` where
+    ``stamp`` says it is stamped now) and their largest as the max; written from the block's bytes
+    (:func:`~kcompact_nb.record.placed`), the source batch never read."""
+    rows = numpy.flatnonzero(keep)
+    offsets, timestamps, key_starts, key_lengths, value_starts, value_lengths = (
+        array("q", column[rows].tobytes())
+        for column in (
+            run.offsets,
+            run.timestamps,
+            run.key_starts,
+            run.key_lengths,
+            run.value_starts,
+            run.value_lengths,
+        )
+    )
+    ends = numpy.cumsum(kept).tolist()
+    for index in indexes:
+        first, end = ends[index] - int(kept[index]), ends[index]
+        stamps = timestamps[first:end]
+        records = PackedRecords.from_span_keys(
+            offsets[first:end], stamps, run.data, (key_starts[first:end], key_lengths[first:end]),
+            (value_starts[first:end], value_lengths[first:end]), True,
+        )  # fmt: skip
+        batch_horizon = horizon if stamp[index] else int(run.base_timestamps[index]) if run.stamped[index] else None
+        source = RecordBatch(
+            base_offset=int(run.base_offsets[index]),
+            last_offset=int(run.last_offsets[index]),
+            records=records,
+            size_bytes=0,  # placed sizes it
+            base_timestamp=stamps[0] if batch_horizon is None else batch_horizon,
+            max_timestamp=max(stamps),
+            producer_id=int(run.producer_ids[index]),
+            producer_epoch=int(run.producer_epochs[index]),
+            base_sequence=int(run.base_sequences[index]),
+            delete_horizon_ms=batch_horizon,
+            partition_leader_epoch=int(run.leader_epochs[index]),
+        )
+        yield index, placed(source)
 
 
 def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[Sequence[bytes], Sequence[int]]:

@@ -15,36 +15,55 @@ from typing import Any, NamedTuple, Protocol
 
 from kcompact_nb.core.model._segment import Segment
 from kcompact_nb.record import RecordBatch
+from kcompact_nb.record import batch_header as L
 
 
 class KeyedRun(NamedTuple):
     """A block's batches as a pass needs them when each is a data batch outside transactions whose records all have
-    keys and no headers: per record (in order) its key (a span of ``data``), whether its value is null, its offset;
-    per batch its header's fields. Numpy int64 arrays."""
+    keys and no headers: per record (in order) its offset, timestamp, key and value (spans of ``data``); per batch its
+    header's fields. Numpy int64 arrays."""
 
     data: bytes
+    offsets: Any
+    timestamps: Any
     key_starts: Any
     """Where each record's key starts in ``data``."""
     key_lengths: Any
-    null_values: Any
-    """Whether each record's value is null (a numpy bool array)."""
-    offsets: Any
+    value_starts: Any
+    value_lengths: Any
+    """-1: a null value."""
     counts: Any
     """Each batch's record count (at least 1)."""
     sizes: Any
     """Each batch's size in bytes."""
+    base_offsets: Any
     last_offsets: Any
-    producer_ids: Any
     base_timestamps: Any
-    stamped: Any
-    """Whether each batch carries a delete horizon (then its base timestamp; a numpy bool array)."""
-    base_offset: int
-    """The first batch's base offset."""
+    attributes: Any
+    leader_epochs: Any
+    producer_ids: Any
+    producer_epochs: Any
+    base_sequences: Any
+
+    @property
+    def base_offset(self) -> int:
+        """The first batch's base offset."""
+        return int(self.base_offsets[0])
 
     @property
     def last_offset(self) -> int:
         """The last batch's last offset."""
         return int(self.last_offsets[-1])
+
+    @property
+    def null_values(self) -> Any:
+        """Whether each record's value is null (a numpy bool array)."""
+        return self.value_lengths < 0
+
+    @property
+    def stamped(self) -> Any:
+        """Whether each batch carries a delete horizon (then its base timestamp; a numpy bool array)."""
+        return (self.attributes & L.DELETE_HORIZON_BIT) != 0
 
 
 class BatchBlock(Protocol):

@@ -12,8 +12,8 @@ from kcompact_nb.record import batch_header as L
 
 class BlockHeaders:
     """The header fields of a block's batches, int64 columns read with numpy at their byte positions in a v2
-    batch (``DefaultRecordBatch``: baseOffset 0, length 8, attributes 21, lastOffsetDelta 23, baseTimestamp 27,
-    producerId 43, recordsCount 57; big-endian)."""
+    batch (``DefaultRecordBatch``: baseOffset 0, length 8, partitionLeaderEpoch 12, attributes 21, lastOffsetDelta 23,
+    baseTimestamp 27, producerId 43, producerEpoch 51, baseSequence 53, recordsCount 57; big-endian)."""
 
     def __init__(self, block: FramedBlock) -> None:
         data, self.starts = block.data, numpy.array(block.starts, numpy.int64)
@@ -23,7 +23,10 @@ class BlockHeaders:
         self.last_deltas = _field(data, self.starts + 23, ">i4")
         self.base_timestamps = _field(data, self.starts + 27, ">i8")
         self.counts = _field(data, self.starts + 57, ">i4")
+        self.leader_epochs = _field(data, self.starts + 12, ">i4")
         self.producer_ids = _field(data, self.starts + 43, ">i8")
+        self.producer_epochs = _field(data, self.starts + 51, ">i2")
+        self.base_sequences = _field(data, self.starts + 53, ">i4")
         self.last_offsets = self.base_offsets + self.last_deltas
 
     def floors(self, next_offset: int) -> Any:

@@ -18,7 +18,6 @@ from kcompact_nb.io._errors import CorruptBatchError
 from kcompact_nb.io.logdir._block_headers import BlockHeaders
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes, FramingOptions, SegmentFraming
 from kcompact_nb.record import BlockBatches, FramedBatchDecoder, FramedBlock
-from kcompact_nb.record import batch_header as L
 
 T = TypeVar("T")
 
@@ -175,18 +174,19 @@ class _ReadBlock:
         self._read = False
 
     def keyed_run(self) -> KeyedRun | None:
-        spans = self.decoded.keyed_spans
-        if spans is None:
+        columns = self.decoded.keyed_spans
+        if columns is None:
             return None
         reader, headers = self.reader, BlockHeaders(self.block)
         self._floors = headers.floors(reader._next_offset)
         if not headers.valid(self._floors, base_offset=reader.base_offset, end_offset=reader.end_offset):
             return None  # read batch by batch, which raises what is wrong
-        data, key_starts, key_lengths, value_lengths, offsets = spans
-        stamped = (headers.attributes & L.DELETE_HORIZON_BIT) != 0
-        self._run = KeyedRun(data, key_starts, key_lengths, value_lengths < 0, offsets, headers.counts,
-                             headers.ends - headers.starts, headers.last_offsets, headers.producer_ids,
-                             headers.base_timestamps, stamped, int(headers.base_offsets[0]))  # fmt: skip
+        self._run = KeyedRun(
+            self.decoded.source, columns.offsets, columns.timestamps, columns.key_starts, columns.key_lengths,
+            columns.value_starts, columns.value_lengths, headers.counts, headers.ends - headers.starts,
+            headers.base_offsets, headers.last_offsets, headers.base_timestamps, headers.attributes,
+            headers.leader_epochs, headers.producer_ids, headers.producer_epochs, headers.base_sequences,
+        )  # fmt: skip
         return self._run
 
     def batches_at(self, indexes: Sequence[int]) -> list[RecordBatch]:

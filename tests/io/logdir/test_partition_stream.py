@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -276,6 +276,8 @@ def test_blocks_of_plain_keyed_batches_are_filtered_at_once_tombstones_and_their
     for i in range(600, 700):
         log.append([NewRecord(b"k%03d" % (i % 150), None if i % 4 == 0 else b"w" * 20, timestamp=i)], now_ms=i)
     log.roll(now_ms=700)
+    for segment in log.segments:  # batches of leaders of several epochs: a rebuilt batch keeps its partitionLeaderEpoch
+        segment.batches = [replace(b, partition_leader_epoch=i % 3, raw=None) for i, b in enumerate(segment.batches)]
     folder = write_partition_dir(log, tmp_path / "in")
     filtered: list[tuple[int, Any]] = []  # (records read, what became of the batch) of each batch filtered at once
     filter_run = WholeBatches.filter_run
