@@ -47,6 +47,8 @@ def base_timestamp_of(batch: RecordBatch) -> int:
 def encode_records(batch: RecordBatch) -> bytes:
     """The uncompressed records section of ``batch`` (deltas against its stored base timestamp)."""
     records = batch.records
+    if isinstance(records, PackedRecords) and records.spans() is not None:  # written from the spans, none sliced out
+        return placed_records_section(records, batch.base_offset, base_timestamp_of(batch), 0)[0]
     if records.headers is None if isinstance(records, PackedRecords) else not any(r.headers for r in records):
         return records_section(batch.records, batch.base_offset, base_timestamp_of(batch))
     return _records_with_headers(batch)
@@ -106,22 +108,26 @@ def _framed(batch: RecordBatch, body: bytes, compressed: bool) -> bytes:
 
 
 def placed(batch: RecordBatch) -> RecordBatch:
-    """An uncompressed batch of packed records whose keys and values are spans of other bytes (a block read from a
-    file: :meth:`PackedRecords.spans`), encoded: with its ``raw`` bytes, its records' keys and values spans of them,
-    so it holds no other bytes; no key or value is sliced out (``placed_records_section``)."""
+    """A batch of packed records whose keys and values are spans of other bytes (a block read from a file:
+    :meth:`PackedRecords.spans`), its records section written once (``placed_records_section``, no key or value
+    sliced out) and its records made spans of that: an uncompressed batch with its ``raw`` bytes, a compressed one
+    with its records laid out as a block's uncompressed view lays a batch out (its header, then its records), sized
+    uncompressed for :func:`~kcompact_nb.record.compressed` (which compresses that section). It holds no other
+    bytes."""
     records = cast("PackedRecords", batch.records)
     base_timestamp = base_timestamp_of(batch)
     section, key_positions, value_positions = placed_records_section(
         records, batch.base_offset, base_timestamp, L.RECORD_BATCH_OVERHEAD
     )
-    raw = _framed(batch, section, compressed=False)
+    layout = _framed(batch, section, compressed=False)
     _, _, key_lengths, _, value_lengths = cast("tuple[Any, ...]", records.spans())
     moved = PackedRecords.from_span_keys(
-        records.offsets, records.timestamps, raw, (key_positions, key_lengths), (value_positions, value_lengths),
+        records.offsets, records.timestamps, layout, (key_positions, key_lengths), (value_positions, value_lengths),
         bool(records.all_keyed),
     )  # fmt: skip
+    raw = layout if batch.compression == "none" else None
     return RecordBatch(  # positional, in RecordBatch's field order: dataclasses.replace costs a rebuilt batch 25 us
-        batch.base_offset, batch.last_offset, moved, len(raw), batch.base_timestamp, batch.max_timestamp,
+        batch.base_offset, batch.last_offset, moved, len(layout), batch.base_timestamp, batch.max_timestamp,
         batch.producer_id, batch.producer_epoch, batch.base_sequence, batch.is_transactional, batch.is_control,
         batch.timestamp_type, batch.compression, batch.delete_horizon_ms, batch.partition_leader_epoch, raw,
     )  # fmt: skip

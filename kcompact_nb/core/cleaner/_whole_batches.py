@@ -44,6 +44,7 @@ from kcompact_nb.record import (
     BatchEncoder,
     PackedRecords,
     RecordBatch,
+    compressed,
     placed,
     record_keys,
     record_offsets,
@@ -119,7 +120,7 @@ class WholeBatches(RecordByRecord):
         tombstones_kept = numpy.add.reduceat(keep & run.null_values, firsts) > 0
         stamp = version.has_batch_delete_horizon & ~run.stamped & tombstones_kept  # needToSetDeleteHorizon
         whole = (kept == run.counts) & ~stamp
-        in_place = (kept > 0) & ~whole & ((run.attributes & (L.CODEC_MASK | L.LOG_APPEND_TIME_BIT)) == 0)
+        in_place = (kept > 0) & ~whole & ((run.attributes & L.LOG_APPEND_TIME_BIT) == 0)
         read = numpy.flatnonzero((kept > 0) & ~in_place).tolist()
         outcomes = [FilteredBatch(None, 0, -1)] * len(run.counts)
         for index, batch in zip(read, block.batches_at(read), strict=True):
@@ -132,7 +133,8 @@ class WholeBatches(RecordByRecord):
                              kafka_version=version)  # fmt: skip
             outcomes[index] = FilteredBatch(output, len(rows), record_offsets(retained)[-1])
         horizon = delete_horizon(record_filter)
-        for index, output in _rebuilt_in_place(run, keep, kept, numpy.flatnonzero(in_place).tolist(), stamp, horizon):
+        for index, source in _rebuilt_in_place(run, keep, kept, numpy.flatnonzero(in_place).tolist(), stamp, horizon):
+            output = compressed(placed(source), encoder, level=None, kafka_version=version)
             outcomes[index] = FilteredBatch(output, int(kept[index]), record_offsets(output.records)[-1])
         return outcomes
 
@@ -200,11 +202,11 @@ def _subset(records: Sequence[Any], rows: list[int]) -> Sequence[Any]:
 def _rebuilt_in_place(
     run: KeyedRun, keep: Any, kept: Any, indexes: list[int], stamp: Any, horizon: int
 ) -> Iterator[tuple[int, RecordBatch]]:
-    """The run's uncompressed CreateTime batches at ``indexes``, each with its kept records (``keep``; ``kept`` per
-    batch) as ``buildRetainedRecordsInto`` writes it: the source batch's header fields (its last offset too), its
+    """The run's CreateTime batches at ``indexes``, each with its kept records (``keep``; ``kept`` per batch) as
+    ``buildRetainedRecordsInto`` builds it: the source batch's header fields (its last offset and codec too), its
     first kept record's timestamp as the base (the delete horizon where the batch has one: ``horizon`` where
-    ``stamp`` says it is stamped now) and their largest as the max; written from the block's bytes
-    (:func:`~kcompact_nb.record.placed`), the source batch never read."""
+    ``stamp`` says it is stamped now) and their largest as the max; its records spans of the block's bytes, to be
+    :func:`~kcompact_nb.record.placed` (the source batch is never read)."""
     rows = numpy.flatnonzero(keep)
     offsets, timestamps, key_starts, key_lengths, value_starts, value_lengths = (
         array("q", column[rows].tobytes())
@@ -236,10 +238,11 @@ def _rebuilt_in_place(
             producer_id=int(run.producer_ids[index]),
             producer_epoch=int(run.producer_epochs[index]),
             base_sequence=int(run.base_sequences[index]),
+            compression=L.COMPRESSION_CODECS[int(run.attributes[index]) & L.CODEC_MASK],
             delete_horizon_ms=batch_horizon,
             partition_leader_epoch=int(run.leader_epochs[index]),
         )
-        yield index, placed(source)
+        yield index, source
 
 
 def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[Sequence[bytes], Sequence[int]]:

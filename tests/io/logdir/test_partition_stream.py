@@ -257,24 +257,29 @@ def test_blocks_of_plain_keyed_batches_go_into_the_map_at_once_until_it_might_fi
     assert sum(records for records, _ in runs) > 90 > sum(records for records, taken in runs if taken)
 
 
-@pytest.mark.parametrize("version", ["4.4.0", "2.8.2"])
+@pytest.mark.parametrize(
+    ("version", "codec"), [("4.4.0", "none"), ("2.8.2", "none"), ("4.4.0", "gzip"), ("3.9.0", "lz4")]
+)
 def test_blocks_of_plain_keyed_batches_are_filtered_at_once_tombstones_and_their_horizons_too(
-    tmp_path: Path, monkeypatch, version: str
+    tmp_path: Path, monkeypatch, version: str, codec: str
 ) -> None:
     """A block of data batches without producers, all keyed, is filtered at once (``filter_run``): whole batches
-    kept, emptied ones deleted, the others rebuilt, a kept tombstone's batch stamped with a delete horizon (3.1 on,
-    spec 7.4) and removed once past it; the same stats, segments and bytes as the pass in memory."""
+    kept, emptied ones deleted, the others rebuilt (compressed again with their codec), a kept tombstone's batch
+    stamped with a delete horizon (3.1 on, spec 7.4) and removed once past it; the same stats, segments and bytes
+    as the pass in memory."""
     config = TopicConfig.from_properties(
         {"cleanup.policy": "compact", "segment.bytes": 4000, "delete.retention.ms": 100_000}
     )
     log = PartitionLog("w", config=config, broker=BrokerConfig.from_properties({"kafka.version": version}))
     for i in range(600):
         values = [None if (i + j) % 5 == 0 else b"v" * 20 for j in range(i % 3 + 1)]
-        log.append([NewRecord(b"k%03d" % ((i * 7 + j) % 150), v, timestamp=i) for j, v in enumerate(values)], now_ms=i)
+        records = [NewRecord(b"k%03d" % ((i * 7 + j) % 150), v, timestamp=i) for j, v in enumerate(values)]
+        log.append(records, now_ms=i, compression=codec if i % 2 else "none")
     log.roll(now_ms=600)
     CleanerManager(log.broker).clean_log(log, now_ms=NOW, force=True)  # stamps the tombstones it keeps (3.1 on)
     for i in range(600, 700):
-        log.append([NewRecord(b"k%03d" % (i % 150), None if i % 4 == 0 else b"w" * 20, timestamp=i)], now_ms=i)
+        records = [NewRecord(b"k%03d" % (i % 150), None if i % 4 == 0 else b"w" * 20, timestamp=i) for _ in range(2)]
+        log.append(records, now_ms=i, compression=codec)
     log.roll(now_ms=700)
     for segment in log.segments:  # batches of leaders of several epochs: a rebuilt batch keeps its partitionLeaderEpoch
         segment.batches = [replace(b, partition_leader_epoch=i % 3, raw=None) for i, b in enumerate(segment.batches)]
@@ -293,7 +298,8 @@ def test_blocks_of_plain_keyed_batches_are_filtered_at_once_tombstones_and_their
         checkpoint = log.cleaner_checkpoint
         assert_same_pass(folder, now_ms=now, config=config, cleaner_checkpoint=checkpoint, broker=log.broker)
         assert {outcome.retained for _, outcome in filtered if outcome.output is None} == {0}  # deleted
-        assert any(0 < outcome.retained < read for read, outcome in filtered)  # rebuilt
+        rebuilt = [outcome.output for read, outcome in filtered if 0 < outcome.retained < read]
+        assert codec in {batch.compression for batch in rebuilt}
 
 
 def test_the_pass_over_a_partition_on_disk_writes_its_cleaned_groups_and_the_writer_copies_the_rest(
