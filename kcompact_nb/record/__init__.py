@@ -78,6 +78,7 @@ from kcompact_nb.record._record_sizes import (
     record_size_of_lengths,
     record_sizes_of_lengths,
 )
+from kcompact_nb.record._vector_decoder import PlainColumns
 
 __all__ = [
     "batch_attributes_and_crc",
@@ -102,6 +103,7 @@ __all__ = [
     "end_txn_marker_value",
     "FramedBatchDecoder",
     "BlockBatches",
+    "PlainColumns",
     "FramedBlock",
     "full_libzstd",
     "Header",

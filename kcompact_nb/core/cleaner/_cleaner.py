@@ -246,7 +246,7 @@ def _build_offset_map_for_segment(
         if run is not None and run.base_offset >= start and cleaner.loops.map_run(cleaning, run):
             transactions.on_plain_batches_read(run.last_offset)
             stats.map_bytes_read += sum(map(buffer.read, run.sizes.tolist()))
-            stats.map_messages_read += len(run.offsets)
+            stats.map_messages_read += len(run.records.offsets)
             cleaner.offset_map.latest_offset = run.last_offset
             continue
         for batch in block.batches():

@@ -89,10 +89,10 @@ class WholeBatches(RecordByRecord):
     def map_run(self, cleaning: Cleaning, run: KeyedRun) -> bool:
         """The run's keys put at their offsets in one call, unless the map might reach its capacity within it (no batch
         of the run would then reach it either: each would be taken at once, as :meth:`map_records` takes it)."""
-        limit, records = self.offset_map.max_entries, len(run.offsets)
-        if limit is not None and self._size_upper_bound() + records >= limit and len(self.table) + records >= limit:
+        limit, records, count = self.offset_map.max_entries, run.records, len(run.records.offsets)
+        if limit is not None and self._size_upper_bound() + count >= limit and len(self.table) + count >= limit:
             return False
-        self.table.put_key_spans(run.data, run.key_starts, run.key_lengths, run.offsets)
+        self.table.put_key_spans(run.data, records.key_starts, records.key_lengths, records.offsets)
         return True
 
     def filter_run(
@@ -112,7 +112,8 @@ class WholeBatches(RecordByRecord):
             return None
         record_filter.transactions.on_plain_batches_read(run.last_offset)  # checkBatchRetention of each batch
         record_filter.discard_batch_records = False
-        keep = self.table.entries_of_key_spans(run.data, run.key_starts, run.key_lengths) <= run.offsets
+        records = run.records
+        keep = self.table.entries_of_key_spans(run.data, records.key_starts, records.key_lengths) <= records.offsets
         keep &= ~run.null_values | numpy.repeat(record_filter.retains_deletes_of_run(run), run.counts)
         firsts = numpy.cumsum(run.counts) - run.counts
         kept = numpy.add.reduceat(keep, firsts)
@@ -207,17 +208,10 @@ def _rebuilt_in_place(
     first kept record's timestamp as the base (the delete horizon where the batch has one: ``horizon`` where
     ``stamp`` says it is stamped now) and their largest as the max; its records spans of the block's bytes, to be
     :func:`~kcompact_nb.record.placed` (the source batch is never read)."""
-    rows = numpy.flatnonzero(keep)
+    rows, read = numpy.flatnonzero(keep), run.records
+    columns = (read.offsets, read.timestamps, read.key_starts, read.key_lengths, read.value_starts, read.value_lengths)
     offsets, timestamps, key_starts, key_lengths, value_starts, value_lengths = (
-        array("q", column[rows].tobytes())
-        for column in (
-            run.offsets,
-            run.timestamps,
-            run.key_starts,
-            run.key_lengths,
-            run.value_starts,
-            run.value_lengths,
-        )
+        array("q", column[rows].tobytes()) for column in columns
     )
     ends = numpy.cumsum(kept).tolist()
     for index in indexes:

@@ -14,24 +14,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from kcompact_nb.core.model._segment import Segment
-from kcompact_nb.record import RecordBatch
+from kcompact_nb.record import PlainColumns, RecordBatch
 from kcompact_nb.record import batch_header as L
 
 
 class KeyedRun(NamedTuple):
     """A block's batches as a pass needs them when each is a data batch outside transactions whose records all have
-    keys and no headers: per record (in order) its offset, timestamp, key and value (spans of ``data``); per batch its
-    header's fields. Numpy int64 arrays."""
+    keys and no headers: its records' columns (``records``: offsets, timestamps, and keys and values as spans of
+    ``data``, -1 lengths for null ones), and per batch its header's fields. Numpy int64 arrays."""
 
     data: bytes
-    offsets: Any
-    timestamps: Any
-    key_starts: Any
-    """Where each record's key starts in ``data``."""
-    key_lengths: Any
-    value_starts: Any
-    value_lengths: Any
-    """-1: a null value."""
+    records: PlainColumns
     counts: Any
     """Each batch's record count (at least 1)."""
     sizes: Any
@@ -58,7 +51,7 @@ class KeyedRun(NamedTuple):
     @property
     def null_values(self) -> Any:
         """Whether each record's value is null (a numpy bool array)."""
-        return self.value_lengths < 0
+        return self.records.value_lengths < 0
 
     @property
     def stamped(self) -> Any:

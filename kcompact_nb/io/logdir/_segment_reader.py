@@ -182,8 +182,7 @@ class _ReadBlock:
         if not headers.valid(self._floors, base_offset=reader.base_offset, end_offset=reader.end_offset):
             return None  # read batch by batch, which raises what is wrong
         self._run = KeyedRun(
-            self.decoded.source, columns.offsets, columns.timestamps, columns.key_starts, columns.key_lengths,
-            columns.value_starts, columns.value_lengths, headers.counts, headers.ends - headers.starts,
+            self.decoded.source, columns, headers.counts, headers.ends - headers.starts,
             headers.base_offsets, headers.last_offsets, headers.base_timestamps, headers.attributes,
             headers.leader_epochs, headers.producer_ids, headers.producer_epochs, headers.base_sequences,
         )  # fmt: skip

@@ -246,7 +246,7 @@ def test_blocks_of_plain_keyed_batches_go_into_the_map_at_once_until_it_might_fi
     map_run = WholeBatches.map_run
 
     def recorded(loops: WholeBatches, cleaning: Any, run: KeyedRun) -> bool:
-        runs.append((len(run.offsets), taken := map_run(loops, cleaning, run)))
+        runs.append((len(run.records.offsets), taken := map_run(loops, cleaning, run)))
         return taken
 
     monkeypatch.setattr(WholeBatches, "map_run", recorded)
