@@ -11,12 +11,15 @@
 - :mod:`~kcompact_nb.core.forecasting`: a produce model and a broker's cleaner run forward under it for days or
   weeks (not Kafka's: a forecast made with the engine).
 
-This face re-exports what the other packages use. Core needs the standard library and numpy only; it never
-imports pyspark, plotly, ipywidgets or pandas. Time is always a parameter (``now_ms``). See
+This face re-exports what the other packages use (the forecasting's names load it when first used: a command that
+forecasts nothing does not import it). Core needs the standard library and numpy only; it never imports pyspark,
+plotly, ipywidgets or pandas. Time is always a parameter (``now_ms``). See
 ``docs/architecture.md``.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from kcompact_nb.core.cleaner import (
     CleanerFailure,
@@ -34,30 +37,6 @@ from kcompact_nb.core.cleaner import (
     log_pool_order,
     log_to_clean,
     strategy_for,
-)
-from kcompact_nb.core.forecasting import (
-    Burst,
-    DailyCycle,
-    Forecast,
-    ForecastPass,
-    ProducedBatch,
-    ProduceModel,
-    ProduceModelError,
-    ProducerModel,
-    TopicLoad,
-    Transactions,
-    ValueSizes,
-    exact_events,
-    forecast,
-    forecast_summary,
-    lifetimes_table,
-    metrics_table,
-    partition_table,
-    passes_table,
-    play_model,
-    table_text,
-    thread_table,
-    what_if_table,
 )
 from kcompact_nb.core.model import (
     CLEANED_FILE_SUFFIX,
@@ -170,6 +149,32 @@ from kcompact_nb.record import (
     record_size_bytes,
     record_sizes_of_lengths,
 )
+
+if TYPE_CHECKING:
+    from kcompact_nb.core.forecasting import (
+        Burst,
+        DailyCycle,
+        Forecast,
+        ForecastPass,
+        ProducedBatch,
+        ProduceModel,
+        ProduceModelError,
+        ProducerModel,
+        TopicLoad,
+        Transactions,
+        ValueSizes,
+        exact_events,
+        forecast,
+        forecast_summary,
+        lifetimes_table,
+        metrics_table,
+        partition_table,
+        passes_table,
+        play_model,
+        table_text,
+        thread_table,
+        what_if_table,
+    )
 
 __all__ = [
     "AbortedTxn",
@@ -320,3 +325,48 @@ __all__ = [
     "WALL_CLOCK_FROM_MS",
     "what_if_table",
 ]
+
+
+_FORECASTING = frozenset(
+    {
+        "Burst",
+        "DailyCycle",
+        "Forecast",
+        "ForecastPass",
+        "ProducedBatch",
+        "ProduceModel",
+        "ProduceModelError",
+        "ProducerModel",
+        "TopicLoad",
+        "Transactions",
+        "ValueSizes",
+        "exact_events",
+        "forecast",
+        "forecast_summary",
+        "lifetimes_table",
+        "metrics_table",
+        "partition_table",
+        "passes_table",
+        "play_model",
+        "table_text",
+        "thread_table",
+        "what_if_table",
+    }
+)
+"""The forecasting's names, loaded when first used (PEP 562): a command that forecasts nothing (``kcompact inspect``,
+``clean``) does not import that subpackage."""
+
+
+def __getattr__(name: str) -> object:
+    """Load the forecasting on first use of one of its names (:data:`_FORECASTING`)."""
+    if name not in _FORECASTING:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from kcompact_nb.core import forecasting
+
+    value = getattr(forecasting, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

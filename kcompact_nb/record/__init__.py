@@ -31,6 +31,7 @@ from kcompact_nb.record._control_records import (
     control_record_type,
     end_txn_marker_value,
 )
+from kcompact_nb.record._crc import crc32c
 from kcompact_nb.record._encoders import BatchEncoder, check_codec, compressed
 from kcompact_nb.record._errors import (
     CodecUnavailableError,
@@ -109,6 +110,7 @@ __all__ = [
     "Header",
     "InvalidMagicError",
     "java_long",
+    "crc32c",
     "KafkaBatchEncoder",
     "KafkaModelError",
     "KcompactError",

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from crc32c import crc32c as calc_crc32c  # the C implementation kafka-python calls, without its wrapper
-
 from kcompact_nb.record import _batch_header as L
 from kcompact_nb.record._codec_releases import NEWEST_RELEASE, KafkaRelease
 from kcompact_nb.record._compression import check_codec_available, compress_records
+from kcompact_nb.record._crc import crc32c as calc_crc32c
 from kcompact_nb.record._encoders import EncodedBatch
 from kcompact_nb.record._kernels import placed_records_section, records_section
 from kcompact_nb.record._packed_records import PackedRecords

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from array import array
 
-from crc32c import crc32c
-
 from kcompact_nb.record import _batch_header as L
+from kcompact_nb.record._crc import crc32c
 from kcompact_nb.record._native_kernels import c_kernels
 
 _LENGTH = L.LENGTH_AND_OFFSET

@@ -13,6 +13,7 @@ from typing import Any
 
 from kcompact_nb.record._batch_framing import frame_in_c, frame_with_python
 from kcompact_nb.record._block_inflation import UncompressedView, inflate_in_c, inflate_with_python
+from kcompact_nb.record._crc import crc32c
 from kcompact_nb.record._key_numbering import KeyNumbering, NativeKeyNumbering, native_key_numbering
 from kcompact_nb.record._latest_entries import NumberedLatestEntries, SpanEntries, latest_entries_in_c
 from kcompact_nb.record._native_kernels import Kernel, c_kernels
@@ -86,6 +87,7 @@ frame_batches: Kernel[[bytes, bool], tuple[list[int], int]] = Kernel(
 
 KERNELS: tuple[Kernel[..., Any], ...] = (
     frame_batches,
+    crc32c,
     decode_plain_batches,
     uncompressed_view,
     key_numbering,

@@ -19,6 +19,7 @@ from kcompact_nb.cli._command import Command
 from kcompact_nb.cli._defaults import progress_setting
 from kcompact_nb.cli._registry import COMMANDS
 from kcompact_nb.io import MissingCodecError, write_partition_dir
+from kcompact_nb.record import _native_kernels as native_kernels
 from tests.cli.conftest import KCOMPACT, kcompact
 from tests.conftest import compacted_log, rec
 from tests.io.kafka_bytes import tree_digest
@@ -63,6 +64,18 @@ def test_version_and_help_load_only_the_command_lines_own_modules(option):
         sorted(name for name in loaded if name.split(".")[0] in installed - {"kcompact_nb", "kcompact_launcher"}) == []
     )
     assert len(loaded) < 100, sorted(loaded)  # 64 today, the standard library's argparse, dataclasses, re, ...
+
+
+def test_inspect_loads_neither_the_forecasting_nor_the_crc32c_package():
+    """Issue #41 (the first line of ``kcompact inspect`` within 0.5 s): reading a log dir and judging its partitions
+    needs no forecast, and its CRC-32C checks (batches, producer snapshots) run in the C kernel, so neither
+    ``kcompact_nb.core.forecasting`` nor the ``crc32c`` package (whose import reads its metadata) is imported."""
+    if native_kernels.NATIVE is None:
+        pytest.skip("the C kernels were not built (no C compiler at install): the crc32c package computes CRCs")
+    sample = Path(__file__).resolve().parents[2] / "data" / "samples" / "kafka" / "compaction-basic" / "before"
+    loaded = imported_modules(str(KCOMPACT), "inspect", str(sample), "--config", "segment.ms=100")
+    assert "kcompact_nb.core.cleaner" in loaded and "kcompact_nb.io.files._index_files" in loaded  # it read the dir
+    assert not {name for name in loaded if name.startswith(("kcompact_nb.core.forecasting", "crc32c"))}
 
 
 def test_usage_errors_exit_2_with_argparse_message():

@@ -4,8 +4,9 @@ The table of kernels names every C export beside its twin, and :data:`NATIVE` sw
 ``decode_plain`` must call the same batches plain as ``decode_plain_batches`` (:mod:`kcompact_nb.record._kernels`)
 does in numpy and give them the same columns, on valid and on corrupted blocks; ``KeyTable`` must number keys as
 interning them one by one does (tests/record/test_key_numbering.py runs those tests on both) and refuse misuse;
-``OffsetTable`` must hold what the offset map's dict holds; ``frame_batches`` must frame the batches its twin frames
-(``records_section`` is held to kafka-python's bytes in tests/record/test_record_encoder.py).
+``OffsetTable`` must hold what the offset map's dict holds; ``frame_batches`` must frame the batches its twin frames,
+``crc32c`` compute the crc32c package's CRCs (``records_section`` is held to kafka-python's bytes in
+tests/record/test_record_encoder.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from hypothesis import strategies as st
 from kcompact_nb.core import KeyRegistry
 from kcompact_nb.core.cleaner._offset_table import DictOffsetTable
 from kcompact_nb.record import PackedRecords, _key_numbering, _native_kernels
+from kcompact_nb.record._crc import crc32c as crc32c_kernel
 from kcompact_nb.record._kernels import KERNELS, decode_plain_batches, frame_batches, key_numbering
 from kcompact_nb.record._offset_table import NativeOffsetTable
 from tests.io.kafka_bytes import kafka_batch, rec
@@ -406,3 +408,12 @@ def test_the_c_kernels_crc_is_crc32c_where_its_streams_split(streams, over) -> N
         changed = bytearray(data)
         changed[at] ^= 0x10
         assert frame_batches(bytes(changed), True) == ([], 0), at
+
+
+@needs_native
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.binary(max_size=70), st.binary(min_size=8000, max_size=30000)), st.integers(0, 7))
+def test_the_c_crc32c_is_the_crc32c_packages(data: bytes, skip: int) -> None:
+    """Bytes of any length (the SSE 4.2 path's three streams past 8 KiB), from any alignment (a memoryview)."""
+    view = memoryview(data)[min(skip, len(data)) :]
+    assert crc32c_kernel.c(view) == crc32c_kernel.python(view) == crc32c(view)

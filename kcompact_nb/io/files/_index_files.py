@@ -48,8 +48,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from crc32c import crc32c
-
 from kcompact_nb.core import (
     INDEX_FILE_SUFFIX,
     LONG_MAX,
@@ -64,6 +62,7 @@ from kcompact_nb.core import (
     segment_file_name,
 )
 from kcompact_nb.io._errors import IndexFileError, LogWriteError
+from kcompact_nb.record import crc32c
 
 INDEX_FILE_SUFFIXES = (INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX, PRODUCER_SNAPSHOT_FILE_SUFFIX)
 

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TypeVar
 
-from crc32c import crc32c as calc_crc32c  # the C implementation kafka-python calls, without its wrapper
-
 from kcompact_nb.core import LEFTOVER_SEGMENT_FILE_NAME, SEGMENT_FILE_NAME
 from kcompact_nb.io._errors import (
     CorruptBatchError,
@@ -29,6 +27,7 @@ from kcompact_nb.io._errors import (
 )
 from kcompact_nb.record import FramedBlock, frame_batches
 from kcompact_nb.record import batch_header as L
+from kcompact_nb.record import crc32c as calc_crc32c
 
 BLOCK_BYTES = 8 << 20
 """Bytes read, framed and decoded together: bounds the reader's memory (about three times this) whatever the file's

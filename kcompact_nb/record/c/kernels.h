@@ -83,6 +83,8 @@ extern const char open_zstd_doc[];
 /* frame_batches.c */
 PyObject *frame_batches(PyObject *module, PyObject *args);
 extern const char frame_batches_doc[];
+PyObject *crc32c_of(PyObject *module, PyObject *args);
+extern const char crc32c_doc[];
 /* key_tables.c */
 extern PyTypeObject KeyTableType;
 extern PyTypeObject OffsetTableType;

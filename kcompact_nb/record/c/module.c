@@ -14,6 +14,7 @@ static PyMethodDef module_methods[] = {
     {"inflatable_codecs", inflatable_codecs, METH_NOARGS, inflatable_codecs_doc},
     {"open_zstd", open_zstd, METH_VARARGS, open_zstd_doc},
     {"frame_batches", frame_batches, METH_VARARGS, frame_batches_doc},
+    {"crc32c", crc32c_of, METH_VARARGS, crc32c_doc},
     {NULL, NULL, 0, NULL},
 };
 
