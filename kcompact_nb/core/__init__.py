@@ -327,39 +327,10 @@ __all__ = [
 ]
 
 
-_FORECASTING = frozenset(
-    {
-        "Burst",
-        "DailyCycle",
-        "Forecast",
-        "ForecastPass",
-        "ProducedBatch",
-        "ProduceModel",
-        "ProduceModelError",
-        "ProducerModel",
-        "TopicLoad",
-        "Transactions",
-        "ValueSizes",
-        "exact_events",
-        "forecast",
-        "forecast_summary",
-        "lifetimes_table",
-        "metrics_table",
-        "partition_table",
-        "passes_table",
-        "play_model",
-        "table_text",
-        "thread_table",
-        "what_if_table",
-    }
-)
-"""The forecasting's names, loaded when first used (PEP 562): a command that forecasts nothing (``kcompact inspect``,
-``clean``) does not import that subpackage."""
-
-
 def __getattr__(name: str) -> object:
-    """Load the forecasting on first use of one of its names (:data:`_FORECASTING`)."""
-    if name not in _FORECASTING:
+    """Load the forecasting on first use of one of its names (PEP 562): every other name of :data:`__all__` is bound
+    at import, so a command that forecasts nothing (``kcompact inspect``, ``clean``) never imports it."""
+    if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from kcompact_nb.core import forecasting
 
