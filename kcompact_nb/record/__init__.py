@@ -16,9 +16,10 @@ from kcompact_nb.record import _batch_header as batch_header
 from kcompact_nb.record import _native_kernels as native_kernels
 from kcompact_nb.record._batch_encoder import (
     KafkaBatchEncoder,
+    RebuiltBatches,
     batch_attributes_and_crc,
     encode_batch,
-    placed,
+    placed_batches,
     stored_bytes,
 )
 from kcompact_nb.record._batch_header import java_long
@@ -70,6 +71,7 @@ from kcompact_nb.record._record_batch import (
     RecordBatch,
     TimestampType,
 )
+from kcompact_nb.record._record_encoder import SpanColumns
 from kcompact_nb.record._record_parser import NotPlain, RecordColumns, parse_records
 from kcompact_nb.record._record_sizes import (
     RECORD_BATCH_OVERHEAD,
@@ -129,13 +131,15 @@ __all__ = [
     "NativeLibraryError",
     "NO_PRODUCER_EPOCH",
     "NO_PRODUCER_ID",
-    "placed",
+    "placed_batches",
     "NO_SEQUENCE",
     "NO_TIMESTAMP",
     "NotPlain",
     "OffsetOrderError",
     "PackedRecords",
     "parse_records",
+    "RebuiltBatches",
+    "SpanColumns",
     "Record",
     "RECORD_BATCH_OVERHEAD",
     "record_keys",

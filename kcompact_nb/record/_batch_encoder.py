@@ -10,16 +10,21 @@ so stamped batches come out exactly as the cleaner writes them.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from array import array
+from typing import Any, NamedTuple
+
+import numpy
 
 from kcompact_nb.record import _batch_header as L
 from kcompact_nb.record._codec_releases import NEWEST_RELEASE, KafkaRelease
 from kcompact_nb.record._compression import check_codec_available, compress_records
 from kcompact_nb.record._crc import crc32c as calc_crc32c
 from kcompact_nb.record._encoders import EncodedBatch
+from kcompact_nb.record._kernels import placed_batches as placed_batches_kernel
 from kcompact_nb.record._kernels import placed_records_section, records_section
 from kcompact_nb.record._packed_records import PackedRecords
 from kcompact_nb.record._record_batch import RecordBatch, TimestampType
+from kcompact_nb.record._record_encoder import SpanColumns
 
 _NO_LIMIT = 1 << 62
 
@@ -106,30 +111,56 @@ def _framed(batch: RecordBatch, body: bytes, compressed: bool) -> bytes:
     return bytes(data)
 
 
-def placed(batch: RecordBatch) -> RecordBatch:
-    """A batch of packed records whose keys and values are spans of other bytes (a block read from a file:
-    :meth:`PackedRecords.spans`), its records section written once (``placed_records_section``, no key or value
-    sliced out) and its records made spans of that: an uncompressed batch with its ``raw`` bytes, a compressed one
-    with its records laid out as a block's uncompressed view lays a batch out (its header, then its records), sized
-    uncompressed for :func:`~kcompact_nb.record.compressed` (which compresses that section). It holds no other
-    bytes."""
-    records = cast("PackedRecords", batch.records)
-    base_timestamp = base_timestamp_of(batch)
-    section, key_positions, value_positions = placed_records_section(
-        records, batch.base_offset, base_timestamp, L.RECORD_BATCH_OVERHEAD
+class RebuiltBatches(NamedTuple):
+    """Batches to write from records that are spans of one block's bytes (a keyed run's kept records), as numpy int64
+    columns: the records' (:data:`~kcompact_nb.record._record_encoder.SpanColumns`, flat, batch after batch) and per
+    batch its record count (at least one), its header's fields as its uncompressed layout has them (rows of
+    :data:`~kcompact_nb.record._record_encoder.PLACED_HEADER_FIELDS`: no codec bits in the attributes) and its codec's
+    index."""
+
+    data: bytes
+    records: SpanColumns
+    counts: Any
+    headers: Any
+    codecs: Any
+
+
+def placed_batches(rebuilt: RebuiltBatches) -> list[RecordBatch]:
+    """The batches, each written once (the ``placed_batches`` kernel: no key or value sliced out) and its
+    records made spans of its own bytes: an uncompressed batch with its ``raw`` bytes, a compressed one with its
+    records laid out as a block's uncompressed view lays a batch out (its header, then its records), sized uncompressed
+    for :func:`~kcompact_nb.record.compressed` (which compresses that section). None holds other bytes."""
+    layouts, key_positions, value_positions = placed_batches_kernel(
+        rebuilt.data, rebuilt.records, rebuilt.counts, rebuilt.headers
+    )  # fmt: skip
+    offsets, timestamps, _, key_lengths, _, value_lengths = (
+        array("q", numpy.ascontiguousarray(column, numpy.int64).tobytes()) for column in rebuilt.records
     )
-    layout = _framed(batch, section, compressed=False)
-    _, _, key_lengths, _, value_lengths = cast("tuple[Any, ...]", records.spans())
-    moved = PackedRecords.from_span_keys(
-        records.offsets, records.timestamps, layout, (key_positions, key_lengths), (value_positions, value_lengths),
-        bool(records.all_keyed),
-    )  # fmt: skip
-    raw = layout if batch.compression == "none" else None
-    return RecordBatch(  # positional, in RecordBatch's field order: dataclasses.replace costs a rebuilt batch 25 us
-        batch.base_offset, batch.last_offset, moved, len(layout), batch.base_timestamp, batch.max_timestamp,
-        batch.producer_id, batch.producer_epoch, batch.base_sequence, batch.is_transactional, batch.is_control,
-        batch.timestamp_type, batch.compression, batch.delete_horizon_ms, batch.partition_leader_epoch, raw,
-    )  # fmt: skip
+    counts = numpy.asarray(rebuilt.counts, numpy.int64)
+    firsts = numpy.cumsum(counts) - counts
+    keyed = (numpy.minimum.reduceat(numpy.asarray(rebuilt.records[3]), firsts) >= 0).tolist() if len(counts) else []
+    batches = []
+    for layout, first, count, fields, codec, all_keyed in zip(
+        layouts, firsts.tolist(), counts.tolist(), numpy.asarray(rebuilt.headers).tolist(),
+        numpy.asarray(rebuilt.codecs).tolist(), keyed, strict=True,
+    ):  # fmt: skip
+        end = first + count
+        records = PackedRecords.from_span_keys(
+            offsets[first:end], timestamps[first:end], layout, (key_positions[first:end], key_lengths[first:end]),
+            (value_positions[first:end], value_lengths[first:end]), all_keyed,
+        )  # fmt: skip
+        base_offset, leader_epoch, attributes, last_delta, base_timestamp, max_timestamp, *_ = fields
+        producer, epoch, sequence = fields[6:]
+        compression = L.COMPRESSION_CODECS[codec]
+        batches.append(RecordBatch(  # positional, in RecordBatch's field order: dataclasses.replace costs 25 us
+            base_offset, base_offset + last_delta, records, len(layout), base_timestamp, max_timestamp,
+            producer, epoch, sequence,
+            bool(attributes & L.TRANSACTIONAL_BIT), bool(attributes & L.CONTROL_BIT),
+            TimestampType.LOG_APPEND_TIME if attributes & L.LOG_APPEND_TIME_BIT else TimestampType.CREATE_TIME,
+            compression, base_timestamp if attributes & L.DELETE_HORIZON_BIT else None, leader_epoch,
+            layout if compression == "none" else None,
+        ))  # fmt: skip
+    return batches
 
 
 class KafkaBatchEncoder:

@@ -20,7 +20,7 @@ snappy  none                 -
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol
 
 from kcompact_nb.record._codec_releases import KafkaRelease
@@ -91,4 +91,4 @@ def compressed(
     if batch.compression == "none" or not batch.records:
         return batch
     encoded = encoder.encode(batch, level=level, kafka_version=kafka_version)
-    return replace(batch, size_bytes=encoded.size_bytes, raw=encoded.data, size_estimated=encoded.estimated)
+    return batch.stored_as(encoded.size_bytes, encoded.data, estimated=encoded.estimated)

@@ -21,6 +21,10 @@ from kcompact_nb.record._offset_table import NativeOffsetTable, no_offset_table,
 from kcompact_nb.record._packed_records import PackedRecords
 from kcompact_nb.record._record_encoder import (
     Placed,
+    PlacedBatches,
+    SpanColumns,
+    placed_batches_in_c,
+    placed_batches_in_python,
     placed_records_section_in_c,
     placed_records_section_in_python,
     records_section_in_c,
@@ -65,6 +69,12 @@ placed_records_section: Kernel[[PackedRecords, int, int, int], Placed] = Kernel(
 """The records section of a batch rebuilt from spans of its source's bytes, and where its keys and values land
 (:mod:`kcompact_nb.record._record_encoder`)."""
 
+placed_batches: Kernel[[bytes, SpanColumns, Any, Any], PlacedBatches] = Kernel(
+    "placed_batches", ("placed_batches",), placed_batches_in_c, placed_batches_in_python
+)
+"""Whole uncompressed batches rebuilt from spans of a block's bytes, their headers and CRC-32C written, and where their
+keys and values land (:mod:`kcompact_nb.record._record_encoder`)."""
+
 snappy_compress: Kernel[[Any, bool], bytes] = Kernel(
     "snappy_compress", ("snappy_compress",), _snappy_in_c, raw_compress
 )
@@ -93,6 +103,7 @@ KERNELS: tuple[Kernel[..., Any], ...] = (
     key_numbering,
     records_section,
     placed_records_section,
+    placed_batches,
     records_size,
     snappy_compress,
     native_offset_table,

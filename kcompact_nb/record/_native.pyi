@@ -36,6 +36,20 @@ def placed_records_section(
     at: int,
     /,
 ) -> bytes: ...
+def placed_batches(
+    data: bytes,
+    offsets: Any,
+    timestamps: Any,
+    key_starts: Any,
+    key_lengths: Any,
+    value_starts: Any,
+    value_lengths: Any,
+    counts: Any,
+    headers: Any,
+    key_positions: Any,
+    value_positions: Any,
+    /,
+) -> list[bytes]: ...
 def snappy_compress(data: Any, top_bits_hash: bool = False, /) -> bytes: ...
 def inflate_batches(
     block: bytes, starts: Any, ends: Any, codes: Any, view_starts: Any, view_ends: Any, threads: int = 0, /

@@ -15,7 +15,11 @@ from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 from typing import Any
 
+import numpy
+
+from kcompact_nb.record import _batch_header as L
 from kcompact_nb.record._batch_header import java_long
+from kcompact_nb.record._crc import crc32c
 from kcompact_nb.record._native_kernels import c_kernels
 from kcompact_nb.record._packed_records import PackedRecords
 from kcompact_nb.record._record import Record
@@ -129,6 +133,69 @@ def placed_records_section_in_python(records: PackedRecords, base_offset: int, b
         key_positions.append(value_positions[-1] - len(_zigzag_varint(value_length)) - max(key_length, 0))
         parts.append(record)
     return b"".join(parts), key_positions, value_positions
+
+
+SpanColumns = tuple[Any, Any, Any, Any, Any, Any]
+"""Records whose keys and values are spans of other bytes, as int64 columns: offsets, timestamps, key starts, key
+lengths, value starts, value lengths (a length of -1: null)."""
+
+PLACED_HEADER_FIELDS = (
+    "base_offset", "partition_leader_epoch", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp",
+    "producer_id", "producer_epoch", "base_sequence",
+)  # fmt: skip
+"""A placed batch's header fields given (a row of int64s per batch), in the header's order; its length, record count
+and CRC-32C are computed."""
+
+PlacedBatches = tuple[list[bytes], "array[int]", "array[int]"]
+"""Batches' bytes and where each record's key and value start in its batch's bytes (int64 arrays, flat)."""
+
+
+def placed_batches_in_c(data: bytes, records: SpanColumns, counts: Any, headers: Any) -> PlacedBatches:
+    """Uncompressed batches of ``records`` (spans of ``data``; ``counts[b]`` of them in batch ``b``, at least one),
+    each with its row of ``headers`` (:data:`PLACED_HEADER_FIELDS`), and where each key and value lands in its
+    batch; written by the C kernel's ``placed_batches`` (no key or value sliced out)."""
+    columns = [numpy.ascontiguousarray(column, numpy.int64) for column in records]
+    key_positions, value_positions = array("q", bytes(8 * len(columns[0]))), array("q", bytes(8 * len(columns[0])))
+    batches: list[bytes] = c_kernels().placed_batches(
+        data, *columns, numpy.ascontiguousarray(counts, numpy.int64), numpy.ascontiguousarray(headers, numpy.int64),
+        key_positions, value_positions,
+    )  # fmt: skip
+    return batches, key_positions, value_positions
+
+
+def placed_batches_in_python(data: bytes, records: SpanColumns, counts: Any, headers: Any) -> PlacedBatches:
+    """:func:`placed_batches_in_c`'s twin: each batch's records section by :func:`placed_records_section_in_python`,
+    its header packed and checksummed."""
+    columns = [array("q", numpy.asarray(column, numpy.int64).tobytes()) for column in records]
+    batches, key_positions, value_positions, first = [], array("q"), array("q"), 0
+    for count, fields in zip(
+        numpy.asarray(counts).tolist(), numpy.asarray(headers).reshape(-1, 9).tolist(), strict=True
+    ):
+        if count < 1:
+            raise ValueError(f"a batch of {count} records")
+        offsets, timestamps, key_starts, key_lengths, value_starts, value_lengths = (
+            column[first : first + count] for column in columns
+        )
+        spans = PackedRecords.from_span_keys(
+            offsets, timestamps, data, (key_starts, key_lengths), (value_starts, value_lengths), min(key_lengths) >= 0
+        )  # fmt: skip
+        base_offset, leader_epoch, attributes, last_delta, base_timestamp, *rest = fields
+        section, keys, values = placed_records_section_in_python(
+            spans, base_offset, base_timestamp, L.RECORD_BATCH_OVERHEAD
+        )  # fmt: skip
+        length = L.RECORD_BATCH_OVERHEAD - L.LOG_OVERHEAD + len(section)
+        batch = bytearray(
+            L.HEADER.pack(base_offset, length, leader_epoch, 2, 0, attributes, last_delta, base_timestamp, *rest, count)
+        )  # fmt: skip
+        batch += section
+        L.CRC.pack_into(batch, L.CRC_POSITION, crc32c(memoryview(batch)[L.ATTRIBUTES_POSITION :]))
+        batches.append(bytes(batch))
+        key_positions += keys
+        value_positions += values
+        first += count
+    if first != len(columns[0]):
+        raise ValueError(f"the batches hold {first} records, not {len(columns[0])}")
+    return batches, key_positions, value_positions
 
 
 def _spans_of(records: PackedRecords) -> tuple[bytes, array[int], array[int], array[int], array[int]]:

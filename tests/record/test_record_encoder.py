@@ -4,15 +4,29 @@ batch's bytes (placed: where each key and value lands)."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 from array import array
 from typing import Any
 
+import numpy
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from kcompact_nb.core import RECORD_BATCH_OVERHEAD, Record, RecordBatch
-from kcompact_nb.record import KeyRegistry, PackedRecords, encode_batch, placed
+from kcompact_nb.core import RECORD_BATCH_OVERHEAD, Record, RecordBatch, TimestampType
+from kcompact_nb.record import (
+    KafkaBatchEncoder,
+    KeyRegistry,
+    PackedRecords,
+    RebuiltBatches,
+    compressed,
+    encode_batch,
+    placed_batches,
+)
+from kcompact_nb.record import batch_header as L
+from kcompact_nb.record._kernels import placed_batches as placed_batches_kernel
 from kcompact_nb.record._kernels import placed_records_section, records_section, records_size
 
 payload = st.one_of(st.none(), st.binary(max_size=20), st.binary(min_size=8000, max_size=9000))
@@ -111,8 +125,7 @@ def test_records_placed_from_spans_are_written_as_kafka_python_writes_them_their
     kernels, spec, base_offset, base_ts, picks
 ) -> None:
     """placed_records_section over records whose keys and values are spans of a buffer holding other records too
-    (nothing sliced out): kafka-python's bytes, each key and value found at the position it gives; a batch ``placed``
-    is its own encoding, its records spans of its own bytes."""
+    (nothing sliced out): kafka-python's bytes, each key and value found at the position it gives."""
     records, _ = built(spec, base_offset, base_ts)
     rows = [i for i, pick in enumerate(picks[: len(records)]) if pick] or [0]
     kept = [records[i] for i in rows]
@@ -125,8 +138,94 @@ def test_records_placed_from_spans_are_written_as_kafka_python_writes_them_their
     for record, key_at, value_at in zip(kept, key_positions, value_positions, strict=True):
         assert record.key is None or placed_at[key_at : key_at + len(record.key)] == record.key
         assert record.value is None or placed_at[value_at : value_at + len(record.value)] == record.value
-    batch = RecordBatch.build(subset, base_offset=base_offset, last_offset=records[-1].offset, checked=True)
-    own = placed(batch)
-    assert own.raw == encode_batch(batch) and len(own.raw) == batch.size_bytes
-    assert own.records.spans()[0] is own.raw  # no other batch's bytes held
-    assert [tuple(r) for r in own.records] == [tuple(r) for r in kept]
+
+
+batch_fields = st.fixed_dictionaries({
+    "leader_epoch": st.integers(0, 2**31 - 1),
+    "horizon": st.one_of(st.none(), st.integers(0, 2**41)),
+    "codec": st.sampled_from(["none", "none", "gzip", "lz4"]),
+    "producer": st.tuples(st.integers(-1, 2**40), st.integers(-1, 2**15 - 1), st.integers(-1, 2**31 - 1)),
+    "extra_offsets": st.integers(0, 3),
+})  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spec=rows, base_ts=st.integers(0, 2**41), picks=st.lists(st.booleans()), cuts=st.sets(st.integers(1, 9)),
+       fields=st.lists(batch_fields, min_size=10, max_size=10))  # fmt: skip
+def test_batches_placed_from_spans_are_the_batches_kafka_writes_their_records_spans_of_their_own_bytes(
+    kernels, spec, base_ts, picks, cuts, fields
+) -> None:
+    """placed_batches over the kept records of several batches, all spans of one buffer (a keyed run's block): each
+    batch is the encoding of the batch built from its records and header fields (the delete horizon as its base
+    timestamp, its codec's compression applied by ``compressed``), its records spans of its own bytes, the kernel's
+    positions pointing at each key and value."""
+    records, _ = built(spec, 1000, base_ts)
+    rows = [i for i, pick in enumerate(picks[: len(records)]) if pick] or [0]
+    bounds = [0, *sorted(cut for cut in cuts if cut < len(rows)), len(rows)]
+    kept = span_records(records, rows)
+    data, key_starts, key_lengths, value_starts, value_lengths = kept.spans()
+    columns = tuple(
+        numpy.asarray(column, numpy.int64)
+        for column in (kept.offsets, kept.timestamps, key_starts, key_lengths, value_starts, value_lengths)
+    )  # fmt: skip
+    expected, headers, codecs = [], [], []
+    for (first, end), field in zip(itertools.pairwise(bounds), fields, strict=False):
+        own = [records[row] for row in rows[first:end]]
+        base_offset, last_offset = own[0].offset - field["extra_offsets"], own[-1].offset + field["extra_offsets"]
+        batch = RecordBatch.build(
+            own, base_offset=base_offset, last_offset=last_offset, delete_horizon_ms=field["horizon"],
+            partition_leader_epoch=field["leader_epoch"], producer_id=field["producer"][0],
+            producer_epoch=field["producer"][1], base_sequence=field["producer"][2], compression=field["codec"],
+        )  # fmt: skip
+        expected.append(batch)
+        attributes = 0 if field["horizon"] is None else L.DELETE_HORIZON_BIT
+        headers.append([base_offset, field["leader_epoch"], attributes, last_offset - base_offset,
+                        batch.base_timestamp, batch.max_timestamp, *field["producer"]])  # fmt: skip
+        codecs.append(L.COMPRESSION_CODECS.index(field["codec"]))
+    counts = numpy.diff(bounds)
+    rebuilt = RebuiltBatches(data, columns, counts, numpy.array(headers, numpy.int64), numpy.array(codecs))
+    placed = placed_batches(rebuilt)
+    assert [(b.base_offset, b.last_offset, b.delete_horizon_ms, b.compression) for b in placed] == [
+        (b.base_offset, b.last_offset, b.delete_horizon_ms, b.compression) for b in expected
+    ]
+    encoder = KafkaBatchEncoder()
+    for batch, want in zip(placed, expected, strict=True):
+        own_bytes = batch.records.spans()[0]  # its own bytes, not the block's: the uncompressed layout
+        assert own_bytes is not data and len(own_bytes) == want.size_bytes
+        assert own_bytes is batch.raw if batch.compression == "none" else batch.raw is None
+        assert [tuple(r) for r in batch.records] == [tuple(r) for r in want.records]
+        written = compressed(batch, encoder, level=None, kafka_version=None)
+        assert written.raw == encode_batch(want) and written.size_bytes == len(written.raw)
+        assert batch.size_bytes == want.size_bytes  # uncompressed, as ``compressed`` expects
+    layouts, key_positions, value_positions = placed_batches_kernel(data, columns, counts, rebuilt.headers)
+    first = 0
+    for layout, count in zip(layouts, counts.tolist(), strict=True):
+        for row in range(first, first + count):
+            key, value = records[rows[row]].key, records[rows[row]].value
+            assert key is None or layout[key_positions[row] : key_positions[row] + len(key)] == key
+            assert value is None or layout[value_positions[row] : value_positions[row] + len(value)] == value
+        first += count
+
+
+def test_placed_batches_refuse_counts_that_do_not_add_up(kernels) -> None:
+    records, _ = built([(0, 0, b"k", b"v"), (0, 1, b"k2", None)], 5, 100)
+    data, *spans = span_records(records, [0, 1]).spans()
+    columns = (array("q", [5, 6]), array("q", [100, 101]), *spans)
+    headers = numpy.zeros((1, 9), numpy.int64)
+    for counts in ([1], [3], [0]):
+        with pytest.raises(ValueError, match="records"):
+            placed_batches_kernel(data, columns, numpy.array(counts, numpy.int64), headers)
+
+
+def test_a_batch_stored_as_its_bytes_keeps_every_other_field() -> None:
+    """``stored_as`` builds the batch positionally (for speed): every field is as ``dataclasses.replace`` sets it."""
+    records, _ = built([(0, 0, b"k", b"v"), (2, 5, b"k2", None)], 40, 7_000)
+    batch = RecordBatch(
+        40, 45, tuple(records), 99, 6_000, 7_005, 11, 3, 17, True, False, TimestampType.LOG_APPEND_TIME, "zstd", 6_000,
+        8, b"old", False,
+    )  # fmt: skip
+    stored = batch.stored_as(123, b"new", estimated=True)
+    expected = dataclasses.replace(batch, size_bytes=123, raw=b"new", size_estimated=True)
+    assert [getattr(stored, f.name) for f in dataclasses.fields(RecordBatch)] == [
+        getattr(expected, f.name) for f in dataclasses.fields(RecordBatch)
+    ]

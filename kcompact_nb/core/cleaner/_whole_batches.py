@@ -8,7 +8,8 @@ batch is not one these paths take (it might fill the map, it has keyless records
 (:class:`~kcompact_nb.core.cleaner._cleaner.RecordByRecord`) handle it. A pass over segment files takes a whole
 block of them at once where it can (:meth:`WholeBatches.map_run`, :meth:`WholeBatches.filter_run`: data batches
 outside transactions, keyed records only, read as a :class:`~kcompact_nb.core.model.KeyedRun`), reading only the
-batches it keeps and rebuilding uncompressed ones from the block's bytes in C (:func:`~kcompact_nb.record.placed`).
+batches it keeps and rebuilding the others from the block's bytes, all at once in C
+(:func:`~kcompact_nb.record.placed_batches`).
 :func:`record_loops_for` is the one place the pass chooses. ``tests/core/cleaner/test_whole_batches.py`` (both
 loops under one strategy, over tuples and packed records), ``tests/core/cleaner/test_packed_records.py``,
 ``tests/core/cleaner/test_cleaner_properties.py`` and ``tests/io/logdir/test_partition_stream.py`` (blocks, against
@@ -17,8 +18,7 @@ the pass in memory) check that they give the same logs.
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from operator import and_, is_not, le
 from typing import Any, cast
@@ -43,9 +43,11 @@ from kcompact_nb.record import (
     NO_PRODUCER_ID,
     BatchEncoder,
     PackedRecords,
+    RebuiltBatches,
     RecordBatch,
+    SpanColumns,
     compressed,
-    placed,
+    placed_batches,
     record_keys,
     record_offsets,
     record_values,
@@ -133,10 +135,11 @@ class WholeBatches(RecordByRecord):
             output = rebuilt(batch, retained, record_filter, stamp=bool(stamp[index]), encoder=encoder,
                              kafka_version=version)  # fmt: skip
             outcomes[index] = FilteredBatch(output, len(rows), record_offsets(retained)[-1])
-        horizon = delete_horizon(record_filter)
-        for index, source in _rebuilt_in_place(run, keep, kept, numpy.flatnonzero(in_place).tolist(), stamp, horizon):
-            output = compressed(placed(source), encoder, level=None, kafka_version=version)
-            outcomes[index] = FilteredBatch(output, int(kept[index]), record_offsets(output.records)[-1])
+        if in_place.any():
+            rebuilt_in_place = placed_batches(_rebuilt(run, keep, kept, in_place, stamp, delete_horizon(record_filter)))
+            for index, output in zip(numpy.flatnonzero(in_place).tolist(), rebuilt_in_place, strict=True):
+                output = compressed(output, encoder, level=None, kafka_version=version)
+                outcomes[index] = FilteredBatch(output, int(kept[index]), record_offsets(output.records)[-1])
         return outcomes
 
     def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
@@ -200,43 +203,33 @@ def _subset(records: Sequence[Any], rows: list[int]) -> Sequence[Any]:
     return records.subset(rows) if isinstance(records, PackedRecords) else [records[row] for row in rows]
 
 
-def _rebuilt_in_place(
-    run: KeyedRun, keep: Any, kept: Any, indexes: list[int], stamp: Any, horizon: int
-) -> Iterator[tuple[int, RecordBatch]]:
-    """The run's CreateTime batches at ``indexes``, each with its kept records (``keep``; ``kept`` per batch) as
+def _rebuilt(run: KeyedRun, keep: Any, kept: Any, in_place: Any, stamp: Any, horizon: int) -> RebuiltBatches:
+    """The run's CreateTime batches marked ``in_place``, each with its kept records (``keep``; ``kept`` per batch) as
     ``buildRetainedRecordsInto`` builds it: the source batch's header fields (its last offset and codec too), its
     first kept record's timestamp as the base (the delete horizon where the batch has one: ``horizon`` where
-    ``stamp`` says it is stamped now) and their largest as the max; its records spans of the block's bytes, to be
-    :func:`~kcompact_nb.record.placed` (the source batch is never read)."""
-    rows, read = numpy.flatnonzero(keep), run.records
-    columns = (read.offsets, read.timestamps, read.key_starts, read.key_lengths, read.value_starts, read.value_lengths)
-    offsets, timestamps, key_starts, key_lengths, value_starts, value_lengths = (
-        array("q", column[rows].tobytes()) for column in columns
+    ``stamp`` says it is stamped now) and their largest as the max; its records spans of the block's bytes (the source
+    batch is never read)."""
+    read = run.records
+    rows = numpy.flatnonzero(keep & numpy.repeat(in_place, run.counts))
+    columns = tuple(
+        column[rows]
+        for column in (read.offsets, read.timestamps, read.key_starts, read.key_lengths, read.value_starts,
+                       read.value_lengths)
+    )  # fmt: skip
+    counts = kept[in_place]
+    firsts, timestamps = numpy.cumsum(counts) - counts, columns[1]
+    dated = stamp[in_place] | run.stamped[in_place]
+    base_timestamps = numpy.where(
+        dated, numpy.where(stamp[in_place], horizon, run.base_timestamps[in_place]), timestamps[firsts]
+    )  # fmt: skip
+    headers = numpy.column_stack((
+        run.base_offsets[in_place], run.leader_epochs[in_place], numpy.where(dated, L.DELETE_HORIZON_BIT, 0),
+        (run.last_offsets - run.base_offsets)[in_place], base_timestamps, numpy.maximum.reduceat(timestamps, firsts),
+        run.producer_ids[in_place], run.producer_epochs[in_place], run.base_sequences[in_place],
+    )).astype(numpy.int64)  # fmt: skip
+    return RebuiltBatches(
+        run.data, cast("SpanColumns", columns), counts, headers, run.attributes[in_place] & L.CODEC_MASK
     )
-    ends = numpy.cumsum(kept).tolist()
-    for index in indexes:
-        first, end = ends[index] - int(kept[index]), ends[index]
-        stamps = timestamps[first:end]
-        records = PackedRecords.from_span_keys(
-            offsets[first:end], stamps, run.data, (key_starts[first:end], key_lengths[first:end]),
-            (value_starts[first:end], value_lengths[first:end]), True,
-        )  # fmt: skip
-        batch_horizon = horizon if stamp[index] else int(run.base_timestamps[index]) if run.stamped[index] else None
-        source = RecordBatch(
-            base_offset=int(run.base_offsets[index]),
-            last_offset=int(run.last_offsets[index]),
-            records=records,
-            size_bytes=0,  # placed sizes it
-            base_timestamp=stamps[0] if batch_horizon is None else batch_horizon,
-            max_timestamp=max(stamps),
-            producer_id=int(run.producer_ids[index]),
-            producer_epoch=int(run.producer_epochs[index]),
-            base_sequence=int(run.base_sequences[index]),
-            compression=L.COMPRESSION_CODECS[int(run.attributes[index]) & L.CODEC_MASK],
-            delete_horizon_ms=batch_horizon,
-            partition_leader_epoch=int(run.leader_epochs[index]),
-        )
-        yield index, source
 
 
 def _keyed_offsets(batch: RecordBatch, start: int) -> tuple[Sequence[bytes], Sequence[int]]:

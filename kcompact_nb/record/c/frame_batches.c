@@ -215,6 +215,13 @@ choose_crc32c(void)
     }
 }
 
+uint32_t
+crc32c_checksum(const uint8_t *data, size_t length)
+{
+    choose_crc32c();
+    return crc32c(data, length);
+}
+
 const char crc32c_doc[] = "crc32c(data) -> int\n"
                           "\n"
                           "The CRC-32C (Castagnoli) of the bytes of `data`, as the framing checks batches with it.";
@@ -225,8 +232,7 @@ crc32c_of(PyObject *Py_UNUSED(module), PyObject *args)
     Py_buffer data;
     if (!PyArg_ParseTuple(args, "y*:crc32c", &data))
         return NULL;
-    choose_crc32c();
-    uint32_t crc = crc32c(data.buf, (size_t)data.len);
+    uint32_t crc = crc32c_checksum(data.buf, (size_t)data.len);
     PyBuffer_Release(&data);
     return PyLong_FromUnsignedLong(crc);
 }

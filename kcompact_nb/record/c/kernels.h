@@ -69,6 +69,8 @@ PyObject *records_size(PyObject *module, PyObject *args);
 extern const char records_size_doc[];
 PyObject *placed_records_section(PyObject *module, PyObject *args);
 extern const char placed_records_section_doc[];
+PyObject *placed_batches(PyObject *module, PyObject *args);
+extern const char placed_batches_doc[];
 /* snappy_compress.c */
 PyObject *snappy_compress(PyObject *module, PyObject *args);
 extern const char snappy_compress_doc[];
@@ -85,6 +87,7 @@ PyObject *frame_batches(PyObject *module, PyObject *args);
 extern const char frame_batches_doc[];
 PyObject *crc32c_of(PyObject *module, PyObject *args);
 extern const char crc32c_doc[];
+uint32_t crc32c_checksum(const uint8_t *data, size_t length); /* chooses the fastest once: call with the GIL held */
 /* key_tables.c */
 extern PyTypeObject KeyTableType;
 extern PyTypeObject OffsetTableType;

@@ -9,6 +9,7 @@ static PyMethodDef module_methods[] = {
     {"records_section", records_section, METH_VARARGS, records_section_doc},
     {"records_size", records_size, METH_VARARGS, records_size_doc},
     {"placed_records_section", placed_records_section, METH_VARARGS, placed_records_section_doc},
+    {"placed_batches", placed_batches, METH_VARARGS, placed_batches_doc},
     {"snappy_compress", snappy_compress, METH_VARARGS, snappy_compress_doc},
     {"inflate_batches", inflate_batches, METH_VARARGS, inflate_batches_doc},
     {"inflatable_codecs", inflatable_codecs, METH_NOARGS, inflatable_codecs_doc},
