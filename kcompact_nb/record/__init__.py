@@ -33,7 +33,7 @@ from kcompact_nb.record._control_records import (
     end_txn_marker_value,
 )
 from kcompact_nb.record._crc import crc32c
-from kcompact_nb.record._encoders import BatchEncoder, check_codec, compressed
+from kcompact_nb.record._encoders import BatchEncoder, PlacedEncoder, check_codec, compressed, compressed_placed
 from kcompact_nb.record._errors import (
     CodecUnavailableError,
     CorruptBatchError,
@@ -93,6 +93,7 @@ __all__ = [
     "check_codec",
     "CodecUnavailableError",
     "compressed",
+    "compressed_placed",
     "COMPRESSION_CODECS",
     "control_record_key",
     "control_record_type",
@@ -137,6 +138,7 @@ __all__ = [
     "NotPlain",
     "OffsetOrderError",
     "PackedRecords",
+    "PlacedEncoder",
     "parse_records",
     "RebuiltBatches",
     "SpanColumns",

@@ -10,7 +10,9 @@ so stamped batches come out exactly as the cleaner writes them.
 
 from __future__ import annotations
 
+import struct
 from array import array
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy
@@ -27,6 +29,7 @@ from kcompact_nb.record._record_batch import RecordBatch, TimestampType
 from kcompact_nb.record._record_encoder import SpanColumns
 
 _NO_LIMIT = 1 << 62
+_LENGTH, _ATTRIBUTES = struct.Struct(">i"), struct.Struct(">h")
 
 
 def attributes_of(batch: RecordBatch, *, compressed: bool) -> int:
@@ -175,9 +178,32 @@ class KafkaBatchEncoder:
         data, exact = _encoded(batch, level, kafka_version)
         return EncodedBatch(len(data), data, not exact)
 
+    def encode_placed(
+        self, batches: Sequence[RecordBatch], *, level: int | None, kafka_version: KafkaRelease
+    ) -> list[EncodedBatch]:
+        """Batches laid out by :func:`placed_batches` (their records spans of their uncompressed bytes: the header,
+        then the records section), each with that section compressed by its codec and the header's length, codec
+        bits and CRC-32C set: the bytes :meth:`encode` writes, without writing the records again."""
+        return [_encoded_layout(batch, level, kafka_version) for batch in batches]
+
     def check_available(self, codec: str) -> None:
         """Raise :class:`~kcompact_nb.record.CodecUnavailableError` when ``codec`` cannot be written here."""
         check_codec_available(codec)
+
+
+def _encoded_layout(batch: RecordBatch, level: int | None, version: KafkaRelease) -> EncodedBatch:
+    spans = batch.records.spans() if isinstance(batch.records, PackedRecords) else None
+    if spans is None or len(spans[0]) != batch.size_bytes:
+        raise ValueError("not a batch laid out by placed_batches: its records are not spans of its uncompressed bytes")
+    layout = spans[0]
+    packed = compress_records(batch.compression, layout[L.RECORD_BATCH_OVERHEAD :], level=level, version=version)
+    data = bytearray(layout[: L.RECORD_BATCH_OVERHEAD])
+    data += packed.data
+    _LENGTH.pack_into(data, L.LENGTH_POSITION, len(data) - L.LOG_OVERHEAD)
+    attributes = L.COMPRESSION_CODECS.index(batch.compression) | _ATTRIBUTES.unpack_from(data, L.ATTRIBUTES_POSITION)[0]
+    _ATTRIBUTES.pack_into(data, L.ATTRIBUTES_POSITION, attributes)
+    L.CRC.pack_into(data, L.CRC_POSITION, calc_crc32c(memoryview(data)[L.ATTRIBUTES_POSITION :]))
+    return EncodedBatch(len(data), bytes(data), not packed.exact)
 
 
 def header_fields(batch: RecordBatch, *, length: int, crc: int, compressed: bool) -> tuple[int, ...]:

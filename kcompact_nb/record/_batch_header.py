@@ -23,6 +23,7 @@ HEADER = struct.Struct(">qiibIhiqqqhii")
 LENGTH_AND_OFFSET = struct.Struct(">qi")
 CRC = struct.Struct(">I")
 
+LENGTH_POSITION = 8
 MAGIC_POSITION = 16
 CRC_POSITION = 17
 ATTRIBUTES_POSITION = 21

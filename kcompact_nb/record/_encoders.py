@@ -20,8 +20,9 @@ snappy  none                 -
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from kcompact_nb.record._codec_releases import KafkaRelease
 from kcompact_nb.record._errors import KafkaModelError
@@ -59,6 +60,18 @@ class BatchEncoder(Protocol):
         ...
 
 
+@runtime_checkable
+class PlacedEncoder(Protocol):
+    """An encoder that also compresses batches laid out by :func:`~kcompact_nb.record.placed_batches` at once."""
+
+    def encode_placed(
+        self, batches: Sequence[RecordBatch], *, level: int | None, kafka_version: KafkaRelease
+    ) -> list[EncodedBatch]:
+        """What :meth:`BatchEncoder.encode` gives each batch, from the uncompressed bytes its records are spans of (a
+        header, then the records section) without writing its records again."""
+        ...
+
+
 class EstimatingEncoder:
     """A size from zlib's fastest level over the keys and values, marked estimated.
 
@@ -92,3 +105,18 @@ def compressed(
         return batch
     encoded = encoder.encode(batch, level=level, kafka_version=kafka_version)
     return batch.stored_as(encoded.size_bytes, encoded.data, estimated=encoded.estimated)
+
+
+def compressed_placed(
+    batches: Sequence[RecordBatch], encoder: BatchEncoder, *, level: int | None, kafka_version: KafkaRelease
+) -> list[RecordBatch]:
+    """:func:`compressed` for batches :func:`~kcompact_nb.record.placed_batches` laid out: at once when the encoder
+    is a :class:`PlacedEncoder`, else one by one."""
+    if not isinstance(encoder, PlacedEncoder):
+        return [compressed(batch, encoder, level=level, kafka_version=kafka_version) for batch in batches]
+    chosen = [index for index, batch in enumerate(batches) if batch.compression != "none" and batch.records]
+    encoded = encoder.encode_placed([batches[index] for index in chosen], level=level, kafka_version=kafka_version)
+    stored = list(batches)
+    for index, bytes_of in zip(chosen, encoded, strict=True):
+        stored[index] = batches[index].stored_as(bytes_of.size_bytes, bytes_of.data, estimated=bytes_of.estimated)
+    return stored

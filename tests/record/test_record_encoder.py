@@ -22,10 +22,12 @@ from kcompact_nb.record import (
     PackedRecords,
     RebuiltBatches,
     compressed,
+    compressed_placed,
     encode_batch,
     placed_batches,
 )
 from kcompact_nb.record import batch_header as L
+from kcompact_nb.record._codec_releases import NEWEST_RELEASE
 from kcompact_nb.record._kernels import placed_batches as placed_batches_kernel
 from kcompact_nb.record._kernels import placed_records_section, records_section, records_size
 
@@ -189,13 +191,17 @@ def test_batches_placed_from_spans_are_the_batches_kafka_writes_their_records_sp
         (b.base_offset, b.last_offset, b.delete_horizon_ms, b.compression) for b in expected
     ]
     encoder = KafkaBatchEncoder()
+    at_once = compressed_placed(placed, encoder, level=None, kafka_version=NEWEST_RELEASE)  # their layouts compressed
+    assert [(b.raw, b.size_bytes, b.size_estimated) for b in at_once] == [
+        (w.raw, w.size_bytes, w.size_estimated)
+        for w in (compressed(b, encoder, level=None, kafka_version=NEWEST_RELEASE) for b in placed)
+    ]
+    assert [b.raw for b in at_once] == [encode_batch(want) for want in expected]
     for batch, want in zip(placed, expected, strict=True):
         own_bytes = batch.records.spans()[0]  # its own bytes, not the block's: the uncompressed layout
         assert own_bytes is not data and len(own_bytes) == want.size_bytes
         assert own_bytes is batch.raw if batch.compression == "none" else batch.raw is None
         assert [tuple(r) for r in batch.records] == [tuple(r) for r in want.records]
-        written = compressed(batch, encoder, level=None, kafka_version=None)
-        assert written.raw == encode_batch(want) and written.size_bytes == len(written.raw)
         assert batch.size_bytes == want.size_bytes  # uncompressed, as ``compressed`` expects
     layouts, key_positions, value_positions = placed_batches_kernel(data, columns, counts, rebuilt.headers)
     first = 0
@@ -229,3 +235,12 @@ def test_a_batch_stored_as_its_bytes_keeps_every_other_field() -> None:
     assert [getattr(stored, f.name) for f in dataclasses.fields(RecordBatch)] == [
         getattr(expected, f.name) for f in dataclasses.fields(RecordBatch)
     ]
+
+
+def test_only_batches_laid_out_by_placed_batches_are_encoded_from_their_layout() -> None:
+    """A batch whose records are not spans of its own uncompressed bytes is refused, never compressed from other
+    bytes."""
+    records, _ = built([(0, 0, b"k", b"v")], 40, 7_000)
+    batch = RecordBatch.build(records, compression="gzip")
+    with pytest.raises(ValueError, match="not a batch laid out by placed_batches"):
+        KafkaBatchEncoder().encode_placed([batch], level=None, kafka_version=NEWEST_RELEASE)

@@ -46,7 +46,7 @@ from kcompact_nb.record import (
     RebuiltBatches,
     RecordBatch,
     SpanColumns,
-    compressed,
+    compressed_placed,
     placed_batches,
     record_keys,
     record_offsets,
@@ -136,9 +136,9 @@ class WholeBatches(RecordByRecord):
                              kafka_version=version)  # fmt: skip
             outcomes[index] = FilteredBatch(output, len(rows), record_offsets(retained)[-1])
         if in_place.any():
-            rebuilt_in_place = placed_batches(_rebuilt(run, keep, kept, in_place, stamp, delete_horizon(record_filter)))
-            for index, output in zip(numpy.flatnonzero(in_place).tolist(), rebuilt_in_place, strict=True):
-                output = compressed(output, encoder, level=None, kafka_version=version)
+            placed = placed_batches(_rebuilt(run, keep, kept, in_place, stamp, delete_horizon(record_filter)))
+            outputs = compressed_placed(placed, encoder, level=None, kafka_version=version)
+            for index, output in zip(numpy.flatnonzero(in_place).tolist(), outputs, strict=True):
                 outcomes[index] = FilteredBatch(output, int(kept[index]), record_offsets(output.records)[-1])
         return outcomes
 
