@@ -89,10 +89,15 @@ class FramedBlock:
 
     @cached_property
     def frames(self) -> list[tuple[bytes, int]]:
-        """Each batch's own bytes and its byte position in the file (copied out of ``data`` when first asked)."""
-        data, position, starts = self.data, self.position, self.starts
-        ends = [*starts[1:], self.end]
-        return [(data[start:end], position + start) for start, end in zip(starts, ends, strict=True)]
+        """Each batch's :meth:`frame` (all copied out when first asked)."""
+        return [self.frame(index) for index in range(len(self.starts))]
+
+    def frame(self, index: int) -> tuple[bytes, int]:
+        """Batch ``index``'s own bytes (copied out of ``data``) and its byte position in the file."""
+        starts = self.starts
+        start = starts[index]
+        end = starts[index + 1] if index + 1 < len(starts) else self.end
+        return self.data[start:end], self.position + start
 
 
 class BlockBatches:

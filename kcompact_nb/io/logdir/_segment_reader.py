@@ -189,8 +189,8 @@ class _ReadBlock:
         return self._run
 
     def batches_at(self, indexes: Sequence[int]) -> list[RecordBatch]:
-        frames, floors, decoded = self.block.frames, self._floors, self.decoded
-        return [decoded.batch(i, *frames[i], int(floors[i])) for i in indexes]
+        block, floors, decoded = self.block, self._floors, self.decoded
+        return [decoded.batch(i, *block.frame(i), int(floors[i])) for i in indexes]  # only these copied out
 
     def batches(self) -> Iterator[RecordBatch]:
         self._read = True
