@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy
 
 from kcompact_nb.record import _batch_header as L
 from kcompact_nb.record._codec_releases import NEWEST_RELEASE, KafkaRelease
-from kcompact_nb.record._compression import check_codec_available, compress_records
+from kcompact_nb.record._compression import (
+    CompressedRecords,
+    check_codec_available,
+    compress_records,
+    records_compressor,
+)
 from kcompact_nb.record._crc import crc32c as calc_crc32c
 from kcompact_nb.record._encoders import EncodedBatch
 from kcompact_nb.record._kernels import placed_batches as placed_batches_kernel
@@ -184,19 +189,23 @@ class KafkaBatchEncoder:
         """Batches laid out by :func:`placed_batches` (their records spans of their uncompressed bytes: the header,
         then the records section), each with that section compressed by its codec and the header's length, codec
         bits and CRC-32C set: the bytes :meth:`encode` writes, without writing the records again."""
-        return [_encoded_layout(batch, level, kafka_version) for batch in batches]
+        compressors = {
+            codec: records_compressor(codec, level=level, version=kafka_version)
+            for codec in {batch.compression for batch in batches}
+        }
+        return [_encoded_layout(batch, compressors[batch.compression]) for batch in batches]
 
     def check_available(self, codec: str) -> None:
         """Raise :class:`~kcompact_nb.record.CodecUnavailableError` when ``codec`` cannot be written here."""
         check_codec_available(codec)
 
 
-def _encoded_layout(batch: RecordBatch, level: int | None, version: KafkaRelease) -> EncodedBatch:
+def _encoded_layout(batch: RecordBatch, compress: Callable[[bytes], CompressedRecords]) -> EncodedBatch:
     spans = batch.records.spans() if isinstance(batch.records, PackedRecords) else None
     if spans is None or len(spans[0]) != batch.size_bytes:
         raise ValueError("not a batch laid out by placed_batches: its records are not spans of its uncompressed bytes")
     layout = spans[0]
-    packed = compress_records(batch.compression, layout[L.RECORD_BATCH_OVERHEAD :], level=level, version=version)
+    packed = compress(layout[L.RECORD_BATCH_OVERHEAD :])
     data = bytearray(layout[: L.RECORD_BATCH_OVERHEAD])
     data += packed.data
     _LENGTH.pack_into(data, L.LENGTH_POSITION, len(data) - L.LOG_OVERHEAD)

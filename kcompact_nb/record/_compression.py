@@ -87,15 +87,27 @@ def compress_records(codec: str, body: bytes, *, level: int | None, version: Kaf
     ``level`` None is the codec's default, which the cleaner always uses (``buildRetainedRecordsInto``).
     Raises :class:`CodecUnavailableError` when the codec's Python package is missing.
     """
+    return records_compressor(codec, level=level, version=version)(body)
+
+
+def records_compressor(codec: str, *, level: int | None, version: KafkaRelease) -> Callable[[bytes], CompressedRecords]:
+    """:func:`compress_records` with ``codec``, ``level`` and ``version``, its library release looked up once: for the
+    many batches a pass rewrites."""
+    chosen = DEFAULT_LEVELS.get(codec, -1) if level is None else level
     if codec == "gzip":
-        return CompressedRecords(_gzip(body, DEFAULT_LEVELS["gzip"] if level is None else level), True)
+        return lambda body: CompressedRecords(_gzip(body, chosen), True)
     if codec == "snappy":
         release = snappy_release(version)
-        return CompressedRecords(_snappy(body, release < NEWER_HASH_FROM), release in _SNAPPY_REPRODUCED)
+        top_bits_hash, exact = release < NEWER_HASH_FROM, release in _SNAPPY_REPRODUCED
+        return lambda body: CompressedRecords(_snappy(body, top_bits_hash), exact)
     if codec == "lz4":
-        return _lz4(body, DEFAULT_LEVELS["lz4"] if level is None else level, version)
+        if chosen < 3:  # lz4.frame runs levels 1-2 with its fast compressor; lz4-java's HC runs them
+            hc, exact = _of_release(_lz4_hc_compressors(), lz4_release(version))
+            return lambda body: CompressedRecords(_lz4_hc_frame(body, chosen, hc), exact)
+        return lambda body: CompressedRecords(_lz4_fast_frame(body, chosen), True)
     if codec == "zstd":
-        return _zstd(body, DEFAULT_LEVELS["zstd"] if level is None else level, version)
+        compress, exact = _of_release(_available_zstd_bindings(), zstd_release(version))
+        return lambda body: CompressedRecords(compress(body, chosen), exact)
     raise KafkaModelError(f"not a compression codec: {codec!r}; expected gzip, snappy, lz4 or zstd")
 
 
@@ -122,11 +134,9 @@ def _snappy(body: bytes, top_bits_hash: bool) -> bytes:
     return b"".join(blocks)
 
 
-def _lz4(body: bytes, level: int, version: KafkaRelease) -> CompressedRecords:
+def _lz4_fast_frame(body: bytes, level: int) -> bytes:
+    """lz4.frame's frame of 64 KiB independent blocks, no checksums or size: its fast compressor at level 9."""
     frame = _required("lz4.frame", "lz4")
-    if level < 3:  # lz4.frame runs levels 1-2 with its fast compressor; lz4-java's HC runs them
-        compress, exact = _of_release(_lz4_hc_compressors(), lz4_release(version))
-        return CompressedRecords(_lz4_hc_frame(body, level, compress), exact)
     data = frame.compress(
         body,
         compression_level=0 if level == _LZ4_FAST_LEVEL else level,
@@ -136,7 +146,7 @@ def _lz4(body: bytes, level: int, version: KafkaRelease) -> CompressedRecords:
         block_checksum=False,
         store_size=False,
     )
-    return CompressedRecords(bytes(data), True)
+    return bytes(data)
 
 
 def _lz4_hc_compressors() -> list[tuple[tuple[int, int], Compress]]:
@@ -170,13 +180,9 @@ def _lz4_hc_frame(body: bytes, level: int, compress: Compress) -> bytes:
     return b"".join(parts)
 
 
-def _zstd(body: bytes, level: int, version: KafkaRelease) -> CompressedRecords:
-    compress, exact = _of_release(_available_zstd_bindings(), zstd_release(version))
-    return CompressedRecords(compress(body, level), exact)
-
-
 def _available_zstd_bindings() -> list[tuple[tuple[int, int, int], Compress]]:
-    """:func:`_zstd_bindings`, looked up once for each batch a pass rewrites; none is :class:`CodecUnavailableError`."""
+    """:func:`_zstd_bindings`, looked up once for each batch, or each run of batches, a pass rewrites; none is
+    :class:`CodecUnavailableError`."""
     bindings = _zstd_bindings()
     if not bindings:
         raise CodecUnavailableError("zstd", "zstandard")
