@@ -165,21 +165,18 @@ def ratio_traces(
     traces = [
         scatter(
             name=LABELS[DIRTY_RATIO],
-            x=x,
-            y=[p.cleanable_ratio for p in points],
+            **step_line(x, [p.cleanable_ratio for p in points], when),
             mode="lines",
             line={"color": COLORS[DIRTY_RATIO], "width": 2.5, "shape": "hv"},
             showlegend=legend,
             legendgroup=DIRTY_RATIO,
-            hovertext=when,
             hovertemplate="%{hovertext}: dirty ratio %{y:.1%}<extra></extra>",
         ),
         scatter(
             name=LABELS[MIN_RATIO],
-            x=x,
-            y=[p.min_cleanable_dirty_ratio for p in points],
+            **step_line(x, [p.min_cleanable_dirty_ratio for p in points]),
             mode="lines",
-            line={"dash": "dash", "color": COLORS[MIN_RATIO], "width": 1.5},
+            line={"dash": "dash", "color": COLORS[MIN_RATIO], "width": 1.5, "shape": "hv"},
             showlegend=legend,
             legendgroup=MIN_RATIO,
             hoverinfo="skip",
@@ -201,15 +198,24 @@ def duplicates_trace(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None,
     """Superseded records still stored, after each step."""
     return scatter(
         name=LABELS[DUPLICATES],
-        x=x_of(points, axis),
-        y=[p.duplicates for p in points],
+        **step_line(x_of(points, axis), [p.duplicates for p in points], [_when(p, axis) for p in points]),
         mode="lines",
         line={"color": COLORS[DUPLICATES], "width": 2, "shape": "hv"},
         showlegend=legend,
         legendgroup=DUPLICATES,
-        hovertext=[_when(p, axis) for p in points],
         hovertemplate="%{hovertext}: %{y} superseded records stored<extra></extra>",
     )
+
+
+def step_line(x: Sequence[float], y: Sequence[Any], hovertext: Sequence[str] | None = None) -> dict[str, list[Any]]:
+    """``x``, ``y`` (and ``hovertext``) of a step line (``line.shape`` ``"hv"``) cut to the points where ``y`` changes,
+    with the first and the last: the same line, fewer points for the page to draw (a what-if explorer redraws its
+    figure at each edit, and most steps change neither the ratio nor the duplicates)."""
+    kept = [i for i in range(len(y)) if i in (0, len(y) - 1) or y[i] != y[i - 1]]
+    line = {"x": [x[i] for i in kept], "y": [y[i] for i in kept]}
+    if hovertext is not None:
+        line["hovertext"] = [hovertext[i] for i in kept]
+    return line
 
 
 def deadline_trace(

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kcompact_nb.core import (
     OffsetMapSpec,
@@ -41,6 +43,7 @@ from kcompact_nb.viz import (
     transaction_figure,
     what_if_figure,
 )
+from kcompact_nb.viz._dirty import step_line
 from tests.conftest import CountingStorage, compacted_log, rec
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
@@ -421,6 +424,56 @@ def test_what_if_rows_autorange_and_share_one_time_scale(fruit):
     assert [a.text for a in layout.annotations] == ["0.5", "0.9"]
     assert [t.showlegend for t in fig.data if t.name == "cleaner pass"] == [True, False]
     assert fig.layout.title.text == "What if: 0.5 vs 0.9"
+
+
+def test_what_if_lines_are_drawn_from_the_steps_where_they_change():
+    """slow-topic.json (194 steps): each step line holds only its changes (and the ends), and read as a step function it
+    gives the series' value after the last step at each time (steps at one time draw a vertical run); every pass keeps
+    its marker."""
+    series = {
+        label: dirtiness_series(Timeline(scenario_frames(SCENARIOS / "slow-topic.json", topic_config=c)).compute_all())
+        for label, c in {"12 h": {"segment.ms": 43_200_000}, "lag 1 d": {"max.compaction.lag.ms": 86_400_000}}.items()
+    }
+    fig = what_if_figure(series)
+    lines = {
+        (t.name, t.xaxis): t
+        for t in fig.data
+        if t.name in (LABELS["dirty ratio"], LABELS["min.cleanable.dirty.ratio"], LABELS["duplicates"])
+    }
+    for column, points in enumerate(series.values()):
+        top, bottom = ("x", "x3") if column == 0 else ("x2", "x4")
+        for (name, axis), value in [
+            ((LABELS["dirty ratio"], top), lambda p: p.cleanable_ratio),
+            ((LABELS["min.cleanable.dirty.ratio"], top), lambda p: p.min_cleanable_dirty_ratio),
+            ((LABELS["duplicates"], bottom), lambda p: p.duplicates),
+        ]:
+            line = lines[name, axis]
+            assert line.line.shape == "hv" and len(line.x) < len(points) / 2
+            last_at_their_time = [
+                p
+                for p, after in zip(points, [*points[1:], None], strict=True)
+                if after is None or after.now_ms > p.now_ms
+            ]
+            hours = [p.now_ms / 3_600_000 for p in last_at_their_time]  # the axis's unit
+            assert [_step_value(line, at) for at in hours] == [value(p) for p in last_at_their_time]
+    assert [len(t.x) for t in fig.data if t.name == LABELS["pass"]] == [
+        sum(len(p.pass_ms) for p in points) for points in series.values()
+    ]
+
+
+def _step_value(line, x):
+    """The value a step line (``hv``) draws at ``x``: its last point's at or before ``x`` (the last of equal xs)."""
+    return [y for at, y in zip(line.x, line.y, strict=True) if at <= x + 1e-9][-1]
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=40))
+def test_a_step_line_keeps_the_value_of_every_point(values):
+    x = [float(i) for i in range(len(values))]
+    line = step_line(x, values, [f"step {i}" for i in x])
+    assert line["x"][0] == 0 and line["x"][-1] == len(values) - 1
+    assert all(a != b for a, b in zip(line["y"][:-2], line["y"][1:-1], strict=True))  # a change at each inner point
+    assert [[y for at, y in zip(line["x"], line["y"], strict=True) if at <= i][-1] for i in x] == values
+    assert line["hovertext"] == [f"step {i}" for i in line["x"]]
 
 
 def test_a_long_title_stays_clear_of_plotlys_toolbar(fruit):
