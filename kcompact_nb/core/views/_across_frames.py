@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from kcompact_nb.core.cleaner import FAR_FUTURE_MS, log_to_clean
-from kcompact_nb.core.model import PartitionLog
+from kcompact_nb.core.cleaner import FAR_FUTURE_MS, log_to_clean, strategy_for
+from kcompact_nb.core.model import PartitionLog, TopicConfig
 from kcompact_nb.core.simulation import Frame, overdue_at_ms
-from kcompact_nb.core.views._next_pass import superseded_count
+from kcompact_nb.core.views._next_pass import LogBatches, superseded_count_in
 from kcompact_nb.record import Record, RecordBatch
 
 
@@ -126,11 +126,12 @@ def dirtiness_series(frames: Sequence[Frame]) -> list[DirtinessPoint]:
     """One :class:`DirtinessPoint` per frame; ``duplicates`` counts superseded records under the topic's strategy."""
     points = []
     previous_active: int | None = None
+    counted = _Superseded()
     for frame in frames:
         log = frame.log
         ltc = log_to_clean(log, now_ms=frame.now_ms)
         active = log.active_segment.base_offset
-        duplicates = superseded_count(log)
+        duplicates = counted.of(log)
         points.append(
             DirtinessPoint(
                 frame.index,
@@ -148,3 +149,30 @@ def dirtiness_series(frames: Sequence[Frame]) -> list[DirtinessPoint]:
         )
         previous_active = active
     return points
+
+
+class _Superseded:
+    """``superseded_count`` of frame after frame, counted again only when a frame's log holds other batches (or
+    other aborted transactions, or another config) than the frame's before: most steps (the clock, a pass that
+    finds nothing eligible) change none of them."""
+
+    def __init__(self) -> None:
+        self._read: LogBatches | None = None
+        self._config: TopicConfig | None = None
+        self._count = 0
+
+    def of(self, log: PartitionLog) -> int:
+        read = LogBatches.read(log)
+        if not (self._read is not None and log.config == self._config and _same_batches(read, self._read)):
+            self._count = superseded_count_in(read, strategy_for(log.config))
+        self._read, self._config = read, log.config
+        return self._count
+
+
+def _same_batches(read: LogBatches, before: LogBatches) -> bool:
+    """The same batch objects (batches are immutable) and the same aborted transactions."""
+    return (
+        len(read.batches) == len(before.batches)
+        and all(a is b for a, b in zip(read.batches, before.batches, strict=True))
+        and read.aborted == before.aborted
+    )

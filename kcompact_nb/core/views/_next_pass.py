@@ -268,8 +268,11 @@ def superseded_count(log: PartitionLog, *, strategy: Strategy | None = None) -> 
 
     ``strategy`` defaults to the topic's ``compaction.strategy``; the count ignores the cleanable range.
     """
-    chosen = strategy or strategy_for(log.config)
-    read = LogBatches.read(log)
+    return superseded_count_in(LogBatches.read(log), strategy or strategy_for(log.config))
+
+
+def superseded_count_in(read: LogBatches, chosen: Strategy) -> int:
+    """:func:`superseded_count` of ``read.log`` under ``chosen``, its batches read in ``read``."""
     aborted = read.aborted
     winners = winning_ranks(read.batches, chosen, aborted)
     rank = _offset_rank if chosen.ranks_by_offset else chosen.rank

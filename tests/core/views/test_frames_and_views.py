@@ -19,7 +19,8 @@ from kcompact_nb.core import (
     segment_regions,
 )
 from kcompact_nb.core.cleaner import CleanerManager
-from kcompact_nb.scenario import scenario_frames
+from kcompact_nb.core.views._next_pass import superseded_count
+from kcompact_nb.scenario import load_scenario, scenario_frames
 from tests.conftest import compacted_log, offsets_in_log, rec
 
 SCENARIOS = Path(__file__).resolve().parents[3] / "data" / "samples" / "scenarios"
@@ -114,6 +115,19 @@ def test_dirtiness_series_marks_rolls_passes_and_duplicates():
     assert points[15].cleanable_ratio == 309 / (154 + 309)
     assert [points[i].duplicates for i in (7, 8, 16, 17)] == [3, 1, 3, 1]
     assert all(p.deadline_ms is None for p in points)  # max.compaction.lag.ms is unset
+
+
+def test_dirtiness_series_counts_each_frames_duplicates_as_the_frame_alone_does():
+    """The series counts a frame's superseded records again only when its batches changed: on every sample scenario
+    (steps that move the clock, append, roll, clean, abort a transaction; KIP-280's strategies) its counts are those of
+    each frame's log counted on its own."""
+    for path in sorted(SCENARIOS.glob("*.json")):
+        scenario = load_scenario(path)
+        for topic in scenario.topics:
+            frames = Timeline(scenario_frames(scenario, topic=topic)).compute_all()
+            counts = [p.duplicates for p in dirtiness_series(frames)]
+            assert counts == [superseded_count(f.log) for f in frames], (path.name, topic)
+            assert len(set(counts)) > 1, (path.name, topic)
 
 
 def test_deadline_is_the_first_instant_the_engine_finds_the_log_overdue():
