@@ -14,6 +14,10 @@ from kcompact_nb.widgets._config_panel import ConfigPanel
 from kcompact_nb.widgets._figures import FigureView, styled
 from kcompact_nb.widgets._sources import FrameSource, Source, frame_source
 
+RUNS_KEPT = 16
+"""Runs an explorer keeps by the configs they ran under: an edit back to configs run before (a strategy switched and
+switched back, a value undone, one panel set as the other) redraws without running the source again."""
+
 
 class WhatIfExplorer:
     """Run the same source under the ``left`` and ``right`` panels' configs and plot both.
@@ -25,7 +29,8 @@ class WhatIfExplorer:
     the source's configs (:func:`config_title`): the panel heading, its column title and the figure
     title always name the configs in force. ``figure`` (a ``go.Figure``, shown by ``figure_view``) shows the dirty
     ratio, passes and rolls, and the duplicates still stored, per config; ``series`` holds the plotted points
-    by title (``labels`` lists the titles, left then right). Editing a panel re-runs that side only.
+    by title (``labels`` lists the titles, left then right). Editing a panel re-runs that side only, and only
+    under configs not run lately (:data:`RUNS_KEPT`).
     """
 
     def __init__(
@@ -49,6 +54,8 @@ class WhatIfExplorer:
         self._started = [panel.properties_in_force() for panel in self._panels]
         self._given = labels
         self._points: list[list[DirtinessPoint]] = [[], []]
+        self._runs: dict[tuple[tuple[str, Any], ...], list[DirtinessPoint]] = {}
+        """The points of the latest runs by the panel properties they ran under (both sides run the same source)."""
         self.figure_view = FigureView()
         for side, panel in enumerate(self._panels):
             try:
@@ -108,9 +115,17 @@ class WhatIfExplorer:
         return changed
 
     def _run(self, side: int) -> None:
-        """Re-run side ``side`` under its panel's configs (raises ``KcompactError`` when the run fails)."""
-        frames = self.source.timeline(self._panels[side]).compute_all()
-        self._points[side] = dirtiness_series(frames)
+        """Re-run side ``side`` under its panel's configs (raises ``KcompactError`` when the run fails), or take the
+        run of these configs kept from before."""
+        panel = self._panels[side]
+        configs = tuple(panel.properties_in_force().items())
+        points = self._runs.pop(configs, None)
+        if points is None:
+            points = dirtiness_series(self.source.timeline(panel).compute_all())
+        self._runs[configs] = points  # the latest last
+        if len(self._runs) > RUNS_KEPT:
+            del self._runs[next(iter(self._runs))]
+        self._points[side] = points
 
     def _redraw(self) -> None:
         for panel, title in zip(self._panels, self.labels, strict=True):

@@ -7,9 +7,9 @@ from pathlib import Path
 import ipywidgets
 import plotly.graph_objects as go
 
-from kcompact_nb import BrokerConfig, OffsetMapSpec, Simulation, TopicConfig
+from kcompact_nb import BrokerConfig, OffsetMapSpec, Simulation, Timeline, TopicConfig, dirtiness_series
 from kcompact_nb.core import CleanerManager
-from kcompact_nb.scenario import load_scenario
+from kcompact_nb.scenario import load_scenario, scenario_frames
 from kcompact_nb.viz import COLORS, LABELS
 from kcompact_nb.widgets import NEXT_LABEL, CompactionStepper, ConfigPanel, WhatIfExplorer
 from kcompact_nb.widgets._figures import LivePlot
@@ -372,6 +372,24 @@ def test_what_if_explorer_compares_two_ratios_and_reruns_one_side():
     assert "compaction.strategy.header" in explorer.left.message.value
     assert [p.pass_ms for p in explorer.series["0.5"] if p.pass_ms] == [(604_800_001,), (1_209_600_002,)]
     assert explorer.figure.data[0].line.shape == "hv" and passes[0].marker.color == COLORS["pass"]
+
+
+def test_what_if_runs_each_config_once_and_draws_it_again_when_edited_back(monkeypatch):
+    explorer = WhatIfExplorer(FRUIT, right={"min.cleanable.dirty.ratio": 0.9}, labels=("0.5", "0.9"))
+    first = explorer.series["0.5"]
+    runs = []
+    timeline = explorer.source.timeline
+    ran = lambda panel: runs.append(panel.properties_in_force()["compaction.strategy"]) or timeline(panel)  # noqa: E731
+    monkeypatch.setattr(explorer.source, "timeline", ran)
+    for strategy in ("timestamp", "offset", "timestamp", "offset"):
+        explorer.left.strategy.value = strategy
+    assert runs == ["timestamp"]  # the source's own configs (offset) ran when the explorer was made
+    assert explorer.labels == ("0.5", "0.9") and explorer.series["0.5"] == first
+    explorer.left.controls["min.cleanable.dirty.ratio"].value = 0.9  # the right panel's configs: run already
+    assert len(runs) == 1 and explorer.series[explorer.labels[0]] == explorer.series[explorer.labels[1]]
+    explorer.left.controls["min.cleanable.dirty.ratio"].value = 0.7
+    fresh = Timeline(scenario_frames(FRUIT, topic_config={"min.cleanable.dirty.ratio": 0.7})).compute_all()
+    assert len(runs) == 2 and explorer.series[explorer.labels[0]] == dirtiness_series(fresh)
 
 
 def test_what_if_overrides_may_be_given_in_ms_or_in_human_units():
