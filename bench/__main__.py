@@ -6,6 +6,8 @@
 
 ``python -m bench clicks``: the widgets' clicks and edits to their figures redrawn, in JupyterLab in a browser.
 
+``python -m bench startup [--runs N]``: ``kcompact``'s start-up in fresh processes, written to ``bench/RESULTS.md``.
+
 ``python -m bench side-by-side [--sizes ...]``: issue #9's comparison with Kafka's own cleaner, written to
 ``bench/RESULTS.md`` (needs Java 17 and Maven for the broker); ``--codecs none,gzip,snappy,lz4,zstd`` adds a
 compressed partition per codec (issue #29), ``--codecs-only`` measures those alone and replaces their section.
@@ -22,6 +24,7 @@ import bench.bench_io  # noqa: F401
 import bench.bench_scenarios  # noqa: F401
 import bench.bench_spark  # noqa: F401
 import bench.bench_spark_topic  # noqa: F401
+import bench.bench_startup  # noqa: F401
 import bench.bench_viz  # noqa: F401
 from bench._machine import describe
 from bench._runner import REGISTRY, format_table, run_all
@@ -40,6 +43,10 @@ def main(argv: list[str]) -> int:
         from bench.bench_clicks import main as clicks
 
         return clicks(argv[1:])
+    if argv[:1] == ["startup"]:
+        from bench.bench_startup import main as startup
+
+        return startup(argv[1:])
     if argv[:1] == ["side-by-side"]:
         from bench.side_by_side import main as side_by_side
 

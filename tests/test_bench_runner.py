@@ -36,4 +36,8 @@ def test_every_benchmark_module_registers_under_a_unique_name():
     names = [b.name for b in REGISTRY]
     assert len(names) == len(set(names))
     assert any(n.startswith("cleaner:") for n in names) and any(n.startswith("core:") for n in names)
+    assert [n for n in names if n.startswith("startup: kcompact --")] == [
+        "startup: kcompact --version",
+        "startup: kcompact --help",
+    ]
     assert any("read" in n for n in names)
