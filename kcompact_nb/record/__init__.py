@@ -33,7 +33,7 @@ from kcompact_nb.record._control_records import (
     end_txn_marker_value,
 )
 from kcompact_nb.record._crc import crc32c
-from kcompact_nb.record._encoders import BatchEncoder, PlacedEncoder, check_codec, compressed, compressed_placed
+from kcompact_nb.record._encoders import BatchEncoder, check_codec, compressed, compressed_placed
 from kcompact_nb.record._errors import (
     CodecUnavailableError,
     CorruptBatchError,
@@ -138,7 +138,6 @@ __all__ = [
     "NotPlain",
     "OffsetOrderError",
     "PackedRecords",
-    "PlacedEncoder",
     "parse_records",
     "RebuiltBatches",
     "SpanColumns",
