@@ -13,7 +13,8 @@ from kcompact_nb.record import batch_header as L
 class BlockHeaders:
     """The header fields of a block's batches, int64 columns read with numpy at their byte positions in a v2
     batch (``DefaultRecordBatch``: baseOffset 0, length 8, partitionLeaderEpoch 12, attributes 21, lastOffsetDelta 23,
-    baseTimestamp 27, producerId 43, producerEpoch 51, baseSequence 53, recordsCount 57; big-endian)."""
+    baseTimestamp 27, maxTimestamp 35, producerId 43, producerEpoch 51, baseSequence 53, recordsCount 57;
+    big-endian)."""
 
     def __init__(self, block: FramedBlock) -> None:
         data, self.starts = block.data, numpy.array(block.starts, numpy.int64)
@@ -22,6 +23,7 @@ class BlockHeaders:
         self.attributes = _field(data, self.starts + L.ATTRIBUTES_POSITION, ">i2")
         self.last_deltas = _field(data, self.starts + 23, ">i4")
         self.base_timestamps = _field(data, self.starts + 27, ">i8")
+        self.max_timestamps = _field(data, self.starts + 35, ">i8")
         self.counts = _field(data, self.starts + 57, ">i4")
         self.leader_epochs = _field(data, self.starts + 12, ">i4")
         self.producer_ids = _field(data, self.starts + 43, ">i8")
