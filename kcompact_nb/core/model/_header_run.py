@@ -12,26 +12,35 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy
 
-from kcompact_nb.record import NO_TIMESTAMP
+from kcompact_nb.record import COMPRESSION_CODECS, NO_TIMESTAMP
 
 if TYPE_CHECKING:
     from kcompact_nb.core.model._segment import StoredSegment
 
 
 class HeaderRun(NamedTuple):
-    """Consecutive data batches of a segment known by their headers only, without a producer id (no producer state to
-    replay): each one's size in bytes, last offset and largest timestamp (``maxTimestamp``), numpy int64 columns, and
-    the codecs among them."""
+    """Consecutive data batches of a segment known by their headers only (no control batch among them), as numpy int64
+    columns of their header fields: each one's size in bytes, offsets, largest timestamp (``maxTimestamp``), codec id
+    (``COMPRESSION_CODECS``), producer id, epoch and base sequence, and whether it is transactional (0 or 1)."""
 
     sizes: Any
+    base_offsets: Any
     last_offsets: Any
     max_timestamps: Any
-    codecs: frozenset[str]
+    codecs: Any
+    producer_ids: Any
+    producer_epochs: Any
+    base_sequences: Any
+    transactional: Any
 
     @property
     def last_offset(self) -> int:
         """The last batch's last offset."""
         return int(self.last_offsets[-1])
+
+    def taken(self, which: Any) -> HeaderRun:
+        """The batches ``which`` picks (a numpy bool mask or indexes), in order."""
+        return HeaderRun(*(column[which] for column in self))
 
 
 def append_run(segment: StoredSegment, run: HeaderRun) -> None:
@@ -59,7 +68,7 @@ def append_run(segment: StoredSegment, run: HeaderRun) -> None:
     segment.max_timestamp_so_far, segment.offset_of_max_timestamp_so_far = int(largest[-1]), int(holder[-1])
     segment.stored_last_offset = run.last_offset
     segment.batch_count += len(sizes)
-    segment.stored_codecs |= run.codecs
+    segment.stored_codecs.update(COMPRESSION_CODECS[codec] for codec in numpy.unique(run.codecs).tolist())
 
 
 def _largest_so_far(segment: StoredSegment, run: HeaderRun) -> tuple[Any, Any]:

@@ -17,6 +17,7 @@ from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
 from kcompact_nb.core.model._header_run import HeaderRun, append_run
 from kcompact_nb.core.model._log import PartitionLog
 from kcompact_nb.core.model._producer_state import ProducerStateManager
+from kcompact_nb.core.model._run_replay import replay_run
 from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment, appended_offset_of_max_timestamp
 from kcompact_nb.core.model._snapshot_replay import ProducerSnapshot, SnapshotReplay
 from kcompact_nb.record import RecordBatch
@@ -112,7 +113,8 @@ def load_log(
         for batch in batches:
             if isinstance(batch, HeaderRun):
                 _append_run(segment, batch)
-                loaded.reached(batch.last_offset + 1)  # no producer batch in it to replay
+                replay_run(state, batch, notes)  # data batches: no marker closes a transaction
+                loaded.add_run(batch)
                 continue
             held_at = appended_offset_of_max_timestamp(batch, broker.version)
             segment.append([batch], last_modified_ms, offset_of_max_timestamp=held_at)

@@ -4,8 +4,8 @@ Used to load partitions of any size in the memory of their metadata (a partition
 ``ReadOptions.on_disk_from_bytes``): each batch's header is framed and CRC-checked, records are decoded only in
 control batches, and in the batches a scan looks at for the first one Kafka's cleaner cannot read
 (:class:`FirstUnreadable`: a partition read as the cleaner reads it). A block's headers are read as numpy columns
-(:class:`BlockHeaders`), and its runs of data batches without a producer id go to log loading as such
-(:class:`HeaderRun`), the other batches one by one.
+(:class:`BlockHeaders`), and its runs of data batches go to log loading as such (:class:`HeaderRun`), the other
+batches one by one.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import numpy
 
@@ -21,7 +22,7 @@ from kcompact_nb.io._errors import CorruptBatchError
 from kcompact_nb.io.logdir._block_headers import BlockHeaders
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes, SegmentFraming
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
-from kcompact_nb.record import NO_PRODUCER_ID, FramedBlock
+from kcompact_nb.record import FramedBlock
 from kcompact_nb.record import batch_header as L
 
 
@@ -61,9 +62,8 @@ def header_segments(
     next_offset: int | None = None,
 ) -> Iterator[tuple[int, int, Iterator[RecordBatch | HeaderRun]]]:
     """Each segment file's base offset, mtime and batches, headers only (control batches decoded: their markers
-    close transactions; data batches without a producer id as :class:`HeaderRun` columns, a block's runs of them at
-    once); offsets are checked across files (from ``next_offset`` on) as :func:`~kcompact_nb.io.read_partition_dir`
-    does.
+    close transactions; data batches as :class:`HeaderRun` columns, a block's runs of them at once); offsets are
+    checked across files (from ``next_offset`` on) as :func:`~kcompact_nb.io.read_partition_dir` does.
 
     With ``on_cut``, a batch that cannot be framed ends its file's batches (the rest of that file is given to
     ``on_cut``) instead of raising; later files are still read. With ``unreadable``, the first batch Kafka's cleaner
@@ -103,9 +103,9 @@ def header_segments(
 def _block_headers(
     framing: SegmentFraming, block: FramedBlock, header_only: Callable[[bytes, int, int], RecordBatch]
 ) -> Iterator[RecordBatch | HeaderRun]:
-    """A block's batches: its runs of data batches without a producer id, in known codecs, as :class:`HeaderRun`
-    columns, the others one by one (``header_only``); all one by one when a header is invalid (the first such batch
-    raises what is wrong with it)."""
+    """A block's batches: its runs of data batches in known codecs as :class:`HeaderRun` columns, the others (control
+    batches, unknown codecs) one by one (``header_only``); all one by one when a header is invalid (the first such
+    batch raises what is wrong with it)."""
     headers = BlockHeaders(block)
     if not headers.valid(headers.floors(framing.next_offset), base_offset=framing.base_offset,
                          end_offset=framing.end_offset):  # fmt: skip
@@ -113,20 +113,27 @@ def _block_headers(
         return
     codecs = headers.attributes & L.CODEC_MASK
     columnar = (headers.attributes & L.CONTROL_BIT == 0) & (codecs < len(L.COMPRESSION_CODECS))
-    columnar &= headers.producer_ids == NO_PRODUCER_ID
     bounds = [0, *(numpy.flatnonzero(columnar[1:] != columnar[:-1]) + 1).tolist(), len(columnar)]
+    whole = _header_run(headers, codecs)
     for start, stop in pairwise(bounds):
         if not columnar[start]:
             starts, ends = headers.starts[start:stop].tolist(), headers.ends[start:stop].tolist()
             frames = ((block.data[s:e], block.position + s) for s, e in zip(starts, ends, strict=True))
             yield from framing.decoded_frames(frames, header_only)
             continue
-        sizes = headers.ends[start:stop] - headers.starts[start:stop]
-        found = {L.COMPRESSION_CODECS[codec] for codec in numpy.unique(codecs[start:stop]).tolist()}
-        run = HeaderRun(sizes, headers.last_offsets[start:stop], headers.max_timestamps[start:stop], frozenset(found))
-        framing.advance(int(sizes.sum()))
+        run = whole.taken(slice(start, stop))
+        framing.advance(int(run.sizes.sum()))
         framing.next_offset = run.last_offset + 1
         yield run
+
+
+def _header_run(headers: BlockHeaders, codecs: Any) -> HeaderRun:
+    """The block's batches as one :class:`HeaderRun`."""
+    transactional = headers.attributes & L.TRANSACTIONAL_BIT != 0
+    return HeaderRun(
+        headers.ends - headers.starts, headers.base_offsets, headers.last_offsets, headers.max_timestamps, codecs,
+        headers.producer_ids, headers.producer_epochs, headers.base_sequences, transactional,
+    )  # fmt: skip
 
 
 def _decoded_or_header(

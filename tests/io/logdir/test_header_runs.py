@@ -28,7 +28,7 @@ from kcompact_nb.io.logdir._header_scan import header_segments
 from kcompact_nb.record import RecordBatch
 from tests.io.logdir.test_partition_stream import operations, random_log
 
-INDEX_FILES = ("*.index", "*.timeindex", "*.txnindex", "*.snapshot")
+INDEX_FILES = ("*.index", "*.timeindex", "*.txnindex")
 
 
 def loaded_state(folder: Path, options: ReadOptions) -> Any:
@@ -110,9 +110,21 @@ LAST_OFFSETS = [0, 1, 2, 3, 4, 5]
 MAX_TIMESTAMPS = [5, 3, 9, 9, 7, 12]
 
 
-def run_of(start: int, stop: int) -> HeaderRun:
-    columns = (numpy.array(c[start:stop], numpy.int64) for c in (SIZES, LAST_OFFSETS, MAX_TIMESTAMPS))
-    return HeaderRun(*columns, frozenset({"none"}))
+def run_of(sizes: list[int], last_offsets: list[int], max_timestamps: list[int], codec: int = 0) -> HeaderRun:
+    """Data batches of one offset each, without a producer id."""
+    none = [-1] * len(sizes)
+    columns = (
+        sizes,
+        last_offsets,
+        last_offsets,
+        max_timestamps,
+        [codec] * len(sizes),
+        none,
+        none,
+        none,
+        [0] * len(sizes),
+    )
+    return HeaderRun(*(numpy.array(column, numpy.int64) for column in columns))
 
 
 def fields(segment: Segment) -> tuple[Any, ...]:
@@ -137,7 +149,7 @@ BY_HAND = (450, [(2, 140), (5, 440)], [(9, 2), (12, 5)], 12, 5, 5, 10, 5)
 def test_a_run_is_appended_as_its_batches_one_at_a_time(splits):
     folded = StoredSegment(0, created_ms=0, index_interval_bytes=100)
     for start, stop in zip(splits, splits[1:], strict=False):
-        append_run(folded, run_of(start, stop))
+        append_run(folded, run_of(SIZES[start:stop], LAST_OFFSETS[start:stop], MAX_TIMESTAMPS[start:stop]))
     one_by_one = StoredSegment(0, created_ms=0, index_interval_bytes=100)
     for size, last, largest in zip(SIZES, LAST_OFFSETS, MAX_TIMESTAMPS, strict=True):
         one_by_one.append([RecordBatch(last, last, (), size, largest, largest)], 0, offset_of_max_timestamp=last)
@@ -150,12 +162,13 @@ def test_an_entry_without_a_larger_timestamp_adds_no_time_index_entry():
     segment.max_timestamp_so_far, segment.offset_of_max_timestamp_so_far = 20, 0
     segment.rolling_based_timestamp, segment._bytes_since_last_index_entry = 20, 50
     sizes, lasts, stamps = [10, 10, 10, 10], [1, 2, 3, 4], [4, 25, 25, 30]
-    append_run(segment, HeaderRun(*(numpy.array(c, numpy.int64) for c in (sizes, lasts, stamps)), frozenset({"gzip"})))
+    append_run(segment, run_of(sizes, lasts, stamps, codec=1))
     # interval 0: an entry before every batch; the time index only where the largest timestamp grew
     assert segment.offset_index == [(1, 50), (2, 60), (3, 70), (4, 80)]
     assert segment.time_index == [(20, 0), (25, 2), (30, 4)]
     assert (segment.size_bytes, segment.max_timestamp_so_far, segment.offset_of_max_timestamp_so_far) == (90, 30, 4)
     assert (segment.rolling_based_timestamp, segment._bytes_since_last_index_entry) == (20, 10)
+    assert segment.stored_codecs == {"gzip"}
 
 
 # -- fallbacks -----------------------------------------------------------------------------------------------------
@@ -189,9 +202,9 @@ def plain_and_transactional(root: Path) -> tuple[Path, PartitionLog]:
     return partition_dir(log, root), log
 
 
-def test_a_marker_and_producer_batches_are_read_one_by_one_between_runs(tmp_path):
+def test_a_marker_is_read_on_its_own_between_runs(tmp_path):
     folder, log = plain_and_transactional(tmp_path)
-    assert scanned(folder) == [["run of 3", "txn 3-3", "marker 4-4", "run of 4", "producer 13-13"]]
+    assert scanned(folder) == [["run of 4", "marker 4-4", "run of 5"]]
     options = ReadOptions(on_disk_from_bytes=0, config=log.config)
     stored = read_partition_dir(folder, options).log
     assert stored.segments[0].aborted_transactions == log.segments[0].aborted_transactions != []
