@@ -52,16 +52,15 @@ def append_run(segment: StoredSegment, run: HeaderRun) -> None:
         segment.rolling_based_timestamp = int(run.max_timestamps[0])
     largest, holder = _largest_so_far(segment, run)
     appended = numpy.concatenate(([0], numpy.cumsum(sizes)))  # bytes appended before each batch, and in all
-    entries = _index_entry_batches(appended, segment.index_interval_bytes, segment._bytes_since_last_index_entry)
-    if entries:
-        at = numpy.array(entries)
+    at = _index_entry_batches(appended, segment.index_interval_bytes, segment._bytes_since_last_index_entry)
+    if len(at):
         positions = segment.size_bytes + appended[at]
         segment.offset_index.extend(zip(last_offsets[at].tolist(), positions.tolist(), strict=True))
         last_indexed = segment.time_index[-1][0] if segment.time_index else NO_TIMESTAMP
         timestamps = largest[at]
         grew = timestamps > numpy.concatenate(([last_indexed], timestamps[:-1]))
         segment.time_index.extend(zip(timestamps[grew].tolist(), holder[at][grew].tolist(), strict=True))
-        segment._bytes_since_last_index_entry = int(appended[-1] - appended[entries[-1]])
+        segment._bytes_since_last_index_entry = int(appended[-1] - appended[at[-1]])
     else:
         segment._bytes_since_last_index_entry += int(appended[-1])
     segment.size_bytes += int(appended[-1])
@@ -82,15 +81,17 @@ def _largest_so_far(segment: StoredSegment, run: HeaderRun) -> tuple[Any, Any]:
     return largest, holder
 
 
-def _index_entry_batches(appended: Any, interval_bytes: int, bytes_since_entry: int) -> list[int]:
-    """The batches an offset-index entry is added before: those before which more than ``interval_bytes`` were
-    appended since the last entry (``bytes_since_entry`` before the first batch; ``appended``: the bytes appended
-    before each batch, and in all)."""
+def _index_entry_batches(appended: Any, interval_bytes: int, bytes_since_entry: int) -> Any:
+    """The batches an offset-index entry is added before (a numpy array of their indexes): those before which more
+    than ``interval_bytes`` were appended since the last entry (``bytes_since_entry`` before the first batch;
+    ``appended``: the bytes appended before each batch, and in all)."""
     count = len(appended) - 1
-    after = numpy.searchsorted(appended, appended[:-1] + interval_bytes, side="right").tolist()
+    after = numpy.searchsorted(appended, appended[:-1] + interval_bytes, side="right")
     batch = int(numpy.searchsorted(appended, interval_bytes - bytes_since_entry, side="right"))
-    entries = []
+    if batch >= count or (after[batch:] == numpy.arange(batch + 1, count + 1)).all():
+        return numpy.arange(batch, count)  # each batch from there on is bigger than the interval: an entry before each
+    entries, following = [], after.tolist()
     while batch < count:
         entries.append(batch)
-        batch = after[batch]
-    return entries
+        batch = following[batch]
+    return numpy.array(entries, numpy.int64)
