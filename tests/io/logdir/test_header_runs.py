@@ -1,5 +1,5 @@
-"""A partition read on disk takes a block's data batches without a producer id as columns (:class:`HeaderRun`,
-issue #41): the log it loads is the one the batch-by-batch scan loads, whatever the partition holds.
+"""A partition read on disk takes a block's runs of data batches as columns (:class:`HeaderRun`, issue #41): the log
+it loads is the one the batch-by-batch scan loads, whatever the partition holds (producer state and notes too).
 
 The batch-by-batch scan is the same read with every block's headers refused as columns (``BlockHeaders.valid``
 False: each batch then goes through the per-batch path, as every batch did before the columns).
