@@ -117,9 +117,7 @@ def _block_headers(
     whole = _header_run(headers, codecs)
     for start, stop in pairwise(bounds):
         if not columnar[start]:
-            starts, ends = headers.starts[start:stop].tolist(), headers.ends[start:stop].tolist()
-            frames = ((block.data[s:e], block.position + s) for s, e in zip(starts, ends, strict=True))
-            yield from framing.decoded_frames(frames, header_only)
+            yield from framing.decoded_frames(map(block.frame, range(start, stop)), header_only)
             continue
         run = whole.taken(slice(start, stop))
         framing.advance(int(run.sizes.sum()))
