@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 
 
 class HeaderRun(NamedTuple):
-    """Consecutive data batches of a segment known by their headers only (no control batch among them), as numpy int64
+    """Consecutive data batches of a segment known by their headers only (no control batch among them), as numpy
     columns of their header fields: each one's size in bytes, offsets, largest timestamp (``maxTimestamp``), codec id
-    (``COMPRESSION_CODECS``), producer id, epoch and base sequence, and whether it is transactional (0 or 1)."""
+    (``COMPRESSION_CODECS``), producer id, epoch and base sequence (int64), and whether it is transactional (bool)."""
 
     sizes: Any
     base_offsets: Any

@@ -64,7 +64,8 @@ def run_of(batches: list[RecordBatch]) -> HeaderRun:
         [(b.size_bytes, b.base_offset, b.last_offset, b.max_timestamp, 0) for b in batches],
         [(b.producer_id, b.producer_epoch, b.base_sequence, int(b.is_transactional)) for b in batches],
     )
-    return HeaderRun(*numpy.array(columns[0], numpy.int64).T, *numpy.array(columns[1], numpy.int64).T)
+    producers = numpy.array(columns[1], numpy.int64).T
+    return HeaderRun(*numpy.array(columns[0], numpy.int64).T, *producers[:3], producers[3].astype(bool))
 
 
 def state_of(known: list[ProducerStateEntry]) -> ProducerStateManager:
