@@ -113,18 +113,8 @@ MAX_TIMESTAMPS = [5, 3, 9, 9, 7, 12]
 def run_of(sizes: list[int], last_offsets: list[int], max_timestamps: list[int], codec: int = 0) -> HeaderRun:
     """Data batches of one offset each, without a producer id."""
     none = [-1] * len(sizes)
-    columns = (
-        sizes,
-        last_offsets,
-        last_offsets,
-        max_timestamps,
-        [codec] * len(sizes),
-        none,
-        none,
-        none,
-        [0] * len(sizes),
-    )
-    return HeaderRun(*(numpy.array(column, numpy.int64) for column in columns))
+    columns = (sizes, last_offsets, last_offsets, max_timestamps, [codec] * len(sizes), none, none, none)
+    return HeaderRun(*(numpy.array(column, numpy.int64) for column in columns), numpy.zeros(len(sizes), bool))
 
 
 def fields(segment: Segment) -> tuple[Any, ...]:
