@@ -14,6 +14,7 @@ from kcompact_nb.core.model._compression import stored_compression
 from kcompact_nb.core.model._config import COMPACTION_STRATEGIES, BrokerConfig, TopicConfig
 from kcompact_nb.core.model._config_keys import DOUBLE_MAX, INT_MAX, LONG_MAX, MIB
 from kcompact_nb.core.model._errors import ConfigError, IndexFullError, InvalidRecordError, UnitError
+from kcompact_nb.core.model._header_run import HeaderRun
 from kcompact_nb.core.model._log import AppendInfo, NewRecord, PartitionLog, copy_log
 from kcompact_nb.core.model._log_dir_names import (
     CLEANED_FILE_SUFFIX,
@@ -64,6 +65,7 @@ __all__ = [
     "BatchBlock",
     "InMemoryStorage",
     "KeyedRun",
+    "HeaderRun",
     "LogStorage",
     "COMPACTION_STRATEGIES",
     "copy_log",

@@ -14,8 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kcompact_nb.core.model._config import BrokerConfig, TopicConfig
+from kcompact_nb.core.model._header_run import HeaderRun, append_run
 from kcompact_nb.core.model._log import PartitionLog
 from kcompact_nb.core.model._producer_state import ProducerStateManager
+from kcompact_nb.core.model._run_replay import replay_run
 from kcompact_nb.core.model._segment import AbortedTxn, Segment, StoredSegment, appended_offset_of_max_timestamp
 from kcompact_nb.core.model._snapshot_replay import ProducerSnapshot, SnapshotReplay
 from kcompact_nb.record import RecordBatch
@@ -70,7 +72,7 @@ def build_partition_log(
 def load_log(
     topic: str,
     partition: int,
-    segments: Iterable[tuple[int, int, Iterable[RecordBatch]]],
+    segments: Iterable[tuple[int, int, Iterable[RecordBatch | HeaderRun]]],
     *,
     config: TopicConfig | None = None,
     broker: BrokerConfig | None = None,
@@ -86,7 +88,8 @@ def load_log(
     With ``stored=True`` the segments are :class:`StoredSegment` values: each batch goes through once (sizes,
     timestamps, index entries, producer state and aborted transactions follow it) and is not kept, so a
     partition of any size loads in the memory of its metadata. Batches may then hold no records, except
-    control batches, whose marker closes a transaction. With ``producer_snapshots`` (a broker's ``.snapshot`` files)
+    control batches, whose marker closes a transaction, and come as :class:`HeaderRun` values, many batches' headers
+    at once (appended as each of them would be). With ``producer_snapshots`` (a broker's ``.snapshot`` files)
     the producer state is the latest usable one's and the batches' after it (:class:`SnapshotReplay`); the replay of
     every batch still gives the aborted transactions.
     """
@@ -108,6 +111,11 @@ def load_log(
         )
         built.append(segment)
         for batch in batches:
+            if isinstance(batch, HeaderRun):
+                _append_run(segment, batch)
+                replay_run(state, batch, notes)  # data batches: no marker closes a transaction
+                loaded.add_run(batch)
+                continue
             held_at = appended_offset_of_max_timestamp(batch, broker.version)
             segment.append([batch], last_modified_ms, offset_of_max_timestamp=held_at)
             _replay_batch(state, segment, batch, notes)
@@ -134,6 +142,12 @@ def load_log(
     if now_ms is not None:
         log.producer_state.remove_expired_producers(now_ms, expiration_ms)
     return log
+
+
+def _append_run(segment: Segment, run: HeaderRun) -> None:
+    if not isinstance(segment, StoredSegment):
+        raise TypeError("batches known by their headers only are appended to stored segments (stored=True)")
+    append_run(segment, run)
 
 
 def _log_end_offset(segments: list[Segment], start: int) -> int:

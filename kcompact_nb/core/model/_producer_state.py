@@ -25,6 +25,15 @@ class ProducerStateEntry:
     coordinator_epoch: int = -1
 
 
+def lower_epoch_note(producer_id: int, producer_epoch: int, offset: int, last_epoch: int) -> str:
+    """What loading notes of a batch at ``offset`` whose producer epoch is below ``last_epoch``, its producer's last
+    (accepted)."""
+    return (
+        f"producer {producer_id}: epoch {producer_epoch} at offset {offset} "
+        f"is below the last seen epoch {last_epoch} (accepted, as on replication)"
+    )
+
+
 @dataclass(frozen=True)
 class CompletedTxn:
     """A transaction closed by a marker (``CompletedTxn``)."""
@@ -80,8 +89,7 @@ class ProducerStateManager:
         if entry is not None and batch.producer_epoch < entry.producer_epoch:
             if notes is not None:
                 notes.append(
-                    f"producer {batch.producer_id}: epoch {batch.producer_epoch} at offset {batch.base_offset} "
-                    f"is below the last seen epoch {entry.producer_epoch} (accepted, as on replication)"
+                    lower_epoch_note(batch.producer_id, batch.producer_epoch, batch.base_offset, entry.producer_epoch)
                 )
             entry.producer_epoch = batch.producer_epoch
         if not batch.is_control:

@@ -14,9 +14,11 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kcompact_nb.core.model._header_run import HeaderRun
 from kcompact_nb.core.model._producer_state import ProducerStateEntry, ProducerStateManager
+from kcompact_nb.core.model._run_replay import replay_run
 from kcompact_nb.core.model._versions import KafkaVersion
-from kcompact_nb.record import RecordBatch
+from kcompact_nb.record import NO_PRODUCER_ID, RecordBatch
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class SnapshotReplay:
         self._chosen: ProducerSnapshot | None = None
         self._log_start_offset = log_start_offset or 0
         self._started = False
-        self._batches: list[RecordBatch] = []
+        self._batches: list[RecordBatch | HeaderRun] = []
 
     def segment(self, base_offset: int) -> None:
         """A segment begins at ``base_offset`` (segments in offset order); the first one sets the log start offset."""
@@ -59,7 +61,7 @@ class SnapshotReplay:
         while self._waiting and self._waiting[0].offset <= offset:
             chosen = self._waiting.pop(0)
         self._chosen = chosen
-        self._batches = [b for b in self._batches if b.last_offset >= chosen.offset]
+        self._batches = [kept for b in self._batches if (kept := _from(b, chosen.offset)) is not None]
 
     def add(self, batch: RecordBatch) -> None:
         """A batch read in offset order: kept when it carries a producer id and may follow the snapshot taken."""
@@ -69,6 +71,16 @@ class SnapshotReplay:
         if batch.has_producer_id and batch.last_offset >= first.offset:
             self._batches.append(batch)
         self.reached(batch.last_offset + 1)
+
+    def add_run(self, run: HeaderRun) -> None:
+        """:meth:`add` of each of ``run``'s batches."""
+        first = self._chosen or (self._waiting[0] if self._waiting else None)
+        if first is None:
+            return
+        kept = _from(run.taken(run.producer_ids != NO_PRODUCER_ID), first.offset)
+        if kept is not None:
+            self._batches.append(kept)
+        self.reached(run.last_offset + 1)
 
     def state(self, version: KafkaVersion, now_ms: int | None, expiration_ms: int) -> ProducerStateManager | None:
         """The loaded producer state, ``None`` when no snapshot is usable (the state is rebuilt from the batches).
@@ -89,5 +101,16 @@ class SnapshotReplay:
             if retained and not expired:
                 state.producers[entry.producer_id] = dataclasses.replace(entry)
         for batch in self._batches:
-            state.replay(batch)
+            if isinstance(batch, HeaderRun):
+                replay_run(state, batch, None)
+            else:
+                state.replay(batch)
         return state
+
+
+def _from(batches: RecordBatch | HeaderRun, offset: int) -> RecordBatch | HeaderRun | None:
+    """The batch, or the run's batches, whose last offset is at least ``offset`` (None: none)."""
+    if isinstance(batches, RecordBatch):
+        return batches if batches.last_offset >= offset else None
+    kept = batches.last_offsets >= offset
+    return batches.taken(kept) if kept.any() else None

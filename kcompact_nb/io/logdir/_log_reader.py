@@ -28,6 +28,7 @@ from kcompact_nb.core import (
     SEGMENT_FILE_SUFFIXES,
     SWAP_FILE_SUFFIX,
     CleanerFailure,
+    HeaderRun,
     KeyRegistry,
     PartitionLog,
     ProducerSnapshot,
@@ -206,7 +207,7 @@ def _load_partition(
     _scan_other_files(path, loaded)
     files = segment_files(path)
     if options.on_disk(sum(f.stat().st_size for f in files)):
-        segments: Iterable[tuple[int, int, Iterable[RecordBatch]]] = header_segments(
+        segments: Iterable[tuple[int, int, Iterable[RecordBatch | HeaderRun]]] = header_segments(
             files, verify_crc=options.verify_crc, on_bytes=bar.update
         )
         _load_log(loaded, segments, options, offsets, stored=True)
@@ -232,7 +233,7 @@ def _segment_files(files: list[Path], options: ReadOptions, log: PartitionLog, *
 
 def _load_log(
     loaded: LoadedPartition,
-    segments: Iterable[tuple[int, int, Iterable[RecordBatch]]],
+    segments: Iterable[tuple[int, int, Iterable[RecordBatch | HeaderRun]]],
     options: ReadOptions,
     offsets: Offsets,
     *,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TypeVar
@@ -119,6 +119,8 @@ class SegmentFraming:
         self.start_position = options.start_position
         self.on_bytes = on_bytes
         self.dropped: DroppedBytes | None = None
+        self.next_offset = 0
+        """The lowest offset the next batch read may start at."""
         self.valid_bytes = 0
         self.file_size = 0
         self._inflation = 1.0
@@ -137,17 +139,31 @@ class SegmentFraming:
         file, ``next_offset`` the lowest offset it may start at) and raises :class:`CorruptBatchError` for bad
         content.
         """
-        next_offset = self.restart()
+        return self.read_blocks(lambda block: self.decoded_frames(block.frames, decode))
+
+    def read_blocks(self, read: Callable[[FramedBlock], Iterable[T]]) -> Iterator[T]:
+        """The values ``read`` makes of each block (:meth:`blocks`) from the start of the file, in order; ``read`` keeps
+        :attr:`next_offset` and the valid prefix (:meth:`advance`) following the batches it took. The first
+        :class:`CorruptBatchError` ends the read: raised, or with ``recover`` the rest of the file dropped there."""
+        self.next_offset = self.restart()
         try:
             for block in self.blocks():
-                for data, position in block.frames:
-                    value = decode(data, position, next_offset)
-                    self.advance(len(data))
-                    base_offset, last_delta = _BASE_AND_LAST_DELTA.unpack_from(data)
-                    next_offset = base_offset + last_delta + 1
-                    yield value
+                yield from read(block)
+                del block  # not held while the next block is read
         except CorruptBatchError as error:
             self.recovered(error)
+
+    def decoded_frames(
+        self, frames: Iterable[tuple[bytes, int]], decode: Callable[[bytes, int, int], T]
+    ) -> Iterator[T]:
+        """:meth:`decoded` of some of a block's batches, the next ones in file order (each batch's bytes and byte
+        position in the file)."""
+        for data, position in frames:
+            value = decode(data, position, self.next_offset)
+            self.advance(len(data))
+            base_offset, last_delta = _BASE_AND_LAST_DELTA.unpack_from(data)
+            self.next_offset = base_offset + last_delta + 1
+            yield value
 
     def blocks(self) -> Iterator[FramedBlock]:
         """The file a block of about :data:`BLOCK_BYTES` at a time, its whole valid batches framed in it.
