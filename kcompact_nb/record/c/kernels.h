@@ -6,8 +6,8 @@
  * laying out a block's compressed batches as uncompressed ones (inflate_batches.c: their records decompressed, gzip,
  * lz4 and zstd by the codecs' libraries opened at run time, codec_libraries.c, snappy there), tables of distinct keys
  * by content (key_tables.c: numbering keys, the streamed offset map), encoding and sizing the records of batches
- * without headers (records_section.c), snappy's compressor (snappy_compress.c), and framing a block of a segment file
- * into its whole CRC-checked batches (frame_batches.c). Built by `pip install` when a C compiler is there (an
+ * without headers, and writing whole rebuilt batches from spans of a block (records_section.c), snappy's compressor
+ * (snappy_compress.c), and framing a block of a segment file into its whole CRC-checked batches (frame_batches.c). Built by `pip install` when a C compiler is there (an
  * optional extension); without it the Python versions in _vector_decoder.py, _block_inflation.py, _key_numbering.py,
  * _record_encoder.py, _record_sizes.py, _latest_entries.py, _snappy.py and _batch_framing.py do the same work, and
  * the tests hold both to the same results. Every export belongs to one kernel of the table in _kernels.py, which
