@@ -157,8 +157,8 @@ def placed_batches(rebuilt: RebuiltBatches) -> list[RecordBatch]:
             offsets[first:end], timestamps[first:end], layout, (key_positions[first:end], key_lengths[first:end]),
             (value_positions[first:end], value_lengths[first:end]), all_keyed,
         )  # fmt: skip
-        base_offset, leader_epoch, attributes, last_delta, base_timestamp, max_timestamp, *_ = fields
-        producer, epoch, sequence = fields[6:]
+        (base_offset, leader_epoch, attributes, last_delta, base_timestamp, max_timestamp, producer, epoch,
+         sequence) = fields  # fmt: skip
         compression = L.COMPRESSION_CODECS[codec]
         batches.append(RecordBatch(  # positional, in RecordBatch's field order: dataclasses.replace costs 25 us
             base_offset, base_offset + last_delta, records, len(layout), base_timestamp, max_timestamp,

@@ -101,7 +101,7 @@ def compressed(
 ) -> RecordBatch:
     """``batch`` (sized uncompressed) with the size and bytes of its compressed form; unchanged when
     its codec is ``none`` or it has no records (an empty batch is never compressed, ``writeEmptyHeader``)."""
-    if batch.compression == "none" or not batch.records:
+    if not _compresses(batch):
         return batch
     encoded = encoder.encode(batch, level=level, kafka_version=kafka_version)
     return batch.stored_as(encoded.size_bytes, encoded.data, estimated=encoded.estimated)
@@ -114,9 +114,14 @@ def compressed_placed(
     is a :class:`PlacedEncoder`, else one by one."""
     if not isinstance(encoder, PlacedEncoder):
         return [compressed(batch, encoder, level=level, kafka_version=kafka_version) for batch in batches]
-    chosen = [index for index, batch in enumerate(batches) if batch.compression != "none" and batch.records]
+    chosen = [index for index, batch in enumerate(batches) if _compresses(batch)]
     encoded = encoder.encode_placed([batches[index] for index in chosen], level=level, kafka_version=kafka_version)
     stored = list(batches)
     for index, bytes_of in zip(chosen, encoded, strict=True):
         stored[index] = batches[index].stored_as(bytes_of.size_bytes, bytes_of.data, estimated=bytes_of.estimated)
     return stored
+
+
+def _compresses(batch: RecordBatch) -> bool:
+    """Whether ``batch`` is written compressed: a codec, and records (an empty batch never is: ``writeEmptyHeader``)."""
+    return batch.compression != "none" and bool(batch.records)
