@@ -31,7 +31,7 @@ from kcompact_nb.record._kernels import placed_batches as placed_batches_kernel
 from kcompact_nb.record._kernels import placed_records_section, records_section
 from kcompact_nb.record._packed_records import PackedRecords
 from kcompact_nb.record._record_batch import RecordBatch, TimestampType
-from kcompact_nb.record._record_encoder import SpanColumns
+from kcompact_nb.record._record_encoder import SpanColumns, framed_batch
 
 _NO_LIMIT = 1 << 62
 _LENGTH, _ATTRIBUTES = struct.Struct(">i"), struct.Struct(">h")
@@ -108,15 +108,7 @@ def _encoded(batch: RecordBatch, level: int | None, version: KafkaRelease) -> tu
     if compressed:
         packed = compress_records(batch.compression, body, level=level, version=version)
         body, exact = packed.data, packed.exact
-    return _framed(batch, body, compressed), exact
-
-
-def _framed(batch: RecordBatch, body: bytes, compressed: bool) -> bytes:
-    """``batch``'s header (its CRC-32C computed) and ``body``, its records section."""
-    length = L.RECORD_BATCH_OVERHEAD - L.LOG_OVERHEAD + len(body)
-    data = bytearray(L.HEADER.pack(*header_fields(batch, length=length, crc=0, compressed=compressed))) + body
-    L.CRC.pack_into(data, L.CRC_POSITION, calc_crc32c(memoryview(data)[L.ATTRIBUTES_POSITION :]))
-    return bytes(data)
+    return framed_batch(placed_header_fields(batch, compressed=compressed), len(batch.records), body), exact
 
 
 class RebuiltBatches(NamedTuple):
@@ -215,14 +207,12 @@ def _encoded_layout(batch: RecordBatch, compress: Callable[[bytes], CompressedRe
     return EncodedBatch(len(data), bytes(data), not packed.exact)
 
 
-def header_fields(batch: RecordBatch, *, length: int, crc: int, compressed: bool) -> tuple[int, ...]:
-    """The 61-byte header's fields in ``L.HEADER`` order (magic 2)."""
+def placed_header_fields(batch: RecordBatch, *, compressed: bool) -> tuple[int, ...]:
+    """``batch``'s header fields in :data:`~kcompact_nb.record._record_encoder.PLACED_HEADER_FIELDS` order (its
+    length, record count and CRC-32C are the bytes')."""
     return (
         batch.base_offset,
-        length,
         batch.partition_leader_epoch,
-        2,
-        crc,
         attributes_of(batch, compressed=compressed),
         batch.last_offset - batch.base_offset,
         base_timestamp_of(batch),
@@ -230,7 +220,6 @@ def header_fields(batch: RecordBatch, *, length: int, crc: int, compressed: bool
         batch.producer_id,
         batch.producer_epoch,
         batch.base_sequence,
-        len(batch.records),
     )
 
 
@@ -241,7 +230,9 @@ def raw_matches(batch: RecordBatch) -> bool:
         return False
     fields = L.HEADER.unpack_from(raw)
     compressed = fields[5] & L.CODEC_MASK != 0
-    expected = header_fields(batch, length=batch.size_bytes - L.LOG_OVERHEAD, crc=fields[4], compressed=compressed)
+    base_offset, leader_epoch, *rest = placed_header_fields(batch, compressed=compressed)
+    length = batch.size_bytes - L.LOG_OVERHEAD
+    expected = (base_offset, length, leader_epoch, 2, fields[4], *rest, len(batch.records))
     return fields == expected and (
         not compressed or L.COMPRESSION_CODECS[fields[5] & L.CODEC_MASK] == batch.compression
     )

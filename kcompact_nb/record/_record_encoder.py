@@ -163,6 +163,16 @@ def placed_batches_in_c(data: bytes, records: SpanColumns, counts: Any, headers:
     return batches, key_positions, value_positions
 
 
+def framed_batch(fields: Sequence[int], count: int, section: bytes) -> bytes:
+    """A v2 batch: its 61-byte header from ``fields`` (:data:`PLACED_HEADER_FIELDS`) and ``count`` records, its length
+    and CRC-32C computed, then ``section``, its records section (compressed or not)."""
+    base_offset, leader_epoch, *rest = fields
+    length = L.RECORD_BATCH_OVERHEAD - L.LOG_OVERHEAD + len(section)
+    batch = bytearray(L.HEADER.pack(base_offset, length, leader_epoch, 2, 0, *rest, count)) + section
+    L.CRC.pack_into(batch, L.CRC_POSITION, crc32c(memoryview(batch)[L.ATTRIBUTES_POSITION :]))
+    return bytes(batch)
+
+
 def placed_batches_in_python(data: bytes, records: SpanColumns, counts: Any, headers: Any) -> PlacedBatches:
     """:func:`placed_batches_in_c`'s twin: each batch's records section by :func:`placed_records_section_in_python`,
     its header packed and checksummed."""
@@ -179,17 +189,8 @@ def placed_batches_in_python(data: bytes, records: SpanColumns, counts: Any, hea
         spans = PackedRecords.from_span_keys(
             offsets, timestamps, data, (key_starts, key_lengths), (value_starts, value_lengths), min(key_lengths) >= 0
         )  # fmt: skip
-        base_offset, leader_epoch, attributes, last_delta, base_timestamp, *rest = fields
-        section, keys, values = placed_records_section_in_python(
-            spans, base_offset, base_timestamp, L.RECORD_BATCH_OVERHEAD
-        )  # fmt: skip
-        length = L.RECORD_BATCH_OVERHEAD - L.LOG_OVERHEAD + len(section)
-        batch = bytearray(
-            L.HEADER.pack(base_offset, length, leader_epoch, 2, 0, attributes, last_delta, base_timestamp, *rest, count)
-        )  # fmt: skip
-        batch += section
-        L.CRC.pack_into(batch, L.CRC_POSITION, crc32c(memoryview(batch)[L.ATTRIBUTES_POSITION :]))
-        batches.append(bytes(batch))
+        section, keys, values = placed_records_section_in_python(spans, fields[0], fields[4], L.RECORD_BATCH_OVERHEAD)
+        batches.append(framed_batch(fields, count, section))
         key_positions += keys
         value_positions += values
         first += count
