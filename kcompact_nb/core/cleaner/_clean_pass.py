@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kcompact_nb.core.cleaner._cleaner import Cleaner, do_clean
+from kcompact_nb.core.cleaner._cleaner import do_clean
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed, CleanerStats, log_line, throttled_elapsed
+from kcompact_nb.core.cleaner._cleaning import Cleaner
 from kcompact_nb.core.cleaner._decisions import PassDecisions
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
 from kcompact_nb.core.cleaner._log_to_clean import segment_aligned_uncleanable_offset

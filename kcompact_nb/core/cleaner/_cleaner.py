@@ -4,100 +4,39 @@
 ``buildOffsetMap`` and ``buildOffsetMapForSegment``), group the segments up to where the map ends
 (``groupSegmentsBySize``), and rewrite each group into one segment (:func:`clean_segments`, ``cleanSegments``),
 source segment by source segment (:func:`clean_into`, ``cleanInto``) through the cleaner's record filter
-(:class:`CleanerFilter`: ``checkBatchRetention`` and ``shouldRetainRecord``) and ``MemoryRecords.filterTo``.
+(:class:`~kcompact_nb.core.cleaner._cleaning.CleanerFilter`: ``checkBatchRetention`` and ``shouldRetainRecord``) and
+``MemoryRecords.filterTo``.
 Each group of segments is replaced by its cleaned segment as soon as it is written.
 
-A batch's records are walked by the cleaner's :class:`RecordLoops`: Kafka's own loops (:class:`RecordByRecord`),
-or the whole-batch paths that decide alike (:mod:`kcompact_nb.core.cleaner._whole_batches`), chosen once per pass
-by :func:`~kcompact_nb.core.cleaner._clean_pass.clean_pass`.
+A batch's records are walked by the cleaner's record loops: Kafka's own
+(:class:`~kcompact_nb.core.cleaner._record_loops.RecordByRecord`), or the whole-batch paths that decide alike
+(:mod:`kcompact_nb.core.cleaner._whole_batches`), chosen once per pass by
+:func:`~kcompact_nb.core.cleaner._clean_pass.clean_pass`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple, Protocol, cast
-
-import numpy
+from dataclasses import replace
+from typing import NamedTuple, cast
 
 from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core.cleaner._cleaner_stats import CleanerStats
-from kcompact_nb.core.cleaner._decisions import PassDecisions, PassStop, RecordDecision, RecordRule
-from kcompact_nb.core.cleaner._failure import CleanerThrew, index_full, oversized_record, record_too_large
-from kcompact_nb.core.cleaner._filter_to import (
-    BatchRetention,
-    BatchRetentionResult,
-    FilteredBatch,
-    FilterResult,
-    filter_to,
+from kcompact_nb.core.cleaner._cleaning import (
+    Cleaner,
+    CleanerFilter,
+    Cleaning,
+    last_records_of_active_producers,
 )
+from kcompact_nb.core.cleaner._decisions import PassStop
+from kcompact_nb.core.cleaner._failure import CleanerThrew, index_full, oversized_record, record_too_large
+from kcompact_nb.core.cleaner._filter_to import FilterResult, filter_to
 from kcompact_nb.core.cleaner._grouping import group_segments_by_size
 from kcompact_nb.core.cleaner._log_to_clean import segments_overlapping
-from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
-from kcompact_nb.core.cleaner._strategies import Strategy, rank_offset
-from kcompact_nb.core.model import (
-    AbortedTxn,
-    BatchBlock,
-    BrokerConfig,
-    IndexFullError,
-    KeyedRun,
-    LogStorage,
-    PartitionLog,
-    RuleB,
-    Segment,
-)
-from kcompact_nb.record import NO_SEQUENCE, BatchEncoder, RecordBatch
-
-
-class RecordLoops(Protocol):
-    """How the pass walks one batch's records: into the offset map, and through the record filter."""
-
-    def map_records(self, cleaning: Cleaning, batch: RecordBatch, start: int) -> bool:
-        """Put the batch's keyed records at or after ``start`` into the map; True when the map filled up."""
-        ...
-
-    def map_run(self, cleaning: Cleaning, run: KeyedRun) -> bool:
-        """Put a keyed run's records (all at or after the range's start) into the map at once; False (nothing put)
-        when these loops do not take runs, or the map might fill within it (then its batches go one by one)."""
-        ...
-
-    def filter_run(
-        self, record_filter: CleanerFilter, block: BatchBlock, run: KeyedRun, *, encoder: BatchEncoder
-    ) -> list[FilteredBatch] | None:
-        """What ``filterTo`` makes of each batch of ``block``'s keyed run, decided at once; None when these loops do
-        not take runs or this one (then its batches are filtered one by one)."""
-        ...
-
-    def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
-        """The batch's records for which ``shouldRetainRecord`` holds, in order (a list, or packed records)."""
-        ...
-
-
-@dataclass(frozen=True)
-class Cleaner:
-    """What a cleaner thread brings to every pass (Kafka's ``Cleaner``): its offset map and read buffer (sized from
-    ``broker``), the strategy that ranks records, where segments are read and written, and its record loops."""
-
-    offset_map: OffsetMap
-    strategy: Strategy
-    broker: BrokerConfig
-    storage: LogStorage
-    loops: RecordLoops
-    decisions: PassDecisions | None = None
-    """Where the pass records what it decided (``None``: nothing is recorded)."""
-
-
-@dataclass
-class Cleaning:
-    """One pass's state: the cleaner, the log, and what ``doClean`` hands ``cleanSegments`` and ``cleanInto``."""
-
-    cleaner: Cleaner
-    log: PartitionLog
-    now_ms: int
-    upper_bound_offset: int | None
-    """The offset whose preceding batch rule B keeps (``upperBoundOffsetOfCleaningRound``; per Kafka version)."""
-    legacy_delete_horizon_ms: int
-    stats: CleanerStats = field(default_factory=CleanerStats)
+from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap
+from kcompact_nb.core.cleaner._record_loops import RECORD_BY_RECORD
+from kcompact_nb.core.cleaner._strategies import Strategy
+from kcompact_nb.core.model import AbortedTxn, BrokerConfig, IndexFullError, PartitionLog, RuleB, Segment
+from kcompact_nb.record import RecordBatch
 
 
 class Cleaned(NamedTuple):
@@ -279,76 +218,6 @@ def _map_batch(cleaning: Cleaning, batch: RecordBatch, transactions: CleanedTran
     raise record_too_large(batch, oversized, cast("int", bound))
 
 
-class RecordByRecord:
-    """Kafka's own record loops: ``buildOffsetMapForSegment``'s put per record, ``shouldRetainRecord`` per record."""
-
-    def map_records(self, cleaning: Cleaning, batch: RecordBatch, start: int) -> bool:
-        """Record by record, with Kafka's capacity check before every put, even of a key already held (spec 6.3)."""
-        stats, offset_map, strategy = cleaning.stats, cleaning.cleaner.offset_map, cleaning.cleaner.strategy
-        limit, by_offset = offset_map.max_entries, strategy.ranks_by_offset
-        for record in batch.records:
-            if record.key is not None and record.offset >= start:
-                if limit is not None and offset_map.size >= limit:
-                    return True
-                if not by_offset and strategy.is_malformed(record):
-                    stats.malformed_version_headers += 1
-                rank = record.offset if by_offset else strategy.rank(batch, record)
-                offset_map.put(record.key, rank, record.offset)
-            stats.map_messages_read += 1
-        return False
-
-    def map_run(self, cleaning: Cleaning, run: KeyedRun) -> bool:
-        """Never: Kafka's loops take a batch's records one by one."""
-        return False
-
-    def filter_run(
-        self, record_filter: CleanerFilter, block: BatchBlock, run: KeyedRun, *, encoder: BatchEncoder
-    ) -> list[FilteredBatch] | None:
-        """Never: Kafka's loops filter a batch's records one by one."""
-        return None
-
-    def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
-        """``shouldRetainRecord`` on each record, as ``MemoryRecords.filterTo`` asks it."""
-        return [r for r in batch.records if record_filter.should_retain_record(batch, r)]
-
-
-RECORD_BY_RECORD = RecordByRecord()
-
-
-class RecordedLoops:
-    """Record loops that record each record's rule into ``decisions``: the map is built by ``inner``'s loops, records
-    are filtered one by one through ``shouldRetainRecord`` (:meth:`CleanerFilter.record_rule`), as Kafka does."""
-
-    def __init__(self, inner: RecordLoops, decisions: PassDecisions) -> None:
-        self.inner = inner
-        self.decisions = decisions
-
-    def map_records(self, cleaning: Cleaning, batch: RecordBatch, start: int) -> bool:
-        return self.inner.map_records(cleaning, batch, start)
-
-    def map_run(self, cleaning: Cleaning, run: KeyedRun) -> bool:
-        return self.inner.map_run(cleaning, run)
-
-    def filter_run(
-        self, record_filter: CleanerFilter, block: BatchBlock, run: KeyedRun, *, encoder: BatchEncoder
-    ) -> list[FilteredBatch] | None:
-        """Never: each record's rule is recorded as it is filtered."""
-        return None
-
-    def retained_records(self, record_filter: CleanerFilter, batch: RecordBatch) -> Sequence[Any]:
-        kept = []
-        offset_map, record = record_filter.offset_map, self.decisions.record
-        for r in batch.records:
-            rule = record_filter.record_rule(batch, r)
-            if rule is RecordRule.SUPERSEDED:  # only a keyed record is superseded
-                record(RecordDecision(r.offset, rule, rank_offset(offset_map.get(cast("bytes", r.key)))))
-            else:
-                record(RecordDecision(r.offset, rule))
-            if rule.kept:
-                kept.append(r)
-        return kept
-
-
 # -- cleanSegments, cleanInto ---------------------------------------------------------------------
 
 
@@ -364,7 +233,7 @@ def clean_segments(cleaning: Cleaning, group: list[Segment], transactions: Clean
     cleaned.rewritten_by_cleaner = True
     cleaned.max_index_bytes = log.config.segment_index_bytes  # its indexes are preallocated (spec 8.4)
     transactions.cleaned_index = cleaned.aborted_transactions
-    producers = _last_records_of_active_producers(log)
+    producers = last_records_of_active_producers(log)
     for i, source in enumerate(group):
         upper = group[i + 1].base_offset if i + 1 < len(group) else _read_next_offset(source)
         if not log.broker.version.carries_transactions_across_segments:
@@ -383,37 +252,6 @@ def clean_segments(cleaning: Cleaning, group: list[Segment], transactions: Clean
 
 def _read_next_offset(segment: Segment) -> int:
     return segment.base_offset if segment.last_offset is None else segment.last_offset + 1
-
-
-class _LastRecord(NamedTuple):
-    """What rule A knows of an active producer (``LastRecord``; before 2.2.1 only its last sequence)."""
-
-    last_data_offset: int | None
-    producer_epoch: int
-    last_sequence: int
-
-
-def _last_records_of_active_producers(log: PartitionLog) -> dict[int, _LastRecord]:
-    """producer id -> its last data offset (None when none), epoch and last sequence (``lastRecordsOfActiveProducers``,
-    before 2.2.1 ``activeProducersWithLastSequence``)."""
-    return {
-        pid: _LastRecord(entry.last_data_offset if entry.last_data_offset >= 0 else None, entry.producer_epoch,
-                         entry.last_sequence)
-        for pid, entry in log.producer_state.producers.items()
-    }  # fmt: skip
-
-
-_INT_MAX = 2**31 - 1
-
-
-def _last_sequence(batch: RecordBatch) -> int:
-    """``DefaultRecordBatch.lastSequence``: the base sequence plus the offset delta, wrapping past 2^31 - 1."""
-    if batch.base_sequence == NO_SEQUENCE:
-        return NO_SEQUENCE
-    delta = batch.last_offset - batch.base_offset
-    if batch.base_sequence > _INT_MAX - delta:
-        return delta - (_INT_MAX - batch.base_sequence) - 1
-    return batch.base_sequence + delta
 
 
 def clean_into(cleaning: Cleaning, source: Segment, cleaned: Segment, record_filter: CleanerFilter) -> None:
@@ -461,125 +299,3 @@ def _appended(cleaning: Cleaning, cleaned: Segment, result: FilterResult) -> Fil
     except IndexFullError as error:  # LogSegment.append writes the batches, then its index entry throws
         raise index_full(error, cleaning.cleaner.broker.version, cleaned) from error
     return FilterResult([])
-
-
-class CleanerFilter:
-    """The cleaner's ``MemoryRecords.RecordFilter`` for one source segment: rules A-D per batch, spec 7.4 per record."""
-
-    def __init__(
-        self,
-        cleaning: Cleaning,
-        transactions: CleanedTransactionMetadata,
-        producers: dict[int, _LastRecord],
-        retain_legacy_deletes: bool,
-    ) -> None:
-        self.cleaning = cleaning
-        self.transactions = transactions
-        self.producers = producers
-        self.retain_legacy_deletes = retain_legacy_deletes
-        """Kafka's ``retainLegacyDeletesAndTxnMarkers``: the source segment is newer than the legacy horizon."""
-        self.discard_batch_records = False
-        self.offset_map, self.strategy = cleaning.cleaner.offset_map, cleaning.cleaner.strategy
-        self.now_ms = cleaning.now_ms
-        self.delete_retention_ms = cleaning.log.config.delete_retention_ms
-
-    def check_batch_retention(self, batch: RecordBatch) -> BatchRetentionResult:
-        """Rules A-D of spec 7.3 (``checkBatchRetention``)."""
-        if batch.is_control:
-            can_discard = self.transactions.on_control_batch_read(batch)
-            if self.cleaning.cleaner.broker.version.has_batch_delete_horizon:
-                horizon = batch.delete_horizon_ms
-                self.discard_batch_records = can_discard and horizon is not None and horizon <= self.now_ms
-            else:
-                self.discard_batch_records = can_discard and not self.retain_legacy_deletes
-        else:
-            can_discard = self.transactions.on_batch_read(batch)
-            self.discard_batch_records = can_discard
-        # Kept even when emptied: the last batch of an active producer (its sequence and epoch, rule A) and
-        # the batch that ends the cleaning round (its last offset, rule B).
-        keeps_producer_state = batch.has_producer_id and self._is_batch_last_record_of_producer(batch)
-        upper_bound = self.cleaning.upper_bound_offset
-        ends_round = upper_bound is not None and batch.next_offset == upper_bound
-        if keeps_producer_state or ends_round:
-            retention = BatchRetention.RETAIN_EMPTY
-        elif self.discard_batch_records:
-            retention = BatchRetention.DELETE
-        else:
-            retention = BatchRetention.DELETE_EMPTY
-        return BatchRetentionResult(
-            retention,
-            can_discard and batch.is_control,
-            last_batch_of_producer=batch.producer_id if keeps_producer_state else None,
-            ends_round=ends_round,
-        )
-
-    def _is_batch_last_record_of_producer(self, batch: RecordBatch) -> bool:
-        last = self.producers.get(batch.producer_id)
-        if last is None:
-            return False
-        if not self.cleaning.cleaner.broker.version.keeps_last_batch_by_offset:
-            # before 2.2.1 (KAFKA-8335): any batch ending at the producer's last sequence, whatever its epoch
-            return _last_sequence(batch) == last.last_sequence
-        if last.last_data_offset is not None:
-            return batch.last_offset == last.last_data_offset
-        return batch.is_control and batch.producer_epoch == last.producer_epoch
-
-    def retained_records(self, batch: RecordBatch) -> Sequence[Any]:
-        """The records of ``batch`` that survive (``shouldRetainRecord`` on each, by the cleaner's record loops)."""
-        return self.cleaning.cleaner.loops.retained_records(self, batch)
-
-    def should_retain_record(self, batch: RecordBatch, record: Any) -> bool:
-        """Spec 7.4 (``shouldRetainRecord``), with the strategy's rank in place of the offset."""
-        return self.record_rule(batch, record).kept
-
-    def record_rule(self, batch: RecordBatch, record: Any) -> RecordRule:
-        """The branch of ``shouldRetainRecord`` that decides ``record`` (:meth:`should_retain_record` keeps it when
-        the rule is a keeping one)."""
-        if self.discard_batch_records:
-            return RecordRule.MARKER_DISCARDED if batch.is_control else RecordRule.ABORTED
-        if batch.is_control:
-            return RecordRule.MARKER
-        cleaning, offset_map, strategy = self.cleaning, self.offset_map, self.strategy
-        if record.offset > offset_map.latest_offset:
-            return RecordRule.UNREAD_BY_MAP
-        if strategy.retains_log_end_record and record.offset == cleaning.log.log_end_offset - 1:
-            return RecordRule.LOG_END
-        if record.key is None:
-            cleaning.stats.invalid_messages_read += 1
-            return RecordRule.KEYLESS
-        rank = record.offset if strategy.ranks_by_offset else strategy.rank(batch, record)
-        found = offset_map.get(record.key)
-        if found is not None and rank < found:
-            return RecordRule.SUPERSEDED
-        outranks = found is not None and rank > found
-        if outranks:
-            offset_map.put(record.key, rank, offset_map.latest_offset)  # KIP-280: a clean record beats the dirty winner
-        if record.value is None:
-            return self.tombstone_rule(batch)
-        if outranks:
-            return RecordRule.OUTRANKS_ENTRY
-        return RecordRule.NOT_MAPPED if found is None else RecordRule.LATEST
-
-    def retains_deletes(self, batch: RecordBatch) -> bool:
-        """Whether tombstones stay.
-
-        Before Kafka 3.1 while the segment is newer than the legacy horizon, from 3.1 on until the batch's horizon.
-        """
-        return self.tombstone_rule(batch).kept
-
-    def retains_deletes_of_run(self, run: KeyedRun) -> Any:
-        """:meth:`retains_deletes` for each batch of a keyed run (a numpy bool array)."""
-        if not self.cleaning.cleaner.broker.version.has_batch_delete_horizon:
-            return numpy.full(len(run.counts), self.retain_legacy_deletes)
-        return ~run.stamped | (self.now_ms < run.base_timestamps)
-
-    def tombstone_rule(self, batch: RecordBatch) -> RecordRule:
-        """Whether a tombstone of ``batch`` stays, as the rule that decides it (:meth:`retains_deletes`)."""
-        if not self.cleaning.cleaner.broker.version.has_batch_delete_horizon:
-            if self.retain_legacy_deletes:
-                return RecordRule.LEGACY_TOMBSTONE_RETAINED
-            return RecordRule.LEGACY_TOMBSTONE_EXPIRED
-        horizon = batch.delete_horizon_ms
-        if horizon is None:
-            return RecordRule.TOMBSTONE_UNSTAMPED
-        return RecordRule.TOMBSTONE_BEFORE_HORIZON if self.now_ms < horizon else RecordRule.TOMBSTONE_PAST_HORIZON

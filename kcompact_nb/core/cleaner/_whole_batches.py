@@ -5,7 +5,7 @@ an :class:`~kcompact_nb.core.cleaner._offset_table.OffsetTable`. A batch is most
 offsets go into the table in one call (numpy for packed batches, a dict update otherwise), and a batch wholly
 covered by the map keeps the records whose offset is not below their key's entry, found in C loops. Whenever a
 batch is not one these paths take (it might fill the map, it has keyless records, ...), Kafka's loops
-(:class:`~kcompact_nb.core.cleaner._cleaner.RecordByRecord`) handle it. A pass over segment files takes a whole
+(:class:`~kcompact_nb.core.cleaner._record_loops.RecordByRecord`) handle it. A pass over segment files takes a whole
 block of them at once where it can (:meth:`WholeBatches.map_run`, :meth:`WholeBatches.filter_run`: data batches
 outside transactions, keyed records only, read as a :class:`~kcompact_nb.core.model.KeyedRun`), reading only the
 batches it keeps and rebuilding the others from the block's bytes, all at once in C
@@ -25,18 +25,12 @@ from typing import Any, cast
 
 import numpy
 
-from kcompact_nb.core.cleaner._cleaner import (
-    RECORD_BY_RECORD,
-    CleanerFilter,
-    Cleaning,
-    RecordByRecord,
-    RecordedLoops,
-    RecordLoops,
-)
+from kcompact_nb.core.cleaner._cleaning import CleanerFilter, Cleaning, RecordLoops
 from kcompact_nb.core.cleaner._decisions import PassDecisions, RecordDecision, RecordRule
 from kcompact_nb.core.cleaner._filter_to import FilteredBatch, delete_horizon, rebuilt
 from kcompact_nb.core.cleaner._numbered_offset_table import NumberedOffsetTable
 from kcompact_nb.core.cleaner._offset_map import ExactOffsetMap, OffsetMap
+from kcompact_nb.core.cleaner._record_loops import RECORD_BY_RECORD, RecordByRecord, RecordedLoops
 from kcompact_nb.core.cleaner._strategies import Strategy
 from kcompact_nb.core.model import BatchBlock, KeyedRun
 from kcompact_nb.record import (

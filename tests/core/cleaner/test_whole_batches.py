@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 
 from kcompact_nb.core import InMemoryStorage, KeyRegistry, PartitionLog, copy_log, log_to_clean
 from kcompact_nb.core.cleaner import PassDecisions
-from kcompact_nb.core.cleaner._cleaner import RECORD_BY_RECORD, Cleaner, RecordedLoops, do_clean
+from kcompact_nb.core.cleaner._cleaner import do_clean
+from kcompact_nb.core.cleaner._cleaning import Cleaner
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
+from kcompact_nb.core.cleaner._record_loops import RECORD_BY_RECORD, RecordedLoops
 from kcompact_nb.core.cleaner._strategies import HeaderStrategy, OffsetStrategy, TimestampStrategy
 from kcompact_nb.core.cleaner._whole_batches import RecordedWholeBatches, WholeBatches, record_loops_for, recording
 from kcompact_nb.record import PackedRecords
