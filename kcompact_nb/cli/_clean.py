@@ -15,7 +15,7 @@ from kcompact_nb.cli._exit import ExitCode
 from kcompact_nb.cli._paths import log_dir_argument, not_an_input, output_folder
 from kcompact_nb.cli._text import iso_time, plural
 from kcompact_nb.cli._topic_configs import config_settings
-from kcompact_nb.core import KcompactError, PassResult, Simulation
+from kcompact_nb.core import KcompactError, PassResult, Simulation, log_line_note
 from kcompact_nb.io import clean_log_dir, resolve_configs
 
 
@@ -80,6 +80,9 @@ def _report(out: TextIO, sim: Simulation, result: PassResult | None, starts: Map
     else:
         merged = [group for group in result.groups if len(group) > 1]
         out.write(f"  cleaned {result.name}:\n    {_indented(result.log_line.strip())}\n")
+        note = log_line_note(result.log_line)
+        if note is not None:
+            out.write(f"    ({note})\n")
         for group in merged:
             out.write(f"  segments {', '.join(map(str, group))} -> one segment at offset {group[0]}\n")
         for segment in sim.log(result.topic, result.partition).segments:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from kcompact_nb.core import LogPart, PassDiff, PassResult, SegmentRegion, format_bytes
+from kcompact_nb.core import LogPart, PassDiff, PassResult, SegmentRegion, format_bytes, log_line_note
 from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_below, legend_once
 from kcompact_nb.viz._frame import Marks, Rows, axes, draw_header, plan_header, segment_texts
 from kcompact_nb.viz._labels import PLOT_WIDTH_PX
@@ -125,6 +126,8 @@ COUNTERS: dict[str, str] = {
 """What each ``CleanerStats`` counter counts, for the table's third column."""
 
 ROW_PX, HEADER_PX = 24, 28
+NOTE_CHARS = 100
+"""The note under the table wraps at this many characters (two lines within the figure's width)."""
 
 
 def cleaner_stats_figure(result: PassResult, *, title: str | None = None) -> go.Figure:
@@ -175,12 +178,7 @@ def cleaner_stats_figure(result: PassResult, *, title: str | None = None) -> go.
             ),
         ]
     )
-    note = None
-    if any(word in result.log_line for word in ("Infinity", "NaN")):
-        note = (
-            "Kafka divides by the elapsed time: "
-            "a pass that takes 0 ms (simulated passes here) prints Infinity MB/sec and NaN%"
-        )
+    note = log_line_note(result.log_line)
     if note:
         fig.add_annotation(
             x=0,
@@ -189,8 +187,9 @@ def cleaner_stats_figure(result: PassResult, *, title: str | None = None) -> go.
             yref="paper",
             xanchor="left",
             yanchor="top",
+            align="left",
             showarrow=False,
-            text=note,
+            text="<br>".join(textwrap.wrap(note, NOTE_CHARS)),
             font={"size": FONT_SIZE - 1, "color": COLORS[MUTED]},
         )
     heading = title or f"Cleaner stats of {result.name}"
@@ -198,7 +197,8 @@ def cleaner_stats_figure(result: PassResult, *, title: str | None = None) -> go.
         f"dirty section [{result.first_dirty_offset:,}, {result.end_offset:,}) "
         f"of the cleanable range [{result.first_dirty_offset:,}, {result.first_uncleanable_offset:,})"
     )
-    return finish(fig, title=heading, subtitle=subtitle, height=plot_px + 100 + 40, top=100, bottom=40)
+    bottom = 40 if note is None else 60
+    return finish(fig, title=heading, subtitle=subtitle, height=plot_px + 100 + bottom, top=100, bottom=bottom)
 
 
 def _value(name: str, value: float) -> str:

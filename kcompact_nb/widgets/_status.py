@@ -9,16 +9,13 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from kcompact_nb.core import Frame, PassResult, explain, format_bytes, format_instant_ms
+from kcompact_nb.core import Frame, PassResult, explain, format_bytes, format_instant_ms, log_line_note
 from kcompact_nb.widgets._sources import FrameSource
 from kcompact_nb.widgets._steps import Steps
 
+NOTE_STYLE = "font-size:11px; color:#555; max-width:560px"
 PLURALS = {"step": "steps", "pass": "passes"}
 BYTE_COUNTERS = frozenset({"bytes_read", "bytes_written", "map_bytes_read"})
-NO_TIME_NOTE = (
-    "Kafka's own log line: a pass that takes under a millisecond (as every simulated pass does) is logged "
-    "with rates of Infinity MB/sec and NaN% of total time, and sizes under 0.05 MB as 0.0 MB."
-)
 
 
 def step_name(source: FrameSource, frame: Frame) -> str:
@@ -103,6 +100,8 @@ def stats_html(result: PassResult, source: FrameSource, after: Frame) -> str:
         f"<td style='text-align:right'>{html.escape(_counter(name, value))}</td></tr>"
         for name, value in result.stats.counters().items()
     )
+    explained = log_line_note(result.log_line)
+    note = "" if explained is None else f"<div style='{NOTE_STYLE}'>{html.escape(explained)}</div>"
     title = (
         f"Latest pass: {step_name(source, after)}, {result.name}, "
         f"dirty section [{result.first_dirty_offset}, {result.end_offset})"
@@ -112,7 +111,7 @@ def stats_html(result: PassResult, source: FrameSource, after: Frame) -> str:
         "<div style='display:flex; flex-wrap:wrap; gap:8px 32px; align-items:flex-start'>"
         f"<div style='flex:1 1 420px; min-width:0'><div>LogCleaner INFO message</div>"
         f"<pre style='white-space:pre-wrap; margin:0; font-size:12px'>{message}</pre>"
-        f"<div style='font-size:11px; color:#555; max-width:560px'>{html.escape(NO_TIME_NOTE)}</div></div>"
+        f"{note}</div>"
         f"<div style='flex:0 1 auto'><div>CleanerStats</div><table style='font-size:12px'>{rows}</table></div>"
         "</div></div>"
     )

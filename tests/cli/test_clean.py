@@ -10,6 +10,7 @@ import pytest
 
 from kcompact_nb.cli._arguments import LAST_ISO_MS, instant_ms
 from kcompact_nb.cli._topic_configs import config_settings
+from kcompact_nb.core import log_line_note
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
 from kcompact_nb.record._libzstd import built_releases
 from tests.cli.conftest import kcompact
@@ -53,6 +54,10 @@ def test_clean_writes_the_folder_kafka_left_and_never_touches_its_input(sample, 
     assert (
         f"  cleaned {partition}:\n    Log cleaner thread 0 cleaned log {partition} (dirty section = [0, " in done.stdout
     )
+    lines = done.stdout.splitlines()  # Kafka's line, then why it reads Infinity and NaN (a pass of no elapsed time)
+    reduction = next(i for i, line in enumerate(lines) if line.endswith("fewer messages)"))
+    assert "(Infinity MB/sec)" in done.stdout
+    assert lines[reduction + 1] == f"    ({log_line_note(done.stdout)})"
 
 
 def test_clean_refuses_a_non_empty_out_unless_told(tmp_path):

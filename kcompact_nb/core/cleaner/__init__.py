@@ -16,7 +16,7 @@ from kcompact_nb.core.cleaner._cleaned_txn import CleanedTransactionMetadata
 from kcompact_nb.core.cleaner._cleaner import offset_map_keys
 from kcompact_nb.core.cleaner._cleaner_loop import CleanerLoop
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager, OffsetMapSpec
-from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed, CleanerStats
+from kcompact_nb.core.cleaner._cleaner_stats import CleanerSpeed, CleanerStats, log_line_note
 from kcompact_nb.core.cleaner._decisions import (
     BatchDecision,
     BatchFate,
@@ -66,6 +66,7 @@ __all__ = [
     "increment_log_start_offset",
     "index_full",
     "Iteration",
+    "log_line_note",
     "log_pool_order",
     "log_to_clean",
     "LogStartMove",

@@ -135,3 +135,15 @@ def log_line(stats: CleanerStats, *, thread_id: int, log_name: str, first_dirty_
         "",
     ]
     return "\n".join(lines)
+
+
+ZERO_ELAPSED_NOTE = (
+    "Kafka's own log line: a pass that takes under a millisecond (as every simulated pass does) is logged "
+    "with rates of Infinity MB/sec and NaN% of total time, and sizes under 0.05 MB as 0.0 MB."
+)
+
+
+def log_line_note(line: str) -> str | None:
+    """Why :func:`log_line`'s ``line`` reads ``Infinity`` and ``NaN`` where it does (a pass of zero elapsed time, Java's
+    division by zero); None when it does not."""
+    return ZERO_ELAPSED_NOTE if "Infinity" in line or "NaN" in line else None

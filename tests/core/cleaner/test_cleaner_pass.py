@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig
-from kcompact_nb.core import clean_pass, log_to_clean
+from kcompact_nb.core import clean_pass, log_line_note, log_to_clean
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap
 from kcompact_nb.io.files import segment_indexes
 from tests.conftest import compacted_log, keys_in_log, offsets_in_log, rec, segment_layout
@@ -58,6 +58,22 @@ def test_worked_example_log_line(fruit_log):
         "\tEnd size: 0.0 MB (3 messages)",
         "\t87.5% size reduction (87.5% fewer messages)",
     ]
+
+
+def test_a_pass_of_no_elapsed_time_has_its_infinity_and_nan_explained(fruit_log):
+    """Kafka divides by the elapsed time (spec 10): a simulated pass takes none, and every view of its line says so."""
+    note = log_line_note(one_pass(fruit_log).log_line)
+    assert note is not None and "Infinity MB/sec and NaN% of total time" in note
+
+
+def test_a_throttled_pass_reads_as_rates_with_nothing_to_explain(fruit_log):
+    """``log.cleaner.io.max.bytes.per.second`` gives the pass an elapsed time: finite rates, no note."""
+    fruit_log.broker = BrokerConfig.from_properties({"log.cleaner.io.max.bytes.per.second": "1000"})
+    line = one_pass(fruit_log).log_line
+    assert "Infinity" not in line and "NaN" not in line
+    # the map's 1,920 bytes read, the pass's 1,920 read and 240 written, at 1,000 bytes a second
+    assert "\t0.0 MB of log processed in 4.1 seconds (0.0 MB/sec)." in line.splitlines()
+    assert log_line_note(line) is None
 
 
 @pytest.mark.parametrize(("version", "section"), [("2.5.1", "[0, 0]"), ("2.6.0", "[0, 24]")])
