@@ -31,7 +31,8 @@ from kcompact_nb.io.logdir._staged_output import discard_own_staging, staging_fo
 @dataclass(frozen=True)
 class LogDirCleaning:
     """What one cleaner iteration left: the simulated broker after it, its pass (``None``: no partition was
-    eligible or no cleaner runs), and each partition's log start offset before it (retention may move them)."""
+    eligible or no cleaner runs), and each partition's log start offset before it (retention may move them). A
+    partition read on disk reads its batches from ``out``'s files, those the iteration wrote."""
 
     simulation: Simulation
     result: PassResult | None
@@ -119,6 +120,8 @@ def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options
         left = {name: files.left_cleaned() for name, files in streamed.items()}  # a pass that threw: Kafka's leftovers
         logs = sim.partitions_in_creation_order()
         write_broker_log_dir(logs, out, source=source, overwrite=options.overwrite, written=written, left=left)
+        for name, files in streamed.items():  # the scratch folder goes: the logs read on are the ones written
+            files.read_from(out / name)
     finally:
         for files in streamed.values():
             files.close()

@@ -102,6 +102,12 @@ class SegmentFiles:
             return {}
         return {filling.base_offset: filling.path}
 
+    def read_from(self, folder: Path) -> None:
+        """Read every segment from its file in ``folder`` from now on: a complete copy of the partition (the log dir a
+        cleaning wrote, into which the files of the groups it cleaned were moved)."""
+        self.files = {base: folder / segment_file_name(base) for base in self.files}
+        self.written = {}
+
     def detached(self) -> SegmentFiles:
         """The same files, for a copy of the log: what the copy's passes clean is kept in memory."""
         return SegmentFiles(self.files, verify_crc=self.verify_crc)

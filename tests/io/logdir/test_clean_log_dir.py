@@ -5,14 +5,22 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from kcompact_nb import BrokerConfig, NewRecord, PartitionLog, TopicConfig
-from kcompact_nb.core import KafkaVersion, segment_file_name
+from kcompact_nb.core import KafkaVersion, PassResult, segment_file_name
 from kcompact_nb.fidelity import broker_settings, load_stage, pass_time_ms, topic_settings
-from kcompact_nb.io import ReadOptions, SegmentFileReader, clean_log_dir, read_index_file, write_broker_log_dir
+from kcompact_nb.io import (
+    ReadOptions,
+    SegmentFileReader,
+    clean_log_dir,
+    read_index_file,
+    write_broker_log_dir,
+)
 from kcompact_nb.io.files import OffsetPosition, segment_indexes
+from kcompact_nb.io.logdir import SegmentFiles
 from tests.io.kafka_bytes import reads_of, tree_digest
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples" / "kafka"
@@ -21,15 +29,18 @@ TOPIC = {"cleanup.policy": "compact", "segment.ms": 100, "min.cleanable.dirty.ra
          "delete.retention.ms": 0, "segment.index.bytes": 4096}  # fmt: skip
 
 
+def kafka_pass_ms(sample: str) -> int:
+    """When Kafka's pass over the sample ran."""
+    stages = (SAMPLES / sample / stage for stage in ("before", "after"))
+    broker = broker_settings("4.4.0")
+    return pass_time_ms(*(load_stage(stage, topic=topic_settings(), broker=broker) for stage in stages))
+
+
 @pytest.mark.parametrize("on_disk_from_bytes", [None, 0], ids=["read-whole", "streamed"])
 @pytest.mark.parametrize("sample", ["compaction-basic", "transactional"])
 def test_clean_log_dir_leaves_the_files_kafka_left(sample, on_disk_from_bytes, tmp_path):
     before, after = SAMPLES / sample / "before", SAMPLES / sample / "after"
-    broker = broker_settings("4.4.0")
-    at = pass_time_ms(
-        load_stage(before, topic=topic_settings(), broker=broker),
-        load_stage(after, topic=topic_settings(), broker=broker),
-    )
+    at = kafka_pass_ms(sample)
     source = tmp_path / "before"
     shutil.copytree(before, source)
     untouched = tree_digest(source)
@@ -42,6 +53,23 @@ def test_clean_log_dir_leaves_the_files_kafka_left(sample, on_disk_from_bytes, t
     ours, kafka = tmp_path / "out" / partition, after / partition
     assert sorted(p.name for p in ours.iterdir()) == sorted(p.name for p in kafka.iterdir())
     assert [p.name for p in sorted(kafka.iterdir()) if p.read_bytes() != (ours / p.name).read_bytes()] == []
+
+
+@pytest.mark.parametrize("sample", ["compaction-basic", "transactional"])
+def test_a_streamed_cleaning_reads_its_logs_from_the_log_dir_it_wrote(sample, tmp_path):
+    """The scratch folder a streamed pass wrote its groups to is gone once ``clean_log_dir`` returns: the logs it gives
+    read their batches from ``out``, the same batches as those of the cleaning read whole."""
+    config, at = TopicConfig.from_properties(TOPIC, broker=BrokerConfig()), kafka_pass_ms(sample)
+    before = SAMPLES / sample / "before"
+    whole = clean_log_dir(before, tmp_path / "whole", now_ms=at, config=config)
+    streamed = clean_log_dir(before, tmp_path / "streamed", now_ms=at, config=config, on_disk_from_bytes=0)
+    assert streamed.result is not None and streamed.result.groups == cast("PassResult", whole.result).groups
+    for log in streamed.simulation.partitions():
+        files = cast("SegmentFiles", log.storage).files
+        assert sorted(files.values()) == sorted((tmp_path / "streamed" / log.name).glob("*.log"))
+        in_memory = whole.simulation.log(log.topic, log.partition)
+        assert [b.records for b in log.batches()] == [b.records for b in in_memory.batches()]
+        assert [b.base_offset for b in log.batches()] == [b.base_offset for b in in_memory.batches()]
 
 
 @pytest.mark.parametrize("clean", [True, False], ids=["clean_log_dir", "read_log_dir"])
