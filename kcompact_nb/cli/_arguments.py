@@ -83,17 +83,20 @@ def _whole_number(text: str, unit: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number{' of ' + unit if unit else ''}") from None
 
 
-STREAM_FROM_DEFAULT = "1 GiB"
-"""Partitions with at least this many bytes of segment files are streamed instead of read whole."""
+STREAM_FROM_DEFAULT = "0"
+"""Partitions with at least this many bytes of segment files are read on disk and streamed: every one (a streamed
+partition is read and cleaned faster, and in less memory, than one read whole: bench/RESULTS.md's (a') rows against
+(a))."""
 
 
 def add_stream_from(parser: argparse.ArgumentParser) -> None:
     """``--stream-from SIZE``: from which partition size segment files are streamed (bounded memory)."""
     parser.add_argument(
         "--stream-from", type=size_bytes, default=STREAM_FROM_DEFAULT, metavar="SIZE",
-        help="stream the segment files of partitions of at least SIZE (512MiB, 2GiB, 0 for every partition) "
+        help="stream the segment files of partitions of at least SIZE (0 for every partition, 512MiB, 2GiB) "
         "one at a time, as Kafka's cleaner reads them, in memory that does not grow with the partition; smaller "
-        f"partitions are read whole, which is faster (default: {STREAM_FROM_DEFAULT})",
+        "partitions are read whole into memory first, which is slower and takes more memory (default: 0, every "
+        "partition)",
     )  # fmt: skip
 
 

@@ -171,10 +171,12 @@ def _small_disk(folder: Path, size: str) -> Iterator[Path]:
         subprocess.run(["umount", str(folder)], check=True)
 
 
-def test_a_full_disk_names_the_destination_and_leaves_the_disk_as_it_was(big_log_dir, tmp_path):
+@pytest.mark.parametrize("stream_from", ["0", "1GiB"], ids=["streamed", "read-whole"])
+def test_a_full_disk_names_the_destination_and_leaves_the_disk_as_it_was(big_log_dir, stream_from, tmp_path):
+    """Streamed, the pass fills the scratch folder beside ``--out``; read whole, the writer fills its staging folder."""
     with _small_disk(tmp_path / "small", "256k") as disk:
         out = disk / "out"
-        done = kcompact("clean", big_log_dir, "--out", out, "--at", str(AT_MS))
+        done = kcompact("clean", big_log_dir, "--out", out, "--at", str(AT_MS), "--stream-from", stream_from)
         assert done.returncode == 2
         assert done.stderr == f"kcompact clean: {out}: no space left on its device; nothing was written there\n"
         assert list(disk.iterdir()) == []

@@ -30,7 +30,7 @@ from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_files import SegmentFiles
 from kcompact_nb.io.logdir._segment_framing import DroppedBytes, segment_base_offset
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader, iter_segment_batches
-from kcompact_nb.io.logdir._staged_output import STAGING_MARK, remove_stale_staging, staged_dir, staging_folder
+from kcompact_nb.io.logdir._staged_output import STAGING_MARK, remove_stale_staging, scratch_folder, staged_dir
 
 __all__ = [
     "ReadOptions",
@@ -58,8 +58,8 @@ __all__ = [
     "segment_base_offset",
     "segment_files",
     "skipped_entries",
+    "scratch_folder",
     "staged_dir",
-    "staging_folder",
     "write_broker_log_dir",
     "write_log_dir",
     "write_partition_dir",

@@ -13,7 +13,6 @@ iteration cleans the next filthiest.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -25,7 +24,7 @@ from kcompact_nb.io.logdir._live_reads import read_consistently
 from kcompact_nb.io.logdir._log_reader import LoadedPartition, read_log_dir
 from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_files import SegmentFiles
-from kcompact_nb.io.logdir._staged_output import discard_own_staging, staging_folder
+from kcompact_nb.io.logdir._staged_output import discard_own_staging, scratch_folder
 
 
 @dataclass(frozen=True)
@@ -100,32 +99,31 @@ class _Options:
 
 def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options: _Options) -> LogDirCleaning:
     sim = Simulation(configs.broker, start_ms=now_ms)
-    scratch = staging_folder(out, "cleaned", on_stale=options.on_stale)
     streamed: dict[str, SegmentFiles] = {}
-    try:
-        read = ReadOptions(
-            config=configs.every_topic, topic_configs=configs.per_topic, broker=configs.broker, now_ms=now_ms,
-            progress=options.progress, on_disk_from_bytes=options.on_disk_from_bytes, cleaned_into=scratch,
-            read_attempts=1, as_cleaner_reads=True,
-        )  # fmt: skip
-        loaded = read_log_dir(source, read)
-        for name in _listing_order(source, loaded.partitions):
-            log = loaded.partitions[name].log
-            if isinstance(log.storage, SegmentFiles):  # a big or corrupt partition: its pass streams the files
-                streamed[name] = log.storage
-            sim.add_log(log, config=configs.of(log.topic))
-        starts = {log.name: log.log_start_offset for log in sim.partitions()}
-        result = _next_pass(sim)
-        written = {name: files.written for name, files in streamed.items()}
-        left = {name: files.left_cleaned() for name, files in streamed.items()}  # a pass that threw: Kafka's leftovers
-        logs = sim.partitions_in_creation_order()
-        write_broker_log_dir(logs, out, source=source, overwrite=options.overwrite, written=written, left=left)
-        for name, files in streamed.items():  # the scratch folder goes: the logs read on are the ones written
-            files.read_from(out / name)
-    finally:
-        for files in streamed.values():
-            files.close()
-        shutil.rmtree(scratch, ignore_errors=True)
+    with scratch_folder(out, "cleaned", on_stale=options.on_stale) as scratch:
+        try:
+            read = ReadOptions(
+                config=configs.every_topic, topic_configs=configs.per_topic, broker=configs.broker, now_ms=now_ms,
+                progress=options.progress, on_disk_from_bytes=options.on_disk_from_bytes, cleaned_into=scratch,
+                read_attempts=1, as_cleaner_reads=True,
+            )  # fmt: skip
+            loaded = read_log_dir(source, read)
+            for name in _listing_order(source, loaded.partitions):
+                log = loaded.partitions[name].log
+                if isinstance(log.storage, SegmentFiles):  # read on disk: its pass streams the files
+                    streamed[name] = log.storage
+                sim.add_log(log, config=configs.of(log.topic))
+            starts = {log.name: log.log_start_offset for log in sim.partitions()}
+            result = _next_pass(sim)
+            written = {name: files.written for name, files in streamed.items()}
+            left = {name: files.left_cleaned() for name, files in streamed.items()}  # a pass that threw: its leftovers
+            logs = sim.partitions_in_creation_order()
+            write_broker_log_dir(logs, out, source=source, overwrite=options.overwrite, written=written, left=left)
+            for name, files in streamed.items():  # the scratch folder goes: the logs read on are the ones written
+                files.read_from(out / name)
+        finally:
+            for files in streamed.values():
+                files.close()
     return LogDirCleaning(sim, result, starts, out)
 
 

@@ -63,7 +63,7 @@ def staged_dir(
     except OSError as error:
         shutil.rmtree(staging, ignore_errors=True)
         if _disk_full(error):
-            raise LogWriteError(f"{final}: no space left on its device; nothing was written there") from None
+            raise _nothing_written(final) from None
         raise
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -79,18 +79,31 @@ def _not_staging(_folder: str, names: list[str]) -> list[str]:
     return [name for name in names if STAGING_MARK in name]
 
 
-def staging_folder(
+@contextmanager
+def scratch_folder(
     target: str | os.PathLike[str], suffix: str, *, on_stale: Callable[[Path], None] | None = None
-) -> Path:
-    """A scratch folder beside ``target``, named like its staging folders (a killed run's is found and removed).
+) -> Iterator[Path]:
+    """A scratch folder beside ``target``, named like its staging folders (a killed run's is found and removed) and
+    removed on exit; a full disk while it is written is reported as :func:`staged_dir` reports it, naming ``target``.
 
-    The caller removes it. ``on_stale`` is told of each staging folder of a killed earlier run removed first.
+    ``on_stale`` is told of each staging folder of a killed earlier run removed first.
     """
     final = _written_through(Path(target))
     _clear_stale(final, on_stale)
     folder = _new_name(final, f"-{suffix}", inside=final.is_dir() and os.path.ismount(final))
     folder.mkdir(parents=True)
-    return folder
+    try:
+        yield folder
+    except OSError as error:
+        if _disk_full(error):
+            raise _nothing_written(final) from None
+        raise
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _nothing_written(final: Path) -> LogWriteError:
+    return LogWriteError(f"{final}: no space left on its device; nothing was written there")
 
 
 _SHOWN_NAME_CHARS = 32
