@@ -83,20 +83,20 @@ def _whole_number(text: str, unit: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number{' of ' + unit if unit else ''}") from None
 
 
-STREAM_FROM_DEFAULT = "0"
-"""Partitions with at least this many bytes of segment files are read on disk and streamed: every one (a streamed
-partition is read and cleaned faster, and in less memory, than one read whole: bench/RESULTS.md's (a') rows against
-(a))."""
+STREAM_FROM_DEFAULT = "1 GiB"
+"""Partitions with at least this many bytes of segment files are streamed instead of read whole. Streaming is the
+faster way and takes less memory (bench/RESULTS.md's (a') rows against (a)), but a partition read whole is a
+consistent copy of a live log dir, whose broker replaces and deletes segment files while a streamed one is read."""
 
 
 def add_stream_from(parser: argparse.ArgumentParser) -> None:
     """``--stream-from SIZE``: from which partition size segment files are streamed (bounded memory)."""
     parser.add_argument(
         "--stream-from", type=size_bytes, default=STREAM_FROM_DEFAULT, metavar="SIZE",
-        help="stream the segment files of partitions of at least SIZE (0 for every partition, 512MiB, 2GiB) "
-        "one at a time, as Kafka's cleaner reads them, in memory that does not grow with the partition; smaller "
-        "partitions are read whole into memory first, which is slower and takes more memory (default: 0, every "
-        "partition)",
+        help="stream the segment files of partitions of at least SIZE (512MiB, 2GiB, 0 for every partition) "
+        "one at a time, as Kafka's cleaner reads them, faster and in memory that does not grow with the "
+        "partition; smaller partitions are read whole, a consistent copy even while a running broker replaces "
+        f"their files (default: {STREAM_FROM_DEFAULT})",
     )  # fmt: skip
 
 
