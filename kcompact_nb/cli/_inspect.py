@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from io import StringIO
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -30,9 +31,11 @@ from kcompact_nb.io import (
     ConfigSettings,
     LoadedLogDir,
     LoadedPartition,
+    LogDirChangedError,
     LogReadError,
     ReadOptions,
     ResolvedConfigs,
+    read_consistently,
     read_log_dir,
     resolve_configs,
 )
@@ -60,22 +63,31 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     settings = config_settings(args.config, args.config_file, args.kafka_version)
     configs = resolve_configs(settings)
     now_ms = wall_clock_ms() if args.now_ms is None else args.now_ms
-    try:
-        options = ReadOptions(
-            config=configs.default, topic_configs=configs.per_topic, broker=configs.broker, recover=args.recover,
-            progress=progress_setting(), on_disk_from_bytes=None if args.recover else args.stream_from,
-            as_cleaner_reads=not args.recover,
-        )  # fmt: skip
+    options = ReadOptions(
+        config=configs.default, topic_configs=configs.per_topic, broker=configs.broker, recover=args.recover,
+        progress=progress_setting(), on_disk_from_bytes=None if args.recover else args.stream_from,
+        as_cleaner_reads=not args.recover, read_attempts=1,
+    )  # fmt: skip
+
+    def inspected() -> tuple[LoadedLogDir, str]:
+        """The log dir read and explained, again from a fresh read while a running broker changes it meanwhile (a
+        partition read on disk is read again by the explanations)."""
         loaded = read_log_dir(log_dir, options)
+        text = StringIO()
+        if args.json:
+            json.dump(inspect_document(loaded, configs, settings, now_ms), text, indent=2)
+            text.write("\n")
+        else:
+            write_inspection(loaded, text, configs=configs, now_ms=now_ms, ignored=settings.ignored)
+        return loaded, text.getvalue()
+
+    try:
+        loaded, text = read_consistently(inspected, log_dir)
     except LogReadError as error:  # --recover keeps a segment's valid prefix; it reads checkpoint files the same way
-        recoverable = not args.recover and not isinstance(error, CheckpointFormatError)
+        recoverable = not args.recover and not isinstance(error, (CheckpointFormatError, LogDirChangedError))
         hint = "; --recover shows what Kafka's log recovery would keep" if recoverable else ""
         raise KcompactError(f"{error}{hint}") from None
-    if args.json:
-        json.dump(inspect_document(loaded, configs, settings, now_ms), out, indent=2)
-        out.write("\n")
-    else:
-        write_inspection(loaded, out, configs=configs, now_ms=now_ms, ignored=settings.ignored)
+    out.write(text)
     broken = any(p.dropped or _read_by_a_pass(p) or p.failed_pass is not None for p in loaded.partitions.values())
     return ExitCode.FAILED if broken else ExitCode.OK
 

@@ -3,10 +3,10 @@
 A dedicated Kafka broker (its cleaner woken every 50 ms) holds two compacted topics of two partitions each;
 a producer writes about 250 keyed records a second per partition, tombstones among them, so segments roll
 every 100 ms of record time and the cleaner swaps merged segments in and deletes old ones all the time.
-Meanwhile ``inspect --json``, ``dump`` (text and ``--json``), ``clean --out`` and ``read_log_dir`` run in a
-loop. Every run either succeeds with a consistent result (segments in order, offsets and checkpoints never
-going back, no broker temporary or lock file copied) or fails with the one message that the broker changed
-the directory while it was read; the broker logs no error.
+Meanwhile ``inspect --json``, ``dump`` (text and ``--json``), ``clean --out`` (each partition read whole, and
+streamed: ``--stream-from 0``) and ``read_log_dir`` run in a loop. Every run either succeeds with a consistent
+result (segments in order, offsets and checkpoints never going back, no broker temporary or lock file copied) or
+fails with the one message that the broker changed the directory while it was read; the broker logs no error.
 """
 
 from __future__ import annotations
@@ -100,8 +100,8 @@ class _Progress:
             self.checkpoints[name] = checkpoint
 
 
-def _inspect(log_dir: Path, progress: _Progress, _out: Path) -> str | None:
-    done = kcompact("inspect", log_dir, "--json")
+def _inspect(log_dir: Path, progress: _Progress, _out: Path, *streamed: str) -> str | None:
+    done = kcompact("inspect", log_dir, "--json", *streamed)
     if done.returncode != 0:
         return done.stderr
     for partition in json.loads(done.stdout)["partitions"]:
@@ -123,8 +123,8 @@ def _dump_json(log_dir: Path, progress: _Progress, _out: Path) -> str | None:
     return None
 
 
-def _clean(log_dir: Path, _progress: _Progress, out: Path) -> str | None:
-    done = kcompact("clean", log_dir, "--out", out)
+def _clean(log_dir: Path, _progress: _Progress, out: Path, *streamed: str) -> str | None:
+    done = kcompact("clean", log_dir, "--out", out, *streamed)
     if done.returncode != 0:
         assert not out.exists()
         return done.stderr
@@ -146,7 +146,17 @@ def _read(log_dir: Path, progress: _Progress, _out: Path) -> str | None:
     return None
 
 
-RUNS = (_inspect, _dump_text, _dump_json, _clean, _read)
+def _inspect_streamed(log_dir: Path, progress: _Progress, out: Path) -> str | None:
+    """Every partition read on disk: explained from its files, read again after the scan (as the scan found them)."""
+    return _inspect(log_dir, progress, out, "--stream-from", "0")
+
+
+def _clean_streamed(log_dir: Path, progress: _Progress, out: Path) -> str | None:
+    """Every partition read on disk: its pass streams its files after the scan (as the scan found them)."""
+    return _clean(log_dir, progress, out, "--stream-from", "0")
+
+
+RUNS = (_inspect, _dump_text, _dump_json, _clean, _read, _inspect_streamed, _clean_streamed)
 
 
 def test_reads_of_a_live_log_dir_are_consistent_or_say_the_broker_changed_it(live_broker, tmp_path):

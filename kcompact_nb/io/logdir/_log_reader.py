@@ -58,7 +58,7 @@ from kcompact_nb.io.logdir._live_reads import (
 from kcompact_nb.io.logdir._progress import ByteProgress
 from kcompact_nb.io.logdir._read_options import ReadOptions
 from kcompact_nb.io.logdir._segment_files import SegmentFiles
-from kcompact_nb.io.logdir._segment_framing import DroppedBytes
+from kcompact_nb.io.logdir._segment_framing import DroppedBytes, ScannedFile
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 from kcompact_nb.io.logdir._stored_indexes import take_stored_indexes
 from kcompact_nb.io.logdir._stored_producer_state import producer_snapshots
@@ -207,11 +207,12 @@ def _load_partition(
     _scan_other_files(path, loaded)
     files = segment_files(path)
     if options.on_disk(sum(f.stat().st_size for f in files)):
+        inodes = _inodes(files)
         segments: Iterable[tuple[int, int, Iterable[RecordBatch | HeaderRun]]] = header_segments(
             files, verify_crc=options.verify_crc, on_bytes=bar.update
         )
         _load_log(loaded, segments, options, offsets, stored=True)
-        loaded.log.storage = _segment_files(files, options, loaded.log, verify_crc=options.verify_crc)
+        loaded.log.storage = _segment_files(files, options, loaded.log, inodes, verify_crc=options.verify_crc)
     else:
         read = [] if read is None else read
         _read_segments(files, loaded, bar, options, read)
@@ -221,9 +222,24 @@ def _load_partition(
     return loaded
 
 
-def _segment_files(files: list[Path], options: ReadOptions, log: PartitionLog, *, verify_crc: bool) -> SegmentFiles:
-    """The storage of a partition read on disk: ``files`` by base offset, cleaned segments written where asked."""
-    storage = SegmentFiles({int(f.name[:20]): f for f in files}, verify_crc=verify_crc)
+def _inodes(files: list[Path]) -> dict[Path, int]:
+    """Each file's inode, before a scan reads it."""
+    return {file: file.stat().st_ino for file in files}
+
+
+def _segment_files(
+    files: list[Path], options: ReadOptions, log: PartitionLog, inodes: dict[Path, int], *, verify_crc: bool
+) -> SegmentFiles:
+    """The storage of a partition read on disk: ``files`` by base offset, each as the scan read it (``inodes``: theirs
+    before it; a file replaced meanwhile raises), cleaned segments written where asked."""
+    sizes = {segment.base_offset: segment.size_bytes for segment in log.segments}
+    scanned = {}
+    for file in files:
+        if file.stat().st_ino != inodes[file]:
+            raise LogReadError(file, None, "replaced while its partition was read: a running broker changed it")
+        if (base := int(file.name[:20])) in sizes:
+            scanned[base] = ScannedFile(inodes[file], sizes[base])
+    storage = SegmentFiles({int(f.name[:20]): f for f in files}, verify_crc=verify_crc, scanned=scanned)
     if options.cleaned_into is not None:
         folder = options.cleaned_into / log.name
         folder.mkdir(parents=True, exist_ok=True)
@@ -396,6 +412,7 @@ def _load_corrupt_partition(
     loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
     _scan_other_files(path, loaded)
     files = segment_files(path)
+    inodes = _inodes(files)
     cuts: list[DroppedBytes] = []
     unreadable = FirstUnreadable(Path(error.file).name)
     before = {segment.base_offset for segment in read}
@@ -405,10 +422,10 @@ def _load_corrupt_partition(
     )  # fmt: skip
     _load_log(loaded, chain(((s.base_offset, s.last_modified_ms, s.batches) for s in read), scanned), options,
               offsets, stored=True)  # fmt: skip
-    loaded.log.storage = _segment_files(files, options, loaded.log, verify_crc=False)
     sizes = {segment.base_offset: segment for segment in loaded.log.segments}
     for cut in cuts:
         sizes[int(Path(cut.file).name[:20])].size_bytes += cut.bytes
+    loaded.log.storage = _segment_files(files, options, loaded.log, inodes, verify_crc=False)
     loaded.corrupt = unreadable.error
     if loaded.corrupt is None:
         loaded.notes.append(f"{error}; Kafka's cleaner does not check CRCs: it cleans this partition as any other")

@@ -28,6 +28,7 @@ from kcompact_nb.core import (
     segment_file_name,
 )
 from kcompact_nb.io.logdir._log_writer import batch_bytes, set_mtime_ms
+from kcompact_nb.io.logdir._segment_framing import ScannedFile
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 from kcompact_nb.io.logdir._streamed_buckets import tally_segment
 from kcompact_nb.record import SpanEntries
@@ -66,15 +67,20 @@ class _CleanedSegment(StoredSegment):
 class SegmentFiles:
     """A log's :class:`~kcompact_nb.core.LogStorage` in its segment files (base offset -> ``.log`` file).
 
-    ``verify_crc`` is how the files are read (as the partition was: False for one read as Kafka's cleaner reads it).
-    Cleaned groups are written to :meth:`clean_into`'s folder while a pass fills them and renamed ``NNN.log`` when
-    swapped in (:attr:`written`), then read from there; without a folder they are kept in memory.
+    ``verify_crc`` is how the files are read (as the partition was: False for one read as Kafka's cleaner reads it);
+    ``scanned`` the source files as the partition's scan found them (base offset -> :class:`ScannedFile`), read to
+    those bytes and only while they are those files (a running broker may replace them since). Cleaned groups are
+    written to :meth:`clean_into`'s folder while a pass fills them and renamed ``NNN.log`` when swapped in
+    (:attr:`written`), then read from there; without a folder they are kept in memory.
     """
 
     streams = True
 
-    def __init__(self, files: dict[int, Path], *, verify_crc: bool = True) -> None:
+    def __init__(
+        self, files: dict[int, Path], *, verify_crc: bool = True, scanned: dict[int, ScannedFile] | None = None
+    ) -> None:
         self.files = dict(files)
+        self.scanned = dict(scanned or {})
         self.verify_crc = verify_crc
         self.out: Path | None = None
         self.written: dict[int, Path] = {}
@@ -106,11 +112,11 @@ class SegmentFiles:
         """Read every segment from its file in ``folder`` from now on: a complete copy of the partition (the log dir a
         cleaning wrote, into which the files of the groups it cleaned were moved)."""
         self.files = {base: folder / segment_file_name(base) for base in self.files}
-        self.written = {}
+        self.written, self.scanned = {}, {}
 
     def detached(self) -> SegmentFiles:
         """The same files, for a copy of the log: what the copy's passes clean is kept in memory."""
-        return SegmentFiles(self.files, verify_crc=self.verify_crc)
+        return SegmentFiles(self.files, verify_crc=self.verify_crc, scanned=self.scanned)
 
     def file_of(self, segment: Segment) -> Path | None:
         """The file holding ``segment``'s batches (None: they are in memory)."""
@@ -118,14 +124,19 @@ class SegmentFiles:
 
     def batches(self, segment: Segment, position: int) -> Iterable[RecordBatch]:
         file = self.file_of(segment)
-        return _IN_MEMORY.batches(segment, position) if file is None else iter(self._pass_reader(file, position))
+        if file is None:
+            return _IN_MEMORY.batches(segment, position)
+        return iter(self._pass_reader(segment, file, position))
 
     def blocks(self, segment: Segment, position: int) -> Iterable[BatchBlock]:
         file = self.file_of(segment)
-        return _IN_MEMORY.blocks(segment, position) if file is None else self._pass_reader(file, position).blocks_read()
+        if file is None:
+            return _IN_MEMORY.blocks(segment, position)
+        return self._pass_reader(segment, file, position).blocks_read()
 
-    def _pass_reader(self, file: Path, position: int) -> SegmentFileReader:
-        """A reader of ``file`` from byte ``position`` as a pass reads it: keys left in the batches' bytes."""
+    def _pass_reader(self, segment: Segment, file: Path, position: int) -> SegmentFileReader:
+        """A reader of ``segment``'s ``file`` from byte ``position`` as a pass reads it: keys left in the batches'
+        bytes."""
         return SegmentFileReader(
             file,
             keep_raw=self.out is not None,
@@ -133,6 +144,7 @@ class SegmentFiles:
             start_position=position,
             registry_keys=REGISTRY_KEYS,
             number_keys=False,
+            scanned=self.scanned.get(segment.base_offset),
         )
 
     def tally_offsets(self, segment: Segment, tally: OffsetBucketTally, latest: SpanEntries) -> None:
@@ -143,7 +155,10 @@ class SegmentFiles:
             for batch in segment.batches:
                 tally.add(batch)
             return
-        reader = SegmentFileReader(file, keep_raw=False, registry_keys=REGISTRY_KEYS, number_keys=False)
+        reader = SegmentFileReader(
+            file, keep_raw=False, registry_keys=REGISTRY_KEYS, number_keys=False,
+            scanned=self.scanned.get(segment.base_offset),
+        )  # fmt: skip
         tally_segment(tally, latest, reader)
 
     def cleaned_segment(
@@ -170,6 +185,7 @@ class SegmentFiles:
     def replace(self, segments: list[Segment], group: Sequence[Segment], cleaned: Segment) -> None:
         for segment in group:
             self.files.pop(segment.base_offset, None)
+            self.scanned.pop(segment.base_offset, None)
         if isinstance(cleaned, _CleanedSegment) and cleaned.sink is not None and cleaned.path is not None:
             self.close()
             final = cleaned.path.with_name(segment_file_name(cleaned.base_offset))

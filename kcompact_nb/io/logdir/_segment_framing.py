@@ -21,6 +21,7 @@ from kcompact_nb.io._errors import (
     CorruptBatchError,
     CrcMismatchError,
     InvalidMagicError,
+    LogReadError,
     NotASegmentError,
     OffsetOrderError,
     TruncatedBatchError,
@@ -91,7 +92,8 @@ class FramingOptions:
     it may hold (the previous segment's next offset), ``end_offset`` the next segment's base offset (every offset
     here lies below it); ``verify_crc`` checks each batch's CRC-32C (``DefaultRecordBatch.ensureValid``);
     ``recover`` drops the rest of the file at the first invalid batch instead of raising; ``start_position`` is the
-    byte position of the first batch read (an offset index gives it: ``LogSegment.read``).
+    byte position of the first batch read (an offset index gives it: ``LogSegment.read``); ``scanned`` is the file as
+    its partition was scanned, when it was (:class:`ScannedFile`).
     """
 
     base_offset: int | None = None
@@ -100,6 +102,26 @@ class FramingOptions:
     verify_crc: bool = True
     recover: bool = False
     start_position: int = 0
+    scanned: ScannedFile | None = None
+
+
+@dataclass(frozen=True)
+class ScannedFile:
+    """A segment file as the scan of a partition read on disk found it: its inode and the bytes it read. Read again
+    later, the file is read to those bytes only (a running broker's appends since are not the scanned log's), and a
+    file with another inode or fewer bytes (a broker's cleaner swapped a segment in, or a truncation) raises
+    :class:`~kcompact_nb.io.LogReadError`: the log dir changed since it was read."""
+
+    inode: int
+    size: int
+
+    def read_bytes(self, path: Path, handle: BinaryIO) -> int:
+        """The bytes of ``path`` (open as ``handle``) to read: :attr:`size`, when the file is still the scanned one."""
+        info = os.fstat(handle.fileno())
+        if info.st_ino != self.inode or info.st_size < self.size:
+            what = "replaced" if info.st_ino != self.inode else f"cut to {info.st_size} bytes"
+            raise LogReadError(path, None, f"{what} since its partition was read: a running broker changed it")
+        return self.size
 
 
 class SegmentFraming:
@@ -117,6 +139,7 @@ class SegmentFraming:
         self.verify_crc = options.verify_crc
         self.recover = options.recover
         self.start_position = options.start_position
+        self.scanned = options.scanned
         self.on_bytes = on_bytes
         self.dropped: DroppedBytes | None = None
         self.next_offset = 0
@@ -174,11 +197,13 @@ class SegmentFraming:
         """
         self._inflation = FIRST_INFLATION
         with open(self.path, "rb", buffering=0) as handle:
-            self.file_size = os.fstat(handle.fileno()).st_size
+            scanned = self.scanned
+            size = os.fstat(handle.fileno()).st_size if scanned is None else scanned.read_bytes(self.path, handle)
+            self.file_size = size
             position = self.start_position
-            while position < self.file_size:
+            while position < size:
                 handle.seek(position)
-                block = self._framed(handle.read(self.block_bytes()), position)
+                block = self._framed(handle.read(min(self.block_bytes(), size - position)), position)
                 if not block.starts:
                     handle.seek(position)
                     data = self._read_frame(handle, position)

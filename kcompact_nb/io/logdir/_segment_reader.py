@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from kcompact_nb.core import BatchBlock, KeyedRun, KeyRegistry, RecordBatch
 from kcompact_nb.io._errors import CorruptBatchError
 from kcompact_nb.io.logdir._block_headers import BlockHeaders
-from kcompact_nb.io.logdir._segment_framing import DroppedBytes, FramingOptions, SegmentFraming
+from kcompact_nb.io.logdir._segment_framing import DroppedBytes, FramingOptions, ScannedFile, SegmentFraming
 from kcompact_nb.record import BlockBatches, FramedBatchDecoder, FramedBlock
 
 T = TypeVar("T")
@@ -59,6 +59,9 @@ class SegmentFileReader:
     number_keys:
         Number the keys of the batches decoded a block at a time in ``key_registry`` (False: leave them in the
         batches' bytes, :meth:`PackedRecords.from_span_keys`; other batches still number theirs).
+    scanned:
+        The file as its partition's scan found it (:class:`ScannedFile`): read to its bytes then, and only while it
+        is that file.
     """
 
     def __init__(
@@ -76,9 +79,10 @@ class SegmentFileReader:
         start_position: int = 0,
         registry_keys: int | None = None,
         number_keys: bool = True,
+        scanned: ScannedFile | None = None,
     ) -> None:
         self.path = Path(path)
-        options = FramingOptions(base_offset, min_offset, end_offset, verify_crc, recover, start_position)
+        options = FramingOptions(base_offset, min_offset, end_offset, verify_crc, recover, start_position, scanned)
         self.framing = SegmentFraming(self.path, options, on_bytes)
         self.decoder = FramedBatchDecoder(
             self.path,
