@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "03-tombstones-transactions-producers.ipynb"
 BROKEN_RULE = (
-    "import kcompact_nb.core.cleaner._cleaner as cleaner\n"
+    "import kcompact_nb.core.cleaner._cleaning as cleaner\n"
     "cleaner.CleanerFilter.tombstone_rule = lambda self, batch: cleaner.RecordRule.TOMBSTONE_PAST_HORIZON\n"
     "# tombstones dropped by their first pass, whichever record loop asks"
 )
