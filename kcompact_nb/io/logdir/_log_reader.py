@@ -207,12 +207,12 @@ def _load_partition(
     _scan_other_files(path, loaded)
     files = segment_files(path)
     if options.on_disk(sum(f.stat().st_size for f in files)):
-        inodes = _inodes(files)
+        before = _stats(files)
         segments: Iterable[tuple[int, int, Iterable[RecordBatch | HeaderRun]]] = header_segments(
             files, verify_crc=options.verify_crc, on_bytes=bar.update
         )
         _load_log(loaded, segments, options, offsets, stored=True)
-        loaded.log.storage = _segment_files(files, options, loaded.log, inodes, verify_crc=options.verify_crc)
+        loaded.log.storage = _segment_files(files, options, loaded.log, before, verify_crc=options.verify_crc)
     else:
         read = [] if read is None else read
         _read_segments(files, loaded, bar, options, read)
@@ -222,23 +222,25 @@ def _load_partition(
     return loaded
 
 
-def _inodes(files: list[Path]) -> dict[Path, int]:
-    """Each file's inode, before a scan reads it."""
-    return {file: file.stat().st_ino for file in files}
+def _stats(files: list[Path]) -> dict[Path, os.stat_result]:
+    """Each file's ``stat``, before a scan reads it."""
+    return {file: file.stat() for file in files}
 
 
 def _segment_files(
-    files: list[Path], options: ReadOptions, log: PartitionLog, inodes: dict[Path, int], *, verify_crc: bool
+    files: list[Path], options: ReadOptions, log: PartitionLog, before: dict[Path, os.stat_result], *, verify_crc: bool
 ) -> SegmentFiles:
-    """The storage of a partition read on disk: ``files`` by base offset, each as the scan read it (``inodes``: theirs
-    before it; a file replaced meanwhile raises), cleaned segments written where asked."""
+    """The storage of a partition read on disk: ``files`` by base offset, each as the scan read it (``before``: their
+    ``stat`` before it; a file replaced meanwhile raises), cleaned segments written where asked."""
     sizes = {segment.base_offset: segment.size_bytes for segment in log.segments}
     scanned = {}
     for file in files:
-        if file.stat().st_ino != inodes[file]:
+        info = before[file]
+        if file.stat().st_ino != info.st_ino:
             raise LogReadError(file, None, "replaced while its partition was read: a running broker changed it")
         if (base := int(file.name[:20])) in sizes:
-            scanned[base] = ScannedFile(inodes[file], sizes[base])
+            checked = (info.st_size, info.st_mtime_ns) if verify_crc else None
+            scanned[base] = ScannedFile(info.st_ino, sizes[base], checked)
     storage = SegmentFiles({int(f.name[:20]): f for f in files}, verify_crc=verify_crc, scanned=scanned)
     if options.cleaned_into is not None:
         folder = options.cleaned_into / log.name
@@ -412,7 +414,7 @@ def _load_corrupt_partition(
     loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
     _scan_other_files(path, loaded)
     files = segment_files(path)
-    inodes = _inodes(files)
+    stats = _stats(files)
     cuts: list[DroppedBytes] = []
     unreadable = FirstUnreadable(Path(error.file).name)
     before = {segment.base_offset for segment in read}
@@ -425,7 +427,7 @@ def _load_corrupt_partition(
     sizes = {segment.base_offset: segment for segment in loaded.log.segments}
     for cut in cuts:
         sizes[int(Path(cut.file).name[:20])].size_bytes += cut.bytes
-    loaded.log.storage = _segment_files(files, options, loaded.log, inodes, verify_crc=False)
+    loaded.log.storage = _segment_files(files, options, loaded.log, stats, verify_crc=False)
     loaded.corrupt = unreadable.error
     if loaded.corrupt is None:
         loaded.notes.append(f"{error}; Kafka's cleaner does not check CRCs: it cleans this partition as any other")

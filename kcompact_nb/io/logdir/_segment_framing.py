@@ -107,21 +107,26 @@ class FramingOptions:
 
 @dataclass(frozen=True)
 class ScannedFile:
-    """A segment file as the scan of a partition read on disk found it: its inode and the bytes it read. Read again
-    later, the file is read to those bytes only (a running broker's appends since are not the scanned log's), and a
-    file with another inode or fewer bytes (a broker's cleaner swapped a segment in, or a truncation) raises
-    :class:`~kcompact_nb.io.LogReadError`: the log dir changed since it was read."""
+    """A segment file as the scan of a partition read on disk found it: its inode and the bytes it read, and when the
+    scan checked every batch's CRC-32C, the file's size and modification time (ns) before it did. Read again later,
+    the file is read to those bytes only (a running broker's appends since are not the scanned log's), without a
+    second CRC check while its inode, size and modification time are still those; a file with another inode or fewer
+    bytes (a broker's cleaner swapped a segment in, or a truncation) raises :class:`~kcompact_nb.io.LogReadError`: the
+    log dir changed since it was read. (A rewrite in place at the same size within the file system's timestamp
+    granularity would not be seen: Kafka never rewrites a segment's bytes in place.)"""
 
     inode: int
     size: int
+    crc_checked: tuple[int, int] | None = None
 
-    def read_bytes(self, path: Path, handle: BinaryIO) -> int:
-        """The bytes of ``path`` (open as ``handle``) to read: :attr:`size`, when the file is still the scanned one."""
+    def opened(self, path: Path, handle: BinaryIO) -> tuple[int, bool]:
+        """The bytes of ``path`` (open as ``handle``) to read, when it is still the scanned file, and whether its CRCs
+        were checked by the scan (the file unchanged since)."""
         info = os.fstat(handle.fileno())
         if info.st_ino != self.inode or info.st_size < self.size:
             what = "replaced" if info.st_ino != self.inode else f"cut to {info.st_size} bytes"
             raise LogReadError(path, None, f"{what} since its partition was read: a running broker changed it")
-        return self.size
+        return self.size, (info.st_size, info.st_mtime_ns) == self.crc_checked
 
 
 class SegmentFraming:
@@ -140,6 +145,8 @@ class SegmentFraming:
         self.recover = options.recover
         self.start_position = options.start_position
         self.scanned = options.scanned
+        self.checks_crc = options.verify_crc
+        """Whether this read checks CRCs: :attr:`verify_crc`, unless the scan checked those of the file as it is."""
         self.on_bytes = on_bytes
         self.dropped: DroppedBytes | None = None
         self.next_offset = 0
@@ -197,9 +204,12 @@ class SegmentFraming:
         """
         self._inflation = FIRST_INFLATION
         with open(self.path, "rb", buffering=0) as handle:
-            scanned = self.scanned
-            size = os.fstat(handle.fileno()).st_size if scanned is None else scanned.read_bytes(self.path, handle)
-            self.file_size = size
+            scanned, checked = self.scanned, False
+            if scanned is None:
+                size = os.fstat(handle.fileno()).st_size
+            else:
+                size, checked = scanned.opened(self.path, handle)
+            self.file_size, self.checks_crc = size, self.verify_crc and not checked
             position = self.start_position
             while position < size:
                 handle.seek(position)
@@ -256,7 +266,7 @@ class SegmentFraming:
     def _framed(self, chunk: bytes, position: int) -> FramedBlock:
         """The whole batches at the start of ``chunk`` (read at byte ``position``) that :meth:`_read_frame` would
         accept, up to the first that it would not or that does not end in ``chunk`` (the kernel ``frame_batches``)."""
-        starts, end = frame_batches(chunk, self.verify_crc)
+        starts, end = frame_batches(chunk, self.checks_crc)
         return FramedBlock(chunk, starts, end, position)
 
     def _read_frame(self, handle: BinaryIO, position: int) -> bytes:
@@ -278,7 +288,7 @@ class SegmentFraming:
         data = head + handle.read(length)
         if data[L.MAGIC_POSITION] != 2:
             self._check_magic(data[L.MAGIC_POSITION], position)
-        if self.verify_crc and L.CRC.unpack_from(data, L.CRC_POSITION)[0] != calc_crc32c(
+        if self.checks_crc and L.CRC.unpack_from(data, L.CRC_POSITION)[0] != calc_crc32c(
             memoryview(data)[L.ATTRIBUTES_POSITION :]
         ):
             self._check_crc(data, position)

@@ -1,7 +1,8 @@
 """A partition read on disk reads its segment files again later (a pass, a view, a figure): as its scan found them, or
 not at all. A running broker appends to the active segment (bytes past the scan are not the scanned log's) and its
 cleaner swaps cleaned segments in and deletes the old ones (another file, or none): reading such a file says the
-log dir changed, so that the reader reads the log dir again (``read_consistently``)."""
+log dir changed, so that the reader reads the log dir again (``read_consistently``). While a file is as the scan
+found it, its CRCs (which the scan checked) are not checked again."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kcompact_nb.core import PartitionLog
-from kcompact_nb.io import LogReadError, ReadOptions, read_partition_dir
+from kcompact_nb import NewRecord, TopicConfig
+from kcompact_nb.core import PartitionLog, offset_buckets, segment_file_name
+from kcompact_nb.io import CrcMismatchError, LogReadError, ReadOptions, read_partition_dir, write_partition_dir
 
 SAMPLES = Path(__file__).parents[3] / "data" / "samples" / "kafka"
 ON_DISK = ReadOptions(on_disk_from_bytes=0)
@@ -76,3 +78,34 @@ def test_a_segment_file_replaced_during_the_scan_is_read_again(partition, monkey
     log = read_partition_dir(partition, ON_DISK).log
     assert len(scans) == 2
     assert offsets(log) == offsets(read_partition_dir(partition).log)
+
+
+def test_a_tally_checks_crcs_only_of_files_changed_since_the_scan_checked_them(tmp_path, monkeypatch):
+    """Files as the scan read them are framed without a second CRC check, with the same buckets; a file touched since
+    (a value byte flipped, its modification time moved) is checked again and refused; a partition scanned without
+    CRC checks has them checked by its tally, as before."""
+    from kcompact_nb.io.logdir import _segment_framing
+
+    log = PartitionLog("w", config=TopicConfig.from_properties({"cleanup.policy": "compact", "segment.bytes": 2000}))
+    for i in range(100):
+        log.append([NewRecord(b"k%02d" % (i % 30), None if i % 7 == 0 else b"v" * 20, timestamp=i)], now_ms=i)
+    folder = write_partition_dir(log, tmp_path / "w-0")
+    expected = offset_buckets(read_partition_dir(folder).log, bucket_count=9)
+    checks: list[bool] = []
+    framing = _segment_framing.frame_batches
+    monkeypatch.setattr(_segment_framing, "frame_batches", lambda block, crc: checks.append(crc) or framing(block, crc))
+    scanned = read_partition_dir(folder, ON_DISK).log
+    unchecked = read_partition_dir(folder, ReadOptions(on_disk_from_bytes=0, verify_crc=False)).log
+    checks.clear()
+    assert offset_buckets(scanned, bucket_count=9) == expected
+    assert checks and not any(checks)
+    checks.clear()
+    assert offset_buckets(unchecked, bucket_count=9) == expected
+    assert checks and all(checks)
+    first = folder / segment_file_name(0)
+    data, mtime_ns = bytearray(first.read_bytes()), first.stat().st_mtime_ns
+    data[12 + int.from_bytes(data[8:12], "big") - 2] ^= 1  # the first batch's last value byte
+    first.write_bytes(bytes(data))
+    os.utime(first, ns=(mtime_ns + 1_000_000, mtime_ns + 1_000_000))  # a change within the clock's tick still shows
+    with pytest.raises(CrcMismatchError):
+        offset_buckets(scanned, bucket_count=9)
