@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from kcompact_nb.core.model._config_keys import INT_MAX
 from kcompact_nb.core.model._errors import InvalidRecordError
 from kcompact_nb.core.model._producer_state import ProducerStateManager
 from kcompact_nb.core.model._segment import AbortedTxn, Segment, appended_offset_of_max_timestamp
+from kcompact_nb.core.model._shallow_copy import shallow_copy
 from kcompact_nb.core.model._storage import InMemoryStorage, LogStorage
 from kcompact_nb.record import (
     NO_PRODUCER_EPOCH,
@@ -391,17 +391,17 @@ def copy_log(
     stay in their files gives a copy that reads the same files and keeps what its passes write to itself
     (:meth:`LogStorage.detached`).
     """
-    clone = copy.copy(log)
+    clone = shallow_copy(log)
     clone.config, clone.broker = config or log.config, broker or log.broker
     clone.segments = [_copy_segment(s) for s in log.segments]
     clone.left_cleaned = [_copy_segment(s) for s in log.left_cleaned]
-    clone.producer_state = copy.deepcopy(log.producer_state)
+    clone.producer_state = log.producer_state.copy()
     clone.storage = log.storage.detached()
     return clone
 
 
 def _copy_segment(segment: Segment) -> Segment:
-    clone = copy.copy(segment)
+    clone = shallow_copy(segment)
     clone.batches = list(segment.batches)
     clone.offset_index = list(segment.offset_index)
     clone.time_index = list(segment.time_index)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from kcompact_nb.core.model._shallow_copy import shallow_copy
 from kcompact_nb.record import ControlRecordType, KafkaModelError, RecordBatch, control_record_type
 
 
@@ -49,6 +50,12 @@ class ProducerStateManager:
 
     def __init__(self) -> None:
         self.producers: dict[int, ProducerStateEntry] = {}
+
+    def copy(self) -> ProducerStateManager:
+        """A copy whose entries are its own (an entry holds only numbers)."""
+        clone = ProducerStateManager()
+        clone.producers = {pid: shallow_copy(entry) for pid, entry in self.producers.items()}
+        return clone
 
     def on_data_batch(self, batch: RecordBatch) -> None:
         """Record an appended data batch that carries a producer id."""
