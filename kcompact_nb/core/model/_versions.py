@@ -82,8 +82,9 @@ class KafkaVersion:
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}.{self.patch}"
 
-    @property
+    @cached_property
     def has_max_compaction_lag(self) -> bool:
+        """Asked by every ``log_to_clean`` (several per scenario step): computed once per version."""
         return self >= KafkaVersion(2, 3)
 
     @cached_property
