@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from kcompact_nb.core.cleaner import FAR_FUTURE_MS, log_to_clean, strategy_for
-from kcompact_nb.core.model import PartitionLog, TopicConfig
+from kcompact_nb.core.model import AbortedTxn, PartitionLog, TopicConfig
 from kcompact_nb.core.simulation import Frame, overdue_at_ms
 from kcompact_nb.core.views._next_pass import LogBatches, superseded_count_in
 from kcompact_nb.record import Record, RecordBatch
@@ -152,27 +152,36 @@ def dirtiness_series(frames: Sequence[Frame]) -> list[DirtinessPoint]:
 
 
 class _Superseded:
-    """``superseded_count`` of frame after frame, counted again only when a frame's log holds other batches (or
-    other aborted transactions, or another config) than the frame's before: most steps (the clock, a pass that
-    finds nothing eligible) change none of them."""
+    """``superseded_count`` of frame after frame, counted again only when a frame's log holds other batches, other
+    aborted transactions or another config than the frame's before (all the count reads): most steps (the clock, a
+    pass that finds nothing eligible) change none of them."""
 
     def __init__(self) -> None:
-        self._read: LogBatches | None = None
-        self._config: TopicConfig | None = None
+        self._counted: _CountedFrom | None = None
         self._count = 0
 
     def of(self, log: PartitionLog) -> int:
-        read = LogBatches.read(log)
-        if not (self._read is not None and log.config == self._config and _same_batches(read, self._read)):
-            self._count = superseded_count_in(read, strategy_for(log.config))
-        self._read, self._config = read, log.config
+        batches = tuple(log.batches())
+        counted = _CountedFrom(batches, tuple(a for s in log.segments for a in s.aborted_transactions), log.config)
+        if self._counted is None or not counted.same_as(self._counted):
+            self._count = superseded_count_in(LogBatches.holding(log, batches), strategy_for(log.config))
+        self._counted = counted
         return self._count
 
 
-def _same_batches(read: LogBatches, before: LogBatches) -> bool:
-    """The same batch objects (batches are immutable) and the same aborted transactions."""
-    return (
-        len(read.batches) == len(before.batches)
-        and all(a is b for a, b in zip(read.batches, before.batches, strict=True))
-        and read.aborted == before.aborted
-    )
+class _CountedFrom(NamedTuple):
+    """What a superseded count reads of a log: its batches (immutable), its transaction indexes' aborted
+    transactions (which batches are aborted) and its config (the strategy)."""
+
+    batches: tuple[RecordBatch, ...]
+    aborted: tuple[AbortedTxn, ...]
+    config: TopicConfig
+
+    def same_as(self, before: _CountedFrom) -> bool:
+        """The same batch objects, aborted transactions and config."""
+        return (
+            len(self.batches) == len(before.batches)
+            and all(a is b for a, b in zip(self.batches, before.batches, strict=True))
+            and self.aborted == before.aborted
+            and self.config == before.config
+        )

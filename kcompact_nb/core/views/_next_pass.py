@@ -196,7 +196,11 @@ class LogBatches:
 
     @classmethod
     def read(cls, log: PartitionLog) -> LogBatches:
-        batches = tuple(log.batches())
+        return cls.holding(log, tuple(log.batches()))
+
+    @classmethod
+    def holding(cls, log: PartitionLog, batches: tuple[RecordBatch, ...]) -> LogBatches:
+        """``log`` with its batches read already (``batches``, all of them in offset order)."""
         return cls(log, batches, frozenset(_aborted_in(log, batches)))
 
     def records(self) -> Iterator[tuple[RecordBatch, Record]]:

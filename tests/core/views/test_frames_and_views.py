@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 from kcompact_nb.core import (
@@ -118,16 +119,18 @@ def test_dirtiness_series_marks_rolls_passes_and_duplicates():
 
 
 def test_dirtiness_series_counts_each_frames_duplicates_as_the_frame_alone_does():
-    """The series counts a frame's superseded records again only when its batches changed: on every sample scenario
-    (steps that move the clock, append, roll, clean, abort a transaction; KIP-280's strategies) its counts are those of
-    each frame's log counted on its own."""
+    """The series counts a frame's superseded records again only when its batches, aborted transactions or config
+    changed: on every sample scenario (steps that move the clock, append, roll, clean, abort a transaction; KIP-280's
+    strategies), as written and under a what-if's shorter segment.ms and lower dirty ratio (more rolls and passes), its
+    counts are those of each frame's log counted on its own."""
+    what_if = {"segment.ms": 6 * 3_600_000, "min.cleanable.dirty.ratio": 0.1}
     for path in sorted(SCENARIOS.glob("*.json")):
         scenario = load_scenario(path)
-        for topic in scenario.topics:
-            frames = Timeline(scenario_frames(scenario, topic=topic)).compute_all()
+        for topic, overrides in itertools.product(scenario.topics, (None, what_if)):
+            frames = Timeline(scenario_frames(scenario, topic=topic, topic_config=overrides)).compute_all()
             counts = [p.duplicates for p in dirtiness_series(frames)]
-            assert counts == [superseded_count(f.log) for f in frames], (path.name, topic)
-            assert len(set(counts)) > 1, (path.name, topic)
+            assert counts == [superseded_count(f.log) for f in frames], (path.name, topic, overrides)
+            assert len(set(counts)) > 1, (path.name, topic, overrides)
 
 
 def test_deadline_is_the_first_instant_the_engine_finds_the_log_overdue():
