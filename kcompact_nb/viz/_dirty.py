@@ -3,7 +3,7 @@ time with passes, rolls and ``max.compaction.lag.ms`` deadlines (spec 4-5)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -161,11 +161,10 @@ def ratio_traces(
     """The ratio line, the minimum, and markers for passes and rolls (also used side by side in what-ifs), as plotly
     JSON (as the traces below)."""
     x = x_of(points, axis)
-    when = [_when(p, axis) for p in points]
     traces = [
         scatter(
             name=LABELS[DIRTY_RATIO],
-            **step_line(x, [p.cleanable_ratio for p in points], when),
+            **step_line(x, [p.cleanable_ratio for p in points], lambda i: _when(points[i], axis)),
             mode="lines",
             line={"color": COLORS[DIRTY_RATIO], "width": 2.5, "shape": "hv"},
             showlegend=legend,
@@ -184,7 +183,7 @@ def ratio_traces(
     ]
     passes = _pass_marks(points, axis)
     rolls = [
-        (xi, 0.0, w) for xi, p, w in zip(x, points, when, strict=False) if p.rolled
+        (xi, 0.0, _when(p, axis)) for xi, p in zip(x, points, strict=True) if p.rolled
     ]  # on the baseline: a roll has no ratio
     traces += [
         m
@@ -198,7 +197,7 @@ def duplicates_trace(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None,
     """Superseded records still stored, after each step."""
     return scatter(
         name=LABELS[DUPLICATES],
-        **step_line(x_of(points, axis), [p.duplicates for p in points], [_when(p, axis) for p in points]),
+        **step_line(x_of(points, axis), [p.duplicates for p in points], lambda i: _when(points[i], axis)),
         mode="lines",
         line={"color": COLORS[DUPLICATES], "width": 2, "shape": "hv"},
         showlegend=legend,
@@ -207,14 +206,17 @@ def duplicates_trace(points: Sequence[DirtinessPoint], *, axis: TimeAxis | None,
     )
 
 
-def step_line(x: Sequence[float], y: Sequence[Any], hovertext: Sequence[str] | None = None) -> dict[str, list[Any]]:
-    """``x``, ``y`` (and ``hovertext``) of a step line (``line.shape`` ``"hv"``) cut to the points where ``y`` changes,
-    with the first and the last: the same line, fewer points for the page to draw (a what-if explorer redraws its
-    figure at each edit, and most steps change neither the ratio nor the duplicates)."""
+def step_line(
+    x: Sequence[float], y: Sequence[Any], hovertext: Callable[[int], str] | None = None
+) -> dict[str, list[Any]]:
+    """``x``, ``y`` (and ``hovertext``: point ``i``'s text, asked for the points kept only) of a step line
+    (``line.shape`` ``"hv"``) cut to the points where ``y`` changes, with the first and the last: the same line, fewer
+    points for the page to draw (a what-if explorer redraws its figure at each edit, and most steps change neither the
+    ratio nor the duplicates)."""
     kept = [i for i in range(len(y)) if i in (0, len(y) - 1) or y[i] != y[i - 1]]
     line = {"x": [x[i] for i in kept], "y": [y[i] for i in kept]}
     if hovertext is not None:
-        line["hovertext"] = [hovertext[i] for i in kept]
+        line["hovertext"] = [hovertext(i) for i in kept]
     return line
 
 

@@ -469,11 +469,13 @@ def _step_value(line, x):
 @given(st.lists(st.integers(0, 3), min_size=1, max_size=40))
 def test_a_step_line_keeps_the_value_of_every_point(values):
     x = [float(i) for i in range(len(values))]
-    line = step_line(x, values, [f"step {i}" for i in x])
+    asked = []
+    line = step_line(x, values, lambda i: asked.append(i) or f"step {x[i]}")
     assert line["x"][0] == 0 and line["x"][-1] == len(values) - 1
     assert all(a != b for a, b in zip(line["y"][:-2], line["y"][1:-1], strict=True))  # a change at each inner point
     assert [[y for at, y in zip(line["x"], line["y"], strict=True) if at <= i][-1] for i in x] == values
     assert line["hovertext"] == [f"step {i}" for i in line["x"]]
+    assert asked == [int(i) for i in line["x"]]  # the texts of the points kept, no others
 
 
 def test_a_long_title_stays_clear_of_plotlys_toolbar(fruit):
