@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kcompact_nb.core.model import PartitionLog, Segment
@@ -77,7 +78,8 @@ class LogToClean:
 def log_to_clean(log: PartitionLog, *, now_ms: int) -> LogToClean:
     """The partition's cleanable range and ratio at ``now_ms``; does not modify the log."""
     first_dirty, reset, warning = first_dirty_offset(log)
-    first_uncleanable, bound, young = uncleanable_bound(log, first_dirty, now_ms=now_ms)
+    lso, dirty = log.last_stable_offset, non_active_segments_from(log, first_dirty)  # each read once, used twice
+    first_uncleanable, bound, young = _uncleanable_bound(log, first_dirty, lso=lso, dirty=dirty, now_ms=now_ms)
     return LogToClean(
         topic=log.topic,
         partition=log.partition,
@@ -85,12 +87,12 @@ def log_to_clean(log: PartitionLog, *, now_ms: int) -> LogToClean:
         first_uncleanable_offset=first_uncleanable,
         clean_bytes=sum(s.size_bytes for s in segments_overlapping(log, -1, first_dirty)),
         cleanable_bytes=cleanable_bytes(log, first_dirty, first_uncleanable),
-        compaction_delay_ms=max_compaction_delay_ms(log, first_dirty, now_ms=now_ms),
+        compaction_delay_ms=max_compaction_delay_ms(log, dirty, now_ms=now_ms),
         min_cleanable_dirty_ratio=log.config.min_cleanable_dirty_ratio,
         checkpoint_reset=reset,
         checkpoint_warning=warning,
         uncleanable_bound=bound,
-        last_stable_offset=log.last_stable_offset,
+        last_stable_offset=lso,
         young_segment=None if young is None else (young.base_offset, young.largest_timestamp),
         min_compaction_lag_ms=log.config.min_compaction_lag_ms,
         now_ms=now_ms,
@@ -132,13 +134,20 @@ def uncleanable_bound(
 
     Of equal bounds the transaction is named first, then the young segment, then the active segment.
     """
-    lso, active = log.last_stable_offset, log.active_segment.base_offset
+    dirty = non_active_segments_from(log, first_dirty)
+    return _uncleanable_bound(log, first_dirty, lso=log.last_stable_offset, dirty=dirty, now_ms=now_ms)
+
+
+def _uncleanable_bound(
+    log: PartitionLog, first_dirty: int, *, lso: int, dirty: Sequence[Segment], now_ms: int
+) -> tuple[int, UncleanableBound, Segment | None]:
+    """:func:`uncleanable_bound` given the log's last stable offset and its non-active segments from ``first_dirty``
+    (``dirty``)."""
+    active = log.active_segment.base_offset
     lag = log.config.min_compaction_lag_ms
     young = None
     if lag > 0:
-        young = next(
-            (s for s in non_active_segments_from(log, first_dirty) if s.largest_timestamp > now_ms - lag), None
-        )
+        young = next((s for s in dirty if s.largest_timestamp > now_ms - lag), None)
     bound = min(lso, active, active if young is None else young.base_offset)
     offset = segment_aligned_uncleanable_offset(log, max(first_dirty, bound))
     if lso < active and lso == bound:
@@ -164,11 +173,12 @@ def cleanable_bytes(log: PartitionLog, first_dirty: int, first_uncleanable: int)
     return sum(s.size_bytes for s in segments_overlapping(log, start, first_uncleanable))
 
 
-def max_compaction_delay_ms(log: PartitionLog, first_dirty: int, *, now_ms: int) -> int:
-    """How overdue the dirty segments are per ``max.compaction.lag.ms`` (KIP-354, spec 5.3); 0 before Kafka 2.3."""
+def max_compaction_delay_ms(log: PartitionLog, dirty: Sequence[Segment], *, now_ms: int) -> int:
+    """How overdue the dirty segments (``dirty``: the non-active ones from the first dirty offset) are per
+    ``max.compaction.lag.ms`` (KIP-354, spec 5.3); 0 before Kafka 2.3."""
     if not log.broker.version.has_max_compaction_lag:
         return 0
-    stamps = [s.first_batch_timestamp for s in non_active_segments_from(log, first_dirty)]
+    stamps = [s.first_batch_timestamp for s in dirty]
     earliest = min((t for t in stamps if t > 0), default=None)
     clean_until = now_ms - max(log.config.max_compaction_lag_ms, 0)
     if earliest is None or earliest >= clean_until:
