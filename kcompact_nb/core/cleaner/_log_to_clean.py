@@ -79,7 +79,7 @@ def log_to_clean(log: PartitionLog, *, now_ms: int) -> LogToClean:
     """The partition's cleanable range and ratio at ``now_ms``; does not modify the log."""
     first_dirty, reset, warning = first_dirty_offset(log)
     lso, dirty = log.last_stable_offset, non_active_segments_from(log, first_dirty)  # each read once, used twice
-    first_uncleanable, bound, young = _uncleanable_bound(log, first_dirty, lso=lso, dirty=dirty, now_ms=now_ms)
+    first_uncleanable, bound, young = uncleanable_bound(log, first_dirty, lso=lso, dirty=dirty, now_ms=now_ms)
     return LogToClean(
         topic=log.topic,
         partition=log.partition,
@@ -122,27 +122,15 @@ def first_dirty_offset(log: PartitionLog) -> tuple[int, str | None, str | None]:
     return checkpoint, None, None
 
 
-def first_uncleanable_offset(log: PartitionLog, first_dirty: int, *, now_ms: int) -> int:
-    """``min(LSO, active base, first too-young segment)``, at least ``first_dirty``, segment-aligned (spec 4.2)."""
-    return uncleanable_bound(log, first_dirty, now_ms=now_ms)[0]
-
-
 def uncleanable_bound(
-    log: PartitionLog, first_dirty: int, *, now_ms: int
+    log: PartitionLog, first_dirty: int, *, lso: int, dirty: Sequence[Segment], now_ms: int
 ) -> tuple[int, UncleanableBound, Segment | None]:
-    """The first uncleanable offset, the bound that decided it and, for ``min.compaction.lag.ms``, the young segment.
+    """The first uncleanable offset (``min(LSO, active base, first too-young segment)``, at least ``first_dirty``,
+    segment-aligned: spec 4.2), the bound that decided it and, for ``min.compaction.lag.ms``, the young segment; given
+    the log's last stable offset and its non-active segments from ``first_dirty`` (``dirty``).
 
     Of equal bounds the transaction is named first, then the young segment, then the active segment.
     """
-    dirty = non_active_segments_from(log, first_dirty)
-    return _uncleanable_bound(log, first_dirty, lso=log.last_stable_offset, dirty=dirty, now_ms=now_ms)
-
-
-def _uncleanable_bound(
-    log: PartitionLog, first_dirty: int, *, lso: int, dirty: Sequence[Segment], now_ms: int
-) -> tuple[int, UncleanableBound, Segment | None]:
-    """:func:`uncleanable_bound` given the log's last stable offset and its non-active segments from ``first_dirty``
-    (``dirty``)."""
     active = log.active_segment.base_offset
     lag = log.config.min_compaction_lag_ms
     young = None
