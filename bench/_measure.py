@@ -1,11 +1,12 @@
 """One measurement in a fresh process, so peak RSS is that run's own: ``python -m bench._measure KIND DIR``.
 
-KIND is ``core`` (load the partition dir, our cleaner's full pass, then write the cleaned segments as Kafka's
-pass writes them), ``stream`` (the same pass streamed over the segment files: headers scanned, then the pass
-reading the files and writing each cleaned group, in bounded memory), ``pandas`` (load (key, offset) pairs,
-then latest offset per key) or ``spark`` (load with Spark on ``local[2]``, then its full compaction). Prints one
-JSON object: load, compute and write seconds (absent when nothing is written apart), records, bytes, records
-kept, peak RSS in MiB and a note.
+KIND is ``core`` (the partition dir read whole as ``kcompact clean`` reads it, its files' bytes held in memory, then
+our cleaner's full pass over them, writing the cleaned segments as Kafka's pass writes them), ``decoded`` (the same
+with every batch decoded at load, as a notebook reads a partition, the cleaned segments written after), ``stream``
+(the same pass streamed over the segment files: headers scanned, then the pass reading the files and writing each
+cleaned group, in bounded memory), ``pandas`` (load (key, offset) pairs, then latest offset per key) or ``spark``
+(load with Spark on ``local[2]``, then its full compaction). Prints one JSON object: load, compute and write seconds
+(absent when nothing is written apart), records, bytes, records kept, peak RSS in MiB and a note.
 """
 
 from __future__ import annotations
@@ -38,13 +39,52 @@ def cleanable_segment_bytes(folder: Path) -> int:
 
 
 def measure_core(folder: Path) -> dict[str, Any]:
-    """Load with our reader, one full pass of our cleaner as the broker would run it, then write each cleaned
-    segment's ``.log`` file (batches kept whole copied as their bytes), as ``kcompact clean`` writes them."""
+    """Read whole as ``kcompact clean`` reads a partition under ``--stream-from``: its files' bytes held in memory, one
+    read each, their batch headers scanned (the broker's log loading: the "load"), then one full pass of our cleaner
+    as the broker would run it, over those bytes, writing each cleaned group's ``.log`` file as it fills it (the
+    "pass", its writes included, as Kafka's)."""
+    return _pass_over(folder, hold_bytes=True)
+
+
+def measure_stream(folder: Path) -> dict[str, Any]:
+    """The pass streamed over the files, as ``kcompact clean`` runs it on a big partition: the partition read on disk
+    (its batch headers, the broker's log loading: the "load"), then the pass, which reads the files a read buffer at a
+    time and writes each cleaned group (the "pass", its reads and writes included, as Kafka's)."""
+    return _pass_over(folder, on_disk_from_bytes=0)
+
+
+def _pass_over(folder: Path, **read: Any) -> dict[str, Any]:
+    """The partition read as ``read`` says, then the broker's pass, its cleaned groups written into a scratch folder."""
+    import tempfile
+
+    from kcompact_nb.core import CleanerManager
+    from kcompact_nb.fidelity import broker_settings, topic_settings
+
+    broker = broker_settings("4.4.0", BENCH_BROKER_OVERRIDES)
+    with tempfile.TemporaryDirectory(prefix="kcompact-bench-cleaned-") as out:
+        start = time.perf_counter()
+        options = ReadOptions(
+            config=topic_settings(BENCH_TOPIC_OVERRIDES, broker=broker), broker=broker, cleaned_into=Path(out),
+            progress=False, **read,
+        )  # fmt: skip
+        log = read_partition_dir(folder, options).log
+        loaded = time.perf_counter()
+        result = CleanerManager(broker).clean_log(log, now_ms=PASS_NOW_MS, force=True)
+        done = time.perf_counter()
+    assert result is not None
+    stats = result.stats
+    return _row(loaded - start, done - loaded, stats.messages_read, stats.bytes_read, stats.messages_written)
+
+
+def measure_decoded(folder: Path) -> dict[str, Any]:
+    """Read whole with every batch decoded (``read_partition_dir``'s default: what a notebook holds to look at the
+    batches), one full pass of our cleaner over them, then each cleaned segment's ``.log`` file written (batches kept
+    whole copied as their bytes)."""
     import tempfile
 
     from kcompact_nb.core import clean_pass, log_to_clean, segment_file_name
     from kcompact_nb.fidelity import broker_settings, topic_settings
-    from kcompact_nb.io import read_partition_dir, write_segment_file
+    from kcompact_nb.io import write_segment_file
 
     broker = broker_settings("4.4.0", BENCH_BROKER_OVERRIDES)
     start = time.perf_counter()
@@ -64,31 +104,6 @@ def measure_core(folder: Path) -> dict[str, Any]:
     stats = result.stats
     row = _row(loaded - start, done - loaded, stats.messages_read, stats.bytes_read, stats.messages_written)
     return {**row, "write_s": written - done}
-
-
-def measure_stream(folder: Path) -> dict[str, Any]:
-    """The pass streamed over the files, as ``kcompact clean`` runs it on a big partition: the partition read on disk
-    (its batch headers, the broker's log loading: the "load"), then the pass, which reads the files a read buffer at a
-    time and writes each cleaned group (the "pass", its reads and writes included, as Kafka's)."""
-    import tempfile
-
-    from kcompact_nb.core import CleanerManager
-    from kcompact_nb.fidelity import broker_settings, topic_settings
-
-    broker = broker_settings("4.4.0", BENCH_BROKER_OVERRIDES)
-    with tempfile.TemporaryDirectory(prefix="kcompact-bench-streamed-") as out:
-        start = time.perf_counter()
-        options = ReadOptions(
-            config=topic_settings(BENCH_TOPIC_OVERRIDES, broker=broker), broker=broker, on_disk_from_bytes=0,
-            cleaned_into=Path(out), progress=False,
-        )  # fmt: skip
-        log = read_partition_dir(folder, options).log
-        loaded = time.perf_counter()
-        result = CleanerManager(broker).clean_log(log, now_ms=PASS_NOW_MS, force=True)
-        done = time.perf_counter()
-    assert result is not None
-    stats = result.stats
-    return _row(loaded - start, done - loaded, stats.messages_read, stats.bytes_read, stats.messages_written)
 
 
 def measure_pandas(folder: Path) -> dict[str, Any]:
@@ -187,6 +202,7 @@ def _row(
 
 MEASURES: dict[str, Callable[[Path], dict[str, Any]]] = {
     "core": measure_core,
+    "decoded": measure_decoded,
     "stream": measure_stream,
     "pandas": measure_pandas,
     "spark": measure_spark,

@@ -1,14 +1,15 @@
 """``python -m bench side-by-side``: issue #9's and #19's comparison, written to ``bench/RESULTS.md``.
 
-(a) our core cleaner (from the segment files: load, pass, then the cleaned segments written), (a') the same pass
-streamed over the segment files in bounded memory (headers scanned, then the pass reading the files and writing
-each cleaned group), (b) the real Kafka broker's cleaner (its pass reads and writes its own files), (c) a pandas
-"latest offset per key" baseline and (d) Spark compaction on ``local[2]`` on the identical log at each size;
-(b), (a) and (a') on a compressed partition per codec (``--codecs``: JSON-like values in producer batches
-compressed as Kafka's clients compress them, issue #29); scaling of (a) and (d); the streamed pass over big
-partitions (up to 50M records, with the layout figure drawn from streamed buckets); a whole topic's passes in Spark
-tasks on two cores and on one; interactivity and loading tables from the registered benchmarks. Each measurement
-of (a), (a'), (c) and (d) runs in its own process so its peak RSS is its own.
+(a) our core cleaner on the partition read whole as ``kcompact clean`` reads it (its files' bytes held in memory:
+load, then the pass writing the cleaned segments), (a0) the same with every batch decoded at load (a notebook's
+read), (a') the same pass streamed over the segment files in bounded memory (headers scanned, then the pass reading
+the files and writing each cleaned group), (b) the real Kafka broker's cleaner (its pass reads and writes its own
+files), (c) a pandas "latest offset per key" baseline and (d) Spark compaction on ``local[2]`` on the identical log
+at each size; (b), (a), (a0) and (a') on a compressed partition per codec (``--codecs``: JSON-like values in
+producer batches compressed as Kafka's clients compress them, issue #29); scaling of (a) and (d); the streamed pass
+over big partitions (up to 50M records, with the layout figure drawn from streamed buckets); a whole topic's passes
+in Spark tasks on two cores and on one; interactivity and loading tables from the registered benchmarks. Each
+measurement of (a), (a0), (a'), (c) and (d) runs in its own process so its peak RSS is its own.
 """
 
 from __future__ import annotations
@@ -43,11 +44,12 @@ from bench.bench_stream import streamed_rows
 from kcompact_nb.broker import KafkaBroker
 
 KAFKA = "(b) Kafka 4.4.0 cleaner"
-CORE = "(a) kcompact core pass"
+CORE = "(a) kcompact core pass, read whole"
+DECODED = "(a0) kcompact core pass, every batch decoded at load"
 STREAMED = "(a') kcompact streamed pass"
 PANDAS = "(c) pandas latest offset per key"
 SPARK = "(d) Spark compaction, local[2]"
-CONTENDERS = {"core": CORE, "stream": STREAMED, "pandas": PANDAS, "spark": SPARK}
+CONTENDERS = {"core": CORE, "decoded": DECODED, "stream": STREAMED, "pandas": PANDAS, "spark": SPARK}
 """Each measured contender's ``bench._measure`` kind."""
 RESULTS = Path(__file__).parent / "RESULTS.md"
 STREAM_TABLE = "Streamed passes over big partitions"
@@ -92,7 +94,7 @@ def compressed(
     work: Path,
     values: Sequence[str] = ("text",),
 ) -> list[dict[str, str]]:
-    """(b), (a) and (a') on a partition per kind of values, size and codec: the table's rows, the codec and the
+    """(b), (a), (a0) and (a') on a partition per kind of values, size and codec: the table's rows, the codec and the
     values first (``text``: JSON-like records, ``bytes``: random bytes no codec shrinks)."""
     rows: list[dict[str, str]] = []
     broker = start_broker()
@@ -102,7 +104,7 @@ def compressed(
                 for codec in codecs:
                     workload = Workload(size, codec=codec, values=kind)
                     folder = work / f"{codec}-{kind}-{human_count(size)}"
-                    measured = _one_size(broker, workload, repeat(size), folder, kinds=("core", "stream"))
+                    measured = _one_size(broker, workload, repeat(size), folder, kinds=("core", "decoded", "stream"))
                     rows += [{"codec": codec, "values": kind, **row} for row in side_by_side_rows(measured, KAFKA)]
     finally:
         broker.stop()

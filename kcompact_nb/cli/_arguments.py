@@ -94,9 +94,9 @@ def add_stream_from(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stream-from", type=size_bytes, default=STREAM_FROM_DEFAULT, metavar="SIZE",
         help="stream the segment files of partitions of at least SIZE (512MiB, 2GiB, 0 for every partition) "
-        "one at a time, as Kafka's cleaner reads them, faster and in memory that does not grow with the "
-        "partition; smaller partitions are read whole, a consistent copy even while a running broker replaces "
-        f"their files (default: {STREAM_FROM_DEFAULT})",
+        "one at a time, as Kafka's cleaner reads them, in memory that does not grow with the partition; smaller "
+        "partitions are read whole, each file once into memory, a consistent copy even while a running broker "
+        f"replaces their files, and streamed from there as fast (default: {STREAM_FROM_DEFAULT})",
     )  # fmt: skip
 
 

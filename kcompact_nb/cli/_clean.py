@@ -48,7 +48,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     notices: list[str] = []
     cleaning = clean_log_dir(
         source, args.out, now_ms=at_ms, broker=configs.broker, config=configs.default, topic_configs=configs.per_topic,
-        overwrite=args.overwrite, on_disk_from_bytes=args.stream_from, progress=progress_setting(),
+        overwrite=args.overwrite, on_disk_from_bytes=args.stream_from, hold_bytes=True, progress=progress_setting(),
         on_stale=lambda stale: notices.append(_stale_notice(stale)),
     )  # fmt: skip
     for notice in notices:

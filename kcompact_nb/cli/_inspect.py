@@ -65,7 +65,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     now_ms = wall_clock_ms() if args.now_ms is None else args.now_ms
     options = ReadOptions(
         config=configs.default, topic_configs=configs.per_topic, broker=configs.broker, recover=args.recover,
-        progress=progress_setting(), on_disk_from_bytes=None if args.recover else args.stream_from,
+        progress=progress_setting(), on_disk_from_bytes=None if args.recover else args.stream_from, hold_bytes=True,
         as_cleaner_reads=not args.recover, read_attempts=1,
     )  # fmt: skip
 

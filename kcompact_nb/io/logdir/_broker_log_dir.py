@@ -85,6 +85,7 @@ from kcompact_nb.io.files import (
 )
 from kcompact_nb.io.logdir._log_writer import (
     checkpoint_entries,
+    held_bytes,
     segment_bytes,
     set_mtime_ms,
     write_segment_file,
@@ -190,8 +191,8 @@ def _write_partition(
     for segment in log.segments:
         if segment.base_offset in written:
             _move_written_segment(segment, written[segment.base_offset], target)
-        elif origin is None or not _copy_unchanged_segment(segment, origin, target):
-            write_segment_files(segment, target)
+        elif origin is None or not _copy_unchanged_segment(segment, origin, target, held_bytes(log, segment)):
+            write_segment_files(segment, target, held_bytes(log, segment))
     for segment in log.left_cleaned:
         write_left_cleaned(segment, target, left=left.get(segment.base_offset))
 
@@ -238,16 +239,16 @@ def _move_written_segment(segment: Segment, file: Path, folder: Path) -> None:
     _write_indexes(segment, folder)
 
 
-def write_segment_files(segment: Segment, folder: Path) -> None:
+def write_segment_files(segment: Segment, folder: Path, held: bytes | None = None) -> None:
     """A segment's ``.log``, ``.index``, ``.timeindex`` and (with aborted transactions) ``.txnindex`` files.
 
     Index entries are those the segment's appends added (``LogSegment.append`` by the rule of its
     ``kafka.version``: per batch from 3.9.1 and 4.0.1, KAFKA-806; per append before, so a cleaned segment
     has one entry at most per read buffer of the cleaner), trimmed and with the final time index entry, as
     a segment that is no longer active or was closed has them; the files' mtime is the segment's
-    (``LogSegment.setLastModified`` of a cleaned segment).
+    (``LogSegment.setLastModified`` of a cleaned segment). ``held``: the bytes of its file its log holds.
     """
-    write_segment_file(segment, folder / segment_file_name(segment.base_offset))
+    write_segment_file(segment, folder / segment_file_name(segment.base_offset), held)
     _write_indexes(segment, folder)
 
 
@@ -265,15 +266,16 @@ def _write_indexes(segment: Segment, folder: Path) -> None:
         set_mtime_ms(path, segment.last_modified_ms)
 
 
-def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bool:
+def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path, held: bytes | None) -> bool:
     """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes and no cleaner
     pass rewrote it (a rewritten segment's indexes are the ones its appends built, whatever its bytes).
 
     The ``.log`` file is compared as it is copied (read once), and the files are copied through the handles
     that were checked: a running broker that swaps a cleaned segment in or appends to the active one between
-    the read and the copy leaves the segment to be written from the model (a stored segment, whose batches are
-    only on disk, raises instead)."""
-    stored = isinstance(segment, StoredSegment)  # its batches are that file's: only a cleaned segment replaces them
+    the read and the copy leaves the segment to be written from the model or the bytes ``held`` of its file (a
+    stored segment whose batches are only on disk raises instead)."""
+    # a stored segment's batches are its file's (only a cleaned segment replaces them), unless its log holds them
+    stored = isinstance(segment, StoredSegment) and held is None
     if not stored and segment.rewritten_by_cleaner:
         return False
     source_log = origin / segment_file_name(segment.base_offset)
@@ -286,7 +288,11 @@ def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path) -> bo
         }
         log = opened.get(LOG_FILE_SUFFIX)
         target = staging / source_log.name
-        if log is not None and _still_there(segment, log, source_log) and _copied(segment, log, target, stored=stored):
+        if (
+            log is not None
+            and _still_there(segment, log, source_log)
+            and _copied(segment, log, target, stored=stored, held=held)
+        ):
             copies = [target] + [copy_open_file(h, staging / f"{stem}{s}") for s, h in opened.items() if h is not log]
             if _still_there(segment, log, source_log):
                 return True
@@ -314,17 +320,17 @@ def _still_there(segment: Segment, log: BinaryIO, path: Path) -> bool:
     return info.st_ino == current and info.st_size == segment.size_bytes
 
 
-def _copied(segment: Segment, reader: BinaryIO, target: Path, *, stored: bool) -> bool:
+def _copied(segment: Segment, reader: BinaryIO, target: Path, *, stored: bool, held: bytes | None) -> bool:
     """Copy the open ``reader`` to ``target`` (its mode and times kept): a stored segment's bytes as they are, any
-    other's when it holds exactly ``segment``'s bytes, compared as it is copied so the file is read once; nothing
-    is left at ``target`` when it differs."""
+    other's when it holds exactly ``segment``'s bytes (those ``held`` of its file, when its log holds them),
+    compared as it is copied so the file is read once; nothing is left at ``target`` when it differs."""
     if stored:
         copy_open_file(reader, target, length=segment.size_bytes)
         return True
     reader.seek(0)
     with open(target, "wb") as writer:
         same = True
-        for data in segment_bytes(segment, target.name):
+        for data in segment_bytes(segment, target.name, held):
             same = reader.read(len(data)) == data
             if not same:
                 break

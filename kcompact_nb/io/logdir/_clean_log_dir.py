@@ -2,12 +2,12 @@
 
 :func:`clean_log_dir` is what ``kcompact clean`` does, for notebooks and programs too: read the log dir (never
 modified; partitions of at least ``on_disk_from_bytes`` bytes read on disk and their passes streamed from the
-segment files), add its partitions to a simulated broker in the order the directory lists them (the order a broker
-loads them in, which decides the log pool order), run one cleaner iteration at ``now_ms`` (the filthiest
-eligible partition, then compacted-log retention), and write the result in Kafka's layout, all or nothing. A
-read that meets a running broker's changes starts again (:func:`read_consistently`). A partition holding a batch
-the cleaner cannot read fails its pass and is marked uncleanable, as on a broker, and the thread's next
-iteration cleans the next filthiest.
+segment files, ``kcompact clean``'s smaller ones held as their files' bytes and streamed from those), add its
+partitions to a simulated broker in the order the directory lists them (the order a broker loads them in, which
+decides the log pool order), run one cleaner iteration at ``now_ms`` (the filthiest eligible partition, then
+compacted-log retention), and write the result in Kafka's layout, all or nothing. A read that meets a running
+broker's changes starts again (:func:`read_consistently`). A partition holding a batch the cleaner cannot read fails
+its pass and is marked uncleanable, as on a broker, and the thread's next iteration cleans the next filthiest.
 """
 
 from __future__ import annotations
@@ -49,19 +49,21 @@ def clean_log_dir(
     topic_configs: Mapping[str, TopicConfig] | None = None,
     overwrite: bool = False,
     on_disk_from_bytes: int | None = None,
+    hold_bytes: bool = False,
     progress: bool | None = None,
     on_stale: Callable[[Path], None] | None = None,
 ) -> LogDirCleaning:
     """Run the broker's next cleaner iteration at ``now_ms`` over ``log_dir`` and write what it leaves to ``out``.
 
     ``broker``, ``config`` (every topic's) and ``topic_configs`` (one topic's) as for :func:`read_log_dir`: log
-    dirs store no topic configs; partitions holding at least ``on_disk_from_bytes`` bytes are read on disk
-    (:class:`ReadOptions`). ``out`` is refused when not empty unless ``overwrite``; it is written beside its place
-    and renamed into it when complete (``on_stale`` hears of unfinished copies a killed run left there).
+    dirs store no topic configs; partitions holding at least ``on_disk_from_bytes`` bytes are read on disk, the
+    others whole (with ``hold_bytes``, as their files' bytes: :class:`ReadOptions`). ``out`` is refused when not
+    empty unless ``overwrite``; it is written beside its place and renamed into it when complete (``on_stale`` hears
+    of unfinished copies a killed run left there).
     """
     source, target = Path(log_dir), Path(out)
     configs = _Configs(broker or BrokerConfig(), config, topic_configs or {})
-    options = _Options(overwrite, on_disk_from_bytes, progress, on_stale)
+    options = _Options(overwrite, on_disk_from_bytes, hold_bytes, progress, on_stale)
     try:
         return read_consistently(lambda: _clean_once(source, target, now_ms, configs, options), source)
     except BaseException:  # a signal may strike between a scratch folder's creation and its removal
@@ -93,6 +95,7 @@ class _Configs:
 class _Options:
     overwrite: bool
     on_disk_from_bytes: int | None
+    hold_bytes: bool
     progress: bool | None
     on_stale: Callable[[Path], None] | None
 
@@ -104,13 +107,14 @@ def _clean_once(source: Path, out: Path, now_ms: int, configs: _Configs, options
         try:
             read = ReadOptions(
                 config=configs.every_topic, topic_configs=configs.per_topic, broker=configs.broker, now_ms=now_ms,
-                progress=options.progress, on_disk_from_bytes=options.on_disk_from_bytes, cleaned_into=scratch,
+                progress=options.progress, on_disk_from_bytes=options.on_disk_from_bytes,
+                hold_bytes=options.hold_bytes, cleaned_into=scratch,
                 read_attempts=1, as_cleaner_reads=True,
             )  # fmt: skip
             loaded = read_log_dir(source, read)
             for name in _listing_order(source, loaded.partitions):
                 log = loaded.partitions[name].log
-                if isinstance(log.storage, SegmentFiles):  # read on disk: its pass streams the files
+                if isinstance(log.storage, SegmentFiles):  # read on disk or as its files' bytes: its pass streams them
                     streamed[name] = log.storage
                 sim.add_log(log, config=configs.of(log.topic))
             starts = {log.name: log.log_start_offset for log in sim.partitions()}

@@ -10,7 +10,7 @@ batches one by one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ import numpy
 from kcompact_nb.core import HeaderRun, RecordBatch, TimestampType
 from kcompact_nb.io._errors import CorruptBatchError
 from kcompact_nb.io.logdir._block_headers import BlockHeaders
-from kcompact_nb.io.logdir._segment_framing import DroppedBytes, SegmentFraming
+from kcompact_nb.io.logdir._segment_framing import DroppedBytes, ScannedFile, SegmentFraming
 from kcompact_nb.io.logdir._segment_reader import SegmentFileReader
 from kcompact_nb.record import FramedBlock
 from kcompact_nb.record import batch_header as L
@@ -60,6 +60,7 @@ def header_segments(
     on_cut: Callable[[DroppedBytes], None] | None = None,
     unreadable: FirstUnreadable | None = None,
     next_offset: int | None = None,
+    held: Mapping[Path, ScannedFile] | None = None,
 ) -> Iterator[tuple[int, int, Iterator[RecordBatch | HeaderRun]]]:
     """Each segment file's base offset, mtime and batches, headers only (control batches decoded: their markers
     close transactions; data batches as :class:`HeaderRun` columns, a block's runs of them at once); offsets are
@@ -67,13 +68,13 @@ def header_segments(
 
     With ``on_cut``, a batch that cannot be framed ends its file's batches (the rest of that file is given to
     ``on_cut``) instead of raising; later files are still read. With ``unreadable``, the first batch Kafka's cleaner
-    cannot read is looked for in the same read (:class:`FirstUnreadable`).
+    cannot read is looked for in the same read (:class:`FirstUnreadable`). ``held``: the files' bytes, read from there.
     """
     for index, file in enumerate(files):
         end = int(files[index + 1].name[:20]) if index + 1 < len(files) else None
         reader = SegmentFileReader(
             file, min_offset=next_offset, end_offset=end, keep_raw=False, verify_crc=verify_crc, on_bytes=on_bytes,
-            recover=on_cut is not None, number_keys=False,
+            recover=on_cut is not None, number_keys=False, scanned=None if held is None else held[file],
         )  # fmt: skip
         decodes = unreadable is not None and unreadable.decodes(file)
 

@@ -206,13 +206,15 @@ def _load_partition(
     loaded = LoadedPartition(log=PartitionLog(topic, partition), path=path)
     _scan_other_files(path, loaded)
     files = segment_files(path)
-    if options.on_disk(sum(f.stat().st_size for f in files)):
-        before = _stats(files)
+    size = sum(f.stat().st_size for f in files)
+    if options.on_disk(size) or options.holds(size):
+        before, held = _stats(files), _held_files(files) if options.holds(size) else None
         segments: Iterable[tuple[int, int, Iterable[RecordBatch | HeaderRun]]] = header_segments(
-            files, verify_crc=options.verify_crc, on_bytes=bar.update
+            files, verify_crc=options.verify_crc, on_bytes=bar.update, held=held
         )
         _load_log(loaded, segments, options, offsets, stored=True)
-        loaded.log.storage = _segment_files(files, options, loaded.log, before, verify_crc=options.verify_crc)
+        scanned = _scanned_files(loaded.log, before, held or {}, options.verify_crc)
+        loaded.log.storage = _segment_files(files, options, loaded.log.name, scanned, verify_crc=options.verify_crc)
     else:
         read = [] if read is None else read
         _read_segments(files, loaded, bar, options, read)
@@ -227,26 +229,44 @@ def _stats(files: list[Path]) -> dict[Path, os.stat_result]:
     return {file: file.stat() for file in files}
 
 
-def _segment_files(
-    files: list[Path], options: ReadOptions, log: PartitionLog, before: dict[Path, os.stat_result], *, verify_crc: bool
-) -> SegmentFiles:
-    """The storage of a partition read on disk: ``files`` by base offset, each as the scan read it (``before``: their
-    ``stat`` before it; a file replaced meanwhile raises), cleaned segments written where asked."""
-    sizes = {segment.base_offset: segment.size_bytes for segment in log.segments}
-    scanned = {}
+def _held_files(files: list[Path]) -> dict[Path, ScannedFile]:
+    """Each file's bytes, read once (a partition that holds them, ``ReadOptions.hold_bytes``), to be scanned."""
+    held = {}
     for file in files:
-        info = before[file]
-        if file.stat().st_ino != info.st_ino:
-            raise LogReadError(file, None, "replaced while its partition was read: a running broker changed it")
-        if (base := int(file.name[:20])) in sizes:
-            checked = (info.st_size, info.st_mtime_ns) if verify_crc else None
-            scanned[base] = ScannedFile(info.st_ino, sizes[base], checked)
+        with open(file, "rb", buffering=0) as handle:
+            inode, data = os.fstat(handle.fileno()).st_ino, handle.read()
+        held[file] = ScannedFile(inode, len(data), held=data)
+    return held
+
+
+def _segment_files(
+    files: list[Path], options: ReadOptions, name: str, scanned: dict[int, ScannedFile], *, verify_crc: bool
+) -> SegmentFiles:
+    """The storage of a partition read on disk (log ``name``): ``files`` by base offset, each read as ``scanned``,
+    cleaned segments written where asked."""
     storage = SegmentFiles({int(f.name[:20]): f for f in files}, verify_crc=verify_crc, scanned=scanned)
     if options.cleaned_into is not None:
-        folder = options.cleaned_into / log.name
+        folder = options.cleaned_into / name
         folder.mkdir(parents=True, exist_ok=True)
         storage.clean_into(folder)
     return storage
+
+
+def _scanned_files(
+    log: PartitionLog, before: dict[Path, os.stat_result], held: dict[Path, ScannedFile], verify_crc: bool
+) -> dict[int, ScannedFile]:
+    """Each segment's file (by base offset) as the scan read it: ``before`` is its ``stat`` before (a file replaced
+    meanwhile raises), ``held`` its bytes when the scan read those; its CRCs checked when ``verify_crc``."""
+    sizes = {segment.base_offset: segment.size_bytes for segment in log.segments}
+    scanned = {}
+    for file, info in before.items():
+        bytes_held = held[file].held if file in held else None
+        if bytes_held is None and file.stat().st_ino != info.st_ino:
+            raise LogReadError(file, None, "replaced while its partition was read: a running broker changed it")
+        if (base := int(file.name[:20])) in sizes:
+            checked = (info.st_size, info.st_mtime_ns) if verify_crc else None
+            scanned[base] = ScannedFile(info.st_ino, sizes[base], checked, bytes_held)
+    return scanned
 
 
 def _load_log(
@@ -418,16 +438,17 @@ def _load_corrupt_partition(
     cuts: list[DroppedBytes] = []
     unreadable = FirstUnreadable(Path(error.file).name)
     before = {segment.base_offset for segment in read}
-    scanned = header_segments(
+    headers = header_segments(
         [f for f in files if int(f.name[:20]) not in before], verify_crc=False, on_bytes=None, on_cut=cuts.append,
         unreadable=unreadable, next_offset=_next_offset(read),
     )  # fmt: skip
-    _load_log(loaded, chain(((s.base_offset, s.last_modified_ms, s.batches) for s in read), scanned), options,
+    _load_log(loaded, chain(((s.base_offset, s.last_modified_ms, s.batches) for s in read), headers), options,
               offsets, stored=True)  # fmt: skip
     sizes = {segment.base_offset: segment for segment in loaded.log.segments}
     for cut in cuts:
         sizes[int(Path(cut.file).name[:20])].size_bytes += cut.bytes
-    loaded.log.storage = _segment_files(files, options, loaded.log, stats, verify_crc=False)
+    scanned = _scanned_files(loaded.log, stats, {}, verify_crc=False)
+    loaded.log.storage = _segment_files(files, options, loaded.log.name, scanned, verify_crc=False)
     loaded.corrupt = unreadable.error
     if loaded.corrupt is None:
         loaded.notes.append(f"{error}; Kafka's cleaner does not check CRCs: it cleans this partition as any other")

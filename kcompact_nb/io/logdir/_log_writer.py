@@ -46,8 +46,12 @@ def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int 
     return data
 
 
-def segment_bytes(segment: Segment, path: Path | str = "<segment>") -> Iterator[bytes]:
-    """The bytes of each batch of ``segment`` in file order (:func:`batch_bytes`; ``path`` names the file in errors)."""
+def segment_bytes(segment: Segment, path: Path | str = "<segment>", held: bytes | None = None) -> Iterator[bytes]:
+    """The bytes of each batch of ``segment`` in file order (:func:`batch_bytes`; ``path`` names the file in errors),
+    or all at once: ``held``, the segment's file's bytes its log holds (:meth:`InFiles.held_of`)."""
+    if held is not None:
+        yield held
+        return
     position = 0
     for batch in segment.batches:
         data = batch_bytes(batch, path, position)
@@ -56,11 +60,12 @@ def segment_bytes(segment: Segment, path: Path | str = "<segment>") -> Iterator[
 
 
 @cyclic_gc_paused()  # encoding rebuilt batches allocates by the hundred thousand and creates no reference cycles
-def write_segment_file(segment: Segment, path: Path) -> int:
-    """Write one segment's batches to ``path``; returns the bytes written. Sets the file's mtime."""
+def write_segment_file(segment: Segment, path: Path, held: bytes | None = None) -> int:
+    """Write one segment's batches (or the bytes ``held`` of its file) to ``path``; returns the bytes written. Sets
+    the file's mtime."""
     position = 0
     with open(path, "wb") as handle:
-        for data in segment_bytes(segment, path):
+        for data in segment_bytes(segment, path, held):
             handle.write(data)
             position += len(data)
     set_mtime_ms(path, segment.last_modified_ms)
@@ -101,8 +106,9 @@ def write_partition_dir(log: PartitionLog, log_dir: str | os.PathLike[str], *, o
 def _write_segment(log: PartitionLog, segment: Segment, path: Path) -> None:
     storage = log.storage
     file = storage.file_of(segment) if isinstance(storage, InFiles) else None
-    if file is None:
-        write_segment_file(segment, path)
+    held = held_bytes(log, segment)
+    if file is None or held is not None:
+        write_segment_file(segment, path, held)
     elif not (isinstance(storage, InFiles) and file in storage.written.values() and _linked(file, path)):
         copy_file(file, path)
 
@@ -127,6 +133,16 @@ class InFiles(Protocol):
     def file_of(self, segment: Segment) -> Path | None:
         """The file holding ``segment``'s batches (None: they are in memory)."""
         ...
+
+    def held_of(self, segment: Segment) -> bytes | None:
+        """The bytes of ``segment``'s file held in memory (read once, when its partition was), if they are."""
+        ...
+
+
+def held_bytes(log: PartitionLog, segment: Segment) -> bytes | None:
+    """The bytes of ``segment``'s file ``log`` holds (a partition read with ``ReadOptions.hold_bytes``), if any."""
+    storage = log.storage
+    return storage.held_of(segment) if isinstance(storage, InFiles) else None
 
 
 def checkpoint_entries(logs: Iterable[PartitionLog]) -> dict[str, dict[TopicPartition, int]]:

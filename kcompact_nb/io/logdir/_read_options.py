@@ -39,6 +39,11 @@ class ReadOptions:
         Partitions holding at least this many bytes of segments keep their batches in their files, read when asked
         (their batch headers are read once, their records when a pass, a view or a writer asks): memory that does not
         grow with the records. 0: every partition; None (the default): none.
+    hold_bytes
+        Partitions read in memory (below ``on_disk_from_bytes``, not ``recover``ed) hold their segment files' bytes,
+        each file read once, instead of every batch decoded: read then as partitions on disk are (their batch headers
+        once, their records when a pass, a view or a writer asks), from those bytes, never from the files again (a
+        consistent copy of a live log dir, at the memory of the files' size).
     cleaned_into
         Where passes over a partition read on disk write the segments they clean, as Kafka writes ``.cleaned`` files
         (its ``<topic>-<partition>/`` folder there, made when read; renamed ``.log`` when swapped in): memory stays
@@ -63,6 +68,7 @@ class ReadOptions:
     recover: bool = False
     keep_raw: bool = True
     on_disk_from_bytes: int | None = None
+    hold_bytes: bool = False
     cleaned_into: Path | None = None
     as_cleaner_reads: bool = False
     topics: Collection[str] | None = None
@@ -76,3 +82,7 @@ class ReadOptions:
     def on_disk(self, segment_bytes: int) -> bool:
         """Whether a partition holding ``segment_bytes`` bytes of segments keeps its batches in its files."""
         return self.on_disk_from_bytes is not None and segment_bytes >= self.on_disk_from_bytes
+
+    def holds(self, segment_bytes: int) -> bool:
+        """Whether a partition holding ``segment_bytes`` bytes of segments is read in memory as its files' bytes."""
+        return self.hold_bytes and not self.recover and not self.on_disk(segment_bytes)

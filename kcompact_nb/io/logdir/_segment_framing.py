@@ -9,10 +9,12 @@ batches hold is decoded elsewhere (:class:`kcompact_nb.record.FramedBatchDecoder
 
 from __future__ import annotations
 
+import io
 import os
 import struct
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TypeVar
 
@@ -113,11 +115,23 @@ class ScannedFile:
     second CRC check while its inode, size and modification time are still those; a file with another inode or fewer
     bytes (a broker's cleaner swapped a segment in, or a truncation) raises :class:`~kcompact_nb.io.LogReadError`: the
     log dir changed since it was read. (A rewrite in place at the same size within the file system's timestamp
-    granularity would not be seen: Kafka never rewrites a segment's bytes in place.)"""
+    granularity would not be seen: Kafka never rewrites a segment's bytes in place.) A partition that holds its files'
+    bytes (``held``: the whole file as read once) is read from them, never from the file again."""
 
     inode: int
     size: int
     crc_checked: tuple[int, int] | None = None
+    held: bytes | None = field(default=None, repr=False, compare=False)
+
+    @contextmanager
+    def read_from(self, path: Path) -> Iterator[tuple[BinaryIO, int, bool]]:
+        """The bytes to read (open: the held ones, else ``path`` while it is still the scanned file), how many, and
+        whether the scan checked their CRCs."""
+        if self.held is not None:
+            yield io.BytesIO(self.held), self.size, self.crc_checked is not None
+            return
+        with open(path, "rb", buffering=0) as handle:
+            yield (handle, *self.opened(path, handle))
 
     def opened(self, path: Path, handle: BinaryIO) -> tuple[int, bool]:
         """The bytes of ``path`` (open as ``handle``) to read, when it is still the scanned file, and whether its CRCs
@@ -203,12 +217,7 @@ class SegmentFraming:
         raises what is wrong with it (or returns a batch bigger than a block).
         """
         self._inflation = FIRST_INFLATION
-        with open(self.path, "rb", buffering=0) as handle:
-            scanned, checked = self.scanned, False
-            if scanned is None:
-                size = os.fstat(handle.fileno()).st_size
-            else:
-                size, checked = scanned.opened(self.path, handle)
+        with self._opened() as (handle, size, checked):
             self.file_size, self.checks_crc = size, self.verify_crc and not checked
             position = self.start_position
             while position < size:
@@ -221,6 +230,16 @@ class SegmentFraming:
                 position += block.end
                 yield block
                 del block  # not held while the next block is read
+
+    @contextmanager
+    def _opened(self) -> Iterator[tuple[BinaryIO, int, bool]]:
+        """The file (or the bytes held of it) open, the bytes to read, and whether their CRCs were checked already."""
+        if self.scanned is not None:
+            with self.scanned.read_from(self.path) as opened:
+                yield opened
+            return
+        with open(self.path, "rb", buffering=0) as handle:
+            yield handle, os.fstat(handle.fileno()).st_size, False
 
     def decodes_as(self, block: FramedBlock, decoded_bytes: int) -> None:
         """Note that the last block read decodes as ``decoded_bytes`` (its compressed batches decompressed): the next

@@ -36,16 +36,25 @@ def kafka_pass_ms(sample: str) -> int:
     return pass_time_ms(*(load_stage(stage, topic=topic_settings(), broker=broker) for stage in stages))
 
 
-@pytest.mark.parametrize("on_disk_from_bytes", [None, 0], ids=["read-whole", "streamed"])
+READS = pytest.mark.parametrize(
+    ("on_disk_from_bytes", "hold_bytes"),
+    [(None, False), (0, False), (None, True)],
+    ids=["read-whole", "streamed", "held"],
+)
+"""Partitions read whole, streamed from their files, or held as their files' bytes (``kcompact clean``)."""
+
+
+@READS
 @pytest.mark.parametrize("sample", ["compaction-basic", "transactional"])
-def test_clean_log_dir_leaves_the_files_kafka_left(sample, on_disk_from_bytes, tmp_path):
+def test_clean_log_dir_leaves_the_files_kafka_left(sample, on_disk_from_bytes, hold_bytes, tmp_path):
     before, after = SAMPLES / sample / "before", SAMPLES / sample / "after"
     at = kafka_pass_ms(sample)
     source = tmp_path / "before"
     shutil.copytree(before, source)
     untouched = tree_digest(source)
     config = TopicConfig.from_properties(TOPIC, broker=BrokerConfig())
-    cleaning = clean_log_dir(source, tmp_path / "out", now_ms=at, config=config, on_disk_from_bytes=on_disk_from_bytes)
+    cleaning = clean_log_dir(source, tmp_path / "out", now_ms=at, config=config, on_disk_from_bytes=on_disk_from_bytes,
+                             hold_bytes=hold_bytes)  # fmt: skip
     assert tree_digest(source) == untouched
     assert cleaning.result is not None and cleaning.out == tmp_path / "out"
     (partition,) = [p.name for p in source.iterdir() if p.is_dir()]
@@ -165,8 +174,8 @@ def test_a_rewritten_segment_gets_new_indexes_even_with_the_same_bytes(version, 
         assert index == (entries if KafkaVersion.parse(version).indexes_each_batch else ())
 
 
-@pytest.mark.parametrize("on_disk_from_bytes", [None, 0], ids=["read-whole", "streamed"])
-def test_a_pass_that_throws_leaves_its_cleaned_files_read_whole_or_streamed(on_disk_from_bytes, tmp_path):
+@READS
+def test_a_pass_that_throws_leaves_its_cleaned_files_read_whole_or_streamed(on_disk_from_bytes, hold_bytes, tmp_path):
     """The log a real 4.4.0 broker's pass failed on (``tests/core/cleaner/test_index_full.py``): a full time index in
     group 12-15 leaves a 444-byte ``.log.cleaned``, a 64-byte ``.index.cleaned`` and a 60-byte ``.timeindex.cleaned``
     (section 8.4), whether the pass read the partition whole or streamed it from its segment files."""
@@ -176,8 +185,10 @@ def test_a_pass_that_throws_leaves_its_cleaned_files_read_whole_or_streamed(on_d
     source = write_broker_log_dir(sim.partitions_in_creation_order(), tmp_path / "before")
     untouched = tree_digest(source)
     topics = {log.topic: log.config for log in sim.partitions()}
-    cleaning = clean_log_dir(source, tmp_path / "out", now_ms=START_MS + 200_000, broker=sim.broker,
-                             topic_configs=topics, on_disk_from_bytes=on_disk_from_bytes)  # fmt: skip
+    cleaning = clean_log_dir(
+        source, tmp_path / "out", now_ms=START_MS + 200_000, broker=sim.broker, topic_configs=topics,
+        on_disk_from_bytes=on_disk_from_bytes, hold_bytes=hold_bytes,
+    )  # fmt: skip
     assert tree_digest(source) == untouched
     (failure,) = cleaning.simulation.cleaner.failures
     assert failure.name == "t-0" and cleaning.result is not None and cleaning.result.name == "other-0"

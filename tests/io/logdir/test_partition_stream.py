@@ -76,24 +76,40 @@ class Streamed:
     written: Path | None
 
 
-def on_disk(folder: Path, *, now_ms: int, config: TopicConfig | None, offset_map=None, out=None, **kw: Any):
-    """The next pass over ``folder`` read on disk, its cleaned groups written into a folder of their own (``out``
-    / ``cleaned``, else a scratch folder), then (with ``out``) the partition directory the pass leaves."""
+def on_disk(folder: Path, *, now_ms: int, config: TopicConfig | None, offset_map=None, out=None, held=False, **kw: Any):
+    """The next pass over ``folder`` read on disk (``held``: read whole as its files' bytes, the files then overwritten
+    to show they are never read again), its cleaned groups written into a folder of their own (``out`` / ``cleaned``,
+    else a scratch folder), then (with ``out``) the partition directory the pass leaves."""
     checkpoint = kw.pop("cleaner_checkpoint", None)
     cleaned = Path(tempfile.mkdtemp()) if out is None else out / "cleaned"
-    options = ReadOptions(config=config, now_ms=now_ms, on_disk_from_bytes=0, cleaned_into=cleaned, **kw)
+    options = ReadOptions(
+        config=config, now_ms=now_ms, on_disk_from_bytes=None if held else 0, hold_bytes=held, cleaned_into=cleaned,
+        **kw,
+    )  # fmt: skip
+    if held:
+        folder = Path(shutil.copytree(folder, cleaned.parent / "held-source" / folder.name))
     log = read_partition_dir(folder, options, cleaner_checkpoint=checkpoint).log
+    for file in folder.glob("*.log") if held else ():
+        file.write_bytes(bytes(file.stat().st_size))
     ltc, result = next_pass_of(log, now_ms=now_ms, offset_map=offset_map)
     written = None if out is None else write_partition_dir(log, out)
     return Streamed(ltc, result, log, cleaned / log.name, written)
 
 
 def assert_same_pass(folder: Path, *, now_ms: int, config: TopicConfig | None = None, offset_map=None, **kw: Any):
-    """Stream ``folder`` and read it whole: the same pass, layout and written bytes."""
+    """Stream ``folder``, read it as its files' bytes and read it whole: the same pass, layout and written bytes."""
+    for held in (False, True):
+        streamed = _assert_same_pass(folder, now_ms=now_ms, config=config, offset_map=offset_map, held=held, **kw)
+    return streamed
+
+
+def _assert_same_pass(folder: Path, *, now_ms: int, config, offset_map, held: bool, **kw: Any):
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
         ltc, expected, log = in_memory(folder, now_ms=now_ms, config=config, offset_map=offset_map, **kw)
-        streamed = on_disk(folder, now_ms=now_ms, config=config, offset_map=offset_map, out=out / "streamed", **kw)
+        streamed = on_disk(
+            folder, now_ms=now_ms, config=config, offset_map=offset_map, out=out / "streamed", held=held, **kw
+        )
         assert streamed.log_to_clean == ltc
         if expected is None:
             assert streamed.result is None
@@ -252,6 +268,9 @@ def test_blocks_of_plain_keyed_batches_go_into_the_map_at_once_until_it_might_fi
     monkeypatch.setattr(WholeBatches, "map_run", recorded)
     streamed = assert_same_pass(folder, now_ms=NOW, config=log.config, offset_map=OffsetMapSpec(slots=90))
     assert streamed.result is not None and streamed.result.map_full
+    half = len(runs) // 2  # the pass streamed from the files, then the same pass over their bytes held
+    assert runs[:half] == runs[half:]
+    runs = runs[:half]
     took = [taken for _, taken in runs]
     assert took == sorted(took, reverse=True) and True in took and False in took  # runs, then near capacity
     assert sum(records for records, _ in runs) > 90 > sum(records for records, taken in runs if taken)

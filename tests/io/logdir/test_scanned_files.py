@@ -109,3 +109,71 @@ def test_a_tally_checks_crcs_only_of_files_changed_since_the_scan_checked_them(t
     os.utime(first, ns=(mtime_ns + 1_000_000, mtime_ns + 1_000_000))  # a change within the clock's tick still shows
     with pytest.raises(CrcMismatchError):
         offset_buckets(scanned, bucket_count=9)
+
+
+# -- a partition that holds its files' bytes (``ReadOptions.hold_bytes``, ``kcompact clean``) ------------------------
+HELD = ReadOptions(hold_bytes=True)
+
+
+def test_a_partition_holding_its_files_bytes_reads_none_of_them_again(partition, monkeypatch):
+    """Read once with their CRCs checked, held files are read from memory: replaced, cut or appended to since, the
+    partition's views are those of the log as read, and no CRC is checked twice."""
+    from kcompact_nb.core import StoredSegment
+    from kcompact_nb.io.logdir import _segment_framing
+
+    whole = read_partition_dir(partition).log
+    checks: list[bool] = []
+    framing = _segment_framing.frame_batches
+    monkeypatch.setattr(_segment_framing, "frame_batches", lambda block, crc: checks.append(crc) or framing(block, crc))
+    log = read_partition_dir(partition, HELD).log
+    assert checks and all(checks)  # the scan of the bytes read
+    assert all(isinstance(segment, StoredSegment) for segment in log.segments)
+    files = sorted(partition.glob("*.log"))
+    copy = files[0].with_suffix(".swap")
+    shutil.copyfile(files[0], copy)
+    os.replace(copy, files[0])
+    os.truncate(files[1], 10)
+    with open(files[-1], "ab") as active:
+        active.write(bytes(100))
+    checks.clear()
+    assert offsets(log) == offsets(whole)
+    assert checks and not any(checks)
+
+
+def test_a_held_partition_is_read_from_its_bytes_and_only_them(partition):
+    """A byte flipped in a file before the read fails its CRC check, as a read whole does; nothing held by a partition
+    streamed from its files (their bytes stay on disk)."""
+    from kcompact_nb.io.logdir._log_writer import held_bytes
+
+    streamed = read_partition_dir(partition, ON_DISK).log
+    assert [held_bytes(streamed, segment) for segment in streamed.segments] == [None] * len(streamed.segments)
+    held = read_partition_dir(partition, HELD).log
+    assert [held_bytes(held, s) for s in held.segments] == [
+        (partition / segment_file_name(s.base_offset)).read_bytes() for s in held.segments
+    ]
+    first = partition / segment_file_name(0)
+    data = bytearray(first.read_bytes())
+    data[12 + int.from_bytes(data[8:12], "big") - 2] ^= 1
+    first.write_bytes(bytes(data))
+    with pytest.raises(CrcMismatchError):
+        read_partition_dir(partition, HELD)
+
+
+def test_a_held_partition_is_written_from_its_bytes_once_its_files_changed(tmp_path):
+    """The broker's writer copies a segment whose source file is still what was read (its indexes too); one a broker
+    replaced since is written from the bytes held, with the indexes of the model, where a partition streamed from its
+    files cannot be written at all."""
+    from kcompact_nb.io import LogWriteError, read_log_dir, write_broker_log_dir
+
+    source = Path(shutil.copytree(SAMPLES / "compaction-basic" / "before", tmp_path / "before"))
+    (partition,) = [p for p in source.iterdir() if p.is_dir()]
+    files = sorted(partition.glob("*.log"))
+    original = files[0].read_bytes()
+    held = read_log_dir(source, HELD).partitions[partition.name].log
+    streamed = read_log_dir(source, ON_DISK).partitions[partition.name].log
+    files[0].write_bytes(original[: len(original) // 2])  # another file, as a swap leaves it
+    out = write_broker_log_dir([held], tmp_path / "held", source=source) / partition.name
+    assert (out / files[0].name).read_bytes() == original
+    assert [(out / f.name).read_bytes() for f in files[1:]] == [f.read_bytes() for f in files[1:]]
+    with pytest.raises(LogWriteError, match="batches are no longer in this file"):
+        write_broker_log_dir([streamed], tmp_path / "streamed", source=source)
