@@ -35,7 +35,7 @@ def wrapped_hovers(values: Any) -> Any:
     """Hover texts (a string, or a sequence or array of them) with every line longer than :data:`HOVER_CHARS`
     broken at spaces (``<br>``); ``values`` itself when no line is that long."""
     if isinstance(values, str):
-        return _wrapped(values)
+        return wrapped(values)
     if values is None or len(values) == 0:
         return values
     texts = numpy.asarray(values, dtype=str)
@@ -43,15 +43,16 @@ def wrapped_hovers(values: Any) -> Any:
     if not long.any():
         return values
     texts = texts.astype(object)
-    texts[long] = [_wrapped(text) for text in texts[long]]
+    texts[long] = [wrapped(text) for text in texts[long]]
     return numpy.array(list(texts), dtype=str)
 
 
-def _wrapped(text: str) -> str:
-    if len(text) <= HOVER_CHARS:
+def wrapped(text: str, chars: int = HOVER_CHARS) -> str:
+    """``text`` with every line longer than ``chars`` broken at spaces (``<br>``; a longer word stays whole)."""
+    if len(text) <= chars:
         return text
     lines = text.split("<br>")
     return "<br>".join(
-        "<br>".join(textwrap.wrap(line, HOVER_CHARS, break_long_words=False, break_on_hyphens=False)) or line
+        "<br>".join(textwrap.wrap(line, chars, break_long_words=False, break_on_hyphens=False)) or line
         for line in lines
     )

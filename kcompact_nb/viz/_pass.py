@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
 from kcompact_nb.core import LogPart, PassDiff, PassResult, SegmentRegion, format_bytes, log_line_note
+from kcompact_nb.viz._arrays import wrapped
 from kcompact_nb.viz._figure import FONT_SIZE, finish, legend_below, legend_once
 from kcompact_nb.viz._frame import Marks, Rows, axes, draw_header, plan_header, segment_texts
 from kcompact_nb.viz._labels import PLOT_WIDTH_PX
@@ -189,7 +189,7 @@ def cleaner_stats_figure(result: PassResult, *, title: str | None = None) -> go.
             yanchor="top",
             align="left",
             showarrow=False,
-            text="<br>".join(textwrap.wrap(note, NOTE_CHARS)),
+            text=wrapped(note, NOTE_CHARS),
             font={"size": FONT_SIZE - 1, "color": COLORS[MUTED]},
         )
     heading = title or f"Cleaner stats of {result.name}"
