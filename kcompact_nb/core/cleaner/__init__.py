@@ -33,7 +33,13 @@ from kcompact_nb.core.cleaner._first_true import FAR_FUTURE_MS, first_true
 from kcompact_nb.core.cleaner._gc_pause import cyclic_gc_paused
 from kcompact_nb.core.cleaner._iteration import Iteration, PartitionSelection, Selection
 from kcompact_nb.core.cleaner._log_pool import log_pool_order, topic_creation_order
-from kcompact_nb.core.cleaner._log_to_clean import LogToClean, UncleanableBound, log_to_clean, non_active_segments_from
+from kcompact_nb.core.cleaner._log_to_clean import (
+    LogToClean,
+    UncleanableBound,
+    log_to_clean,
+    log_to_clean_over_time,
+    non_active_segments_from,
+)
 from kcompact_nb.core.cleaner._offset_map import OFFSET_ENTRY_BYTES, thread_map_memory_bytes
 from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_records, increment_log_start_offset, retention_deletions
@@ -69,6 +75,7 @@ __all__ = [
     "log_line_note",
     "log_pool_order",
     "log_to_clean",
+    "log_to_clean_over_time",
     "LogStartMove",
     "LogToClean",
     "non_active_segments_from",

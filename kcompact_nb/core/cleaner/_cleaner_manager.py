@@ -17,7 +17,7 @@ from kcompact_nb.core.cleaner._failure import CleanerFailure, record_failure
 from kcompact_nb.core.cleaner._first_true import FAR_FUTURE_MS, first_true
 from kcompact_nb.core.cleaner._iteration import Iteration, PartitionSelection, Selection
 from kcompact_nb.core.cleaner._log_pool import log_pool_order
-from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean
+from kcompact_nb.core.cleaner._log_to_clean import LogToClean, log_to_clean, log_to_clean_over_time
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap, ExactOffsetMap, OffsetMap
 from kcompact_nb.core.cleaner._offset_table import OffsetTable
 from kcompact_nb.core.cleaner._retention import delete_old_segments, retention_deletions
@@ -194,20 +194,33 @@ class CleanerManager:
 
         Without appends this only turns from False to True as time passes (logs age into eligibility and
         retention, producers into expiry), which lets :meth:`run` skip the iterations in between
-        (:func:`first_true`).
+        (:func:`first_true` over :meth:`work_over_time`).
         """
+        return self.work_over_time(logs, in_progress=in_progress)(now_ms)
+
+    def work_over_time(
+        self, logs: Sequence[PartitionLog], *, in_progress: Collection[str] = ()
+    ) -> Callable[[int], bool]:
+        """:meth:`would_work` at any time, each log's cleanable range read once (:func:`log_to_clean_over_time`): for
+        searches over time on logs not modified meanwhile."""
         if not self.broker.log_cleaner_enable:
-            return False
-        check_ms = self._expiry_check_due(now_ms)
+            return lambda _now_ms: False
         expiration_ms = self.broker.producer_id_expiration_ms
-        if check_ms is not None and any(log.producer_state.expired_producers(check_ms, expiration_ms) for log in logs):
-            return True
-        for log in self._compacted(logs):
-            if log.name in in_progress:
-                continue
-            if log_to_clean(log, now_ms=now_ms).eligible or retention_deletions(log, now_ms=now_ms):
+        candidates = [
+            (log, log_to_clean_over_time(log)) for log in self._compacted(logs) if log.name not in in_progress
+        ]
+
+        def at(now_ms: int) -> bool:
+            check_ms = self._expiry_check_due(now_ms)
+            if check_ms is not None and any(
+                lg.producer_state.expired_producers(check_ms, expiration_ms) for lg in logs
+            ):
                 return True
-        return False
+            return any(
+                cleanable(now_ms).eligible or retention_deletions(log, now_ms=now_ms) for log, cleanable in candidates
+            )
+
+        return at
 
     def clean_log(
         self,
@@ -293,7 +306,7 @@ class CleanerManager:
         if nothing is appended (:meth:`would_work`, asked at chosen instants; far in the future when never)."""
 
         def first_work_ms(t: int) -> int:
-            found = first_true(lambda at: self.would_work(logs, now_ms=at), start=t)
+            found = first_true(self.work_over_time(logs), start=t)
             return FAR_FUTURE_MS if found is None else found
 
         return first_work_ms

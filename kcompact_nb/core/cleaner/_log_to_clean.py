@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kcompact_nb.core.model import PartitionLog, Segment
@@ -77,26 +77,48 @@ class LogToClean:
 
 def log_to_clean(log: PartitionLog, *, now_ms: int) -> LogToClean:
     """The partition's cleanable range and ratio at ``now_ms``; does not modify the log."""
+    return log_to_clean_over_time(log)(now_ms)
+
+
+def log_to_clean_over_time(log: PartitionLog) -> Callable[[int], LogToClean]:
+    """``log_to_clean(log, now_ms=t)`` for any ``t``, what the clock does not change read once: for searches over time
+    (:func:`first_true` asks at about sixty instants) on a log not modified meanwhile.
+
+    Of ``cleanableOffsets`` and ``maxCompactionDelay`` only the segment too young per ``min.compaction.lag.ms`` and the
+    delay past ``max.compaction.lag.ms`` read the clock; the rest is kept by young segment.
+    """
     first_dirty, reset, warning = first_dirty_offset(log)
     lso, dirty = log.last_stable_offset, non_active_segments_from(log, first_dirty)  # each read once, used twice
-    first_uncleanable, bound, young = uncleanable_bound(log, first_dirty, lso=lso, dirty=dirty, now_ms=now_ms)
-    return LogToClean(
-        topic=log.topic,
-        partition=log.partition,
-        first_dirty_offset=first_dirty,
-        first_uncleanable_offset=first_uncleanable,
-        clean_bytes=sum(s.size_bytes for s in segments_overlapping(log, -1, first_dirty)),
-        cleanable_bytes=cleanable_bytes(log, first_dirty, first_uncleanable),
-        compaction_delay_ms=max_compaction_delay_ms(log, dirty, now_ms=now_ms),
-        min_cleanable_dirty_ratio=log.config.min_cleanable_dirty_ratio,
-        checkpoint_reset=reset,
-        checkpoint_warning=warning,
-        uncleanable_bound=bound,
-        last_stable_offset=lso,
-        young_segment=None if young is None else (young.base_offset, young.largest_timestamp),
-        min_compaction_lag_ms=log.config.min_compaction_lag_ms,
-        now_ms=now_ms,
-    )
+    clean_bytes = sum(s.size_bytes for s in segments_overlapping(log, -1, first_dirty))
+    earliest = earliest_dirty_timestamp(log, dirty)
+    by_young: dict[int | None, tuple[int, UncleanableBound, Segment | None, int]] = {}
+
+    def at(now_ms: int) -> LogToClean:
+        too_young = young_segment(log, dirty, now_ms=now_ms)
+        key = None if too_young is None else too_young.base_offset
+        if key not in by_young:
+            first_uncleanable, bound, young = uncleanable_bound(log, first_dirty, lso=lso, young=too_young)
+            by_young[key] = first_uncleanable, bound, young, cleanable_bytes(log, first_dirty, first_uncleanable)
+        first_uncleanable, bound, young, cleanable = by_young[key]
+        return LogToClean(
+            topic=log.topic,
+            partition=log.partition,
+            first_dirty_offset=first_dirty,
+            first_uncleanable_offset=first_uncleanable,
+            clean_bytes=clean_bytes,
+            cleanable_bytes=cleanable,
+            compaction_delay_ms=max_compaction_delay_ms(log, earliest, now_ms=now_ms),
+            min_cleanable_dirty_ratio=log.config.min_cleanable_dirty_ratio,
+            checkpoint_reset=reset,
+            checkpoint_warning=warning,
+            uncleanable_bound=bound,
+            last_stable_offset=lso,
+            young_segment=None if young is None else (young.base_offset, young.largest_timestamp),
+            min_compaction_lag_ms=log.config.min_compaction_lag_ms,
+            now_ms=now_ms,
+        )
+
+    return at
 
 
 def first_dirty_offset(log: PartitionLog) -> tuple[int, str | None, str | None]:
@@ -122,20 +144,25 @@ def first_dirty_offset(log: PartitionLog) -> tuple[int, str | None, str | None]:
     return checkpoint, None, None
 
 
+def young_segment(log: PartitionLog, dirty: Sequence[Segment], *, now_ms: int) -> Segment | None:
+    """The first of the non-active segments from the first dirty offset (``dirty``) too young to clean at ``now_ms`` per
+    ``min.compaction.lag.ms`` (its largest timestamp within the lag), if any (spec 4.2)."""
+    lag = log.config.min_compaction_lag_ms
+    if lag <= 0:
+        return None
+    return next((s for s in dirty if s.largest_timestamp > now_ms - lag), None)
+
+
 def uncleanable_bound(
-    log: PartitionLog, first_dirty: int, *, lso: int, dirty: Sequence[Segment], now_ms: int
+    log: PartitionLog, first_dirty: int, *, lso: int, young: Segment | None
 ) -> tuple[int, UncleanableBound, Segment | None]:
     """The first uncleanable offset (``min(LSO, active base, first too-young segment)``, at least ``first_dirty``,
     segment-aligned: spec 4.2), the bound that decided it and, for ``min.compaction.lag.ms``, the young segment; given
-    the log's last stable offset and its non-active segments from ``first_dirty`` (``dirty``).
+    the log's last stable offset and its first segment too young to clean (:func:`young_segment`).
 
     Of equal bounds the transaction is named first, then the young segment, then the active segment.
     """
     active = log.active_segment.base_offset
-    lag = log.config.min_compaction_lag_ms
-    young = None
-    if lag > 0:
-        young = next((s for s in dirty if s.largest_timestamp > now_ms - lag), None)
     bound = min(lso, active, active if young is None else young.base_offset)
     offset = segment_aligned_uncleanable_offset(log, max(first_dirty, bound))
     if lso < active and lso == bound:
@@ -161,13 +188,18 @@ def cleanable_bytes(log: PartitionLog, first_dirty: int, first_uncleanable: int)
     return sum(s.size_bytes for s in segments_overlapping(log, start, first_uncleanable))
 
 
-def max_compaction_delay_ms(log: PartitionLog, dirty: Sequence[Segment], *, now_ms: int) -> int:
-    """How overdue the dirty segments (``dirty``: the non-active ones from the first dirty offset) are per
-    ``max.compaction.lag.ms`` (KIP-354, spec 5.3); 0 before Kafka 2.3."""
+def earliest_dirty_timestamp(log: PartitionLog, dirty: Sequence[Segment]) -> int | None:
+    """The earliest first-batch timestamp (above 0) of the dirty segments (``dirty``: the non-active ones from the
+    first dirty offset), which ``max.compaction.lag.ms`` ages (KIP-354, spec 5.3); None when none has one, and before
+    Kafka 2.3."""
     if not log.broker.version.has_max_compaction_lag:
-        return 0
-    stamps = [s.first_batch_timestamp for s in dirty]
-    earliest = min((t for t in stamps if t > 0), default=None)
+        return None
+    return min((t for t in (s.first_batch_timestamp for s in dirty) if t > 0), default=None)
+
+
+def max_compaction_delay_ms(log: PartitionLog, earliest: int | None, *, now_ms: int) -> int:
+    """How overdue the dirty segments are at ``now_ms`` per ``max.compaction.lag.ms`` (KIP-354, spec 5.3), given
+    their earliest timestamp (:func:`earliest_dirty_timestamp`); 0 when not overdue."""
     clean_until = now_ms - max(log.config.max_compaction_lag_ms, 0)
     if earliest is None or earliest >= clean_until:
         return 0

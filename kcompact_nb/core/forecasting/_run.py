@@ -146,7 +146,7 @@ class ForecastRun:
         """The earliest time at or after ``now_ms`` an iteration could find something to do without appends, as the
         engine finds it (:meth:`CleanerManager.would_work`), or just after the horizon."""
         horizon = self.start_ms + self.horizon_ms + 1
-        found = first_true(lambda at: self.sim.cleaner.would_work(self._logs, now_ms=at), start=now_ms, end=horizon)
+        found = first_true(self.sim.cleaner.work_over_time(self._logs), start=now_ms, end=horizon)
         return horizon if found is None else found
 
     def _on_pass(self, result: PassResult, thread: int) -> None:

@@ -23,7 +23,7 @@ from kcompact_nb.core.cleaner import (
     RetentionDeletion,
     Strategy,
     first_true,
-    log_to_clean,
+    log_to_clean_over_time,
 )
 from kcompact_nb.core.model import BrokerConfig, PartitionLog, copy_log
 
@@ -150,10 +150,12 @@ def _manager_for(
 def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:
     """The first instant at or after ``now_ms`` at which the cleaner finds ``log`` eligible if nothing more is
     appended (``None``: never): the engine's own test (:attr:`LogToClean.eligible`) asked at chosen instants."""
-    return first_true(lambda t: log_to_clean(log, now_ms=t).eligible, start=now_ms)
+    cleanable = log_to_clean_over_time(log)
+    return first_true(lambda t: cleanable(t).eligible, start=now_ms)
 
 
 def overdue_at_ms(log: PartitionLog, *, now_ms: int) -> int | None:
     """The first instant at or after ``now_ms`` at which ``log``'s dirty segments are overdue per
     ``max.compaction.lag.ms`` if nothing more is appended (``None``: never), as the engine computes it."""
-    return first_true(lambda t: log_to_clean(log, now_ms=t).needs_compaction_now, start=now_ms)
+    cleanable = log_to_clean_over_time(log)
+    return first_true(lambda t: cleanable(t).needs_compaction_now, start=now_ms)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kcompact_nb import BrokerConfig, PartitionLog, TopicConfig, explain, filthiest
 from kcompact_nb.core import log_to_clean
+from kcompact_nb.core.cleaner import log_to_clean_over_time
 from kcompact_nb.core.cleaner._cleaner_manager import CleanerManager
 from kcompact_nb.core.cleaner._offset_map import BoundedOffsetMap
 from tests.conftest import compacted_log, rec
@@ -177,3 +180,29 @@ def test_offset_map_capacity_table(buffer, threads, slots, max_keys):
 def test_versioned_strategies_use_32_byte_entries():
     m = BoundedOffsetMap.for_broker(BrokerConfig(), entry_bytes=32)
     assert (m.slots, m.max_entries) == (4_194_304, 3_774_873)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    appends=st.lists(st.tuples(st.integers(0, 3_000), st.sampled_from("abcd"), st.booleans()), min_size=1, max_size=14),
+    min_lag_ms=st.sampled_from([0, 500, 4_000]),
+    max_lag_ms=st.sampled_from([1_000, 8_000, 2**62]),
+    checkpoint=st.none() | st.integers(0, 16),
+    times=st.lists(st.integers(-5_000, 60_000), min_size=1, max_size=10),
+)
+def test_a_log_to_clean_kept_over_time_answers_at_each_time_as_one_made_for_it(
+    appends, min_lag_ms, max_lag_ms, checkpoint, times
+):
+    """log_to_clean_over_time reads a log once and is then asked at times in any order (the segment too young per
+    min.compaction.lag.ms and the delay past max.compaction.lag.ms moving with the clock): every answer is the one
+    made for that time alone."""
+    log = compacted_log(min_compaction_lag_ms=min_lag_ms, max_compaction_lag_ms=max_lag_ms)
+    at = 0
+    for gap, key, roll in appends:
+        at += gap
+        log.append([rec(key, timestamp=at)], now_ms=at)
+        if roll:
+            log.roll(now_ms=at)
+    log.cleaner_checkpoint = checkpoint
+    kept = log_to_clean_over_time(log)
+    assert [kept(t) for t in times] == [log_to_clean(log, now_ms=t) for t in times]
