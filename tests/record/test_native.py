@@ -271,6 +271,36 @@ def test_the_c_offset_table_refuses_what_it_cannot_hold() -> None:
 
 
 @needs_native
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(st.sampled_from([-1, 0, 1, 7, 8, 12, 15, 16, 17, 40]), min_size=1, max_size=6),
+    st.integers(600, 4000),
+    st.integers(0, 2**32),
+)
+def test_the_c_offset_table_holds_what_a_dict_holds_as_it_grows(lengths, count, seed) -> None:
+    """Thousands of keys (None, empty, short ones kept in their slots, long ones in the arena, either side of
+    INLINE_KEY_BYTES = 16), put as spans of blocks, many more than once and not in offset order: the table grows
+    past its first slots (a short key's hash worked out again) and holds each key's highest offset, in the order
+    keys were first put (items), as a dict does."""
+    table, reference, rng = NATIVE.OffsetTable(), {}, random.Random(seed)
+    keys = [None if n < 0 else (b"%d-" % i * 40)[:n] for i, n in enumerate(lengths * (count // len(lengths)))]
+    keys = list(dict.fromkeys(keys))  # short lengths repeat keys: b"", b"1", ...
+    for _ in range(3 * len(keys) // 997 + 1):
+        rows = [rng.choice(keys) for _row in range(997)]
+        offsets = [rng.randrange(10**6) for _row in rows]
+        for key, offset in zip(rows, offsets, strict=True):
+            reference[key] = max(offset, reference.get(key, offset))
+        block = b"".join(key or b"" for key in rows) + b"pad"
+        starts = numpy.cumsum([0] + [len(key or b"") for key in rows])[:-1].astype(numpy.int64)
+        lengths_of = numpy.array([-1 if key is None else len(key) for key in rows], numpy.int64)
+        table.put_spans(block, starts, lengths_of, numpy.array(offsets, numpy.int64))
+    assert table.items() == list(reference.items())
+    entries = numpy.empty(len(keys), numpy.int64)
+    table.get(keys, entries)
+    assert entries.tolist() == [reference.get(key, -1) for key in keys]
+
+
+@needs_native
 @settings(max_examples=100, deadline=None)
 @given(
     st.lists(
