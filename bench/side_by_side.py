@@ -172,13 +172,14 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument(
         "--codecs-only", action="store_true", help="measure the compressed partitions alone; keep the rest of --output"
     )
-    parser.add_argument("--repeat", type=int, default=3, help="runs per contender below 5M records (1 from 5M)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per contender below 5M records")
+    parser.add_argument("--repeat-large", type=int, default=1, help="runs per contender from 5M records")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     # SIGTERM becomes SystemExit so the finally blocks stop the broker and remove the temporary copies
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     command = "python -m bench side-by-side" + (" " + " ".join(argv) if argv else "")
-    runs = lambda n: args.repeat if n < 5_000_000 else 1  # noqa: E731
+    runs = lambda n: args.repeat if n < 5_000_000 else args.repeat_large  # noqa: E731
     codecs = [c for c in args.codecs.split(",") if c]
     values = [v for v in args.values.split(",") if v]
     if args.codecs_only:
