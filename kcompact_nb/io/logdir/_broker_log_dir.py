@@ -191,8 +191,10 @@ def _write_partition(
     for segment in log.segments:
         if segment.base_offset in written:
             _move_written_segment(segment, written[segment.base_offset], target)
-        elif origin is None or not _copy_unchanged_segment(segment, origin, target, held_bytes(log, segment)):
-            write_segment_files(segment, target, held_bytes(log, segment))
+            continue
+        held = held_bytes(log, segment)
+        if origin is None or not _copy_unchanged_segment(segment, origin, target, held):
+            write_segment_files(segment, target, held)
     for segment in log.left_cleaned:
         write_left_cleaned(segment, target, left=left.get(segment.base_offset))
 
