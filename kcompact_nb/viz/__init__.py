@@ -20,7 +20,7 @@ from kcompact_nb.viz._offset_map import offset_map_figure
 from kcompact_nb.viz._palette import COLORS, KEY_COLORS, LABELS, key_color
 from kcompact_nb.viz._pass import cleaner_stats_figure, pass_diff_figure
 from kcompact_nb.viz._transactions import transaction_figure
-from kcompact_nb.viz._what_if import what_if_figure
+from kcompact_nb.viz._what_if import WhatIfScale, what_if_column, what_if_figure, what_if_scale
 
 __all__ = [
     "COLORS",
@@ -41,5 +41,8 @@ __all__ = [
     "pass_diff_figure",
     "tombstone_timeline_figure",
     "transaction_figure",
+    "what_if_column",
     "what_if_figure",
+    "what_if_scale",
+    "WhatIfScale",
 ]

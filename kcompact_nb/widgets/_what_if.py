@@ -9,7 +9,7 @@ import ipywidgets
 import plotly.graph_objects as go
 
 from kcompact_nb.core import BrokerConfig, DirtinessPoint, KcompactError, OffsetMapSpec, TopicConfig, dirtiness_series
-from kcompact_nb.viz import what_if_figure
+from kcompact_nb.viz import WhatIfScale, what_if_column, what_if_scale
 from kcompact_nb.widgets._config_panel import ConfigPanel
 from kcompact_nb.widgets._figures import FigureView, styled
 from kcompact_nb.widgets._sources import FrameSource, Source, frame_source
@@ -26,11 +26,12 @@ class WhatIfExplorer:
     with those overrides, e.g. ``{"min.cleanable.dirty.ratio": 0.1}`` or ``{"segment.ms": "12h"}``
     (durations and sizes in Kafka's ms and bytes or in human units). Each panel is titled by
     ``labels`` while it holds the configs it started with, and once edited by what it changes from
-    the source's configs (:func:`config_title`): the panel heading, its column title and the figure
-    title always name the configs in force. ``figure`` (a ``go.Figure``, shown by ``figure_view``) shows the dirty
-    ratio, passes and rolls, and the duplicates still stored, per config; ``series`` holds the plotted points
-    by title (``labels`` lists the titles, left then right). Editing a panel re-runs that side only, and only
-    under configs not run lately (:data:`RUNS_KEPT`).
+    the source's configs (:func:`config_title`): the panel heading and its figure's title always name the configs in
+    force. Under each panel its figure (``figures``: left, right, each a ``go.Figure`` shown by ``figure_views``)
+    shows the dirty ratio, passes and rolls, and the duplicates still stored under its configs, both on one scale
+    (:func:`~kcompact_nb.viz.what_if_scale`); ``series`` holds the plotted points by title (``labels`` lists the
+    titles, left then right). Editing a panel re-runs that side only, and only under configs not run lately
+    (:data:`RUNS_KEPT`); only the figures it changed are drawn again (one, unless it changed the shared scale).
     """
 
     def __init__(
@@ -56,7 +57,9 @@ class WhatIfExplorer:
         self._points: list[list[DirtinessPoint]] = [[], []]
         self._runs: dict[tuple[tuple[str, Any], ...], list[DirtinessPoint]] = {}
         """The points of the latest runs by the panel properties they ran under (both sides run the same source)."""
-        self.figure_view = FigureView()
+        self.figure_views = (FigureView(), FigureView())
+        self._drawn: list[tuple[str, list[DirtinessPoint], WhatIfScale] | None] = [None, None]
+        """What each side's figure was drawn from last (its title, points and scale)."""
         for side, panel in enumerate(self._panels):
             try:
                 self._run(side)
@@ -64,21 +67,21 @@ class WhatIfExplorer:
                 panel.show_error(str(error))
             panel.on_change(self._listener(side))
         self._redraw()
-        for panel in self._panels:
-            panel.widget.layout.flex, panel.widget.layout.min_width = "1 1 0", "0"
-        panels = ipywidgets.HBox(
-            [self.left.widget, self.right.widget], layout=ipywidgets.Layout(width="100%", grid_gap="16px")
+        for column in (*self._panels, *self.figure_views):
+            column.widget.layout.flex, column.widget.layout.min_width = "1 1 0", "0"
+        panels, figures = (
+            ipywidgets.HBox([left.widget, right.widget], layout=ipywidgets.Layout(width="100%", grid_gap="16px"))
+            for left, right in (self._panels, self.figure_views)
         )
         self.widget = styled(
-            ipywidgets.VBox(
-                [panels, self.figure_view.widget], layout=ipywidgets.Layout(width="100%", overflow="hidden")
-            )
+            ipywidgets.VBox([panels, figures], layout=ipywidgets.Layout(width="100%", overflow="hidden"))
         )
 
     @property
-    def figure(self) -> go.Figure:
-        """The figure shown: both sides' dirtiness over time."""
-        return self.figure_view.figure
+    def figures(self) -> tuple[go.Figure, go.Figure]:
+        """The figures shown, left then right: each side's dirtiness over time, on one scale."""
+        left, right = (view.figure for view in self.figure_views)
+        return left, right
 
     @property
     def labels(self) -> tuple[str, str]:
@@ -128,9 +131,16 @@ class WhatIfExplorer:
         self._points[side] = points
 
     def _redraw(self) -> None:
-        for panel, title in zip(self._panels, self.labels, strict=True):
+        """Retitle the panels and draw each side's figure again unless its title, points and the scale are those it
+        was drawn from."""
+        series = self.series
+        scale = what_if_scale(series, by=self.source.by)
+        for side, (panel, title) in enumerate(zip(self._panels, self.labels, strict=True)):
             panel.retitle(title)
-        self.figure_view.show(what_if_figure(self.series, by=self.source.by))
+            drawn, points = self._drawn[side], series[title]
+            if drawn is None or drawn[0] != title or drawn[1] is not points or drawn[2] != scale:
+                self.figure_views[side].show(what_if_column(title, points, scale=scale))
+                self._drawn[side] = title, points, scale
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

@@ -1,7 +1,7 @@
 """What a stepper or a what-if explorer shows in the page, and what its Python object says it should show.
 
 The page side reads the visible texts (the stepper's header, the offset map's title and the stats heading;
-the explorer's panel headings, column titles and figure title) and counts the figures shown but not drawn
+the explorer's panel headings and its figures' titles) and counts the figures shown but not drawn
 (a blank figure); there must be none. The Python side runs in the notebook's
 kernel: it finds the notebook's widget object and prints the same texts from its state.
 """
@@ -46,8 +46,7 @@ def _widget_state():
     if isinstance(widget, _Explorer):
         return {
             "headings": [panel.title for panel in (widget.left, widget.right)],
-            "columns": [a.text.replace("<br>", "") for a in widget.figure.layout.annotations[:2]],
-            "title": widget.figure.layout.title.text,
+            "titles": [figure.layout.title.text.replace("<br>", "") for figure in widget.figures],
             **drawn,
         }
     shown = widget.latest_pass.layout.display != "none"
@@ -77,11 +76,9 @@ PAGE_STATE_JS = """
   if (!output.querySelector('.widget-button')) {
     const headings = htmls.filter((node) => node.innerText.includes("Apache Kafka's properties, checked as"))
       .map((node) => node.querySelector('b')?.textContent ?? '');
-    const plot = plots[0];
     return {
       headings: headings.slice(0, 2),
-      columns: Array.from(plot?.querySelectorAll('.annotation-text') ?? []).slice(0, 2).map((a) => a.textContent),
-      title: titleOf(plot),
+      titles: plots.filter(visible).map(titleOf),
       ...drawn,
     };
   }

@@ -17,6 +17,7 @@ from tests.conftest import compacted_log, rec
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "samples" / "scenarios"
 FRUIT = SCENARIOS / "fruit-prices.json"
+SLOW_TOPIC = SCENARIOS / "slow-topic.json"
 LONG_MAX = 9_223_372_036_854_775_807
 
 #: fruit-prices.json's steps 0-17 as stepper positions: its expect (6, 9, 15, 17) and snapshot (8) steps
@@ -360,18 +361,48 @@ def test_config_panel_errors_name_the_field_and_keep_the_last_valid_configs():
 
 def test_what_if_explorer_compares_two_ratios_and_reruns_one_side():
     explorer = WhatIfExplorer(FRUIT, right={"min.cleanable.dirty.ratio": 0.9}, labels=("0.5", "0.9"))
-    assert isinstance(explorer.figure, go.Figure) and explorer.figure.layout.autosize is True
-    duplicates = [t for t in explorer.figure.data if t.name == LABELS["duplicates"]]
-    assert [list(t.y)[-1] for t in duplicates] == [1, 3]
-    passes = [t for t in explorer.figure.data if t.name == LABELS["pass"]]
-    assert [len(t.x) for t in passes] == [2, 1]
+    assert all(isinstance(f, go.Figure) and f.layout.autosize is True for f in explorer.figures)
+    assert [f.layout.title.text for f in explorer.figures] == ["0.5", "0.9"]
+
+    def traces(name):
+        return [t for figure in explorer.figures for t in figure.data if t.name == name]
+
+    assert [list(t.y)[-1] for t in traces(LABELS["duplicates"])] == [1, 3]
+    assert [len(t.x) for t in traces(LABELS["pass"])] == [2, 1]
+    left_shown = explorer.figure_views[0].widget.figure
     explorer.right.controls["min.cleanable.dirty.ratio"].value = 0.6
-    passes = [t for t in explorer.figure.data if t.name == LABELS["pass"]]
-    assert [len(t.x) for t in passes] == [2, 2]
+    assert [len(t.x) for t in traces(LABELS["pass"])] == [2, 2]
+    assert explorer.figure_views[0].widget.figure is left_shown  # the side not edited is not drawn again
     explorer.left.strategy.value = "header"
     assert "compaction.strategy.header" in explorer.left.message.value
     assert [p.pass_ms for p in explorer.series["0.5"] if p.pass_ms] == [(604_800_001,), (1_209_600_002,)]
-    assert explorer.figure.data[0].line.shape == "hv" and passes[0].marker.color == COLORS["pass"]
+    assert explorer.figures[0].data[0].line.shape == "hv" and traces(LABELS["pass"])[0].marker.color == COLORS["pass"]
+
+
+def test_what_if_sides_are_drawn_on_one_scale_that_spans_both():
+    """Each side's figure has the same time range and the same value range per row, spanning both sides' points (the
+    ratio row at least 0-100%); a side whose points or scale are unchanged is not drawn again."""
+    explorer = WhatIfExplorer(SLOW_TOPIC, left={"segment.ms": "12h"}, right={"max.compaction.lag.ms": "1d"})
+    points = [p for side in explorer.series.values() for p in side]
+    scales = [
+        (
+            tuple(f.layout.xaxis.range),
+            tuple(f.layout.xaxis2.range),
+            tuple(f.layout.yaxis.range),
+            tuple(f.layout.yaxis2.range),
+        )
+        for f in explorer.figures
+    ]
+    assert scales[0] == scales[1]
+    (x_low, x_high), _, (ratio_low, ratio_high), (_, duplicates_high) = scales[0]
+    hours = [p.now_ms / 3_600_000 for p in points]
+    assert x_low < min(hours) and max(hours) < x_high
+    assert ratio_low < 0 and ratio_high > 1
+    assert max(p.duplicates for p in points) < duplicates_high
+    assert all(t.x is None or x_low <= min(v for v in t.x if v is not None) for f in explorer.figures for t in f.data)
+    shown = [view.widget.figure for view in explorer.figure_views]
+    explorer.left.controls["segment.ms"].value = "12h"  # the value in force: nothing runs, nothing is drawn again
+    assert [view.widget.figure for view in explorer.figure_views] == shown
 
 
 def test_what_if_runs_each_config_once_and_draws_it_again_when_edited_back(monkeypatch):
@@ -440,8 +471,9 @@ def test_figures_are_live_plots_that_follow_every_step():
     assert "kcompact-widget" in stepper.widget._dom_classes
     assert "jupyter-widgets-disconnected::after" in stepper.widget.children[-1].value
     explorer = WhatIfExplorer(FRUIT)
-    assert explorer.figure_view.widget in explorer.widget.children
-    assert _shown_title(explorer.figure_view) == explorer.figure.layout.title.text
+    shown = [view.widget for view in explorer.figure_views]
+    assert list(explorer.widget.children[1].children) == shown
+    assert [_shown_title(view) for view in explorer.figure_views] == [f.layout.title.text for f in explorer.figures]
 
 
 def test_internal_segment_bytes_is_shown_when_the_topic_sets_it():
@@ -503,8 +535,7 @@ def test_what_if_titles_name_the_configs_in_force_after_edits():
     explorer.left.controls["segment.ms"].value = "6h"
     assert explorer.labels == ("segment.ms 6 h", "defaults")
     assert explorer.left.title == "segment.ms 6 h" and "<b>segment.ms 6 h</b>" in explorer.left.intro.value
-    assert [a.text for a in explorer.figure.layout.annotations[:2]] == ["segment.ms 6 h", "defaults"]
-    assert explorer.figure.layout.title.text == "What if: segment.ms 6 h vs defaults"
+    assert [f.layout.title.text for f in explorer.figures] == ["segment.ms 6 h", "defaults"]
     explorer.left.controls["segment.ms"].value = "7d"  # back to the scenario's own value
     explorer.right.controls["segment.ms"].value = "1000"  # plain ms
     assert explorer.labels == ("the source's configs", "segment.ms 1 s")

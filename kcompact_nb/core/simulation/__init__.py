@@ -11,6 +11,7 @@ from kcompact_nb.core.simulation._frames import Frame, Timeline, pass_frames
 from kcompact_nb.core.simulation._future import (
     Future,
     RecordFate,
+    first_overdue_ms,
     next_eligible_ms,
     overdue_at_ms,
     run_forward,
@@ -19,6 +20,7 @@ from kcompact_nb.core.simulation._simulation import Simulation, Snapshot
 
 __all__ = [
     "Frame",
+    "first_overdue_ms",
     "Future",
     "next_eligible_ms",
     "overdue_at_ms",

@@ -9,7 +9,7 @@ construction: the first instant at which the engine does it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -18,6 +18,7 @@ from kcompact_nb.core.cleaner import (
     BatchFate,
     CleanerManager,
     Iteration,
+    LogToClean,
     OffsetMapSpec,
     RecordDecision,
     RetentionDeletion,
@@ -157,5 +158,10 @@ def next_eligible_ms(log: PartitionLog, *, now_ms: int) -> int | None:
 def overdue_at_ms(log: PartitionLog, *, now_ms: int) -> int | None:
     """The first instant at or after ``now_ms`` at which ``log``'s dirty segments are overdue per
     ``max.compaction.lag.ms`` if nothing more is appended (``None``: never), as the engine computes it."""
-    cleanable = log_to_clean_over_time(log)
+    return first_overdue_ms(log_to_clean_over_time(log), now_ms=now_ms)
+
+
+def first_overdue_ms(cleanable: Callable[[int], LogToClean], *, now_ms: int) -> int | None:
+    """:func:`overdue_at_ms` of the log whose cleanable range over time (``log_to_clean_over_time``) is ``cleanable``:
+    for a caller that asks it of the same log at an instant too."""
     return first_true(lambda t: cleanable(t).needs_compaction_now, start=now_ms)

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from kcompact_nb.core.cleaner import FAR_FUTURE_MS, log_to_clean, strategy_for
+from kcompact_nb.core.cleaner import FAR_FUTURE_MS, log_to_clean_over_time, strategy_for
 from kcompact_nb.core.model import AbortedTxn, PartitionLog, TopicConfig
-from kcompact_nb.core.simulation import Frame, overdue_at_ms
+from kcompact_nb.core.simulation import Frame, first_overdue_ms
 from kcompact_nb.core.views._next_pass import LogBatches, superseded_count_in
 from kcompact_nb.record import Record, RecordBatch
 
@@ -129,7 +129,8 @@ def dirtiness_series(frames: Sequence[Frame]) -> list[DirtinessPoint]:
     counted = _Superseded()
     for frame in frames:
         log = frame.log
-        ltc = log_to_clean(log, now_ms=frame.now_ms)
+        cleanable = log_to_clean_over_time(log)  # read once for the frame's instant and the search over time
+        ltc = cleanable(frame.now_ms)
         active = log.active_segment.base_offset
         duplicates = counted.of(log)
         points.append(
@@ -144,7 +145,7 @@ def dirtiness_series(frames: Sequence[Frame]) -> list[DirtinessPoint]:
                 duplicates,
                 previous_active is not None and active > previous_active,
                 tuple(p.start_ms for p in frame.passes),
-                overdue_at_ms(log, now_ms=-FAR_FUTURE_MS),
+                first_overdue_ms(cleanable, now_ms=-FAR_FUTURE_MS),
             )
         )
         previous_active = active
