@@ -290,6 +290,21 @@ class WhatIfMachine(RuleBasedStateMachine):
         assert shown == list(titles)
 
     @invariant()
+    def both_sides_are_drawn_on_one_scale_that_holds_every_mark(self) -> None:
+        """Each side's figure has the same time range and the same range per row, and every point of every trace of
+        either side lies within them (the ratio row from at most 0 % to at least 100 %)."""
+        scales = [(f.layout.xaxis.range, f.layout.xaxis2.range, f.layout.yaxis.range, f.layout.yaxis2.range)
+                  for f in self.explorer.figures]  # fmt: skip
+        assert scales[0] == scales[1] and scales[0][0] == scales[0][1]
+        (x_low, x_high), _, ratio, duplicates = scales[0]
+        assert ratio[0] < 0 and ratio[1] > 1
+        for figure in self.explorer.figures:
+            for trace in figure.data:
+                low, high = ratio if trace.yaxis == "y" else duplicates
+                assert all(x_low < x < x_high for x in trace.x if x is not None), trace.name
+                assert all(low <= y <= high for y in trace.y if y is not None), trace.name
+
+    @invariant()
     def series_are_the_runs_under_the_configs_in_force(self) -> None:
         for side, title in enumerate(self.explorer.labels):
             assert self.explorer.series[title] == self.expected_series(side)
