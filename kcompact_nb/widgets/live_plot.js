@@ -48,6 +48,23 @@ function titleOf(figure) {
   return texts.filter(Boolean).map((text) => text.replace(/<br>/g, " ").replace(/<[^>]+>/g, "")).join(" · ");
 }
 
+// `data` with each array equal to the one in the same place of `drawn` (the traces drawn last) replaced by that
+// array: Plotly.react takes an array of a new identity for new data and re-plots the whole figure, where a figure
+// whose data are all as drawn, its axis ranges changed (a what-if side an edit did not change, drawn on a scale it
+// changed), only has its axes and traces redrawn: about a third of the time.
+function withDrawnArrays(drawn, data) {
+  const same = (a, b) => Array.isArray(a) && a.length === b.length && a.every((value, i) => value === b[i]);
+  return data.map((trace, i) => {
+    const before = drawn?.[i];
+    if (before === undefined) return trace;
+    const kept = { ...trace };
+    for (const [key, value] of Object.entries(trace)) {
+      if (Array.isArray(value) && same(before[key], value)) kept[key] = before[key];
+    }
+    return kept;
+  });
+}
+
 // The width `plot` is shown at, its hidden ancestors (display none) shown for the measure (no frame is painted).
 function shownWidth(plot) {
   const hidden = [];
@@ -124,7 +141,8 @@ function render({ model, el }) {
         if (figure.id !== undefined && figure.id !== shown && ready?.width === width && width > 0) {
           bringIn(figure.id);
         } else {
-          await Plotly.react(plot, figure.data, sized(figure, plot.clientWidth), config(figure));
+          const data = withDrawnArrays(plot.data, figure.data);
+          await Plotly.react(plot, data, sized(figure, plot.clientWidth), config(figure));
         }
         shown = figure.id ?? null;
         scheduleAhead();

@@ -381,3 +381,33 @@ def test_a_click_shows_the_figures_drawn_ahead_by_moving_them_in(chromium: Brows
             )
             expected, shown = synced(page, output)
             assert shown == expected, f"step {step + 1}"
+
+
+def test_a_what_if_side_an_edit_did_not_change_keeps_the_data_it_drew_when_the_scale_changes(
+    chromium: Browser, jupyter_lab: LabServer
+) -> None:
+    """Issue #41: an edit on one side of 02's explorer that changes the scale both sides share (the right side's
+    max.compaction.lag.ms 2 d raises the superseded records' range) redraws the left side on the new scale with its
+    data as drawn: the page gives plotly the arrays it drew (new arrays make ``Plotly.react`` re-plot the whole
+    figure; the same ones with a new axis range redraw only its axes and traces)."""
+    with ran(chromium, jupyter_lab, "02-why-is-my-partition-not-clean") as page:
+        wait_until_rendered(page)
+        output = widget_output(page)
+        left = output.locator(".js-plotly-plot").first
+        before = left.evaluate(
+            "(plot) => { window.__drawn = plot.data.map((trace) => [trace.x, trace.y]);"
+            " return plot._fullLayout.yaxis2.range.slice(); }"
+        )
+        field = output.get_by_role("textbox", name="max.compaction.lag.ms", exact=True).nth(1)
+        field.fill("2d")
+        field.press("Enter")
+        page.wait_for_function(
+            "([plot, range]) => plot._fullLayout.yaxis2.range[1] > range[1]",
+            arg=[left.element_handle(), before],
+            timeout=UI_TIMEOUT_MS,
+        )
+        kept = left.evaluate(
+            "(plot) => plot.data.length === window.__drawn.length"
+            " && plot.data.every((trace, i) => trace.x === window.__drawn[i][0] && trace.y === window.__drawn[i][1])"
+        )
+        assert kept
