@@ -16,6 +16,7 @@ import shutil
 import struct
 import sysconfig
 from array import array
+from typing import Any
 
 import numpy
 import pytest
@@ -212,6 +213,11 @@ def span_records(rows: list[tuple[int, bytes]]) -> PackedRecords:
     return PackedRecords.from_span_keys(offsets, array("q", offsets), bytes(data), keys, values, True)
 
 
+STAGED_KEYS = [None, b"", b"a", b"b\0", b"b", b"key-00000001", b"key-00000002", b"x" * 16, b"y" * 16, b"x" * 17]
+STAGED_KEYS += [b"k-%d" % i for i in range(600)]
+"""Keys for stage_spans: short ones that differ only in their length or last byte, one just long enough to go to the
+arena, and enough others to make a table grow."""
+
 table_keys = st.sampled_from([b"", b"a", b"b", b"key-00000001", b"key-00000002", b"x" * 70, b"x" * 71])
 table_ops = st.lists(
     st.one_of(
@@ -339,13 +345,13 @@ def test_a_tallys_latest_entries_in_c_and_numpy_keep_each_keys_highest_entry(ops
 @given(st.lists(st.lists(st.tuples(table_keys, st.integers(-50, 50)), max_size=12), max_size=12))
 def test_latest_entries_put_on_their_threads_end_as_one_table_put_call_by_call(blocks) -> None:
     """NativeLatestEntries shards the keys over tables by their bytes, each table's puts on a thread of its own (the
-    table's put_spans without the GIL) while the caller goes on: together the tables hold what one table given the
+    table's stage_spans without the GIL) while the caller goes on: together the tables hold what one table given the
     same puts in the same thread holds, each key once, whatever is asked between puts; with one table, the same
-    table slot by slot (values) and in the order keys were first put (items)."""
+    entries (a table puts the keys it held back in the order of their slots, not first put first)."""
     from kcompact_nb.record._latest_entries import NativeLatestEntries
 
     one_shard = NativeLatestEntries(NATIVE.OffsetTable())
-    two_shards = NativeLatestEntries(NATIVE.OffsetTable(), NATIVE.OffsetTable())
+    two_shards = NativeLatestEntries(NATIVE.OffsetTable(), NATIVE.OffsetTable(), hold=3)  # put mid-way on threads
     alone = NATIVE.OffsetTable()
     for number, rows in enumerate(blocks):
         keys = [key for key, _ in rows]
@@ -360,11 +366,79 @@ def test_latest_entries_put_on_their_threads_end_as_one_table_put_call_by_call(b
             assert len(one_shard) == len(two_shards) == len(alone)
     held = numpy.empty(len(alone), numpy.int64)
     alone.values(held)
-    assert one_shard.entries().tolist() == held.tolist()
-    assert one_shard._tables[0].items() == alone.items()
+    assert sorted(one_shard.entries().tolist()) == sorted(held.tolist())
+    assert dict(one_shard._tables[0].items()) == dict(alone.items())
     assert sorted(two_shards.entries().tolist()) == sorted(held.tolist())
     shards = [table.items() for table in two_shards._tables]
     assert sorted(shards[0] + shards[1], key=repr) == sorted(alone.items(), key=repr)
+
+
+@needs_native
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 400), st.sampled_from(["stage", "put", "flush", "len", "get"])),
+        min_size=1,
+        max_size=10,
+    ),
+    st.sampled_from([1, 2, 3, 17, 300, 1000]),
+    st.sampled_from([1, 2, 3]),
+    st.integers(0, 2**32),
+)
+def test_keys_held_back_and_put_in_slot_order_end_as_a_dict_of_highest_entries(calls, hold, shards, seed) -> None:
+    """stage_spans holds back up to ``hold`` short keys (None, empty, up to INLINE_KEY_BYTES = 16; longer ones are
+    put at once) and puts them sorted by slot when it holds that many, at flush() and before any other call, over
+    tables that grow meanwhile (held keys that might not fit: those in the table put first, the table grown for
+    the others): the tables end holding each key once with its highest entry, as a dict, whatever calls come
+    between (put_spans, len, get_spans)."""
+    tables, reference, rng = [NATIVE.OffsetTable() for _ in range(shards)], {}, random.Random(seed)
+    for count, then in calls:
+        rows = [(rng.choice(STAGED_KEYS), rng.randrange(-(2**40), 2**40)) for _ in range(count)]
+        keys = [key for key, _ in rows]
+        for key, entry in rows:
+            reference[key] = max(entry, reference.get(key, entry))
+        block = b"".join(key or b"" for key in keys) + b"pad"
+        starts = numpy.cumsum([0] + [len(key or b"") for key in keys])[:-1].astype(numpy.int64)
+        lengths = numpy.array([-1 if key is None else len(key) for key in keys], numpy.int64)
+        entries = numpy.array([entry for _, entry in rows], numpy.int64)
+        for shard, table in enumerate(tables):
+            if then == "put":
+                table.put_spans(block, starts, lengths, entries, shard, shards)
+                continue
+            table.stage_spans(block, starts, lengths, entries, shard, shards, hold)
+            if then == "flush":
+                table.flush()
+            elif then == "len":
+                assert len(table) <= len(reference)
+            elif then == "get":
+                found = numpy.empty(len(keys), numpy.int64)
+                table.get_spans(block, starts, lengths, found)
+    held: dict[bytes | None, int] = {}
+    for table in tables:
+        items = dict(table.items())
+        assert len(items) == len(table) and not held.keys() & items.keys()
+        held |= items
+    assert held == reference
+
+
+def key_spans(keys: list[bytes]) -> tuple[bytes, Any, Any]:
+    """The keys as spans of one block: (block, starts, lengths)."""
+    starts = numpy.cumsum([0] + [len(key) for key in keys])[:-1].astype(numpy.int64)
+    return b"".join(keys), starts, numpy.array([len(key) for key in keys], numpy.int64)
+
+
+@needs_native
+def test_held_keys_that_might_not_fit_are_put_in_two_sweeps_the_table_grown_between() -> None:
+    """A table of 600 keys in 1024 slots, then 800 keys held over six calls (each fits beside the table: it does not
+    grow), 600 of them the same keys, higher: were they all new, they would not fit, so those held already are put
+    first and the table grows for the 200 others only."""
+    table = NATIVE.OffsetTable()
+    keys = [b"k-%d" % i for i in range(600)] + [b"n-%d" % i for i in range(200)]
+    table.put_spans(*key_spans(keys[:600]), numpy.zeros(600, numpy.int64))
+    for start, end in zip([0, 150, 300, 450, 600, 700], [150, 300, 450, 600, 700, 800], strict=True):
+        table.stage_spans(*key_spans(keys[start:end]), numpy.arange(start + 1, end + 1, dtype=numpy.int64), 0, 1, 1000)
+    table.flush()
+    assert dict(table.items()) == dict(zip(keys, range(1, 801), strict=True))
 
 
 @needs_native

@@ -29,6 +29,20 @@ typedef struct {
     } key;
 } Slot;
 
+/* A short key (at most INLINE_KEY_BYTES) held back by stage_spans() until a sweep puts it in slot order, 32 bytes. Its
+ * hash's top bits carry its slot's `stored` (length + 2, at most 18): a slot index takes at most the low 33 bits. */
+typedef struct {
+    uint64_t tagged; /* bits 0-58: the key's hash; bits 59-63: its length + 2 */
+    int64_t value;
+    uint8_t bytes[INLINE_KEY_BYTES];
+} Held;
+
+#define TAG_SHIFT 59
+#define TAG_HASH(tagged) ((tagged) & ((1ULL << TAG_SHIFT) - 1))
+/* Held keys are put in this many runs of neighbouring slots at most (a run of a 128 MiB table is 32 KiB, in the
+ * core's own caches): a sweep's reads of the table go up, not all over it. */
+#define SWEEP_RUN_BITS 12
+
 /* Keys a table holds at most, and the longest key (slot fields of 32 bits; Kafka's keys are at most 2^31 - 1 bytes) */
 #define MAX_KEYS ((Py_ssize_t)UINT32_MAX)
 #define MAX_KEY_BYTES ((int64_t)UINT32_MAX - 2)
@@ -43,6 +57,8 @@ typedef struct {
     Py_ssize_t arena_used, arena_capacity;
     Py_ssize_t *staged; /* KeyTable: the slots of the keys new in the last number() call, in order */
     Py_ssize_t staged_count, staged_capacity;
+    Held *held, *sorted; /* short keys staged and not put yet (stage_spans()); the same sorted by slot */
+    Py_ssize_t held_count, held_capacity, sorted_capacity;
     int state; /* READY, PENDING (number() staged keys, commit() not called yet), BROKEN (an error mid-call) or BUSY
                 * (put_spans() is filling it without the GIL) */
 } Table;
@@ -162,13 +178,18 @@ home_slot(const Table *table, uint64_t hash)
     return (Py_ssize_t)(hash & (uint64_t)(table->slot_count - 1));
 }
 
-/* Room for `more` keys with the table at most three quarters full: rehashes into a bigger table when needed. */
-static int
-reserve(Table *table, Py_ssize_t more)
+/* The slots `keys` keys need with the table at most three quarters full. */
+static Py_ssize_t
+slots_needed(Py_ssize_t keys)
 {
-    if (!grow((void **)&table->staged, &table->staged_capacity, more, sizeof(Py_ssize_t)))
-        return 0;
-    Py_ssize_t needed = (table->count + more) + (table->count + more) / 3 + 1;
+    return keys + keys / 3 + 1;
+}
+
+/* Room in the slots for `more` keys: rehashes into a bigger table when needed. */
+static int
+reserve_slots(Table *table, Py_ssize_t more)
+{
+    Py_ssize_t needed = slots_needed(table->count + more);
     if (needed <= table->slot_count)
         return 1;
     if (table->count + more > MAX_KEYS) {
@@ -197,6 +218,13 @@ reserve(Table *table, Py_ssize_t more)
     if (old != NULL)
         free_slots(old, old_count);
     return 1;
+}
+
+/* Room for `more` keys: in the slots, and for KeyTable's staged slots. */
+static int
+reserve(Table *table, Py_ssize_t more)
+{
+    return grow((void **)&table->staged, &table->staged_capacity, more, sizeof(Py_ssize_t)) && reserve_slots(table, more);
 }
 
 /* Whether a and b hold the same `length` bytes. Keys of 8 to 16 bytes (most keys) are compared as two words, the
@@ -297,6 +325,98 @@ prefetch(const Table *table, const uint64_t *hashes, Py_ssize_t row, Py_ssize_t 
     }
 }
 
+/* Held keys in the order of their slots' runs (SWEEP_RUN_BITS: the top bits of their home slots), from `from` to `to`:
+ * one pass counting, one placing (a radix sort's, of one digit). */
+static void
+sort_held(const Held *from, Held *to, Py_ssize_t count, Py_ssize_t slot_count)
+{
+    Py_ssize_t runs[(Py_ssize_t)1 << SWEEP_RUN_BITS] = {0};
+    int bits = 0;
+    while (((Py_ssize_t)1 << bits) < slot_count)
+        bits++;
+    int shift = bits > SWEEP_RUN_BITS ? bits - SWEEP_RUN_BITS : 0;
+    uint64_t mask = (uint64_t)slot_count - 1;
+    for (Py_ssize_t i = 0; i < count; i++)
+        runs[(from[i].tagged & mask) >> shift]++;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t run = 0; run < ((Py_ssize_t)1 << SWEEP_RUN_BITS); run++) {
+        Py_ssize_t size = runs[run];
+        runs[run] = at;
+        at += size;
+    }
+    for (Py_ssize_t i = 0; i < count; i++)
+        to[runs[(from[i].tagged & mask) >> shift]++] = from[i];
+}
+
+/* Put held keys (sorted) in their order, each home slot prefetched PREFETCH_ROWS keys ahead. With `found_only`, a
+ * key not in the table is not put but kept: moved to the front of `held`. Returns how many were kept. */
+static Py_ssize_t
+sweep_held(Table *table, Held *held, Py_ssize_t count, int found_only)
+{
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (k + PREFETCH_ROWS < count)
+            __builtin_prefetch(&table->slots[home_slot(table, TAG_HASH(held[k + PREFETCH_ROWS].tagged))]);
+        uint64_t hash = TAG_HASH(held[k].tagged);
+        Key key = {held[k].bytes, (int64_t)(held[k].tagged >> TAG_SHIFT) - 2};
+        Slot *slot = find_slot(table, hash, key);
+        if (slot->stored) {
+            if (held[k].value > slot->value)
+                slot->value = held[k].value;
+        }
+        else if (found_only)
+            held[kept++] = held[k];
+        else
+            insert(table, slot, hash, key, held[k].value); /* a short key: no arena bytes, cannot fail */
+    }
+    return kept;
+}
+
+/* Room in the slots for `more` keys, taking the GIL for the rehash when it is needed and `released` says the caller
+ * let it go (NULL: the caller holds it). 0 with MemoryError (the table broken) when there is no room. */
+static int
+reserve_slots_released(Table *table, Py_ssize_t more, PyThreadState **released)
+{
+    if (slots_needed(table->count + more) <= table->slot_count)
+        return 1;
+    if (released != NULL)
+        PyEval_RestoreThread(*released);
+    int done = reserve_slots(table, more);
+    if (!done)
+        table->state = BROKEN;
+    if (released != NULL)
+        *released = PyEval_SaveThread();
+    return done;
+}
+
+/* Put every held key, the table's reads in slot order, leaving room for `more` keys after them. When the held keys
+ * might not all fit (were they all new), those already held are put first and the table grown for the rest only: a
+ * table grows when its keys need it, as put_spans() grows it. 0 with MemoryError (the table broken) otherwise. */
+static int
+flush_held(Table *table, Py_ssize_t more, PyThreadState **released)
+{
+    Py_ssize_t count = table->held_count;
+    if (count == 0)
+        return 1;
+    table->held_count = 0;
+    sort_held(table->held, table->sorted, count, table->slot_count);
+    if (slots_needed(table->count + count + more) <= table->slot_count) {
+        sweep_held(table, table->sorted, count, 0);
+        return 1;
+    }
+    Py_ssize_t fresh = sweep_held(table, table->sorted, count, 1);
+    Py_ssize_t slot_count = table->slot_count;
+    if (!reserve_slots_released(table, fresh + more, released))
+        return 0;
+    if (table->slot_count != slot_count) { /* the slots moved: sorted again for the new table */
+        sort_held(table->sorted, table->held, fresh, table->slot_count);
+        sweep_held(table, table->held, fresh, 0);
+    }
+    else
+        sweep_held(table, table->sorted, fresh, 0);
+    return 1;
+}
+
 /* Keys given as spans of a block: the buffers of number(), put_spans() and get_spans(), checked. */
 typedef struct {
     Py_buffer block, starts, lengths;
@@ -371,11 +491,12 @@ hash_spans(Spans *spans)
     return 1;
 }
 
+/* READY, the keys stage_spans() held put first; else 0 with an exception. */
 static int
-refuse_unless_ready(const Table *self)
+refuse_unless_ready(Table *self)
 {
     if (self->state == READY)
-        return 1;
+        return flush_held(self, 0, NULL);
     PyErr_SetString(PyExc_RuntimeError, self->state == PENDING ? "the keys of the last number() call were not committed"
                                         : self->state == BUSY  ? "another thread is putting keys into this table"
                                                                : "this table failed in an earlier call: start a new one");
@@ -537,6 +658,115 @@ done:
     release_spans(&spans);
     PyBuffer_Release(&offsets_view);
     return result;
+}
+
+#define HOLD_KEYS ((Py_ssize_t)3 << 16)
+#define KEY_PREFETCH_ROWS 16
+
+PyDoc_STRVAR(stage_spans_doc,
+"stage_spans(block, starts, lengths, offsets, shard=0, shards=1, hold=196608)\n"
+"--\n\n"
+"put_spans(), the short keys (at most 16 bytes) held back (copied) until `hold` of them are, then put in the order\n"
+"of their slots: the table's reads go up through it, not all over it. Every other call puts the held keys first;\n"
+"flush() puts them without the GIL. Entries end as put_spans() leaves them; items() keeps the order keys were first\n"
+"put only among keys put by other calls (a sweep puts its new keys in slot order).");
+
+/* Makes room (with the GIL) for the keys of `spans`: at most `hold` held (none held beyond), the slots for all of
+ * them (as put_spans() reserves) and the arena for the long ones. */
+static int
+stage_room(Table *self, const Spans *spans, Py_ssize_t hold)
+{
+    if (hold < 1) {
+        PyErr_Format(PyExc_ValueError, "hold must be at least 1, not %zd", hold);
+        return 0;
+    }
+    Py_ssize_t wanted = self->held_count + spans->rows < hold ? self->held_count + spans->rows : hold;
+    if (self->held_count > wanted && !flush_held(self, 0, NULL))
+        return 0;
+    return grow((void **)&self->held, &self->held_capacity, wanted, sizeof(Held))
+        && grow((void **)&self->sorted, &self->sorted_capacity, self->held_capacity, sizeof(Held))
+        && reserve_slots(self, spans->rows)
+        && grow((void **)&self->arena, &self->arena_capacity, self->arena_used + spans->arena_bytes, 1);
+}
+
+/* The shard's keys of `spans`: short ones held (the held ones put each time `limit` are), long ones put. */
+static int
+stage_rows(Table *self, Spans *spans, const int64_t *offsets, Py_ssize_t shard, Py_ssize_t shards,
+           Py_ssize_t limit, PyThreadState **released)
+{
+    const int64_t *starts = spans->starts.buf;
+    for (Py_ssize_t i = 0; i < spans->rows; i++) {
+        /* the keys lie apart in the block (a record's value between two), each read from memory: asked for ahead */
+        if (i + KEY_PREFETCH_ROWS < spans->rows)
+            __builtin_prefetch((const uint8_t *)spans->block.buf + starts[i + KEY_PREFETCH_ROWS]);
+        Key key = span_key(spans, i);
+        if (shards != 1 && shard_of(key, shards) != shard)
+            continue;
+        uint64_t hash = hash_key(key);
+        if (key.length > INLINE_KEY_BYTES) {
+            put_max(self, hash, key, offsets[i]); /* cannot fail: the arena and slots have room */
+            continue;
+        }
+        if (self->held_count == limit && !flush_held(self, spans->rows - i, released))
+            return 0;
+        Held *held = &self->held[self->held_count++];
+        held->tagged = TAG_HASH(hash) | ((uint64_t)(key.length + 2) << TAG_SHIFT);
+        held->value = offsets[i];
+        memset(held->bytes, 0, INLINE_KEY_BYTES);
+        if (key.length > 0)
+            memcpy(held->bytes, key.bytes, (size_t)key.length);
+    }
+    return 1;
+}
+
+static PyObject *
+OffsetTable_stage_spans(Table *self, PyObject *args)
+{
+    Spans spans = {0};
+    Py_buffer offsets_view = {0};
+    PyObject *result = NULL;
+    if (self->state != READY && !refuse_unless_ready(self)) /* the keys held stay held */
+        return NULL;
+    Py_ssize_t shard = 0, shards = 1, hold = HOLD_KEYS;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*|nnn:stage_spans", &spans.block, &spans.starts, &spans.lengths,
+                          &offsets_view, &shard, &shards, &hold))
+        return NULL;
+    if (!check_shard(shard, shards) || !check_spans(&spans) || !check_buffer(&offsets_view, spans.rows, 8, "offsets")
+        || !stage_room(self, &spans, hold))
+        goto done;
+    Py_ssize_t limit = hold < self->held_capacity ? hold : self->held_capacity;
+    self->state = BUSY;
+    PyThreadState *released = PyEval_SaveThread();
+    int staged = stage_rows(self, &spans, offsets_view.buf, shard, shards, limit, &released);
+    PyEval_RestoreThread(released);
+    if (staged) {
+        self->state = READY;
+        result = Py_NewRef(Py_None);
+    }
+done:
+    release_spans(&spans);
+    PyBuffer_Release(&offsets_view);
+    return result;
+}
+
+PyDoc_STRVAR(flush_doc,
+"flush()\n"
+"--\n\n"
+"Put the keys stage_spans() held, without the GIL.");
+
+static PyObject *
+OffsetTable_flush(Table *self, PyObject *Py_UNUSED(ignored))
+{
+    if (self->state != READY)
+        return refuse_unless_ready(self) ? Py_NewRef(Py_None) : NULL;
+    self->state = BUSY;
+    PyThreadState *released = PyEval_SaveThread();
+    int flushed = flush_held(self, 0, &released);
+    PyEval_RestoreThread(released);
+    if (!flushed)
+        return NULL;
+    self->state = READY;
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(get_spans_doc,
@@ -725,6 +955,8 @@ OffsetTable_values(Table *self, PyObject *arg)
 static Py_ssize_t
 Table_len(Table *self)
 {
+    if (self->held_count && !refuse_unless_ready(self))
+        return -1;
     return self->count;
 }
 
@@ -735,6 +967,8 @@ Table_dealloc(Table *self)
         free_slots(self->slots, self->slot_count);
     PyMem_Free(self->arena);
     PyMem_Free(self->staged);
+    PyMem_Free(self->held);
+    PyMem_Free(self->sorted);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -776,6 +1010,8 @@ PyTypeObject KeyTableType = {
 
 static PyMethodDef OffsetTable_methods[] = {
     {"put_spans", (PyCFunction)OffsetTable_put_spans, METH_VARARGS, put_spans_doc},
+    {"stage_spans", (PyCFunction)OffsetTable_stage_spans, METH_VARARGS, stage_spans_doc},
+    {"flush", (PyCFunction)OffsetTable_flush, METH_NOARGS, flush_doc},
     {"get_spans", (PyCFunction)OffsetTable_get_spans, METH_VARARGS, get_spans_doc},
     {"put", (PyCFunction)OffsetTable_put, METH_VARARGS, put_doc},
     {"get", (PyCFunction)OffsetTable_get, METH_VARARGS, get_doc},
