@@ -12,7 +12,7 @@ from plotly.subplots import make_subplots
 
 from kcompact_nb.core import DirtinessPoint
 from kcompact_nb.viz._axes import TimeAxis, time_axis
-from kcompact_nb.viz._dirty import RATIO_AXIS, deadline_trace, duplicates_trace, ratio_traces
+from kcompact_nb.viz._dirty import RATIO_AXIS, deadline_trace, duplicates_trace, ratio_traces, x_of
 from kcompact_nb.viz._figure import FONT_SIZE, TITLE_FONT_SIZE, assemble, legend_once
 from kcompact_nb.viz._labels import PLOT_WIDTH_PX, text_px
 from kcompact_nb.viz._palette import DUPLICATES, LABELS
@@ -54,7 +54,7 @@ def what_if_scale(series: Mapping[str, Sequence[DirtinessPoint]], *, by: str = "
     that markers at its ends are drawn whole."""
     points = [p for column in series.values() for p in column]
     axis = _axis(series, by)
-    x = [axis.x(p.now_ms) if axis is not None else float(p.frame) for p in points] or [0.0]
+    x = x_of(points, axis) or [0.0]
     ratios = [0.0, 1.0] + [r for p in points for r in (p.cleanable_ratio, p.min_cleanable_dirty_ratio)]
     duplicates = max((p.duplicates for p in points), default=0)
     return WhatIfScale(
