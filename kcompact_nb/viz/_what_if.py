@@ -73,7 +73,7 @@ def what_if_column(label: str, points: Sequence[DirtinessPoint], *, scale: WhatI
     layout["yaxis"]["range"] = list(scale.ratio)
     layout["yaxis2"]["range"] = list(scale.duplicates)
     heading = _fitted(label, PLOT_WIDTH_PX / 2, size=TITLE_FONT_SIZE)  # room for two lines: the sides' plots align
-    return assemble(traces, layout, title=heading, height=620, top=90, bottom=140)
+    return assemble(traces, layout, title=heading, height=660, top=90, bottom=190)
 
 
 def _axis(series: Mapping[str, Sequence[DirtinessPoint]], by: str) -> TimeAxis | None:
