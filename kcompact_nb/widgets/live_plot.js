@@ -48,21 +48,34 @@ function titleOf(figure) {
   return texts.filter(Boolean).map((text) => text.replace(/<br>/g, " ").replace(/<[^>]+>/g, "")).join(" · ");
 }
 
-// `data` with each array equal to the one in the same place of `drawn` (the traces drawn last) replaced by that
-// array: Plotly.react takes an array of a new identity for new data and re-plots the whole figure, where a figure
-// whose data are all as drawn, its axis ranges changed (a what-if side an edit did not change, drawn on a scale it
-// changed), only has its axes and traces redrawn: about a third of the time.
-function withDrawnArrays(drawn, data) {
-  const same = (a, b) => Array.isArray(a) && a.length === b.length && a.every((value, i) => value === b[i]);
-  return data.map((trace, i) => {
-    const before = drawn?.[i];
-    if (before === undefined) return trace;
-    const kept = { ...trace };
-    for (const [key, value] of Object.entries(trace)) {
-      if (Array.isArray(value) && same(before[key], value)) kept[key] = before[key];
+// The layout paths (dotted, as `Plotly.relayout` takes them) on which `after` differs from `before`, when their data and
+// config are the same; else null. `Plotly.react` re-plots a whole figure whenever its data arrays are new, where
+// `Plotly.relayout` of those paths redraws only what they change: a what-if side an edit did not change, drawn again
+// on a scale the edit moved, is a new axis range (5-10 ms against 30-50 for the re-plot in a bare page).
+function layoutChanges(before, after) {
+  if (!sameJson(before.data, after.data) || !sameJson(before.config, after.config)) return null;
+  const changes = {};
+  const walk = (was, now, path) => {
+    for (const key of new Set([...Object.keys(was), ...Object.keys(now)])) {
+      const [a, b] = [was[key], now[key]];
+      if (isObject(a) && isObject(b)) walk(a, b, `${path}${key}.`);
+      else if (!sameJson(a, b)) changes[`${path}${key}`] = b === undefined ? null : b;
     }
-    return kept;
-  });
+  };
+  walk(before.layout ?? {}, after.layout ?? {}, "");
+  return changes;
+}
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function sameJson(a, b) {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((value, i) => sameJson(value, b[i]));
+  if (!isObject(a) || !isObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => key in b && sameJson(a[key], b[key]));
 }
 
 // The width `plot` is shown at, its hidden ancestors (display none) shown for the measure (no frame is painted).
@@ -92,17 +105,19 @@ function render({ model, el }) {
   let shown = null; // the id of the figure in `plot`
   let ahead = []; // the figures the kernel sent last as likely next
   const drawnAhead = new Map(); // id -> {node, width}: figures drawn ahead, out of sight
+  const drawnFrom = new WeakMap(); // node -> {figure, width}: the figure (as sent) a node was drawn from, and how wide
 
   const showNote = (text) => {
     note.textContent = text;
     note.style.display = text ? "block" : "none";
   };
-  const sized = (figure, width) => {
-    const layout = { ...figure.layout };
+  // Plotly.react's arguments for `figure` drawn `width` px wide: copies, as plotly writes into what it is given (an
+  // axis' type and range) and `figure` must stay as sent, to be compared with the next (layoutChanges).
+  const plotted = (figure, width) => {
+    const layout = structuredClone(figure.layout ?? {});
     if (layout.autosize && !layout.width && width > 0) layout.width = width;
-    return layout;
+    return [structuredClone(figure.data), layout, { displaylogo: false, ...(figure.config ?? {}) }];
   };
-  const config = (figure) => ({ displaylogo: false, ...(figure.config ?? {}) });
 
   // The element drawn ahead as `id` takes the place of `plot`, which waits out of sight in turn.
   const bringIn = (id) => {
@@ -141,8 +156,11 @@ function render({ model, el }) {
         if (figure.id !== undefined && figure.id !== shown && ready?.width === width && width > 0) {
           bringIn(figure.id);
         } else {
-          const data = withDrawnArrays(plot.data, figure.data);
-          await Plotly.react(plot, data, sized(figure, plot.clientWidth), config(figure));
+          const before = drawnFrom.get(plot);
+          const changes = before?.width === plot.clientWidth ? layoutChanges(before.figure, figure) : null;
+          if (changes === null) await Plotly.react(plot, ...plotted(figure, plot.clientWidth));
+          else if (Object.keys(changes).length > 0) await Plotly.relayout(plot, changes);
+          drawnFrom.set(plot, { figure, width: plot.clientWidth });
         }
         shown = figure.id ?? null;
         scheduleAhead();
@@ -182,8 +200,9 @@ function render({ model, el }) {
       drawing = drawing
         .then(async () => {
           if (ticket !== asked) return letGo();
-          await Plotly.react(node, figure.data, sized(figure, at), config(figure));
+          await Plotly.react(node, ...plotted(figure, at));
           drawnAhead.set(figure.id, { node, width: at });
+          drawnFrom.set(node, { figure, width: at });
         })
         .catch(letGo);
       await drawing;

@@ -388,8 +388,8 @@ def test_a_what_if_side_an_edit_did_not_change_keeps_the_data_it_drew_when_the_s
 ) -> None:
     """Issue #41: an edit on one side of 02's explorer that changes the scale both sides share (the right side's
     max.compaction.lag.ms 2 d raises the superseded records' range) redraws the left side on the new scale with its
-    data as drawn: the page gives plotly the arrays it drew (new arrays make ``Plotly.react`` re-plot the whole
-    figure; the same ones with a new axis range redraw only its axes and traces)."""
+    data as drawn: the page relayouts the paths of its layout that changed (``Plotly.relayout``), where
+    ``Plotly.react`` with the figure as sent would re-plot it whole from new arrays."""
     with ran(chromium, jupyter_lab, "02-why-is-my-partition-not-clean") as page:
         wait_until_rendered(page)
         output = widget_output(page)
