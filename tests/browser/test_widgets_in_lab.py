@@ -209,16 +209,18 @@ def use_widget(chromium: Browser, server: LabServer, notebook: str, load: str) -
 
     def on_console(message: ConsoleMessage) -> None:
         if message.type == "error":
-            use.problems.append(f"console error: {message.text}")
+            use.problems.append(f"{stage(use)}: console error: {message.text}")
 
     page.on("console", on_console)
-    page.on("pageerror", lambda error: use.problems.append(f"page error: {error}"))
+    page.on("pageerror", lambda error: use.problems.append(f"{stage(use)}: page error: {error}"))
     started = time.monotonic()
     try:
         open_copied(page, server, f"notebooks/{notebook}.ipynb")
         if load == "quiet":
             use.opened = look_before_running(page, ROOT / "notebooks" / f"{notebook}.ipynb", ON_OPEN_SHOTS / notebook)
-            use.opened.console_errors = [problem for problem in use.problems if problem.startswith("console error")]
+            use.opened.console_errors = [problem for problem in use.problems if "console error" in problem]
+        else:  # as a reader does, and as the quiet run does: Run All once the saved widgets are drawn
+            wait_until_rendered(page)
         start_run_all(page)
         deadline = time.monotonic() + RUN_ALL_TIMEOUT_MS / 1000
         while run_all_outcome(page) is None and time.monotonic() < deadline:
@@ -238,10 +240,15 @@ def use_widget(chromium: Browser, server: LabServer, notebook: str, load: str) -
             check(page, output, use, label)
         use.actions_s = time.monotonic() - started - use.run_all_s
     except PlaywrightError as error:  # one notebook's failure is its own test's, said in full, not the module's
-        use.problems.append(f"{use.actions[-1] if use.actions else 'opening and Run All'}: {error}")
+        use.problems.append(f"{stage(use)}: {error}")
     finally:
         close_notebook(page)
     return use
+
+
+def stage(use: Use) -> str:
+    """Where ``use`` is: the action under way (the last one begun), or the opening and Run All before any."""
+    return use.actions[-1] if use.actions else "opening and Run All"
 
 
 def click_report(uses: list[Use]) -> str:
