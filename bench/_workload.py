@@ -45,6 +45,10 @@ class Workload:
     """The batches' ``compression.type`` (``none``, ``gzip``, ``snappy``, ``lz4``, ``zstd``)."""
     values: str = "repeated"
 
+    def __post_init__(self) -> None:
+        if self.values not in VALUE_KINDS:
+            raise ValueError(f"values must be one of {', '.join(VALUE_KINDS)}, not {self.values!r}")
+
     @property
     def keys(self) -> int:
         return max(self.records // 10, 1)

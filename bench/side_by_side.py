@@ -39,7 +39,7 @@ from bench._results import (
     side_by_side_rows,
 )
 from bench._runner import REGISTRY, run_all
-from bench._workload import Workload, write_partition_dir
+from bench._workload import VALUE_KINDS, Workload, write_partition_dir
 from bench.bench_stream import streamed_rows
 from kcompact_nb.broker import KafkaBroker
 
@@ -160,6 +160,14 @@ def parse_sizes(text: str) -> list[int]:
     return [int(float(t[:-1]) * scale[t[-1]]) if t[-1] in scale else int(t) for t in text.split(",") if t]
 
 
+def parse_values(text: str) -> list[str]:
+    """``--values``: kinds of :attr:`Workload.values`, comma-separated; ``both`` is ``text,bytes``."""
+    values = ["text", "bytes"] if text == "both" else [kind for kind in text.split(",") if kind]
+    if unknown := [kind for kind in values if kind not in VALUE_KINDS]:
+        raise ValueError(f"unknown kind {', '.join(unknown)} (one of {', '.join(VALUE_KINDS)}, or both)")
+    return values
+
+
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench side-by-side")
     parser.add_argument("--sizes", default="100k,1M,5M", help="side-by-side sizes (records)")
@@ -170,7 +178,9 @@ def main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--codec-sizes", default="1M", help="compressed partition sizes (records)")
     parser.add_argument(
-        "--values", default="text", help="the compressed partitions' values: text (JSON-like), bytes (random), or both"
+        "--values",
+        default="text",
+        help="the compressed partitions' values: text (JSON-like), bytes (random), repeated, a list, or both",
     )
     parser.add_argument(
         "--codecs-only", action="store_true", help="measure the compressed partitions alone; keep the rest of --output"
@@ -184,7 +194,10 @@ def main(argv: Sequence[str]) -> int:
     command = "python -m bench side-by-side" + (" " + " ".join(argv) if argv else "")
     runs = lambda n: args.repeat if n < 5_000_000 else args.repeat_large  # noqa: E731
     codecs = [c for c in args.codecs.split(",") if c]
-    values = [v for v in args.values.split(",") if v]
+    try:
+        values = parse_values(args.values)
+    except ValueError as error:
+        parser.error(f"--values: {error}")
     if args.codecs_only:
         with tempfile.TemporaryDirectory(prefix="kcompact-side-by-side-") as tmp:
             rows = compressed(codecs, parse_sizes(args.codec_sizes), runs, Path(tmp), values)

@@ -19,7 +19,7 @@ from bench._results import (
     replace_section,
 )
 from bench._workload import Workload, write_partition_dir
-from bench.side_by_side import parse_sizes
+from bench.side_by_side import main, parse_sizes, parse_values
 from kcompact_nb.io import read_partition_dir
 
 KAFKA_MESSAGE = """[2026-01-01 00:00:00,000] INFO Cleaner 0: Log cleaner thread 0 cleaned log bench-0 (dirty section = [0, 1000000])
@@ -146,3 +146,17 @@ def test_the_core_decoded_and_streamed_contenders_keep_the_same_records(tmp_path
     assert all(m["load_s"] > 0 and m["compute_s"] > 0 and "write_s" not in m for m in (core, streamed))
     assert decoded["write_s"] > 0
     assert list(tmp_path.rglob("*.cleaned")) == []  # the written copies are gone with their temporary folder
+
+
+def test_values_both_means_text_and_bytes_and_an_unknown_kind_is_refused(capsys):
+    """``--values both`` once ran the ``repeated`` workload under the name "both" (an unknown kind fell through to it)."""
+    assert parse_values("both") == ["text", "bytes"]
+    assert parse_values("text,bytes,repeated") == ["text", "bytes", "repeated"]
+    with pytest.raises(ValueError, match="unknown kind mixed"):
+        parse_values("text,mixed")
+    with pytest.raises(ValueError, match="values must be one of repeated, text, bytes, not 'both'"):
+        Workload(10, values="both")
+    with pytest.raises(SystemExit) as exited:
+        main(["--codecs-only", "--codecs", "none", "--values", "bogus"])
+    assert exited.value.code == 2
+    assert "--values: unknown kind bogus" in capsys.readouterr().err
