@@ -114,7 +114,7 @@ def compressed(
 def _one_size(
     broker: KafkaBroker, workload: Workload, runs: int, folder: Path, kinds: Sequence[str] = tuple(CONTENDERS)
 ) -> list[Row]:
-    name = f"bench-{workload.codec}-{workload.records}"
+    name = f"bench-{workload.codec}-{workload.values}-{workload.records}"  # a topic per workload: one broker runs all
     passes = [kafka_pass(broker, workload, f"{name}-{i}", folder if i == 0 else None) for i in range(runs)]
     copied = folder / f"{name}-0-0"
     kafka_runs = [
