@@ -21,7 +21,7 @@ from bench._results import (
 from bench._workload import Workload, write_partition_dir
 from bench.side_by_side import compressed, main, parse_sizes, parse_values
 from kcompact_nb.io import read_partition_dir
-from kcompact_nb.maven import missing_tools
+from tests.broker.conftest import require_java_and_maven
 
 KAFKA_MESSAGE = """[2026-01-01 00:00:00,000] INFO Cleaner 0: Log cleaner thread 0 cleaned log bench-0 (dirty section = [0, 1000000])
 \t1,111.5 MB of log processed in 1.0 seconds (1,066.7 MB/sec).
@@ -166,8 +166,7 @@ def test_values_both_means_text_and_bytes_and_an_unknown_kind_is_refused(capsys)
 def test_each_kind_of_values_is_measured_on_its_own_topic_against_a_real_broker(tmp_path):
     """``--values both`` once stopped at its second kind: both kinds' topics had one name on the one broker. Each
     kind's Kafka pass and the project's contenders keep the same records."""
-    if missing := missing_tools():
-        pytest.skip(f"the real broker needs {' and '.join(missing)} on PATH (Java 17+, Maven 3)")
+    require_java_and_maven()
     rows = compressed(["none"], [2_000], lambda _: 1, tmp_path, ["text", "bytes"])
     assert [(row["values"], row["contender"][:4]) for row in rows] == [
         (kind, contender) for kind in ("text", "bytes") for contender in ("(b) ", "(a) ", "(a0)", "(a')")
