@@ -36,6 +36,7 @@ from kcompact_nb.io.files._index_files import (
     model_indexes,
     preallocated_bytes,
     read_index_file,
+    read_index_pairs,
     segment_indexes,
     write_index_file,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "model_indexes",
     "read_checkpoint",
     "read_index_file",
+    "read_index_pairs",
     "segment_indexes",
     "write_checkpoint",
     "write_index_file",

@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy
+
 from kcompact_nb.core import (
     INDEX_FILE_SUFFIX,
     LONG_MAX,
@@ -170,14 +172,22 @@ def file_offset(path: Path) -> int:
 
 def decode_offset_index(data: bytes, base_offset: int, source: str | Path = "<offset index>") -> OffsetIndexFile:
     """The entries of a ``.index`` file's bytes; raises :class:`IndexFileError` naming the byte position."""
-    relative = _index_entries(data, _OFFSET_ENTRY, source, "offset index")
-    entries = tuple(OffsetPosition(base_offset + r, position) for r, position in relative)
-    for number, (previous, entry) in enumerate(zip(entries, entries[1:], strict=False), start=1):
-        if entry.offset <= previous.offset or entry.position <= previous.position:
-            reason = f"entry {number} ({entry.offset} at {entry.position}) does not follow entry {number - 1} "
-            reason += f"({previous.offset} at {previous.position}): offsets and positions must increase"
-            raise IndexFileError(source, number * _OFFSET_ENTRY.size, reason)
+    pairs = offset_index_pairs(data, base_offset, source)
+    entries = tuple(OffsetPosition(offset, position) for offset, position in pairs)
     return OffsetIndexFile(base_offset, entries, _preallocated(data, entries, _OFFSET_ENTRY))
+
+
+def offset_index_pairs(data: bytes, base_offset: int, source: str | Path = "<offset index>") -> list[tuple[int, int]]:
+    """:func:`decode_offset_index`'s entries as ``(offset, position)`` pairs, checked alike."""
+    relative, positions = _index_entries(data, _OFFSET_ENTRY, source, "offset index")
+    offsets = _absolute(relative, base_offset)
+    pairs = list(zip(offsets.tolist(), positions.tolist(), strict=True))
+    for number in _first_back(offsets, positions, strict=True):
+        (offset, position), (before, at) = pairs[number], pairs[number - 1]
+        reason = f"entry {number} ({offset} at {position}) does not follow entry {number - 1} "
+        reason += f"({before} at {at}): offsets and positions must increase"
+        raise IndexFileError(source, number * _OFFSET_ENTRY.size, reason)
+    return pairs
 
 
 def encode_offset_index(index: OffsetIndexFile) -> bytes:
@@ -188,14 +198,39 @@ def encode_offset_index(index: OffsetIndexFile) -> bytes:
 
 def decode_time_index(data: bytes, base_offset: int, source: str | Path = "<time index>") -> TimeIndexFile:
     """The entries of a ``.timeindex`` file's bytes; raises :class:`IndexFileError` naming the byte position."""
-    relative = _index_entries(data, _TIME_ENTRY, source, "time index")
-    entries = tuple(TimestampOffset(timestamp, base_offset + r) for timestamp, r in relative)
-    for number, (previous, entry) in enumerate(zip(entries, entries[1:], strict=False), start=1):
-        if entry.timestamp < previous.timestamp or entry.offset < previous.offset:
-            reason = f"entry {number} (timestamp {entry.timestamp} at offset {entry.offset}) goes back from entry "
-            reason += f"{number - 1} (timestamp {previous.timestamp} at offset {previous.offset})"
-            raise IndexFileError(source, number * _TIME_ENTRY.size, reason)
+    pairs = time_index_pairs(data, base_offset, source)
+    entries = tuple(TimestampOffset(timestamp, offset) for timestamp, offset in pairs)
     return TimeIndexFile(base_offset, entries, _preallocated(data, entries, _TIME_ENTRY))
+
+
+def time_index_pairs(data: bytes, base_offset: int, source: str | Path = "<time index>") -> list[tuple[int, int]]:
+    """:func:`decode_time_index`'s entries as ``(timestamp, offset)`` pairs, checked alike."""
+    timestamps, relative = _index_entries(data, _TIME_ENTRY, source, "time index")
+    offsets = _absolute(relative, base_offset)
+    pairs = list(zip(timestamps.tolist(), offsets.tolist(), strict=True))
+    for number in _first_back(timestamps, offsets, strict=False):
+        (timestamp, offset), (before, at) = pairs[number], pairs[number - 1]
+        reason = f"entry {number} (timestamp {timestamp} at offset {offset}) goes back from entry "
+        reason += f"{number - 1} (timestamp {before} at offset {at})"
+        raise IndexFileError(source, number * _TIME_ENTRY.size, reason)
+    return pairs
+
+
+def _absolute(relative: numpy.ndarray, base_offset: int) -> numpy.ndarray:
+    """Offsets from relative ones: int64, or Python ints where they would pass it (a hostile file name's base)."""
+    if base_offset + int(relative.max(initial=0)) > LONG_MAX:
+        return relative.astype(object) + base_offset
+    return relative + base_offset
+
+
+def _first_back(first: numpy.ndarray, second: numpy.ndarray, *, strict: bool) -> list[int]:
+    """The number of the first entry whose columns do not increase from the entry before (``strict``: each must
+    rise; else neither may fall), as a list of none or one."""
+    if strict:
+        back = (first[1:] <= first[:-1]) | (second[1:] <= second[:-1])
+    else:
+        back = (first[1:] < first[:-1]) | (second[1:] < second[:-1])
+    return [int(numpy.argmax(back)) + 1] if back.any() else []
 
 
 def encode_time_index(index: TimeIndexFile) -> bytes:
@@ -204,22 +239,41 @@ def encode_time_index(index: TimeIndexFile) -> bytes:
     return _zero_fill(data, index.preallocated_bytes)
 
 
-def _index_entries(data: bytes, entry: struct.Struct, source: str | Path, kind: str) -> list[tuple[int, int]]:
+_COLUMNS = {
+    _OFFSET_ENTRY.format: numpy.dtype([("relative", ">i4"), ("position", ">i4")]),
+    _TIME_ENTRY.format: numpy.dtype([("timestamp", ">i8"), ("relative", ">i4")]),
+}
+"""Each index entry's fields as numpy columns, by its ``struct`` format."""
+
+
+def _index_entries(
+    data: bytes, entry: struct.Struct, source: str | Path, kind: str
+) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """An index's entries (up to its zero fill, checked to be zeros) as two int64 columns in the entry's field order."""
     if len(data) % entry.size:
         reason = f"{len(data)} bytes is not a whole number of {entry.size}-byte {kind} entries (a corrupt index)"
         raise IndexFileError(source, len(data) - len(data) % entry.size, reason)
-    entries = []
-    for number, fields in enumerate(entry.iter_unpack(data)):
-        relative = fields[0] if entry is _OFFSET_ENTRY else fields[1]
-        if number > 0 and relative == 0:  # the zero fill of a preallocated index (DumpLogSegments stops here too)
-            _check_zero_fill(data, number * entry.size, source)
-            break
-        if relative < 0:
-            raise IndexFileError(source, number * entry.size, f"negative relative offset {relative}")
-        entries.append(fields)
-    if len(entries) == 1 and len(data) > entry.size and not any(data):
-        return []  # all zeros and preallocated: no entry yet (a lone zero entry would write the same bytes)
-    return entries
+    rows = numpy.frombuffer(data, _COLUMNS[entry.format])
+    relative = rows["relative"]
+    zero = _zero_fill_row(relative)
+    if zero is not None:  # the zero fill of a preallocated index (DumpLogSegments stops here too)
+        _check_zero_fill(data, zero * entry.size, source)
+        rows, relative = rows[:zero], relative[:zero]
+    if (relative < 0).any():
+        number = int(numpy.argmax(relative < 0))
+        raise IndexFileError(source, number * entry.size, f"negative relative offset {relative[number]}")
+    if len(rows) == 1 and len(data) > entry.size and not any(data):
+        rows = rows[:0]  # all zeros and preallocated: no entry yet (a lone zero entry would write the same bytes)
+    names = rows.dtype.names or ()
+    return rows[names[0]].astype(numpy.int64), rows[names[1]].astype(numpy.int64)
+
+
+def _zero_fill_row(relative: numpy.ndarray, first: int = 0) -> int | None:
+    """The row where a zero fill starts in ``relative`` (rows numbered from ``first``): the first after row 0 of the
+    index whose relative offset is 0; None if none."""
+    zeros = numpy.flatnonzero(relative == 0)
+    zeros = zeros[zeros + first > 0]
+    return int(zeros[0]) if len(zeros) else None
 
 
 def _check_zero_fill(data: bytes, start: int, source: str | Path) -> None:
@@ -417,6 +471,10 @@ _DECODERS: dict[str, Callable[[bytes, int, Path], IndexFile]] = {
 }
 
 
+_ENTRY_OF = {INDEX_FILE_SUFFIX: _OFFSET_ENTRY, TIME_INDEX_FILE_SUFFIX: _TIME_ENTRY}
+"""The entry layout of offset and time index files, by suffix."""
+
+
 def read_index_file(path: str | os.PathLike[str]) -> IndexFile:
     """Read a ``.index``, ``.timeindex``, ``.txnindex`` or ``.snapshot`` file (never modified), by its suffix."""
     path = Path(path)
@@ -425,7 +483,7 @@ def read_index_file(path: str | os.PathLike[str]) -> IndexFile:
         raise IndexFileError(
             path, None, f"not an index or snapshot file: expected a name ending in {', '.join(INDEX_FILE_SUFFIXES)}"
         )
-    entry = {INDEX_FILE_SUFFIX: _OFFSET_ENTRY, TIME_INDEX_FILE_SUFFIX: _TIME_ENTRY}.get(path.suffix)
+    entry = _ENTRY_OF.get(path.suffix)
     if entry is None:
         return decode(path.read_bytes(), file_offset(path), path)
     data, size = _index_prefix(path, entry)
@@ -433,6 +491,17 @@ def read_index_file(path: str | os.PathLike[str]) -> IndexFile:
     if len(data) != size and isinstance(index, (OffsetIndexFile, TimeIndexFile)):  # zero-filled: its true size
         index = dataclasses.replace(index, preallocated_bytes=size)
     return index
+
+
+def read_index_pairs(path: str | os.PathLike[str]) -> list[tuple[int, int]]:
+    """A ``.index`` or ``.timeindex`` file's entries as :func:`read_index_file` reads them, as pairs:
+    ``(offset, position)`` or ``(timestamp, offset)`` (no entry objects: an index holds them by the ten thousand)."""
+    path = Path(path)
+    entry = _ENTRY_OF.get(path.suffix)
+    if entry is None:
+        raise IndexFileError(path, None, "not an offset or time index: expected a name ending in .index or .timeindex")
+    pairs = offset_index_pairs if entry is _OFFSET_ENTRY else time_index_pairs
+    return pairs(_index_prefix(path, entry)[0], file_offset(path), path)
 
 
 _READ_BLOCK = 1024 * 1024
@@ -464,13 +533,10 @@ def _index_prefix(path: Path, entry: struct.Struct) -> tuple[bytes, int]:
 
 def _zero_fill_start(kept: bytearray, block: bytes, entry: struct.Struct) -> int | None:
     """Where in ``block`` the zero fill starts (an entry after the first whose relative offset is 0), if it does."""
-    first = len(kept) // entry.size
     whole = len(block) - len(block) % entry.size
-    for number, fields in enumerate(entry.iter_unpack(block[:whole]), start=first):
-        relative = fields[0] if entry is _OFFSET_ENTRY else fields[1]
-        if number > 0 and relative == 0:
-            return (number - first) * entry.size
-    return None
+    row = _zero_fill_row(numpy.frombuffer(block, _COLUMNS[entry.format], whole // entry.size)["relative"],
+                         len(kept) // entry.size)  # fmt: skip
+    return None if row is None else row * entry.size
 
 
 def _check_zeros(handle: BinaryIO, rest: bytes, position: int, path: Path) -> None:

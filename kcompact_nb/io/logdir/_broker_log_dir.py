@@ -241,7 +241,7 @@ def _move_written_segment(segment: Segment, file: Path, folder: Path) -> None:
     _write_indexes(segment, folder)
 
 
-def write_segment_files(segment: Segment, folder: Path, held: bytes | None = None) -> None:
+def write_segment_files(segment: Segment, folder: Path, held: memoryview | None = None) -> None:
     """A segment's ``.log``, ``.index``, ``.timeindex`` and (with aborted transactions) ``.txnindex`` files.
 
     Index entries are those the segment's appends added (``LogSegment.append`` by the rule of its
@@ -268,7 +268,7 @@ def _write_indexes(segment: Segment, folder: Path) -> None:
         set_mtime_ms(path, segment.last_modified_ms)
 
 
-def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path, held: bytes | None) -> bool:
+def _copy_unchanged_segment(segment: Segment, origin: Path, staging: Path, held: memoryview | None) -> bool:
     """Copy the source files of ``segment`` when its ``.log`` file holds exactly the segment's bytes and no cleaner
     pass rewrote it (a rewritten segment's indexes are the ones its appends built, whatever its bytes).
 
@@ -322,7 +322,7 @@ def _still_there(segment: Segment, log: BinaryIO, path: Path) -> bool:
     return info.st_ino == current and info.st_size == segment.size_bytes
 
 
-def _copied(segment: Segment, reader: BinaryIO, target: Path, *, stored: bool, held: bytes | None) -> bool:
+def _copied(segment: Segment, reader: BinaryIO, target: Path, *, stored: bool, held: memoryview | None) -> bool:
     """Copy the open ``reader`` to ``target`` (its mode and times kept): a stored segment's bytes as they are, any
     other's when it holds exactly ``segment``'s bytes (those ``held`` of its file, when its log holds them),
     compared as it is copied so the file is read once; nothing is left at ``target`` when it differs."""

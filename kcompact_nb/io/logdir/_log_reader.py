@@ -49,6 +49,7 @@ from kcompact_nb.io.files import (
 )
 from kcompact_nb.io.logdir._failed_pass import failed_pass
 from kcompact_nb.io.logdir._header_scan import FirstUnreadable, header_segments, mtime_ms
+from kcompact_nb.io.logdir._held_bytes import read_held
 from kcompact_nb.io.logdir._live_reads import (
     FileState,
     changes_since,
@@ -230,13 +231,9 @@ def _stats(files: list[Path]) -> dict[Path, os.stat_result]:
 
 
 def _held_files(files: list[Path]) -> dict[Path, ScannedFile]:
-    """Each file's bytes, read once (a partition that holds them, ``ReadOptions.hold_bytes``), to be scanned."""
-    held = {}
-    for file in files:
-        with open(file, "rb", buffering=0) as handle:
-            inode, data = os.fstat(handle.fileno()).st_ino, handle.read()
-        held[file] = ScannedFile(inode, len(data), held=data)
-    return held
+    """Each file's bytes, read once on a thread (a partition that holds them, ``ReadOptions.hold_bytes``), scanned as
+    they arrive."""
+    return {file: ScannedFile(held.inode, held.size, held=held) for file, held in read_held(files).items()}
 
 
 def _segment_files(

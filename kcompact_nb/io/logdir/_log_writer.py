@@ -46,7 +46,9 @@ def batch_bytes(batch: RecordBatch, file: Path | str = "<batch>", position: int 
     return data
 
 
-def segment_bytes(segment: Segment, path: Path | str = "<segment>", held: bytes | None = None) -> Iterator[bytes]:
+def segment_bytes(
+    segment: Segment, path: Path | str = "<segment>", held: memoryview | None = None
+) -> Iterator[bytes | memoryview]:
     """The bytes of each batch of ``segment`` in file order (:func:`batch_bytes`; ``path`` names the file in errors),
     or all at once: ``held``, the segment's file's bytes its log holds (:meth:`InFiles.held_of`)."""
     if held is not None:
@@ -60,7 +62,7 @@ def segment_bytes(segment: Segment, path: Path | str = "<segment>", held: bytes 
 
 
 @cyclic_gc_paused()  # encoding rebuilt batches allocates by the hundred thousand and creates no reference cycles
-def write_segment_file(segment: Segment, path: Path, held: bytes | None = None) -> int:
+def write_segment_file(segment: Segment, path: Path, held: memoryview | None = None) -> int:
     """Write one segment's batches (or the bytes ``held`` of its file) to ``path``; returns the bytes written. Sets
     the file's mtime."""
     position = 0
@@ -134,12 +136,12 @@ class InFiles(Protocol):
         """The file holding ``segment``'s batches (None: they are in memory)."""
         ...
 
-    def held_of(self, segment: Segment) -> bytes | None:
+    def held_of(self, segment: Segment) -> memoryview | None:
         """The bytes of ``segment``'s file held in memory (read once, when its partition was), if they are."""
         ...
 
 
-def held_bytes(log: PartitionLog, segment: Segment) -> bytes | None:
+def held_bytes(log: PartitionLog, segment: Segment) -> memoryview | None:
     """The bytes of ``segment``'s file ``log`` holds (a partition read with ``ReadOptions.hold_bytes``), if any."""
     storage = log.storage
     return storage.held_of(segment) if isinstance(storage, InFiles) else None

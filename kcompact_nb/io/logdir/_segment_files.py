@@ -122,13 +122,13 @@ class SegmentFiles:
         """The file holding ``segment``'s batches (None: they are in memory)."""
         return None if segment.batches else self.files.get(segment.base_offset)
 
-    def held_of(self, segment: Segment) -> bytes | None:
+    def held_of(self, segment: Segment) -> memoryview | None:
         """The bytes of ``segment``'s file held in memory (a partition read with ``ReadOptions.hold_bytes``), to the
         segment's size; None when they are read from the file."""
         scanned = self.scanned.get(segment.base_offset) if self.file_of(segment) is not None else None
         if scanned is None or scanned.held is None:
             return None
-        return scanned.held if len(scanned.held) == scanned.size else scanned.held[: scanned.size]
+        return scanned.held.view()[: scanned.size]
 
     def batches(self, segment: Segment, position: int) -> Iterable[RecordBatch]:
         file = self.file_of(segment)

@@ -9,7 +9,6 @@ batches hold is decoded elsewhere (:class:`kcompact_nb.record.FramedBatchDecoder
 
 from __future__ import annotations
 
-import io
 import os
 import struct
 from collections.abc import Callable, Iterable, Iterator
@@ -28,6 +27,7 @@ from kcompact_nb.io._errors import (
     OffsetOrderError,
     TruncatedBatchError,
 )
+from kcompact_nb.io.logdir._held_bytes import ByteReader, HeldBytes
 from kcompact_nb.record import FramedBlock, frame_batches
 from kcompact_nb.record import batch_header as L
 from kcompact_nb.record import crc32c as calc_crc32c
@@ -121,14 +121,14 @@ class ScannedFile:
     inode: int
     size: int
     crc_checked: tuple[int, int] | None = None
-    held: bytes | None = field(default=None, repr=False, compare=False)
+    held: HeldBytes | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
-    def read_from(self, path: Path) -> Iterator[tuple[BinaryIO, int, bool]]:
+    def read_from(self, path: Path) -> Iterator[tuple[ByteReader, int, bool]]:
         """The bytes to read (open: the held ones, else ``path`` while it is still the scanned file), how many, and
         whether the scan checked their CRCs."""
         if self.held is not None:
-            yield io.BytesIO(self.held), self.size, self.crc_checked is not None
+            yield self.held.reader(), self.size, self.crc_checked is not None
             return
         with open(path, "rb", buffering=0) as handle:
             yield (handle, *self.opened(path, handle))
@@ -232,7 +232,7 @@ class SegmentFraming:
                 del block  # not held while the next block is read
 
     @contextmanager
-    def _opened(self) -> Iterator[tuple[BinaryIO, int, bool]]:
+    def _opened(self) -> Iterator[tuple[ByteReader, int, bool]]:
         """The file (or the bytes held of it) open, the bytes to read, and whether their CRCs were checked already."""
         if self.scanned is not None:
             with self.scanned.read_from(self.path) as opened:
@@ -288,7 +288,7 @@ class SegmentFraming:
         starts, end = frame_batches(chunk, self.checks_crc)
         return FramedBlock(chunk, starts, end, position)
 
-    def _read_frame(self, handle: BinaryIO, position: int) -> bytes:
+    def _read_frame(self, handle: ByteReader, position: int) -> bytes:
         remaining = self.file_size - position
         head = handle.read(L.LOG_OVERHEAD)
         if len(head) < L.LOG_OVERHEAD:

@@ -23,7 +23,7 @@ from kcompact_nb.core import (
     segment_file_name,
 )
 from kcompact_nb.io._errors import IndexFileError
-from kcompact_nb.io.files import read_index_file
+from kcompact_nb.io.files import read_index_file, read_index_pairs
 
 
 def take_stored_indexes(log: PartitionLog, folder: Path, notes: list[str]) -> None:
@@ -51,8 +51,7 @@ def _take_offset_and_time_index(segment: Segment, folder: Path) -> None:
     time_path = folder / segment_file_name(segment.base_offset, TIME_INDEX_FILE_SUFFIX)
     if not time_path.is_file():
         return
-    offsets = [(e.offset, e.position) for e in read_index_file(index_path).entries]  # type: ignore[union-attr]
-    times = [(e.timestamp, e.offset) for e in read_index_file(time_path).entries]  # type: ignore[union-attr]
+    offsets, times = read_index_pairs(index_path), read_index_pairs(time_path)
     last = segment.base_offset if segment.last_offset is None else segment.last_offset
     for offset, position in offsets:
         if not (segment.base_offset <= offset <= last and 0 <= position < max(segment.size_bytes, 1)):

@@ -39,6 +39,7 @@ from kcompact_nb.io.files import (
     encode_index_file,
     java_hash_map_order,
     preallocated_bytes,
+    read_index_pairs,
     segment_indexes,
     write_index_file,
 )
@@ -260,3 +261,36 @@ def test_reading_index_files_leaves_the_folder_untouched():
         if path.suffix in INDEX_FILE_SUFFIXES:
             read_index_file(path)
     assert tree_digest(folder) == before
+
+
+def test_index_pairs_are_the_entries_read_whole():
+    """The pairs log loading takes (``read_index_pairs``) are the entries ``read_index_file`` reads, file by file."""
+    paths = [p for p in sorted(SAMPLES.rglob("*")) if p.suffix in (".index", ".timeindex")]
+    assert paths
+    for path in paths:
+        entries = read_index_file(path).entries
+        fields = ("offset", "position") if path.suffix == ".index" else ("timestamp", "offset")
+        assert read_index_pairs(path) == [tuple(getattr(e, f) for f in fields) for e in entries]
+
+
+def test_a_base_offset_near_long_max_gives_the_offsets_past_it_not_wrapped_ones():
+    base = 2**63 - 10  # a hostile file name: base + relative passes Long.MAX_VALUE, which int64 columns would wrap
+    index = decode_offset_index(struct.pack(">iiii", 5, 0, 20, 80), base)
+    assert [e.offset for e in index.entries] == [base + 5, base + 20]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 1000), min_size=2, max_size=40), st.data())
+def test_the_first_entry_that_goes_back_is_the_one_named(steps, data):
+    """Whatever the entries, the error names the first entry not above the one before it, by number and bytes."""
+    offsets = [sum(steps[: i + 1]) for i in range(len(steps))]
+    broken = data.draw(st.integers(1, len(offsets) - 1))
+    offsets[broken] = offsets[broken - 1] - data.draw(st.integers(0, offsets[broken - 1] - 1))
+    positions = [8 * i + 1 for i in range(len(offsets))]
+    first = next(i for i in range(1, len(offsets)) if offsets[i] <= offsets[i - 1])
+    raw = b"".join(struct.pack(">ii", o, p) for o, p in zip(offsets, positions, strict=True))
+    with pytest.raises(IndexFileError) as caught:
+        decode_offset_index(raw, 0, "f.index")
+    assert caught.value.position == 8 * first
+    named = f"entry {first} ({offsets[first]} at {positions[first]}) does not follow entry {first - 1} "
+    assert named in str(caught.value)
