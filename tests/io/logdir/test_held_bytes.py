@@ -18,9 +18,13 @@ SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples" / "kafka"
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.binary(max_size=300), min_size=1, max_size=4), st.integers(1, 64), st.integers(1, 97))
-def test_held_files_read_in_any_pieces_are_the_files_bytes(tmp_path_factory, contents, chunk, piece):
-    """Whatever the files, the read's chunk and the reader's pieces, each file reads as its bytes, in order."""
+@given(
+    st.lists(st.binary(max_size=300), min_size=1, max_size=4), st.integers(1, 64), st.integers(1, 97),
+    st.integers(0, 301),
+)  # fmt: skip
+def test_held_files_read_in_any_pieces_are_the_files_bytes(tmp_path_factory, contents, chunk, piece, mapped_from):
+    """Whatever the files, the read's chunk, the reader's pieces and where files are mapped rather than in a
+    ``bytearray``, each file reads as its bytes, in order."""
     folder = tmp_path_factory.mktemp("held")
     files = []
     for number, content in enumerate(contents):
@@ -28,6 +32,7 @@ def test_held_files_read_in_any_pieces_are_the_files_bytes(tmp_path_factory, con
         files.append(file)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_held_bytes, "_CHUNK_BYTES", chunk)
+        patch.setattr(_held_bytes, "_MAPPED_FROM", mapped_from)
         held = read_held(files)
         for file, content in zip(files, contents, strict=True):
             reader, pieces = held[file].reader(), []
