@@ -180,14 +180,14 @@ def decode_offset_index(data: bytes, base_offset: int, source: str | Path = "<of
 def offset_index_pairs(data: bytes, base_offset: int, source: str | Path = "<offset index>") -> list[tuple[int, int]]:
     """:func:`decode_offset_index`'s entries as ``(offset, position)`` pairs, checked alike."""
     relative, positions = _index_entries(data, _OFFSET_ENTRY, source, "offset index")
-    offsets = _absolute(relative, base_offset)
-    pairs = list(zip(offsets.tolist(), positions.tolist(), strict=True))
-    for number in _first_back(offsets, positions, strict=True):
-        (offset, position), (before, at) = pairs[number], pairs[number - 1]
-        reason = f"entry {number} ({offset} at {position}) does not follow entry {number - 1} "
-        reason += f"({before} at {at}): offsets and positions must increase"
-        raise IndexFileError(source, number * _OFFSET_ENTRY.size, reason)
-    return pairs
+
+    def reason(number: int, entry: tuple[int, int], previous: tuple[int, int]) -> str:
+        return (
+            f"entry {number} ({entry[0]} at {entry[1]}) does not follow entry {number - 1} "
+            f"({previous[0]} at {previous[1]}): offsets and positions must increase"
+        )
+
+    return _rising_pairs(_absolute(relative, base_offset), positions, _OFFSET_ENTRY, source, reason, strict=True)
 
 
 def encode_offset_index(index: OffsetIndexFile) -> bytes:
@@ -206,14 +206,14 @@ def decode_time_index(data: bytes, base_offset: int, source: str | Path = "<time
 def time_index_pairs(data: bytes, base_offset: int, source: str | Path = "<time index>") -> list[tuple[int, int]]:
     """:func:`decode_time_index`'s entries as ``(timestamp, offset)`` pairs, checked alike."""
     timestamps, relative = _index_entries(data, _TIME_ENTRY, source, "time index")
-    offsets = _absolute(relative, base_offset)
-    pairs = list(zip(timestamps.tolist(), offsets.tolist(), strict=True))
-    for number in _first_back(timestamps, offsets, strict=False):
-        (timestamp, offset), (before, at) = pairs[number], pairs[number - 1]
-        reason = f"entry {number} (timestamp {timestamp} at offset {offset}) goes back from entry "
-        reason += f"{number - 1} (timestamp {before} at offset {at})"
-        raise IndexFileError(source, number * _TIME_ENTRY.size, reason)
-    return pairs
+
+    def reason(number: int, entry: tuple[int, int], previous: tuple[int, int]) -> str:
+        return (
+            f"entry {number} (timestamp {entry[0]} at offset {entry[1]}) goes back from entry "
+            f"{number - 1} (timestamp {previous[0]} at offset {previous[1]})"
+        )
+
+    return _rising_pairs(timestamps, _absolute(relative, base_offset), _TIME_ENTRY, source, reason, strict=False)
 
 
 def _absolute(relative: numpy.ndarray, base_offset: int) -> numpy.ndarray:
@@ -223,14 +223,26 @@ def _absolute(relative: numpy.ndarray, base_offset: int) -> numpy.ndarray:
     return relative + base_offset
 
 
-def _first_back(first: numpy.ndarray, second: numpy.ndarray, *, strict: bool) -> list[int]:
-    """The number of the first entry whose columns do not increase from the entry before (``strict``: each must
-    rise; else neither may fall), as a list of none or one."""
+def _rising_pairs(
+    first: numpy.ndarray,
+    second: numpy.ndarray,
+    entry: struct.Struct,
+    source: str | Path,
+    reason: Callable[[int, tuple[int, int], tuple[int, int]], str],
+    *,
+    strict: bool,
+) -> list[tuple[int, int]]:
+    """The entries' two columns as pairs; the first entry whose columns do not rise from the entry before
+    (``strict``: each must rise; else neither may fall) raises :class:`IndexFileError`, ``reason`` its text."""
+    pairs = list(zip(first.tolist(), second.tolist(), strict=True))
     if strict:
         back = (first[1:] <= first[:-1]) | (second[1:] <= second[:-1])
     else:
         back = (first[1:] < first[:-1]) | (second[1:] < second[:-1])
-    return [int(numpy.argmax(back)) + 1] if back.any() else []
+    if back.any():
+        number = int(numpy.argmax(back)) + 1
+        raise IndexFileError(source, number * entry.size, reason(number, pairs[number], pairs[number - 1]))
+    return pairs
 
 
 def encode_time_index(index: TimeIndexFile) -> bytes:
