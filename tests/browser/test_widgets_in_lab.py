@@ -38,6 +38,7 @@ from .lab import (
     LabServer,
     close_notebook,
     copy_notebooks,
+    is_restore_race,
     open_copied,
     run_all_outcome,
     start_run_all,
@@ -70,6 +71,10 @@ class Use:
     """Milliseconds from a click or an edit to every figure it changed redrawn, for those that changed one."""
     opened: Opened | None = None
     """What the notebook showed as opened, before it ran (on the quiet machine)."""
+    running: bool = False
+    """Whether Run All has begun."""
+    restore_races: int = 0
+    """Console errors on opening that were jupyterlab_widgets' restore race (:data:`RESTORE_RACE`), not problems."""
     run_all_s: float = 0.0
     actions_s: float = 0.0
     """Seconds from opening the notebook to its Run All rendered, and for the actions with their checks."""
@@ -208,7 +213,11 @@ def use_widget(chromium: Browser, server: LabServer, notebook: str, load: str) -
     page = chromium.new_context(viewport=VIEWPORT).new_page()
 
     def on_console(message: ConsoleMessage) -> None:
-        if message.type == "error":
+        if message.type != "error":
+            return
+        if not use.running and is_restore_race(message.text):  # what it could cost is checked once opened
+            use.restore_races += 1
+        else:
             use.problems.append(f"{stage(use)}: console error: {message.text}")
 
     page.on("console", on_console)
@@ -221,6 +230,9 @@ def use_widget(chromium: Browser, server: LabServer, notebook: str, load: str) -
             use.opened.console_errors = [problem for problem in use.problems if "console error" in problem]
         else:  # as a reader does, and as the quiet run does: Run All once the saved widgets are drawn
             wait_until_rendered(page)
+        if page.get_by_text("Error displaying widget").count():
+            use.problems.append("opening: the page shows 'Error displaying widget'")
+        use.running = True
         start_run_all(page)
         deadline = time.monotonic() + RUN_ALL_TIMEOUT_MS / 1000
         while run_all_outcome(page) is None and time.monotonic() < deadline:
@@ -247,8 +259,8 @@ def use_widget(chromium: Browser, server: LabServer, notebook: str, load: str) -
 
 
 def stage(use: Use) -> str:
-    """Where ``use`` is: the action under way (the last one begun), or the opening and Run All before any."""
-    return use.actions[-1] if use.actions else "opening and Run All"
+    """Where ``use`` is: the action under way (the last one begun), else the Run All or the opening before it."""
+    return use.actions[-1] if use.actions else "Run All" if use.running else "opening"
 
 
 def click_report(uses: list[Use]) -> str:
@@ -257,6 +269,8 @@ def click_report(uses: list[Use]) -> str:
     lines = []
     for use in uses:
         lines.append(f"{use.notebook}: Run All {use.run_all_s:.1f} s, {len(use.actions)} actions {use.actions_s:.1f} s")
+        if use.restore_races:
+            lines.append(f"{use.notebook}: jupyterlab_widgets' restore race on opening, {use.restore_races} time(s)")
         if use.click_ms:
             median, slowest = statistics.median(use.click_ms), max(use.click_ms)
             lines.append(
