@@ -1,7 +1,8 @@
 """Every notebook in JupyterLab at 1280x900 in headless chromium: Run All, then look at what a reader sees (issue #15).
 
 The notebooks run a few at a time in separate tabs (each with its own kernel), in JupyterLab served with
-``make lab``'s settings. For each: no console error, no error or stderr output, no "Error displaying widget",
+``make lab``'s settings. For each: no console error (but jupyterlab_widgets' restore race on opening,
+:data:`~tests.browser.lab.RESTORE_RACE`), no error or stderr output, no "Error displaying widget",
 no plotly axis whose fixed range hides data, nothing reaching past an output's right edge; every figure and
 widget output is saved as a PNG under ``test-artifacts/browser/notebooks/<notebook>/`` for people to look at,
 with the run times in ``timings.txt``. In notebook 01 the stepper is then used as a reader would: "Next ▶" must
