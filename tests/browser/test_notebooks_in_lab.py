@@ -118,8 +118,9 @@ def _finish(
 
 
 def _note_console_error(message: ConsoleMessage, errors: list[str]) -> None:
-    """Add ``message`` to ``errors`` if it is an error, other than jupyterlab_widgets' restore race on opening (its
-    effect on the saved views is test_widgets_in_lab.py's to check; Run All here draws them anew)."""
+    """Add ``message`` to ``errors`` if it is an error, other than jupyterlab_widgets' restore race (its effect on the
+    saved views is test_widgets_in_lab.py's to check; Run All here draws them anew). Let pass whenever it comes: Run
+    All starts as soon as the kernel is idle, so here the opening and the Run All overlap."""
     if message.type == "error" and not is_restore_race(message.text):
         errors.append(message.text)
 
