@@ -20,6 +20,7 @@ PICTURE_OUTPUTS = (
     ".jp-OutputArea-output.js-plotly-plot, .jp-OutputArea-output:has(.js-plotly-plot), "
     ".jp-OutputArea-output:has(.jupyter-widgets)"
 )
+BROKEN_WIDGET = "Error displaying widget"  # what JupyterLab shows in place of a widget it cannot draw
 SETTLE_S = 1.5
 TALL_MARGIN_PX = 200
 """Room for Lab's menu, tab bar and toolbar above an output, which would otherwise cover a tall one's top."""
@@ -174,20 +175,25 @@ def output_problems(page: Page, cell: int, output: Locator) -> list[str]:
     in one output."""
     where = f"cell {cell}"
     found = [f"{where}: {line}" for line in output.evaluate(CLIPPED_JS)]
-    if "Error displaying widget" in output.inner_text():
-        found.append(f"{where}: Error displaying widget")
+    if BROKEN_WIDGET in output.inner_text():
+        found.append(f"{where}: {BROKEN_WIDGET}")
     found += [f"{where}, {line}" for line in output.evaluate(HIDDEN_DATA_JS)]
     found += [f"{where}, {line}" for line in output.evaluate(MISFIT_JS)]
     found += [f"{where}, {line}" for line in output.evaluate(TITLE_UNDER_TOOLBAR_JS)]
     return found
 
 
+def shows_broken_widget(page: Page) -> bool:
+    """Whether an output anywhere on the page shows a widget JupyterLab could not draw."""
+    return page.get_by_text(BROKEN_WIDGET).count() > 0
+
+
 def inspect_outputs(page: Page, report: OutputReport, folder: Path) -> None:
     """Check every figure and widget output of the notebook shown and save a screenshot of each in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     report.problems += model_problems(page)
-    if page.get_by_text("Error displaying widget").count():
-        report.problems.append("the page shows 'Error displaying widget'")
+    if shows_broken_widget(page):
+        report.problems.append(f"the page shows '{BROKEN_WIDGET}'")
     counts: dict[int, int] = {}
     for cell, output in picture_outputs(page):
         number = counts[cell] = counts.get(cell, 0) + 1

@@ -45,7 +45,7 @@ from .lab import (
     start_run_all,
 )
 from .on_open import WIDGET_TEXTS_JS, Opened, look_before_running, trust
-from .outputs import screenshot, wait_until_rendered
+from .outputs import BROKEN_WIDGET, screenshot, shows_broken_widget, wait_until_rendered
 from .widgets import fit_problems, python_state, synced
 
 if TYPE_CHECKING:
@@ -231,8 +231,8 @@ def use_widget(chromium: Browser, server: LabServer, notebook: str, load: str) -
             use.opened.console_errors = [problem for problem in use.problems if "console error" in problem]
         else:  # as a reader does, and as the quiet run does: Run All once the saved widgets are drawn
             wait_until_rendered(page)
-        if page.get_by_text("Error displaying widget").count():
-            use.problems.append("opening: the page shows 'Error displaying widget'")
+        if shows_broken_widget(page):
+            use.problems.append(f"opening: the page shows '{BROKEN_WIDGET}'")
         use.running = True
         start_run_all(page)
         deadline = time.monotonic() + RUN_ALL_TIMEOUT_MS / 1000
@@ -317,7 +317,7 @@ def test_widgets_show_from_their_saved_state_before_the_notebook_runs(
     result = widget_uses["quiet", notebook].opened
     assert result is not None, widget_uses["quiet", notebook].problems
     assert result.stored_views, "the notebook stores no widget view: run tools/strip_notebook_figures.py --execute"
-    assert "Error displaying widget" not in result.page_text
+    assert BROKEN_WIDGET not in result.page_text
     shown = {i: cell["views"] for i, cell in enumerate(result.shown) if cell["views"]}
     assert shown == result.stored_views
     assert all(result.shown[i]["plots"] for i in result.stored_views), "every widget output draws its figures"
