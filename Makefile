@@ -56,12 +56,17 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The tests that start brokers, Spark, JupyterLab or a browser, or run the notebooks, keep both cores busy on their own:
-# they run one after another, after the others have run on two workers (pytest-xdist, a test file per worker).
+# The tests that start Spark, JupyterLab or a browser, or run the notebooks, keep both cores busy on their own: they
+# run one after another, after the others have run on two workers (pytest-xdist, a test file per worker). The broker
+# tests mostly wait for a broker or its cleaner's back-off, so they run on two workers of their own (each starts its
+# own brokers), except the two whose assertions allow only a scheduling slack: those run with the heavy ones.
 # The first run names `tests`: pytest's --ignore does not apply to a testpaths entry (notebooks ran twice).
-HEAVY_TESTS := tests/broker tests/spark tests/browser notebooks tests/test_wheel_install.py tests/test_bench_side_by_side.py
+TIMED_BROKER_TESTS := tests/broker/test_forecast_kafka.py tests/broker/test_live_log_dir.py
+HEAVY_TESTS := $(TIMED_BROKER_TESTS) tests/spark tests/browser notebooks tests/test_wheel_install.py \
+	tests/test_bench_side_by_side.py
 test: setup codecs classes
-	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=10 tests $(addprefix --ignore=,$(HEAVY_TESTS))
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=10 tests --ignore=tests/broker $(addprefix --ignore=,$(HEAVY_TESTS))
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=10 tests/broker $(addprefix --ignore=,$(TIMED_BROKER_TESTS))
 	$(BIN)/python -m pytest --durations=25 $(HEAVY_TESTS)
 	$(BIN)/python -m mypy
 
