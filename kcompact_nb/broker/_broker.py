@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from kcompact_nb.maven import require_tools
 
 from ._classpath import DEFAULT_VERSION, release_line, resolve_classpath, uses_kraft
-from ._errors import BrokerError
-from ._process import free_port, java_command, new_cluster_id, port_open, start_java, stop_process, tail
+from ._errors import BrokerError, PortTaken
+from ._process import free_port, java_command, listens, new_cluster_id, port_open, start_java, stop_process, tail
 from ._server_config import log4j2_properties, log4j_properties, server_properties
 from ._zookeeper import ZOOKEEPER_LOG, ZooKeeperServer
 
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from kafka.admin import KafkaAdminClient
 
 _RUNNING: set[KafkaBroker] = set()
+_START_ATTEMPTS = 3
+"""Starts tried when the broker could not bind a port chosen free: it was free a moment before, and another process
+(another test worker's broker) may take it meanwhile."""
 
 
 class KafkaBroker:
@@ -68,6 +71,8 @@ class KafkaBroker:
         self._zookeeper: ZooKeeperServer | None = None
         self._run_dir: Path | None = None
         self.port = 0
+        self._ports: set[int] = set()
+        """The ports chosen for the current start (the listener's and, in KRaft mode, the controller's)."""
 
     # -- properties -------------------------------------------------------------------------------
     @property
@@ -119,15 +124,16 @@ class KafkaBroker:
             raise BrokerError(f"broker {self.version} is already running (pid {self.pid})")
         require_tools(f"a real Kafka {self.version} broker", ("java",))
         classpath = resolve_classpath(self.version)
-        _RUNNING.add(self)
         try:
-            self._prepare_run_dir(classpath)
-            base = java_command(self.version, classpath=classpath, run_dir=self.run_dir, heap_mb=self._heap_mb)
-            if self._zookeeper is None:
-                self._format_storage(base)
-            command = [*base, "kafka.Kafka", str(self.run_dir / "server.properties")]
-            self._process = start_java(command, self.logs_dir / "stdout.log")
-            self._wait_ready()
+            for attempts_left in reversed(range(_START_ATTEMPTS)):
+                try:
+                    self._launch(classpath)
+                    break
+                except PortTaken:
+                    if not attempts_left:
+                        raise
+                    self._stop_processes(timeout_s=30.0)
+                    self._remove_run_dir()
         except BrokerError as error:
             self._stop_processes(timeout_s=30.0)  # the run folder stays, with every log, for the one who looks
             raise BrokerError(f"{error}\n(run folder kept: {self._run_dir})") from error
@@ -140,9 +146,7 @@ class KafkaBroker:
         """SIGTERM the broker's process group (orderly shutdown), SIGKILL after ``timeout_s``; then its ZooKeeper.
         A temporary run folder is removed."""
         self._stop_processes(timeout_s)
-        if self._given_dir is None and self._run_dir is not None:
-            shutil.rmtree(self._run_dir, ignore_errors=True)
-            self._run_dir = None
+        self._remove_run_dir()
 
     def __enter__(self) -> KafkaBroker:
         return self.start()
@@ -153,6 +157,23 @@ class KafkaBroker:
         self.stop()
 
     # -- helpers ----------------------------------------------------------------------------------
+    def _launch(self, classpath: Path) -> None:
+        """One start: a fresh run folder and ports, the storage formatted (KRaft), the JVM started and answering."""
+        _RUNNING.add(self)
+        self._prepare_run_dir(classpath)
+        base = java_command(self.version, classpath=classpath, run_dir=self.run_dir, heap_mb=self._heap_mb)
+        if self._zookeeper is None:
+            self._format_storage(base)
+        command = [*base, "kafka.Kafka", str(self.run_dir / "server.properties")]
+        self._process = start_java(command, self.logs_dir / "stdout.log")
+        self._wait_ready()
+
+    def _remove_run_dir(self) -> None:
+        """Remove the run folder when it is a temporary one."""
+        if self._given_dir is None and self._run_dir is not None:
+            shutil.rmtree(self._run_dir, ignore_errors=True)
+            self._run_dir = None
+
     def _stop_processes(self, timeout_s: float) -> None:
         # the broker first: one whose ZooKeeper is gone retries its controlled shutdown until killed
         process, self._process = self._process, None
@@ -173,8 +194,10 @@ class KafkaBroker:
             shutil.rmtree(self._run_dir / "zookeeper", ignore_errors=True)
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
+        self._ports = {self.port}
         if uses_kraft(self.version):
             quorum: dict[str, Any] = {"controller_port": free_port()}
+            self._ports.add(quorum["controller_port"])
         else:
             self._zookeeper = ZooKeeperServer(classpath=classpath, run_dir=self.run_dir, port=free_port())
             self._zookeeper.start(timeout_s=self._startup_timeout_s)
@@ -186,6 +209,17 @@ class KafkaBroker:
         (self.run_dir / "server.properties").write_text(text)
         (self.run_dir / "log4j2.properties").write_text(log4j2_properties())
         (self.run_dir / "log4j.properties").write_text(log4j_properties())
+
+    def _serves(self) -> bool:
+        """Whether this start's JVM answers on its port (not another process that took the port before it)."""
+        ours = self._process is not None and listens(self._process.pid, self.port) is not False
+        return port_open(self.port) and ours and _answers_metadata(self.bootstrap_servers)
+
+    def _port_was_taken(self) -> bool:
+        """Whether ``server.log`` says the broker failed to bind one of this start's ports."""
+        log = self.logs_dir / "server.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        return any(f"failed to bind to 127.0.0.1:{port}:" in text for port in self._ports)
 
     def _format_storage(self, base: list[str]) -> None:
         command = [*base, "kafka.tools.StorageTool", "format", "-t", new_cluster_id()]
@@ -200,8 +234,9 @@ class KafkaBroker:
         deadline = time.monotonic() + self._startup_timeout_s
         while time.monotonic() < deadline:
             if not self.is_running():
-                raise BrokerError(f"Kafka {self.version} exited during startup:\n{self.log_tail()}")
-            if port_open(self.port) and _answers_metadata(self.bootstrap_servers):
+                message = f"Kafka {self.version} exited during startup:\n{self.log_tail()}"
+                raise PortTaken(message) if self._port_was_taken() else BrokerError(message)
+            if self._serves():
                 return
             time.sleep(0.5)
         raise BrokerError(f"Kafka {self.version} not ready after {self._startup_timeout_s} s:\n{self.log_tail()}")

@@ -7,3 +7,7 @@ from ..core import KcompactError
 
 class BrokerError(KcompactError):
     """A real Kafka broker could not be resolved, started, driven or stopped."""
+
+
+class PortTaken(BrokerError):
+    """A JVM exited at startup because a port chosen for it was taken meanwhile (another start may choose again)."""

@@ -80,6 +80,29 @@ def port_open(port: int) -> bool:
         return False
 
 
+def listens(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds a socket listening on TCP ``port``, read from ``/proc`` (None where it cannot
+    tell): a port chosen free may be taken by another process before the JVM binds it, and then answers for it."""
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not all(table.exists() for table in tables):
+        return None
+    listening = set()
+    for table in tables:
+        for line in table.read_text().splitlines()[1:]:
+            fields = line.split()  # sl, local_address (hex ip:hex port), rem_address, st (0A: LISTEN), ..., inode
+            if fields[1].endswith(f":{port:04X}") and fields[3] == "0A":
+                listening.add(f"socket:[{fields[9]}]")
+    try:
+        descriptors = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False  # the process is gone
+    for descriptor in descriptors:
+        with contextlib.suppress(OSError):  # closed meanwhile
+            if os.readlink(descriptor) in listening:
+                return True
+    return False
+
+
 def _signal_group(pid: int, sig: signal.Signals) -> None:
     # start_new_session made the JVM the leader of its own process group (pgid == pid).
     with contextlib.suppress(ProcessLookupError):

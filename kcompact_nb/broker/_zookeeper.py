@@ -6,8 +6,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from ._errors import BrokerError
-from ._process import port_open, start_java, stop_process, tail
+from ._errors import BrokerError, PortTaken
+from ._process import listens, port_open, start_java, stop_process, tail
 
 #: ``zookeeper.log`` in the run's ``logs/`` folder: the server's console output (log4j 1 configuration below).
 ZOOKEEPER_LOG = "zookeeper.log"
@@ -80,8 +80,10 @@ class ZooKeeperServer:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if not self.is_running():
-                raise BrokerError(f"ZooKeeper exited during startup:\n{tail(self.log_path)}")
-            if port_open(self.port):
+                log = tail(self.log_path)
+                taken = "Address already in use" in log
+                raise (PortTaken if taken else BrokerError)(f"ZooKeeper exited during startup:\n{log}")
+            if port_open(self.port) and listens(self._process.pid, self.port) is not False:
                 return
             time.sleep(0.2)
         raise BrokerError(f"ZooKeeper not listening on {self.connect} after {timeout_s} s:\n{tail(self.log_path)}")
