@@ -17,7 +17,7 @@ from kcompact_nb.maven import require_tools
 
 from ._classpath import DEFAULT_VERSION, release_line, resolve_classpath, uses_kraft
 from ._errors import BrokerError, PortTaken
-from ._process import free_port, java_command, listens, new_cluster_id, port_open, start_java, stop_process, tail
+from ._process import free_port, java_command, new_cluster_id, serves, start_java, stop_process, tail
 from ._server_config import log4j2_properties, log4j_properties, server_properties
 from ._zookeeper import ZOOKEEPER_LOG, ZooKeeperServer
 
@@ -212,8 +212,8 @@ class KafkaBroker:
 
     def _serves(self) -> bool:
         """Whether this start's JVM answers on its port (not another process that took the port before it)."""
-        ours = self._process is not None and listens(self._process.pid, self.port) is not False
-        return port_open(self.port) and ours and _answers_metadata(self.bootstrap_servers)
+        ours = self._process is not None and serves(self._process.pid, self.port)
+        return ours and _answers_metadata(self.bootstrap_servers)
 
     def _port_was_taken(self) -> bool:
         """Whether ``server.log`` says the broker failed to bind one of this start's ports."""

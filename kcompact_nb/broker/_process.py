@@ -103,6 +103,12 @@ def listens(pid: int, port: int) -> bool | None:
     return False
 
 
+def serves(pid: int, port: int) -> bool:
+    """Whether process ``pid`` itself accepts TCP connections on 127.0.0.1:``port``, not another process that took the
+    port before it bound it (where ``/proc`` cannot tell, whether the port accepts them)."""
+    return port_open(port) and listens(pid, port) is not False
+
+
 def _signal_group(pid: int, sig: signal.Signals) -> None:
     # start_new_session made the JVM the leader of its own process group (pgid == pid).
     with contextlib.suppress(ProcessLookupError):

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from ._errors import BrokerError, PortTaken
-from ._process import listens, port_open, start_java, stop_process, tail
+from ._process import serves, start_java, stop_process, tail
 
 #: ``zookeeper.log`` in the run's ``logs/`` folder: the server's console output (log4j 1 configuration below).
 ZOOKEEPER_LOG = "zookeeper.log"
@@ -83,7 +83,7 @@ class ZooKeeperServer:
                 log = tail(self.log_path)
                 taken = "Address already in use" in log
                 raise (PortTaken if taken else BrokerError)(f"ZooKeeper exited during startup:\n{log}")
-            if port_open(self.port) and listens(self._process.pid, self.port) is not False:
+            if serves(self._process.pid, self.port):
                 return
             time.sleep(0.2)
         raise BrokerError(f"ZooKeeper not listening on {self.connect} after {timeout_s} s:\n{tail(self.log_path)}")
