@@ -7,6 +7,7 @@ twin :class:`NumberedLatestEntries` numbers keys with numpy and keeps an array b
 
 from __future__ import annotations
 
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
@@ -37,88 +38,86 @@ class SpanEntries(Protocol):
 
 HOLD_KEYS = 3 << 16
 """Short keys a table holds back before it puts them in the order of their slots (``OffsetTable.stage_spans``'
-``hold``): 192k keys of 32 bytes, sorted into as many again, 12 MiB a table (the 50M tally's peak RSS about 520 MiB;
-256k held were no faster, 128k slower)."""
+``hold``): 192k keys of 32 bytes, sorted into as many again, 12 MiB (256k held were no faster, 128k slower, with the
+keys sharded over two tables)."""
+
+
+PUTS_AHEAD = 3
+"""Blocks a tally's caller hands over ahead of the table's puts at most (each 8 MiB and its columns held meanwhile):
+with one, the puts waited for the caller at nearly every block (perf's scheduler events); with three the 50M tally
+was fastest (two and four about 5 % slower; issue #41)."""
 
 
 class NativeLatestEntries:
-    """Entries in C kernel :class:`~kcompact_nb.record._native.OffsetTable` tables (keys by their bytes, the higher
-    entry kept), the keys sharded over ``tables`` by a hash of their last bytes (``OffsetTable.put_spans``'
-    ``shard``).
+    """Entries in a C kernel :class:`~kcompact_nb.record._native.OffsetTable` (keys by their bytes, the higher entry
+    kept), filled on a thread of its own.
 
-    :meth:`put_spans` returns while a thread per table puts its shard of the keys (``stage_spans`` runs without the
-    GIL): the caller decodes its next block meanwhile, and the tables fill on every core there is. A table holds
-    back its short keys (up to ``hold``, :data:`HOLD_KEYS`) and puts them in the order of their slots, its reads
-    going up through it instead of all over it: a table (128 MiB a shard at 50M records) waited on memory at every
-    put (issue #41). Each table's puts run one at a time in the order given, so its entries end as a put-by-put
-    one's would (only the order of :meth:`entries` differs); every other method waits for the puts first (and
-    raises what they raised). The threads live from the first put to :meth:`entries`.
+    :meth:`put_spans` returns once the table's thread has the block (``stage_spans`` runs without the GIL): the caller
+    decodes its next blocks meanwhile, up to ``ahead`` blocks ahead of the puts (:data:`PUTS_AHEAD`), and the machine's
+    two cores are both busy. The table holds back its short keys (up to ``hold``, :data:`HOLD_KEYS`) and puts them in
+    the order of their slots, its reads going up through it instead of all over it: a table of 256 MiB at 50M records
+    waited on memory at every put (issue #41). The puts run one at a time in the order given; every other method
+    waits for them first (and raises what one raised). The thread lives from the first put to :meth:`entries`.
+
+    Why one table and not one per core (keys sharded by their bytes, as the tally had them until 2026-12-03): each
+    shard's thread read every key of a block to find its own, and the caller waited for both before handing over
+    the next block; one table filled while the caller stays blocks ahead took about 14 % less time for the 50M
+    tally (bench/RESULTS.md).
     """
 
-    def __init__(self, *tables: Any, hold: int = HOLD_KEYS) -> None:
-        self._tables = tables
+    def __init__(self, table: Any, *, hold: int = HOLD_KEYS, ahead: int = PUTS_AHEAD) -> None:
+        self._table = table
         self._hold = hold
-        self._threads: ThreadPoolExecutor | None = None
-        self._putting: list[Future[None]] = []
+        self._ahead = ahead
+        self._thread: ThreadPoolExecutor | None = None
+        self._putting: deque[Future[None]] = deque()
 
     def __len__(self) -> int:
         self._flush()
-        return sum(len(table) for table in self._tables)
+        return len(self._table)
 
     def put_keys(self, keys: Any, entries: Any) -> None:
         self._wait()
-        entries = numpy.ascontiguousarray(entries, numpy.int64)
-        for shard, table in enumerate(self._tables):
-            table.put(keys, entries, shard, len(self._tables))
+        self._table.put(keys, numpy.ascontiguousarray(entries, numpy.int64))
 
     def put_spans(self, block: bytes, starts: Any, lengths: Any, entries: Any) -> None:
         starts, lengths, entries = (numpy.ascontiguousarray(c, numpy.int64) for c in (starts, lengths, entries))
-        self._wait()
-        if self._threads is None:
-            self._threads = ThreadPoolExecutor(len(self._tables), thread_name_prefix="kcompact-put-spans")
-        shards = len(self._tables)
-        self._putting = [
-            self._threads.submit(table.stage_spans, block, starts, lengths, entries, shard, shards, self._hold)
-            for shard, table in enumerate(self._tables)
-        ]
+        while len(self._putting) >= self._ahead:
+            self._putting.popleft().result()
+        if self._thread is None:
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="kcompact-put-spans")
+        self._putting.append(self._thread.submit(self._table.stage_spans, block, starts, lengths, entries, self._hold))
 
     def _wait(self) -> None:
-        """Wait for the puts under way, if any; raise what one raised."""
-        putting, self._putting = self._putting, []
+        """Wait for the puts under way, if any; raise what the first that failed raised (the others, put after it
+        on a broken table, raised too)."""
+        putting, self._putting = self._putting, deque()
         for future in putting:
             future.exception()  # every put done before one's error is raised
         for future in putting:
             future.result()
 
     def _flush(self) -> None:
-        """Wait for the puts under way, then put the keys the tables hold back, each table on its thread."""
+        """Wait for the puts under way, then put the keys the table holds back, on its thread."""
         self._wait()
-        if self._threads is not None:
-            self._putting = [self._threads.submit(table.flush) for table in self._tables]
-            self._wait()
+        if self._thread is not None:
+            self._thread.submit(self._table.flush).result()
 
     def entries(self) -> Any:
         try:
             self._flush()
         finally:
-            if self._threads is not None:
-                self._threads.shutdown()
-                self._threads = None
-        held = numpy.empty(len(self), numpy.int64)
-        at = 0
-        for table in self._tables:
-            table.values(held[at : at + len(table)])
-            at += len(table)
+            if self._thread is not None:
+                self._thread.shutdown()
+                self._thread = None
+        held = numpy.empty(len(self._table), numpy.int64)
+        self._table.values(held)
         return held
 
 
-SHARDS = 2
-"""Tables a tally's entries are sharded over, each filled by a thread: the machine's two cores (issue #41)."""
-
-
 def latest_entries_in_c() -> SpanEntries:
-    """A new :class:`NativeLatestEntries` (:data:`SHARDS` C kernel ``OffsetTable`` tables)."""
-    return NativeLatestEntries(*(c_kernels().OffsetTable() for _ in range(SHARDS)))
+    """A new :class:`NativeLatestEntries` (a C kernel ``OffsetTable``)."""
+    return NativeLatestEntries(c_kernels().OffsetTable())
 
 
 class NumberedLatestEntries:

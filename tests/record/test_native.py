@@ -343,15 +343,18 @@ def test_a_tallys_latest_entries_in_c_and_numpy_keep_each_keys_highest_entry(ops
 @needs_native
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.tuples(table_keys, st.integers(-50, 50)), max_size=12), max_size=12))
-def test_latest_entries_put_on_their_threads_end_as_one_table_put_call_by_call(blocks) -> None:
-    """NativeLatestEntries shards the keys over tables by their bytes, each table's puts on a thread of its own (the
-    table's stage_spans without the GIL) while the caller goes on: together the tables hold what one table given the
-    same puts in the same thread holds, each key once, whatever is asked between puts; with one table, the same
-    entries (a table puts the keys it held back in the order of their slots, not first put first)."""
+def test_latest_entries_put_on_their_thread_end_as_one_table_put_call_by_call(blocks) -> None:
+    """NativeLatestEntries puts the keys on a thread of its own (the table's stage_spans without the GIL), up to
+    ``ahead`` blocks behind the caller: the table ends holding what a table given the same puts in the caller's thread
+    holds, each key once with its highest entry, whatever is asked between puts (a table puts the keys it held back
+    in the order of their slots, not first put first)."""
     from kcompact_nb.record._latest_entries import NativeLatestEntries
 
-    one_shard = NativeLatestEntries(NATIVE.OffsetTable())
-    two_shards = NativeLatestEntries(NATIVE.OffsetTable(), NATIVE.OffsetTable(), hold=3)  # put mid-way on threads
+    latests = [
+        NativeLatestEntries(NATIVE.OffsetTable()),
+        NativeLatestEntries(NATIVE.OffsetTable(), hold=3, ahead=1),  # held keys put mid-way, one block at a time
+        NativeLatestEntries(NATIVE.OffsetTable(), hold=5, ahead=4),
+    ]
     alone = NATIVE.OffsetTable()
     for number, rows in enumerate(blocks):
         keys = [key for key, _ in rows]
@@ -359,18 +362,16 @@ def test_latest_entries_put_on_their_threads_end_as_one_table_put_call_by_call(b
         starts = numpy.cumsum([0] + [len(k) for k in keys])[:-1].astype(numpy.int64)
         lengths = numpy.array([len(k) for k in keys], numpy.int64)
         entries = numpy.array([entry for _, entry in rows], numpy.int64)
-        for latest in (one_shard, two_shards):
+        for latest in latests:
             latest.put_spans(block, starts, lengths, entries)
         alone.put_spans(block, starts, lengths, entries)
         if number % 3 == 2:  # asked mid-way: waits for the puts under way
-            assert len(one_shard) == len(two_shards) == len(alone)
+            assert [len(latest) for latest in latests] == [len(alone)] * len(latests)
     held = numpy.empty(len(alone), numpy.int64)
     alone.values(held)
-    assert sorted(one_shard.entries().tolist()) == sorted(held.tolist())
-    assert dict(one_shard._tables[0].items()) == dict(alone.items())
-    assert sorted(two_shards.entries().tolist()) == sorted(held.tolist())
-    shards = [table.items() for table in two_shards._tables]
-    assert sorted(shards[0] + shards[1], key=repr) == sorted(alone.items(), key=repr)
+    for latest in latests:
+        assert sorted(latest.entries().tolist()) == sorted(held.tolist())
+        assert dict(latest._table.items()) == dict(alone.items())
 
 
 @needs_native
@@ -382,16 +383,15 @@ def test_latest_entries_put_on_their_threads_end_as_one_table_put_call_by_call(b
         max_size=10,
     ),
     st.sampled_from([1, 2, 3, 17, 300, 1000]),
-    st.sampled_from([1, 2, 3]),
     st.integers(0, 2**32),
 )
-def test_keys_held_back_and_put_in_slot_order_end_as_a_dict_of_highest_entries(calls, hold, shards, seed) -> None:
+def test_keys_held_back_and_put_in_slot_order_end_as_a_dict_of_highest_entries(calls, hold, seed) -> None:
     """stage_spans holds back up to ``hold`` short keys (None, empty, up to INLINE_KEY_BYTES = 16; longer ones are
     put at once) and puts them sorted by slot when it holds that many, at flush() and before any other call, over
     tables that grow meanwhile (held keys that might not fit: those in the table put first, the table grown for
-    the others): the tables end holding each key once with its highest entry, as a dict, whatever calls come
+    the others): the table ends holding each key once with its highest entry, as a dict, whatever calls come
     between (put_spans, len, get_spans)."""
-    tables, reference, rng = [NATIVE.OffsetTable() for _ in range(shards)], {}, random.Random(seed)
+    table, reference, rng = NATIVE.OffsetTable(), {}, random.Random(seed)
     for count, then in calls:
         rows = [(rng.choice(STAGED_KEYS), rng.randrange(-(2**40), 2**40)) for _ in range(count)]
         keys = [key for key, _ in rows]
@@ -401,24 +401,19 @@ def test_keys_held_back_and_put_in_slot_order_end_as_a_dict_of_highest_entries(c
         starts = numpy.cumsum([0] + [len(key or b"") for key in keys])[:-1].astype(numpy.int64)
         lengths = numpy.array([-1 if key is None else len(key) for key in keys], numpy.int64)
         entries = numpy.array([entry for _, entry in rows], numpy.int64)
-        for shard, table in enumerate(tables):
-            if then == "put":
-                table.put_spans(block, starts, lengths, entries, shard, shards)
-                continue
-            table.stage_spans(block, starts, lengths, entries, shard, shards, hold)
-            if then == "flush":
-                table.flush()
-            elif then == "len":
-                assert len(table) <= len(reference)
-            elif then == "get":
-                found = numpy.empty(len(keys), numpy.int64)
-                table.get_spans(block, starts, lengths, found)
-    held: dict[bytes | None, int] = {}
-    for table in tables:
-        items = dict(table.items())
-        assert len(items) == len(table) and not held.keys() & items.keys()
-        held |= items
-    assert held == reference
+        if then == "put":
+            table.put_spans(block, starts, lengths, entries)
+            continue
+        table.stage_spans(block, starts, lengths, entries, hold)
+        if then == "flush":
+            table.flush()
+        elif then == "len":
+            assert len(table) <= len(reference)
+        elif then == "get":
+            found = numpy.empty(len(keys), numpy.int64)
+            table.get_spans(block, starts, lengths, found)
+    items = table.items()
+    assert len(items) == len(table) and dict(items) == reference
 
 
 def key_spans(keys: list[bytes]) -> tuple[bytes, Any, Any]:
@@ -436,26 +431,28 @@ def test_held_keys_that_might_not_fit_are_put_in_two_sweeps_the_table_grown_betw
     keys = [b"k-%d" % i for i in range(600)] + [b"n-%d" % i for i in range(200)]
     table.put_spans(*key_spans(keys[:600]), numpy.zeros(600, numpy.int64))
     for start, end in zip([0, 150, 300, 450, 600, 700], [150, 300, 450, 600, 700, 800], strict=True):
-        table.stage_spans(*key_spans(keys[start:end]), numpy.arange(start + 1, end + 1, dtype=numpy.int64), 0, 1, 1000)
+        table.stage_spans(*key_spans(keys[start:end]), numpy.arange(start + 1, end + 1, dtype=numpy.int64), 1000)
     table.flush()
     assert dict(table.items()) == dict(zip(keys, range(1, 801), strict=True))
 
 
 @needs_native
 def test_latest_entries_raise_a_failed_put_at_the_next_call() -> None:
-    """A put that fails on its thread (a span outside its block) raises in the caller's thread at its next call;
-    a shard that does not exist is refused."""
-    from kcompact_nb.record._latest_entries import latest_entries_in_c
+    """A put that fails on its thread (a span outside its block) raises in the caller's thread at its next call, a
+    put_spans too once the put it waits for is that one (its own block not put); the table goes on after."""
+    from kcompact_nb.record._latest_entries import NativeLatestEntries, latest_entries_in_c
 
     latest = latest_entries_in_c()
     latest.put_spans(b"ab", numpy.array([1]), numpy.array([2]), numpy.array([5]))
     with pytest.raises(ValueError, match="key 0 lies outside the block"):
         latest.entries()
     assert len(latest) == 0 and latest.entries().tolist() == []
-    with pytest.raises(ValueError, match="shard 2 of 2 shards does not exist"):
-        NATIVE.OffsetTable().put([b"a"], array("q", [1]), 2, 2)
-    with pytest.raises(ValueError, match="shard 0 of 0 shards does not exist"):
-        NATIVE.OffsetTable().put_spans(b"a", array("q", [0]), array("q", [1]), array("q", [1]), 0, 0)
+    ahead = NativeLatestEntries(NATIVE.OffsetTable(), ahead=1)
+    ahead.put_spans(b"ab", numpy.array([1]), numpy.array([2]), numpy.array([5]))
+    with pytest.raises(ValueError, match="key 0 lies outside the block"):
+        ahead.put_spans(b"ab", numpy.array([0]), numpy.array([2]), numpy.array([7]))  # waits for the first put
+    ahead.put_spans(b"ab", numpy.array([0]), numpy.array([2]), numpy.array([9]))
+    assert ahead.entries().tolist() == [9] and len(ahead) == 1
 
 
 def framed_both_ways(block: bytes, verify_crc: bool, monkeypatch) -> list:

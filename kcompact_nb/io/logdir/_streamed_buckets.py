@@ -6,8 +6,8 @@ CRC-checked batches, each header's offsets checked; the next block read on a thr
 decompressed first (``uncompressed_view``), are decoded together
 (``decode_plain_batches``) and counted as columns: per bucket by
 :class:`~kcompact_nb.core.OffsetBucketTally`, each key's latest record by its bytes in the block
-(``latest_entries``: the C kernel's hash tables of key bytes when it was built, the keys sharded over two, each
-filled on a thread of its own while the next block is decoded; keys numbered with numpy otherwise). Every other
+(``latest_entries``: the C kernel's hash table of key bytes when it was built, filled on a thread of its own while
+the next blocks are decoded; keys numbered with numpy otherwise). Every other
 batch (control, with record headers, records that do not decompress, ...) is decoded by the reader and counted batch
 by batch. The rows equal :func:`kcompact_nb.core.offset_buckets` of the partition read whole.
 """

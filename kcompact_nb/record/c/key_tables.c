@@ -157,7 +157,7 @@ new_slots(Py_ssize_t count)
         return memory == MAP_FAILED ? NULL : memory;
     }
 #endif
-    return PyMem_Calloc((size_t)count, sizeof(Slot));
+    return PyMem_RawCalloc((size_t)count, sizeof(Slot)); /* the raw allocator: callable without the GIL */
 }
 
 static void
@@ -169,7 +169,7 @@ free_slots(Slot *slots, Py_ssize_t count)
         return;
     }
 #endif
-    PyMem_Free(slots);
+    PyMem_RawFree(slots);
 }
 
 static Py_ssize_t
@@ -185,25 +185,23 @@ slots_needed(Py_ssize_t keys)
     return keys + keys / 3 + 1;
 }
 
-/* Room in the slots for `more` keys: rehashes into a bigger table when needed. */
+/* Room in the slots for `more` keys: rehashes into a bigger table when needed. 0 when there is no room (too many
+ * keys, or no memory), with no exception set: it runs without the GIL (the rehashes of the 50M tally's table took
+ * about a quarter of a second, every other thread of the process waiting on the GIL meanwhile; issue #41). */
 static int
-reserve_slots(Table *table, Py_ssize_t more)
+grow_slots(Table *table, Py_ssize_t more)
 {
     Py_ssize_t needed = slots_needed(table->count + more);
     if (needed <= table->slot_count)
         return 1;
-    if (table->count + more > MAX_KEYS) {
-        PyErr_NoMemory();
+    if (table->count + more > MAX_KEYS)
         return 0;
-    }
     Py_ssize_t size = table->slot_count ? table->slot_count : MIN_SLOTS;
     while (size < needed)
         size *= 2;
     Slot *slots = new_slots(size), *old = table->slots;
-    if (slots == NULL) {
-        PyErr_NoMemory();
+    if (slots == NULL)
         return 0;
-    }
     Py_ssize_t old_count = table->slot_count;
     table->slots = slots;
     table->slot_count = size;
@@ -218,6 +216,16 @@ reserve_slots(Table *table, Py_ssize_t more)
     if (old != NULL)
         free_slots(old, old_count);
     return 1;
+}
+
+/* grow_slots() with the GIL held: 0 with MemoryError when there is no room. */
+static int
+reserve_slots(Table *table, Py_ssize_t more)
+{
+    if (grow_slots(table, more))
+        return 1;
+    PyErr_NoMemory();
+    return 0;
 }
 
 /* Room for `more` keys: in the slots, and for KeyTable's staged slots. */
@@ -372,28 +380,12 @@ sweep_held(Table *table, Held *held, Py_ssize_t count, int found_only)
     return kept;
 }
 
-/* Room in the slots for `more` keys, taking the GIL for the rehash when it is needed and `released` says the caller
- * let it go (NULL: the caller holds it). 0 with MemoryError (the table broken) when there is no room. */
-static int
-reserve_slots_released(Table *table, Py_ssize_t more, PyThreadState **released)
-{
-    if (slots_needed(table->count + more) <= table->slot_count)
-        return 1;
-    if (released != NULL)
-        PyEval_RestoreThread(*released);
-    int done = reserve_slots(table, more);
-    if (!done)
-        table->state = BROKEN;
-    if (released != NULL)
-        *released = PyEval_SaveThread();
-    return done;
-}
-
 /* Put every held key, the table's reads in slot order, leaving room for `more` keys after them. When the held keys
  * might not all fit (were they all new), those already held are put first and the table grown for the rest only: a
- * table grows when its keys need it, as put_spans() grows it. 0 with MemoryError (the table broken) otherwise. */
+ * table grows when its keys need it, as put_spans() grows it. Without the GIL; 0 (the table broken, no exception
+ * set: see held_put()) when there is no room. */
 static int
-flush_held(Table *table, Py_ssize_t more, PyThreadState **released)
+flush_held(Table *table, Py_ssize_t more)
 {
     Py_ssize_t count = table->held_count;
     if (count == 0)
@@ -406,8 +398,10 @@ flush_held(Table *table, Py_ssize_t more, PyThreadState **released)
     }
     Py_ssize_t fresh = sweep_held(table, table->sorted, count, 1);
     Py_ssize_t slot_count = table->slot_count;
-    if (!reserve_slots_released(table, fresh + more, released))
+    if (!grow_slots(table, fresh + more)) {
+        table->state = BROKEN;
         return 0;
+    }
     if (table->slot_count != slot_count) { /* the slots moved: sorted again for the new table */
         sort_held(table->sorted, table->held, fresh, table->slot_count);
         sweep_held(table, table->held, fresh, 0);
@@ -415,6 +409,16 @@ flush_held(Table *table, Py_ssize_t more, PyThreadState **released)
     else
         sweep_held(table, table->sorted, fresh, 0);
     return 1;
+}
+
+/* flush_held() with the GIL held: 0 with MemoryError when there is no room. */
+static int
+held_put(Table *table, Py_ssize_t more)
+{
+    if (flush_held(table, more))
+        return 1;
+    PyErr_NoMemory();
+    return 0;
 }
 
 /* Keys given as spans of a block: the buffers of number(), put_spans() and get_spans(), checked. */
@@ -496,7 +500,7 @@ static int
 refuse_unless_ready(Table *self)
 {
     if (self->state == READY)
-        return flush_held(self, 0, NULL);
+        return held_put(self, 0);
     PyErr_SetString(PyExc_RuntimeError, self->state == PENDING ? "the keys of the last number() call were not committed"
                                         : self->state == BUSY  ? "another thread is putting keys into this table"
                                                                : "this table failed in an earlier call: start a new one");
@@ -578,83 +582,38 @@ KeyTable_commit(Table *self, PyObject *arg)
 }
 
 PyDoc_STRVAR(put_spans_doc,
-"put_spans(block, starts, lengths, offsets, shard=0, shards=1)\n"
+"put_spans(block, starts, lengths, offsets)\n"
 "--\n\n"
 "Put each key block[starts[i]:starts[i] + lengths[i]] (a negative length: None) at offsets[i] (int64 arrays),\n"
-"keeping the higher offset of a key already held; only the keys of shard `shard` of `shards` (by a hash of their\n"
-"last bytes, as put() shards them: one table per shard, each filled by a thread of its own). The keys are put\n"
-"without the GIL (the table and arena grown first): other threads run meanwhile; the table refuses other calls\n"
-"until it is done.");
-
-/* Which of `shards` tables holds a key: by a hash of its last eight bytes and its length, cheaper than hash_key (a
- * thread filling one table skips the other shards' keys without hashing them whole), its top 32 bits scaled to
- * [0, shards) by a multiplication: a 64-bit division (`%`) per key, and the compare waiting on it, held about a
- * tenth of put_spans' own perf samples (issue #41). */
-static inline Py_ssize_t
-shard_of(Key key, Py_ssize_t shards)
-{
-    uint64_t word = 0;
-    if (key.length >= 8)
-        memcpy(&word, key.bytes + key.length - 8, 8);
-    else if (key.length > 0)
-        memcpy(&word, key.bytes, (size_t)key.length);
-    word = (word ^ (uint64_t)key.length) * 0x9E3779B97F4A7C15ULL;
-    return (Py_ssize_t)(((word >> 32) * (uint64_t)shards) >> 32);
-}
-
-/* Checks a shard argument; 0 with ValueError when it is not one of `shards`. */
-static int
-check_shard(Py_ssize_t shard, Py_ssize_t shards)
-{
-    if (shards >= 1 && shard >= 0 && shard < shards)
-        return 1;
-    PyErr_Format(PyExc_ValueError, "shard %zd of %zd shards does not exist", shard, shards);
-    return 0;
-}
+"keeping the higher offset of a key already held. The keys are put without the GIL (the table and arena grown\n"
+"first): other threads run meanwhile; the table refuses other calls until it is done.");
 
 static PyObject *
 OffsetTable_put_spans(Table *self, PyObject *args)
 {
     Spans spans = {0};
     Py_buffer offsets_view = {0};
-    Py_ssize_t *rows = NULL;
     PyObject *result = NULL;
     if (!refuse_unless_ready(self))
         return NULL;
-    Py_ssize_t shard = 0, shards = 1;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*|nn:put_spans", &spans.block, &spans.starts, &spans.lengths, &offsets_view,
-                          &shard, &shards))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*:put_spans", &spans.block, &spans.starts, &spans.lengths, &offsets_view))
         return NULL;
-    if (!check_shard(shard, shards) || !check_spans(&spans) || !check_buffer(&offsets_view, spans.rows, 8, "offsets") || !reserve(self, spans.rows)
+    if (!check_spans(&spans) || !check_buffer(&offsets_view, spans.rows, 8, "offsets") || !reserve(self, spans.rows)
         || !grow((void **)&self->arena, &self->arena_capacity, self->arena_used + spans.arena_bytes, 1))
         goto done;
     const int64_t *offsets = offsets_view.buf;
-    rows = PyMem_Malloc((size_t)(spans.rows ? spans.rows : 1) * sizeof(Py_ssize_t));
-    if (rows == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
     self->state = BUSY;
     Py_BEGIN_ALLOW_THREADS
-    /* the shard's rows and their hashes: prefetched and put; the others' keys are not hashed */
-    Py_ssize_t count = 0;
+    hash_rows(&spans);
     for (Py_ssize_t i = 0; i < spans.rows; i++) {
-        Key key = span_key(&spans, i);
-        if (shards == 1 || shard_of(key, shards) == shard) {
-            spans.hashes[count] = hash_key(key);
-            rows[count++] = i;
-        }
-    }
-    for (Py_ssize_t k = 0; k < count; k++) {
-        prefetch(self, spans.hashes, k, count);
+        prefetch(self, spans.hashes, i, spans.rows);
         /* cannot fail: the arena has room */
-        put_max(self, spans.hashes[k], span_key(&spans, rows[k]), offsets[rows[k]]);
+        put_max(self, spans.hashes[i], span_key(&spans, i), offsets[i]);
     }
     Py_END_ALLOW_THREADS
     self->state = READY;
     result = Py_NewRef(Py_None);
 done:
-    PyMem_Free(rows);
     release_spans(&spans);
     PyBuffer_Release(&offsets_view);
     return result;
@@ -664,15 +623,15 @@ done:
 #define KEY_PREFETCH_ROWS 16
 
 PyDoc_STRVAR(stage_spans_doc,
-"stage_spans(block, starts, lengths, offsets, shard=0, shards=1, hold=196608)\n"
+"stage_spans(block, starts, lengths, offsets, hold=196608)\n"
 "--\n\n"
 "put_spans(), the short keys (at most 16 bytes) held back (copied) until `hold` of them are, then put in the order\n"
 "of their slots: the table's reads go up through it, not all over it. Every other call puts the held keys first;\n"
 "flush() puts them without the GIL. Entries end as put_spans() leaves them; items() keeps the order keys were first\n"
 "put only among keys put by other calls (a sweep puts its new keys in slot order).");
 
-/* Makes room (with the GIL) for the keys of `spans`: at most `hold` held (none held beyond), the slots for all of
- * them (as put_spans() reserves) and the arena for the long ones. */
+/* Makes room (with the GIL) for the keys of `spans`: at most `hold` held (none held beyond) and the arena for the
+ * long ones; stage_rows() makes room in the slots. */
 static int
 stage_room(Table *self, const Spans *spans, Py_ssize_t hold)
 {
@@ -681,33 +640,35 @@ stage_room(Table *self, const Spans *spans, Py_ssize_t hold)
         return 0;
     }
     Py_ssize_t wanted = self->held_count + spans->rows < hold ? self->held_count + spans->rows : hold;
-    if (self->held_count > wanted && !flush_held(self, 0, NULL))
+    if (self->held_count > wanted && !held_put(self, 0))
         return 0;
     return grow((void **)&self->held, &self->held_capacity, wanted, sizeof(Held))
         && grow((void **)&self->sorted, &self->sorted_capacity, self->held_capacity, sizeof(Held))
-        && reserve_slots(self, spans->rows)
         && grow((void **)&self->arena, &self->arena_capacity, self->arena_used + spans->arena_bytes, 1);
 }
 
-/* The shard's keys of `spans`: short ones held (the held ones put each time `limit` are), long ones put. */
+/* The keys of `spans`: short ones held (the held ones put each time `limit` are), long ones put, the slots grown
+ * first for all of them (as put_spans() reserves). Without the GIL; 0 (the table broken, no exception set) when
+ * there is no room. */
 static int
-stage_rows(Table *self, Spans *spans, const int64_t *offsets, Py_ssize_t shard, Py_ssize_t shards,
-           Py_ssize_t limit, PyThreadState **released)
+stage_rows(Table *self, Spans *spans, const int64_t *offsets, Py_ssize_t limit)
 {
+    if (!grow_slots(self, spans->rows)) {
+        self->state = BROKEN;
+        return 0;
+    }
     const int64_t *starts = spans->starts.buf;
     for (Py_ssize_t i = 0; i < spans->rows; i++) {
         /* the keys lie apart in the block (a record's value between two), each read from memory: asked for ahead */
         if (i + KEY_PREFETCH_ROWS < spans->rows)
             __builtin_prefetch((const uint8_t *)spans->block.buf + starts[i + KEY_PREFETCH_ROWS]);
         Key key = span_key(spans, i);
-        if (shards != 1 && shard_of(key, shards) != shard)
-            continue;
         uint64_t hash = hash_key(key);
         if (key.length > INLINE_KEY_BYTES) {
             put_max(self, hash, key, offsets[i]); /* cannot fail: the arena and slots have room */
             continue;
         }
-        if (self->held_count == limit && !flush_held(self, spans->rows - i, released))
+        if (self->held_count == limit && !flush_held(self, spans->rows - i))
             return 0;
         Held *held = &self->held[self->held_count++];
         held->tagged = TAG_HASH(hash) | ((uint64_t)(key.length + 2) << TAG_SHIFT);
@@ -727,22 +688,25 @@ OffsetTable_stage_spans(Table *self, PyObject *args)
     PyObject *result = NULL;
     if (self->state != READY && !refuse_unless_ready(self)) /* the keys held stay held */
         return NULL;
-    Py_ssize_t shard = 0, shards = 1, hold = HOLD_KEYS;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*|nnn:stage_spans", &spans.block, &spans.starts, &spans.lengths,
-                          &offsets_view, &shard, &shards, &hold))
+    Py_ssize_t hold = HOLD_KEYS;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*|n:stage_spans", &spans.block, &spans.starts, &spans.lengths, &offsets_view,
+                          &hold))
         return NULL;
-    if (!check_shard(shard, shards) || !check_spans(&spans) || !check_buffer(&offsets_view, spans.rows, 8, "offsets")
+    if (!check_spans(&spans) || !check_buffer(&offsets_view, spans.rows, 8, "offsets")
         || !stage_room(self, &spans, hold))
         goto done;
     Py_ssize_t limit = hold < self->held_capacity ? hold : self->held_capacity;
     self->state = BUSY;
-    PyThreadState *released = PyEval_SaveThread();
-    int staged = stage_rows(self, &spans, offsets_view.buf, shard, shards, limit, &released);
-    PyEval_RestoreThread(released);
+    int staged;
+    Py_BEGIN_ALLOW_THREADS
+    staged = stage_rows(self, &spans, offsets_view.buf, limit);
+    Py_END_ALLOW_THREADS
     if (staged) {
         self->state = READY;
         result = Py_NewRef(Py_None);
     }
+    else
+        PyErr_NoMemory();
 done:
     release_spans(&spans);
     PyBuffer_Release(&offsets_view);
@@ -760,11 +724,12 @@ OffsetTable_flush(Table *self, PyObject *Py_UNUSED(ignored))
     if (self->state != READY)
         return refuse_unless_ready(self) ? Py_NewRef(Py_None) : NULL;
     self->state = BUSY;
-    PyThreadState *released = PyEval_SaveThread();
-    int flushed = flush_held(self, 0, &released);
-    PyEval_RestoreThread(released);
+    int flushed;
+    Py_BEGIN_ALLOW_THREADS
+    flushed = flush_held(self, 0);
+    Py_END_ALLOW_THREADS
     if (!flushed)
-        return NULL;
+        return PyErr_NoMemory();
     self->state = READY;
     Py_RETURN_NONE;
 }
@@ -817,10 +782,10 @@ object_key(PyObject *item, Key *key)
 }
 
 PyDoc_STRVAR(put_doc,
-"put(keys, offsets, shard=0, shards=1)\n"
+"put(keys, offsets)\n"
 "--\n\n"
 "Put each key of the sequence keys (bytes or None) at offsets[i] (an int64 buffer), keeping the higher offset\n"
-"of a key already held; only the keys of shard `shard` of `shards` (as put_spans() shards them).");
+"of a key already held.");
 
 static PyObject *
 OffsetTable_put(Table *self, PyObject *args)
@@ -829,11 +794,8 @@ OffsetTable_put(Table *self, PyObject *args)
     Py_buffer offsets_view = {0};
     if (!refuse_unless_ready(self))
         return NULL;
-    Py_ssize_t shard = 0, shards = 1;
-    if (!PyArg_ParseTuple(args, "Oy*|nn:put", &keys_arg, &offsets_view, &shard, &shards))
+    if (!PyArg_ParseTuple(args, "Oy*:put", &keys_arg, &offsets_view))
         return NULL;
-    if (!check_shard(shard, shards))
-        goto done;
     keys = PySequence_Fast(keys_arg, "keys must be a sequence");
     if (keys == NULL || !check_buffer(&offsets_view, PySequence_Fast_GET_SIZE(keys), 8, "offsets")
         || !reserve(self, PySequence_Fast_GET_SIZE(keys)))
@@ -843,7 +805,7 @@ OffsetTable_put(Table *self, PyObject *args)
         Key key;
         if (!object_key(PySequence_Fast_GET_ITEM(keys, i), &key))
             goto done;
-        if ((shards == 1 || shard_of(key, shards) == shard) && !put_max(self, hash_key(key), key, offsets[i]))
+        if (!put_max(self, hash_key(key), key, offsets[i]))
             goto done;
     }
     result = Py_NewRef(Py_None);
