@@ -45,8 +45,9 @@ WIDGET_STYLE = f"""<style>
 class LivePlot(anywidget.AnyWidget):  # type: ignore[misc]
     """One plotly figure (``figure``: plotly JSON) drawn in the page and redrawn there in place when it changes.
     Figures sent ahead (a custom message ``{"ahead": [figure, ...]}``, sent again when a new view asks with
-    ``{"ask": "ahead"}``) are drawn out of sight once the page is idle; a ``figure`` with the ``id`` of one of them is
-    shown by moving it in. Figures carry the ``id`` of their content.
+    ``{"ask": "ahead"}``) are drawn out of sight once the page is idle, and kept there a while (the six drawn or shown
+    last beyond those sent ahead); a ``figure`` with the ``id`` of one of them is shown by moving it in. Figures carry
+    the ``id`` of their content.
 
     In the page (``live_plot.js``) it draws with the plotly.js of JupyterLab's plotly extension, sent nothing of
     plotly's own; until that is ready, or in a front end without it, it shows the figure's title as text.

@@ -1,9 +1,13 @@
 // The page side of LivePlot (kcompact_nb/widgets/_figures.py): one plotly figure redrawn in place (Plotly.react).
 // plotly.js is the copy JupyterLab's plotly extension already loaded (`RenderedPlotly.Plotly`); without it, or
 // before it is ready, the element shows the figure's title as text. Figures sent ahead ({ahead: [figure, ...]}) are
-// drawn out of sight once the page is idle; a `figure` with the id of one is shown by moving its element in.
+// drawn out of sight once the page is idle, and kept a while; a `figure` with the id of one is shown by moving its
+// element in.
 
 const MIME = "application/vnd.plotly.v1+json";
+// Figures drawn out of sight kept beyond those sent ahead last, those drawn or shown least lately let go first: a step
+// or an edit back to a figure seen lately shows it by moving it in (issue #41).
+const KEPT_DRAWN = 6;
 
 let plotly = null;
 
@@ -170,7 +174,7 @@ function render({ model, el }) {
   };
 
   // Once painted and idle, draw the figures sent ahead not drawn at this width, one at a time (a draw asked for
-  // meanwhile goes first); let go of the others.
+  // meanwhile goes first); of the others, keep the KEPT_DRAWN drawn or shown last.
   const scheduleAhead = () => {
     const ticket = asked;
     const idle = window.requestIdleCallback ?? ((callback) => setTimeout(callback, 50));
@@ -178,13 +182,14 @@ function render({ model, el }) {
   };
   const drawAhead = async (ticket) => {
     const wanted = new Set(ahead.map((figure) => figure.id));
-    for (const [id, { node }] of drawnAhead) {
-      if (!wanted.has(id) || id === shown) {
-        Plotly.purge(node);
-        node.remove();
-        drawnAhead.delete(id);
-      }
-    }
+    const drop = (id) => {
+      Plotly.purge(drawnAhead.get(id).node);
+      drawnAhead.get(id).node.remove();
+      drawnAhead.delete(id);
+    };
+    if (drawnAhead.has(shown)) drop(shown);
+    const others = [...drawnAhead.keys()].filter((id) => !wanted.has(id)); // drawn or shown least lately first
+    others.slice(0, Math.max(others.length - KEPT_DRAWN, 0)).forEach(drop);
     const at = shownWidth(plot);
     for (const figure of ahead) {
       if (ticket !== asked || at === 0) return;

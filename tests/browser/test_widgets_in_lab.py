@@ -405,6 +405,33 @@ def test_a_click_shows_the_figures_drawn_ahead_by_moving_them_in(chromium: Brows
             assert shown == expected, f"step {step + 1}"
 
 
+def test_an_edit_shows_a_figure_drawn_lately_by_moving_it_in(chromium: Browser, jupyter_lab: LabServer) -> None:
+    """Issue #41: the page keeps the figures it drew out of sight a while after the steps they were sent for
+    (``KEPT_DRAWN`` in live_plot.js): at the end of 04's stepper, ``min.cleanable.dirty.ratio`` 0.5 stops the log
+    after its third pass, and the offset map it shows, that pass's, drawn for the steps around the third, is moved
+    in (no plotly draw) where the page had let it go and drew it again, showing what the widget holds."""
+    with ran(chromium, jupyter_lab, "04-offset-map-and-cleaner-memory") as page:
+        output = widget_output(page)
+        for _ in range(6):  # to the end, as the reader of STEPPER_04 goes (the figures around each step drawn ahead)
+            page.wait_for_function(f"() => ({MARK_DRAWN_AHEAD_JS})() >= 2", timeout=UI_TIMEOUT_MS)
+            output.get_by_role("button", name=NEXT, exact=True).click()
+            expected, shown = synced(page, output)
+            assert shown == expected
+        page.wait_for_timeout(1000)
+        page.evaluate(MARK_DRAWN_AHEAD_JS)
+        field_ = output.get_by_role("spinbutton", name="min.cleanable.dirty.ratio", exact=True)
+        field_.fill("0.5")
+        field_.press("Enter")
+        expected, shown = synced(page, output)
+        assert shown == expected
+        moved_in = output.evaluate(
+            "(output) => Array.from(output.querySelectorAll('.js-plotly-plot'))"
+            ".filter((p) => p.offsetParent !== null && p.dataset.drawnAhead === 'yes')"
+            ".map((p) => p._fullLayout.title.text)"
+        )
+        assert moved_in == [expected["map_title"]]
+
+
 def test_a_what_if_side_an_edit_did_not_change_keeps_the_data_it_drew_when_the_scale_changes(
     chromium: Browser, jupyter_lab: LabServer
 ) -> None:
