@@ -218,14 +218,20 @@ grow_slots(Table *table, Py_ssize_t more)
     return 1;
 }
 
+/* `done`, with MemoryError raised when it is 0 (the GIL held): what grow_slots() and flush_held() leave unsaid. */
+static int
+or_no_memory(int done)
+{
+    if (!done)
+        PyErr_NoMemory();
+    return done;
+}
+
 /* grow_slots() with the GIL held: 0 with MemoryError when there is no room. */
 static int
 reserve_slots(Table *table, Py_ssize_t more)
 {
-    if (grow_slots(table, more))
-        return 1;
-    PyErr_NoMemory();
-    return 0;
+    return or_no_memory(grow_slots(table, more));
 }
 
 /* Room for `more` keys: in the slots, and for KeyTable's staged slots. */
@@ -415,10 +421,7 @@ flush_held(Table *table, Py_ssize_t more)
 static int
 held_put(Table *table, Py_ssize_t more)
 {
-    if (flush_held(table, more))
-        return 1;
-    PyErr_NoMemory();
-    return 0;
+    return or_no_memory(flush_held(table, more));
 }
 
 /* Keys given as spans of a block: the buffers of number(), put_spans() and get_spans(), checked. */
