@@ -89,8 +89,7 @@ class NativeLatestEntries:
         self._putting.append(self._thread.submit(self._table.stage_spans, block, starts, lengths, entries, self._hold))
 
     def _wait(self) -> None:
-        """Wait for the puts under way, if any; raise what the first that failed raised (the others, put after it
-        on a broken table, raised too)."""
+        """Wait for the puts under way, if any; raise what the first that failed raised."""
         putting, self._putting = self._putting, deque()
         for future in putting:
             future.exception()  # every put done before one's error is raised
