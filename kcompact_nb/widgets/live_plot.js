@@ -111,6 +111,11 @@ function render({ model, el }) {
   const drawnAhead = new Map(); // id -> {node, width}: figures drawn ahead, out of sight
   const drawnFrom = new WeakMap(); // node -> {figure, width}: the figure (as sent) a node was drawn from, and how wide
 
+  // A figure's element let go: its plot purged, the element out of the page.
+  const discard = (node) => {
+    Plotly?.purge(node);
+    node.remove();
+  };
   const showNote = (text) => {
     note.textContent = text;
     note.style.display = text ? "block" : "none";
@@ -183,8 +188,7 @@ function render({ model, el }) {
   const drawAhead = async (ticket) => {
     const wanted = new Set(ahead.map((figure) => figure.id));
     const drop = (id) => {
-      Plotly.purge(drawnAhead.get(id).node);
-      drawnAhead.get(id).node.remove();
+      discard(drawnAhead.get(id).node);
       drawnAhead.delete(id);
     };
     if (drawnAhead.has(shown)) drop(shown);
@@ -198,18 +202,14 @@ function render({ model, el }) {
       drawnAhead.delete(figure.id);
       node.style.width = `${at}px`;
       offstage().appendChild(node);
-      const letGo = () => {
-        Plotly.purge(node);
-        node.remove();
-      };
       drawing = drawing
         .then(async () => {
-          if (ticket !== asked) return letGo();
+          if (ticket !== asked) return discard(node);
           await Plotly.react(node, ...plotted(figure, at));
           drawnAhead.set(figure.id, { node, width: at });
           drawnFrom.set(node, { figure, width: at });
         })
-        .catch(letGo);
+        .catch(() => discard(node));
       await drawing;
       await new Promise((resolve) => setTimeout(resolve, 0)); // a click's message goes between two draws
     }
@@ -247,10 +247,7 @@ function render({ model, el }) {
     model.off("change:figure", draw);
     model.off("msg:custom", onMessage);
     Plotly?.purge(plot);
-    for (const { node } of drawnAhead.values()) {
-      Plotly?.purge(node);
-      node.remove();
-    }
+    for (const { node } of drawnAhead.values()) discard(node);
     drawnAhead.clear();
   };
 }
