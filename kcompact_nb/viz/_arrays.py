@@ -51,8 +51,21 @@ def wrapped(text: str, chars: int = HOVER_CHARS) -> str:
     """``text`` with every line longer than ``chars`` broken at spaces (``<br>``; a longer word stays whole)."""
     if len(text) <= chars:
         return text
-    lines = text.split("<br>")
-    return "<br>".join(
-        "<br>".join(textwrap.wrap(line, chars, break_long_words=False, break_on_hyphens=False)) or line
-        for line in lines
-    )
+    return "<br>".join(_wrapped_line(line, chars) for line in text.split("<br>"))
+
+
+def _wrapped_line(line: str, chars: int) -> str:
+    """One line broken as ``textwrap.wrap(line, chars, break_long_words=False, break_on_hyphens=False)`` breaks it;
+    words apart by single spaces (a hover text's) are broken greedily without ``textwrap``'s regular expressions."""
+    words = line.split(" ")
+    if words != line.split():
+        return "<br>".join(textwrap.wrap(line, chars, break_long_words=False, break_on_hyphens=False)) or line
+    lines, current = [], words[0]
+    for word in words[1:]:
+        if len(current) + 1 + len(word) <= chars:
+            current += " " + word
+        else:
+            lines.append(current)
+            current = word
+    lines.append(current)
+    return "<br>".join(lines)

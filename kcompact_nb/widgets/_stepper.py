@@ -90,7 +90,7 @@ class CompactionStepper:
         self.steps = self._steps()
         self._drawn_pass: PassResult | None = None
         self._scaled: tuple[int, LayoutScale | None] = (0, None)
-        self._layouts: dict[int, tuple[int, go.Figure]] = {}
+        self._layouts: dict[int, tuple[LayoutScale, go.Figure]] = {}
         self._offset_maps: dict[int, tuple[PassResult, go.Figure]] = {}
         self._wire()
         self.show(0)
@@ -187,20 +187,21 @@ class CompactionStepper:
         self._offset_maps = {key: built for key, built in self._offset_maps.items() if key in kept}
 
     def _layout_figure(self, position: int) -> go.Figure:
-        """The partition's figure at ``position``, built once for the steps computed so far (their common scale)."""
-        known = len(self.steps.timeline.frames)
+        """The partition's figure at ``position`` on the common scale of the steps computed so far, built again only
+        when a newly computed step changes that scale."""
+        scale = self._scale()
         built = self._layouts.get(position)
-        if built is None or built[0] != known:
+        if built is None or built[0] != scale:
             frame = self.steps.known(position)
             assert frame is not None, "figures are built for positions computed"
             figure = layout_figure(
                 frame.log,
                 now_ms=frame.now_ms,
-                scale=self._scale(),
+                scale=scale,
                 offset_map=self.source.offset_map,
                 strategy=self.source.strategy,
             )
-            built = self._layouts[position] = (known, figure)
+            built = self._layouts[position] = (scale, figure)
         return built[1]
 
     def _offset_map_figure(self, result: PassResult, after: Frame) -> go.Figure:

@@ -550,6 +550,20 @@ def test_long_hover_lines_are_wrapped_and_markers_are_named_by_their_type():
     assert not [h for h in hovers if "0x00000000" in h]
 
 
+SPACED_WORDS = st.lists(st.text(alphabet="ab-", min_size=1, max_size=8), min_size=1, max_size=12).map(" ".join)
+
+
+@given(st.one_of(SPACED_WORDS, st.text(alphabet="ab -\t\n\xa0", max_size=60)), st.integers(min_value=1, max_value=20))
+def test_a_hover_line_breaks_where_textwrap_breaks_it(line, chars):
+    """The greedy break of single-spaced words is ``textwrap``'s, and any other line goes to ``textwrap`` itself."""
+    import textwrap
+
+    from kcompact_nb.viz._arrays import _wrapped_line
+
+    expected = "<br>".join(textwrap.wrap(line, chars, break_long_words=False, break_on_hyphens=False)) or line
+    assert _wrapped_line(line, chars) == expected
+
+
 MARKER_HOVERS = ("COMMIT marker (transaction control record)", "ABORT marker (transaction control record)")
 
 

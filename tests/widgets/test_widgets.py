@@ -135,6 +135,31 @@ def test_next_and_previous_redraw_the_layout_in_place():
     assert fate(layout, REMOVED) == [0, 1] and fate(layout, SUPERSEDED_KEPT) == [3]
 
 
+def test_a_step_builds_the_figure_of_its_new_neighbour_only_and_each_shown_figure_is_built_fresh(monkeypatch):
+    """A click builds one layout figure (the step after the shown one, sent ahead) unless the newly computed step
+    changes the steps' common scale; the figure shown is always the one built fresh from its frame on that scale."""
+    from kcompact_nb.viz import layout_figure
+    from kcompact_nb.widgets import _stepper
+
+    log = compacted_log(min_cleanable_dirty_ratio=0.1)
+    for i in range(12):
+        log.append([rec(f"k{i % 6}", timestamp=0)], now_ms=0)
+    log.roll(now_ms=0)
+    builds: list[int] = []
+    monkeypatch.setattr(_stepper, "layout_figure", lambda *a, **k: builds.append(1) or layout_figure(*a, **k))
+    stepper = CompactionStepper(log, offset_map=OffsetMapSpec(slots=4))
+    same_scale = []
+    while not (stepper.steps.exhausted and stepper.slider.value == stepper.slider.max):
+        scale, before = stepper._scale(), len(builds)
+        stepper.next_button.click()
+        if stepper._scale() == scale:
+            same_scale.append(len(builds) - before)
+        frame = stepper.frame
+        fresh = layout_figure(frame.log, now_ms=frame.now_ms, scale=stepper._scale(), offset_map=OffsetMapSpec(slots=4))
+        assert stepper.layout_figure.to_json() == fresh.to_json()
+    assert stepper.slider.value == 4 and same_scale == [1, 1, 1, 0]  # the last step has no step after it
+
+
 def test_slider_and_play_move_to_any_step():
     stepper = CompactionStepper(FRUIT)
     stepper.slider.value = 13
