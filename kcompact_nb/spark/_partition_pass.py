@@ -56,7 +56,7 @@ class PartitionPass:
     ``next_pass_ms`` when its next pass runs (None: no pass runs without appends, as for a topic that is not
     compacted or a dirty ratio under ``min.cleanable.dirty.ratio``), and that pass's ``end_offset`` (its new
     checkpoint), ``map_full`` (its offset map filled before the first uncleanable offset), ``removed_records`` and
-    ``bytes_freed`` (read from the pass's recorded decisions: the records it removed, the bytes its batches lost);
+    ``bytes_freed`` (read from the pass's stats: the records it removed, its bytes read less those written);
     ``passes_until_settled`` the passes the engine runs until nothing more happens without appends, and
     ``settled_records`` the records then left (transaction markers included; retention's deletions too, on
     ``compact,delete`` topics). ``keys_per_pass`` is one cleaner thread's offset map capacity
@@ -108,9 +108,9 @@ def partition_pass(log: PartitionLog, task: PartitionTask, *, now_ms: int) -> Pa
     """The cleaner's view of ``log`` at ``now_ms`` (:func:`~kcompact_nb.spark._dirtiness.cleaner_view`) and what the
     engine run forward on a copy of it then does."""
     cleaner = CleanerManager(log.broker, uncleanable={log.name} if task.uncleanable else set(), started_ms=now_ms)
-    future = run_forward([log], now_ms=now_ms, cleaner=cleaner)
+    future = run_forward([log], now_ms=now_ms, cleaner=cleaner, fates=False)
     first = future.next_pass(log.name)
-    decisions = None if first is None or first.result is None else first.result.decisions
+    stats = None if first is None or first.result is None else first.result.stats
     cleanable = cleaner_view(log, now_ms=now_ms, uncleanable=task.uncleanable)
     return PartitionPass(
         topic=log.topic,
@@ -124,8 +124,8 @@ def partition_pass(log: PartitionLog, task: PartitionTask, *, now_ms: int) -> Pa
         next_pass_ms=None if first is None else first.at_ms,
         end_offset=None if first is None or first.result is None else first.result.end_offset,
         map_full=first is not None and first.result is not None and first.result.map_full,
-        removed_records=0 if decisions is None else sum(not d.kept for d in decisions.records.values()),
-        bytes_freed=0 if decisions is None else sum(b.size_before - b.size_after for b in decisions.batches.values()),
+        removed_records=0 if stats is None else stats.records_removed,
+        bytes_freed=0 if stats is None else stats.bytes_read - stats.bytes_written,
         keys_per_pass=_keys_per_pass(cleaner, log),
         passes_until_settled=len(future.passes(log.name)),
         settled_records=_records(future.logs[log.name]),

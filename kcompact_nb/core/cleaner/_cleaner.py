@@ -294,6 +294,7 @@ def _appended(cleaning: Cleaning, cleaned: Segment, result: FilterResult) -> Fil
     stats.bytes_read += result.bytes_read
     stats.messages_written += result.messages_retained
     stats.bytes_written += result.bytes_retained
+    stats.records_removed += result.messages_read - result.messages_retained + result.messages_deleted
     try:
         cleaned.append(result.batches, cleaning.now_ms, largest_offset=result.max_offset)
     except IndexFullError as error:  # LogSegment.append writes the batches, then its index entry throws

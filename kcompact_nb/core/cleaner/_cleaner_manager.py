@@ -72,6 +72,9 @@ class CleanerManager:
     decisions: list[Iteration] | None = None
     """When a list, every iteration records what it decided into it (:class:`Iteration`; passes record each record's
     and batch's fate); a pass :meth:`clean_log` runs is recorded as an iteration of its own, without retention."""
+    record_fates: bool = True
+    """Whether the passes :attr:`decisions` records hold each record's and batch's fate (``False``: the iterations,
+    results and stats only, for a forward run read by its counts: a pass then takes the loops that record nothing)."""
     offset_maps: dict[str, OffsetMapSpec] = field(default_factory=dict)
     """Per-partition offset maps (by partition name) in place of the broker's, for what-if runs (not Kafka's)."""
     stopped_threads: int = 0
@@ -88,6 +91,9 @@ class CleanerManager:
     max_compaction_delay_ms: int = 0
     """The largest compaction delay the last selection that chose a log considered (``PreCleanStats``)."""
     _last_expiry_check_ms: int = -1
+
+    def _pass_decisions(self) -> PassDecisions | None:
+        return PassDecisions() if self.decisions is not None and self.record_fates else None
 
     def copy(self, *, recording: bool = False) -> CleanerManager:
         """A manager in this one's state (broker, uncleanable partitions, failures, strategies, offset maps,
@@ -260,7 +266,7 @@ class CleanerManager:
                 cleanable_ratio=ltc.cleanable_ratio,
                 broker=self.broker,
                 speed=self.speed,
-                decisions=None if self.decisions is None else PassDecisions(),
+                decisions=self._pass_decisions(),
             )
         except KcompactError as error:
             if not mark_uncleanable:
@@ -350,7 +356,7 @@ class CleanerManager:
                 broker=self.broker,
                 thread_id=thread_id,
                 speed=self.speed,
-                decisions=None if self.decisions is None else PassDecisions(),
+                decisions=self._pass_decisions(),
             )
         except KcompactError as error:
             self._fail(log, error, now_ms=now_ms, first_dirty_offset=best.first_dirty_offset, before=before)

@@ -16,7 +16,8 @@ class CleanerStats:
     ``bytes_read``/``messages_read`` cover the whole rewritten prefix, not just the dirty
     section; ``elapsed_secs`` and ``elapsed_index_secs`` are simulated time.
     ``malformed_version_headers`` is not Kafka's: the KIP-280 header strategy's count of
-    records whose version header is not 8 bytes.
+    records whose version header is not 8 bytes; nor is ``records_removed``, the records the pass removed (those
+    of batches deleted whole too, which ``messages_read`` does not count).
     """
 
     bytes_read: int = 0
@@ -30,12 +31,13 @@ class CleanerStats:
     elapsed_secs: float = 0.0
     elapsed_index_secs: float = 0.0
     malformed_version_headers: int = 0
+    records_removed: int = 0
 
     def counters(self) -> dict[str, float | int]:
         """The byte and message counters and the buffer utilization, by field name: what Kafka's log line
-        reports of a pass, without the simulated times and the KIP-280 count."""
+        reports of a pass, without the simulated times and the counts that are not Kafka's."""
         data = asdict(self)
-        for extra in ("elapsed_secs", "elapsed_index_secs", "malformed_version_headers"):
+        for extra in ("elapsed_secs", "elapsed_index_secs", "malformed_version_headers", "records_removed"):
             del data[extra]
         return data
 

@@ -90,6 +90,8 @@ class FilterResult:
     bytes_read: int = 0
     messages_retained: int = 0
     bytes_retained: int = 0
+    messages_deleted: int = 0
+    """Records of the batches deleted whole, which ``filterTo`` does not read (not Kafka's count)."""
 
     def kept(self, batch: RecordBatch, messages: int, max_offset: int) -> None:
         """``batch`` is written, with ``messages`` of the records read; ``max_offset`` its last record's offset."""
@@ -122,6 +124,7 @@ def filter_to(
         decision = record_filter.check_batch_retention(batch)
         output: RecordBatch | None = None
         if decision.retention is BatchRetention.DELETE:
+            result.messages_deleted += len(batch.records)
             if decisions is not None:
                 _record_deleted(decisions, record_filter, batch, decision)
             continue

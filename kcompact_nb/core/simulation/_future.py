@@ -121,17 +121,21 @@ def run_forward(
     strategies: Mapping[str, Strategy] | None = None,
     offset_maps: Mapping[str, OffsetMapSpec] | None = None,
     until_ms: int = FAR_FUTURE_MS,
+    fates: bool = True,
 ) -> Future:
     """Run the broker's cleaner loop from ``now_ms`` on copies of ``logs`` (in the order the broker created them).
 
     The cleaner is ``cleaner``'s (its broker, strategies, uncleanable partitions, producer-expiry schedule) or a
     fresh one for ``broker`` (default: the first log's) whose threads look first at ``now_ms``. ``strategies`` and
     ``offset_maps`` (by topic and by partition name) replace the topics' for a what-if. The logs are not modified.
+    ``fates=False`` records the passes (results, stats) without each record's and batch's fate, for a reader of
+    counts only: the passes then run as ``kcompact clean`` runs them, without recording loops.
     """
     copies = [copy_log(log) for log in logs]
     manager = _manager_for(copies, broker, cleaner, now_ms)
     manager.strategies.update(strategies or {})
     manager.offset_maps.update(offset_maps or {})
+    manager.record_fates = fates
     manager.run(copies, from_ms=now_ms, until_ms=until_ms, skip_idle=True)
     decisions = manager.decisions or []
     busy = tuple(it for it in decisions if it.result is not None or it.retention or it.failure is not None)

@@ -40,6 +40,7 @@ from kcompact_nb.core import (
     next_pass,
     offset_map_view,
     pass_frames,
+    run_forward,
 )
 from kcompact_nb.core.cleaner import FAR_FUTURE_MS, rank_offset, strategy_for
 from kcompact_nb.core.views import dirtiness_series
@@ -311,6 +312,24 @@ def check_offset_map_and_deadline(sim: Simulation) -> None:
         assert not log_to_clean(log, now_ms=point.deadline_ms - 1).needs_compaction_now
 
 
+def check_pass_counts(sim: Simulation, view) -> None:
+    """A pass's own counts (``records_removed``; bytes read less written) are what its recorded fates sum to, and a
+    forward run that records no fates runs the same passes to the same stats."""
+    name = sim.log(TOPIC).name
+    recorded = view.future.passes(name)
+    for iteration in recorded:
+        stats, decisions = iteration.result.stats, iteration.result.decisions
+        assert stats.records_removed == sum(not d.kept for d in decisions.records.values())
+        assert stats.bytes_read - stats.bytes_written == sum(
+            b.size_before - b.size_after for b in decisions.batches.values()
+        )
+    counted = run_forward(sim.partitions_in_creation_order(), now_ms=sim.now_ms, cleaner=sim.cleaner, fates=False)
+    assert [(it.at_ms, it.result.end_offset, it.result.stats) for it in counted.passes(name)] == [
+        (it.at_ms, it.result.end_offset, it.result.stats) for it in recorded
+    ]
+    assert all(it.result.decisions is None for it in counted.passes(name))
+
+
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -328,3 +347,4 @@ def test_every_claim_of_every_view_is_what_the_engine_then_does(topic, broker, s
     check_goes_at(sim, view)
     check_views_agree(sim, view)
     check_offset_map_and_deadline(sim)
+    check_pass_counts(sim, view)
