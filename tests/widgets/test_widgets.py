@@ -49,6 +49,16 @@ def step_number(stepper):
     return stepper.source.step_number(stepper.frame)
 
 
+def six_keys_twice():
+    """Twelve records over six keys in one rolled segment, ``min.cleanable.dirty.ratio`` 0.1: a 4-slot offset map
+    cleans it in partial passes."""
+    log = compacted_log(min_cleanable_dirty_ratio=0.1)
+    for i in range(12):
+        log.append([rec(f"k{i % 6}", timestamp=0)], now_ms=0)
+    log.roll(now_ms=0)
+    return log
+
+
 def test_positions_are_the_steps_that_change_the_partition_numbered_as_in_the_scenario():
     stepper = CompactionStepper(load_scenario(FRUIT))
     assert (stepper.slider.value, stepper.slider.max, stepper.play.max) == (0, 13, 13)
@@ -141,10 +151,7 @@ def test_a_step_builds_the_figure_of_its_new_neighbour_only_and_each_shown_figur
     from kcompact_nb.viz import layout_figure
     from kcompact_nb.widgets import _stepper
 
-    log = compacted_log(min_cleanable_dirty_ratio=0.1)
-    for i in range(12):
-        log.append([rec(f"k{i % 6}", timestamp=0)], now_ms=0)
-    log.roll(now_ms=0)
+    log = six_keys_twice()
     builds: list[int] = []
     monkeypatch.setattr(_stepper, "layout_figure", lambda *a, **k: builds.append(1) or layout_figure(*a, **k))
     stepper = CompactionStepper(log, offset_map=OffsetMapSpec(slots=4))
@@ -242,10 +249,7 @@ def test_a_config_typed_in_human_units_reruns_the_scenario():
 
 
 def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_they_stop():
-    log = compacted_log(min_cleanable_dirty_ratio=0.1)
-    for i in range(12):
-        log.append([rec(f"k{i % 6}", timestamp=0)], now_ms=0)
-    log.roll(now_ms=0)
+    log = six_keys_twice()
     stepper = CompactionStepper(log, offset_map=OffsetMapSpec(slots=4))
     assert (stepper.slider.max, stepper.steps.exhausted) == (1, False)  # steps are computed one ahead
     assert len(stepper.steps.timeline) == 2  # the start and pass 1, no more
@@ -272,10 +276,7 @@ def test_stepper_over_a_partition_log_steps_through_partial_passes_and_says_why_
 def test_a_log_steppers_layout_shows_the_next_steps_pass_without_running_it_again(monkeypatch):
     """Each step of a log's passes runs one pass (the next step's, computed ahead) and the layout shows that pass:
     the records it draws removed are those the next step no longer holds."""
-    log = compacted_log(min_cleanable_dirty_ratio=0.1)
-    for i in range(12):
-        log.append([rec(f"k{i % 6}", timestamp=0)], now_ms=0)
-    log.roll(now_ms=0)
+    log = six_keys_twice()
     stepper = CompactionStepper(log, offset_map=OffsetMapSpec(slots=4))
     passes = []
     clean_log = CleanerManager.clean_log
